@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// One set of compiler settings for every target.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Switchyard",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "LinkRules", targets: ["LinkRules"]),
+        .executable(name: "switchyard", targets: ["switchyard"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CJavaScriptCore",
+            pkgConfig: "javascriptcoregtk-4.1",
+            providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
+        ),
+        .target(
+            name: "LinkRules",
+            dependencies: [
+                .target(name: "CJavaScriptCore", condition: .when(platforms: [.linux])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources/default-rules.json")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "switchyard",
+            dependencies: [
+                "LinkRules",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LinkRulesTests",
+            dependencies: ["LinkRules"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "switchyardTests",
+            dependencies: ["switchyard"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,16 @@
+#ifndef SWITCHYARD_CJAVASCRIPTCORE_SHIM_H
+#define SWITCHYARD_CJAVASCRIPTCORE_SHIM_H
+
+#include <stdbool.h>
+#include <JavaScriptCore/JavaScript.h>
+
+// Debian's libjavascriptcoregtk-4.1 exports the execution time limit functions, but the header
+// declaring them (JSContextRefPrivate.h) is not shipped. Declared here with their exported ABI.
+typedef bool (*JSShouldTerminateCallback)(JSContextRef ctx, void *context);
+
+JS_EXPORT void JSContextGroupSetExecutionTimeLimit(JSContextGroupRef group, double limit,
+                                                   JSShouldTerminateCallback callback,
+                                                   void *context);
+JS_EXPORT void JSContextGroupClearExecutionTimeLimit(JSContextGroupRef group);
+
+#endif

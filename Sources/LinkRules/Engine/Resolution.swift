@@ -1,0 +1,64 @@
+/// What one format of a matching action produced.
+public struct ActionResult: Sendable, Equatable {
+    /// Index into the manifest's `actions`.
+    public var action: Int
+    public var title: String
+    /// Index into that action's `formats`.
+    public var format: Int
+    public var appId: String
+    /// The app URL; nil when the script returned null or failed.
+    public var url: String?
+    public var error: ScriptError?
+}
+
+/// What a matching browser produced.
+public struct BrowserResult: Sendable, Equatable {
+    public var browser: Int
+    public var appId: String
+    public var url: String?
+    public var error: ScriptError?
+}
+
+/// A preview image URL for a web URL.
+public struct PreviewResult: Sendable, Equatable {
+    public var preview: Int
+    public var url: String?
+    public var canSave: Bool
+    public var error: ScriptError?
+}
+
+/// The result of resolving one input.
+public struct Resolution: Sendable, Equatable {
+    public var input: String
+    /// Every format of every matching action, in manifest order.
+    public var actions: [ActionResult]
+    public var browsers: [BrowserResult]
+    /// When no action matched the input: the URL that redirects led to, if it differs.
+    public var unwrapped: String?
+}
+
+extension Resolution {
+    /// The `--json` line of the CLI contract, keys in contract order.
+    public var json: JSONValue {
+        func error(_ e: ScriptError?) -> JSONValue {
+            guard let e else { return .null }
+            return .object([("code", .string(e.code)), ("message", .string(e.message))])
+        }
+        return .object([
+            ("input", .string(input)),
+            ("actions", .array(actions.map { a in
+                .object([
+                    ("action", .int(a.action)), ("title", .string(a.title)), ("format", .int(a.format)),
+                    ("appId", .string(a.appId)), ("url", a.url.map(JSONValue.string) ?? .null), ("error", error(a.error)),
+                ])
+            })),
+            ("browsers", .array(browsers.map { b in
+                .object([
+                    ("browser", .int(b.browser)), ("appId", .string(b.appId)),
+                    ("url", b.url.map(JSONValue.string) ?? .null), ("error", error(b.error)),
+                ])
+            })),
+            ("unwrapped", unwrapped.map(JSONValue.string) ?? .null),
+        ])
+    }
+}

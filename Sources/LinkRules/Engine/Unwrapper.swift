@@ -1,0 +1,39 @@
+import Foundation
+
+/// The static redirect table: rules tried once, in file order; the first matching rule gives
+/// the output (a query item's value, percent-decoded, or a template); no match leaves the URL as is.
+struct Unwrapper: Sendable {
+    let rules: [RedirectRule]
+
+    func unwrap(_ url: String) -> String {
+        for rule in rules where rule.pattern.matches(url) {
+            switch rule.output {
+            case .param(let name):
+                return Self.queryValue(name, in: url) ?? url
+            case .template(let template):
+                return rule.pattern.replace(in: url, with: template)
+            }
+        }
+        return url
+    }
+
+    /// The first value of query item `name` in `url`, percent-decoded (`+` stays `+`).
+    static func queryValue(_ name: String, in url: String) -> String? {
+        guard let q = url.firstIndex(of: "?") else { return nil }
+        var query = url[url.index(after: q)...]
+        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        for item in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            guard key == name else { continue }
+            let raw = parts.count > 1 ? String(parts[1]) : ""
+            return raw.removingPercentEncoding ?? raw
+        }
+        return nil
+    }
+
+    /// `reference` (a Location header) resolved against `base`.
+    static func resolveReference(_ reference: String, against base: String) -> String? {
+        URL(string: reference, relativeTo: URL(string: base))?.absoluteString
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+extension Manifest {
+    /// Path of Switchyard's own default rule set (shipped as a resource of this module).
+    public static var defaultRulesPath: String? {
+        Bundle.module.path(forResource: "default-rules", ofType: "json")
+    }
+
+    /// Switchyard's own rule set for popular services, used when no manifest is given.
+    public static func defaultRules() throws(ManifestError) -> Manifest {
+        guard let path = defaultRulesPath else {
+            throw ManifestError(code: "io", message: "the default rule set is missing from the installation (default-rules.json)")
+        }
+        return try Manifest(contentsOf: path)
+    }
+}

@@ -1,0 +1,66 @@
+/// Finds which of an ordered list of patterns match an input, without running all of them.
+///
+/// Each pattern is filed under the literal text its regex requires (see `RequiredLiterals`);
+/// patterns with no usable literal are always run. One Aho–Corasick pass over the input yields
+/// the candidates, and only those regexes run, in their original order. Inputs with non-ASCII
+/// characters also run every case-insensitive pattern, because ICU case folding can match an
+/// ASCII literal with a non-ASCII character (K, the Kelvin sign).
+///
+/// The result is the same as `linearMatches` (a property test checks this on real and random URLs).
+public struct PatternIndex: Sendable {
+    public let patterns: [Pattern]
+    private let scanner: LiteralScanner
+    /// literal id → pattern indexes.
+    private let owners: [[Int]]
+    /// Patterns run for every input.
+    public let alwaysRun: [Int]
+    private let caseInsensitive: [Int]
+
+    public init(patterns: [Pattern]) {
+        self.patterns = patterns
+        var literalIDs: [String: Int] = [:]
+        var literals: [String] = []
+        var owners: [[Int]] = []
+        var always: [Int] = []
+        var folded: [Int] = []
+        for (i, p) in patterns.enumerated() {
+            if RequiredLiterals.mayBeCaseInsensitive(p.source) { folded.append(i) }
+            guard let required = RequiredLiterals.of(p.source) else {
+                always.append(i)
+                continue
+            }
+            for literal in required.sorted() {
+                let id: Int
+                if let existing = literalIDs[literal] { id = existing } else {
+                    id = literals.count
+                    literalIDs[literal] = id
+                    literals.append(literal)
+                    owners.append([])
+                }
+                owners[id].append(i)
+            }
+        }
+        self.scanner = LiteralScanner(literals: literals)
+        self.owners = owners
+        self.alwaysRun = always
+        self.caseInsensitive = folded
+    }
+
+    /// Indexes of the patterns matching `input`, ascending.
+    public func matches(_ input: String) -> [Int] {
+        var candidate = [Bool](repeating: false, count: patterns.count)
+        for i in alwaysRun { candidate[i] = true }
+        let ascii = scanner.scan(input) { id in
+            for i in owners[Int(id)] { candidate[i] = true }
+        }
+        if !ascii { for i in caseInsensitive { candidate[i] = true } }
+        var result: [Int] = []
+        for i in 0..<patterns.count where candidate[i] && patterns[i].matches(input) { result.append(i) }
+        return result
+    }
+
+    /// The reference: every pattern tried in order, as Opener does.
+    public func linearMatches(_ input: String) -> [Int] {
+        patterns.indices.filter { patterns[$0].matches(input) }
+    }
+}

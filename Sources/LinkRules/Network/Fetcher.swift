@@ -1,0 +1,70 @@
+/// An HTTP request made on behalf of a script or of redirect following.
+public struct FetchRequest: Sendable, Equatable {
+    public enum Method: String, Sendable { case get = "GET", head = "HEAD" }
+    public var url: String
+    public var method: Method
+    /// When false, a 3xx response is returned as is (its `Location` in `headers`).
+    public var followRedirects: Bool
+
+    public init(url: String, method: Method = .get, followRedirects: Bool = true) {
+        self.url = url
+        self.method = method
+        self.followRedirects = followRedirects
+    }
+}
+
+/// A response: status, headers (names lower-cased, in order), body and the URL finally fetched.
+public struct FetchResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    public var url: String
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], url: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    public static func == (a: FetchResponse, b: FetchResponse) -> Bool {
+        a.status == b.status && a.body == b.body && a.url == b.url
+            && a.headers.map { "\($0.name):\($0.value)" } == b.headers.map { "\($0.name):\($0.value)" }
+    }
+
+    /// The first header named `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first(where: { $0.name == lower })?.value
+    }
+}
+
+/// Why a fetch failed.
+public struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `network-disabled` (offline), `network-refused` (private/loopback destination),
+    /// `invalid-url`, `network-timeout`, `body-too-large`, `too-many-redirects`, `network-error`.
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+/// The single way scripts and redirect following reach the network. Synchronous, because
+/// JavaScriptCore calls helpers synchronously; implementations must be safe to call from any thread.
+public protocol Fetcher: Sendable {
+    func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResponse
+}
+
+/// A fetcher that refuses everything with `network-disabled` (`--offline`).
+public struct OfflineFetcher: Fetcher {
+    public init() {}
+
+    public func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
+        throw FetchError(code: "network-disabled", message: "network access is disabled (offline); \(request.method.rawValue) \(request.url) was not sent")
+    }
+}

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The default fetcher: real HTTP(S) through AsyncHTTPClient, guarded.
+///
+/// Every hop (the first request and each redirect) is checked by `AddressGuard` and the
+/// connection goes to the very address that was checked (DNS is pinned for that request), so a
+/// name that resolves to a public address during the check cannot connect to a private one
+/// afterwards. Timeouts and a body size cap bound every request.
+public struct HTTPFetcher: Fetcher {
+    public struct Options: Sendable {
+        public var guardrail: AddressGuard
+        /// Seconds for the whole request (connect + response + body).
+        public var timeout: Double
+        public var maximumBodyBytes: Int
+        public var maximumRedirects: Int
+        public var userAgent: String
+
+        public init(
+            allowPrivateAddresses: Bool = false, timeout: Double = 10, maximumBodyBytes: Int = 2 << 20,
+            maximumRedirects: Int = 10, userAgent: String = "Switchyard/0.1 (+link resolver)"
+        ) {
+            self.guardrail = AddressGuard(allowPrivate: allowPrivateAddresses)
+            self.timeout = timeout
+            self.maximumBodyBytes = maximumBodyBytes
+            self.maximumRedirects = maximumRedirects
+            self.userAgent = userAgent
+        }
+    }
+
+    public let options: Options
+
+    public init(options: Options = Options()) { self.options = options }
+
+    public func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
+        var url = request.url
+        var hops = 0
+        while true {
+            let response = try fetchOnce(url: url, method: request.method)
+            guard request.followRedirects, (300..<400).contains(response.status), let location = response.header("location") else {
+                return response
+            }
+            hops += 1
+            if hops > options.maximumRedirects {
+                throw FetchError(code: "too-many-redirects", message: "more than \(options.maximumRedirects) redirects starting at \(request.url)")
+            }
+            guard let next = URL(string: location, relativeTo: URL(string: url))?.absoluteString else {
+                throw FetchError(code: "invalid-url", message: "redirect to an invalid location '\(location)'")
+            }
+            url = next
+        }
+    }
+
+    /// One request, no redirect following.
+    func fetchOnce(url: String, method: FetchRequest.Method) throws(FetchError) -> FetchResponse {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else {
+            throw FetchError(code: "invalid-url", message: "only absolute http(s) URLs can be fetched: '\(url)'")
+        }
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        let address = try options.guardrail.resolve(host: host, port: port)
+
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .milliseconds(Int64(options.timeout * 1000)), read: .milliseconds(Int64(options.timeout * 1000))))
+        configuration.dnsOverride = [host: address]
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        defer { try? client.syncShutdown() }
+        do {
+            var httpRequest = try HTTPClient.Request(url: url, method: method == .get ? .GET : .HEAD)
+            httpRequest.headers.replaceOrAdd(name: "User-Agent", value: options.userAgent)
+            let delegate = ResponseAccumulator(request: httpRequest, maxBodySize: options.maximumBodyBytes)
+            let deadline = NIODeadline.now() + .milliseconds(Int64(options.timeout * 1000))
+            let response = try client.execute(request: httpRequest, delegate: delegate, deadline: deadline).wait()
+            var body: [UInt8] = []
+            if var buffer = response.body { body = buffer.readBytes(length: buffer.readableBytes) ?? [] }
+            return FetchResponse(
+                status: Int(response.status.code),
+                headers: response.headers.map { ($0.name.lowercased(), $0.value) },
+                body: body, url: url)
+        } catch let error as ResponseAccumulator.ResponseTooBigError {
+            throw FetchError(code: "body-too-large", message: "\(url): response body over \(error.maxBodySize) bytes")
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw FetchError(code: "network-timeout", message: "\(url): no complete response within \(options.timeout) s")
+        } catch {
+            throw FetchError(code: "network-error", message: "\(url): \(error)")
+        }
+    }
+}

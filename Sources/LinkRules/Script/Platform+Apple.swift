@@ -1,0 +1,16 @@
+#if canImport(JavaScriptCore)
+import Darwin
+import JavaScriptCore
+
+/// Apple platforms: the watchdog functions are exported by JavaScriptCore.framework but declared
+/// only in a private header, so they are looked up by name.
+enum JSPlatform {
+    typealias TerminateCallback = @convention(c) (JSContextRef?, UnsafeMutableRawPointer?) -> Bool
+    private typealias SetLimit = @convention(c) (JSContextGroupRef, Double, TerminateCallback?, UnsafeMutableRawPointer?) -> Void
+
+    static func setExecutionTimeLimit(_ group: JSContextGroupRef, seconds: Double, callback: TerminateCallback, context: UnsafeMutableRawPointer?) {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSContextGroupSetExecutionTimeLimit") else { return }
+        unsafeBitCast(symbol, to: SetLimit.self)(group, seconds, callback, context)
+    }
+}
+#endif

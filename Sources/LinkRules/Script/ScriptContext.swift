@@ -1,0 +1,272 @@
+#if canImport(JavaScriptCore)
+import JavaScriptCore
+#else
+import CJavaScriptCore
+#endif
+
+/// State shared between one script context and its native helper functions. Reached from the
+/// (non-capturing) C callbacks through the global object's private pointer.
+final class ScriptHost {
+    let fetcher: any Fetcher
+    var completed = false
+    var result: String?
+    var terminated = false
+    /// The first refused network call of the current run (offline, private address, …).
+    var networkFailure: FetchError?
+    /// A call error that the script may have swallowed; reported if the script then fails.
+    var lastNetworkError: FetchError?
+
+    init(fetcher: any Fetcher) { self.fetcher = fetcher }
+
+    func reset() {
+        completed = false
+        result = nil
+        terminated = false
+        networkFailure = nil
+        lastNetworkError = nil
+    }
+}
+
+/// One JavaScriptCore context (in its own context group) running one `script2` source.
+///
+/// Not thread-safe: `ScriptRuntime` serialises calls per context. Contexts never share state,
+/// because each has its own global object and group.
+final class ScriptContext {
+    private let group: JSContextGroupRef
+    private let context: JSGlobalContextRef
+    private let process: JSObjectRef
+    private let completion: JSObjectRef
+    private let host: ScriptHost
+    private var calls = 0
+
+    nonisolated(unsafe) private static let globalClass: JSClassRef = {
+        var definition = kJSClassDefinitionEmpty
+        return JSClassCreate(&definition)
+    }()
+
+    init(source: String, fetcher: any Fetcher, timeLimit: Double) throws(ScriptError) {
+        let host = ScriptHost(fetcher: fetcher)
+        let group = JSContextGroupCreate()!
+        let context = JSGlobalContextCreateInGroup(group, ScriptContext.globalClass)!
+        let global = JSContextGetGlobalObject(context)
+        JSObjectSetPrivate(global, Unmanaged.passUnretained(host).toOpaque())
+        JSPlatform.setExecutionTimeLimit(group, seconds: timeLimit, callback: { _, info in
+            if let info { Unmanaged<ScriptHost>.fromOpaque(info).takeUnretainedValue().terminated = true }
+            return true
+        }, context: Unmanaged.passUnretained(host).toOpaque())
+        func fail(_ error: ScriptError) -> ScriptError {
+            JSGlobalContextRelease(context)
+            JSContextGroupRelease(group)
+            return error
+        }
+
+        for (name, fn) in [
+            ("httpRequest", ScriptContext.httpRequest), ("jsonRequest", ScriptContext.jsonRequest), ("btoa", ScriptContext.btoa),
+            ("atob", ScriptContext.atob), ("base64DigitsToBase10String", ScriptContext.base64DigitsToBase10String),
+        ] {
+            _ = ScriptContext.install(name, fn, in: context)
+        }
+        let completion = ScriptContext.install("__switchyardComplete", ScriptContext.complete, in: context)
+
+        var exception: JSValueRef?
+        let script = JSText.makeString(source)
+        defer { JSStringRelease(script) }
+        _ = JSEvaluateScript(context, script, nil, nil, 1, &exception)
+        if host.terminated {
+            throw fail(ScriptError(code: "script-timeout", message: "the script's top level ran past the \(timeLimit) s time limit"))
+        }
+        if let exception {
+            throw fail(ScriptError(code: "script-syntax", message: "the script failed to load: \(JSText.describe(context, exception))"))
+        }
+        let processName = JSStringCreateWithUTF8CString("process")
+        defer { JSStringRelease(processName) }
+        let value = JSObjectGetProperty(context, global, processName, nil)
+        guard let value, JSValueIsObject(context, value), let object = JSValueToObject(context, value, nil),
+              JSObjectIsFunction(context, object)
+        else {
+            throw fail(ScriptError(code: "script-without-process", message: "the script defines no function process(url, completionHandler)"))
+        }
+        JSValueProtect(context, object)
+        JSValueProtect(context, completion)
+        self.host = host
+        self.group = group
+        self.context = context
+        self.process = object
+        self.completion = completion
+    }
+
+    private static func install(_ name: String, _ fn: JSObjectCallAsFunctionCallback, in context: JSGlobalContextRef) -> JSObjectRef {
+        let jsName = JSStringCreateWithUTF8CString(name)
+        defer { JSStringRelease(jsName) }
+        let function = JSObjectMakeFunctionWithCallback(context, jsName, fn)!
+        JSObjectSetProperty(context, JSContextGetGlobalObject(context), jsName, function, JSPropertyAttributes(kJSPropertyAttributeDontEnum), nil)
+        return function
+    }
+
+    deinit {
+        JSValueUnprotect(context, process)
+        JSValueUnprotect(context, completion)
+        JSGlobalContextRelease(context)
+        JSContextGroupRelease(group)
+    }
+
+    /// Calls `process(input, completionHandler)`; the completion's argument is the result.
+    func run(_ input: String) -> Result<String?, ScriptError> {
+        host.reset()
+        let inputString = JSText.makeString(input)
+        defer { JSStringRelease(inputString) }
+        let arguments: [JSValueRef?] = [JSValueMakeString(context, inputString), completion]
+        var exception: JSValueRef?
+        _ = arguments.withUnsafeBufferPointer { buffer in
+            JSObjectCallAsFunction(context, process, nil, 2, buffer.baseAddress, &exception)
+        }
+        calls += 1
+        if calls % 256 == 0 { JSGarbageCollect(context) }
+        if host.terminated {
+            return .failure(ScriptError(code: "script-timeout", message: "the script was stopped after running past its time limit"))
+        }
+        if let failure = host.networkFailure {
+            return .failure(ScriptError(code: failure.code, message: failure.message))
+        }
+        if let exception {
+            var message = "the script threw: " + JSText.describe(context, exception)
+            if let network = host.lastNetworkError { message += " (after a failed request: \(network.message))" }
+            return .failure(ScriptError(code: "script-exception", message: message))
+        }
+        guard host.completed else {
+            return .failure(ScriptError(code: "completion-not-called", message: "process() returned without calling completionHandler"))
+        }
+        return .success(host.result)
+    }
+
+    // MARK: Native helpers (non-capturing C callbacks)
+
+    private static func host(_ ctx: JSContextRef?) -> ScriptHost? {
+        guard let ctx, let global = JSContextGetGlobalObject(ctx), let raw = JSObjectGetPrivate(global) else { return nil }
+        return Unmanaged<ScriptHost>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    private static func argument(_ ctx: JSContextRef?, _ count: Int, _ args: UnsafePointer<JSValueRef?>?, _ i: Int) -> JSValueRef? {
+        guard i < count, let args else { return nil }
+        return args[i]
+    }
+
+    private static func throwError(_ ctx: JSContextRef?, _ exception: UnsafeMutablePointer<JSValueRef?>?, _ message: String) -> JSValueRef? {
+        let text = JSText.makeString(message)
+        defer { JSStringRelease(text) }
+        var args: [JSValueRef?] = [JSValueMakeString(ctx, text)]
+        let error = args.withUnsafeMutableBufferPointer { JSObjectMakeError(ctx, 1, $0.baseAddress, nil) }
+        exception?.pointee = error
+        return JSValueMakeUndefined(ctx)
+    }
+
+    private static func fetchBody(_ ctx: JSContextRef?, _ count: Int, _ args: UnsafePointer<JSValueRef?>?, _ exception: UnsafeMutablePointer<JSValueRef?>?) -> String? {
+        guard let host = host(ctx) else { return nil }
+        guard let value = argument(ctx, count, args, 0), let url = JSText.string(ctx, value) else {
+            _ = throwError(ctx, exception, "httpRequest: expected a URL string")
+            return nil
+        }
+        do {
+            let response = try host.fetcher.fetch(FetchRequest(url: url, method: .get))
+            return String(decoding: response.body, as: UTF8.self)
+        } catch {
+            switch error.code {
+            case "network-disabled", "network-refused", "invalid-url":
+                // Policy refusals are never hidden from the caller, even if the script catches them.
+                if host.networkFailure == nil { host.networkFailure = error }
+                _ = throwError(ctx, exception, "\(error.code): \(error.message)")
+            default:
+                // Transport failures give null, as Opener's helper does for a failed request.
+                host.lastNetworkError = error
+            }
+            return nil
+        }
+    }
+
+    private static let httpRequest: JSObjectCallAsFunctionCallback = { ctx, _, _, count, args, exception in
+        guard let body = fetchBody(ctx, count, args, exception) else { return JSValueMakeNull(ctx) }
+        let s = JSText.makeString(body)
+        defer { JSStringRelease(s) }
+        return JSValueMakeString(ctx, s)
+    }
+
+    private static let jsonRequest: JSObjectCallAsFunctionCallback = { ctx, _, _, count, args, exception in
+        guard let body = fetchBody(ctx, count, args, exception) else { return JSValueMakeNull(ctx) }
+        let s = JSText.makeString(body)
+        defer { JSStringRelease(s) }
+        return JSValueMakeFromJSONString(ctx, s) ?? JSValueMakeNull(ctx)
+    }
+
+    private static let complete: JSObjectCallAsFunctionCallback = { ctx, _, _, count, args, _ in
+        guard let host = host(ctx) else { return JSValueMakeUndefined(ctx) }
+        if !host.completed {
+            host.completed = true
+            if let value = argument(ctx, count, args, 0), !JSValueIsNull(ctx, value), !JSValueIsUndefined(ctx, value) {
+                host.result = JSText.string(ctx, value)
+            }
+        }
+        return JSValueMakeUndefined(ctx)
+    }
+
+    private static let btoa: JSObjectCallAsFunctionCallback = { ctx, _, _, count, args, exception in
+        let value = argument(ctx, count, args, 0)
+        let text = value.flatMap { JSText.string(ctx, $0) } ?? "undefined"
+        var bytes: [UInt8] = []
+        for unit in text.utf16 {
+            guard unit <= 0xFF else { return throwError(ctx, exception, "btoa: the string contains characters outside of the Latin1 range") }
+            bytes.append(UInt8(unit))
+        }
+        let s = JSText.makeString(Base64.encode(bytes))
+        defer { JSStringRelease(s) }
+        return JSValueMakeString(ctx, s)
+    }
+
+    private static let atob: JSObjectCallAsFunctionCallback = { ctx, _, _, count, args, exception in
+        let value = argument(ctx, count, args, 0)
+        let text = value.flatMap { JSText.string(ctx, $0) } ?? ""
+        guard let bytes = Base64.decode(text) else { return throwError(ctx, exception, "atob: the string is not correctly encoded") }
+        let s = JSText.makeString(String(decoding: bytes.map { UInt16($0) }, as: UTF16.self))
+        defer { JSStringRelease(s) }
+        return JSValueMakeString(ctx, s)
+    }
+
+    private static let base64DigitsToBase10String: JSObjectCallAsFunctionCallback = { ctx, _, _, count, args, exception in
+        guard let value = argument(ctx, count, args, 0), JSValueIsObject(ctx, value), let array = JSValueToObject(ctx, value, nil) else {
+            return throwError(ctx, exception, "base64DigitsToBase10String: expected an array of numbers")
+        }
+        let lengthName = JSStringCreateWithUTF8CString("length")
+        defer { JSStringRelease(lengthName) }
+        let length = Int(JSValueToNumber(ctx, JSObjectGetProperty(ctx, array, lengthName, nil), nil))
+        var digits: [Int] = []
+        for i in 0..<max(0, min(length, 4096)) {
+            let n = JSValueToNumber(ctx, JSObjectGetPropertyAtIndex(ctx, array, UInt32(i), nil), nil)
+            guard n.isFinite, n >= 0, n < 64 else {
+                return throwError(ctx, exception, "base64DigitsToBase10String: element \(i) is not a base-64 digit")
+            }
+            digits.append(Int(n))
+        }
+        let s = JSText.makeString(BigDecimal.fromBase64Digits(digits))
+        defer { JSStringRelease(s) }
+        return JSValueMakeString(ctx, s)
+    }
+}
+
+/// String conversion helpers (JSChar is UInt16 on both platforms).
+enum JSText {
+    static func makeString(_ s: String) -> JSStringRef {
+        let units = Array(s.utf16)
+        return units.withUnsafeBufferPointer { JSStringCreateWithCharacters($0.baseAddress, $0.count) }
+    }
+
+    static func string(_ ctx: JSContextRef?, _ value: JSValueRef) -> String? {
+        guard let js = JSValueToStringCopy(ctx, value, nil) else { return nil }
+        defer { JSStringRelease(js) }
+        let length = JSStringGetLength(js)
+        guard let chars = JSStringGetCharactersPtr(js) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: chars, count: length), as: UTF16.self)
+    }
+
+    static func describe(_ ctx: JSContextRef?, _ value: JSValueRef) -> String {
+        string(ctx, value) ?? "unknown error"
+    }
+}

@@ -1,0 +1,53 @@
+/// Checks a manifest for mistakes an author can fix: regexes that do not compile, formats
+/// naming unknown apps, `testResults` whose length differs from `testInputs`, `format` and
+/// `script2` together, duplicate identifiers, scripts that do not load or define no `process`,
+/// test inputs their own action does not match.
+public enum ManifestLinter {
+    /// Codes that are errors in lint even if loading only warns about them.
+    static let errorCodes: Set<String> = ["format-and-script2"]
+
+    /// All findings, errors first in document order, then warnings.
+    public static func lint(data: [UInt8]) -> [Diagnostic] {
+        let manifest: Manifest
+        var diagnostics: [Diagnostic]
+        do {
+            (manifest, diagnostics) = try ManifestLoader.load(data: data)
+        } catch {
+            return [Diagnostic(.error, error.code, at: error.location ?? SourceLocation(), error.message)]
+        }
+        diagnostics = diagnostics.map { d in
+            var d = d
+            if errorCodes.contains(d.code) { d.severity = .error }
+            return d
+        }
+        // Load every script for real (offline, short limit): syntax errors, missing process().
+        let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 2)
+        var checked: Set<String> = []
+        func checkScript(_ t: Transform, _ path: String) {
+            guard case .script(let source) = t, checked.insert(source).inserted else { return }
+            if case .failure(let e) = runtime.run(source, input: ""), e.code == "script-syntax" || e.code == "script-without-process" {
+                if !diagnostics.contains(where: { $0.location.path == path && $0.code == "script-without-process" }) {
+                    diagnostics.append(Diagnostic(.error, e.code, at: SourceLocation(path: path), e.message))
+                }
+            }
+        }
+        for a in manifest.actions {
+            for f in a.formats { checkScript(f.transform, "actions[\(a.index)].formats[\(f.index)].script2") }
+            if !a.includeHeaders {
+                // An input the regex does not match can only yield null; flag it when a template
+                // format expects a link for it.
+                let templated = a.formats.filter { if case .template = $0.transform { return true } else { return false } }
+                for (i, input) in a.testInputs.enumerated() where a.pattern.regex != nil && !a.pattern.matches(input)
+                    && templated.contains(where: { ($0.testResults?.count ?? 0) > i && $0.testResults?[i] != nil }) {
+                    diagnostics.append(Diagnostic(.warning, "test-input-unmatched", at: SourceLocation(path: "actions[\(a.index)].testInputs[\(i)]"), "the action's regex does not match this test input"))
+                }
+            }
+            for f in a.formats where f.transform == .legacyScript {
+                diagnostics.append(Diagnostic(.warning, "legacy-script", at: SourceLocation(path: "actions[\(a.index)].formats[\(f.index)]"), "only a legacy \"script\"; it will be reported as unsupported"))
+            }
+        }
+        for b in manifest.browsers { checkScript(b.transform, "browsers[\(b.index)].script2") }
+        for p in manifest.previews { checkScript(p.transform, "previews[\(p.index)].script2") }
+        return diagnostics.filter { $0.severity == .error } + diagnostics.filter { $0.severity == .warning }
+    }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import LinkRules
+
+struct ManifestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "manifest",
+        abstract: "Test, lint and minify Opener-format manifests.",
+        subcommands: [TestCommand.self, LintCommand.self, MinifyCommand.self]
+    )
+
+    static func read(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Output.error("error: cannot read '\(path)'")
+            throw ExitCode(2)
+        }
+        return Array(data)
+    }
+
+    struct TestCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "test",
+            abstract: "Run the manifest's own tests; the last line is 'N passed, N failed, N skipped'.",
+            discussion: "Skipped tests need the network while --offline. Exit status 1 on any failure."
+        )
+
+        @Argument(help: "The manifest file.") var path: String
+        @Flag(help: "No network: tests whose scripts need it are skipped.") var offline = false
+        @Flag(help: "One JSON object per test, then the summary line.") var json = false
+        @Option(help: "Seconds a script may run.") var timeLimit: Double = 15
+
+        func run() throws {
+            let bytes = try ManifestCommand.read(path)
+            let manifest: Manifest
+            do { manifest = try Manifest(data: bytes) } catch {
+                Output.error("error: \(path): \(error)")
+                throw ExitCode(2)
+            }
+            let runner = ManifestTestRunner(engine: LinkEngine(manifest: manifest, options: .init(offline: offline, scriptTimeLimit: timeLimit)))
+            let showProgress = Output.stderrIsTerminal && !json
+            var lastDrawn = -1
+            let (summary, outcomes) = runner.run { done, total, outcome in
+                if json {
+                    Output.line(JSONWriter.compact(outcome.json))
+                }
+                guard showProgress else { return }
+                let width = 30
+                let filled = total == 0 ? width : done * width / total
+                if filled != lastDrawn || done == total {
+                    lastDrawn = filled
+                    let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+                    FileHandle.standardError.write(Data("\r\(bar) \(done)/\(total)".utf8))
+                    if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
+                }
+            }
+            if !json {
+                for o in outcomes where o.status == .failed {
+                    Output.line("FAIL \(o.location)")
+                    Output.line("  input:    \(o.input)")
+                    if let reason = o.reason { Output.line("  reason:   \(reason)") }
+                    Output.line("  expected: \(o.expected ?? "null")")
+                    Output.line("  got:      \(o.got ?? "null")")
+                }
+            }
+            Output.line(summary.line)
+            if summary.failed > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct LintCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "lint",
+            abstract: "Find mistakes in a manifest; exit status 1 when there are errors."
+        )
+
+        @Argument(help: "The manifest file.") var path: String
+        @Flag(help: "One JSON object per finding.") var json = false
+
+        func run() throws {
+            let findings = ManifestLinter.lint(data: try ManifestCommand.read(path))
+            for d in findings {
+                if json {
+                    Output.line(JSONWriter.compact(.object([
+                        ("severity", .string(d.severity.rawValue)), ("code", .string(d.code)),
+                        ("path", d.location.path.map(JSONValue.string) ?? .null),
+                        ("line", d.location.line.map(JSONValue.int) ?? .null), ("column", d.location.column.map(JSONValue.int) ?? .null),
+                        ("message", .string(d.message)),
+                    ])))
+                } else {
+                    Output.line("\(d.severity.rawValue): \(d.location): \(d.message) [\(d.code)]")
+                }
+            }
+            let errors = findings.filter { $0.severity == .error }.count
+            let warnings = findings.count - errors
+            if !json { Output.line("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")") }
+            if errors > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct MinifyCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "minify",
+            abstract: "Drop tests, docs and notes; write compact JSON that resolves exactly like the input."
+        )
+
+        @Argument(help: "The manifest file.") var path: String
+        @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
+
+        func run() throws {
+            let bytes = try ManifestCommand.read(path)
+            let manifest: Manifest
+            do { manifest = try Manifest(data: bytes) } catch {
+                Output.error("error: \(path): \(error)")
+                throw ExitCode(2)
+            }
+            let text = ManifestMinifier.minify(manifest.document)
+            if let output {
+                do { try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
+                    Output.error("error: cannot write '\(output)': \(error.localizedDescription)")
+                    throw ExitCode(2)
+                }
+                Output.error("\(bytes.count) → \(text.utf8.count + 1) bytes written to \(output)")
+            } else {
+                Output.line(text)
+            }
+        }
+    }
+}

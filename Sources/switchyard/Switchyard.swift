@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct Switchyard: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "switchyard",
+        abstract: "Get links into the right app: rewrite web links into app links, and check the rules that do it.",
+        version: "0.1.0",
+        subcommands: [ResolveCommand.self, UnwrapCommand.self, ManifestCommand.self]
+    )
+}
