@@ -17,6 +17,9 @@ struct ResolveCommand: ParsableCommand {
     @Flag(help: "One JSON object per input line.")
     var json = false
 
+    @Flag(help: "Also list browsers in the human output (always present in --json).")
+    var browsers = false
+
     @Option(name: .customLong("header"), help: "A response header 'Name: value' for header actions (repeatable).")
     var headers: [String] = []
 
@@ -58,7 +61,7 @@ struct ResolveCommand: ParsableCommand {
                 let name = manifest.app(a.appId)?.name ?? a.appId
                 Output.line("\(indent)\(name) → \(describe(a.url, a.error))")
             }
-            for b in r.browsers {
+            for b in r.browsers where browsers {
                 let name = manifest.browsers[b.browser].name
                 Output.line("\(indent)\(name) (browser) → \(describe(b.url, b.error))")
             }

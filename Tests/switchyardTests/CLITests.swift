@@ -1,1 +1,109 @@
+import Foundation
 import Testing
+
+/// Runs the built `switchyard` binary and compares stdout (and the exit status) with golden files
+/// in Tests/switchyardTests/Golden. Set UPDATE_GOLDEN=1 to rewrite them after a deliberate change.
+@Suite struct CLITests {
+    static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let root = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
+    static let fixture = root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/opener/openerManifest-v4-sample.json").path
+
+    static var binary: URL {
+        // The test bundle sits in the build products directory next to the executable.
+        let products = Bundle.main.bundleURL.pathExtension == "xctest" ? Bundle.main.bundleURL.deletingLastPathComponent() : Bundle.main.bundleURL
+        return products.appendingPathComponent("switchyard")
+    }
+
+    struct Run {
+        var stdout: String
+        var stderr: String
+        var status: Int32
+    }
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = testsDirectory
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self), status: process.terminationStatus)
+    }
+
+    struct Case: Sendable, CustomStringConvertible {
+        let golden: String
+        let arguments: [String]
+        var stdin: String? = nil
+        var status: Int32 = 0
+        var description: String { golden }
+    }
+
+    static let cases: [Case] = [
+        Case(golden: "resolve-json", arguments: ["resolve", "--offline", "--json", "https://twitter.com/jack/status/20", "https://www.instagram.com/p/BA/", "https://example.com/nothing"]),
+        Case(golden: "resolve-human", arguments: ["resolve", "--offline", "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC"]),
+        Case(golden: "resolve-human-browsers", arguments: ["resolve", "--offline", "--browsers", "https://x.com/SwiftLang/status/1790000000000000000"]),
+        Case(golden: "resolve-stdin-unwrap", arguments: ["resolve", "--offline", "--json"],
+             stdin: "https://www.google.com/url?sa=t&url=https%3A%2F%2Fgithub.com%2Fapple%2Fswift\n\nhttps://discord.gg/swift\n"),
+        Case(golden: "resolve-header", arguments: ["resolve", "--offline", "--header", "Server: Mastodon", "https://mastodon.social/@Gargron"]),
+        Case(golden: "resolve-small-manifest", arguments: ["resolve", "--offline", "--json", "--manifest", "Inputs/small-manifest.json", "https://notes.example/n/abc"]),
+        Case(golden: "unwrap-json", arguments: ["unwrap", "--json"],
+             stdin: "https://l.facebook.com/l.php?u=https%3A%2F%2Ftwitter.com%2Fjack%2Fstatus%2F20&h=AT0\nhttps://example.com/plain\n"),
+        Case(golden: "manifest-test-small", arguments: ["manifest", "test", "Inputs/small-manifest.json", "--offline"], status: 1),
+        Case(golden: "manifest-test-small-json", arguments: ["manifest", "test", "Inputs/small-manifest.json", "--offline", "--json"], status: 1),
+        Case(golden: "manifest-lint-broken", arguments: ["manifest", "lint", "Inputs/broken-manifest.json"], status: 1),
+        Case(golden: "manifest-lint-broken-json", arguments: ["manifest", "lint", "--json", "Inputs/broken-manifest.json"], status: 1),
+        Case(golden: "manifest-lint-syntax", arguments: ["manifest", "lint", "Inputs/syntax-error.json"], status: 1),
+        Case(golden: "manifest-minify-small", arguments: ["manifest", "minify", "Inputs/small-manifest.json"]),
+    ]
+
+    @Test(arguments: cases)
+    func matchesGolden(_ c: Case) throws {
+        let result = try Self.run(c.arguments, stdin: c.stdin)
+        let goldenURL = Self.testsDirectory.appendingPathComponent("Golden/\(c.golden).txt")
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+            try Data(result.stdout.utf8).write(to: goldenURL)
+        }
+        let expected = try String(contentsOf: goldenURL, encoding: .utf8)
+        #expect(result.stdout == expected, "stderr: \(result.stderr)")
+        #expect(result.status == c.status, "stderr: \(result.stderr)")
+    }
+
+    @Test func badManifestFailsWithLocationOnStderr() throws {
+        let result = try Self.run(["resolve", "--manifest", "Inputs/syntax-error.json", "https://a.example/"])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "error: Inputs/syntax-error.json: line 3, column 24: invalid JSON: unexpected '\"', expected ',' or '}'\n")
+        let semantic = try Self.run(["resolve", "--manifest", "Inputs/broken-manifest.json", "https://a.example/"])
+        #expect(semantic.status == 2)
+        #expect(semantic.stderr.hasPrefix("error: Inputs/broken-manifest.json: actions[0].regex: regex does not compile"))
+        #expect(semantic.stderr.contains("(and 1 more error)"))
+    }
+
+    @Test func fixtureManifestTestLastLine() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.fixture), "fixture missing: \(Self.fixture)")
+        let result = try Self.run(["manifest", "test", Self.fixture, "--offline"])
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.last == "927 passed, 1 failed, 137 skipped")
+        #expect(result.stdout.contains("FAIL redirects[8] #1"))
+        #expect(result.status == 1)
+        let lint = try Self.run(["manifest", "lint", Self.fixture])
+        #expect(lint.stdout == "0 errors, 0 warnings\n")
+        #expect(lint.status == 0)
+    }
+
+    @Test func stdinStreamsOneLinePerInputInOrder() throws {
+        let urls = (0..<50).map { "https://twitter.com/u\($0)/status/\($0)" }
+        let result = try Self.run(["resolve", "--offline", "--json"], stdin: urls.joined(separator: "\n"))
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 50)
+        for (line, url) in zip(lines, urls) { #expect(line.hasPrefix("{\"input\":\"\(url)\"")) }
+    }
+}

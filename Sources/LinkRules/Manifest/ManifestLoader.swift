@@ -92,7 +92,7 @@ public enum ManifestLoader {
                 patterns[source] = p
                 return p
             } catch {
-                self.error("regex-invalid", path, "regex does not compile: \(error.localizedDescription)")
+                self.error("regex-invalid", path, "regex does not compile: \(Pattern.diagnose(source))")
                 return .never(source)
             }
         }

@@ -1,0 +1,18 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks live outside the main package so that `swift test` never builds or runs them.
+// Run: swift run -c release --package-path Benchmarks switchyard-bench rules
+let package = Package(
+    name: "SwitchyardBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(path: "..")],
+    targets: [
+        .executableTarget(
+            name: "switchyard-bench",
+            dependencies: [.product(name: "LinkRules", package: "main")],
+            path: "Sources/switchyard-bench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        )
+    ]
+)

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import LinkRules
+
+/// Answers HEAD requests with scripted redirects.
+final class RedirectingFetcher: Fetcher, @unchecked Sendable {
+    let hops: [String: String]
+    let lock = NSLock()
+    var seen: [String] = []
+    init(_ hops: [String: String]) { self.hops = hops }
+    func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
+        lock.withLock { seen.append("\(request.method.rawValue) \(request.url)") }
+        if let next = hops[request.url] { return FetchResponse(status: 301, headers: [("location", next)], url: request.url) }
+        return FetchResponse(status: 200, url: request.url)
+    }
+}
+
+@Suite struct EngineTests {
+    let manifest: Manifest
+
+    init() throws {
+        manifest = try Manifest(json: #"""
+            {"apps": [{"identifier": "tw", "name": "Tw", "scheme": "tw"}, {"identifier": "h", "name": "H", "scheme": "h"}],
+             "actions": [
+                {"title": "Status", "regex": "^https://tw\\.example/\\w+/status/(\\d+)$", "formats": [{"appId": "tw", "format": "tw://status?id=$1"}]},
+                {"title": "Any tw", "regex": "^https://tw\\.example/.*$", "formats": [{"appId": "tw", "format": "tw://open"}]},
+                {"title": "Header", "headers": 1, "regex": "^https://[a-z.]+/@(\\w+)\\n.*\"X-Kind\":\"h\".*$", "formats": [{"appId": "h", "format": "h://user/$1"}]}],
+             "browsers": [{"name": "Web", "identifier": "web", "scheme": "https", "regex": "^https?://.+$", "format": "$0"}],
+             "previews": [{"regex": "^https://tw\\.example/\\w+/status/(\\d+)$", "format": "https://img.example/$1.jpg", "canSave": 1}],
+             "redirects": {"^https://wrap\\.example/\\?": {"param": "to"}}}
+            """#)
+    }
+
+    @Test func everyFormatOfEveryMatchingActionInManifestOrder() {
+        let r = LinkEngine(manifest: manifest, options: .init(offline: true)).resolve("https://tw.example/jack/status/20")
+        #expect(r.actions.map(\.action) == [0, 1])
+        #expect(r.actions.map(\.url) == ["tw://status?id=20", "tw://open"])
+        #expect(r.browsers.map(\.url) == ["https://tw.example/jack/status/20"])
+        #expect(r.unwrapped == nil)
+    }
+
+    @Test func headerActionsSeeURLNewlineAndHeadersJSON() {
+        let engine = LinkEngine(manifest: manifest, options: .init(offline: true))
+        #expect(engine.resolve("https://social.example/@ann").actions.isEmpty)
+        let r = engine.resolve("https://social.example/@ann", headers: [("X-Kind", "h")])
+        #expect(r.actions.map(\.url) == ["h://user/ann"])
+        #expect(LinkEngine.headerInput("u", [("A", "b\"c")]) == "u\n{\"A\":\"b\\\"c\"}")
+    }
+
+    @Test func unwrapsWithTheTableWhenNothingMatches() {
+        let r = LinkEngine(manifest: manifest, options: .init(offline: true)).resolve("https://wrap.example/?to=https%3A%2F%2Ftw.example%2Fa%2Fstatus%2F5")
+        #expect(r.unwrapped == "https://tw.example/a/status/5")
+        #expect(r.actions.first?.url == "tw://status?id=5")
+    }
+
+    @Test func followsHTTPRedirectsWithHEADWhenOnline() {
+        let fetcher = RedirectingFetcher(["https://short.example/x": "https://mid.example/y", "https://mid.example/y": "/z", "https://mid.example/z": "https://tw.example/b/status/9"])
+        let engine = LinkEngine(manifest: manifest, options: .init(fetcher: fetcher))
+        let r = engine.resolve("https://short.example/x")
+        #expect(r.unwrapped == "https://tw.example/b/status/9")
+        #expect(r.actions.first?.url == "tw://status?id=9")
+        #expect(fetcher.seen == ["HEAD https://short.example/x", "HEAD https://mid.example/y", "HEAD https://mid.example/z", "HEAD https://tw.example/b/status/9"])
+    }
+
+    @Test func redirectHopsAreBounded() {
+        let loop = RedirectingFetcher(["https://a.example/": "https://b.example/", "https://b.example/": "https://a.example/"])
+        let engine = LinkEngine(manifest: manifest, options: .init(maximumRedirectHops: 3, fetcher: loop))
+        _ = engine.resolve("https://a.example/")
+        #expect(loop.seen.count == 3)
+    }
+
+    @Test func previews() {
+        let p = LinkEngine(manifest: manifest, options: .init(offline: true)).previews(for: "https://tw.example/jack/status/20")
+        #expect(p == [PreviewResult(preview: 0, url: "https://img.example/20.jpg", canSave: true, error: nil)])
+    }
+
+    @Test func jsonLineFollowsTheContract() {
+        let r = LinkEngine(manifest: manifest, options: .init(offline: true)).resolve("https://tw.example/jack/status/20")
+        #expect(JSONWriter.compact(r.json) == #"{"input":"https://tw.example/jack/status/20","actions":[{"action":0,"title":"Status","format":0,"appId":"tw","url":"tw://status?id=20","error":null},{"action":1,"title":"Any tw","format":0,"appId":"tw","url":"tw://open","error":null}],"browsers":[{"browser":0,"appId":"web","url":"https://tw.example/jack/status/20","error":null}],"unwrapped":null}"#)
+    }
+}
