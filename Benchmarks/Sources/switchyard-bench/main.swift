@@ -29,43 +29,57 @@ func fixturePath() -> String {
     return here.deletingLastPathComponent().appendingPathComponent("../../../../shared/fixtures/opener/openerManifest-v4-sample.json").standardized.path
 }
 
-/// Real URLs (every test input of the manifest) plus random variants of them.
-func urlSet(_ manifest: Manifest) -> [String] {
-    var urls = manifest.actions.flatMap(\.testInputs).filter { !$0.contains("\n") }
-    urls += manifest.browsers.flatMap(\.testInputs)
-    urls += manifest.redirects.flatMap { $0.tests.map(\.input) }
-    var rng = SystemRandomNumberGenerator()
-    let hosts = ["example.com", "news.ycombinator.com", "www.nytimes.com", "en.wikipedia.org", "blog.example.org"]
-    for i in 0..<200 {
-        urls.append("https://\(hosts[i % hosts.count])/path/\(UInt32.random(in: 0...999_999, using: &rng))?q=\(i)")
+/// Every test input of the manifest: each is a link some action is meant to handle (or to
+/// reject on purpose), so this set is the worst case for an index.
+func fixtureURLs(_ manifest: Manifest) -> [String] {
+    manifest.actions.flatMap(\.testInputs).filter { !$0.contains("\n") }
+}
+
+/// Ordinary web links that no app claims (articles, docs, shops), generated with a fixed seed.
+func ordinaryURLs(count: Int) -> [String] {
+    var state: UInt64 = 0x5717_C4A2
+    func next(_ n: Int) -> Int {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Int((state >> 33) % UInt64(n))
     }
-    return urls
+    let hosts = ["www.nytimes.com", "news.ycombinator.com", "developer.apple.com", "www.bbc.co.uk", "docs.swift.org", "blog.example.org",
+                 "www.theverge.com", "arstechnica.com", "www.wired.com", "stackoverflow.com", "www.npr.org", "www.lemonde.fr",
+                 "www.spiegel.de", "en.wikipedia.org", "www.etsy.com", "www.ikea.com", "forums.swift.org", "www.kernel.org"]
+    let words = ["2026", "tech", "swift", "review", "how-to", "news", "world", "article", "guide", "products", "story", "a1b2"]
+    return (0..<count).map { i in
+        let path = (0..<(1 + next(4))).map { _ in words[next(words.count)] }.joined(separator: "/")
+        return "https://\(hosts[next(hosts.count)])/\(path)" + (i % 3 == 0 ? "?utm_source=share&id=\(next(100_000))" : "")
+    }
+}
+
+func compare(_ title: String, _ urls: [String], _ indexed: LinkEngine, _ linear: LinkEngine) {
+    for u in urls where indexed.matchingActions(u) != linear.matchingActions(u) {
+        print("MISMATCH on \(u)")
+        exit(1)
+    }
+    let linearMatch = measure(urls) { linear.matchingActions($0).count }
+    let indexMatch = measure(urls) { indexed.matchingActions($0).count }
+    print("\(title): \(urls.count) URLs")
+    print(String(format: "  linear scan: %8.2f µs/URL (%7.0f URLs/s)   index: %6.2f µs/URL (%7.0f URLs/s)   ratio %.1fx",
+                 linearMatch / 1000, 1e9 / linearMatch, indexMatch / 1000, 1e9 / indexMatch, linearMatch / indexMatch))
 }
 
 switch which {
 case "rules":
     let path = fixturePath()
     let manifest = try Manifest(contentsOf: path)
-    let urls = urlSet(manifest)
     let indexed = LinkEngine(manifest: manifest, options: .init(offline: true, useIndex: true))
     let linear = LinkEngine(manifest: manifest, options: .init(offline: true, useIndex: false))
-    // Sanity: both must agree before timing means anything.
-    for u in urls where indexed.matchingActions(u) != linear.matchingActions(u) {
-        print("MISMATCH on \(u)")
-        exit(1)
-    }
-    print("manifest: \(path)")
-    print("\(manifest.actions.count) actions, \(urls.count) URLs (fixture test inputs + 200 random)")
-    let linearMatch = measure(urls) { linear.matchingActions($0).count }
-    let indexMatch = measure(urls) { indexed.matchingActions($0).count }
-    print(String(format: "action matching  linear scan: %9.2f µs/URL  (%8.0f URLs/s)", linearMatch / 1000, 1e9 / linearMatch))
-    print(String(format: "action matching  index:       %9.2f µs/URL  (%8.0f URLs/s)", indexMatch / 1000, 1e9 / indexMatch))
-    print(String(format: "ratio (index vs linear scan, action matching): %.1fx", linearMatch / indexMatch))
-    let linearResolve = measure(urls) { linear.resolve($0).actions.count }
-    let indexResolve = measure(urls) { indexed.resolve($0).actions.count }
-    print(String(format: "full resolve     linear scan: %9.2f µs/URL", linearResolve / 1000))
-    print(String(format: "full resolve     index:       %9.2f µs/URL", indexResolve / 1000))
-    print(String(format: "ratio (index vs linear scan, full resolve incl. formats, scripts, browsers): %.1fx", linearResolve / indexResolve))
+    print("manifest: \(path) (\(manifest.actions.count) actions); action matching, release build")
+    let fixture = fixtureURLs(manifest)
+    let ordinary = ordinaryURLs(count: fixture.count)
+    compare("fixture test inputs (every URL is meant for an action)", fixture, indexed, linear)
+    compare("ordinary web links (no app claims them)", ordinary, indexed, linear)
+    compare("mixed 1:1", zip(fixture, ordinary).flatMap { [$0, $1] }, indexed, linear)
+    let linearResolve = measure(fixture) { linear.resolve($0).actions.count }
+    let indexResolve = measure(fixture) { indexed.resolve($0).actions.count }
+    print(String(format: "full resolve of the fixture inputs (formats, scripts, 22 browsers included): linear %.1f µs, index %.1f µs, ratio %.1fx",
+                 linearResolve / 1000, indexResolve / 1000, linearResolve / indexResolve))
 default:
     print("usage: switchyard-bench rules [--manifest PATH]")
     exit(2)

@@ -48,15 +48,18 @@ public struct PatternIndex: Sendable {
 
     /// Indexes of the patterns matching `input`, ascending.
     public func matches(_ input: String) -> [Int] {
+        candidates(input).filter { patterns[$0].matches(input) }
+    }
+
+    /// The patterns that the literal scan cannot rule out for `input`, ascending.
+    public func candidates(_ input: String) -> [Int] {
         var candidate = [Bool](repeating: false, count: patterns.count)
         for i in alwaysRun { candidate[i] = true }
         let ascii = scanner.scan(input) { id in
             for i in owners[Int(id)] { candidate[i] = true }
         }
         if !ascii { for i in caseInsensitive { candidate[i] = true } }
-        var result: [Int] = []
-        for i in 0..<patterns.count where candidate[i] && patterns[i].matches(input) { result.append(i) }
-        return result
+        return candidate.indices.filter { candidate[$0] }
     }
 
     /// The reference: every pattern tried in order, as Opener does.

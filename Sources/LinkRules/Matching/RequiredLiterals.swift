@@ -14,7 +14,7 @@ public enum RequiredLiterals {
     public static func of(_ pattern: String) -> Set<String>? {
         var parser = Parser(bytes: Array(pattern.utf8))
         guard let alternatives = parser.parseAlternation(), parser.index == parser.bytes.count, !parser.extended else { return nil }
-        return best(ofAlternatives: alternatives)
+        return best(ofAlternatives: alternatives.map(\.requirements))
     }
 
     /// True if the pattern turns on case-insensitive matching anywhere (`(?i)` or `(?i:…)`).
@@ -78,9 +78,15 @@ public enum RequiredLiterals {
         var atEnd: Bool { index >= bytes.count }
         func peek(_ offset: Int = 0) -> UInt8? { index + offset < bytes.count ? bytes[index + offset] : nil }
 
-        /// alternation := sequence ('|' sequence)*; returns each branch's requirements.
-        mutating func parseAlternation() -> [[Set<String>]]? {
-            var branches: [[Set<String>]] = []
+        /// A parsed branch: its requirements and the literal text every match of it starts with.
+        struct Branch {
+            var requirements: [Set<String>]
+            var leading: String
+        }
+
+        /// alternation := sequence ('|' sequence)*; returns each branch.
+        mutating func parseAlternation() -> [Branch]? {
+            var branches: [Branch] = []
             while true {
                 guard let seq = parseSequence() else { return nil }
                 branches.append(seq)
@@ -130,11 +136,17 @@ public enum RequiredLiterals {
             return q
         }
 
+        /// Most strings a run followed by a group may expand to before it is not worth indexing.
+        static let maximumExpansion = 256
+
         /// sequence := (atom quantifier?)*, up to '|' or ')' or the end.
-        mutating func parseSequence() -> [Set<String>]? {
+        mutating func parseSequence() -> Branch? {
             var requirements: [Set<String>] = []
             var run: [UInt8] = []
+            var leading: [UInt8] = []
+            var leadingDone = false
             func flush() {
+                leadingDone = true
                 if !run.isEmpty {
                     requirements.append([String(decoding: run, as: UTF8.self)])
                     run = []
@@ -143,9 +155,12 @@ public enum RequiredLiterals {
             func literal(_ c: UInt8, _ q: Quantity) {
                 let lower = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(c) ? c | 0x20 : c
                 switch q {
-                case .one: run.append(lower)
+                case .one:
+                    run.append(lower)
+                    if !leadingDone { leading.append(lower) }
                 case .oneOrMore:
                     run.append(lower)
+                    if !leadingDone { leading.append(lower) }
                     flush()
                 case .optional: flush()
                 }
@@ -153,10 +168,26 @@ public enum RequiredLiterals {
             while let c = peek(), c != UInt8(ascii: "|"), c != UInt8(ascii: ")") {
                 switch c {
                 case UInt8(ascii: "("):
-                    flush()
-                    guard let (required, groupReq) = parseGroup() else { return nil }
+                    guard let group = parseGroup() else { return nil }
                     guard let q = parseQuantifier() else { return nil }
-                    if required && q != .optional, let groupReq { requirements.append(groupReq) }
+                    switch group {
+                    case .flags:
+                        continue  // (?i) and friends consume nothing: the run goes on
+                    case .zeroWidth:
+                        flush()
+                    case .consuming(let best, let prefixes):
+                        if q != .optional {
+                            // The run is immediately followed by one of the branches' leading texts.
+                            if !run.isEmpty, let prefixes, prefixes.count <= Self.maximumExpansion {
+                                let head = String(decoding: run, as: UTF8.self)
+                                requirements.append(Set(prefixes.map { head + $0 }))
+                            }
+                            flush()
+                            if let best { requirements.append(best) }
+                        } else {
+                            flush()
+                        }
+                    }
                 case UInt8(ascii: "["):
                     flush()
                     guard skipClass(), parseQuantifier() != nil else { return nil }
@@ -189,7 +220,7 @@ public enum RequiredLiterals {
                 }
             }
             flush()
-            return requirements
+            return Branch(requirements: requirements, leading: String(decoding: leading, as: UTF8.self))
         }
 
         /// Parses `\…`. Returns .some(byte) for an escaped ASCII punctuation literal, .some(nil)
@@ -255,9 +286,18 @@ public enum RequiredLiterals {
             return false
         }
 
-        /// Parses a group; returns whether its content is consumed (false for lookarounds,
-        /// comments and flag settings) and its best requirement.
-        mutating func parseGroup() -> (Bool, Set<String>?)? {
+        enum Group {
+            /// `(?i)`, `(?#…)`: no effect on what is matched where.
+            case flags
+            /// Lookarounds: match nothing themselves.
+            case zeroWidth
+            /// A group that consumes text: its best requirement, and the leading literal of each
+            /// branch (nil if some branch has none).
+            case consuming(best: Set<String>?, prefixes: Set<String>?)
+        }
+
+        /// Parses a group.
+        mutating func parseGroup() -> Group? {
             depth += 1
             defer { depth -= 1 }
             guard depth < 200 else { return nil }
@@ -275,7 +315,7 @@ public enum RequiredLiterals {
                 case UInt8(ascii: "#"):
                     guard let close = bytes[index...].firstIndex(of: UInt8(ascii: ")")) else { return nil }
                     index = close + 1
-                    return (false, nil)
+                    return .flags
                 case UInt8(ascii: "<"):
                     index += 1
                     if peek() == UInt8(ascii: "=") || peek() == UInt8(ascii: "!") {
@@ -298,12 +338,14 @@ public enum RequiredLiterals {
                         if f == UInt8(ascii: "-") { on = false } else if f == UInt8(ascii: "x") && on { extended = true }
                     }
                     index += 1
-                    if end == UInt8(ascii: ")") { return (false, nil) }
+                    if end == UInt8(ascii: ")") { return .flags }
                 }
             }
             guard let alternatives = parseAlternation(), peek() == UInt8(ascii: ")") else { return nil }
             index += 1
-            return (consuming, consuming ? RequiredLiterals.best(ofAlternatives: alternatives) : nil)
+            guard consuming else { return .zeroWidth }
+            let prefixes = alternatives.allSatisfy { !$0.leading.isEmpty } ? Set(alternatives.map(\.leading)) : nil
+            return .consuming(best: RequiredLiterals.best(ofAlternatives: alternatives.map(\.requirements)), prefixes: prefixes)
         }
     }
 }
