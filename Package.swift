@@ -12,13 +12,17 @@ let package = Package(
     name: "Switchyard",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
+        .library(name: "SwitchyardJSON", targets: ["SwitchyardJSON"]),
         .library(name: "LinkRules", targets: ["LinkRules"]),
+        .library(name: "LinkRouting", targets: ["LinkRouting"]),
+        .library(name: "AssociatedDomains", targets: ["AssociatedDomains"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -26,9 +30,11 @@ let package = Package(
             pkgConfig: "javascriptcoregtk-4.1",
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
+        .target(name: "SwitchyardJSON", swiftSettings: swiftSettings),
         .target(
             name: "LinkRules",
             dependencies: [
+                "SwitchyardJSON",
                 .target(name: "CJavaScriptCore", condition: .when(platforms: [.linux])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -37,23 +43,33 @@ let package = Package(
             resources: [.copy("Resources/default-rules.json")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "LinkRouting",
+            dependencies: ["SwitchyardJSON", .product(name: "Yams", package: "Yams")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AssociatedDomains",
+            dependencies: [
+                "SwitchyardJSON", "LinkRouting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "LinkRules",
+                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(
-            name: "LinkRulesTests",
-            dependencies: ["LinkRules"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "switchyardTests",
-            dependencies: ["switchyard"],
-            swiftSettings: swiftSettings
-        ),
+        .testTarget(name: "SwitchyardJSONTests", dependencies: ["SwitchyardJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"], swiftSettings: swiftSettings),
+        .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "switchyardTests", dependencies: ["switchyard"], exclude: ["Inputs", "Golden"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,3 +1,4 @@
+import SwitchyardJSON
 import ArgumentParser
 import Foundation
 import LinkRules

@@ -1,3 +1,4 @@
+import SwitchyardJSON
 import Foundation
 import Testing
 @testable import LinkRules

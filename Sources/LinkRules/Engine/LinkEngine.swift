@@ -1,3 +1,4 @@
+import SwitchyardJSON
 /// Turns web links into app links with an Opener-format manifest.
 ///
 /// ```swift

@@ -1,3 +1,4 @@
+import SwitchyardJSON
 /// What one format of a matching action produced.
 public struct ActionResult: Sendable, Equatable {
     /// Index into the manifest's `actions`.

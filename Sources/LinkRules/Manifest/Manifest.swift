@@ -1,3 +1,4 @@
+import SwitchyardJSON
 /// A rule set in the Opener manifest format: apps, actions that turn web URLs into app URLs,
 /// browsers, link previews and redirect-unwrapping rules.
 ///

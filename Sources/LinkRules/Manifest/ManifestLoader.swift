@@ -1,3 +1,4 @@
+import SwitchyardJSON
 import Foundation
 
 extension Manifest {

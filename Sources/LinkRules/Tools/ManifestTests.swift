@@ -1,3 +1,4 @@
+import SwitchyardJSON
 /// Runs a manifest's own tests: every action test input against every format with
 /// `testResults`, every browser test, and every redirect rule's `tests`.
 ///

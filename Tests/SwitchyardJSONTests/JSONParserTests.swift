@@ -1,5 +1,5 @@
+import SwitchyardJSON
 import Testing
-@testable import LinkRules
 
 @Suite struct JSONParserTests {
     @Test func keepsObjectKeyOrder() throws {

@@ -1,0 +1,72 @@
+extension AppSiteAssociation {
+    /// What iOS does with `url` for the app `appID` (TEAMID.bundle.id): the details listing the
+    /// app are tried in order and the first one whose components (or legacy paths) match or
+    /// exclude decides. Only https URLs are universal links; with `domain`, the URL's host must
+    /// be that domain.
+    public func decide(_ url: String, for appID: String, domain: String? = nil) -> Decision {
+        explain(url, for: appID, domain: domain, steps: false).decision
+    }
+
+    /// A decision with the reasons: which detail and entry decided, and for every entry tried
+    /// before it which key failed.
+    public func explain(_ url: String, for appID: String, domain: String? = nil) -> Explanation {
+        explain(url, for: appID, domain: domain, steps: true)
+    }
+
+    func explain(_ url: String, for appID: String, domain: String?, steps wantSteps: Bool) -> Explanation {
+        var explanation = Explanation(decision: .noMatch)
+        guard let parts = URLParts(url) else {
+            explanation.note = "not an absolute URL"
+            return explanation
+        }
+        guard parts.scheme == "https" else {
+            explanation.note = "only https URLs can be universal links"
+            return explanation
+        }
+        if let domain, parts.host != domain.lowercased() {
+            explanation.note = "the URL's host \(parts.host) is not \(domain.lowercased())"
+            return explanation
+        }
+        guard let applinks else {
+            explanation.note = "the file has no applinks section"
+            return explanation
+        }
+        var subject = Subject(parts)
+        var listed = false
+        for detail in applinks.details where detail.appIDs.contains(appID) {
+            listed = true
+            let (decision, steps) = detail.compiled.decide(&subject, explain: wantSteps)
+            if wantSteps {
+                let legacy = detail.components == nil && detail.paths != nil
+                explanation.steps += steps.map { Explanation.Step(detail: detail.index, entry: $0.entry, legacyPath: legacy, failed: $0.failed) }
+            }
+            if decision != .noMatch {
+                explanation.decision = decision
+                explanation.decidedBy = (detail.index, steps.last?.entry ?? 0)
+                return explanation
+            }
+        }
+        if !listed { explanation.note = "no detail lists the app ID \(appID)" }
+        return explanation
+    }
+}
+
+/// Why a URL was (or was not) handed to an app.
+public struct Explanation: Sendable {
+    public struct Step: Sendable, Equatable {
+        public var detail: Int
+        /// Index into the detail's `components` (or legacy `paths`).
+        public var entry: Int
+        public var legacyPath: Bool
+        /// The first key that did not match; nil when the entry matched.
+        public var failed: FailedKey?
+    }
+    public var decision: Decision
+    /// (detail index, component/path index) of the entry that decided.
+    public var decidedBy: (detail: Int, entry: Int)?
+    public var steps: [Step] = []
+    /// Why nothing could match at all, when that is the case.
+    public var note: String?
+
+    init(decision: Decision) { self.decision = decision }
+}

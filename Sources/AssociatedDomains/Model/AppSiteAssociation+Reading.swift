@@ -1,0 +1,226 @@
+import SwitchyardJSON
+
+/// Why an association file could not be read at all.
+public struct AssociationError: Error, Sendable, CustomStringConvertible {
+    public var findings: [Finding]
+    public var description: String { findings.first(where: { $0.severity == .error }).map(\.description) ?? "invalid association file" }
+}
+
+extension AppSiteAssociation {
+    /// Apple's limit on the size of an apple-app-site-association file.
+    public static let maximumBytes = 128 * 1024
+
+    /// Reads a file strictly: any error finding throws.
+    public init(json: String) throws(AssociationError) {
+        try self.init(bytes: Array(json.utf8))
+    }
+
+    public init(bytes: [UInt8]) throws(AssociationError) {
+        let (value, findings) = Self.read(bytes: bytes)
+        guard let value, !findings.contains(where: { $0.severity == .error }) else { throw AssociationError(findings: findings) }
+        self = value
+    }
+
+    /// Reads as much as possible; never throws, never traps. Type and shape problems become findings.
+    public static func read(bytes: [UInt8]) -> (AppSiteAssociation?, [Finding]) {
+        var reader = Reader()
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes: bytes)
+        } catch {
+            var message = "invalid JSON: \(error.reason)"
+            let text = String(decoding: bytes, as: UTF8.self)
+            if text.contains("\u{201C}") || text.contains("\u{201D}") {
+                message += " (the file uses typographic quotes “ ”; JSON needs straight quotes \")"
+            }
+            return (nil, [Finding(.error, "json-syntax", at: "$", message, line: error.line, column: error.column)])
+        }
+        let value = reader.read(document)
+        return (value, reader.findings)
+    }
+
+    /// Reads a value already parsed (for the JSONL `decide` input).
+    public static func read(_ document: JSONValue) -> (AppSiteAssociation?, [Finding]) {
+        var reader = Reader()
+        let value = reader.read(document)
+        return (value, reader.findings)
+    }
+
+    struct Reader {
+        var findings: [Finding] = []
+
+        mutating func error(_ code: String, _ path: String, _ message: String) { findings.append(Finding(.error, code, at: path, message)) }
+        mutating func warning(_ code: String, _ path: String, _ message: String) { findings.append(Finding(.warning, code, at: path, message)) }
+
+        mutating func strings(_ value: JSONValue?, _ path: String) -> [String]? {
+            guard let value else { return nil }
+            guard case .array(let items) = value else {
+                error("wrong-type", path, "expected an array of strings, found \(value.typeName)")
+                return nil
+            }
+            var out: [String] = []
+            for (i, item) in items.enumerated() {
+                if case .string(let s) = item { out.append(s) } else { error("wrong-type", "\(path)[\(i)]", "expected a string, found \(item.typeName)") }
+            }
+            return out
+        }
+
+        mutating func bool(_ value: JSONValue?, _ path: String) -> Bool? {
+            guard let value else { return nil }
+            if case .bool(let b) = value { return b }
+            error("wrong-type", path, "expected true or false, found \(value.typeName)")
+            return nil
+        }
+
+        mutating func string(_ value: JSONValue?, _ path: String) -> String? {
+            guard let value else { return nil }
+            if case .string(let s) = value { return s }
+            error("wrong-type", path, "expected a string, found \(value.typeName)")
+            return nil
+        }
+
+        mutating func defaults(_ value: JSONValue?, _ path: String) -> MatchingDefaults {
+            guard let value else { return MatchingDefaults() }
+            guard case .object = value else {
+                error("wrong-type", path, "expected an object with caseSensitive/percentEncoded, found \(value.typeName)")
+                return MatchingDefaults()
+            }
+            return MatchingDefaults(caseSensitive: bool(value["caseSensitive"], "\(path).caseSensitive"), percentEncoded: bool(value["percentEncoded"], "\(path).percentEncoded"))
+        }
+
+        mutating func variables(_ value: JSONValue?, _ path: String) -> [String: [String]] {
+            guard let value else { return [:] }
+            guard let members = value.objectMembers else {
+                error("wrong-type", path, "expected an object of name → [values], found \(value.typeName)")
+                return [:]
+            }
+            var out: [String: [String]] = [:]
+            for m in members {
+                if SubstitutionVariables.builtInNames.contains(m.key) {
+                    warning("variable-shadows-builtin", "\(path).\(m.key)", "\"\(m.key)\" is a built-in substitution variable; define a different name")
+                }
+                out[m.key] = strings(m.value, "\(path).\(m.key)") ?? []
+            }
+            return out
+        }
+
+        mutating func apps(_ section: JSONValue?, _ path: String) -> [String]? {
+            guard let section else { return nil }
+            guard case .object = section else {
+                error("wrong-type", path, "expected an object with \"apps\", found \(section.typeName)")
+                return nil
+            }
+            guard let apps = section["apps"] else {
+                error("missing-key", path, "has no \"apps\" array: list the app IDs (TEAMID.bundle.id) it applies to")
+                return []
+            }
+            return strings(apps, "\(path).apps")
+        }
+
+        mutating func read(_ document: JSONValue) -> AppSiteAssociation? {
+            guard case .object = document else {
+                error("wrong-type", "$", "the file must be a JSON object with \"applinks\", found \(document.typeName)"
+                    + (document.arrayValue != nil ? " (an array is the assetlinks.json shape, not AASA)" : ""))
+                return nil
+            }
+            var aasa = AppSiteAssociation()
+            aasa.webcredentials = apps(document["webcredentials"], "webcredentials")
+            aasa.appclips = apps(document["appclips"], "appclips")
+            aasa.activitycontinuation = apps(document["activitycontinuation"], "activitycontinuation")
+            if let links = document["applinks"] {
+                aasa.applinks = readAppLinks(links)
+            }
+            return aasa
+        }
+
+        mutating func readAppLinks(_ links: JSONValue) -> AppLinks? {
+            guard case .object = links else {
+                error("wrong-type", "applinks", "expected an object with \"details\", found \(links.typeName)")
+                return nil
+            }
+            let domainDefaults = defaults(links["defaults"], "applinks.defaults")
+            let domainVariables = variables(links["substitutionVariables"], "applinks.substitutionVariables")
+            var details: [Detail] = []
+            switch links["details"] {
+            case nil:
+                error("missing-details", "applinks", "has no \"details\": no app is associated, so no link opens an app")
+            case .array(let items)?:
+                for (i, item) in items.enumerated() {
+                    if let d = readDetail(item, i, domainDefaults, domainVariables) { details.append(d) }
+                }
+            case let other?:
+                error("wrong-type", "applinks.details", "expected an array of detail objects, found \(other.typeName)")
+            }
+            return AppLinks(apps: strings(links["apps"], "applinks.apps"), details: details, defaults: domainDefaults, substitutionVariables: domainVariables)
+        }
+
+        mutating func readDetail(_ item: JSONValue, _ i: Int, _ domainDefaults: MatchingDefaults, _ domainVariables: [String: [String]]) -> Detail? {
+            let path = "applinks.details[\(i)]"
+            guard case .object = item else {
+                error("wrong-type", path, "expected a detail object, found \(item.typeName)")
+                return nil
+            }
+            var appIDs = strings(item["appIDs"], "\(path).appIDs") ?? []
+            if let single = string(item["appID"], "\(path).appID"), !appIDs.contains(single) { appIDs.append(single) }
+            let detailDefaults = defaults(item["defaults"], "\(path).defaults")
+            var vars = domainVariables
+            for (k, v) in variables(item["substitutionVariables"], "\(path).substitutionVariables") { vars[k] = v }
+            var components: [Component]?
+            if let value = item["components"] {
+                if case .array(let items) = value {
+                    components = []
+                    for (j, c) in items.enumerated() {
+                        if let comp = readComponent(c, "\(path).components[\(j)]", j) { components?.append(comp) }
+                    }
+                } else {
+                    error("wrong-type", "\(path).components", "expected an array of component objects, found \(value.typeName)")
+                }
+            }
+            let paths = strings(item["paths"], "\(path).paths")
+            let chain = [detailDefaults, domainDefaults]
+            let kind: CompiledDetail.Kind
+            if let components {
+                kind = .components(components.map { CompiledComponent($0, defaults: chain, variables: vars) })
+            } else if let paths {
+                kind = .paths(paths.map { p in
+                    let exclude = p.hasPrefix("NOT ")
+                    let pattern = exclude ? String(p.dropFirst(4)) : p
+                    return (exclude, CompiledComponent.pathAlternatives(pattern).map { Glob($0, variables: vars) })
+                })
+            } else {
+                kind = .nothing
+            }
+            return Detail(index: i, appIDs: appIDs, components: components, paths: paths, defaults: detailDefaults, substitutionVariables: vars, compiled: CompiledDetail(kind: kind))
+        }
+
+        mutating func readComponent(_ value: JSONValue, _ path: String, _ index: Int) -> Component? {
+            guard case .object = value else {
+                error("wrong-type", path, "expected a component object like {\"/\": \"/path/*\"}, found \(value.typeName)"
+                    + (value.stringValue.map { " \(JSONWriter.quote($0)); write {\"/\": \(JSONWriter.quote($0))}" } ?? ""))
+                return nil
+            }
+            var query: Component.Query?
+            switch value["?"] {
+            case nil: query = nil
+            case .string(let s)?: query = .whole(s)
+            case .object(let members)?:
+                var items: [Component.QueryItem] = []
+                var voided = false
+                for m in members {
+                    if case .string(let s) = m.value { items.append(.init(name: m.key, pattern: s)) } else {
+                        voided = true
+                        error("query-value-not-string", "\(path).?.\(m.key)", "query item patterns must be strings, found \(m.value.typeName); iOS then disregards the whole \"?\" dictionary")
+                    }
+                }
+                query = voided ? .voided : .items(items)
+            case let other?:
+                error("wrong-type", "\(path).?", "expected a string or an object of item patterns, found \(other.typeName)")
+            }
+            return Component(
+                index: index, path: string(value["/"], "\(path)./"), query: query, fragment: string(value["#"], "\(path).#"),
+                exclude: bool(value["exclude"], "\(path).exclude") ?? false,
+                caseSensitive: bool(value["caseSensitive"], "\(path).caseSensitive"), percentEncoded: bool(value["percentEncoded"], "\(path).percentEncoded"),
+                comment: value["comment"]?.stringValue)
+        }
+    }
+}

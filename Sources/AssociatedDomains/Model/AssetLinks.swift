@@ -1,0 +1,152 @@
+import SwitchyardJSON
+
+/// An Android `assetlinks.json` (Digital Asset Links) file: a list of statements.
+public struct AssetLinks: Sendable, Equatable {
+    public struct Statement: Sendable, Equatable {
+        public var relations: [String]
+        public var target: Target
+    }
+
+    public enum Target: Sendable, Equatable {
+        case androidApp(packageName: String, fingerprints: [String])
+        case web(site: String)
+        case other(namespace: String)
+    }
+
+    public var statements: [Statement]
+
+    public init(statements: [Statement]) { self.statements = statements }
+
+    /// Relations Google documents for Digital Asset Links.
+    public static let knownRelations: Set<String> = [
+        "delegate_permission/common.handle_all_urls", "delegate_permission/common.get_login_creds",
+        "delegate_permission/common.use_as_origin", "lookalikes/allowlist",
+    ]
+
+    /// The fingerprint of the Android SDK's and React Native's shared debug keystore.
+    public static let wellKnownDebugFingerprints: Set<String> = [
+        "FA:C6:17:45:DC:09:03:78:6F:B9:ED:E6:2A:96:2B:39:9F:73:48:F0:BB:6F:89:9B:83:32:66:75:91:03:3B:9C",
+    ]
+
+    /// The file as JSON, statements in order.
+    public var json: JSONValue {
+        .array(statements.map { s in
+            let target: JSONValue
+            switch s.target {
+            case .androidApp(let package, let fingerprints):
+                target = .object([("namespace", .string("android_app")), ("package_name", .string(package)), ("sha256_cert_fingerprints", .array(fingerprints.map(JSONValue.string)))])
+            case .web(let site): target = .object([("namespace", .string("web")), ("site", .string(site))])
+            case .other(let ns): target = .object([("namespace", .string(ns))])
+            }
+            return .object([("relation", .array(s.relations.map(JSONValue.string))), ("target", target)])
+        })
+    }
+
+    /// Reads and checks a file: syntax, shape, relations, package names, fingerprints.
+    public static func validate(bytes: [UInt8]) -> (AssetLinks?, [Finding]) {
+        let document: JSONValue
+        do { document = try JSONParser.parse(bytes: bytes) } catch {
+            return (nil, [Finding(.error, "json-syntax", at: "$", "invalid JSON: \(error.reason)", line: error.line, column: error.column)])
+        }
+        var findings: [Finding] = []
+        guard case .array(let items) = document else {
+            return (nil, [Finding(.error, "wrong-type", at: "$", "assetlinks.json must be a JSON array of statements, found \(document.typeName)")])
+        }
+        if items.isEmpty { findings.append(Finding(.warning, "empty", at: "$", "the file has no statements: it links no app")) }
+        var statements: [Statement] = []
+        for (i, item) in items.enumerated() {
+            let path = "[\(i)]"
+            guard case .object = item else {
+                findings.append(Finding(.error, "wrong-type", at: path, "expected a statement object, found \(item.typeName)"))
+                continue
+            }
+            var relations: [String] = []
+            if case .array(let rels)? = item["relation"] {
+                for (j, r) in rels.enumerated() {
+                    guard case .string(let s) = r else {
+                        findings.append(Finding(.error, "wrong-type", at: "\(path).relation[\(j)]", "expected a string, found \(r.typeName)"))
+                        continue
+                    }
+                    relations.append(s)
+                    if !knownRelations.contains(s) {
+                        let hint = s.contains("handle_all") ? " — did you mean delegate_permission/common.handle_all_urls?" : ""
+                        findings.append(Finding(.error, "unknown-relation", at: "\(path).relation[\(j)]", "unknown relation \(JSONWriter.quote(s))\(hint)"))
+                    }
+                }
+            } else {
+                findings.append(Finding(.error, "missing-key", at: "\(path).relation", "each statement needs a \"relation\" array"))
+            }
+            guard let target = item["target"], case .object = target else {
+                findings.append(Finding(.error, "missing-key", at: "\(path).target", "each statement needs a \"target\" object"))
+                continue
+            }
+            let namespace = target["namespace"]?.stringValue ?? ""
+            switch namespace {
+            case "android_app":
+                let package = target["package_name"]?.stringValue ?? ""
+                if !isValidPackageName(package) {
+                    findings.append(Finding(.error, "invalid-package-name", at: "\(path).target.package_name", "\(JSONWriter.quote(package)) is not an Android package name (dot-separated segments starting with a letter, e.g. com.example.app)"))
+                }
+                var fingerprints: [String] = []
+                if case .array(let fps)? = target["sha256_cert_fingerprints"], !fps.isEmpty {
+                    for (j, fp) in fps.enumerated() {
+                        let fpPath = "\(path).target.sha256_cert_fingerprints[\(j)]"
+                        guard case .string(let s) = fp else {
+                            findings.append(Finding(.error, "wrong-type", at: fpPath, "expected a string, found \(fp.typeName)"))
+                            continue
+                        }
+                        fingerprints.append(s)
+                        findings += fingerprintFindings(s, fpPath)
+                    }
+                } else {
+                    findings.append(Finding(.error, "missing-fingerprints", at: "\(path).target.sha256_cert_fingerprints", "an android_app target needs at least one SHA-256 signing-certificate fingerprint"))
+                }
+                statements.append(Statement(relations: relations, target: .androidApp(packageName: package, fingerprints: fingerprints)))
+            case "web":
+                let site = target["site"]?.stringValue ?? ""
+                if !(site.hasPrefix("https://") || site.hasPrefix("http://")) {
+                    findings.append(Finding(.error, "invalid-site", at: "\(path).target.site", "a web target needs a \"site\" like https://example.com"))
+                }
+                statements.append(Statement(relations: relations, target: .web(site: site)))
+            default:
+                findings.append(Finding(.error, "unknown-namespace", at: "\(path).target.namespace", "namespace must be \"android_app\" or \"web\", found \(JSONWriter.quote(namespace))"))
+            }
+        }
+        return (AssetLinks(statements: statements), findings.stablePartitioned())
+    }
+
+    static func isValidPackageName(_ name: String) -> Bool {
+        let segments = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count >= 2 else { return false }
+        return segments.allSatisfy { seg in
+            guard let first = seg.first, first.isASCII, first.isLetter else { return false }
+            return seg.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        }
+    }
+
+    static func fingerprintFindings(_ s: String, _ path: String) -> [Finding] {
+        let bytes = s.split(separator: ":", omittingEmptySubsequences: false)
+        let hex = Set("0123456789ABCDEF")
+        let wellFormed = bytes.count == 32 && bytes.allSatisfy { $0.count == 2 && $0.allSatisfy { hex.contains($0) } }
+        if wellFormed {
+            if wellKnownDebugFingerprints.contains(s) {
+                return [Finding(.warning, "debug-fingerprint", at: path, "this is the widely shared debug keystore fingerprint (Android SDK / React Native template): release builds are signed with another key, so links will not verify for them")]
+            }
+            return []
+        }
+        let compact = s.replacingOccurrences(of: ":", with: "")
+        if compact.count == 64 && compact.allSatisfy({ $0.isHexDigit }) {
+            let fixed = stride(from: 0, to: 64, by: 2).map { i -> String in
+                let a = compact.index(compact.startIndex, offsetBy: i)
+                return compact[a...compact.index(after: a)].uppercased()
+            }.joined(separator: ":")
+            return [Finding(.error, "fingerprint-format", at: path, "the fingerprint must be 32 upper-case hex bytes separated by colons: write \(fixed)")]
+        }
+        if !s.contains(where: \.isHexDigit) || s.uppercased().contains("FINGERPRINT") || s.uppercased().contains("SHA256") {
+            return [Finding(.error, "placeholder-fingerprint", at: path, "\(JSONWriter.quote(s)) is a placeholder: put the SHA-256 fingerprint of your signing certificate (keytool -list -v, or Play Console → App integrity)")]
+        }
+        return [Finding(.error, "fingerprint-format", at: path, "\(JSONWriter.quote(s)) is not a SHA-256 fingerprint (32 upper-case hex bytes separated by colons)")]
+    }
+}
+
+import Foundation

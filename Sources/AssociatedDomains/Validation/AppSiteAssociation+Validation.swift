@@ -1,0 +1,135 @@
+extension AppSiteAssociation {
+    /// Every problem in a file: syntax, shape, app IDs, unreachable or useless patterns, size.
+    /// Never traps, whatever the bytes.
+    public static func validate(bytes: [UInt8]) -> [Finding] {
+        var findings: [Finding] = []
+        if bytes.count > maximumBytes {
+            findings.append(Finding(.error, "file-too-large", at: "$", "the file is \(bytes.count) bytes; iOS ignores files over \(maximumBytes) bytes (128 KB) — use components with wildcards instead of listing paths"))
+        }
+        let (aasa, readFindings) = read(bytes: bytes)
+        findings += readFindings
+        if let aasa { findings += aasa.semanticFindings() }
+        return findings.stablePartitioned()
+    }
+
+    /// Checks that need the whole model.
+    func semanticFindings() -> [Finding] {
+        var findings: [Finding] = []
+        if applinks == nil && webcredentials == nil && appclips == nil && activitycontinuation == nil {
+            findings.append(Finding(.error, "missing-applinks", at: "$", "the file has none of applinks, webcredentials, appclips, activitycontinuation: it associates nothing"))
+        } else if applinks == nil {
+            findings.append(Finding(.warning, "missing-applinks", at: "$", "no \"applinks\" section: no URL of this domain opens an app (fine if you only share web credentials)"))
+        }
+        for (key, apps) in [("webcredentials", webcredentials), ("appclips", appclips), ("activitycontinuation", activitycontinuation)] {
+            for (i, id) in (apps ?? []).enumerated() { findings += AppIDCheck.check(id, at: "\(key).apps[\(i)]") }
+        }
+        guard let applinks else { return findings }
+        if let apps = applinks.apps, !apps.isEmpty {
+            findings.append(Finding(.warning, "legacy-apps-key", at: "applinks.apps", "\"apps\" must be an empty array (or left out); app IDs belong in details"))
+        }
+        for d in applinks.details {
+            let path = "applinks.details[\(d.index)]"
+            if d.appIDs.isEmpty {
+                findings.append(Finding(.error, "no-app-ids", at: path, "the detail lists no app IDs (\"appIDs\" is empty or missing), so no app can claim these links"))
+            }
+            for (i, id) in d.appIDs.enumerated() { findings += AppIDCheck.check(id, at: "\(path).appIDs[\(i)]") }
+            if d.components != nil && d.paths != nil {
+                findings.append(Finding(.warning, "paths-and-components", at: path, "has both \"paths\" and \"components\": iOS 13+ uses only components, older iOS only paths; keep them equivalent or drop paths"))
+            }
+            if d.components == nil && d.paths == nil {
+                findings.append(Finding(.error, "no-patterns", at: path, "has neither \"components\" nor \"paths\": it matches no URL"))
+            }
+            if let components = d.components { findings += componentFindings(components, path, d.substitutionVariables) }
+            if let paths = d.paths, d.components == nil { findings += pathFindings(paths, path) }
+        }
+        return findings
+    }
+
+    /// True when a path pattern accepts every path.
+    static func isCatchAll(_ pattern: String) -> Bool {
+        let p = pattern.trimmingStars()
+        return p.isEmpty || p == "/"
+    }
+
+    func componentFindings(_ components: [Component], _ path: String, _ variables: [String: [String]]) -> [Finding] {
+        var findings: [Finding] = []
+        var catchAll: Int?
+        for c in components {
+            let cp = "\(path).components[\(c.index)]"
+            if let earlier = catchAll {
+                findings.append(Finding(.warning, "unreachable-component", at: cp, "can never apply: components[\(earlier)] before it matches every URL and the first match decides"))
+            }
+            for (key, pattern) in [("/", c.path), ("#", c.fragment)] {
+                if let pattern { findings += variableFindings(pattern, "\(cp).\(key)", variables) }
+            }
+            switch c.query {
+            case .items(let items)?:
+                for item in items {
+                    findings += variableFindings(item.pattern, "\(cp).?.\(item.name)", variables)
+                    if item.pattern == "?" {
+                        findings.append(Finding(.warning, "query-single-character", at: "\(cp).?.\(item.name)", "\"?\" matches exactly one character; use \"*\" to accept any value or \"?*\" for a non-empty one"))
+                    } else if item.pattern.isEmpty {
+                        findings.append(Finding(.warning, "query-empty-pattern", at: "\(cp).?.\(item.name)", "\"\" matches only when \(item.name) is absent or empty; use \"*\" to accept any value"))
+                    }
+                }
+            case .whole(let s)?: findings += variableFindings(s, "\(cp).?", variables)
+            default: break
+            }
+            if !c.exclude && c.query == nil && c.fragment == nil && (c.path.map(Self.isCatchAll) ?? true) && catchAll == nil {
+                catchAll = c.index
+            }
+            if c.exclude && c.query == nil && c.fragment == nil && (c.path.map(Self.isCatchAll) ?? true) && catchAll == nil {
+                catchAll = c.index  // an exclude-everything also shadows what follows
+            }
+        }
+        return findings
+    }
+
+    func variableFindings(_ pattern: String, _ path: String, _ variables: [String: [String]]) -> [Finding] {
+        var findings: [Finding] = []
+        var rest = Substring(pattern)
+        while let start = rest.range(of: "$(") {
+            guard let close = rest[start.upperBound...].firstIndex(of: ")") else { break }
+            let name = String(rest[start.upperBound..<close])
+            if !SubstitutionVariables.builtInNames.contains(name) && variables[name] == nil {
+                findings.append(Finding(.error, "unknown-variable", at: path, "$(\(name)) is neither a built-in substitution variable nor defined in substitutionVariables; it would only match the literal text"))
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return findings
+    }
+
+    func pathFindings(_ paths: [String], _ path: String) -> [Finding] {
+        var findings: [Finding] = []
+        var catchAll: Int?
+        for (i, p) in paths.enumerated() {
+            let pp = "\(path).paths[\(i)]"
+            let exclude = p.hasPrefix("NOT ")
+            let pattern = exclude ? String(p.dropFirst(4)) : p
+            if let earlier = catchAll {
+                findings.append(Finding(.warning, exclude ? "unreachable-not" : "unreachable-path", at: pp, "\(JSONWriterShim.quote(p)) can never apply: paths[\(earlier)] before it matches every path and the first match decides — put NOT entries first"))
+            } else if exclude && !paths[(i + 1)...].contains(where: { !$0.hasPrefix("NOT ") }) {
+                findings.append(Finding(.warning, "useless-not", at: pp, "\(JSONWriterShim.quote(p)) excludes nothing: no later path would have matched, and unmatched paths are not handled anyway"))
+            }
+            if !exclude && Self.isCatchAll(pattern) && catchAll == nil { catchAll = i }
+        }
+        return findings
+    }
+}
+
+extension String {
+    func trimmingStars() -> String {
+        var s = Substring(self)
+        while s.hasPrefix("*") { s = s.dropFirst() }
+        while s.hasSuffix("*") { s = s.dropLast() }
+        if s == "/" { return "/" }
+        return String(s)
+    }
+}
+
+extension Array where Element == Finding {
+    /// Errors first, each group in the order found.
+    func stablePartitioned() -> [Finding] { filter { $0.severity == .error } + filter { $0.severity == .warning } }
+}
+
+import Foundation
