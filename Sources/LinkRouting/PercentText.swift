@@ -1,0 +1,60 @@
+/// Percent-encoding for route parameters.
+enum PercentText {
+    /// Decodes %XX (invalid sequences stay as written); `+` stays `+`.
+    static func decode(_ s: String) -> String {
+        guard s.contains("%") else { return s }
+        let u = Array(s.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(u.count)
+        var i = 0
+        func hex(_ b: UInt8) -> UInt8? {
+            switch b {
+            case 0x30...0x39: return b - 0x30
+            case 0x41...0x46: return b - 0x37
+            case 0x61...0x66: return b - 0x57
+            default: return nil
+            }
+        }
+        while i < u.count {
+            if u[i] == 0x25, i + 2 < u.count, let h = hex(u[i + 1]), let l = hex(u[i + 2]) {
+                out.append(h << 4 | l)
+                i += 3
+            } else {
+                out.append(u[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Unreserved characters (RFC 3986) pass; everything else is %XX-encoded, so `/`, `+`, `&`,
+    /// `=`, `?`, `#` inside a value can never be mistaken for structure.
+    static func encode(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%"
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(b >> 4)]))
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(b & 0xF)]))
+            }
+        }
+        return out
+    }
+
+    /// (name, value) pairs of a query, both decoded.
+    static func queryItems(_ query: String?) -> [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").map { item in
+            if let eq = item.firstIndex(of: "=") {
+                return (decode(String(item[..<eq])), decode(String(item[item.index(after: eq)...])))
+            }
+            return (decode(String(item)), "")
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// One entry of a route table.
+///
+/// A `pattern` is either a universal-link path (`/join/{groupId}`, served on the table's hosts)
+/// or a custom-scheme URL (`plur://group/{groupId}`, whose host is the first segment).
+/// `plur://` alone is a scheme-only route; a trailing `{rest:*}` or `*` is a catch-all.
+public struct Route: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// https (and http) on the table's hosts.
+        case universal
+        /// A custom scheme such as `plur`.
+        case scheme(String)
+    }
+
+    public var name: String
+    public var pattern: String
+    public var kind: Kind
+    var segments: [Segment]
+    public var query: [QueryParameter]
+    /// When true, AASA generation emits an `exclude` component for it.
+    public var exclude: Bool
+
+    /// Parses `pattern`; `query` maps item names to `param`, `param:type`, `param?` (optional).
+    public init(name: String, pattern: String, query: [(item: String, spec: String)] = [], exclude: Bool = false) throws(RouteTableError) {
+        self.name = name
+        self.pattern = pattern
+        self.exclude = exclude
+        var rest = Substring(pattern)
+        if let sep = rest.range(of: "://") {
+            let scheme = rest[..<sep.lowerBound].lowercased()
+            guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }), scheme.first!.isLetter else {
+                throw RouteTableError("route \(name): \(JSONText.quote(String(scheme))) is not a valid URL scheme")
+            }
+            if scheme == "https" || scheme == "http" {
+                // A full universal link: the host is the table's, keep the path.
+                rest = rest[sep.upperBound...]
+                rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? ""
+                kind = .universal
+            } else {
+                kind = .scheme(scheme)
+                rest = rest[sep.upperBound...]
+            }
+        } else {
+            guard rest.hasPrefix("/") else { throw RouteTableError("route \(name): pattern \(JSONText.quote(pattern)) must start with / or scheme://") }
+            kind = .universal
+        }
+        var segments: [Segment] = []
+        let parts = rest.split(separator: "/", omittingEmptySubsequences: true)
+        for (i, part) in parts.enumerated() {
+            if part == "*" {
+                segments.append(.parameter(name: "*", type: .rest))
+            } else if part.hasPrefix("{") && part.hasSuffix("}") {
+                let inner = part.dropFirst().dropLast()
+                let colon = inner.firstIndex(of: ":")
+                let pname = String(colon.map { inner[..<$0] } ?? inner)
+                let type = ParameterType(colon.map { inner[inner.index(after: $0)...] } ?? "")
+                guard !pname.isEmpty else { throw RouteTableError("route \(name): empty parameter name in \(JSONText.quote(String(part)))") }
+                segments.append(.parameter(name: pname, type: type))
+            } else if part.contains("{") || part.contains("}") {
+                throw RouteTableError("route \(name): \(JSONText.quote(String(part))) mixes text and a parameter; a parameter must be a whole segment")
+            } else {
+                segments.append(.literal(String(part)))
+            }
+            if case .parameter(_, let t) = segments.last!, t == .url || t == .rest, i != parts.count - 1 {
+                throw RouteTableError("route \(name): a url or * parameter must be the last segment")
+            }
+        }
+        self.segments = segments
+        self.query = try query.map { item, spec throws(RouteTableError) in
+            var s = Substring(spec)
+            let optional = s.hasSuffix("?")
+            if optional { s = s.dropLast() }
+            let colon = s.firstIndex(of: ":")
+            let pname = String(colon.map { s[..<$0] } ?? s)
+            guard !pname.isEmpty else { throw RouteTableError("route \(name): query item \(JSONText.quote(item)) names no parameter") }
+            let type = ParameterType(colon.map { s[s.index(after: $0)...] } ?? "")
+            if type == .url || type == .rest { throw RouteTableError("route \(name): query item \(JSONText.quote(item)) cannot be of type \(type)") }
+            return QueryParameter(item: item, parameter: pname, type: type, optional: optional)
+        }
+        var names = Set<String>()
+        for case .parameter(let n, _) in segments where n != "*" {
+            guard names.insert(n).inserted else { throw RouteTableError("route \(name): parameter \(n) appears twice") }
+        }
+        for q in self.query {
+            guard names.insert(q.parameter).inserted else { throw RouteTableError("route \(name): parameter \(q.parameter) appears twice") }
+        }
+    }
+
+    /// The parameter names this route binds, path first.
+    public var parameterNames: [String] {
+        segments.compactMap { if case .parameter(let n, _) = $0 { return n } else { return nil } } + query.map(\.parameter)
+    }
+}
+
+/// A route table that could not be built, and why.
+public struct RouteTableError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+import SwitchyardJSON
+enum JSONText {
+    static func quote(_ s: String) -> String { JSONWriter.quote(s) }
+}

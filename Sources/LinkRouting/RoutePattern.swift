@@ -1,0 +1,89 @@
+/// The type of a route parameter: `{name}` (string), `{name:int}`, `{name:uuid}`,
+/// `{name:a|b|c}` (one of these values), `{name:url}` (a whole URL embedded in the rest of the
+/// path, query included), `{name:*}` (the rest of the path, any number of segments).
+public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
+    case string
+    case int
+    case uuid
+    case oneOf([String])
+    case url
+    case rest
+
+    init(_ spec: Substring) {
+        switch spec {
+        case "", "string": self = .string
+        case "int": self = .int
+        case "uuid": self = .uuid
+        case "url": self = .url
+        case "*", "path": self = .rest
+        default: self = .oneOf(spec.split(separator: "|").map(String.init))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .string: return "string"
+        case .int: return "integer"
+        case .uuid: return "UUID"
+        case .oneOf(let values): return "one of " + values.joined(separator: ", ")
+        case .url: return "URL"
+        case .rest: return "path"
+        }
+    }
+
+    /// The typed value of `text`, or nil when it does not fit.
+    func value(_ text: String) -> RouteValue? {
+        switch self {
+        case .string: return text.isEmpty ? nil : .string(text)
+        case .int: return Int(text).map(RouteValue.int)
+        case .uuid: return UUIDText.parse(text).map(RouteValue.uuid)
+        case .oneOf(let values): return values.contains(text) ? .string(text) : nil
+        case .url: return .url(text, nested: nil)
+        case .rest: return .string(text)
+        }
+    }
+}
+
+/// A parameter's typed value.
+public indirect enum RouteValue: Sendable, Equatable, CustomStringConvertible {
+    case string(String)
+    case int(Int)
+    /// A UUID in canonical lower-case form.
+    case uuid(String)
+    /// An embedded URL, and the route it leads to in the same table, if any.
+    case url(String, nested: RouteMatch?)
+
+    /// The value as text, as it goes into a URL.
+    public var text: String {
+        switch self {
+        case .string(let s), .uuid(let s): return s
+        case .int(let i): return String(i)
+        case .url(let u, _): return u
+        }
+    }
+
+    public var description: String { text }
+}
+
+/// One segment of a route's path.
+enum Segment: Sendable, Equatable {
+    case literal(String)
+    case parameter(name: String, type: ParameterType)
+}
+
+/// A query item a route reads: item name → parameter, optional or required.
+public struct QueryParameter: Sendable, Equatable {
+    public var item: String
+    public var parameter: String
+    public var type: ParameterType
+    public var optional: Bool
+}
+
+enum UUIDText {
+    static func parse(_ s: String) -> String? {
+        let hex = Set("0123456789abcdefABCDEF")
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.map(\.count) == [8, 4, 4, 4, 12], parts.allSatisfy({ $0.allSatisfy { hex.contains($0) } }) else { return nil }
+        return s.lowercased()
+    }
+}

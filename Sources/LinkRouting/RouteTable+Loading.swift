@@ -1,0 +1,82 @@
+import Foundation
+import SwitchyardJSON
+import Yams
+
+extension Router {
+    /// Loads a route table from a JSON or YAML file (by extension; YAML is a superset of JSON).
+    ///
+    /// ```yaml
+    /// hosts: [rabble.community, www.rabble.community]
+    /// routes:
+    ///   - name: join
+    ///     pattern: /join/{groupId}
+    ///     query: {code: code, relay: relay?}
+    /// ```
+    public init(contentsOf path: String) throws(RouteTableError) {
+        guard let data = FileManager.default.contents(atPath: path) else { throw RouteTableError("cannot read route table '\(path)'") }
+        let text = String(decoding: data, as: UTF8.self)
+        if path.hasSuffix(".json") {
+            do { try self.init(document: try JSONParser.parse(text)) } catch let e as JSONParser.SyntaxError {
+                throw RouteTableError("\(path): \(e)")
+            } catch let e as RouteTableError {
+                throw RouteTableError("\(path): \(e.message)")
+            } catch { throw RouteTableError("\(path): \(error)") }
+        } else {
+            try self.init(yaml: text, source: path)
+        }
+    }
+
+    public init(yaml: String, source: String? = nil) throws(RouteTableError) {
+        let prefix = source.map { "\($0): " } ?? ""
+        let node: Yams.Node?
+        do { node = try Yams.compose(yaml: yaml) } catch { throw RouteTableError("\(prefix)invalid YAML: \(error)") }
+        guard let node else { throw RouteTableError("\(prefix)the file is empty") }
+        do { try self.init(document: Self.json(node)) } catch { throw RouteTableError(prefix + error.message) }
+    }
+
+    static func json(_ node: Yams.Node) -> JSONValue {
+        switch node {
+        case .scalar(let s):
+            if s.style == .plain {
+                if let i = Int(s.string) { return .int(i) }
+                if ["true", "false"].contains(s.string) { return .bool(s.string == "true") }
+                if ["null", "~", ""].contains(s.string) { return .null }
+            }
+            return .string(s.string)
+        case .sequence(let seq): return .array(seq.map(json))
+        case .mapping(let map): return .object(map.map { (($0.key.string ?? ""), json($0.value)) })
+        case .alias(let a): return .string("*\(a.anchor)")
+        }
+    }
+
+    /// Builds a table from its JSON form: `hosts` and `routes` (each `name`, `pattern`,
+    /// optional `query` {item: spec}, optional `exclude`).
+    public init(document: JSONValue) throws(RouteTableError) {
+        guard case .object = document else { throw RouteTableError("a route table is an object with \"hosts\" and \"routes\"") }
+        var hosts: [String] = []
+        if let h = document["hosts"] {
+            guard let list = h.arrayValue?.compactMap(\.stringValue), list.count == h.arrayValue?.count else {
+                throw RouteTableError("hosts: expected a list of host names")
+            }
+            hosts = list
+        }
+        guard let list = document["routes"]?.arrayValue else { throw RouteTableError("routes: expected a list of routes") }
+        var routes: [Route] = []
+        for (i, r) in list.enumerated() {
+            guard let name = r["name"]?.stringValue else { throw RouteTableError("routes[\(i)].name: every route needs a name") }
+            guard let pattern = r["pattern"]?.stringValue else { throw RouteTableError("routes[\(i)].pattern: route \(name) needs a pattern") }
+            var query: [(String, String)] = []
+            if let q = r["query"] {
+                guard let members = q.objectMembers else { throw RouteTableError("routes[\(i)].query: expected item: parameter pairs") }
+                for m in members {
+                    guard let spec = m.value.stringValue else { throw RouteTableError("routes[\(i)].query.\(m.key): expected a parameter name") }
+                    query.append((m.key, spec))
+                }
+            }
+            do {
+                routes.append(try Route(name: name, pattern: pattern, query: query, exclude: r["exclude"] == .bool(true)))
+            } catch { throw RouteTableError("routes[\(i)]: \(error.message)") }
+        }
+        try self.init(hosts: hosts, routes: routes)
+    }
+}

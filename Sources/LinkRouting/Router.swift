@@ -1,0 +1,272 @@
+import Foundation
+
+/// Routes incoming universal links and custom-scheme URLs to named routes with typed
+/// parameters, and builds canonical URLs back from them.
+///
+/// ```swift
+/// let router = try Router(hosts: ["rabble.community", "www.rabble.community"], routes: [
+///     Route(name: "group", pattern: "/g/{groupId}", query: [("relay", "relay?")]),
+/// ])
+/// router.route("https://www.rabble.community/g/abc?relay=wss%3A%2F%2Fr.example")
+/// // .matched(group(groupId: abc, relay: wss://r.example))
+/// router.url(for: match)   // "https://rabble.community/g/abc?relay=wss%3A%2F%2Fr.example"
+/// ```
+///
+/// Routes are tried as if in table order (the first that matches wins), but the lookup walks a
+/// segment trie, so a table of a thousand routes costs about as much as one of ten.
+public struct Router: Sendable {
+    /// Hosts served for universal routes; the first is canonical (used when building URLs).
+    public let hosts: [String]
+    public let routes: [Route]
+    private let roots: [String: Node]  // "https" for universal routes, else the scheme
+
+    final class Node: @unchecked Sendable {
+        // Built once in init, read-only afterwards.
+        var literals: [String: Node] = [:]
+        var parameters: [(name: String, type: ParameterType, node: Node)] = []
+        /// Routes ending here.
+        var terminal: [Int] = []
+        /// Routes whose last segment (url or rest) takes everything from here on.
+        var rest: [(name: String, type: ParameterType, route: Int)] = []
+    }
+
+    public init(hosts: [String], routes: [Route]) throws(RouteTableError) {
+        self.hosts = hosts.map { $0.lowercased() }
+        self.routes = routes
+        var names = Set<String>()
+        for r in routes where !names.insert(r.name).inserted { throw RouteTableError("route name \(r.name) is used twice") }
+        if hosts.isEmpty && routes.contains(where: { $0.kind == .universal }) {
+            throw RouteTableError("universal-link routes need at least one host")
+        }
+        var roots: [String: Node] = [:]
+        for (index, route) in routes.enumerated() {
+            let key: String
+            switch route.kind {
+            case .universal: key = "https"
+            case .scheme(let s): key = s
+            }
+            var node = roots[key] ?? Node()
+            roots[key] = node
+            for segment in route.segments {
+                switch segment {
+                case .literal(let text):
+                    let next = node.literals[text] ?? Node()
+                    node.literals[text] = next
+                    node = next
+                case .parameter(let name, let type) where type == .url || type == .rest:
+                    node.rest.append((name, type, index))
+                case .parameter(let name, let type):
+                    if let existing = node.parameters.first(where: { $0.name == name && $0.type == type }) {
+                        node = existing.node
+                    } else {
+                        let next = Node()
+                        node.parameters.append((name, type, next))
+                        node = next
+                    }
+                }
+            }
+            if case .parameter(_, let t)? = route.segments.last, t == .url || t == .rest { continue }
+            node.terminal.append(index)
+        }
+        self.roots = roots
+    }
+
+    /// A URL split into what routing needs.
+    struct Input {
+        var key: String
+        var host: String
+        /// Raw (still percent-encoded) path segments; for custom schemes the host comes first.
+        var segments: [Substring]
+        var query: String?
+        var fragment: String?
+        var trailingText: (Int) -> String
+    }
+
+    static func split(_ url: String) -> (scheme: String, host: String, path: Substring, query: String?, fragment: String?)? {
+        guard let sep = url.range(of: "://") else { return nil }
+        let scheme = url[..<sep.lowerBound].lowercased()
+        var rest = url[sep.upperBound...]
+        var fragment: String?
+        if let h = rest.firstIndex(of: "#") {
+            fragment = String(rest[rest.index(after: h)...])
+            rest = rest[..<h]
+        }
+        var query: String?
+        if let q = rest.firstIndex(of: "?") {
+            query = String(rest[rest.index(after: q)...])
+            rest = rest[..<q]
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        var host = rest[..<slash]
+        if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
+        if let colon = host.lastIndex(of: ":"), !host.hasPrefix("[") { host = host[..<colon] }
+        return (scheme, host.lowercased(), rest[slash...], query, fragment)
+    }
+
+    /// How deep embedded URLs are routed (`/i/https://…/i/https://…`).
+    static let maximumNesting = 3
+
+    /// Routes `url`: the first route (in table order) that matches, or why none does.
+    public func route(_ url: String) -> RouteResult { route(url, depth: 0) }
+
+    func route(_ url: String, depth: Int) -> RouteResult {
+        guard let (scheme, host, path, query, fragment) = Self.split(url) else {
+            return .unmatched(reason: "\(JSONText.quote(url)) is not an absolute URL")
+        }
+        let key: String
+        var segments: [Substring]
+        if scheme == "https" || scheme == "http" {
+            guard hosts.contains(host) else {
+                return .unmatched(reason: "host \(host) is not one of this table's hosts (\(hosts.joined(separator: ", ")))")
+            }
+            key = "https"
+            segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        } else {
+            key = scheme
+            segments = (host.isEmpty ? [] : [Substring(host)]) + path.split(separator: "/", omittingEmptySubsequences: true)
+        }
+        guard let root = roots[key] else {
+            return .unmatched(reason: key == "https" ? "no universal-link routes" : "no routes for the \(scheme): scheme")
+        }
+        let decoded = segments.map { PercentText.decode(String($0)) }
+        var candidates: [(route: Int, params: [String: RouteValue])] = []
+        var typeFailures: [String] = []
+        // The raw text from segment i on, "//" and all (for embedded URLs).
+        let hostSegment = key != "https" && !host.isEmpty
+        let remainder: (Int) -> String = { i in
+            if hostSegment && i == 0 { return host + path }
+            return String(path[segments[i].startIndex...])
+        }
+        collect(root, decoded, remainder, 0, [:], query: query, fragment: fragment, into: &candidates, failures: &typeFailures)
+        candidates.sort { $0.route < $1.route }
+        let items = PercentText.queryItems(query)
+        var queryFailures: [String] = []
+        for candidate in candidates {
+            let route = routes[candidate.route]
+            var params = candidate.params
+            var ok = true
+            for q in route.query {
+                guard let raw = items.first(where: { $0.name == q.item })?.value else {
+                    if !q.optional {
+                        queryFailures.append("route \(route.name) needs the query item \(q.item)")
+                        ok = false
+                        break
+                    }
+                    continue
+                }
+                guard let value = q.type.value(raw) else {
+                    queryFailures.append("route \(route.name): query item \(q.item)=\(JSONText.quote(raw)) is not a \(q.type)")
+                    ok = false
+                    break
+                }
+                params[q.parameter] = value
+            }
+            if ok {
+                // Route embedded URLs too, so that their own query is parsed.
+                for (name, value) in params {
+                    if case .url(let embedded, nil) = value, depth < Self.maximumNesting {
+                        params[name] = .url(embedded, nested: self.route(embedded, depth: depth + 1).match)
+                    }
+                }
+                return .matched(RouteMatch(route: route.name, index: candidate.route, parameters: params))
+            }
+        }
+        if let first = queryFailures.first { return .unmatched(reason: first) }
+        if let first = typeFailures.first { return .unmatched(reason: first) }
+        return .unmatched(reason: "no route matches the path /" + decoded.joined(separator: "/"))
+    }
+
+    private func collect(
+        _ node: Node, _ decoded: [String], _ remainder: (Int) -> String, _ i: Int, _ params: [String: RouteValue],
+        query: String?, fragment: String?, into out: inout [(route: Int, params: [String: RouteValue])], failures: inout [String]
+    ) {
+        for (name, type, route) in node.rest {
+            var p = params
+            if type == .url {
+                guard i < decoded.count else { continue }
+                var text = remainder(i)
+                if !text.contains("://"), PercentText.decode(text).contains("://") { text = PercentText.decode(text) }
+                if let query { text += "?" + query }
+                if let fragment { text += "#" + fragment }
+                guard Self.split(text) != nil else {
+                    failures.append("route \(routes[route].name): \(JSONText.quote(text)) is not an embedded URL")
+                    continue
+                }
+                p[name] = .url(text, nested: nil)
+            } else {
+                p[name] = .string(decoded[i...].joined(separator: "/"))
+            }
+            out.append((route, p))
+        }
+        if i == decoded.count {
+            for r in node.terminal { out.append((r, params)) }
+            return
+        }
+        if let next = node.literals[decoded[i]] {
+            collect(next, decoded, remainder, i + 1, params, query: query, fragment: fragment, into: &out, failures: &failures)
+        }
+        for (name, type, next) in node.parameters {
+            guard let value = type.value(decoded[i]) else {
+                failures.append("\(JSONText.quote(decoded[i])) is not a \(type) for {\(name)}")
+                continue
+            }
+            var p = params
+            p[name] = value
+            collect(next, decoded, remainder, i + 1, p, query: query, fragment: fragment, into: &out, failures: &failures)
+        }
+    }
+
+    /// The reference behaviour: every route tried in table order against the URL, parsed
+    /// once, without the trie (benchmarks and the equivalence property test).
+    public func routeLinearly(_ url: String) -> RouteMatch? {
+        guard let (scheme, host, path, query, fragment) = Self.split(url) else { return nil }
+        let universal = scheme == "https" || scheme == "http"
+        if universal && !hosts.contains(host) { return nil }
+        let raw: [Substring] = universal ? path.split(separator: "/") : (host.isEmpty ? [] : [Substring(host)]) + path.split(separator: "/")
+        let decoded = raw.map { PercentText.decode(String($0)) }
+        let items = PercentText.queryItems(query)
+        routes: for (index, route) in routes.enumerated() {
+            switch route.kind {
+            case .universal: guard universal else { continue }
+            case .scheme(let s): guard s == scheme else { continue }
+            }
+            var params: [String: RouteValue] = [:]
+            var i = 0
+            var consumedAll = false
+            for segment in route.segments {
+                switch segment {
+                case .literal(let text):
+                    guard i < decoded.count, decoded[i] == text else { continue routes }
+                    i += 1
+                case .parameter(let name, .url):
+                    guard i < raw.count else { continue routes }
+                    var text = !universal && !host.isEmpty && i == 0 ? host + path : String(path[raw[i].startIndex...])
+                    if !text.contains("://"), PercentText.decode(text).contains("://") { text = PercentText.decode(text) }
+                    if let query { text += "?" + query }
+                    if let fragment { text += "#" + fragment }
+                    guard Self.split(text) != nil else { continue routes }
+                    params[name] = .url(text, nested: nil)
+                    consumedAll = true
+                case .parameter(let name, .rest):
+                    params[name] = .string(decoded[i...].joined(separator: "/"))
+                    consumedAll = true
+                case .parameter(let name, let type):
+                    guard i < decoded.count, let value = type.value(decoded[i]) else { continue routes }
+                    params[name] = value
+                    i += 1
+                }
+            }
+            guard consumedAll || i == decoded.count else { continue }
+            for q in route.query {
+                guard let value = items.first(where: { $0.name == q.item })?.value else {
+                    if q.optional { continue } else { continue routes }
+                }
+                guard let typed = q.type.value(value) else { continue routes }
+                params[q.parameter] = typed
+            }
+            for (k, v) in params { if case .url(let u, nil) = v { params[k] = .url(u, nested: self.route(u, depth: 1).match) } }
+            return RouteMatch(route: route.name, index: index, parameters: params)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import LinkRouting
+import Testing
+
+/// Deterministic generator for property tests.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+enum PlurTable {
+    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Examples/plur-routes.yaml").path
+    static func load() throws -> Router { try Router(contentsOf: path) }
+}
+
+/// What the Plur app does with a link, as a typed value.
+enum PlurDestination: Equatable {
+    case invite(code: String)
+    case join(groupId: String, code: String, relay: String?)
+    case group(groupId: String, relay: String?)
+    case home
+
+    init?(_ m: RouteMatch) {
+        switch m.route {
+        case "invite": self = .invite(code: m.string("code")!)
+        case "inviteEmbedded":
+            guard case .url(_, let nested?)? = m["target"], let inner = PlurDestination(nested) else { return nil }
+            self = inner
+        case "join", "joinCommunity", "appJoinCommunity":
+            self = .join(groupId: m.string("groupId")!, code: m.string("code")!, relay: m.string("relay"))
+        case "group", "appGroup": self = .group(groupId: m.string("groupId")!, relay: m.string("relay"))
+        case "appHome": self = .home
+        default: return nil
+        }
+    }
+}
+
+@Suite struct RouterTests {
+    struct PlurCase: Sendable, CustomStringConvertible {
+        let url: String
+        let route: String
+        let destination: String
+        var description: String { url }
+    }
+
+    static let relay = "wss%3A%2F%2Frelay.rabble.community"
+
+    @Test(arguments: [
+        PlurCase(url: "https://rabble.community/i/ABC123", route: "invite", destination: "invite(code: \"ABC123\")"),
+        PlurCase(url: "https://rabble.community/i/plur://join-community?group-id=G1&code=C1&relay=\(relay)", route: "inviteEmbedded",
+                 destination: "join(groupId: \"G1\", code: \"C1\", relay: Optional(\"wss://relay.rabble.community\"))"),
+        PlurCase(url: "https://rabble.community/join/G2?code=C2&relay=\(relay)", route: "join",
+                 destination: "join(groupId: \"G2\", code: \"C2\", relay: Optional(\"wss://relay.rabble.community\"))"),
+        PlurCase(url: "https://rabble.community/join-community?group-id=G3&code=C3&relay=\(relay)", route: "joinCommunity",
+                 destination: "join(groupId: \"G3\", code: \"C3\", relay: Optional(\"wss://relay.rabble.community\"))"),
+        PlurCase(url: "https://rabble.community/g/G4?relay=\(relay)", route: "group",
+                 destination: "group(groupId: \"G4\", relay: Optional(\"wss://relay.rabble.community\"))"),
+        PlurCase(url: "https://www.rabble.community/g/G4/", route: "group", destination: "group(groupId: \"G4\", relay: nil)"),
+        PlurCase(url: "plur://join-community?group-id=G5&code=C5&relay=\(relay)", route: "appJoinCommunity",
+                 destination: "join(groupId: \"G5\", code: \"C5\", relay: Optional(\"wss://relay.rabble.community\"))"),
+        PlurCase(url: "plur://group/G6?relay=\(relay)", route: "appGroup", destination: "group(groupId: \"G6\", relay: Optional(\"wss://relay.rabble.community\"))"),
+        PlurCase(url: "plur://", route: "appHome", destination: "home"),
+    ])
+    func routesEveryPlurLink(_ c: PlurCase) throws {
+        let router = try PlurTable.load()
+        let match = try #require(router.route(c.url).match, "\(router.route(c.url))")
+        #expect(match.route == c.route)
+        let destination = try #require(PlurDestination(match))
+        #expect(String(describing: destination) == c.destination)
+        #expect(router.routeLinearly(c.url) == match)
+    }
+
+    @Test(arguments: [
+        ("https://rabble.community/join/G2?relay=x", "route join needs the query item code"),
+        ("https://evil.example/g/G1", "host evil.example is not one of this table's hosts (rabble.community, www.rabble.community)"),
+        ("https://rabble.community/nope/1", "no route matches the path /nope/1"),
+        ("mailto://x", "no routes for the mailto: scheme"),
+        ("not a url", "\"not a url\" is not an absolute URL"),
+    ])
+    func saysWhyNothingMatched(_ url: String, _ reason: String) throws {
+        #expect(try PlurTable.load().route(url) == .unmatched(reason: reason))
+    }
+
+    @Test func typedParametersAndEnumerations() throws {
+        let router = try Router(hosts: ["example.com"], routes: [
+            Route(name: "item", pattern: "/items/{id:int}"),
+            Route(name: "user", pattern: "/users/{id:uuid}"),
+            Route(name: "tab", pattern: "/tabs/{tab:home|search|profile}", query: [("page", "page:int?")]),
+            Route(name: "files", pattern: "/files/{path:*}"),
+            Route(name: "fallback", pattern: "/{anything:*}"),
+        ])
+        #expect(router.route("https://example.com/items/42").match?.int("id") == 42)
+        #expect(router.route("https://example.com/items/forty-two").match?.route == "fallback")
+        #expect(router.route("https://example.com/users/3F2504E0-4F89-11D3-9A0C-0305E82C3301").match?["id"] == .uuid("3f2504e0-4f89-11d3-9a0c-0305e82c3301"))
+        #expect(router.route("https://example.com/tabs/search?page=3").match?.parameters == ["tab": .string("search"), "page": .int(3)])
+        #expect(router.route("https://example.com/tabs/settings").match?.route == "fallback")
+        #expect(router.route("https://example.com/tabs/home?page=x") == .matched(RouteMatch(route: "fallback", index: 4, parameters: ["anything": .string("tabs/home")])))
+        #expect(router.route("https://example.com/files/a/b%2Fc/d.txt").match?.string("path") == "a/b/c/d.txt")
+        #expect(router.route("https://example.com/").match?.route == "fallback")
+    }
+
+    @Test func firstMatchWinsAndEncodedSlashAndPlusStayInTheParameter() throws {
+        let router = try Router(hosts: ["example.com"], routes: [
+            Route(name: "specific", pattern: "/a/{x}"),
+            Route(name: "literal", pattern: "/a/b"),
+        ])
+        #expect(router.route("https://example.com/a/b").match?.route == "specific")
+        let m = try #require(router.route("https://example.com/a/one%2Ftwo+three%2B").match)
+        #expect(m.string("x") == "one/two+three+")
+        #expect(router.url(for: m) == "https://example.com/a/one%2Ftwo%2Bthree%2B")
+    }
+
+    @Test func buildsCanonicalURLs() throws {
+        let router = try PlurTable.load()
+        let join = RouteMatch(route: "join", parameters: ["groupId": .string("g 1"), "code": .string("a&b=c"), "relay": .string("wss://r.example/x?y")])
+        #expect(router.url(for: join) == "https://rabble.community/join/g%201?code=a%26b%3Dc&relay=wss%3A%2F%2Fr.example%2Fx%3Fy")
+        #expect(router.url(route: "appGroup", parameters: ["groupId": .string("G6")]) == "plur://group/G6")
+        #expect(router.url(route: "join", parameters: ["groupId": .string("G")]) == nil)  // code is required
+        #expect(router.url(route: "appHome", parameters: [:]) == "plur://")
+        #expect(router.url(route: "inviteEmbedded", parameters: ["target": .string("plur://group/G?relay=x")]) == "https://rabble.community/i/plur://group/G?relay=x")
+    }
+
+    @Test func buildThenRouteRoundTrips() throws {
+        let router = try PlurTable.load()
+        var rng = SplitMix(state: 2026)
+        let alphabet = Array("abcXYZ019 -_.~/+?&=#%:é😀")
+        func value() -> String { String((0..<Int.random(in: 1...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }) }
+        for _ in 0..<2_000 {
+            let route = router.routes.filter { $0.name != "inviteEmbedded" }.randomElement(using: &rng)!
+            var params: [String: RouteValue] = [:]
+            for name in route.parameterNames where name != "relay" || Bool.random(using: &rng) {
+                params[name] = .string(value())
+            }
+            guard let url = router.url(route: route.name, parameters: params) else {
+                Issue.record("could not build \(route.name) from \(params)")
+                continue
+            }
+            let back = router.route(url).match
+            #expect(back?.route == route.name, "\(url)")
+            #expect(back?.parameters == params, "\(url)")
+        }
+    }
+
+    @Test func trieAgreesWithLinearScanOnRandomTables() throws {
+        var rng = SplitMix(state: 7)
+        let words = ["a", "b", "users", "items", "x", "g", "join"]
+        var routes: [Route] = []
+        for i in 0..<200 {
+            let segments = (0..<Int.random(in: 0...3, using: &rng)).map { j -> String in
+                switch Int.random(in: 0..<5, using: &rng) {
+                case 0: return "{p\(j):int}"
+                case 1: return "{p\(j)}"
+                case 2: return "{p\(j):a|b}"
+                default: return words.randomElement(using: &rng)!
+                }
+            }
+            let tail = Int.random(in: 0..<10, using: &rng) == 0 ? ["{rest:*}"] : []
+            routes.append(try Route(name: "r\(i)", pattern: "/" + (segments + tail).joined(separator: "/"), query: Bool.random(using: &rng) ? [("q", "q:int?")] : []))
+        }
+        let router = try Router(hosts: ["h.example"], routes: routes)
+        for _ in 0..<3_000 {
+            let path = (0..<Int.random(in: 0...4, using: &rng)).map { _ in (words + ["1", "22", "a", "zz"]).randomElement(using: &rng)! }.joined(separator: "/")
+            let url = "https://h.example/\(path)" + (Bool.random(using: &rng) ? "?q=\(Int.random(in: 0...9, using: &rng))" : "")
+            #expect(router.route(url).match == router.routeLinearly(url), "\(url)")
+        }
+    }
+
+    @Test func loadErrorsSayWhere() {
+        #expect(throws: RouteTableError("routes[1].pattern: route b needs a pattern")) {
+            try Router(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: b}\n")
+        }
+        #expect(throws: RouteTableError("routes[0]: route a: a url or * parameter must be the last segment")) {
+            try Router(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/{u:url}/x'}\n")
+        }
+        #expect(throws: RouteTableError("route name a is used twice")) {
+            try Router(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: a, pattern: /b}\n")
+        }
+    }
+}
