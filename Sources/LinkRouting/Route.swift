@@ -104,3 +104,10 @@ import SwitchyardJSON
 enum JSONText {
     static func quote(_ s: String) -> String { JSONWriter.quote(s) }
 }
+
+extension Route {
+    /// Every parameter with its type, path first.
+    public var typedParameters: [(name: String, type: ParameterType)] {
+        segments.compactMap { if case .parameter(let n, let t) = $0 { return (n, t) } else { return nil } } + query.map { ($0.parameter, $0.type) }
+    }
+}

@@ -6,6 +6,9 @@ struct Switchyard: ParsableCommand {
         commandName: "switchyard",
         abstract: "Get links into the right app: rewrite web links into app links, and check the rules that do it.",
         version: "0.1.0",
-        subcommands: [ResolveCommand.self, UnwrapCommand.self, ManifestCommand.self]
+        subcommands: [
+            ResolveCommand.self, UnwrapCommand.self, ManifestCommand.self, RouteCommand.self, RoutesCommand.self,
+            AASACommand.self, AssetLinksCommand.self, PlistCommand.self,
+        ]
     )
 }

@@ -1,0 +1,130 @@
+import LinkRouting
+import SwitchyardJSON
+
+/// Builds association files from a route table, so that the app's routes and the web side's
+/// files cannot drift apart.
+public enum AssociationGenerator {
+    /// An apple-app-site-association with one `components` entry per universal-link route (in
+    /// table order): literal segments kept, parameters as `*`, required query items as `?*`.
+    ///
+    /// ```swift
+    /// let json = AssociationGenerator.appSiteAssociation(router: router, appIDs: ["ABCDE12345.com.example.app"])
+    /// ```
+    public static func appSiteAssociation(
+        router: Router, appIDs: [String], webcredentials: Bool = false, appClips: [String] = []
+    ) -> JSONValue {
+        // Routes with the same pattern share one component (the comment names them all).
+        var components: [(key: [(key: String, value: JSONValue)], names: [String])] = []
+        for route in router.routes where route.kind == .universal {
+            var c: [(key: String, value: JSONValue)] = [("/", .string(pathPattern(route)))]
+            let required = route.query.filter { !$0.optional }
+            if !required.isEmpty { c.append(("?", .object(required.map { ($0.item, JSONValue.string("?*")) }))) }
+            if route.exclude { c.append(("exclude", .bool(true))) }
+            if let i = components.firstIndex(where: { JSONValue.object($0.key) == JSONValue.object(c) }) {
+                components[i].names.append(route.name)
+            } else {
+                components.append((c, [route.name]))
+            }
+        }
+        let componentValues: [JSONValue] = components.map { c in
+            .object(c.key + [("comment", .string((c.names.count == 1 ? "route " : "routes ") + c.names.joined(separator: ", ")))])
+        }
+        var top: [(key: String, value: JSONValue)] = [
+            ("applinks", .object([("details", .array([.object([("appIDs", .array(appIDs.map(JSONValue.string))), ("components", .array(componentValues))])]))])),
+        ]
+        if webcredentials { top.append(("webcredentials", .object([("apps", .array(appIDs.map(JSONValue.string)))]))) }
+        if !appClips.isEmpty { top.append(("appclips", .object([("apps", .array(appClips.map(JSONValue.string)))]))) }
+        return .object(top)
+    }
+
+    /// The AASA path pattern of a route: `/join/{groupId}` → `/join/*`, `/i/{target:url}` → `/i/*`.
+    public static func pathPattern(_ route: Route) -> String {
+        var parts: [String] = []
+        for piece in route.pattern.split(separator: "/", omittingEmptySubsequences: true) {
+            if piece.hasPrefix("{") || piece == "*" { parts.append("*") } else { parts.append(String(piece)) }
+        }
+        // A url parameter swallows "//": everything after its start.
+        if let i = parts.firstIndex(of: "*"), route.pattern.contains(":url}") { parts = Array(parts[...i]) }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// A Digital Asset Links file granting `handle_all_urls` (and optionally
+    /// `get_login_creds`) to a package signed with `fingerprints`.
+    public static func assetLinks(packageName: String, fingerprints: [String], loginCredentials: Bool = false) -> AssetLinks {
+        var relations = ["delegate_permission/common.handle_all_urls"]
+        if loginCredentials { relations.append("delegate_permission/common.get_login_creds") }
+        return AssetLinks(statements: [.init(relations: relations, target: .androidApp(packageName: packageName, fingerprints: fingerprints))])
+    }
+}
+
+/// Checks that a route table and an AASA agree, in both directions.
+public enum RouteCoverage {
+    /// Findings: universal routes the AASA does not hand to `appID`, and URLs the AASA hands
+    /// to `appID` that no route handles. Sample URLs are built from the patterns.
+    public static func check(router: Router, aasa: AppSiteAssociation, appID: String) -> [Finding] {
+        var findings: [Finding] = []
+        guard let host = router.hosts.first else {
+            return [Finding(.error, "no-hosts", at: "routes", "the route table has no hosts, so it has no universal links to check")]
+        }
+        for (i, route) in router.routes.enumerated() where route.kind == .universal && !route.exclude {
+            guard let url = sampleURL(router, route) else { continue }
+            let decision = aasa.decide(url, for: appID, domain: host)
+            if decision != .match {
+                findings.append(Finding(.error, "route-not-covered", at: "routes[\(i)]", "route \(route.name): iOS would not open \(url) in \(appID) (\(decision.rawValue)); add a component such as {\"/\": \"\(AssociationGenerator.pathPattern(route))\"}"))
+            }
+        }
+        for detail in aasa.applinks?.details ?? [] where detail.appIDs.contains(appID) {
+            let patterns: [(String, String, Component.Query?)]
+            if let components = detail.components {
+                patterns = components.filter { !$0.exclude }.map { ("applinks.details[\(detail.index)].components[\($0.index)]", $0.path ?? "/*", $0.query) }
+            } else {
+                patterns = (detail.paths ?? []).enumerated().filter { !$0.element.hasPrefix("NOT ") }.map { ("applinks.details[\(detail.index)].paths[\($0.offset)]", $0.element, nil) }
+            }
+            for (path, pattern, query) in patterns {
+                let url = "https://\(host)" + sample(pattern) + sampleQuery(query)
+                guard aasa.decide(url, for: appID, domain: host) == .match else { continue }  // shadowed by an earlier exclude
+                if case .unmatched(let reason) = router.route(url) {
+                    findings.append(Finding(.error, "url-without-route", at: path, "the AASA hands \(url) to \(appID) but no route handles it (\(reason)); add a route or narrow the pattern"))
+                }
+            }
+        }
+        return findings
+    }
+
+    static func sample(_ pattern: String) -> String {
+        var p = pattern.hasPrefix("/") || pattern.hasPrefix("*") ? pattern : "/" + pattern
+        while let r = p.range(of: "$(") {
+            let close = p[r.upperBound...].firstIndex(of: ")") ?? p.endIndex
+            p.replaceSubrange(r.lowerBound..<(close == p.endIndex ? close : p.index(after: close)), with: "x")
+        }
+        p = p.replacingOccurrences(of: "*", with: "x").replacingOccurrences(of: "?", with: "x")
+        return p.hasPrefix("/") ? p : "/" + p
+    }
+
+    static func sampleQuery(_ q: Component.Query?) -> String {
+        switch q {
+        case .items(let items)?: return items.isEmpty ? "" : "?" + items.map { "\($0.name)=\(sample($0.pattern).dropFirst())" }.joined(separator: "&")
+        case .whole(let s)?: return s.isEmpty ? "" : "?" + s.replacingOccurrences(of: "*", with: "x").replacingOccurrences(of: "?", with: "x")
+        default: return ""
+        }
+    }
+
+    static func sampleURL(_ router: Router, _ route: Route) -> String? {
+        var params: [String: RouteValue] = [:]
+        for segment in route.parameterNames {
+            params[segment] = .string("sample")
+        }
+        for case let (name, type) in route.typedParameters {
+            switch type {
+            case .int: params[name] = .int(1)
+            case .uuid: params[name] = .uuid("00000000-0000-4000-8000-000000000000")
+            case .oneOf(let values): params[name] = .string(values.first ?? "")
+            case .url: params[name] = .string("https://\(router.hosts.first ?? "example.com")/")
+            default: break
+            }
+        }
+        return router.url(route: route.name, parameters: params)
+    }
+}
+
+import Foundation

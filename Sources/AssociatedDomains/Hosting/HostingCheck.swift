@@ -1,0 +1,84 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Fetches a domain's association file the way Apple's CDN does and reports what a person must
+/// fix: status, content type, redirects (not allowed), size.
+public struct HostingCheck: Sendable {
+    public struct Report: Sendable {
+        public var url: String
+        public var status: Int?
+        public var contentType: String?
+        /// The Location of a redirect, if the server answered with one.
+        public var redirect: String?
+        public var body: [UInt8]
+        public var findings: [Finding]
+    }
+
+    /// Extra certificate authority to trust (PEM file), e.g. a test CA.
+    public var trustedCAFile: String?
+    public var timeout: Double
+
+    public init(trustedCAFile: String? = nil, timeout: Double = 10) {
+        self.trustedCAFile = trustedCAFile
+        self.timeout = timeout
+    }
+
+    /// The URL to fetch for `argument`: a bare https origin gets the well-known path of `file`.
+    public static func location(of argument: String, file: String) -> String {
+        guard let parts = URLParts(argument) else { return argument }
+        if parts.path == "/" && parts.query == nil {
+            return "https://\(argument.dropFirst("https://".count).prefix { $0 != "/" })/.well-known/\(file)"
+        }
+        return argument
+    }
+
+    /// Fetches `url` without following redirects. Never throws: failures are findings.
+    public func fetch(_ url: String, maximumBytes: Int = AppSiteAssociation.maximumBytes) -> Report {
+        var report = Report(url: url, body: [], findings: [])
+        guard url.hasPrefix("https://") else {
+            report.findings.append(Finding(.error, "not-https", at: "$", "association files must be served over https; \(url) is not"))
+            return report
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let trustedCAFile { tls.additionalTrustRoots = [.file(trustedCAFile)] }
+        let configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .milliseconds(Int64(timeout * 1000)), read: .milliseconds(Int64(timeout * 1000))))
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        defer { try? client.syncShutdown() }
+        do {
+            var request = try HTTPClient.Request(url: url, method: .GET)
+            request.headers.add(name: "User-Agent", value: "Switchyard hosting check")
+            // Read up to twice the limit so that an oversized file is reported with its size.
+            let delegate = ResponseAccumulator(request: request, maxBodySize: maximumBytes * 2)
+            let response = try client.execute(request: request, delegate: delegate, deadline: .now() + .milliseconds(Int64(timeout * 1000))).wait()
+            report.status = Int(response.status.code)
+            report.contentType = response.headers.first(name: "content-type")
+            if var buffer = response.body { report.body = buffer.readBytes(length: buffer.readableBytes) ?? [] }
+            if (300..<400).contains(report.status ?? 0) {
+                report.redirect = response.headers.first(name: "location")
+                report.findings.append(Finding(.error, "redirect", at: "$", "the server answered \(report.status!) redirecting to \(report.redirect ?? "?"); Apple does not follow redirects for association files — serve the file directly at \(url)"))
+            } else if report.status != 200 {
+                report.findings.append(Finding(.error, "http-status", at: "$", "the server answered \(report.status!) instead of 200"))
+            }
+            if report.status == 200 {
+                let type = (report.contentType ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+                if type != "application/json" {
+                    report.findings.append(Finding(.warning, "content-type", at: "$", "served as \(report.contentType.map { "\"\($0)\"" } ?? "no content type"); serve it as application/json"))
+                }
+                if report.body.count > maximumBytes {
+                    report.findings.append(Finding(.error, "file-too-large", at: "$", "the file is \(report.body.count) bytes; the limit is \(maximumBytes)"))
+                }
+            }
+        } catch let error as ResponseAccumulator.ResponseTooBigError {
+            report.status = 200
+            report.findings.append(Finding(.error, "file-too-large", at: "$", "the file is over \(error.maxBodySize) bytes; the limit is \(maximumBytes)"))
+        } catch {
+            report.findings.append(Finding(.error, "fetch-failed", at: "$", "could not fetch \(url): \(error)"))
+        }
+        return report
+    }
+}

@@ -1,0 +1,201 @@
+import ArgumentParser
+import AssociatedDomains
+import Foundation
+import LinkRouting
+import SwitchyardJSON
+
+struct AASACommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aasa",
+        abstract: "Validate, explain, decide and generate apple-app-site-association files.",
+        subcommands: [Decide.self, Validate.self, Explain.self, Generate.self]
+    )
+
+    static func readFile(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Output.error("error: cannot read '\(path)'")
+            throw ExitCode(2)
+        }
+        return Array(data)
+    }
+
+    /// Reads an AASA leniently (as iOS does) or exits with its findings.
+    static func load(_ path: String) throws -> AppSiteAssociation {
+        let (aasa, findings) = AppSiteAssociation.read(bytes: try readFile(path))
+        guard let aasa else {
+            for f in findings { Output.error(f.description) }
+            throw ExitCode(2)
+        }
+        return aasa
+    }
+
+    struct Decide: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decide many cases: one JSON object per stdin line, one result line per case.",
+            discussion: """
+                Input lines: {"id": …, "aasa": {…}, "domain": "example.com", "appId": "TEAMID.bundle", "url": "https://…"}.
+                Output lines: {"id": …, "decision": "match"|"exclude"|"no_match"}, or {"id": …, "error": {"code", "message"}}
+                for a broken case; the run goes on.
+                """
+        )
+
+        @Flag(help: "Read JSON Lines from stdin (the only mode).") var jsonl = false
+
+        func run() throws {
+            var cache: [String: AppSiteAssociation] = [:]
+            while let line = readLine(strippingNewline: true) {
+                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                Output.line(JSONWriter.compact(Self.decide(line, cache: &cache)))
+            }
+        }
+
+        static func failure(_ id: JSONValue, _ code: String, _ message: String) -> JSONValue {
+            .object([("id", id), ("error", .object([("code", .string(code)), ("message", .string(message))]))])
+        }
+
+        static func decide(_ line: String, cache: inout [String: AppSiteAssociation]) -> JSONValue {
+            let value: JSONValue
+            do { value = try JSONParser.parse(line) } catch {
+                return failure(.null, "json-syntax", "the line is not JSON: \(error)")
+            }
+            let id = value["id"] ?? .null
+            guard case .object = value else { return failure(id, "wrong-type", "each line must be a JSON object") }
+            guard let url = value["url"]?.stringValue else { return failure(id, "missing-key", "\"url\" must be a string") }
+            guard let appID = value["appId"]?.stringValue else { return failure(id, "missing-key", "\"appId\" must be a string") }
+            let domain = value["domain"]?.stringValue
+            var document = value["aasa"] ?? .null
+            if case .string(let text) = document {
+                do { document = try JSONParser.parse(text) } catch { return failure(id, "aasa-json-syntax", "\"aasa\" text is not JSON: \(error)") }
+            }
+            let key = JSONWriter.compact(document)
+            let aasa: AppSiteAssociation
+            if let cached = cache[key] { aasa = cached } else {
+                guard let read = AppSiteAssociation.read(document).0 else {
+                    let reason = AppSiteAssociation.read(document).1.first?.message ?? "unreadable"
+                    return failure(id, "invalid-aasa", reason)
+                }
+                if cache.count > 256 { cache.removeAll() }
+                cache[key] = read
+                aasa = read
+            }
+            return .object([("id", id), ("decision", .string(aasa.decide(url, for: appID, domain: domain).rawValue))])
+        }
+    }
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate an AASA file, or fetch and validate it from https://DOMAIN (hosting checked too).",
+            discussion: "Exit status 0 when valid (warnings allowed), 1 on errors."
+        )
+        @Argument(help: "A file, or an https URL (a bare origin means its /.well-known/apple-app-site-association).") var source: String
+        @Flag(help: "One JSON object with every finding.") var json = false
+        @Option(help: "A PEM certificate authority to trust when fetching (test servers).") var caFile: String?
+
+        func run() throws {
+            var findings: [Finding]
+            var subject = source
+            if source.hasPrefix("https://") || source.hasPrefix("http://") {
+                let url = HostingCheck.location(of: source, file: "apple-app-site-association")
+                subject = url
+                let report = HostingCheck(trustedCAFile: caFile).fetch(url)
+                if !json {
+                    Output.line("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
+                        + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes")
+                }
+                findings = report.findings
+                if report.status == 200 { findings += AppSiteAssociation.validate(bytes: report.body) }
+            } else {
+                findings = AppSiteAssociation.validate(bytes: try AASACommand.readFile(source))
+            }
+            if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }
+        }
+    }
+
+    struct Explain: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Explain which detail and component decide a URL for an app.")
+        @Argument(help: "The AASA file.") var file: String
+        @Argument(help: "The URL.") var url: String
+        @Option(name: .customLong("app-id"), help: "TEAMID.bundle.id") var appID: String
+        @Flag(help: "JSON output.") var json = false
+
+        func run() throws {
+            let aasa = try AASACommand.load(file)
+            let e = aasa.explain(url, for: appID)
+            if json {
+                Output.line(JSONWriter.compact(.object([
+                    ("decision", .string(e.decision.rawValue)),
+                    ("detail", e.decidedBy.map { .int($0.detail) } ?? .null), ("entry", e.decidedBy.map { .int($0.entry) } ?? .null),
+                    ("steps", .array(e.steps.map { s in
+                        .object([("detail", .int(s.detail)), (s.legacyPath ? "path" : "component", .int(s.entry)), ("failed", s.failed.map { .string($0.rawValue) } ?? .null)])
+                    })),
+                    ("note", e.note.map(JSONValue.string) ?? .null),
+                ])))
+                return
+            }
+            for s in e.steps {
+                let entry = aasa.describe(detail: s.detail, entry: s.entry, legacy: s.legacyPath)
+                if let failed = s.failed {
+                    Output.line("  details[\(s.detail)].\(s.legacyPath ? "paths" : "components")[\(s.entry)] \(entry): no — \"\(failed.rawValue)\" does not match")
+                } else {
+                    Output.line("  details[\(s.detail)].\(s.legacyPath ? "paths" : "components")[\(s.entry)] \(entry): matches")
+                }
+            }
+            if let note = e.note { Output.line("  \(note)") }
+            switch e.decision {
+            case .match: Output.line("match: iOS opens \(url) in \(appID)")
+            case .exclude: Output.line("exclude: iOS keeps \(url) in the browser (excluded by details[\(e.decidedBy!.detail)] entry \(e.decidedBy!.entry))")
+            case .noMatch: Output.line("no_match: iOS does not offer \(url) to \(appID)")
+            }
+        }
+    }
+
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Generate an AASA from a route table.")
+        @Option(help: "Route table (JSON or YAML).") var routes: String
+        @Option(help: "10-character team ID.") var teamId: String
+        @Option(help: "Bundle ID (repeatable).") var bundleId: [String]
+        @Flag(help: "Add webcredentials for the same apps.") var webcredentials = false
+        @Option(name: .customLong("app-clip"), help: "App Clip app ID (repeatable).") var appClips: [String] = []
+        @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
+
+        func run() throws {
+            let router: Router
+            do { router = try Router(contentsOf: routes) } catch {
+                Output.error("error: \(error)")
+                throw ExitCode(2)
+            }
+            let appIDs = bundleId.map { "\(teamId).\($0)" }
+            let problems = appIDs.enumerated().flatMap { AppSiteAssociation.validate(bytes: Array("{\"webcredentials\":{\"apps\":[\"\($0.element)\"]}}".utf8)).filter { $0.severity == .error } }
+            if let p = problems.first {
+                Output.error("error: \(p.message)")
+                throw ExitCode(2)
+            }
+            let text = JSONWriter.pretty(AssociationGenerator.appSiteAssociation(router: router, appIDs: appIDs, webcredentials: webcredentials, appClips: appClips)) + "\n"
+            if let output {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            } else {
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        }
+    }
+}
+
+extension AppSiteAssociation {
+    /// A short rendering of a component or legacy path for explanations.
+    func describe(detail: Int, entry: Int, legacy: Bool) -> String {
+        guard let d = applinks?.details.first(where: { $0.index == detail }) else { return "" }
+        if legacy { return JSONWriter.quote(d.paths?[entry] ?? "") }
+        guard let c = d.components?.first(where: { $0.index == entry }) else { return "" }
+        var parts: [String] = []
+        if let p = c.path { parts.append("\"/\": \(JSONWriter.quote(p))") }
+        switch c.query {
+        case .whole(let s)?: parts.append("\"?\": \(JSONWriter.quote(s))")
+        case .items(let items)?: parts.append("\"?\": {" + items.map { "\(JSONWriter.quote($0.name)): \(JSONWriter.quote($0.pattern))" }.joined(separator: ", ") + "}")
+        case .voided?: parts.append("\"?\": (ignored)")
+        case nil: break
+        }
+        if let f = c.fragment { parts.append("\"#\": \(JSONWriter.quote(f))") }
+        if c.exclude { parts.append("\"exclude\": true") }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
+}

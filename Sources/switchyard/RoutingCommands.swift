@@ -1,0 +1,140 @@
+import ArgumentParser
+import AssociatedDomains
+import Foundation
+import LinkRouting
+import SwitchyardJSON
+
+func loadRouter(_ path: String) throws -> Router {
+    do { return try Router(contentsOf: path) } catch {
+        Output.error("error: \(error)")
+        throw ExitCode(2)
+    }
+}
+
+struct RouteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "Route URLs with a route table: which route, which typed parameters (stdin when no URL is given)."
+    )
+    @Option(help: "Route table (JSON or YAML).") var routes: String
+    @Flag(help: "One JSON object per URL.") var json = false
+    @Argument(help: "URLs.") var urls: [String] = []
+
+    static func json(_ m: RouteMatch) -> JSONValue {
+        .object([
+            ("route", .string(m.route)),
+            ("parameters", .object(m.parameters.keys.sorted().map { k in
+                let v = m.parameters[k]!
+                switch v {
+                case .int(let i): return (k, .int(i))
+                case .url(let u, let nested): return (k, .object([("url", .string(u)), ("route", nested.map(json) ?? .null)]))
+                default: return (k, .string(v.text))
+                }
+            })),
+        ])
+    }
+
+    func run() throws {
+        let router = try loadRouter(routes)
+        var failed = false
+        for url in Output.inputs(urls) {
+            let result = router.route(url)
+            switch result {
+            case .matched(let m):
+                if json {
+                    Output.line(JSONWriter.compact(.object([("url", .string(url))] + (Self.json(m).objectMembers ?? []))))
+                } else {
+                    Output.line("\(url) → \(m)")
+                    if let canonical = router.url(for: m), canonical != url { Output.line("  canonical: \(canonical)") }
+                }
+            case .unmatched(let reason):
+                failed = true
+                if json { Output.line(JSONWriter.compact(.object([("url", .string(url)), ("route", .null), ("reason", .string(reason))]))) } else {
+                    Output.line("\(url) → no route: \(reason)")
+                }
+            }
+        }
+        if failed && urls.count == 1 { throw ExitCode(1) }
+    }
+}
+
+struct RoutesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "routes", abstract: "Check a route table against association files.", subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every universal-link route is covered by the AASA for the app, and every URL the AASA hands the app has a route.")
+        @Option(help: "Route table (JSON or YAML).") var routes: String
+        @Option(help: "The AASA file.") var aasa: String
+        @Option(name: .customLong("app-id"), help: "TEAMID.bundle.id (default: every app ID in the AASA).") var appID: [String] = []
+        @Flag(help: "JSON output.") var json = false
+
+        func run() throws {
+            let router = try loadRouter(routes)
+            let association = try AASACommand.load(aasa)
+            let ids = appID.isEmpty ? Array(Set((association.applinks?.details ?? []).flatMap(\.appIDs))).sorted() : appID
+            var findings: [Finding] = []
+            for id in ids { findings += RouteCoverage.check(router: router, aasa: association, appID: id) }
+            if FindingOutput.print(findings, json: json, subject: "\(routes) ↔ \(aasa)") { throw ExitCode(1) }
+        }
+    }
+}
+
+struct AssetLinksCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "assetlinks", abstract: "Validate and generate Android assetlinks.json.", subcommands: [Validate.self, Generate.self])
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Validate a file or https://DOMAIN's /.well-known/assetlinks.json; exit 1 on errors.")
+        @Argument(help: "A file or an https URL.") var source: String
+        @Flag(help: "JSON output.") var json = false
+        @Option(help: "A PEM certificate authority to trust when fetching.") var caFile: String?
+
+        func run() throws {
+            var findings: [Finding]
+            var subject = source
+            if source.hasPrefix("https://") || source.hasPrefix("http://") {
+                let url = HostingCheck.location(of: source, file: "assetlinks.json")
+                subject = url
+                let report = HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: 1 << 20)
+                findings = report.findings
+                if report.status == 200 { findings += AssetLinks.validate(bytes: report.body).1 }
+            } else {
+                findings = AssetLinks.validate(bytes: try AASACommand.readFile(source)).1
+            }
+            if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }
+        }
+    }
+
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Generate assetlinks.json for a package and its signing-key fingerprints.")
+        @Option(help: "Android package name.") var package: String
+        @Option(help: "SHA-256 fingerprint (repeatable).") var fingerprint: [String]
+        @Flag(help: "Also grant get_login_creds (passkeys, passwords).") var loginCredentials = false
+
+        func run() throws {
+            let links = AssociationGenerator.assetLinks(packageName: package, fingerprints: fingerprint, loginCredentials: loginCredentials)
+            let text = JSONWriter.pretty(links.json)
+            let problems = AssetLinks.validate(bytes: Array(text.utf8)).1.filter { $0.severity == .error }
+            for p in problems { Output.error(p.description) }
+            if !problems.isEmpty { throw ExitCode(2) }
+            Output.line(text)
+        }
+    }
+}
+
+struct PlistCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "plist", abstract: "Check Info.plist and entitlements for links.", subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "URL schemes, LSApplicationQueriesSchemes, associated domains, and agreement with an AASA.")
+        @Option(name: .customLong("info-plist"), help: "Info.plist (XML or binary).") var infoPlist: String
+        @Option(help: "The .entitlements file.") var entitlements: String?
+        @Option(help: "The domain's AASA file.") var aasa: String?
+        @Flag(help: "JSON output.") var json = false
+
+        func run() throws {
+            let association = try aasa.map(AASACommand.load)
+            let findings = PlistCheck.check(infoPlist: infoPlist, entitlements: entitlements, aasa: association)
+            if FindingOutput.print(findings, json: json, subject: infoPlist) { throw ExitCode(1) }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import AssociatedDomains
+import Testing
+
+@Suite struct DecideTests {
+    static let app = "ABCDE12345.com.example.app"
+
+    struct Case: Sendable, CustomStringConvertible {
+        let name: String
+        let components: String
+        let url: String
+        let decision: Decision
+        var detailExtra: String = ""
+        var domainExtra: String = ""
+        var description: String { "\(name): \(url)" }
+    }
+
+    /// Read leniently, as iOS does: a file with mistakes still decides URLs.
+    static func aasa(_ c: Case) throws -> AppSiteAssociation {
+        let text = """
+            {"applinks": {\(c.domainExtra)"details": [{"appIDs": ["\(app)"], \(c.detailExtra)"components": \(c.components)}]}}
+            """
+        return try #require(AppSiteAssociation.read(bytes: Array(text.utf8)).0)
+    }
+
+    @Test(arguments: [
+        // Path: * is zero or more characters (slashes included), ? exactly one, no escapes.
+        Case(name: "exact", components: ##"[{"/": "/buy/42"}]"##, url: "https://e.com/buy/42", decision: .match),
+        Case(name: "exact other", components: ##"[{"/": "/buy/42"}]"##, url: "https://e.com/buy/43", decision: .noMatch),
+        Case(name: "star crosses slashes", components: ##"[{"/": "/buy/*"}]"##, url: "https://e.com/buy/a/b/c", decision: .match),
+        Case(name: "star zero chars", components: ##"[{"/": "/buy*"}]"##, url: "https://e.com/buy", decision: .match),
+        Case(name: "/buy/* matches /buy", components: ##"[{"/": "/buy/*"}]"##, url: "https://e.com/buy", decision: .match),
+        Case(name: "/buy/* does not match /buyer", components: ##"[{"/": "/buy/*"}]"##, url: "https://e.com/buyer", decision: .noMatch),
+        Case(name: "question mark one char", components: ##"[{"/": "/p/?"}]"##, url: "https://e.com/p/7", decision: .match),
+        Case(name: "question mark not two", components: ##"[{"/": "/p/?"}]"##, url: "https://e.com/p/77", decision: .noMatch),
+        Case(name: "question mark one non-ASCII char", components: ##"[{"/": "/p/?", "percentEncoded": false}]"##, url: "https://e.com/p/%C3%A9", decision: .match),
+        Case(name: "question mark not zero", components: ##"[{"/": "/p/?"}]"##, url: "https://e.com/p/", decision: .noMatch),
+        Case(name: "no escapes: backslash is literal", components: ##"[{"/": "/a\\*"}]"##, url: "https://e.com/a\\xyz", decision: .match),
+        Case(name: "leading slash optional", components: ##"[{"/": "buy/*"}]"##, url: "https://e.com/buy/1", decision: .match),
+        Case(name: "trailing slash in URL", components: ##"[{"/": "/about"}]"##, url: "https://e.com/about/", decision: .match),
+        Case(name: "trailing slash in pattern", components: ##"[{"/": "/about/"}]"##, url: "https://e.com/about", decision: .match),
+        Case(name: "root", components: ##"[{"/": "/"}]"##, url: "https://e.com", decision: .match),
+        Case(name: "root exact only", components: ##"[{"/": "/"}]"##, url: "https://e.com/x", decision: .noMatch),
+        Case(name: "absent path matches anything", components: ##"[{"#": "top"}]"##, url: "https://e.com/any/path#top", decision: .match),
+        // Query as a string: the whole query.
+        Case(name: "query string whole", components: ##"[{"?": "a=1"}]"##, url: "https://e.com/?a=1", decision: .match),
+        Case(name: "query string partial is no match", components: ##"[{"?": "a=1"}]"##, url: "https://e.com/?a=1&b=2", decision: .noMatch),
+        Case(name: "query string absent is empty", components: ##"[{"?": ""}]"##, url: "https://e.com/x", decision: .match),
+        // Query as a dictionary: every named item, order irrelevant, every occurrence, absent = "".
+        Case(name: "dict any order", components: ##"[{"?": {"b": "2", "a": "1"}}]"##, url: "https://e.com/?a=1&x=9&b=2", decision: .match),
+        Case(name: "dict value mismatch", components: ##"[{"?": {"a": "1"}}]"##, url: "https://e.com/?a=2", decision: .noMatch),
+        Case(name: "dict repeated all must match", components: ##"[{"?": {"a": "1*"}}]"##, url: "https://e.com/?a=12&a=2", decision: .noMatch),
+        Case(name: "dict repeated all match", components: ##"[{"?": {"a": "1*"}}]"##, url: "https://e.com/?a=12&a=13", decision: .match),
+        Case(name: "dict absent item is empty: * matches", components: ##"[{"?": {"a": "*"}}]"##, url: "https://e.com/", decision: .match),
+        Case(name: "dict absent item is empty: ?* does not", components: ##"[{"?": {"a": "?*"}}]"##, url: "https://e.com/", decision: .noMatch),
+        Case(name: "dict non-string value voids the dict", components: ##"[{"/": "/q", "?": {"a": "1", "b": 2}}]"##, url: "https://e.com/q?a=zzz", decision: .match),
+        // Fragment.
+        Case(name: "fragment", components: ##"[{"#": "no_universal_links"}]"##, url: "https://e.com/a#no_universal_links", decision: .match),
+        Case(name: "fragment mismatch", components: ##"[{"#": "x"}]"##, url: "https://e.com/a#y", decision: .noMatch),
+        // All keys must match; first match decides; exclude.
+        Case(name: "all keys", components: ##"[{"/": "/a", "?": {"k": "v"}}]"##, url: "https://e.com/a?k=w", decision: .noMatch),
+        Case(name: "exclude first", components: ##"[{"/": "/a/*", "exclude": true}, {"/": "*"}]"##, url: "https://e.com/a/1", decision: .exclude),
+        Case(name: "exclude later is shadowed", components: ##"[{"/": "*"}, {"/": "/a/*", "exclude": true}]"##, url: "https://e.com/a/1", decision: .match),
+        Case(name: "fragment exclude then catch-all", components: ##"[{"#": "nope", "exclude": true}, {"/": "*"}]"##, url: "https://e.com/x#nope", decision: .exclude),
+        // caseSensitive and percentEncoded: defaults true, most specific wins.
+        Case(name: "case-sensitive by default", components: ##"[{"/": "/About"}]"##, url: "https://e.com/about", decision: .noMatch),
+        Case(name: "component case-insensitive", components: ##"[{"/": "/About", "caseSensitive": false}]"##, url: "https://e.com/ABOUT", decision: .match),
+        Case(name: "domain default case-insensitive", components: ##"[{"/": "/About"}]"##, url: "https://e.com/about", decision: .match,
+             domainExtra: #""defaults": {"caseSensitive": false}, "#),
+        Case(name: "detail overrides domain", components: ##"[{"/": "/About"}]"##, url: "https://e.com/about", decision: .noMatch,
+             detailExtra: #""defaults": {"caseSensitive": true}, "#, domainExtra: #""defaults": {"caseSensitive": false}, "#),
+        Case(name: "component overrides detail", components: ##"[{"/": "/About", "caseSensitive": false}]"##, url: "https://e.com/about", decision: .match,
+             detailExtra: #""defaults": {"caseSensitive": true}, "#),
+        Case(name: "percentEncoded true compares raw text", components: ##"[{"/": "/café"}]"##, url: "https://e.com/caf%C3%A9", decision: .noMatch),
+        Case(name: "percentEncoded true raw pattern", components: ##"[{"/": "/caf%C3%A9"}]"##, url: "https://e.com/caf%C3%A9", decision: .match),
+        Case(name: "percentEncoded false decodes the URL", components: ##"[{"/": "/café", "percentEncoded": false}]"##, url: "https://e.com/caf%C3%A9", decision: .match),
+        Case(name: "percentEncoded false does not decode the pattern", components: ##"[{"/": "/caf%C3%A9", "percentEncoded": false}]"##, url: "https://e.com/caf%C3%A9", decision: .noMatch),
+        Case(name: "percentEncoded false query", components: ##"[{"?": {"q": "a b"}, "percentEncoded": false}]"##, url: "https://e.com/?q=a%20b", decision: .match),
+        // Substitution variables.
+        Case(name: "custom variable", components: ##"[{"/": "/$(shop)/item/*"}]"##, url: "https://e.com/toys/item/9", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["toys", "books"]}, "#),
+        Case(name: "custom variable other value", components: ##"[{"/": "/$(shop)/item/*"}]"##, url: "https://e.com/food/item/9", decision: .noMatch,
+             detailExtra: #""substitutionVariables": {"shop": ["toys", "books"]}, "#),
+        Case(name: "domain-wide variable", components: ##"[{"/": "/$(shop)/*"}]"##, url: "https://e.com/books/1", decision: .match,
+             domainExtra: #""substitutionVariables": {"shop": ["books"]}, "#),
+        Case(name: "built-in lang", components: ##"[{"/": "/$(lang)/help"}]"##, url: "https://e.com/de/help", decision: .match),
+        Case(name: "built-in lang not a language", components: ##"[{"/": "/$(lang)/help"}]"##, url: "https://e.com/qq/help", decision: .noMatch),
+        Case(name: "built-in region", components: ##"[{"/": "/$(region)/*"}]"##, url: "https://e.com/DE/x", decision: .match),
+        Case(name: "built-in digit is one character", components: ##"[{"/": "/v$(digit)"}]"##, url: "https://e.com/v7", decision: .match),
+        Case(name: "built-in digit not a letter", components: ##"[{"/": "/v$(digit)"}]"##, url: "https://e.com/vx", decision: .noMatch),
+        Case(name: "built-in alpha", components: ##"[{"/": "/$(alpha)$(alnum)$(xdigit)"}]"##, url: "https://e.com/q7f", decision: .match),
+        // Only https; other hosts.
+        Case(name: "http is not a universal link", components: ##"[{"/": "*"}]"##, url: "http://e.com/x", decision: .noMatch),
+    ])
+    func decidesAsIOSDoes(_ c: Case) throws {
+        #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision)
+    }
+
+    @Test func legacyPaths() throws {
+        let aasa = try AppSiteAssociation(json: """
+            {"applinks": {"apps": [], "details": [
+              {"appID": "\(Self.app)", "paths": ["NOT /help/*", "/help/me", "/buy/*", "NOT /buy/secret"]},
+              {"appIDs": ["ABCDE12345.other"], "paths": ["*"], "components": [{"/": "/only"}]}
+            ]}}
+            """)
+        #expect(aasa.decide("https://e.com/help/me", for: Self.app) == .exclude)  // first match wins
+        #expect(aasa.decide("https://e.com/buy/secret", for: Self.app) == .match)
+        #expect(aasa.decide("https://e.com/other", for: Self.app) == .noMatch)
+        #expect(aasa.decide("https://e.com/BUY/1", for: Self.app) == .noMatch)  // case-sensitive
+        // Components take precedence: "paths": ["*"] is ignored.
+        #expect(aasa.decide("https://e.com/anything", for: "ABCDE12345.other") == .noMatch)
+        #expect(aasa.decide("https://e.com/only", for: "ABCDE12345.other") == .match)
+        // An app that no detail lists gets nothing.
+        #expect(aasa.decide("https://e.com/buy/1", for: "ZZZZZ99999.nobody") == .noMatch)
+    }
+
+    @Test func laterDetailsForTheSameAppAreConsulted() throws {
+        let aasa = try AppSiteAssociation(json: """
+            {"applinks": {"details": [
+              {"appIDs": ["\(Self.app)"], "components": [{"/": "/a"}]},
+              {"appIDs": ["\(Self.app)"], "components": [{"/": "/b"}]}
+            ]}}
+            """)
+        #expect(aasa.decide("https://e.com/b", for: Self.app) == .match)
+    }
+
+    @Test func domainMustMatchWhenGiven() throws {
+        let aasa = try AppSiteAssociation(json: ##"{"applinks": {"details": [{"appIDs": ["\##(Self.app)"], "components": [{"/": "*"}]}]}}"##)
+        #expect(aasa.decide("https://E.com/x", for: Self.app, domain: "e.com") == .match)
+        #expect(aasa.decide("https://other.com/x", for: Self.app, domain: "e.com") == .noMatch)
+    }
+
+    @Test func explainNamesTheDecidingEntryAndTheFailedKeys() throws {
+        let aasa = try AppSiteAssociation(json: """
+            {"applinks": {"details": [
+              {"appIDs": ["ABCDE12345.other"], "components": [{"/": "*"}]},
+              {"appIDs": ["\(Self.app)"], "components": [
+                {"/": "/shop/*", "?": {"ref": "?*"}},
+                {"/": "/shop/*", "#": "top"},
+                {"/": "/blog/*"},
+                {"/": "/shop/*", "exclude": true}
+              ]}
+            ]}}
+            """)
+        let e = aasa.explain("https://e.com/shop/1#bottom", for: Self.app)
+        #expect(e.decision == .exclude)
+        #expect(e.decidedBy?.detail == 1 && e.decidedBy?.entry == 3)
+        #expect(e.steps.map(\.failed) == [.query, .fragment, .path, nil])
+        #expect(e.steps.allSatisfy { $0.detail == 1 })
+        let none = aasa.explain("https://e.com/shop/1", for: "ZZZZZ99999.nobody")
+        #expect(none.decision == .noMatch && none.note == "no detail lists the app ID ZZZZZ99999.nobody")
+    }
+}
