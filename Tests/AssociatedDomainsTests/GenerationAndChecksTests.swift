@@ -1,0 +1,109 @@
+import AssociatedDomains
+import Foundation
+import LinkRouting
+import SwitchyardJSON
+import Testing
+
+@Suite struct GenerationAndChecksTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let appID = "ABCDE12345.community.rabble.plur"
+
+    static func plur() throws -> Router { try Router(contentsOf: root.appendingPathComponent("Examples/plur-routes.yaml").path) }
+
+    @Test func generatedAASACoversEveryRouteBothWays() throws {
+        let router = try Self.plur()
+        let json = AssociationGenerator.appSiteAssociation(router: router, appIDs: [Self.appID], webcredentials: true)
+        let aasa = try AppSiteAssociation(json: JSONWriter.compact(json))
+        #expect(AppSiteAssociation.validate(bytes: Array(JSONWriter.compact(json).utf8)).filter { $0.severity == .error }.isEmpty)
+        #expect(RouteCoverage.check(router: router, aasa: aasa, appID: Self.appID).isEmpty)
+        #expect(aasa.webcredentials == [Self.appID])
+        // Every universal Plur link opens the app; required query items are enforced.
+        #expect(aasa.decide("https://rabble.community/join/G?code=C", for: Self.appID) == .match)
+        #expect(aasa.decide("https://rabble.community/join/G", for: Self.appID) == .noMatch)
+        #expect(aasa.decide("https://rabble.community/i/plur://join-community?group-id=G&code=C", for: Self.appID) == .match)
+    }
+
+    @Test func coverageFindsGapsInBothDirections() throws {
+        let router = try Self.plur()
+        let aasa = try AppSiteAssociation(json: """
+            {"applinks": {"details": [{"appIDs": ["\(Self.appID)"], "components": [
+              {"/": "/g/*"}, {"/": "/blog/*"}
+            ]}]}}
+            """)
+        let findings = RouteCoverage.check(router: router, aasa: aasa, appID: Self.appID)
+        let uncovered = findings.filter { $0.code == "route-not-covered" }.map(\.path)
+        #expect(uncovered == ["routes[0]", "routes[1]", "routes[2]", "routes[3]"])
+        let orphan = try #require(findings.first { $0.code == "url-without-route" })
+        #expect(orphan.path == "applinks.details[0].components[1]")
+        #expect(orphan.message.contains("https://rabble.community/blog/x"))
+    }
+
+    @Test func assetLinksGenerationValidates() {
+        let links = AssociationGenerator.assetLinks(packageName: "community.rabble.plur", fingerprints: [String(repeating: "AB:", count: 31) + "CD"], loginCredentials: true)
+        let (read, findings) = AssetLinks.validate(bytes: Array(JSONWriter.compact(links.json).utf8))
+        #expect(findings.isEmpty)
+        #expect(read == links)
+    }
+
+    struct PackageCase: Sendable, CustomStringConvertible {
+        let name: String
+        let valid: Bool
+        var description: String { name }
+    }
+
+    @Test(arguments: [
+        PackageCase(name: "com.example.app", valid: true), PackageCase(name: "a.b_c.d9", valid: true),
+        PackageCase(name: "app", valid: false), PackageCase(name: "com..app", valid: false), PackageCase(name: "com.1app", valid: false),
+        PackageCase(name: "com.ex-ample", valid: false),
+    ])
+    func packageNames(_ c: PackageCase) {
+        let json = #"[{"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "android_app", "package_name": "\#(c.name)", "sha256_cert_fingerprints": ["\#(String(repeating: "AB:", count: 31))CD"]}}]"#
+        let codes = AssetLinks.validate(bytes: Array(json.utf8)).1.map(\.code)
+        #expect(codes.contains("invalid-package-name") == !c.valid)
+    }
+
+    @Test func validationFindsEachProblemWithAPath() {
+        let json = """
+            {"applinks": {"apps": [], "details": [
+              {"appIDs": ["TEAMID.com.example.app", "com.example.bare", "ABCDE12345.ok.app", "ABCDE1234.short"], "paths": ["/a"], "components": [
+                {"/": "*"}, {"/": "/never"}, {"/": "/$(nope)/x"}, {"?": {"a": 1}}, {"exclude": "yes"}
+              ]},
+              {"appIDs": ["ABCDE12345.legacy"], "paths": ["*", "NOT /x", "/y"]},
+              {"appIDs": ["ABCDE12345.legacy2"], "paths": ["/a/*", "NOT /b"]},
+              {"appIDs": []}
+            ]}}
+            """
+        let findings = AppSiteAssociation.validate(bytes: Array(json.utf8))
+        let got = Set(findings.map { "\($0.code) @ \($0.path)" })
+        for expected in [
+            "placeholder-app-id @ applinks.details[0].appIDs[0]",
+            "missing-team-id @ applinks.details[0].appIDs[1]",
+            "malformed-app-id @ applinks.details[0].appIDs[3]",
+            "paths-and-components @ applinks.details[0]",
+            "unreachable-component @ applinks.details[0].components[1]",
+            "unknown-variable @ applinks.details[0].components[2]./",
+            "query-value-not-string @ applinks.details[0].components[3].?.a",
+            "wrong-type @ applinks.details[0].components[4].exclude",
+            "unreachable-not @ applinks.details[1].paths[1]",
+            "unreachable-path @ applinks.details[1].paths[2]",
+            "useless-not @ applinks.details[2].paths[1]",
+            "no-app-ids @ applinks.details[3]",
+            "no-patterns @ applinks.details[3]",
+        ] {
+            #expect(got.contains(expected), "missing \(expected); got \(got.sorted())")
+        }
+        #expect(!got.contains { $0.contains("appIDs[2]") })
+        #expect(findings.first?.severity == .error)
+    }
+
+    @Test func oversizedFilesAndHostileBytesNeverCrash() {
+        let big = "{\"applinks\": {\"details\": [{\"appIDs\": [\"ABCDE12345.a.b\"], \"paths\": [" + Array(repeating: "\"/a/very/long/path/pattern/*\"", count: 5_000).joined(separator: ",") + "]}]}}"
+        #expect(AppSiteAssociation.validate(bytes: Array(big.utf8)).contains { $0.code == "file-too-large" })
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let bytes = (0..<Int.random(in: 0..<200, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            _ = AppSiteAssociation.validate(bytes: bytes)
+            _ = AssetLinks.validate(bytes: bytes)
+        }
+    }
+}

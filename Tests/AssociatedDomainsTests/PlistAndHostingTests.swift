@@ -1,0 +1,140 @@
+import AssociatedDomains
+import Foundation
+import Testing
+
+@Suite struct PlistAndHostingTests {
+    static func temp() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func writePlist(_ value: [String: Any], to url: URL, binary: Bool) throws {
+        let data = try PropertyListSerialization.data(fromPropertyList: value, format: binary ? .binary : .xml, options: 0)
+        try data.write(to: url)
+    }
+
+    static let aasa = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "*"}]}]}, "webcredentials": {"apps": []}}"#
+
+    @Test(arguments: [false, true])
+    func infoPlistAndEntitlements(binary: Bool) throws {
+        let dir = try Self.temp()
+        let info = dir.appendingPathComponent("Info.plist")
+        try Self.writePlist([
+            "CFBundleIdentifier": "com.example.app",
+            "CFBundleURLTypes": [["CFBundleURLSchemes": ["myapp", "https", "1bad"]]],
+            "LSApplicationQueriesSchemes": (0..<51).map { "s\($0)" },
+        ], to: info, binary: binary)
+        let ent = dir.appendingPathComponent("App.entitlements")
+        try Self.writePlist([
+            "application-identifier": "ABCDE12345.com.example.app",
+            "com.apple.developer.associated-domains": ["applinks:example.com", "webcredentials:example.com?mode=developer", "applinks:https://bad.example/path", "links:example.com"],
+        ], to: ent, binary: binary)
+        let aasa = try AppSiteAssociation(json: Self.aasa)
+        let findings = PlistCheck.check(infoPlist: info.path, entitlements: ent.path, aasa: aasa)
+        let got = findings.map { "\($0.code) @ \($0.path)" }
+        #expect(got.contains("reserved-scheme @ Info.plist:CFBundleURLTypes[0].CFBundleURLSchemes[1]"))
+        #expect(got.contains("invalid-scheme @ Info.plist:CFBundleURLTypes[0].CFBundleURLSchemes[2]"))
+        #expect(got.contains("too-many-query-schemes @ Info.plist:LSApplicationQueriesSchemes"))
+        #expect(got.contains("developer-mode @ entitlements:com.apple.developer.associated-domains[1]"))
+        #expect(got.contains("invalid-associated-domain @ entitlements:com.apple.developer.associated-domains[2]"))
+        #expect(got.contains("invalid-associated-domain @ entitlements:com.apple.developer.associated-domains[3]"))
+        #expect(got.contains("app-not-in-webcredentials @ aasa.webcredentials"))
+        #expect(!got.contains { $0.hasPrefix("app-not-in-aasa") })
+        // A different team: the AASA does not list the app.
+        try Self.writePlist(["application-identifier": "ZZZZZ99999.com.example.app", "com.apple.developer.associated-domains": ["applinks:example.com"]], to: ent, binary: binary)
+        #expect(PlistCheck.check(infoPlist: info.path, entitlements: ent.path, aasa: aasa).contains { $0.code == "app-not-in-aasa" })
+        let broken = dir.appendingPathComponent("broken.plist")
+        try Data("<plist><dict><key>x".utf8).write(to: broken)
+        #expect(PlistCheck.check(infoPlist: broken.path).first?.code == "plist-syntax")
+    }
+
+    /// A local HTTPS server (Python's http.server) with a certificate made for the test.
+    final class TLSServer {
+        let process = Process()
+        let port: Int
+        let caFile: String
+
+        init(directory: URL) throws {
+            let cert = directory.appendingPathComponent("cert.pem").path
+            let key = directory.appendingPathComponent("key.pem").path
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                                 "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+            try #require(openssl.terminationStatus == 0, "openssl could not make a test certificate")
+            caFile = cert
+            let script = """
+                import http.server, ssl, sys, os, threading, time
+                parent = os.getppid()
+                def watch():
+                    while os.getppid() == parent: time.sleep(0.2)
+                    os._exit(0)
+                threading.Thread(target=watch, daemon=True).start()
+                AASA = open(sys.argv[3], 'rb').read()
+                class H(http.server.BaseHTTPRequestHandler):
+                    protocol_version = 'HTTP/1.1'
+                    def log_message(self, *a): pass
+                    def reply(self, status, headers, body=b''):
+                        self.send_response(status)
+                        for k, v in headers: self.send_header(k, v)
+                        self.send_header('Content-Length', str(len(body))); self.send_header('Connection', 'close'); self.end_headers()
+                        self.wfile.write(body)
+                    def do_GET(self):
+                        if self.path == '/.well-known/apple-app-site-association':
+                            self.reply(200, [('Content-Type', 'application/json')], AASA)
+                        elif self.path == '/moved/.well-known/apple-app-site-association':
+                            self.reply(301, [('Location', '/.well-known/apple-app-site-association')])
+                        elif self.path == '/text/.well-known/apple-app-site-association':
+                            self.reply(200, [('Content-Type', 'text/plain')], AASA)
+                        else:
+                            self.reply(404, [])
+                s = http.server.HTTPServer(('127.0.0.1', 0), H)
+                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+                s.socket = ctx.wrap_socket(s.socket, server_side=True)
+                print(s.server_address[1], flush=True)
+                s.serve_forever()
+                """
+            let aasaFile = directory.appendingPathComponent("aasa.json")
+            try Data(PlistAndHostingTests.aasa.utf8).write(to: aasaFile)
+            let pipe = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", script, cert, key, aasaFile.path]
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let line = pipe.fileHandleForReading.availableData
+            port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            try #require(port > 0, "the test HTTPS server did not start")
+        }
+
+        func stop() { process.terminate() }
+    }
+
+    @Test func hostingCheckAgainstALocalHTTPSServer() throws {
+        let server = try TLSServer(directory: try Self.temp())
+        defer { server.stop() }
+        let check = HostingCheck(trustedCAFile: server.caFile)
+        let good = check.fetch(HostingCheck.location(of: "https://localhost:\(server.port)", file: "apple-app-site-association"))
+        #expect(good.status == 200)
+        #expect(good.findings.isEmpty, "\(good.findings)")
+        #expect(good.body == Array(Self.aasa.utf8))
+
+        let moved = check.fetch("https://localhost:\(server.port)/moved/.well-known/apple-app-site-association")
+        #expect(moved.findings.map(\.code) == ["redirect"])
+        #expect(moved.redirect == "/.well-known/apple-app-site-association")
+
+        let text = check.fetch("https://localhost:\(server.port)/text/.well-known/apple-app-site-association")
+        #expect(text.findings.map(\.code) == ["content-type"])
+
+        let missing = check.fetch("https://localhost:\(server.port)/nope")
+        #expect(missing.findings.map(\.code) == ["http-status"])
+
+        // Without trusting the test CA the certificate is rejected.
+        let untrusted = HostingCheck(timeout: 3).fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
+        #expect(untrusted.findings.map(\.code) == ["fetch-failed"])
+    }
+}
