@@ -62,6 +62,16 @@ import Testing
         Case(golden: "manifest-lint-broken-json", arguments: ["manifest", "lint", "--json", "Inputs/broken-manifest.json"], status: 1),
         Case(golden: "manifest-lint-syntax", arguments: ["manifest", "lint", "Inputs/syntax-error.json"], status: 1),
         Case(golden: "manifest-minify-small", arguments: ["manifest", "minify", "Inputs/small-manifest.json"]),
+        Case(golden: "aasa-decide", arguments: ["aasa", "decide", "--jsonl"], stdin: try! String(contentsOfFile: testsDirectory.appendingPathComponent("Inputs/decide-cases.jsonl").path, encoding: .utf8)),
+        Case(golden: "aasa-explain", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7#bottom", "--app-id", "ABCDE12345.com.example.shop"]),
+        Case(golden: "aasa-explain-match", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7?ref=mail", "--app-id", "ABCDE12345.com.example.shop"]),
+        Case(golden: "aasa-validate-broken", arguments: ["aasa", "validate", "Inputs/broken-aasa.json"], status: 1),
+        Case(golden: "aasa-validate-broken-json", arguments: ["aasa", "validate", "--json", "Inputs/broken-aasa.json"], status: 1),
+        Case(golden: "aasa-validate-good", arguments: ["aasa", "validate", "Inputs/shop-aasa.json"]),
+        Case(golden: "aasa-generate-plur", arguments: ["aasa", "generate", "--routes", "../../Examples/plur-routes.yaml", "--team-id", "ABCDE12345", "--bundle-id", "community.rabble.plur"]),
+        Case(golden: "route-plur", arguments: ["route", "--routes", "../../Examples/plur-routes.yaml"],
+             stdin: "https://rabble.community/i/ABC\nhttps://rabble.community/i/plur://join-community?group-id=G&code=C&relay=wss%3A%2F%2Fr.example\nhttps://www.rabble.community/g/G/\nplur://group/G?relay=wss%3A%2F%2Fr.example\nhttps://rabble.community/join/G\n"),
+        Case(golden: "routes-check-gaps", arguments: ["routes", "check", "--routes", "../../Examples/plur-routes.yaml", "--aasa", "Inputs/shop-aasa.json", "--app-id", "ABCDE12345.com.example.shop"], status: 1),
     ]
 
     @Test(arguments: cases)
