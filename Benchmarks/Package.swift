@@ -6,11 +6,15 @@ import PackageDescription
 let package = Package(
     name: "SwitchyardBenchmarks",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: "..")],
+    dependencies: [.package(name: "Switchyard", path: "..")],
     targets: [
         .executableTarget(
             name: "switchyard-bench",
-            dependencies: [.product(name: "LinkRules", package: "main")],
+            dependencies: [
+                .product(name: "LinkRules", package: "Switchyard"),
+                .product(name: "LinkRouting", package: "Switchyard"),
+                .product(name: "AssociatedDomains", package: "Switchyard"),
+            ],
             path: "Sources/switchyard-bench",
             swiftSettings: [.swiftLanguageMode(.v6)]
         )

@@ -106,6 +106,12 @@ enum JSONText {
 }
 
 extension Route {
+    /// True when the last segment is a `{name:url}` parameter.
+    var hasURLParameter: Bool {
+        if case .parameter(_, .url)? = segments.last { return true }
+        return false
+    }
+
     /// Every parameter with its type, path first.
     public var typedParameters: [(name: String, type: ParameterType)] {
         segments.compactMap { if case .parameter(let n, let t) = $0 { return (n, t) } else { return nil } } + query.map { ($0.parameter, $0.type) }

@@ -81,9 +81,14 @@ public struct QueryParameter: Sendable, Equatable {
 
 enum UUIDText {
     static func parse(_ s: String) -> String? {
-        let hex = Set("0123456789abcdefABCDEF")
-        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.map(\.count) == [8, 4, 4, 4, 12], parts.allSatisfy({ $0.allSatisfy { hex.contains($0) } }) else { return nil }
+        guard s.utf8.count == 36 else { return nil }
+        for (i, b) in s.utf8.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard b == UInt8(ascii: "-") else { return nil }
+            } else {
+                guard (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46) else { return nil }
+            }
+        }
         return s.lowercased()
     }
 }

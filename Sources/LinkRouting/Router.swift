@@ -83,24 +83,41 @@ public struct Router: Sendable {
     }
 
     static func split(_ url: String) -> (scheme: String, host: String, path: Substring, query: String?, fragment: String?)? {
-        guard let sep = url.range(of: "://") else { return nil }
-        let scheme = url[..<sep.lowerBound].lowercased()
-        var rest = url[sep.upperBound...]
+        // One pass over the UTF-8 view; no Foundation searching.
+        let u = url.utf8
+        var i = u.startIndex
+        var schemeEnd: String.Index?
+        while i != u.endIndex {
+            let b = u[i]
+            if b == UInt8(ascii: ":") {
+                let j = u.index(after: i)
+                if j != u.endIndex, u[j] == UInt8(ascii: "/"), u.index(after: j) != u.endIndex, u[u.index(after: j)] == UInt8(ascii: "/") { schemeEnd = i }
+                break
+            }
+            if b == UInt8(ascii: "/") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") { break }
+            i = u.index(after: i)
+        }
+        guard let schemeEnd, schemeEnd != url.startIndex else { return nil }
+        var scheme = String(url[..<schemeEnd])
+        if scheme.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) { scheme = scheme.lowercased() }
+        var rest = url[u.index(schemeEnd, offsetBy: 3)...]
         var fragment: String?
-        if let h = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: h)...])
+        if let h = rest.utf8.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = String(rest[rest.utf8.index(after: h)...])
             rest = rest[..<h]
         }
         var query: String?
-        if let q = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: q)...])
+        if let q = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            query = String(rest[rest.utf8.index(after: q)...])
             rest = rest[..<q]
         }
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
         var host = rest[..<slash]
-        if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
-        if let colon = host.lastIndex(of: ":"), !host.hasPrefix("[") { host = host[..<colon] }
-        return (scheme, host.lowercased(), rest[slash...], query, fragment)
+        if let at = host.utf8.lastIndex(of: UInt8(ascii: "@")) { host = host[host.utf8.index(after: at)...] }
+        if let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")), host.utf8.first != UInt8(ascii: "[") { host = host[..<colon] }
+        var hostText = String(host)
+        if hostText.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) { hostText = hostText.lowercased() }
+        return (scheme, hostText, rest[slash...], query, fragment)
     }
 
     /// How deep embedded URLs are routed (`/i/https://…/i/https://…`).
@@ -120,31 +137,33 @@ public struct Router: Sendable {
                 return .unmatched(reason: "host \(host) is not one of this table's hosts (\(hosts.joined(separator: ", ")))")
             }
             key = "https"
-            segments = path.split(separator: "/", omittingEmptySubsequences: true)
+            segments = path.fastSplit(UInt8(ascii: "/"))
         } else {
             key = scheme
-            segments = (host.isEmpty ? [] : [Substring(host)]) + path.split(separator: "/", omittingEmptySubsequences: true)
+            segments = (host.isEmpty ? [] : [Substring(host)]) + path.fastSplit(UInt8(ascii: "/"))
         }
         guard let root = roots[key] else {
             return .unmatched(reason: key == "https" ? "no universal-link routes" : "no routes for the \(scheme): scheme")
         }
         let decoded = segments.map { PercentText.decode(String($0)) }
-        var candidates: [(route: Int, params: [String: RouteValue])] = []
-        var typeFailures: [String] = []
+        var candidates: [(route: Int, params: [(String, RouteValue)])] = []
+        var typeFailures = Failures()
         // The raw text from segment i on, "//" and all (for embedded URLs).
         let hostSegment = key != "https" && !host.isEmpty
         let remainder: (Int) -> String = { i in
             if hostSegment && i == 0 { return host + path }
             return String(path[segments[i].startIndex...])
         }
-        collect(root, decoded, remainder, 0, [:], query: query, fragment: fragment, into: &candidates, failures: &typeFailures)
+        collect(root, decoded, remainder, 0, [], query: query, fragment: fragment, into: &candidates, failures: &typeFailures)
         candidates.sort { $0.route < $1.route }
-        let items = PercentText.queryItems(query)
+        var parsedItems: [(name: String, value: String)]?
         var queryFailures: [String] = []
         for candidate in candidates {
             let route = routes[candidate.route]
-            var params = candidate.params
+            var params = Dictionary(candidate.params, uniquingKeysWith: { a, _ in a })
             var ok = true
+            if !route.query.isEmpty && parsedItems == nil { parsedItems = PercentText.queryItems(query) }
+            let items = parsedItems ?? []
             for q in route.query {
                 guard let raw = items.first(where: { $0.name == q.item })?.value else {
                     if !q.optional {
@@ -163,22 +182,24 @@ public struct Router: Sendable {
             }
             if ok {
                 // Route embedded URLs too, so that their own query is parsed.
-                for (name, value) in params {
-                    if case .url(let embedded, nil) = value, depth < Self.maximumNesting {
-                        params[name] = .url(embedded, nested: self.route(embedded, depth: depth + 1).match)
+                if route.hasURLParameter, depth < Self.maximumNesting {
+                    for (name, value) in params {
+                        if case .url(let embedded, nil) = value {
+                            params[name] = .url(embedded, nested: self.route(embedded, depth: depth + 1).match)
+                        }
                     }
                 }
                 return .matched(RouteMatch(route: route.name, index: candidate.route, parameters: params))
             }
         }
         if let first = queryFailures.first { return .unmatched(reason: first) }
-        if let first = typeFailures.first { return .unmatched(reason: first) }
+        if let first = typeFailures.first { return .unmatched(reason: first()) }
         return .unmatched(reason: "no route matches the path /" + decoded.joined(separator: "/"))
     }
 
     private func collect(
-        _ node: Node, _ decoded: [String], _ remainder: (Int) -> String, _ i: Int, _ params: [String: RouteValue],
-        query: String?, fragment: String?, into out: inout [(route: Int, params: [String: RouteValue])], failures: inout [String]
+        _ node: Node, _ decoded: [String], _ remainder: (Int) -> String, _ i: Int, _ params: [(String, RouteValue)],
+        query: String?, fragment: String?, into out: inout [(route: Int, params: [(String, RouteValue)])], failures: inout Failures
     ) {
         for (name, type, route) in node.rest {
             var p = params
@@ -189,12 +210,12 @@ public struct Router: Sendable {
                 if let query { text += "?" + query }
                 if let fragment { text += "#" + fragment }
                 guard Self.split(text) != nil else {
-                    failures.append("route \(routes[route].name): \(JSONText.quote(text)) is not an embedded URL")
+                    failures.note { "route \(routes[route].name): \(JSONText.quote(text)) is not an embedded URL" }
                     continue
                 }
-                p[name] = .url(text, nested: nil)
+                p.append((name, .url(text, nested: nil)))
             } else {
-                p[name] = .string(decoded[i...].joined(separator: "/"))
+                p.append((name, .string(decoded[i...].joined(separator: "/"))))
             }
             out.append((route, p))
         }
@@ -207,11 +228,12 @@ public struct Router: Sendable {
         }
         for (name, type, next) in node.parameters {
             guard let value = type.value(decoded[i]) else {
-                failures.append("\(JSONText.quote(decoded[i])) is not a \(type) for {\(name)}")
+                let text = decoded[i]
+                failures.note { "\(JSONText.quote(text)) is not a \(type) for {\(name)}" }
                 continue
             }
             var p = params
-            p[name] = value
+            p.append((name, value))
             collect(next, decoded, remainder, i + 1, p, query: query, fragment: fragment, into: &out, failures: &failures)
         }
     }
@@ -222,7 +244,7 @@ public struct Router: Sendable {
         guard let (scheme, host, path, query, fragment) = Self.split(url) else { return nil }
         let universal = scheme == "https" || scheme == "http"
         if universal && !hosts.contains(host) { return nil }
-        let raw: [Substring] = universal ? path.split(separator: "/") : (host.isEmpty ? [] : [Substring(host)]) + path.split(separator: "/")
+        let raw: [Substring] = universal ? path.fastSplit(UInt8(ascii: "/")) : (host.isEmpty ? [] : [Substring(host)]) + path.fastSplit(UInt8(ascii: "/"))
         let decoded = raw.map { PercentText.decode(String($0)) }
         let items = PercentText.queryItems(query)
         routes: for (index, route) in routes.enumerated() {
@@ -269,4 +291,10 @@ public struct Router: Sendable {
         }
         return nil
     }
+}
+
+/// The first reason a branch failed, formatted only if it is needed.
+struct Failures {
+    var first: (() -> String)?
+    mutating func note(_ reason: @escaping () -> String) { if first == nil { first = reason } }
 }

@@ -4,7 +4,7 @@
 /// Matching runs over UTF-8 bytes; `?` and character classes consume one whole character.
 /// Compiled once; matching allocates nothing for patterns without variables.
 public struct Glob: Sendable, Equatable {
-    indirect enum Token: Sendable, Equatable {
+    enum Token: Sendable, Equatable {
         case literal([UInt8])
         case one
         case star

@@ -1,0 +1,1 @@
+// Header-only target: declares LLVMFuzzerRunDriver, which libFuzzer provides at link time.

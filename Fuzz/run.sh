@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets and runs each for N executions (default 1,000,000).
+#   bash Fuzz/run.sh [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")"
+RUNS=${1:-1000000}
+swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product FuzzAASA
+swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product FuzzRouter
+BIN=$(swift build -c release --show-bin-path)
+mkdir -p corpus/aasa corpus/router artifacts
+# Seeds: the shared AASA corpus (each file, then a URL) and the Plur links.
+if [[ -d ../../shared/fixtures/aasa-corpus/apple ]]; then
+  for f in ../../shared/fixtures/aasa-corpus/apple/*.json; do
+    { cat "$f"; printf '\0https://example.com/buy/1?ref=x#top'; } > "corpus/aasa/$(basename "$f")"
+  done
+fi
+for u in "https://rabble.community/i/ABC" "https://rabble.community/i/plur://join-community?group-id=G&code=C&relay=wss%3A%2F%2Fr" \
+         "https://rabble.community/join/G?code=C" "https://www.rabble.community/items/4/a?page=2" "plur://group/G?relay=x" "plur://" \
+         "https://rabble.community/users/3f2504e0-4f89-11d3-9a0c-0305e82c3301" "https://rabble.community/files/a/b%2Fc"; do
+  printf '%s' "$u" > "corpus/router/$(printf '%s' "$u" | md5sum | cut -c1-12)"
+done
+"$BIN/FuzzAASA" -runs="$RUNS" -max_len=4096 -artifact_prefix=artifacts/ corpus/aasa 2>&1 | tail -3
+"$BIN/FuzzRouter" -runs="$RUNS" -max_len=512 -artifact_prefix=artifacts/ corpus/router 2>&1 | tail -3
