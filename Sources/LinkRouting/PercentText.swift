@@ -1,7 +1,7 @@
-/// Percent-encoding for route parameters.
-enum PercentText {
+/// Percent-encoding shared by the routing and association modules.
+package enum PercentText {
     /// Decodes %XX (invalid sequences stay as written); `+` stays `+`.
-    static func decode(_ s: String) -> String {
+    package static func decode(_ s: String) -> String {
         guard s.utf8.contains(UInt8(ascii: "%")) else { return s }
         let u = Array(s.utf8)
         var out: [UInt8] = []
@@ -62,7 +62,7 @@ enum PercentText {
 extension StringProtocol where SubSequence == Substring {
     /// Non-empty pieces between `separator` bytes, scanning UTF-8 (Character-based `split` is
     /// an order of magnitude slower, and separators here are always ASCII).
-    func fastSplit(_ separator: UInt8) -> [Substring] {
+    package func fastSplit(_ separator: UInt8) -> [Substring] {
         var out: [Substring] = []
         var start = startIndex
         var i = startIndex

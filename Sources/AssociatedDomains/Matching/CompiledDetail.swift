@@ -1,3 +1,5 @@
+import LinkRouting
+
 /// The text of one URL in the forms a decision may need, computed at most once each.
 struct Subject {
     let parts: URLParts
@@ -11,7 +13,7 @@ struct Subject {
     }
 
     static func variant(_ s: String, encoded: Bool, cased: Bool) -> String {
-        var t = encoded ? s : PercentDecoding.decode(s)
+        var t = encoded ? s : PercentText.decode(s)
         if !cased { t = t.lowercased() }
         return t
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRouting
 
 /// The pieces of a URL as iOS compares them: raw (percent-encoded) text, split without
 /// normalisation, so that `percentEncoded: true` really compares what was written.
@@ -67,52 +68,5 @@ public struct URLParts: Sendable, Equatable {
             if let eq = item.firstIndex(of: "=") { return (String(item[..<eq]), String(item[item.index(after: eq)...])) }
             return (String(item), "")
         }
-    }
-}
-
-/// Percent-decoding that keeps invalid sequences as written (iOS does not reject such URLs).
-enum PercentDecoding {
-    static func decode(_ s: String) -> String {
-        guard s.utf8.contains(UInt8(ascii: "%")) else { return s }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(s.utf8.count)
-        let u = Array(s.utf8)
-        var i = 0
-        func hex(_ b: UInt8) -> UInt8? {
-            switch b {
-            case 0x30...0x39: return b - 0x30
-            case 0x41...0x46: return b - 0x37
-            case 0x61...0x66: return b - 0x57
-            default: return nil
-            }
-        }
-        while i < u.count {
-            if u[i] == 0x25, i + 2 < u.count, let h = hex(u[i + 1]), let l = hex(u[i + 2]) {
-                bytes.append(h << 4 | l)
-                i += 3
-            } else {
-                bytes.append(u[i])
-                i += 1
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-extension StringProtocol where SubSequence == Substring {
-    /// Non-empty pieces between ASCII `separator` bytes (UTF-8 scan; Character `split` is slow).
-    func fastSplit(_ separator: UInt8) -> [Substring] {
-        var out: [Substring] = []
-        var start = startIndex
-        var i = startIndex
-        while i != endIndex {
-            if utf8[i] == separator {
-                if start != i { out.append(self[start..<i]) }
-                start = utf8.index(after: i)
-            }
-            i = utf8.index(after: i)
-        }
-        if start != endIndex { out.append(self[start..<endIndex]) }
-        return out
     }
 }
