@@ -3,13 +3,16 @@ import LinkRouting
 /// The text of one URL in the forms a decision may need, computed at most once each.
 struct Subject {
     let parts: URLParts
-    private var cache: [String?] = [nil, nil, nil, nil]  // path: raw/decoded × cased/lowercased
-    private var items: [[(name: String, value: String)]?] = [nil, nil, nil, nil]
+    // Path bytes and query items per form (raw/decoded × cased/lowercased); stored properties,
+    // not arrays, so that a decision allocates only what it uses.
+    private var path0: [UInt8]?, path1: [UInt8]?, path2: [UInt8]?, path3: [UInt8]?
+    private var items0: [(name: String, value: String)]?, items1: [(name: String, value: String)]?
+    private var items2: [(name: String, value: String)]?, items3: [(name: String, value: String)]?
 
     init(_ parts: URLParts) { self.parts = parts }
 
     static func normalise(_ path: String) -> String {
-        path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        path.utf8.count > 1 && path.utf8.last == UInt8(ascii: "/") ? String(path.dropLast()) : path
     }
 
     static func variant(_ s: String, encoded: Bool, cased: Bool) -> String {
@@ -18,11 +21,21 @@ struct Subject {
         return t
     }
 
-    mutating func path(encoded: Bool, cased: Bool) -> String {
-        let k = (encoded ? 0 : 2) + (cased ? 0 : 1)
-        if let p = cache[k] { return p }
-        let p = Self.normalise(Self.variant(parts.path, encoded: encoded, cased: cased))
-        cache[k] = p
+    /// The path's UTF-8 bytes in the requested form, computed once per form.
+    mutating func path(encoded: Bool, cased: Bool) -> [UInt8] {
+        switch (encoded, cased) {
+        case (true, true): if let p = path0 { return p }
+        case (true, false): if let p = path1 { return p }
+        case (false, true): if let p = path2 { return p }
+        case (false, false): if let p = path3 { return p }
+        }
+        let p = Array(Self.normalise(Self.variant(parts.path, encoded: encoded, cased: cased)).utf8)
+        switch (encoded, cased) {
+        case (true, true): path0 = p
+        case (true, false): path1 = p
+        case (false, true): path2 = p
+        case (false, false): path3 = p
+        }
         return p
     }
 
@@ -30,10 +43,19 @@ struct Subject {
     func fragment(encoded: Bool, cased: Bool) -> String { Self.variant(parts.fragment ?? "", encoded: encoded, cased: cased) }
 
     mutating func queryItems(encoded: Bool, cased: Bool) -> [(name: String, value: String)] {
-        let k = (encoded ? 0 : 2) + (cased ? 0 : 1)
-        if let i = items[k] { return i }
+        switch (encoded, cased) {
+        case (true, true): if let i = items0 { return i }
+        case (true, false): if let i = items1 { return i }
+        case (false, true): if let i = items2 { return i }
+        case (false, false): if let i = items3 { return i }
+        }
         let i = parts.rawQueryItems.map { (Self.variant($0.name, encoded: encoded, cased: cased), Self.variant($0.value, encoded: encoded, cased: cased)) }
-        items[k] = i
+        switch (encoded, cased) {
+        case (true, true): items0 = i
+        case (true, false): items1 = i
+        case (false, true): items2 = i
+        case (false, false): items3 = i
+        }
         return i
     }
 }
@@ -89,9 +111,19 @@ struct CompiledComponent: Sendable {
 
     /// nil when every given key matches, else the first key that failed.
     func failure(_ s: inout Subject) -> FailedKey? {
+        let text = path == nil ? [] : s.path(encoded: percentEncoded, cased: caseSensitive)
+        return text.withUnsafeBufferPointer { failure(&s, path: $0) }
+    }
+
+    /// The same, with the path bytes (in this component's form) already at hand.
+    func failure(_ s: inout Subject, path text: UnsafeBufferPointer<UInt8>) -> FailedKey? {
         if let path {
-            let text = s.path(encoded: percentEncoded, cased: caseSensitive)
-            if !path.contains(where: { $0.matches(text) }) { return .path }
+            var hit = false
+            for g in path where g.matches(text) {
+                hit = true
+                break
+            }
+            if !hit { return .path }
         }
         switch query {
         case .whole(let g)?:
@@ -115,7 +147,8 @@ struct CompiledComponent: Sendable {
 
 struct CompiledDetail: Sendable {
     enum Kind: Sendable {
-        case components([CompiledComponent])
+        /// Components, and the (percentEncoded, caseSensitive) form they all share, if they do.
+        case components([CompiledComponent], uniform: (Bool, Bool)?)
         case paths([(exclude: Bool, globs: [Glob])])
         case nothing
     }
@@ -131,16 +164,26 @@ struct CompiledDetail: Sendable {
     func decide(_ s: inout Subject, explain: Bool) -> (Decision, [Step]) {
         var steps: [Step] = []
         switch kind {
-        case .components(let components):
-            for (i, c) in components.enumerated() {
-                let failed = c.failure(&s)
+        case .components(let components, let uniform?) where !explain:
+            // Usual case: every component compares the same form of the path; fetch it once.
+            let bytes = s.path(encoded: uniform.0, cased: uniform.1)
+            let decision: Decision? = bytes.withUnsafeBufferPointer { buffer in
+                for i in components.indices where components[i].failure(&s, path: buffer) == nil {
+                    return components[i].exclude ? .exclude : .match
+                }
+                return nil
+            }
+            if let decision { return (decision, []) }
+        case .components(let components, _):
+            for i in components.indices {
+                let failed = components[i].failure(&s)
                 if explain { steps.append(Step(entry: i, failed: failed)) }
-                if failed == nil { return (c.exclude ? .exclude : .match, steps) }
+                if failed == nil { return (components[i].exclude ? .exclude : .match, steps) }
             }
         case .paths(let entries):
             let path = s.path(encoded: true, cased: true)
             for (i, e) in entries.enumerated() {
-                let hit = e.globs.contains { $0.matches(path) }
+                let hit = path.withUnsafeBufferPointer { buffer in e.globs.contains { $0.matches(buffer) } }
                 if explain { steps.append(Step(entry: i, failed: hit ? nil : .path)) }
                 if hit { return (e.exclude ? .exclude : .match, steps) }
             }

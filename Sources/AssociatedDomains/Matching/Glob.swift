@@ -15,6 +15,8 @@ public struct Glob: Sendable, Equatable {
     }
 
     let tokens: [Token]
+    /// The literal text every match starts with (checked before anything else).
+    let prefix: [UInt8]
     /// The text the pattern was compiled from.
     public let source: String
     /// True when the pattern has no wildcard or variable at all.
@@ -25,6 +27,7 @@ public struct Glob: Sendable, Equatable {
     public init(_ pattern: String, variables: [String: [String]] = [:], lowercased: Bool = false) {
         source = pattern
         tokens = Glob.compile(lowercased ? pattern.lowercased() : pattern, variables: variables, lowercased: lowercased, depth: 0)
+        if case .literal(let lit)? = tokens.first { prefix = lit } else { prefix = [] }
     }
 
     static func compile(_ pattern: String, variables: [String: [String]], lowercased: Bool, depth: Int) -> [Token] {
@@ -76,7 +79,16 @@ public struct Glob: Sendable, Equatable {
     /// Whether the whole of `text` matches.
     public func matches(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { Glob.match(tokens[...], $0[...]) }
+        return text.withUTF8 { matches($0) }
+    }
+
+    /// Whether the whole of the UTF-8 `text` matches.
+    func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        if !prefix.isEmpty {
+            guard text.count >= prefix.count else { return false }
+            for k in 0..<prefix.count where text[k] != prefix[k] { return false }
+        }
+        return Glob.match(tokens[...], text[...])
     }
 
     /// Length of the UTF-8 character starting with `b`.

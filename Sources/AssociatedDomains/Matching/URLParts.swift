@@ -13,47 +13,57 @@ public struct URLParts: Sendable, Equatable {
     /// The raw fragment without "#", nil when there is none.
     public var fragment: String?
 
-    /// Splits `text`; nil when it is not an absolute URL with a host. One pass over UTF-8.
+    /// Splits `text`; nil when it is not an absolute URL with a host. One pass over the
+    /// UTF-8 bytes with integer offsets.
     public init?(_ text: String) {
-        let u = text.utf8
-        var i = u.startIndex
-        var schemeEnd: String.Index?
-        while i != u.endIndex {
+        var text = text
+        guard let parts = text.withUTF8({ Self.split($0) }) else { return nil }
+        (scheme, host, path, query, fragment) = parts
+    }
+
+    static func split(_ u: UnsafeBufferPointer<UInt8>) -> (String, String, String, String?, String?)? {
+        func lower(_ r: Range<Int>) -> String {
+            if !u[r].contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return String(decoding: UnsafeBufferPointer(rebasing: u[r]), as: UTF8.self) }
+            var bytes = Array(u[r])
+            for k in bytes.indices where bytes[k] >= 0x41 && bytes[k] <= 0x5A { bytes[k] |= 0x20 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: u[r]), as: UTF8.self) }
+        var i = 0
+        while i < u.count {
             let b = u[i]
-            if b == UInt8(ascii: ":") {
-                schemeEnd = i
-                break
-            }
+            if b == UInt8(ascii: ":") { break }
             let ok = (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2B || b == 0x2D || b == 0x2E
             if !ok { return nil }
-            i = u.index(after: i)
+            i += 1
         }
-        guard let schemeEnd, schemeEnd != text.startIndex else { return nil }
-        let afterColon = u.index(after: schemeEnd)
-        guard text[afterColon...].utf8.starts(with: "//".utf8) else { return nil }
-        scheme = Self.asciiLowercased(text[..<schemeEnd])
-        var rest = text[u.index(afterColon, offsetBy: 2)...]
-        if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) {
-            fragment = String(rest[rest.utf8.index(after: hash)...])
-            rest = rest[..<hash]
+        // "scheme://" with at least the two slashes present.
+        guard i > 0, i + 2 < u.count, u[i + 1] == UInt8(ascii: "/"), u[i + 2] == UInt8(ascii: "/") else { return nil }
+        let scheme = lower(0..<i)
+        var start = i + 3
+        var end = u.count
+        var fragment: String?
+        if let h = u[start..<end].firstIndex(of: UInt8(ascii: "#")) {
+            fragment = text((h + 1)..<end)
+            end = h
         }
-        if let q = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            query = String(rest[rest.utf8.index(after: q)...])
-            rest = rest[..<q]
+        var query: String?
+        if let q = u[start..<end].firstIndex(of: UInt8(ascii: "?")) {
+            query = text((q + 1)..<end)
+            end = q
         }
-        let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
-        var authority = rest[..<slash]
-        if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.utf8.index(after: at)...] }
-        if authority.utf8.first == UInt8(ascii: "[") {
-            let close = authority.utf8.firstIndex(of: UInt8(ascii: "]")) ?? authority.endIndex
-            host = Self.asciiLowercased(authority[..<close]) + "]"
+        let slash = u[start..<end].firstIndex(of: UInt8(ascii: "/")) ?? end
+        if let at = u[start..<slash].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
+        let host: String
+        if start < slash && u[start] == UInt8(ascii: "[") {
+            let close = u[start..<slash].firstIndex(of: UInt8(ascii: "]")) ?? slash
+            host = lower(start..<close) + "]"
         } else {
-            let colon = authority.utf8.firstIndex(of: UInt8(ascii: ":")) ?? authority.endIndex
-            host = Self.asciiLowercased(authority[..<colon])
+            host = lower(start..<(u[start..<slash].firstIndex(of: UInt8(ascii: ":")) ?? slash))
         }
         guard !host.isEmpty else { return nil }
-        let p = rest[slash...]
-        path = p.isEmpty ? "/" : String(p)
+        let path = slash == end ? "/" : text(slash..<end)
+        return (scheme, host, path, query, fragment)
     }
 
     static func asciiLowercased(_ s: Substring) -> String {

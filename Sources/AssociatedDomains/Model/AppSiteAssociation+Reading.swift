@@ -180,7 +180,10 @@ extension AppSiteAssociation {
             let chain = [detailDefaults, domainDefaults]
             let kind: CompiledDetail.Kind
             if let components {
-                kind = .components(components.map { CompiledComponent($0, defaults: chain, variables: vars) })
+                let compiled = components.map { CompiledComponent($0, defaults: chain, variables: vars) }
+                let forms = Set(compiled.map { "\($0.percentEncoded)\($0.caseSensitive)" })
+                let uniform = forms.count == 1 ? compiled.first.map { ($0.percentEncoded, $0.caseSensitive) } : nil
+                kind = .components(compiled, uniform: uniform)
             } else if let paths {
                 kind = .paths(paths.map { p in
                     let exclude = p.hasPrefix("NOT ")
