@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LinkRules", targets: ["LinkRules"]),
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
         .library(name: "AssociatedDomains", targets: ["AssociatedDomains"]),
+        .library(name: "LinkService", targets: ["LinkService"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
     dependencies: [
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -60,10 +62,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "LinkService",
+            dependencies: [
+                "SwitchyardJSON", "LinkRouting", "AssociatedDomains",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            resources: [.copy("Resources/example-config.yaml")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains",
+                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -72,6 +84,11 @@ let package = Package(
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"], swiftSettings: swiftSettings),
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardJSON"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LinkServiceTests",
+            dependencies: ["LinkService", "AssociatedDomains", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "switchyardTests", dependencies: ["switchyard"], exclude: ["Inputs", "Golden"], swiftSettings: swiftSettings),
     ]
 )

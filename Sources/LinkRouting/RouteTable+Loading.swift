@@ -34,6 +34,19 @@ extension Router {
         do { try self.init(document: Self.json(node)) } catch { throw RouteTableError(prefix + error.message) }
     }
 
+    /// Reads a JSON or YAML document (by extension) into a `JSONValue`, keeping key order.
+    package static func document(contentsOf path: String) throws(RouteTableError) -> JSONValue {
+        guard let data = FileManager.default.contents(atPath: path) else { throw RouteTableError("cannot read '\(path)'") }
+        let text = String(decoding: data, as: UTF8.self)
+        if path.hasSuffix(".json") {
+            do { return try JSONParser.parse(text) } catch { throw RouteTableError("\(path): \(error)") }
+        }
+        let node: Yams.Node?
+        do { node = try Yams.compose(yaml: text) } catch { throw RouteTableError("\(path): invalid YAML: \(error)") }
+        guard let node else { throw RouteTableError("\(path): the file is empty") }
+        return json(node)
+    }
+
     static func json(_ node: Yams.Node) -> JSONValue {
         switch node {
         case .scalar(let s):
