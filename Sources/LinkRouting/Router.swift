@@ -83,41 +83,8 @@ public struct Router: Sendable {
     }
 
     static func split(_ url: String) -> (scheme: String, host: String, path: Substring, query: String?, fragment: String?)? {
-        // One pass over the UTF-8 bytes with integer offsets; no String.Index walking.
-        var url = url
-        return url.withUTF8 { u -> (String, String, Substring, String?, String?)? in
-            func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: u[r]), as: UTF8.self) }
-            func lower(_ r: Range<Int>) -> String {
-                if !u[r].contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return text(r) }
-                return text(r).lowercased()
-            }
-            var i = 0
-            while i < u.count {
-                let b = u[i]
-                if b == UInt8(ascii: ":") || b == UInt8(ascii: "/") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") { break }
-                i += 1
-            }
-            // "scheme://"; what follows may be empty (scheme-only routes such as plur://).
-            guard i > 0, i + 2 < u.count, u[i] == UInt8(ascii: ":"), u[i + 1] == UInt8(ascii: "/"), u[i + 2] == UInt8(ascii: "/") else { return nil }
-            let scheme = lower(0..<i)
-            var start = i + 3
-            var end = u.count
-            var fragment: String?
-            if let h = u[start..<end].firstIndex(of: UInt8(ascii: "#")) {
-                fragment = text((h + 1)..<end)
-                end = h
-            }
-            var query: String?
-            if let q = u[start..<end].firstIndex(of: UInt8(ascii: "?")) {
-                query = text((q + 1)..<end)
-                end = q
-            }
-            let slash = u[start..<end].firstIndex(of: UInt8(ascii: "/")) ?? end
-            if let at = u[start..<slash].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
-            var hostEnd = slash
-            if start < slash, u[start] != UInt8(ascii: "["), let colon = u[start..<slash].lastIndex(of: UInt8(ascii: ":")) { hostEnd = colon }
-            return (scheme, lower(start..<hostEnd), text(slash..<end)[...], query, fragment)
-        }
+        guard let parts = URLText.split(url) else { return nil }
+        return (parts.scheme, parts.host, parts.path[...], parts.query, parts.fragment)
     }
 
     /// How deep embedded URLs are routed (`/i/https://…/i/https://…`).
