@@ -114,6 +114,24 @@ import Testing
         func stop() { process.terminate() }
     }
 
+    @Test(arguments: [
+        ("https://example.com", "https://example.com/.well-known/apple-app-site-association"),
+        ("https://Example.com:8443/", "https://Example.com:8443/.well-known/apple-app-site-association"),
+        ("http://127.0.0.1:9/", "http://127.0.0.1:9/.well-known/apple-app-site-association"),
+        ("https://example.com/custom/path", "https://example.com/custom/path"),
+        ("https://example.com/?x=1", "https://example.com/?x=1"),
+    ])
+    func locationKeepsSchemeHostAndPort(_ argument: String, _ expected: String) {
+        #expect(HostingCheck.location(of: argument, file: "apple-app-site-association") == expected)
+    }
+
+    @Test func plainHTTPIsRefusedWithoutAConnection() {
+        let report = HostingCheck().fetch(HostingCheck.location(of: "http://127.0.0.1:9/", file: "assetlinks.json"))
+        #expect(report.url == "http://127.0.0.1:9/.well-known/assetlinks.json")
+        #expect(report.findings.map(\.code) == ["not-https"])
+        #expect(report.status == nil)
+    }
+
     @Test func hostingCheckAgainstALocalHTTPSServer() throws {
         let server = try TLSServer(directory: try Self.temp())
         defer { server.stop() }

@@ -26,13 +26,15 @@ public struct HostingCheck: Sendable {
         self.timeout = timeout
     }
 
-    /// The URL to fetch for `argument`: a bare https origin gets the well-known path of `file`.
+    /// The URL to fetch for `argument`: a bare origin (`https://example.com` or with "/") gets
+    /// the well-known path of `file`; scheme, host and port are kept exactly as given.
     public static func location(of argument: String, file: String) -> String {
-        guard let parts = URLParts(argument) else { return argument }
-        if parts.path == "/" && parts.query == nil {
-            return "https://\(argument.dropFirst("https://".count).prefix { $0 != "/" })/.well-known/\(file)"
-        }
-        return argument
+        guard let parts = URLParts(argument), parts.path == "/", parts.query == nil, parts.fragment == nil,
+              let separator = argument.range(of: "://")
+        else { return argument }
+        let afterScheme = argument[separator.upperBound...]
+        let authority = afterScheme.prefix { $0 != "/" }
+        return argument[..<separator.upperBound] + authority + "/.well-known/\(file)"
     }
 
     /// Fetches `url` without following redirects. Never throws: failures are findings.
