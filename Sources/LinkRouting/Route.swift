@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardJSON
 
 /// One entry of a route table.
 ///
@@ -30,7 +31,7 @@ public struct Route: Sendable, Equatable {
         if let sep = rest.range(of: "://") {
             let scheme = rest[..<sep.lowerBound].lowercased()
             guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }), scheme.first!.isLetter else {
-                throw RouteTableError("route \(name): \(JSONText.quote(String(scheme))) is not a valid URL scheme")
+                throw RouteTableError("route \(name): \(JSONWriter.quote(String(scheme))) is not a valid URL scheme")
             }
             if scheme == "https" || scheme == "http" {
                 // A full universal link: the host is the table's, keep the path.
@@ -42,7 +43,7 @@ public struct Route: Sendable, Equatable {
                 rest = rest[sep.upperBound...]
             }
         } else {
-            guard rest.hasPrefix("/") else { throw RouteTableError("route \(name): pattern \(JSONText.quote(pattern)) must start with / or scheme://") }
+            guard rest.hasPrefix("/") else { throw RouteTableError("route \(name): pattern \(JSONWriter.quote(pattern)) must start with / or scheme://") }
             kind = .universal
         }
         var segments: [Segment] = []
@@ -55,10 +56,10 @@ public struct Route: Sendable, Equatable {
                 let colon = inner.firstIndex(of: ":")
                 let pname = String(colon.map { inner[..<$0] } ?? inner)
                 let type = ParameterType(colon.map { inner[inner.index(after: $0)...] } ?? "")
-                guard !pname.isEmpty else { throw RouteTableError("route \(name): empty parameter name in \(JSONText.quote(String(part)))") }
+                guard !pname.isEmpty else { throw RouteTableError("route \(name): empty parameter name in \(JSONWriter.quote(String(part)))") }
                 segments.append(.parameter(name: pname, type: type))
             } else if part.contains("{") || part.contains("}") {
-                throw RouteTableError("route \(name): \(JSONText.quote(String(part))) mixes text and a parameter; a parameter must be a whole segment")
+                throw RouteTableError("route \(name): \(JSONWriter.quote(String(part))) mixes text and a parameter; a parameter must be a whole segment")
             } else {
                 segments.append(.literal(String(part)))
             }
@@ -73,9 +74,9 @@ public struct Route: Sendable, Equatable {
             if optional { s = s.dropLast() }
             let colon = s.firstIndex(of: ":")
             let pname = String(colon.map { s[..<$0] } ?? s)
-            guard !pname.isEmpty else { throw RouteTableError("route \(name): query item \(JSONText.quote(item)) names no parameter") }
+            guard !pname.isEmpty else { throw RouteTableError("route \(name): query item \(JSONWriter.quote(item)) names no parameter") }
             let type = ParameterType(colon.map { s[s.index(after: $0)...] } ?? "")
-            if type == .url || type == .rest { throw RouteTableError("route \(name): query item \(JSONText.quote(item)) cannot be of type \(type)") }
+            if type == .url || type == .rest { throw RouteTableError("route \(name): query item \(JSONWriter.quote(item)) cannot be of type \(type)") }
             return QueryParameter(item: item, parameter: pname, type: type, optional: optional)
         }
         var names = Set<String>()
@@ -98,11 +99,6 @@ public struct RouteTableError: Error, Sendable, Equatable, CustomStringConvertib
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
-}
-
-import SwitchyardJSON
-enum JSONText {
-    static func quote(_ s: String) -> String { JSONWriter.quote(s) }
 }
 
 extension Route {

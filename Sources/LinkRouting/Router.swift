@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardJSON
 
 /// Routes incoming universal links and custom-scheme URLs to named routes with typed
 /// parameters, and builds canonical URLs back from them.
@@ -95,7 +96,7 @@ public struct Router: Sendable {
 
     func route(_ url: String, depth: Int) -> RouteResult {
         guard let (scheme, host, path, query, fragment) = Self.split(url) else {
-            return .unmatched(reason: "\(JSONText.quote(url)) is not an absolute URL")
+            return .unmatched(reason: "\(JSONWriter.quote(url)) is not an absolute URL")
         }
         let key: String
         var segments: [Substring]
@@ -141,7 +142,7 @@ public struct Router: Sendable {
                     continue
                 }
                 guard let value = q.type.value(raw) else {
-                    queryFailures.append("route \(route.name): query item \(q.item)=\(JSONText.quote(raw)) is not a \(q.type)")
+                    queryFailures.append("route \(route.name): query item \(q.item)=\(JSONWriter.quote(raw)) is not a \(q.type)")
                     ok = false
                     break
                 }
@@ -177,7 +178,7 @@ public struct Router: Sendable {
                 if let query { text += "?" + query }
                 if let fragment { text += "#" + fragment }
                 guard Self.split(text) != nil else {
-                    failures.note { "route \(routes[route].name): \(JSONText.quote(text)) is not an embedded URL" }
+                    failures.note { "route \(routes[route].name): \(JSONWriter.quote(text)) is not an embedded URL" }
                     continue
                 }
                 p.append((name, .url(text, nested: nil)))
@@ -196,7 +197,7 @@ public struct Router: Sendable {
         for (name, type, next) in node.parameters {
             guard let value = type.value(decoded[i]) else {
                 let text = decoded[i]
-                failures.note { "\(JSONText.quote(text)) is not a \(type) for {\(name)}" }
+                failures.note { "\(JSONWriter.quote(text)) is not a \(type) for {\(name)}" }
                 continue
             }
             var p = params

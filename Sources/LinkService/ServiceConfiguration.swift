@@ -42,7 +42,7 @@ public struct ServiceConfiguration: Sendable {
                 throw ConfigurationError("apple[\(i)]: needs teamId and bundleId")
             }
             let app = AppleApp(teamID: team, bundleID: bundle, appStoreID: a["appStoreId"]?.stringValue, scheme: a["scheme"]?.stringValue)
-            if let problem = AppSiteAssociation.validate(bytes: Array("{\"webcredentials\":{\"apps\":[\(JSONWriter.quote(app.appID))]}}".utf8)).first(where: { $0.severity == .error }) {
+            if let problem = AppSiteAssociation.validate(appID: app.appID).first(where: { $0.severity == .error }) {
                 throw ConfigurationError("apple[\(i)]: \(problem.message)")
             }
             apple.append(app)
@@ -55,8 +55,7 @@ public struct ServiceConfiguration: Sendable {
         }
         webcredentials = document["webcredentials"] == .bool(true)
         do { router = try Router(document: document) } catch { throw ConfigurationError(error.message) }
-        let links = AssociationGenerator.assetLinks(packageName: android.first?.package ?? "a.b", fingerprints: android.flatMap(\.fingerprints))
-        if !android.isEmpty, let problem = AssetLinks.validate(bytes: Array(JSONWriter.compact(links.json).utf8)).1.first(where: { $0.severity == .error }) {
+        if !android.isEmpty, let problem = AssetLinks.validate(bytes: Array(JSONWriter.compact(assetLinks.json).utf8)).1.first(where: { $0.severity == .error }) {
             throw ConfigurationError("android: \(problem.message)")
         }
     }

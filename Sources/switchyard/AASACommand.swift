@@ -70,10 +70,8 @@ struct AASACommand: ParsableCommand {
             let key = JSONWriter.compact(document)
             let aasa: AppSiteAssociation
             if let cached = cache[key] { aasa = cached } else {
-                guard let read = AppSiteAssociation.read(document).0 else {
-                    let reason = AppSiteAssociation.read(document).1.first?.message ?? "unreadable"
-                    return failure(id, "invalid-aasa", reason)
-                }
+                let (parsed, findings) = AppSiteAssociation.read(document)
+                guard let read = parsed else { return failure(id, "invalid-aasa", findings.first?.message ?? "unreadable") }
                 if cache.count > 256 { cache.removeAll() }
                 cache[key] = read
                 aasa = read
@@ -92,22 +90,9 @@ struct AASACommand: ParsableCommand {
         @Option(help: "A PEM certificate authority to trust when fetching (test servers).") var caFile: String?
 
         func run() throws {
-            var findings: [Finding]
-            var subject = source
-            if source.hasPrefix("https://") || source.hasPrefix("http://") {
-                let url = HostingCheck.location(of: source, file: "apple-app-site-association")
-                subject = url
-                let report = HostingCheck(trustedCAFile: caFile).fetch(url)
-                if !json {
-                    Output.line("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
-                        + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes")
-                }
-                findings = report.findings
-                if report.status == 200 { findings += AppSiteAssociation.validate(bytes: report.body) }
-            } else {
-                findings = AppSiteAssociation.validate(bytes: try AASACommand.readFile(source))
+            try SourceValidation.run(source, wellKnownFile: "apple-app-site-association", maximumBytes: AppSiteAssociation.maximumBytes, caFile: caFile, json: json) {
+                AppSiteAssociation.validate(bytes: $0)
             }
-            if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }
         }
     }
 
@@ -165,7 +150,7 @@ struct AASACommand: ParsableCommand {
                 throw ExitCode(2)
             }
             let appIDs = bundleId.map { "\(teamId).\($0)" }
-            let problems = appIDs.enumerated().flatMap { AppSiteAssociation.validate(bytes: Array("{\"webcredentials\":{\"apps\":[\"\($0.element)\"]}}".utf8)).filter { $0.severity == .error } }
+            let problems = appIDs.flatMap { AppSiteAssociation.validate(appID: $0) }.filter { $0.severity == .error }
             if let p = problems.first {
                 Output.error("error: \(p.message)")
                 throw ExitCode(2)

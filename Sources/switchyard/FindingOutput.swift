@@ -1,3 +1,4 @@
+import ArgumentParser
 import AssociatedDomains
 import SwitchyardJSON
 
@@ -25,5 +26,31 @@ enum FindingOutput {
             Output.line("\(subject): \(errors == 0 ? "valid" : "invalid"), \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
         return errors > 0
+    }
+}
+
+/// `aasa validate` and `assetlinks validate`: a local file, or an https URL (a bare origin means
+/// its /.well-known/`file`) fetched with the hosting check first; exit status 1 on errors.
+enum SourceValidation {
+    static func run(
+        _ source: String, wellKnownFile file: String, maximumBytes: Int, caFile: String?, json: Bool,
+        validate: ([UInt8]) -> [Finding]
+    ) throws {
+        var findings: [Finding]
+        var subject = source
+        if source.hasPrefix("https://") || source.hasPrefix("http://") {
+            let url = HostingCheck.location(of: source, file: file)
+            subject = url
+            let report = HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: maximumBytes)
+            if !json {
+                Output.line("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
+                    + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes")
+            }
+            findings = report.findings
+            if report.status == 200 { findings += validate(report.body) }
+        } else {
+            findings = validate(try AASACommand.readFile(source))
+        }
+        if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }
     }
 }

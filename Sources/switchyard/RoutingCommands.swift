@@ -89,18 +89,9 @@ struct AssetLinksCommand: ParsableCommand {
         @Option(help: "A PEM certificate authority to trust when fetching.") var caFile: String?
 
         func run() throws {
-            var findings: [Finding]
-            var subject = source
-            if source.hasPrefix("https://") || source.hasPrefix("http://") {
-                let url = HostingCheck.location(of: source, file: "assetlinks.json")
-                subject = url
-                let report = HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: 1 << 20)
-                findings = report.findings
-                if report.status == 200 { findings += AssetLinks.validate(bytes: report.body).1 }
-            } else {
-                findings = AssetLinks.validate(bytes: try AASACommand.readFile(source)).1
+            try SourceValidation.run(source, wellKnownFile: "assetlinks.json", maximumBytes: 1 << 20, caFile: caFile, json: json) {
+                AssetLinks.validate(bytes: $0).1
             }
-            if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }
         }
     }
 

@@ -1,3 +1,4 @@
+import SwitchyardJSON
 extension AppSiteAssociation {
     /// Every problem in a file: syntax, shape, app IDs, unreachable or useless patterns, size.
     /// Never traps, whatever the bytes.
@@ -10,6 +11,12 @@ extension AppSiteAssociation {
         findings += readFindings
         if let aasa { findings += aasa.semanticFindings() }
         return findings.stablePartitioned()
+    }
+
+    /// Findings for one app ID (`TEAMID.bundle.id`): placeholders, missing or malformed team
+    /// ID, malformed bundle ID. `path` says where it came from.
+    public static func validate(appID: String, at path: String = "appID") -> [Finding] {
+        AppIDCheck.check(appID, at: path)
     }
 
     /// Checks that need the whole model.
@@ -107,9 +114,9 @@ extension AppSiteAssociation {
             let exclude = p.hasPrefix("NOT ")
             let pattern = exclude ? String(p.dropFirst(4)) : p
             if let earlier = catchAll {
-                findings.append(Finding(.warning, exclude ? "unreachable-not" : "unreachable-path", at: pp, "\(JSONWriterShim.quote(p)) can never apply: paths[\(earlier)] before it matches every path and the first match decides — put NOT entries first"))
+                findings.append(Finding(.warning, exclude ? "unreachable-not" : "unreachable-path", at: pp, "\(JSONWriter.quote(p)) can never apply: paths[\(earlier)] before it matches every path and the first match decides — put NOT entries first"))
             } else if exclude && !paths[(i + 1)...].contains(where: { !$0.hasPrefix("NOT ") }) {
-                findings.append(Finding(.warning, "useless-not", at: pp, "\(JSONWriterShim.quote(p)) excludes nothing: no later path would have matched, and unmatched paths are not handled anyway"))
+                findings.append(Finding(.warning, "useless-not", at: pp, "\(JSONWriter.quote(p)) excludes nothing: no later path would have matched, and unmatched paths are not handled anyway"))
             }
             if !exclude && Self.isCatchAll(pattern) && catchAll == nil { catchAll = i }
         }
