@@ -12,7 +12,8 @@ struct AASACommand: ParsableCommand {
     )
 
     static func readFile(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // FileHandle also reads pipes such as --aasa <(switchyard aasa generate …).
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
             Output.error("error: cannot read '\(path)'")
             throw ExitCode(2)
         }

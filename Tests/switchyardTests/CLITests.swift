@@ -97,6 +97,15 @@ import Testing
         #expect(semantic.stderr.contains("(and 1 more error)"))
     }
 
+    @Test func readsFilesFromPipes() throws {
+        let aasa = try String(contentsOfFile: Self.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path, encoding: .utf8)
+        let result = try Self.run(["aasa", "validate", "/dev/stdin"], stdin: aasa)
+        #expect(result.stdout == "/dev/stdin: valid, 0 errors, 0 warnings\n")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lint = try Self.run(["manifest", "lint", "/dev/stdin"], stdin: "{\"apps\": [], \"actions\": []}")
+        #expect(lint.stdout == "0 errors, 0 warnings\n")
+    }
+
     @Test func fixtureManifestTestLastLine() throws {
         try #require(FileManager.default.fileExists(atPath: Self.fixture), "fixture missing: \(Self.fixture)")
         let result = try Self.run(["manifest", "test", Self.fixture, "--offline"])
