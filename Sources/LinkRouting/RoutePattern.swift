@@ -32,7 +32,7 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The typed value of `text`, or nil when it does not fit.
-    func value(_ text: String) -> RouteValue? {
+    public func value(_ text: String) -> RouteValue? {
         switch self {
         case .string: return text.isEmpty ? nil : .string(text)
         case .int: return Int(text).map(RouteValue.int)

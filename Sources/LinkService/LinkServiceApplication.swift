@@ -1,7 +1,12 @@
 import AssociatedDomains
 import Foundation
 import Hummingbird
+import LinkRules
+import Logging
 import NIOCore
+import Prometheus
+import NIOPosix
+import ServiceLifecycle
 import SwitchyardJSON
 
 /// A response computed once at start-up: bytes, ETag and headers, served without re-encoding.
@@ -29,33 +34,121 @@ struct StaticDocument: Sendable {
     }
 }
 
-/// The link service's HTTP application (so far: association files and health).
+/// The link service: association files, the links and invite APIs, landing pages, the resolve
+/// API, health and metrics.
 ///
 /// ```swift
-/// let app = LinkService.application(configuration: try ServiceConfiguration(contentsOf: path), host: "127.0.0.1", port: 8080)
-/// try await app.runService()   // stops gracefully on SIGTERM/SIGINT
+/// let store = try await LinkStore.open(.defaultSQLite)
+/// let service = try LinkService(configuration: try ServiceConfiguration(contentsOf: path), store: store)
+/// try await service.application(host: "127.0.0.1", port: 8080).runService()   // SIGTERM stops it
+/// await store.close()
 /// ```
-public enum LinkService {
-    public static func router(configuration: ServiceConfiguration) -> Router<BasicRequestContext> {
+public struct LinkService: Sendable {
+    public let configuration: ServiceConfiguration
+    public let store: LinkStore
+    public let metrics: ServiceMetrics
+    let hot: HotLinks
+    let engine: LinkEngine
+    let input: LinkInput
+    let perToken: RateLimiter
+    let perAddress: RateLimiter
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - clock: seconds for the rate limiters and the link cache (injected in tests).
+    public init(configuration: ServiceConfiguration, store: LinkStore, logger: Logger = Logger(label: "switchyard"),
+                now: @escaping @Sendable () -> Date = { Date() },
+                clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) throws(ConfigurationError) {
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        self.now = now
+        metrics = ServiceMetrics()
+        hot = HotLinks(store: store, now: clock)
+        input = LinkInput(configuration: configuration)
+        perToken = RateLimiter(configuration.perTokenLimit, now: clock)
+        perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
+        let manifest: Manifest
+        do { manifest = try configuration.manifestPath.map { try Manifest(contentsOf: $0) } ?? Manifest.defaultRules() } catch {
+            throw ConfigurationError("resolve.manifest: \(error)")
+        }
+        engine = LinkEngine(manifest: manifest, options: .init(offline: configuration.resolveOffline))
+    }
+
+    /// The HTTP routes.
+    public func router() -> Router<ServiceContext> {
         let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
         let assetLinks = StaticDocument(JSONWriter.compact(configuration.assetLinks.json))
-        let router = Router()
+        let router = Router(context: ServiceContext.self)
+        router.add(middleware: ObservabilityMiddleware(metrics: metrics))
         router.get("/.well-known/apple-app-site-association") { request, _ in aasa.response(for: request) }
         router.get("/apple-app-site-association") { request, _ in aasa.response(for: request) }
         router.get("/.well-known/assetlinks.json") { request, _ in assetLinks.response(for: request) }
-        router.get("/healthz") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+        router.get("/healthz") { _, _ in Response.json(.object([("status", .string("ok")), ("database", .string(store.kind))])) }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
+        router.post("/api/links") { request, context in await handle { () async throws(APIError) in try await createLink(request, context) } }
+        router.get("/api/links") { request, context in await handle { () async throws(APIError) in try await listLinks(request, context) } }
+        router.get("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await getLink(request, context) } }
+        router.delete("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await deleteLink(request, context) } }
+        router.post("/api/invite") { request, context in await handle { () async throws(APIError) in try await createInvite(request, context) } }
+        router.get("/api/invite/{code}") { request, context in await handle { () async throws(APIError) in try await getInvite(request, context) } }
+        router.get("/api/resolve") { request, context in await handle { () async throws(APIError) in try await resolve(request, context) } }
+        router.get("/i/{code}") { request, context in await linkPage(request, context) }
+        router.head("/i/{code}") { request, context in await linkPage(request, context) }
+        router.get("**") { request, context in routePage(request, context) }
         return router
     }
 
-    public static func application(
-        configuration: ServiceConfiguration, host: String = "127.0.0.1", port: Int = 8080,
-        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
+    /// The application on `host:port`, with the click flusher as a service beside the server.
+    public func application(host: String = "127.0.0.1", port: Int = 8080,
+                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
-            router: router(configuration: configuration),
+            router: router(),
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
-            onServerRunning: onServerRunning)
+            services: [ClickFlusher(hot: hot, logger: logger)],
+            onServerRunning: onServerRunning,
+            logger: logger)
+    }
+
+    /// Writes pending click counts now (the flusher does this every second).
+    public func flushClicks() async throws(StoreError) { try await hot.flush() }
+
+    func handle(_ body: () async throws(APIError) -> Response) async -> Response {
+        do { return try await body() } catch {
+            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
+            if error.status == .unauthorized || error.status == .forbidden { metrics.authFailures.increment() }
+            return error.response
+        }
+    }
+}
+
+/// Counts every request by route pattern and status and logs it (errors and writes at info).
+struct ObservabilityMiddleware: RouterMiddleware {
+    typealias Context = ServiceContext
+    let metrics: ServiceMetrics
+
+    func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response: Response
+        do { response = try await next(request, context) } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            metrics.record(route: context.endpointPath ?? "unmatched", status: status, seconds: ContinuousClock.now - start)
+            context.logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)", "error": "\(error)"])
+            throw error
+        }
+        let elapsed = ContinuousClock.now - start
+        metrics.record(route: context.endpointPath ?? "unmatched", status: response.status.code, seconds: elapsed)
+        let level: Logger.Level = (response.status.code >= 400 || request.method != .get && request.method != .head) ? .info : .debug
+        if context.logger.logLevel <= level {
+            context.logger.log(level: level, "request", metadata: [
+                "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+                "client": "\(context.remoteAddress?.ipAddress ?? "-")",
+                "ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000)",
+            ])
+        }
+        return response
     }
 }

@@ -19,10 +19,69 @@ public struct ServiceConfiguration: Sendable {
         public var fingerprints: [String]
     }
 
+    /// A landing page for a universal-link route: the app route its "Open in the app" button
+    /// builds (same parameters), and preview text where `{name}` is a route parameter.
+    public struct LandingPage: Sendable, Equatable {
+        public var appRoute: String?
+        public var title: String?
+        public var description: String?
+    }
+
+    /// How the Plur-compatible invite API maps onto links.
+    public struct Invites: Sendable, Equatable {
+        /// The app route an invite stands for.
+        public var route: String
+        /// The route parameter that receives the invite's own code (nil: none).
+        public var codeParameter: String?
+        /// Request body field → route parameter, e.g. groupId → groupId, relay → relay.
+        public var fields: [(field: String, parameter: String)]
+        /// Fields the request must carry.
+        public var required: [String]
+
+        public static func == (a: Invites, b: Invites) -> Bool {
+            a.route == b.route && a.codeParameter == b.codeParameter && a.required == b.required
+                && a.fields.elementsEqual(b.fields, by: { $0 == $1 })
+        }
+    }
+
+    /// A token bucket: `burst` requests at once, refilled at `perMinute`.
+    public struct RateLimit: Sendable, Equatable {
+        public var perMinute: Double
+        public var burst: Double
+    }
+
     public var apple: [AppleApp]
     public var android: [AndroidApp]
     public var webcredentials: Bool
     public var router: Router
+    /// The public origin of the service, used in the links it hands out (default https://first host).
+    public var publicURL: String
+    /// Short-code alphabet and length for generated codes.
+    public var codeAlphabet: [Character]
+    public var codeLength: Int
+    /// Landing pages by universal-link route name.
+    public var landingPages: [String: LandingPage]
+    /// Preview shown when a link has none.
+    public var defaultTitle: String
+    public var defaultDescription: String
+    public var defaultImage: String?
+    /// Where desktop visitors go when a link has no web fallback (nil: a page with store links).
+    public var defaultWebURL: String?
+    public var invites: Invites?
+    /// Hosts, beyond the configuration's own and the two stores, that fallbacks may send people to.
+    public var redirectHosts: [String]
+    /// Custom schemes deep links may use, beyond the apps' own.
+    public var deepLinkSchemes: [String]
+    public var perTokenLimit: RateLimit
+    public var perAddressLimit: RateLimit
+    /// Take the client address from X-Forwarded-For (only behind a proxy you run).
+    public var trustForwardedFor: Bool
+    /// Largest request body accepted by the API, in bytes.
+    public var maximumBodyBytes: Int
+    /// The Opener manifest behind /api/resolve (nil: Switchyard's default rules), and whether
+    /// its scripts may use the network.
+    public var manifestPath: String?
+    public var resolveOffline: Bool
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -55,10 +114,44 @@ public struct ServiceConfiguration: Sendable {
         }
         webcredentials = document["webcredentials"] == .bool(true)
         do { router = try Router(document: document) } catch { throw ConfigurationError(error.message) }
+        publicURL = "https://" + (router.hosts.first ?? "localhost")
+        codeAlphabet = Array("23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ")
+        codeLength = 8
+        landingPages = [:]
+        defaultTitle = "Open in the app"
+        defaultDescription = ""
+        invites = nil
+        redirectHosts = []
+        deepLinkSchemes = []
+        perTokenLimit = RateLimit(perMinute: 600, burst: 60)
+        perAddressLimit = RateLimit(perMinute: 300, burst: 30)
+        trustForwardedFor = false
+        maximumBodyBytes = 16 * 1024
+        resolveOffline = false
+        try readServiceSections(document)
         if !android.isEmpty, let problem = AssetLinks.validate(bytes: Array(JSONWriter.compact(assetLinks.json).utf8)).1.first(where: { $0.severity == .error }) {
             throw ConfigurationError("android: \(problem.message)")
         }
     }
+
+    /// Schemes a stored deep link may use: the apps' own plus `deepLinkSchemes`.
+    public var allowedSchemes: Set<String> {
+        Set(apple.compactMap(\.scheme).map { $0.lowercased() } + deepLinkSchemes.map { $0.lowercased() })
+    }
+
+    /// Hosts a landing page may send a visitor to.
+    public var allowedRedirectHosts: Set<String> {
+        var hosts = Set(router.hosts.map { $0.lowercased() } + redirectHosts.map { $0.lowercased() })
+        hosts.formUnion(["apps.apple.com", "itunes.apple.com", "play.google.com"])
+        if let host = URLComponents(string: publicURL)?.host { hosts.insert(host.lowercased()) }
+        return hosts
+    }
+
+    /// The App Store page of the first iOS app with an App Store id.
+    public var appStoreURL: String? { apple.lazy.compactMap(\.appStoreID).first.map { "https://apps.apple.com/app/id\($0)" } }
+
+    /// The Play Store page of the first Android app.
+    public var playStoreURL: String? { android.first.map { "https://play.google.com/store/apps/details?id=\($0.package)" } }
 
     /// The apple-app-site-association generated from the routes.
     public var appSiteAssociation: JSONValue {

@@ -1,21 +1,49 @@
 import ArgumentParser
+import Foundation
 import Hummingbird
 import LinkService
+import Logging
+import SwitchyardJSON
+
+/// Options every command that touches the service's database shares.
+struct DatabaseOption: ParsableArguments {
+    @Option(help: "sqlite:PATH or postgres://user:password@host:port/database (default: sqlite:.switchyard/switchyard.sqlite).")
+    var database: String?
+
+    func open() async throws -> LinkStore {
+        do {
+            let location = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultSQLite
+            return try await LinkStore.open(location)
+        } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the link service: hosts the association files generated from the configuration.",
+        abstract: "Run the link service: association files, links and invites API, landing pages, resolve API.",
         discussion: """
-            With no --config it serves Switchyard's example configuration (the Plur app). /healthz answers 200 once
-            the server is ready. SIGTERM or SIGINT stops it gracefully. Links, tokens and storage are not in this
-            version yet.
+            With no --config it serves Switchyard's example configuration (the Plur app). Data goes to a SQLite file \
+            under ./.switchyard/ unless --database says otherwise; migrations run at start. /healthz answers 200 once \
+            the server is ready. SIGTERM or SIGINT stops it gracefully (pending click counts are written first). \
+            Create an API token with `switchyard token create`.
             """
     )
 
-    @Option(help: "Configuration file (YAML or JSON): apple and android apps, hosts, routes.") var config: String?
+    @Option(help: "Configuration file (YAML or JSON): apps, hosts, routes, landing pages, invites, limits.") var config: String?
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
-    @Option(help: "Port to listen on.") var port = 8080
+    @Option(help: "Port to listen on (0: any free port).") var port = 8080
+    @OptionGroup var databaseOption: DatabaseOption
+    @Option(help: "Log format: json (one object per line) or text.") var logFormat = "json"
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
+
+    func validate() throws {
+        guard ["json", "text"].contains(logFormat) else { throw ValidationError("--log-format must be json or text") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+    }
 
     func run() async throws {
         guard let path = config ?? ServiceConfiguration.examplePath else {
@@ -27,11 +55,119 @@ struct ServeCommand: AsyncParsableCommand {
             Output.error("error: \(error)")
             throw ExitCode(2)
         }
+        let level = Logger.Level(rawValue: logLevel)!
+        let json = logFormat == "json"
+        LoggingSystem.bootstrap { label in
+            if json { return JSONLogHandler(label: label, level: level) }
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = level
+            return h
+        }
+        let logger = Logger(label: "switchyard")
+        let store = try await databaseOption.open()
+        let service: LinkService
+        do { service = try LinkService(configuration: configuration, store: store, logger: logger) } catch {
+            await store.close()
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
         let host = self.host
         let port = self.port
-        let app = LinkService.application(configuration: configuration, host: host, port: port) { channel in
-            Output.error("switchyard serve: listening on http://\(host):\(channel.localAddress?.port ?? port) (config: \(path))")
+        let app = service.application(host: host, port: port) { channel in
+            logger.notice("listening", metadata: [
+                "url": "http://\(host):\(channel.localAddress?.port ?? port)", "config": "\(path)", "database": "\(store.kind)",
+            ])
         }
-        try await app.runService()
+        do { try await app.runService() } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+}
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Manage API tokens (only a hash of each token is stored).",
+        subcommands: [TokenCreate.self, TokenList.self, TokenRevoke.self]
+    )
+}
+
+struct TokenCreate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create a token; it is printed once, alone on the last line of stdout.")
+
+    @Option(help: "A name to recognise the token by.") var name: String
+    @Option(help: "links:read, links:write or admin (repeatable; default links:write and links:read).") var scope: [String] = []
+    @OptionGroup var databaseOption: DatabaseOption
+
+    func validate() throws {
+        for s in scope where TokenScope(rawValue: s) == nil {
+            throw ValidationError("unknown scope '\(s)' (known: \(TokenScope.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if name.isEmpty || name.count > 100 { throw ValidationError("--name must be 1–100 characters") }
+    }
+
+    func run() async throws {
+        let scopes = scope.isEmpty ? [TokenScope.linksWrite, .linksRead] : scope.compactMap(TokenScope.init(rawValue:))
+        let store = try await databaseOption.open()
+        let issued = APIToken.issue(name: name, scopes: scopes)
+        do { try await store.insert(issued.record) } catch {
+            await store.close()
+            Output.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        await store.close()
+        Output.error("created token \(issued.record.id) (\(name); scopes: \(issued.record.scopes.joined(separator: " "))) in \(store.kind). It is shown once:")
+        Output.line(issued.token)
+    }
+}
+
+struct TokenList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List tokens (ids, names, scopes; never secrets).")
+    @OptionGroup var databaseOption: DatabaseOption
+    @Flag(help: "One JSON object per token.") var json = false
+
+    func run() async throws {
+        let store = try await databaseOption.open()
+        let tokens: [StoredToken]
+        do { tokens = try await store.tokens() } catch {
+            await store.close()
+            Output.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        await store.close()
+        for t in tokens {
+            let revoked = t.revokedAt.map { $0.formatted(.iso8601) }
+            if json {
+                Output.line("{\"id\":\"\(t.id)\",\"name\":\(JSONWriter.quote(t.name)),\"scopes\":\(JSONWriter.quote(t.scopes.joined(separator: " "))),\"created\":\"\(t.createdAt.formatted(.iso8601))\",\"revoked\":\(revoked.map { "\"\($0)\"" } ?? "null")}")
+            } else {
+                Output.line("\(t.id)  \(t.name)  [\(t.scopes.joined(separator: " "))]  created \(t.createdAt.formatted(.iso8601))\(revoked.map { "  REVOKED \($0)" } ?? "")")
+            }
+        }
+    }
+}
+
+struct TokenRevoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a token by id or name; it stops working at once.")
+    @Argument(help: "Token id or name.") var token: String
+    @OptionGroup var databaseOption: DatabaseOption
+
+    func run() async throws {
+        let store = try await databaseOption.open()
+        let n: Int
+        do { n = try await store.revokeToken(token) } catch {
+            await store.close()
+            Output.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        await store.close()
+        guard n > 0 else {
+            Output.error("error: no active token with id or name '\(token)'")
+            throw ExitCode(1)
+        }
+        Output.line("revoked \(n) token\(n == 1 ? "" : "s")")
     }
 }

@@ -1,0 +1,159 @@
+import Foundation
+import LinkRouting
+import SwitchyardJSON
+
+/// Reads and checks a `POST /api/links` body; every rejection names the field.
+struct LinkInput {
+    static let fields = ["code", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
+                         "title", "description", "image", "expiresAt", "expiresIn", "maxUses"]
+
+    /// Schemes that are never a deep link or a fallback.
+    static let forbiddenSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "about"]
+
+    let configuration: ServiceConfiguration
+
+    /// A link (code empty unless the body chose one), or the first problem found.
+    func read(_ body: JSONValue, now: Date) throws(APIError) -> StoredLink {
+        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object") }
+        for (key, _) in members where !Self.fields.contains(key) {
+            throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.joined(separator: ", ")))", field: key)
+        }
+        var link = StoredLink(code: "", createdAt: now)
+        if let code = try string(body, "code") {
+            guard isValidCode(code) else {
+                throw .badRequest("invalid-code", "code \(JSONWriter.quote(code)) must be 3–64 characters from the configured alphabet", field: "code")
+            }
+            link.code = code
+        }
+        link.deepLink = try string(body, "deepLink")
+        link.route = try string(body, "route")
+        if let p = body["parameters"] {
+            guard let pairs = p.objectMembers else { throw .badRequest("invalid-parameters", "parameters must be an object", field: "parameters") }
+            for (k, v) in pairs {
+                switch v {
+                case .string(let s): link.parameters.append((k, s))
+                case .number(_, let text): link.parameters.append((k, text))
+                case .bool(let b): link.parameters.append((k, b ? "true" : "false"))
+                default: throw .badRequest("invalid-parameters", "parameters.\(k) must be a string or a number", field: "parameters.\(k)")
+                }
+            }
+        }
+        switch (link.deepLink, link.route) {
+        case (nil, nil): throw .badRequest("missing-target", "give deepLink (a custom-scheme URL) or route (+ parameters)", field: "deepLink")
+        case (let d?, nil):
+            guard link.parameters.isEmpty else { throw .badRequest("invalid-parameters", "parameters go with route, not with deepLink", field: "parameters") }
+            try checkDeepLink(d, field: "deepLink")
+        case (nil, let r?):
+            guard let built = deepLink(route: r, parameters: link.parameters) else {
+                throw .badRequest("invalid-route", routeProblem(r, link.parameters), field: configuration.router.routes.contains(where: { $0.name == r }) ? "parameters" : "route")
+            }
+            try checkDeepLink(built, field: "route")
+        case (_?, _?): throw .badRequest("ambiguous-target", "give deepLink or route, not both", field: "route")
+        }
+        for (key, path) in [("webURL", \StoredLink.webURL), ("appStoreURL", \.appStoreURL), ("playStoreURL", \.playStoreURL), ("image", \.imageURL)] {
+            if let u = try string(body, key) {
+                try checkFallback(u, field: key, requireAllowedHost: key != "image")
+                link[keyPath: path] = u
+            }
+        }
+        link.title = try string(body, "title", maximum: 300)
+        link.description = try string(body, "description", maximum: 1000)
+        if let e = try string(body, "expiresAt") {
+            guard let date = ISO8601DateFormatter().date(from: e) else {
+                throw .badRequest("invalid-expiry", "expiresAt must be an ISO 8601 date-time such as 2026-12-31T23:59:00Z", field: "expiresAt")
+            }
+            link.expiresAt = date
+        }
+        if let v = body["expiresIn"] {
+            guard link.expiresAt == nil else { throw .badRequest("invalid-expiry", "give expiresAt or expiresIn, not both", field: "expiresIn") }
+            guard case .number(let seconds, _) = v, seconds > 0, seconds <= 10 * 365 * 86400 else {
+                throw .badRequest("invalid-expiry", "expiresIn must be a positive number of seconds", field: "expiresIn")
+            }
+            link.expiresAt = now.addingTimeInterval(seconds)
+        }
+        if let v = body["maxUses"] {
+            guard case .number(let n, _) = v, n >= 1, n == n.rounded(), n < 1e15 else {
+                throw .badRequest("invalid-max-uses", "maxUses must be a whole number ≥ 1", field: "maxUses")
+            }
+            link.maxUses = Int64(n)
+        }
+        return link
+    }
+
+    func isValidCode(_ code: String) -> Bool {
+        (3...64).contains(code.count) && code.allSatisfy(configuration.codeAlphabet.contains)
+    }
+
+    /// The custom-scheme URL for a route and parameters, typed as the route declares.
+    func deepLink(route: String, parameters: [(String, String)]) -> String? {
+        guard let r = configuration.router.routes.first(where: { $0.name == route }) else { return nil }
+        var values: [String: RouteValue] = [:]
+        let types = Dictionary(r.typedParameters.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
+        for (k, v) in parameters {
+            guard let type = types[k], let value = type.value(v) else { return nil }
+            values[k] = value
+        }
+        return configuration.router.url(route: route, parameters: values)
+    }
+
+    private func routeProblem(_ route: String, _ parameters: [(String, String)]) -> String {
+        guard let r = configuration.router.routes.first(where: { $0.name == route }) else {
+            return "no route named \(JSONWriter.quote(route)) (routes: \(configuration.router.routes.map(\.name).joined(separator: ", ")))"
+        }
+        let known = Set(r.parameterNames)
+        if let unknown = parameters.first(where: { !known.contains($0.0) }) {
+            return "route \(route) has no parameter \(JSONWriter.quote(unknown.0)) (it has: \(r.parameterNames.joined(separator: ", ")))"
+        }
+        return "the parameters do not fit route \(route) (\(r.pattern)): a required one is missing or has the wrong type"
+    }
+
+    /// A deep link must use an app's scheme (or a configured one), or be a universal link on our hosts.
+    func checkDeepLink(_ url: String, field: String) throws(APIError) {
+        let scheme = try schemeOf(url, field: field)
+        if scheme == "https" || scheme == "http" {
+            let host = URLComponents(string: url)?.host?.lowercased() ?? ""
+            guard configuration.router.hosts.contains(where: { $0.lowercased() == host }) else {
+                throw .badRequest("invalid-deep-link", "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
+            }
+            return
+        }
+        guard configuration.allowedSchemes.contains(scheme) else {
+            throw .badRequest("invalid-deep-link", "\(field): scheme \(scheme): is not an app scheme of this configuration (\(configuration.allowedSchemes.sorted().joined(separator: ", ")))", field: field)
+        }
+    }
+
+    /// Fallbacks must be https (or http) on an allowed host: no open redirect.
+    func checkFallback(_ url: String, field: String, requireAllowedHost: Bool) throws(APIError) {
+        let scheme = try schemeOf(url, field: field)
+        guard scheme == "https" || scheme == "http", let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else {
+            throw .badRequest("invalid-url", "\(field) must be an http(s) URL with a host", field: field)
+        }
+        if requireAllowedHost && !configuration.allowedRedirectHosts.contains(host) {
+            throw .badRequest("host-not-allowed", "\(field): host \(host) is not in the configuration's hosts or service.redirectHosts", field: field)
+        }
+    }
+
+    private func schemeOf(_ url: String, field: String) throws(APIError) -> String {
+        guard url.utf8.count <= 4096, !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
+              let colon = url.firstIndex(of: ":") else {
+            throw .badRequest("invalid-url", "\(field) is not a URL (no scheme, spaces or control characters, or longer than 4096 bytes)", field: field)
+        }
+        let scheme = url[..<colon].lowercased()
+        guard let first = scheme.first, first.isLetter, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+            throw .badRequest("invalid-url", "\(field) has no valid scheme", field: field)
+        }
+        if Self.forbiddenSchemes.contains(scheme) {
+            throw .badRequest("forbidden-scheme", "\(field): \(scheme): URLs are never accepted", field: field)
+        }
+        guard URLComponents(string: url) != nil else { throw .badRequest("invalid-url", "\(field) is not a well-formed URL", field: field) }
+        return scheme
+    }
+
+    private func string(_ body: JSONValue, _ key: String, maximum: Int = 4096) throws(APIError) -> String? {
+        guard let v = body[key] else { return nil }
+        if v == .null { return nil }
+        guard let s = v.stringValue else { throw .badRequest("invalid-field", "\(key) must be a string, not \(v.typeName)", field: key) }
+        guard s.count <= maximum else { throw .badRequest("invalid-field", "\(key) is longer than \(maximum) characters", field: key) }
+        return s
+    }
+}

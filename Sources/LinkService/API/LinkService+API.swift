@@ -1,0 +1,257 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LinkRules
+import Logging
+import NIOCore
+import Prometheus
+import NIOPosix
+import SwitchyardJSON
+
+extension LinkService {
+    // MARK: Links API
+
+    func createLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        try limitAddress(request, context)
+        let token = try await authenticate(request, .linksWrite)
+        let body = try await readJSON(request, context)
+        var link = try input.read(body, now: now())
+        link.createdBy = token.id
+        try await insert(&link, chosenCode: !link.code.isEmpty)
+        metrics.linksCreated.increment()
+        return Response.json(json(link), status: .created)
+    }
+
+    func getLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        _ = try await authenticate(request, .linksRead)
+        let code = try codeParameter(context)
+        guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
+            throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code")
+        }
+        return Response.json(json(link))
+    }
+
+    func listLinks(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        _ = try await authenticate(request, .linksRead)
+        var limit = 50
+        if let l = request.uri.queryParameters["limit"] {
+            guard let n = Int(l), (1...200).contains(n) else { throw .badRequest("invalid-limit", "limit must be 1–200", field: "limit") }
+            limit = n
+        }
+        var cursor: (Int64, String)?
+        if let c = request.uri.queryParameters["cursor"] {
+            guard let decoded = Self.decodeCursor(String(c)) else { throw .badRequest("invalid-cursor", "cursor is not one this service returned", field: "cursor") }
+            cursor = decoded
+        }
+        let page = try await storeCall { () async throws(StoreError) in try await store.links(after: cursor, limit: limit + 1) }
+        let links = page.prefix(limit)
+        var next: JSONValue = .null
+        if page.count > limit, let last = links.last { next = .string(Self.encodeCursor(LinkStore.millis(last.createdAt), last.code)) }
+        return Response.json(.object([("links", .array(links.map(json))), ("nextCursor", next)]))
+    }
+
+    func deleteLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        try limitAddress(request, context)
+        _ = try await authenticate(request, .linksWrite)
+        let code = try codeParameter(context)
+        let deleted = try await storeCall { () async throws(StoreError) in try await store.delete(code: code) }
+        hot.forget(code)
+        guard deleted else { throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code") }
+        return Response(status: .noContent)
+    }
+
+    // MARK: Plur-compatible invites
+
+    func createInvite(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        guard let invites = configuration.invites else { throw APIError(.notFound, "invites-not-configured", "this service has no invites section in its configuration") }
+        try limitAddress(request, context)
+        let token = try await authenticate(request, .linksWrite, header: HTTPField.Name("X-Invite-Token")!)
+        let body = try await readJSON(request, context)
+        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object") }
+        for (key, _) in members where !invites.fields.contains(where: { $0.field == key }) {
+            throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(key)) (known: \(invites.fields.map(\.field).joined(separator: ", ")))", field: key)
+        }
+        var link = StoredLink(code: "", createdAt: now())
+        link.kind = "invite"
+        link.route = invites.route
+        link.createdBy = token.id
+        for (field, parameter) in invites.fields {
+            switch body[field] {
+            case nil, .null?:
+                if invites.required.contains(field) { throw .badRequest("missing-field", "\(field) is required", field: field) }
+            case .string(let s)?: link.parameters.append((parameter, s))
+            case .number(_, let text)?: link.parameters.append((parameter, text))
+            case let v?: throw .badRequest("invalid-field", "\(field) must be a string, not \(v.typeName)", field: field)
+            }
+        }
+        try await insert(&link, chosenCode: false)
+        metrics.linksCreated.increment()
+        return Response.json(.object([("code", .string(link.code)), ("url", .string(pageURL(link.code)))]), status: .created)
+    }
+
+    func getInvite(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        guard let invites = configuration.invites else { throw APIError(.notFound, "invites-not-configured", "this service has no invites section in its configuration") }
+        let code = try codeParameter(context)
+        guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }), link.kind == "invite" else {
+            throw APIError(.notFound, "not-found", "no invite with code \(code)", field: "code")
+        }
+        if let e = link.expiresAt, e <= now() { throw APIError(.gone, "expired", "invite \(code) expired") }
+        var members: [(key: String, value: JSONValue)] = [("code", .string(code))]
+        for (field, parameter) in invites.fields where parameter != invites.codeParameter {
+            members.append((field, link.parameter(parameter).map(JSONValue.string) ?? .null))
+        }
+        return Response.json(.object(members))
+    }
+
+    // MARK: Resolve
+
+    func resolve(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        guard let url = request.uri.queryParameters["url"].map(String.init), !url.isEmpty else {
+            throw .badRequest("missing-url", "give the link to resolve as ?url=…", field: "url")
+        }
+        guard url.utf8.count <= 4096 else { throw .badRequest("invalid-url", "url is longer than 4096 bytes", field: "url") }
+        try limitAddress(request, context)
+        let engine = self.engine
+        // Scripts may block (network, up to their time limit): keep them off the event loops.
+        let result: JSONValue
+        do { result = try await NIOThreadPool.singleton.runIfActive { engine.resolve(url).json } } catch {
+            throw APIError(.serviceUnavailable, "unavailable", "the resolver is shutting down")
+        }
+        return Response.json(result)
+    }
+
+    // MARK: Shared
+
+    func insert(_ link: inout StoredLink, chosenCode: Bool) async throws(APIError) {
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<8 {
+            if !chosenCode {
+                link.code = String((0..<configuration.codeLength).map { _ in configuration.codeAlphabet.randomElement(using: &rng)! })
+                if let invites = configuration.invites, link.kind == "invite", let p = invites.codeParameter {
+                    link.parameters.removeAll { $0.0 == p }
+                    link.parameters.append((p, link.code))
+                }
+            }
+            do {
+                try await store.insert(link)
+                hot.forget(link.code)
+                return
+            } catch where error.code == .duplicate {
+                if chosenCode { throw APIError(.conflict, "code-taken", "code \(link.code) is already taken", field: "code") }
+                logger.notice("short code collision; drawing another", metadata: ["code": "\(link.code)"])
+            } catch {
+                throw storeFailure(error)
+            }
+        }
+        throw APIError(.serviceUnavailable, "code-space-exhausted", "8 random codes in a row were taken; raise links.length")
+    }
+
+    /// The page URL of a code on the public origin.
+    func pageURL(_ code: String) -> String { configuration.publicURL + "/i/" + code }
+
+    /// The deep link a stored link stands for.
+    func deepLink(of link: StoredLink) -> String? {
+        if let d = link.deepLink { return d }
+        if let r = link.route { return input.deepLink(route: r, parameters: link.parameters) }
+        return nil
+    }
+
+    func json(_ link: StoredLink) -> JSONValue {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
+        return .object([
+            ("code", .string(link.code)), ("kind", .string(link.kind)), ("url", .string(pageURL(link.code))),
+            ("deepLink", opt(deepLink(of: link))), ("route", opt(link.route)),
+            ("parameters", .object(link.parameters.map { ($0.0, .string($0.1)) })),
+            ("webURL", opt(link.webURL)), ("appStoreURL", opt(link.appStoreURL)), ("playStoreURL", opt(link.playStoreURL)),
+            ("title", opt(link.title)), ("description", opt(link.description)), ("image", opt(link.imageURL)),
+            ("expiresAt", opt(link.expiresAt.map(iso.string))), ("maxUses", link.maxUses.map { .int(Int($0)) } ?? .null),
+            ("createdAt", .string(iso.string(from: link.createdAt))), ("clicks", .int(Int(link.clicks))),
+        ])
+    }
+
+    func codeParameter(_ context: ServiceContext) throws(APIError) -> String {
+        let code = context.parameters.get("code") ?? ""
+        guard input.isValidCode(code) else {
+            throw .badRequest("invalid-code", "code \(JSONWriter.quote(code)) has characters outside the configured alphabet or a bad length", field: "code")
+        }
+        return code
+    }
+
+    /// The JSON body, within the configured size limit.
+    func readJSON(_ request: Request, _ context: ServiceContext) async throws(APIError) -> JSONValue {
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
+            throw APIError(.contentTooLarge, "body-too-large", "the body is larger than \(configuration.maximumBodyBytes) bytes")
+        }
+        do { return try JSONParser.parse(bytes: Array(buffer.readableBytesView)) } catch {
+            throw .badRequest("malformed-json", "the body is not valid JSON: \(error)")
+        }
+    }
+
+    /// Checks the bearer token (or `header`): 401 when missing or wrong, 403 without `scope`.
+    func authenticate(_ request: Request, _ scope: TokenScope, header: HTTPField.Name? = nil) async throws(APIError) -> StoredToken {
+        var text: String?
+        if let header, let v = request.headers[header] { text = v }
+        if text == nil, let auth = request.headers[.authorization] {
+            guard auth.lowercased().hasPrefix("bearer ") else { throw APIError(.unauthorized, "invalid-token", "Authorization must be 'Bearer <token>'") }
+            text = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        guard let text else {
+            throw APIError(.unauthorized, "missing-token", "this endpoint needs a token: Authorization: Bearer <token>\(header.map { " or \($0.rawName)" } ?? "")")
+        }
+        let invalid = APIError(.unauthorized, "invalid-token", "the token is not valid (unknown, revoked or mistyped)")
+        guard let (id, secret) = APIToken.parse(text) else { throw invalid }
+        let record = try await storeCall { () async throws(StoreError) in try await store.token(id: id) }
+        // Compare even when the id is unknown, so timing says nothing about which ids exist.
+        let expected = record?.secretHash ?? String(repeating: "0", count: 64)
+        guard APIToken.constantTimeEquals(APIToken.hash(secret), expected), let record, record.revokedAt == nil else { throw invalid }
+        guard APIToken.grants(record, scope) else {
+            throw APIError(.forbidden, "insufficient-scope", "token \(record.name) lacks the \(scope.rawValue) scope")
+        }
+        if let wait = perToken.take("token:" + record.id) { throw tooMany(wait, "token \(record.name)") }
+        return record
+    }
+
+    func limitAddress(_ request: Request, _ context: ServiceContext) throws(APIError) {
+        let address = clientAddress(request, context)
+        if let wait = perAddress.take("address:" + address) { throw tooMany(wait, "address \(address)") }
+    }
+
+    func clientAddress(_ request: Request, _ context: ServiceContext) -> String {
+        if configuration.trustForwardedFor, let f = request.headers[HTTPField.Name("X-Forwarded-For")!],
+           let first = f.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
+            return first
+        }
+        return context.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    func tooMany(_ wait: Double, _ who: String) -> APIError {
+        var e = APIError(.tooManyRequests, "rate-limited", "too many requests from \(who); retry in \(Int(wait.rounded(.up))) s")
+        e.retryAfter = max(1, Int(wait.rounded(.up)))
+        return e
+    }
+
+    func storeCall<T>(_ body: () async throws(StoreError) -> T) async throws(APIError) -> T {
+        do { return try await body() } catch { throw storeFailure(error) }
+    }
+
+    func storeFailure(_ error: StoreError) -> APIError {
+        logger.error("storage failed", metadata: ["error": "\(error)"])
+        return APIError(.serviceUnavailable, "storage-unavailable", "the database is not available; nothing was stored")
+    }
+
+    static func encodeCursor(_ created: Int64, _ code: String) -> String {
+        APIToken.base64URL(Array("\(created):\(code)".utf8))
+    }
+
+    static func decodeCursor(_ text: String) -> (Int64, String)? {
+        var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        guard let data = Data(base64Encoded: b64), let s = String(data: data, encoding: .utf8),
+              let colon = s.firstIndex(of: ":"), let created = Int64(s[..<colon]) else { return nil }
+        return (created, String(s[s.index(after: colon)...]))
+    }
+}

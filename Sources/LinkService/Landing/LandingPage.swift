@@ -1,0 +1,109 @@
+import Foundation
+
+/// The HTML page behind `/i/{code}` and every universal-link route: Open Graph and Twitter card
+/// tags for previews, an "Open in the app" button with the custom-scheme link, and a fallback
+/// chosen by the visitor's platform. Every href is checked against the configuration first.
+public struct LandingPage: Sendable, Equatable {
+    /// Who is visiting, from the User-Agent.
+    public enum Audience: String, Sendable, Hashable {
+        case iOS = "ios", android, desktop
+
+        public init(userAgent: String?) {
+            guard let ua = userAgent else { self = .desktop; return }
+            if ua.contains("iPhone") || ua.contains("iPad") || ua.contains("iPod") { self = .iOS }
+            else if ua.contains("Android") { self = .android }
+            else { self = .desktop }
+        }
+    }
+
+    public var title: String
+    public var description: String
+    public var image: String?
+    /// The canonical URL of the page (og:url).
+    public var pageURL: String
+    /// The custom-scheme link; nil when the link has none the configuration allows.
+    public var deepLink: String?
+    public var appStoreURL: String?
+    public var playStoreURL: String?
+    public var webURL: String?
+    public var appStoreID: String?
+
+    /// The fallback for an audience: the store of the platform, the web on desktop.
+    public func fallback(for audience: Audience) -> (label: String, url: String)? {
+        switch audience {
+        case .iOS: return appStoreURL.map { ("Get it on the App Store", $0) }
+        case .android: return playStoreURL.map { ("Get it on Google Play", $0) }
+        case .desktop: return webURL.map { ("Continue on the web", $0) }
+        }
+    }
+
+    public func html(for audience: Audience) -> String {
+        let t = Self.escape(title), d = Self.escape(description)
+        var head = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(t)</title>
+            <link rel="canonical" href="\(Self.escape(pageURL))">
+            <meta property="og:type" content="website">
+            <meta property="og:title" content="\(t)">
+            <meta property="og:description" content="\(d)">
+            <meta property="og:url" content="\(Self.escape(pageURL))">
+            <meta name="twitter:card" content="\(image == nil ? "summary" : "summary_large_image")">
+            <meta name="twitter:title" content="\(t)">
+            <meta name="twitter:description" content="\(d)">
+
+            """
+        if let image {
+            head += "<meta property=\"og:image\" content=\"\(Self.escape(image))\">\n<meta name=\"twitter:image\" content=\"\(Self.escape(image))\">\n"
+        }
+        if let id = appStoreID {
+            head += "<meta name=\"apple-itunes-app\" content=\"app-id=\(Self.escape(id))\(deepLink.map { ", app-argument=" + Self.escape($0) } ?? "")\">\n"
+        }
+        head += """
+            <style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f6f8;color:#222}
+            main{max-width:28rem;padding:2rem;text-align:center}a.button{display:block;margin:.75rem 0;padding:.8rem 1rem;border-radius:.6rem;text-decoration:none;font-weight:600}
+            #open-app{background:#3a5bd9;color:#fff}#fallback,.store{background:#fff;color:#3a5bd9;border:1px solid #3a5bd9}</style>
+            </head>
+
+            """
+        var body = "<body><main>\n<h1>\(t)</h1>\n"
+        if !description.isEmpty { body += "<p>\(d)</p>\n" }
+        if let deepLink { body += "<a id=\"open-app\" class=\"button\" href=\"\(Self.escape(deepLink))\">Open in the app</a>\n" }
+        if let (label, url) = fallback(for: audience) {
+            body += "<a id=\"fallback\" class=\"button\" data-audience=\"\(audience.rawValue)\" href=\"\(Self.escape(url))\">\(label)</a>\n"
+        } else {
+            // No fallback for this platform (a desktop without a web page): offer both stores.
+            if let a = appStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(a))\">App Store</a>\n" }
+            if let p = playStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(p))\">Google Play</a>\n" }
+        }
+        body += "</main>\n"
+        if deepLink != nil, audience != .desktop, fallback(for: audience) != nil {
+            // Opening the app leaves the page; if it is still visible 1.5 s later, the app is
+            // probably not installed, so go to the store (an href already on the page).
+            body += """
+                <script>document.getElementById("open-app").addEventListener("click",function(){var f=document.getElementById("fallback").href;
+                setTimeout(function(){if(!document.hidden){location.href=f}},1500)});</script>
+
+                """
+        }
+        return head + body + "</body></html>\n"
+    }
+
+    /// Escapes text for HTML element content and double-quoted attributes.
+    public static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for ch in s.unicodeScalars {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LinkRouting
+import NIOCore
+import Prometheus
+
+extension LinkService {
+    /// `/i/{code}`: the landing page of a stored link. Counts a click (GET only).
+    func linkPage(_ request: Request, _ context: ServiceContext) async -> Response {
+        let code = context.parameters.get("code") ?? ""
+        guard input.isValidCode(code) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
+        let link: StoredLink?
+        do { link = try await hot.link(code) } catch {
+            _ = storeFailure(error)
+            return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
+        }
+        guard let link else { return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
+        if let e = link.expiresAt, e <= now() { return messagePage(.gone, "Link expired", "This link has expired.") }
+        if request.method == .get {
+            if link.maxUses != nil {
+                // Limited links are counted in the database at once, atomically.
+                do {
+                    switch try await store.click(code: code) {
+                    case .counted: metrics.clicks.increment()
+                    case .exhausted: return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
+                    case .missing: hot.forget(code); return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
+                    }
+                } catch {
+                    _ = storeFailure(error)
+                    return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
+                }
+            } else {
+                hot.countLater(code)
+                metrics.clicks.increment()
+            }
+        }
+        let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
+        let body: ByteBuffer
+        if let cached = hot.page(code, audience) { body = cached } else {
+            body = ByteBuffer(string: page(for: link).html(for: audience))
+            hot.remember(code, audience, body)
+        }
+        return htmlResponse(.ok, body, cache: "private, no-store")
+    }
+
+    /// Every other GET: the landing page of a universal-link route, or 404.
+    func routePage(_ request: Request, _ context: ServiceContext) -> Response {
+        guard let host = configuration.router.hosts.first else { return messagePage(.notFound, "Not found", "Nothing here.") }
+        var url = "https://" + host + request.uri.path
+        if let q = request.uri.query, !q.isEmpty { url += "?" + q }
+        guard let match = configuration.router.route(url).match,
+              let route = configuration.router.routes.first(where: { $0.name == match.route }), route.kind == .universal, !route.exclude else {
+            return messagePage(.notFound, "Not found", "Nothing here.")
+        }
+        let settings = configuration.landingPages[route.name]
+        var deepLink: String?
+        if let app = settings?.appRoute {
+            let appRoute = configuration.router.routes.first(where: { $0.name == app })
+            let wanted = Set(appRoute?.parameterNames ?? [])
+            deepLink = configuration.router.url(route: app, parameters: match.parameters.filter { wanted.contains($0.key) })
+        } else if let scheme = configuration.apple.lazy.compactMap(\.scheme).first {
+            // No mapping: the same path and query under the app's scheme.
+            deepLink = scheme + "://" + request.uri.path.drop(while: { $0 == "/" }) + (request.uri.query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
+        }
+        func fill(_ template: String?) -> String? {
+            guard var text = template else { return nil }
+            for (name, value) in match.parameters { text = text.replacingOccurrences(of: "{\(name)}", with: value.text) }
+            return text
+        }
+        var landing = basePage(pageURL: url)
+        landing.title = fill(settings?.title) ?? configuration.defaultTitle
+        landing.description = fill(settings?.description) ?? configuration.defaultDescription
+        landing.deepLink = deepLink.flatMap(allowedDeepLink)
+        let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
+        return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "public, max-age=300")
+    }
+
+    /// The page for a stored link, with every URL re-checked against the configuration.
+    func page(for link: StoredLink) -> LandingPage {
+        var page = basePage(pageURL: pageURL(link.code))
+        page.title = link.title ?? configuration.defaultTitle
+        page.description = link.description ?? configuration.defaultDescription
+        page.image = link.imageURL.flatMap { allowedURL($0, "image", requireHost: false) } ?? page.image
+        page.deepLink = deepLink(of: link).flatMap(allowedDeepLink)
+        if let a = link.appStoreURL { page.appStoreURL = allowedURL(a, "appStoreURL") }
+        if let p = link.playStoreURL { page.playStoreURL = allowedURL(p, "playStoreURL") }
+        if let w = link.webURL { page.webURL = allowedURL(w, "webURL") }
+        return page
+    }
+
+    func basePage(pageURL: String) -> LandingPage {
+        LandingPage(
+            title: configuration.defaultTitle, description: configuration.defaultDescription,
+            image: configuration.defaultImage.flatMap { allowedURL($0, "image", requireHost: false) }, pageURL: pageURL, deepLink: nil,
+            appStoreURL: configuration.appStoreURL, playStoreURL: configuration.playStoreURL,
+            webURL: configuration.defaultWebURL.flatMap { allowedURL($0, "webURL") },
+            appStoreID: configuration.apple.lazy.compactMap(\.appStoreID).first)
+    }
+
+    func allowedDeepLink(_ url: String) -> String? {
+        do { try input.checkDeepLink(url, field: "deepLink"); return url } catch { return nil }
+    }
+
+    func allowedURL(_ url: String, _ field: String, requireHost: Bool = true) -> String? {
+        do { try input.checkFallback(url, field: field, requireAllowedHost: requireHost); return url } catch { return nil }
+    }
+
+    func messagePage(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {
+        let t = LandingPage.escape(title), m = LandingPage.escape(message)
+        let html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>\(t)</title></head>\n<body><main><h1>\(t)</h1><p>\(m)</p></main></body></html>\n"
+        return htmlResponse(status, ByteBuffer(string: html), cache: "no-store")
+    }
+
+    func htmlResponse(_ status: HTTPResponse.Status, _ body: ByteBuffer, cache: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: cache, .contentLength: String(body.readableBytes),
+                                           HTTPField.Name("X-Content-Type-Options")!: "nosniff", HTTPField.Name("Referrer-Policy")!: "no-referrer"],
+                 body: .init(byteBuffer: body))
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The landing page's fast path: recently read links and their rendered pages stay in memory
+/// for a few seconds, and clicks on links without a use limit are added up in memory and
+/// written in one transaction per second (and at shutdown). A SIGKILL can lose at most the last
+/// second of click counts, never a link. Another node sees a deleted link gone after `ttl`.
+public final class HotLinks: Sendable {
+    struct Entry {
+        var link: StoredLink?
+        var loaded: Double
+        var pages: [LandingPage.Audience: ByteBuffer] = [:]
+    }
+
+    let store: LinkStore
+    let ttl: Double
+    private let now: @Sendable () -> Double
+    private let entries = Mutex<[String: Entry]>([:])
+    private let pendingClicks = Mutex<[String: Int64]>([:])
+    private let maximumEntries = 100_000
+
+    init(store: LinkStore, ttl: Double = 5, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+        self.store = store
+        self.ttl = ttl
+        self.now = now
+    }
+
+    /// The link for `code`, from memory when fresh (a missing code is remembered too).
+    func link(_ code: String) async throws(StoreError) -> StoredLink? {
+        let t = now()
+        if let e = entries.withLock({ $0[code] }), t - e.loaded < ttl { return e.link }
+        let link = try await store.link(code: code)
+        entries.withLock {
+            if $0.count >= maximumEntries { $0.removeAll(keepingCapacity: true) }
+            $0[code] = Entry(link: link, loaded: t)
+        }
+        return link
+    }
+
+    /// A page rendered earlier for this link and audience, if the entry is still fresh.
+    func page(_ code: String, _ audience: LandingPage.Audience) -> ByteBuffer? {
+        entries.withLock { $0[code]?.pages[audience] }
+    }
+
+    func remember(_ code: String, _ audience: LandingPage.Audience, _ page: ByteBuffer) {
+        entries.withLock { $0[code]?.pages[audience] = page }
+    }
+
+    /// Forgets a code (after a delete or a change on this node).
+    func forget(_ code: String) {
+        _ = entries.withLock { $0.removeValue(forKey: code) }
+    }
+
+    /// Counts a click later (links without a use limit).
+    func countLater(_ code: String) {
+        pendingClicks.withLock { $0[code, default: 0] += 1 }
+    }
+
+    /// Writes the pending click counts; on failure they are kept for the next flush.
+    func flush() async throws(StoreError) {
+        let counts = pendingClicks.withLock { p -> [String: Int64] in defer { p.removeAll() }; return p }
+        do { try await store.addClicks(counts) } catch {
+            pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }
+            throw error
+        }
+    }
+}
+
+/// Flushes click counts every second; a last flush at graceful shutdown.
+struct ClickFlusher: Service {
+    let hot: HotLinks
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            do { try await hot.flush() } catch { logger.error("click counts not written; retrying", metadata: ["error": "\(error)"]) }
+        }
+        do { try await hot.flush() } catch { logger.error("click counts lost at shutdown", metadata: ["error": "\(error)"]) }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Prometheus
+import Synchronization
+
+/// The service's Prometheus metrics, in a registry of its own (no process-wide bootstrap, so
+/// several services can live in one test process). Served at `/metrics`.
+public final class ServiceMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    private let requests = Mutex<[String: Counter]>([:])
+    private let durations = Mutex<[String: DurationHistogram]>([:])
+    let linksCreated: Counter
+    let clicks: Counter
+    let rateLimited: Counter
+    let authFailures: Counter
+
+    public init() {
+        linksCreated = registry.makeCounter(name: "switchyard_links_created_total", help: "Links and invites created.")
+        clicks = registry.makeCounter(name: "switchyard_link_clicks_total", help: "Landing-page views of stored links that were counted.")
+        rateLimited = registry.makeCounter(name: "switchyard_rate_limited_total", help: "Requests refused with 429.")
+        authFailures = registry.makeCounter(name: "switchyard_auth_failures_total", help: "Requests refused with 401 or 403.")
+    }
+
+    /// Counts a request by route pattern and status, and records its duration.
+    func record(route: String, status: Int, seconds: Duration) {
+        let key = route + " " + String(status)
+        let counter = requests.withLock { cache -> Counter in
+            if let c = cache[key] { return c }
+            let c = registry.makeCounter(name: "switchyard_http_requests_total", labels: [("route", route), ("status", String(status))],
+                                         help: "HTTP requests by route pattern and status.")
+            cache[key] = c
+            return c
+        }
+        counter.increment()
+        let histogram = durations.withLock { cache -> DurationHistogram in
+            if let h = cache[route] { return h }
+            let h = registry.makeDurationHistogram(
+                name: "switchyard_http_request_duration_seconds", labels: [("route", route)],
+                buckets: [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250), .seconds(1)],
+                help: "Time to produce the response head.")
+            cache[route] = h
+            return h
+        }
+        histogram.record(seconds)
+    }
+
+    /// The exposition text.
+    public func text() -> [UInt8] { registry.emitToBuffer() }
+}

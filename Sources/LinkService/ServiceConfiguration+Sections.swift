@@ -1,0 +1,124 @@
+import Foundation
+import LinkRouting
+import SwitchyardJSON
+
+extension ServiceConfiguration {
+    /// Reads the service's own sections: `service`, `links`, `landing`, `invites`, `rateLimit`,
+    /// `resolve`. Each error names the key.
+    mutating func readServiceSections(_ document: JSONValue) throws(ConfigurationError) {
+        let known = ["apple", "android", "webcredentials", "hosts", "routes", "service", "links", "landing", "invites", "rateLimit", "resolve"]
+        for (key, _) in document.objectMembers ?? [] where !known.contains(key) {
+            throw ConfigurationError("unknown top-level key \(JSONWriter.quote(key)) (known: \(known.joined(separator: ", ")))")
+        }
+        if let service = document["service"] {
+            if let url = try string(service, "publicURL", "service") {
+                guard let c = URLComponents(string: url), ["https", "http"].contains(c.scheme ?? ""), c.host?.isEmpty == false else {
+                    throw ConfigurationError("service.publicURL: \(JSONWriter.quote(url)) is not an http(s) origin")
+                }
+                publicURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+            }
+            redirectHosts = try strings(service, "redirectHosts", "service")
+            deepLinkSchemes = try strings(service, "deepLinkSchemes", "service")
+            trustForwardedFor = service["trustForwardedFor"] == .bool(true)
+            if let n = try int(service, "maximumBodyBytes", "service") {
+                guard n >= 256 else { throw ConfigurationError("service.maximumBodyBytes: at least 256") }
+                maximumBodyBytes = n
+            }
+        }
+        if let links = document["links"] {
+            if let alphabet = try string(links, "alphabet", "links") {
+                let chars = Array(alphabet)
+                guard chars.count >= 8, Set(chars).count == chars.count,
+                      chars.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                    throw ConfigurationError("links.alphabet: needs at least 8 distinct ASCII letters, digits, - or _")
+                }
+                codeAlphabet = chars
+            }
+            if let n = try int(links, "length", "links") {
+                guard (4...32).contains(n) else { throw ConfigurationError("links.length: between 4 and 32") }
+                codeLength = n
+            }
+        }
+        if let landing = document["landing"] {
+            defaultTitle = try string(landing, "title", "landing") ?? defaultTitle
+            defaultDescription = try string(landing, "description", "landing") ?? defaultDescription
+            defaultImage = try string(landing, "image", "landing")
+            defaultWebURL = try string(landing, "webURL", "landing")
+            for (name, value) in landing["pages"]?.objectMembers ?? [] {
+                let path = "landing.pages.\(name)"
+                guard let route = router.routes.first(where: { $0.name == name }), route.kind == .universal else {
+                    throw ConfigurationError("\(path): no universal-link route named \(JSONWriter.quote(name))")
+                }
+                var page = LandingPage()
+                if let app = value.stringValue { page.appRoute = app } else {
+                    page.appRoute = try string(value, "app", path)
+                    page.title = try string(value, "title", path)
+                    page.description = try string(value, "description", path)
+                }
+                if let app = page.appRoute, !router.routes.contains(where: { $0.name == app }) {
+                    throw ConfigurationError("\(path): no route named \(JSONWriter.quote(app))")
+                }
+                landingPages[name] = page
+            }
+        }
+        if let inv = document["invites"] {
+            guard let route = try string(inv, "route", "invites") else { throw ConfigurationError("invites.route: required (the app route an invite stands for)") }
+            guard let r = router.routes.first(where: { $0.name == route }) else { throw ConfigurationError("invites.route: no route named \(JSONWriter.quote(route))") }
+            let parameters = Set(r.parameterNames)
+            let codeParameter = try string(inv, "codeParameter", "invites")
+            if let c = codeParameter, !parameters.contains(c) {
+                throw ConfigurationError("invites.codeParameter: route \(route) has no parameter \(JSONWriter.quote(c))")
+            }
+            var fields: [(field: String, parameter: String)] = []
+            for (field, value) in inv["fields"]?.objectMembers ?? [] {
+                guard let p = value.stringValue, parameters.contains(p) else {
+                    throw ConfigurationError("invites.fields.\(field): must name a parameter of route \(route) (\(parameters.sorted().joined(separator: ", ")))")
+                }
+                fields.append((field, p))
+            }
+            guard !fields.isEmpty else { throw ConfigurationError("invites.fields: map at least one request field to a route parameter") }
+            let required = try strings(inv, "required", "invites")
+            for f in required where !fields.contains(where: { $0.field == f }) {
+                throw ConfigurationError("invites.required: \(JSONWriter.quote(f)) is not one of invites.fields")
+            }
+            invites = Invites(route: route, codeParameter: codeParameter, fields: fields, required: required)
+        }
+        if let limits = document["rateLimit"] {
+            if let t = limits["perToken"] { perTokenLimit = try rateLimit(t, "rateLimit.perToken") }
+            if let a = limits["perAddress"] { perAddressLimit = try rateLimit(a, "rateLimit.perAddress") }
+        }
+        if let resolve = document["resolve"] {
+            manifestPath = try string(resolve, "manifest", "resolve")
+            resolveOffline = resolve["offline"] == .bool(true)
+        }
+    }
+
+    private func string(_ object: JSONValue, _ key: String, _ path: String) throws(ConfigurationError) -> String? {
+        guard let v = object[key] else { return nil }
+        guard let s = v.stringValue else { throw ConfigurationError("\(path).\(key): expected a string, found \(v.typeName)") }
+        return s
+    }
+
+    private func strings(_ object: JSONValue, _ key: String, _ path: String) throws(ConfigurationError) -> [String] {
+        guard let v = object[key] else { return [] }
+        guard let a = v.arrayValue, a.allSatisfy({ $0.stringValue != nil }) else {
+            throw ConfigurationError("\(path).\(key): expected a list of strings")
+        }
+        return a.compactMap(\.stringValue)
+    }
+
+    private func int(_ object: JSONValue, _ key: String, _ path: String) throws(ConfigurationError) -> Int? {
+        guard let v = object[key] else { return nil }
+        guard case .number(let d, _) = v, d == d.rounded(), let n = Int(exactly: d) else {
+            throw ConfigurationError("\(path).\(key): expected a whole number, found \(v.typeName)")
+        }
+        return n
+    }
+
+    private func rateLimit(_ object: JSONValue, _ path: String) throws(ConfigurationError) -> RateLimit {
+        guard let perMinute = try int(object, "perMinute", path), perMinute > 0 else { throw ConfigurationError("\(path).perMinute: a positive whole number") }
+        let burst = try int(object, "burst", path) ?? max(1, perMinute / 10)
+        guard burst > 0 else { throw ConfigurationError("\(path).burst: a positive whole number") }
+        return RateLimit(perMinute: Double(perMinute), burst: Double(burst))
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import SwitchyardJSON
+
+/// A stored invite or short link.
+public struct StoredLink: Sendable, Equatable {
+    /// `link` (the links API) or `invite` (the Plur-compatible invite API).
+    public var kind: String = "link"
+    public var code: String
+    /// The custom-scheme URL the link stands for, if given directly.
+    public var deepLink: String?
+    /// Or a route of the configuration and its parameters; the deep link is built from them.
+    public var route: String?
+    public var parameters: [(String, String)] = []
+    public var webURL: String?
+    public var appStoreURL: String?
+    public var playStoreURL: String?
+    public var title: String?
+    public var description: String?
+    public var imageURL: String?
+    public var expiresAt: Date?
+    public var maxUses: Int64?
+    public var createdAt: Date
+    public var clicks: Int64 = 0
+    /// The id of the token that created it.
+    public var createdBy: String?
+
+    public init(code: String, createdAt: Date) {
+        self.code = code
+        self.createdAt = createdAt
+    }
+
+    public func parameter(_ name: String) -> String? { parameters.first(where: { $0.0 == name })?.1 }
+
+    public static func == (a: StoredLink, b: StoredLink) -> Bool {
+        a.kind == b.kind && a.code == b.code && a.deepLink == b.deepLink && a.route == b.route
+            && a.parameters.elementsEqual(b.parameters, by: { $0 == $1 }) && a.webURL == b.webURL
+            && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title
+            && a.description == b.description && a.imageURL == b.imageURL && a.expiresAt == b.expiresAt
+            && a.maxUses == b.maxUses && a.createdAt == b.createdAt && a.clicks == b.clicks && a.createdBy == b.createdBy
+    }
+}
+
+/// A stored API token: only the hash of its secret is kept.
+public struct StoredToken: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    /// Hex SHA-256 of the secret part.
+    public var secretHash: String
+    public var scopes: [String]
+    public var createdAt: Date
+    public var revokedAt: Date?
+}
+
+/// What a click did.
+public enum ClickOutcome: Sendable, Equatable {
+    case counted(clicks: Int64)
+    /// The link reached its maximum uses.
+    case exhausted
+    case missing
+}
+
+/// The link service's storage: links, clicks and tokens, on any `SQLDatabase`.
+///
+/// ```swift
+/// let store = try await LinkStore.open(.sqlite(path: ".switchyard/switchyard.sqlite"))
+/// try await store.insert(link)            // StoreError(.duplicate) when the code exists
+/// let page = try await store.links(after: nil, limit: 50)
+/// ```
+public struct LinkStore: Sendable {
+    package let db: any SQLDatabase
+
+    package init(db: any SQLDatabase) { self.db = db }
+
+    /// Opens the database, applying pending migrations.
+    public static func open(_ location: DatabaseLocation) async throws(StoreError) -> LinkStore {
+        LinkStore(db: try await location.open())
+    }
+
+    public var kind: String { db.kind }
+
+    public func close() async { await db.close() }
+
+    // MARK: Links
+
+    static let columns = "code, kind, deep_link, route, parameters, web_url, app_store_url, play_store_url, title, description, image_url, expires_at, max_uses, created_at, clicks, created_by"
+
+    /// Inserts a new link; `.duplicate` when its code is taken.
+    public func insert(_ link: StoredLink) async throws(StoreError) {
+        let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
+        try await db.run("INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
+            SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
+            SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
+            SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
+        ])
+    }
+
+    public func link(code: String) async throws(StoreError) -> StoredLink? {
+        try await db.read("SELECT \(Self.columns) FROM links WHERE code = ?", [.text(code)]).first.map(Self.link)
+    }
+
+    /// Links in creation order, after the (created, code) cursor of the previous page.
+    public func links(after cursor: (createdAt: Int64, code: String)?, limit: Int) async throws(StoreError) -> [StoredLink] {
+        if let cursor {
+            return try await db.read(
+                "SELECT \(Self.columns) FROM links WHERE created_at > ? OR (created_at = ? AND code > ?) ORDER BY created_at, code LIMIT ?",
+                [.int(cursor.createdAt), .int(cursor.createdAt), .text(cursor.code), .int(Int64(limit))]).map(Self.link)
+        }
+        return try await db.read("SELECT \(Self.columns) FROM links ORDER BY created_at, code LIMIT ?", [.int(Int64(limit))]).map(Self.link)
+    }
+
+    /// Deletes a link; false when there was none.
+    public func delete(code: String) async throws(StoreError) -> Bool {
+        !(try await db.run("DELETE FROM links WHERE code = ? RETURNING code", [.text(code)]).isEmpty)
+    }
+
+    /// Counts one use now, atomically refusing it once `max_uses` is reached.
+    public func click(code: String) async throws(StoreError) -> ClickOutcome {
+        let rows = try await db.run(
+            "UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING clicks", [.text(code)])
+        if let n = rows.first?.first?.int { return .counted(clicks: n) }
+        return try await link(code: code) == nil ? .missing : .exhausted
+    }
+
+    /// Adds batched click counts (links without a use limit) in one transaction.
+    public func addClicks(_ counts: [String: Int64]) async throws(StoreError) {
+        guard !counts.isEmpty else { return }
+        let sorted = counts.sorted { $0.key < $1.key }
+        try await db.transaction { tx throws(StoreError) in
+            for (code, n) in sorted {
+                try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ?", [.int(n), .text(code)])
+            }
+        }
+    }
+
+    static func link(_ row: [SQLValue]) -> StoredLink {
+        var link = StoredLink(code: row[0].text ?? "", createdAt: date(row[13].int ?? 0))
+        link.kind = row[1].text ?? "link"
+        link.deepLink = row[2].text
+        link.route = row[3].text
+        if let text = row[4].text, case .object(let pairs)? = try? JSONParser.parse(text) {
+            link.parameters = pairs.compactMap { k, v in v.stringValue.map { (k, $0) } }
+        }
+        link.webURL = row[5].text
+        link.appStoreURL = row[6].text
+        link.playStoreURL = row[7].text
+        link.title = row[8].text
+        link.description = row[9].text
+        link.imageURL = row[10].text
+        link.expiresAt = row[11].int.map(date)
+        link.maxUses = row[12].int
+        link.clicks = row[14].int ?? 0
+        link.createdBy = row[15].text
+        return link
+    }
+
+    // MARK: Tokens
+
+    public func insert(_ token: StoredToken) async throws(StoreError) {
+        try await db.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)", [
+            .text(token.id), .text(token.name), .text(token.secretHash), .text(token.scopes.joined(separator: " ")),
+            .int(Self.millis(token.createdAt)), SQLValue(token.revokedAt.map(Self.millis)),
+        ])
+    }
+
+    public func token(id: String) async throws(StoreError) -> StoredToken? {
+        try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens WHERE id = ?", [.text(id)]).first.map(Self.token)
+    }
+
+    public func tokens() async throws(StoreError) -> [StoredToken] {
+        try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens ORDER BY created_at, id", []).map(Self.token)
+    }
+
+    /// Revokes a token by id or name; returns how many were revoked.
+    public func revokeToken(_ idOrName: String, at now: Date = Date()) async throws(StoreError) -> Int {
+        try await db.run("UPDATE tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL RETURNING id",
+                         [.int(Self.millis(now)), .text(idOrName), .text(idOrName)]).count
+    }
+
+    static func token(_ row: [SQLValue]) -> StoredToken {
+        StoredToken(id: row[0].text ?? "", name: row[1].text ?? "", secretHash: row[2].text ?? "",
+                    scopes: (row[3].text ?? "").split(separator: " ").map(String.init),
+                    createdAt: date(row[4].int ?? 0), revokedAt: row[5].int.map(date))
+    }
+
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+}

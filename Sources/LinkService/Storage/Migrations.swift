@@ -1,0 +1,73 @@
+import Foundation
+
+/// Versioned schema changes, applied in order at start inside one transaction. The
+/// `schema_migrations` table records what is applied; a database newer than this build is refused.
+/// The same SQL runs on SQLite and PostgreSQL.
+enum Migrations {
+    struct Migration: Sendable {
+        var version: Int64
+        var name: String
+        var statements: [String]
+    }
+
+    static let all: [Migration] = [
+        Migration(version: 1, name: "links and tokens", statements: [
+            """
+            CREATE TABLE links (
+                code TEXT PRIMARY KEY,
+                kind TEXT NOT NULL,
+                deep_link TEXT,
+                route TEXT,
+                parameters TEXT NOT NULL,
+                web_url TEXT,
+                app_store_url TEXT,
+                play_store_url TEXT,
+                title TEXT,
+                description TEXT,
+                image_url TEXT,
+                expires_at BIGINT,
+                max_uses BIGINT,
+                created_at BIGINT NOT NULL,
+                clicks BIGINT NOT NULL DEFAULT 0,
+                created_by TEXT
+            )
+            """,
+            "CREATE INDEX links_created ON links (created_at, code)",
+            """
+            CREATE TABLE tokens (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                secret_hash TEXT NOT NULL,
+                scopes TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+        ]),
+    ]
+
+    static var latest: Int64 { all.last?.version ?? 0 }
+
+    /// Applies every migration the database lacks; returns the versions applied.
+    @discardableResult
+    static func apply(to db: any SQLDatabase) async throws(StoreError) -> [Int64] {
+        let kind = db.kind
+        return try await db.transaction { tx throws(StoreError) in
+            // Two nodes starting at once: the second waits here, then finds nothing to do.
+            if kind == "postgres" { try await tx.run("SELECT pg_advisory_xact_lock(727274)", []) }
+            try await tx.run("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)", [])
+            let current = try await tx.run("SELECT MAX(version) FROM schema_migrations", []).first?.first?.int ?? 0
+            if current > latest {
+                throw StoreError(.schemaTooNew, "the \(kind) database is at schema version \(current), newer than this build (\(latest)); upgrade switchyard")
+            }
+            var applied: [Int64] = []
+            for m in all where m.version > current {
+                for statement in m.statements { try await tx.run(statement, []) }
+                try await tx.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                                 [.int(m.version), .text(m.name), .int(Int64(Date().timeIntervalSince1970))])
+                applied.append(m.version)
+            }
+            return applied
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// The PostgreSQL back end, for more than one service node. Every node runs the same
+/// migrations at start (serialised with an advisory lock) and shares the data.
+final class PostgresStore: SQLDatabase {
+    let kind = "postgres"
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+
+    private init(client: PostgresClient, runner: Task<Void, Never>) {
+        self.client = client
+        self.runner = runner
+    }
+
+    /// Connects and checks the connection within `timeout` (postgres-nio retries a wrong password
+    /// forever, so the first query is bounded).
+    static func open(host: String, port: Int, user: String, password: String?, database: String, tls: Bool,
+                     timeout: Duration = .seconds(15)) async throws(StoreError) -> PostgresStore {
+        let tlsMode: PostgresClient.Configuration.TLS = tls ? .prefer(.makeClientConfiguration()) : .disable
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tlsMode)
+        configuration.options.maximumConnections = 8
+        let client = PostgresClient(configuration: configuration)
+        let runner = Task { await client.run() }
+        let store = PostgresStore(client: client, runner: runner)
+        let where_ = "postgres://\(user)@\(host):\(port)/\(database)"
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try await store.run("SELECT 1", []) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw StoreError(.unavailable, "\(where_): no connection within \(timeout) (wrong password, or the server is down?)")
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch {
+            runner.cancel()
+            if let e = error as? StoreError { throw StoreError(e.code == .failed ? .unavailable : e.code, e.code == .failed ? "\(where_): \(e.message)" : e.message) }
+            throw StoreError(.unavailable, "\(where_): \(error)")
+        }
+        return store
+    }
+
+    func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+        let query = Self.query(sql, binds)
+        do {
+            return try await Self.rows(client.query(query))
+        } catch {
+            throw Self.storeError(error, sql)
+        }
+    }
+
+    func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+        try await run(sql, binds)
+    }
+
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: Self.logger)
+                do {
+                    let result = try await body(Connection(connection: connection))
+                    try await connection.query("COMMIT", logger: Self.logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: Self.logger)
+                    throw error
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw Self.storeError(error, "BEGIN/COMMIT")
+        }
+    }
+
+    func close() async {
+        runner.cancel()
+        _ = await runner.value
+    }
+
+    private static let logger = Logger(label: "switchyard.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private struct Connection: SQLExecutor, @unchecked Sendable {
+        let connection: PostgresConnection
+        func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+            do {
+                return try await PostgresStore.rows(connection.query(PostgresStore.query(sql, binds), logger: PostgresStore.logger))
+            } catch {
+                throw PostgresStore.storeError(error, sql)
+            }
+        }
+    }
+
+    /// Turns `?` placeholders into `$1`, `$2`, … (our SQL has no `?` inside literals).
+    static func query(_ sql: String, _ binds: [SQLValue]) -> PostgresQuery {
+        var text = ""
+        var n = 0
+        for ch in sql {
+            if ch == "?" { n += 1; text += "$\(n)" } else { text.append(ch) }
+        }
+        var bindings = PostgresBindings(capacity: binds.count)
+        for b in binds {
+            switch b {
+            case .null: bindings.appendNull()
+            case .int(let v): bindings.append(v)
+            case .text(let s): bindings.append(s)
+            }
+        }
+        return PostgresQuery(unsafeSQL: text, binds: bindings)
+    }
+
+    static func rows(_ sequence: PostgresRowSequence) async throws -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
+        for try await row in sequence {
+            var values: [SQLValue] = []
+            for cell in row {
+                if cell.bytes == nil { values.append(.null); continue }
+                switch cell.dataType {
+                case .int8, .int4, .int2: values.append(.int(try cell.decode(Int64.self)))
+                case .bool: values.append(.int(try cell.decode(Bool.self) ? 1 : 0))
+                default: values.append(.text(try cell.decode(String.self)))
+                }
+            }
+            rows.append(values)
+        }
+        return rows
+    }
+
+    static func storeError(_ error: any Error, _ sql: String) -> StoreError {
+        if let e = error as? StoreError { return e }
+        if let e = error as? PSQLError {
+            let state = e.serverInfo?[.sqlState]
+            let message = e.serverInfo?[.message] ?? "\(e.code)"
+            if state == "23505" { return StoreError(.duplicate, "postgres: \(message)") }
+            return StoreError(.failed, "postgres: \(message)\(state.map { " (SQLSTATE \($0))" } ?? "") (in: \(sql.prefix(80)))")
+        }
+        return StoreError(.failed, "postgres: \(error)")
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A value bound into, or read out of, a SQL statement. Both back ends store only these.
+package enum SQLValue: Sendable, Equatable {
+    case null
+    case int(Int64)
+    case text(String)
+
+    package var int: Int64? { if case .int(let v) = self { return v } else { return nil } }
+    package var text: String? { if case .text(let v) = self { return v } else { return nil } }
+
+    package init(_ text: String?) { self = text.map { .text($0) } ?? .null }
+    package init(_ int: Int64?) { self = int.map { .int($0) } ?? .null }
+}
+
+/// Runs statements. SQL is written once with `?` placeholders; each back end adapts it.
+package protocol SQLExecutor: Sendable {
+    /// Runs one statement and returns its rows, each a list of column values in SELECT order.
+    @discardableResult
+    func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]]
+}
+
+/// A database the link service stores into: SQLite (embedded) or PostgreSQL.
+package protocol SQLDatabase: SQLExecutor {
+    /// `sqlite` or `postgres`, for messages and metrics.
+    var kind: String { get }
+    /// Runs a read-only statement; may use a separate reader connection.
+    func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]]
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T
+    /// Closes every connection.
+    func close() async
+}
+
+/// A storage failure, with a stable code.
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// A row with the same key exists (a short code collision, a duplicate token).
+        case duplicate
+        /// The database could not be reached or opened.
+        case unavailable
+        /// The database URL is malformed or names an unknown back end.
+        case badURL = "bad-url"
+        /// A statement failed.
+        case failed
+        /// The schema in the database is newer than this build knows.
+        case schemaTooNew = "schema-too-new"
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+    public var description: String { message }
+}
+
+/// Where the service stores its data: `sqlite:PATH` or `postgres://user:password@host:port/database`.
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite(path: String)
+    case postgres(host: String, port: Int, user: String, password: String?, database: String, tls: Bool)
+
+    /// The default: a SQLite file under `./.switchyard/`.
+    public static let defaultSQLite = DatabaseLocation.sqlite(path: ".switchyard/switchyard.sqlite")
+
+    /// Parses `sqlite:PATH`, `sqlite://PATH`, `postgres://…` or `postgresql://…`
+    /// (`?sslmode=disable` turns TLS off; it is preferred otherwise).
+    public init(parsing text: String) throws(StoreError) {
+        if text.hasPrefix("sqlite:") {
+            var path = String(text.dropFirst("sqlite:".count))
+            if path.hasPrefix("//") { path.removeFirst(2) }
+            guard !path.isEmpty else { throw StoreError(.badURL, "\(text): sqlite: needs a file path, e.g. sqlite:.switchyard/links.sqlite") }
+            self = .sqlite(path: path)
+            return
+        }
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://"), let c = URLComponents(string: text) else {
+            throw StoreError(.badURL, "\(text): expected sqlite:PATH or postgres://user:password@host:port/database")
+        }
+        guard let host = c.host, !host.isEmpty else { throw StoreError(.badURL, "\(text): the postgres URL has no host") }
+        guard let user = c.user, !user.isEmpty else { throw StoreError(.badURL, "\(text): the postgres URL has no user") }
+        let database = String(c.path.drop(while: { $0 == "/" }))
+        let sslmode = c.queryItems?.first(where: { $0.name == "sslmode" })?.value
+        self = .postgres(host: host, port: c.port ?? 5432, user: user, password: c.password?.removingPercentEncoding,
+                         database: database.isEmpty ? user : database, tls: sslmode != "disable")
+    }
+
+    /// The location with any password hidden.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .postgres(let host, let port, let user, _, let database, _): return "postgres://\(user)@\(host):\(port)/\(database)"
+        }
+    }
+
+    /// Opens the database and applies pending migrations.
+    package func open() async throws(StoreError) -> any SQLDatabase {
+        let db: any SQLDatabase
+        switch self {
+        case .sqlite(let path): db = try await SQLiteStore.open(path: path)
+        case .postgres(let host, let port, let user, let password, let database, let tls):
+            db = try await PostgresStore.open(host: host, port: port, user: user, password: password, database: database, tls: tls)
+        }
+        do { try await Migrations.apply(to: db) } catch {
+            await db.close()
+            throw error
+        }
+        return db
+    }
+}
+
+/// Serialises async work (one SQLite writer at a time, transactions included).
+actor AsyncLock {
+    private var locked = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func lock() async {
+        if !locked { locked = true; return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func unlock() {
+        if waiters.isEmpty { locked = false } else { waiters.removeFirst().resume() }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import NIOCore
+import SQLiteNIO
+import Synchronization
+
+/// The embedded back end: one SQLite file in WAL mode with durable commits
+/// (`synchronous=FULL`). Writes go through one connection, one at a time; reads rotate over a
+/// few reader connections, which WAL lets run beside the writer.
+final class SQLiteStore: SQLDatabase {
+    let kind = "sqlite"
+    private let writer: SQLiteConnection
+    private let readers: [SQLiteConnection]
+    private let writeLock = AsyncLock()
+    private let next = Atomic<Int>(0)
+
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+        self.writer = writer
+        self.readers = readers
+    }
+
+    static func open(path: String, readerCount: Int = 3) async throws(StoreError) -> SQLiteStore {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                throw StoreError(.unavailable, "sqlite:\(path): cannot create the directory \(directory): \(error.localizedDescription)")
+            }
+        }
+        var opened: [SQLiteConnection] = []
+        do {
+            for i in 0...readerCount {
+                let c = try await SQLiteConnection.open(storage: .file(path: path))
+                opened.append(c)
+                _ = try await c.query("PRAGMA busy_timeout = 10000", [])
+                if i == 0 {
+                    let mode = try await c.query("PRAGMA journal_mode = WAL", []).first?.column("journal_mode")?.string
+                    guard mode == "wal" else { throw StoreError(.unavailable, "sqlite:\(path): could not switch to WAL (journal_mode is \(mode ?? "unknown"))") }
+                }
+                _ = try await c.query("PRAGMA synchronous = FULL", [])
+            }
+        } catch {
+            for c in opened { try? await c.close() }
+            if let e = error as? StoreError { throw e }
+            throw StoreError(.unavailable, "sqlite:\(path): \(error)")
+        }
+        return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()))
+    }
+
+    func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+        await writeLock.lock()
+        do {
+            let rows = try await Self.query(writer, sql, binds)
+            await writeLock.unlock()
+            return rows
+        } catch {
+            await writeLock.unlock()
+            throw error
+        }
+    }
+
+    func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+        let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try await Self.query(readers[abs(i % readers.count)], sql, binds)
+    }
+
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
+        await writeLock.lock()
+        let connection = Connection(connection: writer)
+        do {
+            try await connection.run("BEGIN IMMEDIATE", [])
+            let result = try await body(connection)
+            try await connection.run("COMMIT", [])
+            await writeLock.unlock()
+            return result
+        } catch {
+            _ = try? await connection.run("ROLLBACK", [])
+            await writeLock.unlock()
+            throw error
+        }
+    }
+
+    func close() async {
+        for c in [writer] + readers { try? await c.close() }
+    }
+
+    /// The writer connection inside a transaction (the lock is already held).
+    private struct Connection: SQLExecutor {
+        let connection: SQLiteConnection
+        func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+            try await SQLiteStore.query(connection, sql, binds)
+        }
+    }
+
+    private static func query(_ connection: SQLiteConnection, _ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+        let data: [SQLiteData] = binds.map {
+            switch $0 {
+            case .null: return .null
+            case .int(let v): return .integer(Int(v))
+            case .text(let s): return .text(s)
+            }
+        }
+        do {
+            return try await connection.query(sql, data).map { row in
+                row.columns.map { column in
+                    switch column.data {
+                    case .integer(let v): return .int(Int64(v))
+                    case .text(let s): return .text(s)
+                    case .float(let d): return .int(Int64(d))
+                    case .blob(let b): return .text(String(buffer: b))
+                    case .null: return .null
+                    }
+                }
+            }
+        } catch let error as SQLiteError {
+            if [.constraintPrimaryKeyFailed, .constraintUniqueFailed].contains(error.reason) {
+                throw StoreError(.duplicate, "sqlite: \(error.message)")
+            }
+            throw StoreError(.failed, "sqlite: \(error.message) (in: \(sql.prefix(80)))")
+        } catch {
+            throw StoreError(.failed, "sqlite: \(error)")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Crypto
+import Foundation
+
+/// What a token may do. `admin` implies every other scope.
+public enum TokenScope: String, Sendable, CaseIterable {
+    case linksRead = "links:read"
+    case linksWrite = "links:write"
+    case admin
+}
+
+/// API tokens: `sy_<id>_<secret>`. The id finds the record; only SHA-256 of the secret is
+/// stored, and the check compares hashes in constant time.
+///
+/// ```swift
+/// let issued = APIToken.issue(name: "ci", scopes: [.linksWrite])
+/// try await store.insert(issued.record)
+/// print(issued.token)          // shown once
+/// ```
+public enum APIToken {
+    public struct Issued: Sendable {
+        /// The full token, to hand to the user once.
+        public var token: String
+        /// What is stored.
+        public var record: StoredToken
+    }
+
+    static let idAlphabet = Array("abcdefghijkmnopqrstuvwxyz23456789")
+
+    /// Makes a new token with a random 12-character id and a 256-bit secret.
+    public static func issue(name: String, scopes: [TokenScope], now: Date = Date()) -> Issued {
+        var rng = SystemRandomNumberGenerator()
+        let id = String((0..<12).map { _ in idAlphabet[Int(rng.next(upperBound: UInt(idAlphabet.count)))] })
+        let secretBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let secret = base64URL(secretBytes)
+        let record = StoredToken(id: id, name: name, secretHash: hash(secret), scopes: scopes.map(\.rawValue), createdAt: now, revokedAt: nil)
+        return Issued(token: "sy_\(id)_\(secret)", record: record)
+    }
+
+    /// Splits a token into id and secret; nil when it is not one of ours.
+    public static func parse(_ token: String) -> (id: String, secret: String)? {
+        let parts = token.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "sy", parts[1].count == 12, parts[2].count == 43 else { return nil }
+        return (String(parts[1]), String(parts[2]))
+    }
+
+    /// Hex SHA-256 of a secret.
+    public static func hash(_ secret: String) -> String {
+        SHA256.hash(data: Array(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Equal-length comparison whose time does not depend on where the bytes differ.
+    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) {
+            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+        }
+        return difference == 0
+    }
+
+    /// Whether `record` grants `scope`.
+    public static func grants(_ record: StoredToken, _ scope: TokenScope) -> Bool {
+        record.scopes.contains(scope.rawValue) || record.scopes.contains(TokenScope.admin.rawValue)
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
