@@ -11,8 +11,8 @@ import Testing
         try ServiceConfiguration(contentsOf: try #require(ServiceConfiguration.examplePath))
     }
 
-    static func app() throws -> some ApplicationProtocol {
-        LinkService.application(configuration: try example(), port: 0)
+    static func app() async throws -> some ApplicationProtocol {
+        try await Harness.make().app()
     }
 
     @Test(arguments: ["/.well-known/apple-app-site-association", "/apple-app-site-association"])
@@ -52,7 +52,7 @@ import Testing
             }
             try await client.execute(uri: "/healthz", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(String(buffer: response.body) == #"{"status":"ok"}"#)
+                #expect(String(buffer: response.body) == #"{"status":"ok","database":"sqlite"}"# + "\n")
             }
             try await client.execute(uri: "/nope", method: .get) { #expect($0.status == .notFound) }
         }

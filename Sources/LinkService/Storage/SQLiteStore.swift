@@ -78,8 +78,18 @@ final class SQLiteStore: SQLDatabase {
         }
     }
 
+    private let closed = Atomic<Bool>(false)
+
     func close() async {
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
         for c in [writer] + readers { try? await c.close() }
+    }
+
+    deinit {
+        // Dropped without close(): close in the background (each close keeps its connection alive).
+        if !closed.load(ordering: .relaxed) {
+            for c in [writer] + readers { _ = c.close() }
+        }
     }
 
     /// The writer connection inside a transaction (the lock is already held).

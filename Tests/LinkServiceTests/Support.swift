@@ -1,0 +1,108 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkService
+import SwitchyardJSON
+import Testing
+
+/// Where the storage tests run: always SQLite; PostgreSQL when SWITCHYARD_TEST_POSTGRES names a
+/// server (`.ci/run` starts one). With SWITCHYARD_REQUIRE_TOOLS set, a missing server fails.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    static var postgresURL: String? { ProcessInfo.processInfo.environment["SWITCHYARD_TEST_POSTGRES"] }
+    static var toolsRequired: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
+
+    /// The back ends to run: PostgreSQL only when a server is configured or required.
+    static var available: [Backend] { postgresURL != nil || toolsRequired ? [.sqlite, .postgres] : [.sqlite] }
+
+    /// A new, empty database of this kind, migrated.
+    func freshStore() async throws -> LinkStore {
+        switch self {
+        case .sqlite:
+            return try await LinkStore.open(.sqlite(path: Self.temporaryPath("store") + "/links.sqlite"))
+        case .postgres:
+            let url = try #require(Self.postgresURL, "SWITCHYARD_TEST_POSTGRES is not set: run `bash .ci/run`, which starts a PostgreSQL for the tests")
+            guard case .postgres(let host, let port, let user, let password, _, let tls) = try DatabaseLocation(parsing: url) else {
+                Issue.record("SWITCHYARD_TEST_POSTGRES is not a postgres:// URL"); throw CancellationError()
+            }
+            // One database per test, so tests run in parallel without seeing each other.
+            let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            let admin = try await PostgresStore.open(host: host, port: port, user: user, password: password, database: "postgres", tls: tls)
+            try await admin.run("CREATE DATABASE \(name)", [])
+            await admin.close()
+            return try await LinkStore.open(.postgres(host: host, port: port, user: user, password: password, database: name, tls: tls))
+        }
+    }
+
+    static func temporaryPath(_ tag: String) -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(tag)-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// A service over a fresh SQLite store with the example configuration (plus `extra` YAML),
+/// a manual clock, and tokens for each scope.
+struct Harness {
+    let service: LinkService
+    let store: LinkStore
+    let clock: ManualClock
+    let writer: String
+    let reader: String
+    let admin: String
+
+    final class ManualClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seconds: Double = 1000
+        private var date = Date(timeIntervalSince1970: 1_790_000_000)
+        var now: Double { lock.withLock { seconds } }
+        var today: Date { lock.withLock { date } }
+        func advance(_ s: Double) { lock.withLock { seconds += s; date += s } }
+    }
+
+    static func make(extra: String = "", backend: Backend = .sqlite) async throws -> Harness {
+        let base = try String(contentsOfFile: try #require(ServiceConfiguration.examplePath), encoding: .utf8)
+        let path = Backend.temporaryPath("config") + "/config.yaml"
+        try (base + "\nresolve: {offline: true}\n" + extra).write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try ServiceConfiguration(contentsOf: path)
+        let store = try await backend.freshStore()
+        let clock = ManualClock()
+        let service = try LinkService(configuration: configuration, store: store, now: { clock.today }, clock: { clock.now })
+        func token(_ name: String, _ scopes: [TokenScope]) async throws -> String {
+            let issued = APIToken.issue(name: name, scopes: scopes)
+            try await store.insert(issued.record)
+            return issued.token
+        }
+        return Harness(service: service, store: store, clock: clock,
+                       writer: try await token("writer", [.linksWrite, .linksRead]),
+                       reader: try await token("reader", [.linksRead]),
+                       admin: try await token("admin", [.admin]))
+    }
+
+    func app() -> some ApplicationProtocol { service.application(port: 0) }
+}
+
+extension TestClientProtocol {
+    /// Sends a JSON body with a bearer token and returns (status, parsed body, headers).
+    @discardableResult
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, body: String? = nil,
+              headers extra: HTTPFields = [:]) async throws -> (status: HTTPResponse.Status, json: JSONValue?, text: String, headers: HTTPFields) {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
+            let text = String(buffer: response.body)
+            return (response.status, try? JSONParser.parse(text), text, response.headers)
+        }
+    }
+}
+
+extension JSONValue {
+    /// A member path such as "error.code".
+    func at(_ path: String) -> JSONValue? {
+        path.split(separator: ".").reduce(Optional(self)) { $0?[String($1)] }
+    }
+}
