@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
@@ -66,7 +67,7 @@ struct Harness {
     static func make(extra: String = "", backend: Backend = .sqlite) async throws -> Harness {
         let base = try String(contentsOfFile: try #require(ServiceConfiguration.examplePath), encoding: .utf8)
         let path = Backend.temporaryPath("config") + "/config.yaml"
-        try (base + "\nresolve: {offline: true}\n" + extra).write(toFile: path, atomically: true, encoding: .utf8)
+        try (replacingSections(of: base, with: extra) + "\nresolve: {offline: true}\n" + extra).write(toFile: path, atomically: true, encoding: .utf8)
         let configuration = try ServiceConfiguration(contentsOf: path)
         let store = try await backend.freshStore()
         let clock = ManualClock()
@@ -80,6 +81,20 @@ struct Harness {
                        writer: try await token("writer", [.linksWrite, .linksRead]),
                        reader: try await token("reader", [.linksRead]),
                        admin: try await token("admin", [.admin]))
+    }
+
+    /// The example YAML without the top-level sections `extra` redefines.
+    static func replacingSections(of base: String, with extra: String) -> String {
+        func key(_ line: Substring) -> String? {
+            guard let first = line.first, first.isLetter, let colon = line.firstIndex(of: ":") else { return nil }
+            return String(line[..<colon])
+        }
+        let redefined = Set(extra.split(separator: "\n").compactMap(key))
+        var keep = true
+        return base.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+            if let k = key(line) { keep = !redefined.contains(k) }
+            return keep
+        }.joined(separator: "\n")
     }
 
     func app() -> some ApplicationProtocol { service.application(port: 0) }

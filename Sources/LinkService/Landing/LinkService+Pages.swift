@@ -83,9 +83,10 @@ extension LinkService {
         page.description = link.description ?? configuration.defaultDescription
         page.image = link.imageURL.flatMap { allowedURL($0, "image", requireHost: false) } ?? page.image
         page.deepLink = deepLink(of: link).flatMap(allowedDeepLink)
-        if let a = link.appStoreURL { page.appStoreURL = allowedURL(a, "appStoreURL") }
-        if let p = link.playStoreURL { page.playStoreURL = allowedURL(p, "playStoreURL") }
-        if let w = link.webURL { page.webURL = allowedURL(w, "webURL") }
+        // A stored URL the configuration no longer allows falls back to the configured one.
+        page.appStoreURL = link.appStoreURL.flatMap { allowedURL($0, "appStoreURL") } ?? page.appStoreURL
+        page.playStoreURL = link.playStoreURL.flatMap { allowedURL($0, "playStoreURL") } ?? page.playStoreURL
+        page.webURL = link.webURL.flatMap { allowedURL($0, "webURL") } ?? page.webURL
         return page
     }
 

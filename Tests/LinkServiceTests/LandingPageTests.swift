@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkService
+import SwitchyardJSON
+import Testing
+
+@Suite struct LandingPageTests {
+    static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"
+    static let android = "Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36"
+    static let desktop = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+
+    @Test func pageCarriesPreviewTagsTheAppLinkAndThePlatformsFallback() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: """
+                {"route": "appGroup", "parameters": {"groupId": "g1"}, "title": "Ravers <& friends>", "description": "Come \\"in\\"",
+                 "image": "https://cdn.example/p.png", "webURL": "https://rabble.community/g/g1"}
+                """)
+            let code = try #require(created.json?["code"]?.stringValue)
+            let expected: [(String, String)] = [
+                (Self.iPhone, #"href="https://apps.apple.com/app/id1234567890""#),
+                (Self.android, #"href="https://play.google.com/store/apps/details?id=community.rabble.plur""#),
+                (Self.desktop, #"href="https://rabble.community/g/g1""#),
+            ]
+            for (ua, fallback) in expected {
+                let page = try await client.call(.get, "/i/\(code)", headers: [.userAgent: ua])
+                #expect(page.status == .ok)
+                #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(page.text.contains(#"<meta property="og:title" content="Ravers &lt;&amp; friends&gt;">"#))
+                #expect(page.text.contains(#"<meta property="og:description" content="Come &quot;in&quot;">"#))
+                #expect(page.text.contains(#"<meta property="og:image" content="https://cdn.example/p.png">"#))
+                #expect(page.text.contains(#"<meta property="og:url" content="https://rabble.community/i/\#(code)">"#))
+                #expect(page.text.contains(#"<meta name="twitter:card" content="summary_large_image">"#))
+                #expect(page.text.contains(#"<a id="open-app" class="button" href="plur://group/g1">"#))
+                #expect(page.text.contains(#"id="fallback""#) && page.text.contains(fallback), "\(ua)")
+                #expect(!page.text.contains("<&"))
+            }
+        }
+    }
+
+    @Test func clicksAreCountedOncePerGetAndFlushed() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/c"}"#).json?["code"]?.stringValue)
+            for _ in 0..<3 { #expect(try await client.call(.get, "/i/\(code)").status == .ok) }
+            #expect(try await client.call(.head, "/i/\(code)").status == .ok)
+            try await h.service.flushClicks()
+            #expect(try await h.store.link(code: code)?.clicks == 3)
+            #expect(try await client.call(.get, "/api/links/\(code)", token: h.reader).json?["clicks"] == .int(3))
+        }
+    }
+
+    @Test func expiredAndUsedUpLinksAre410() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let expiring = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/e", "expiresIn": 60}"#).json?["code"]?.stringValue)
+            let limited = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/l", "maxUses": 2}"#).json?["code"]?.stringValue)
+            #expect(try await client.call(.get, "/i/\(expiring)").status == .ok)
+            h.clock.advance(61)
+            let gone = try await client.call(.get, "/i/\(expiring)")
+            #expect(gone.status == .gone)
+            #expect(gone.text.contains("expired"))
+            #expect(try await client.call(.get, "/i/\(limited)").status == .ok)
+            #expect(try await client.call(.head, "/i/\(limited)").status == .ok)
+            #expect(try await client.call(.get, "/i/\(limited)").status == .ok)
+            #expect(try await client.call(.get, "/i/\(limited)").status == .gone)
+            #expect(try await h.store.link(code: limited)?.clicks == 2)
+        }
+    }
+
+    @Test func neverSendsAnyoneOffTheConfiguredHosts() async throws {
+        let h = try await Harness.make()
+        // Written straight into the store, as if by an older version or by hand: the page still refuses them.
+        var bad = StoredLink(code: "bad23456", createdAt: h.clock.today)
+        bad.deepLink = "javascript:alert(document.cookie)"
+        bad.webURL = "https://evil.example/phish"
+        bad.appStoreURL = "https://evil.example/store"
+        bad.imageURL = "javascript:x"
+        try await h.store.insert(bad)
+        try await h.app().test(.router) { client in
+            for ua in [Self.iPhone, Self.desktop] {
+                let page = try await client.call(.get, "/i/bad23456", headers: [.userAgent: ua])
+                #expect(page.status == .ok)
+                #expect(!page.text.contains("evil.example"))
+                #expect(!page.text.contains("javascript:"))
+                #expect(!page.text.contains(#"id="open-app""#))
+            }
+            let iphone = try await client.call(.get, "/i/bad23456", headers: [.userAgent: Self.iPhone])
+            #expect(iphone.text.contains("https://apps.apple.com/app/id1234567890"))
+        }
+    }
+
+    @Test func everyUniversalRouteHasAPage() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let join = try await client.call(.get, "/join/g7?code=abc&relay=wss%3A%2F%2Fr.example", headers: [.userAgent: Self.iPhone])
+            #expect(join.status == .ok)
+            #expect(join.text.contains(#"<meta property="og:title" content="Join a Plur community">"#))
+            #expect(join.text.contains(#"href="plur://join-community?group-id=g7&amp;code=abc&amp;relay=wss%3A%2F%2Fr.example""#))
+            let group = try await client.call(.get, "/g/ravers")
+            #expect(group.text.contains(#"href="plur://group/ravers""#))
+            let community = try await client.call(.get, "/join-community?group-id=g9&code=c1")
+            #expect(community.text.contains(#"href="plur://join-community?group-id=g9&amp;code=c1""#))
+            #expect(try await client.call(.get, "/join/g7").status == .notFound)  // code is required by the route
+            #expect(try await client.call(.get, "/nothing/here").status == .notFound)
+            #expect(try await client.call(.get, "/i/bad%20code").status == .notFound)
+            #expect(try await client.call(.get, "/i/zzzzzzzz").status == .notFound)
+        }
+    }
+
+    @Test func audienceComesFromTheUserAgent() {
+        #expect(LandingPage.Audience(userAgent: Self.iPhone) == .iOS)
+        #expect(LandingPage.Audience(userAgent: "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X)") == .iOS)
+        #expect(LandingPage.Audience(userAgent: Self.android) == .android)
+        #expect(LandingPage.Audience(userAgent: Self.desktop) == .desktop)
+        #expect(LandingPage.Audience(userAgent: nil) == .desktop)
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkService
+import SwitchyardJSON
+import Testing
+
+@Suite struct LinksAPITests {
+    @Test func createReadListDelete() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: """
+                {"route": "appGroup", "parameters": {"groupId": "g-42"}, "title": "Ravers", "description": "A group",
+                 "webURL": "https://rabble.community/g/g-42", "maxUses": 10, "expiresIn": 3600}
+                """)
+            #expect(created.status == .created)
+            let code = try #require(created.json?["code"]?.stringValue)
+            #expect(code.count == 8)
+            #expect(created.json?["url"]?.stringValue == "https://rabble.community/i/\(code)")
+            #expect(created.json?["deepLink"]?.stringValue == "plur://group/g-42")
+            #expect(created.json?["expiresAt"]?.stringValue?.hasPrefix("2026-") == true)
+
+            let read = try await client.call(.get, "/api/links/\(code)", token: h.reader)
+            #expect(read.status == .ok)
+            #expect(read.json == created.json)
+
+            let custom = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "summer25", "deepLink": "plur://group/s"}"#)
+            #expect(custom.status == .created)
+            #expect(custom.json?["code"]?.stringValue == "summer25")
+            let taken = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "summer25", "deepLink": "plur://group/t"}"#)
+            #expect(taken.status == .conflict)
+            #expect(taken.json?.at("error.code")?.stringValue == "code-taken")
+            #expect(try await h.store.link(code: "summer25")?.deepLink == "plur://group/s")
+
+            let list = try await client.call(.get, "/api/links", token: h.reader)
+            #expect(list.json?["links"]?.arrayValue?.count == 2)
+
+            #expect(try await client.call(.delete, "/api/links/\(code)", token: h.writer).status == .noContent)
+            #expect(try await client.call(.delete, "/api/links/\(code)", token: h.writer).status == .notFound)
+            #expect(try await client.call(.get, "/api/links/\(code)", token: h.reader).status == .notFound)
+            #expect(try await client.call(.get, "/i/\(code)").status == .notFound)
+        }
+    }
+
+    @Test func listingPagesWithACursor() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            var made: [String] = []
+            for i in 0..<7 {
+                let r = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/\#(i)"}"#)
+                made.append(try #require(r.json?["code"]?.stringValue))
+                h.clock.advance(1)
+            }
+            var seen: [String] = []
+            var uri = "/api/links?limit=3"
+            while true {
+                let page = try await client.call(.get, uri, token: h.reader)
+                #expect(page.status == .ok)
+                seen += page.json?["links"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
+                guard let next = page.json?["nextCursor"]?.stringValue else { break }
+                uri = "/api/links?limit=3&cursor=\(next)"
+            }
+            #expect(seen == made)
+            #expect(try await client.call(.get, "/api/links?cursor=%21%21", token: h.reader).json?.at("error.code")?.stringValue == "invalid-cursor")
+            #expect(try await client.call(.get, "/api/links?limit=0", token: h.reader).json?.at("error.code")?.stringValue == "invalid-limit")
+        }
+    }
+
+    struct BadBody: CustomTestStringConvertible, Sendable {
+        var body: String
+        var code: String
+        var field: String?
+        var testDescription: String { code + " " + body.prefix(40) }
+    }
+
+    static let badBodies: [BadBody] = [
+        BadBody(body: #"{"deepLink": "plur://x""#, code: "malformed-json"),
+        BadBody(body: #"["plur://x"]"#, code: "not-an-object"),
+        BadBody(body: #"{"deepLink": "plur://x", "colour": "red"}"#, code: "unknown-field", field: "colour"),
+        BadBody(body: #"{"title": "no target"}"#, code: "missing-target", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "javascript:alert(1)"}"#, code: "forbidden-scheme", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "data:text/html,<b>x</b>"}"#, code: "forbidden-scheme", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "file:///etc/passwd"}"#, code: "forbidden-scheme", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "plur://x", "webURL": "JavaScript:alert(1)"}"#, code: "forbidden-scheme", field: "webURL"),
+        BadBody(body: #"{"deepLink": "evil://x"}"#, code: "invalid-deep-link", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "https://evil.example/x"}"#, code: "invalid-deep-link", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "not a url"}"#, code: "invalid-url", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "plur://x", "webURL": "https://evil.example/phish"}"#, code: "host-not-allowed", field: "webURL"),
+        BadBody(body: #"{"deepLink": "plur://x", "appStoreURL": "ftp://apps.apple.com/x"}"#, code: "invalid-url", field: "appStoreURL"),
+        BadBody(body: #"{"code": "has space", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
+        BadBody(body: #"{"code": "O0Il1xyz", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
+        BadBody(body: #"{"route": "nope"}"#, code: "invalid-route", field: "route"),
+        BadBody(body: #"{"route": "appGroup", "parameters": {"colour": "x"}}"#, code: "invalid-route", field: "parameters"),
+        BadBody(body: #"{"route": "appJoinCommunity", "parameters": {"groupId": "g"}}"#, code: "invalid-route", field: "parameters"),
+        BadBody(body: #"{"deepLink": "plur://x", "route": "appGroup"}"#, code: "ambiguous-target", field: "route"),
+        BadBody(body: #"{"deepLink": "plur://x", "expiresAt": "tomorrow"}"#, code: "invalid-expiry", field: "expiresAt"),
+        BadBody(body: #"{"deepLink": "plur://x", "maxUses": 0}"#, code: "invalid-max-uses", field: "maxUses"),
+        BadBody(body: #"{"deepLink": "plur://x", "maxUses": 1.5}"#, code: "invalid-max-uses", field: "maxUses"),
+        BadBody(body: #"{"deepLink": 42}"#, code: "invalid-field", field: "deepLink"),
+    ]
+
+    @Test(arguments: badBodies)
+    func badInputIsRefusedWithWhereAndWhyAndStoresNothing(_ bad: BadBody) async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let r = try await client.call(.post, "/api/links", token: h.writer, body: bad.body)
+            #expect(r.status == .badRequest)
+            #expect(r.headers[.contentType] == "application/json")
+            #expect(r.json?.at("error.code")?.stringValue == bad.code, "\(r.text)")
+            #expect(r.json?.at("error.field")?.stringValue == bad.field)
+            #expect(r.json?.at("error.message")?.stringValue?.isEmpty == false)
+            #expect(try await h.store.links(after: nil, limit: 10).isEmpty)
+        }
+    }
+
+    @Test func oversizedBodiesGet413() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let big = #"{"deepLink": "plur://x", "title": ""# + String(repeating: "x", count: 20_000) + #""}"#
+            let r = try await client.call(.post, "/api/links", token: h.writer, body: big)
+            #expect(r.status == .contentTooLarge)
+            #expect(r.json?.at("error.code")?.stringValue == "body-too-large")
+            #expect(try await h.store.links(after: nil, limit: 10).isEmpty)
+        }
+    }
+
+    @Test func tokensAreCheckedAndScoped() async throws {
+        let h = try await Harness.make()
+        let body = #"{"deepLink": "plur://group/x"}"#
+        try await h.app().test(.router) { client in
+            let missing = try await client.call(.post, "/api/links", body: body)
+            #expect(missing.status == .unauthorized)
+            #expect(missing.headers[.wwwAuthenticate] == "Bearer")
+            #expect(missing.json?.at("error.code")?.stringValue == "missing-token")
+            let (id, secret) = try #require(APIToken.parse(h.writer))
+            let flipped = "sy_\(id)_" + String(secret.dropLast()) + (secret.last == "A" ? "B" : "A")
+            for wrong in [flipped, "sy_unknownid12_" + secret, "garbage", "Basic abc"] {
+                let r = try await client.call(.post, "/api/links", body: body, headers: [.authorization: wrong.hasPrefix("Basic") ? wrong : "Bearer \(wrong)"])
+                #expect(r.status == .unauthorized, "\(wrong)")
+                #expect(r.json?.at("error.code")?.stringValue == "invalid-token")
+            }
+            let readOnly = try await client.call(.post, "/api/links", token: h.reader, body: body)
+            #expect(readOnly.status == .forbidden)
+            #expect(readOnly.json?.at("error.code")?.stringValue == "insufficient-scope")
+            #expect(try await client.call(.get, "/api/links", token: h.writer).status == .ok)
+            #expect(try await client.call(.post, "/api/links", token: h.admin, body: body).status == .created)
+            #expect(try await client.call(.get, "/api/links").status == .unauthorized)
+            // Revocation takes effect at once.
+            #expect(try await h.store.revokeToken("writer") == 1)
+            #expect(try await client.call(.post, "/api/links", token: h.writer, body: body).status == .unauthorized)
+            #expect(try await h.store.links(after: nil, limit: 10).count == 1)
+        }
+    }
+
+    @Test func codesOutsideTheAlphabetAre400() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let r = try await client.call(.get, "/api/links/bad%20code", token: h.reader)
+            #expect(r.status == .badRequest)
+            #expect(r.json?.at("error.code")?.stringValue == "invalid-code")
+            #expect(try await client.call(.get, "/api/links/0OOOO000", token: h.reader).status == .badRequest)
+        }
+    }
+
+    @Test func writesAreRateLimitedPerAddressAndPerToken() async throws {
+        let h = try await Harness.make(extra: """
+            service: {publicURL: "https://rabble.community", trustForwardedFor: true}
+            rateLimit:
+              perToken: {perMinute: 60, burst: 3}
+              perAddress: {perMinute: 60, burst: 5}
+            """)
+        let body = #"{"deepLink": "plur://group/x"}"#
+        try await h.app().test(.router) { client in
+            // One token from many addresses: the token's bucket (3) runs out.
+            var statuses: [HTTPResponse.Status] = []
+            for i in 0..<4 {
+                statuses.append(try await client.call(.post, "/api/links", token: h.writer, body: body, headers: [HTTPField.Name("X-Forwarded-For")!: "10.0.0.\(i)"]).status)
+            }
+            #expect(statuses == [.created, .created, .created, .tooManyRequests])
+            // One address with many tokens: the address's bucket (5) runs out.
+            statuses = []
+            for _ in 0..<6 {
+                statuses.append(try await client.call(.post, "/api/links", token: h.admin, body: body, headers: [HTTPField.Name("X-Forwarded-For")!: "192.0.2.7"]).status)
+            }
+            #expect(statuses.prefix(3) == [.created, .created, .created])
+            let limited = try await client.call(.post, "/api/links", token: h.reader, body: body, headers: [HTTPField.Name("X-Forwarded-For")!: "192.0.2.7"])
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] == "1")
+            #expect(limited.json?.at("error.code")?.stringValue == "rate-limited")
+            // Time refills the buckets.
+            h.clock.advance(2)
+            #expect(try await client.call(.post, "/api/links", token: h.writer, body: body, headers: [HTTPField.Name("X-Forwarded-For")!: "10.0.1.1"]).status == .created)
+            let metrics = try await client.call(.get, "/metrics")
+            #expect(metrics.text.contains("switchyard_rate_limited_total "))
+            #expect(!metrics.text.contains("switchyard_rate_limited_total 0\n"))
+        }
+    }
+
+    @Test func invitesSpeakThePlurAPI() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let r = try await client.call(.post, "/api/invite", body: #"{"groupId": "g-1", "relay": "wss://relay.rabble.community"}"#,
+                                          headers: [HTTPField.Name("X-Invite-Token")!: h.writer])
+            #expect(r.status == .created)
+            let code = try #require(r.json?["code"]?.stringValue)
+            #expect(r.json?.objectMembers?.map(\.key) == ["code", "url"])
+            #expect(r.json?["url"]?.stringValue == "https://rabble.community/i/\(code)")
+            let got = try await client.call(.get, "/api/invite/\(code)")
+            #expect(got.json == .object([("code", .string(code)), ("groupId", .string("g-1")), ("relay", .string("wss://relay.rabble.community"))]))
+            let link = try await client.call(.get, "/api/links/\(code)", token: h.reader)
+            #expect(link.json?["deepLink"]?.stringValue == "plur://join-community?group-id=g-1&code=\(code)&relay=wss%3A%2F%2Frelay.rabble.community")
+
+            let noRelay = try await client.call(.post, "/api/invite", body: #"{"groupId": "g-2"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer])
+            let code2 = try #require(noRelay.json?["code"]?.stringValue)
+            #expect(try await client.call(.get, "/api/invite/\(code2)").json?["relay"] == .null)
+
+            #expect(try await client.call(.post, "/api/invite", body: #"{"relay": "wss://r"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.code")?.stringValue == "missing-field")
+            #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g", "admin": true}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.field")?.stringValue == "admin")
+            #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g"}"#).status == .unauthorized)
+            #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.reader]).status == .forbidden)
+            // A plain link is not an invite.
+            let plain = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/x"}"#)
+            #expect(try await client.call(.get, "/api/invite/\(try #require(plain.json?["code"]?.stringValue))").status == .notFound)
+        }
+    }
+
+    @Test func resolveAPIReturnsTheEngineResult() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let r = try await client.call(.get, "/api/resolve?url=https%3A%2F%2Ftwitter.com%2Fjack%2Fstatus%2F20")
+            #expect(r.status == .ok)
+            #expect(r.json?["input"]?.stringValue == "https://twitter.com/jack/status/20")
+            let urls = r.json?["actions"]?.arrayValue?.compactMap { $0["url"]?.stringValue } ?? []
+            #expect(urls.contains("twitter://status?id=20"))
+            let missing = try await client.call(.get, "/api/resolve")
+            #expect(missing.status == .badRequest)
+            #expect(missing.json?.at("error.field")?.stringValue == "url")
+        }
+    }
+
+    @Test func metricsAndHealth() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/x"}"#)
+            _ = try await client.call(.post, "/api/links", body: "{}")
+            let m = try await client.call(.get, "/metrics")
+            #expect(m.status == .ok)
+            #expect(m.headers[.contentType]?.hasPrefix("text/plain") == true)
+            #expect(m.text.contains(#"switchyard_http_requests_total{route="/api/links",status="201"} 1"#))
+            #expect(m.text.contains(#"switchyard_http_requests_total{route="/api/links",status="401"} 1"#))
+            #expect(m.text.contains("switchyard_links_created_total 1"))
+            #expect(m.text.contains("switchyard_auth_failures_total 1"))
+            #expect(try await client.call(.get, "/healthz").json?["status"]?.stringValue == "ok")
+        }
+    }
+
+    @Test func liveSocketCreateAndVisit() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.live) { client in
+            let r = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/live"}"#)
+            #expect(r.status == .created)
+            let code = try #require(r.json?["code"]?.stringValue)
+            let page = try await client.call(.get, "/i/\(code)")
+            #expect(page.status == .ok)
+            #expect(page.text.contains(#"href="plur://group/live""#))
+        }
+    }
+
+    @Test func constantTimeComparisonIsCorrect() {
+        #expect(APIToken.constantTimeEquals("abc", "abc"))
+        #expect(!APIToken.constantTimeEquals("abc", "abd"))
+        #expect(!APIToken.constantTimeEquals("abc", "abcd"))
+        #expect(!APIToken.constantTimeEquals("", "a"))
+        #expect(APIToken.hash("x") == "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881")
+        let issued = APIToken.issue(name: "n", scopes: [.admin])
+        #expect(APIToken.parse(issued.token)?.id == issued.record.id)
+        #expect(APIToken.parse("sy_short_x") == nil)
+    }
+}
