@@ -91,6 +91,7 @@ let package = Package(
                 "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

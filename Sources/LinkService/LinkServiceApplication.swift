@@ -9,27 +9,27 @@ import NIOPosix
 import ServiceLifecycle
 import SwitchyardJSON
 
-/// A response computed once at start-up: bytes, ETag and headers, served without re-encoding.
+/// A response computed once at start-up: bytes, ETag and headers, served without re-encoding
+/// or rebuilding anything per request.
 struct StaticDocument: Sendable {
     let body: ByteBuffer
     let etag: String
-    let contentType: String
+    let headers: HTTPFields
+    let notModifiedHeaders: HTTPFields
 
     init(_ text: String, contentType: String = "application/json") {
         body = ByteBuffer(string: text)
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
         for b in text.utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }
         etag = "\"" + String(hash, radix: 16) + "\""
-        self.contentType = contentType
+        notModifiedHeaders = [.eTag: etag, .cacheControl: "public, max-age=3600"]
+        headers = [.contentType: contentType, .eTag: etag, .cacheControl: "public, max-age=3600", .contentLength: String(body.readableBytes)]
     }
 
     func response(for request: Request) -> Response {
-        var headers: HTTPFields = [.contentType: contentType, .eTag: etag, .cacheControl: "public, max-age=3600"]
-        if request.headers[.ifNoneMatch] == etag {
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers)
+        if let tag = request.headers[.ifNoneMatch], tag == etag {
+            return Response(status: .notModified, headers: notModifiedHeaders)
         }
-        headers[.contentLength] = String(body.readableBytes)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 }
@@ -77,9 +77,17 @@ public struct LinkService: Sendable {
     }
 
     /// The HTTP routes.
-    public func router() -> Router<ServiceContext> {
+    /// The association files, pre-encoded, by path.
+    var documents: [String: StaticDocument] {
         let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
-        let assetLinks = StaticDocument(JSONWriter.compact(configuration.assetLinks.json))
+        return ["/.well-known/apple-app-site-association": aasa, "/apple-app-site-association": aasa,
+                "/.well-known/assetlinks.json": StaticDocument(JSONWriter.compact(configuration.assetLinks.json))]
+    }
+
+    public func router() -> Router<ServiceContext> {
+        let documents = self.documents
+        let aasa = documents["/.well-known/apple-app-site-association"]!
+        let assetLinks = documents["/.well-known/assetlinks.json"]!
         let router = Router(context: ServiceContext.self)
         router.add(middleware: ObservabilityMiddleware(metrics: metrics))
         router.get("/.well-known/apple-app-site-association") { request, _ in aasa.response(for: request) }
@@ -103,10 +111,13 @@ public struct LinkService: Sendable {
     }
 
     /// The application on `host:port`, with the click flusher as a service beside the server.
-    public func application(host: String = "127.0.0.1", port: Int = 8080,
+    /// `fastPath: false` sends every request through the router (the reference behaviour).
+    public func application(host: String = "127.0.0.1", port: Int = 8080, fastPath: Bool = true,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(
+        let fast = FastPath(service: self, documents: documents)
+        return Application(
             router: router(),
+            server: .http1(configuration: .init(additionalChannelHandlers: fastPath ? [FastPathHandler(fast)] : [])),
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
             services: [ClickFlusher(hot: hot, logger: logger)],
             onServerRunning: onServerRunning,

@@ -11,6 +11,8 @@ public struct ServiceConfiguration: Sendable {
         public var bundleID: String
         public var appStoreID: String?
         public var scheme: String?
+        /// The App Clip's bundle ID, listed under `appclips` in the AASA.
+        public var appClipBundleID: String?
         public var appID: String { "\(teamID).\(bundleID)" }
     }
 
@@ -100,7 +102,8 @@ public struct ServiceConfiguration: Sendable {
             guard let team = a["teamId"]?.stringValue, let bundle = a["bundleId"]?.stringValue else {
                 throw ConfigurationError("apple[\(i)]: needs teamId and bundleId")
             }
-            let app = AppleApp(teamID: team, bundleID: bundle, appStoreID: a["appStoreId"]?.stringValue, scheme: a["scheme"]?.stringValue)
+            let app = AppleApp(teamID: team, bundleID: bundle, appStoreID: a["appStoreId"]?.stringValue, scheme: a["scheme"]?.stringValue,
+                               appClipBundleID: a["appClipBundleId"]?.stringValue)
             if let problem = AppSiteAssociation.validate(appID: app.appID).first(where: { $0.severity == .error }) {
                 throw ConfigurationError("apple[\(i)]: \(problem.message)")
             }
@@ -155,7 +158,8 @@ public struct ServiceConfiguration: Sendable {
 
     /// The apple-app-site-association generated from the routes.
     public var appSiteAssociation: JSONValue {
-        AssociationGenerator.appSiteAssociation(router: router, appIDs: apple.map(\.appID), webcredentials: webcredentials)
+        AssociationGenerator.appSiteAssociation(router: router, appIDs: apple.map(\.appID), webcredentials: webcredentials,
+                                                appClips: apple.compactMap { a in a.appClipBundleID.map { "\(a.teamID).\($0)" } })
     }
 
     /// The assetlinks.json statements, one per Android app.

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-@main
+
 struct Switchyard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "switchyard",

@@ -28,6 +28,7 @@ import Testing
                 let aasa = try AppSiteAssociation(bytes: bytes)
                 #expect(aasa.decide("https://rabble.community/g/abc", for: "ABCDE12345.community.rabble.plur") == .match)
                 #expect(aasa.webcredentials == ["ABCDE12345.community.rabble.plur"])
+                #expect(aasa.appclips == ["ABCDE12345.community.rabble.plur.Clip"])
             }
         }
     }

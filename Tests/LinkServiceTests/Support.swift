@@ -97,7 +97,7 @@ struct Harness {
         }.joined(separator: "\n")
     }
 
-    func app() -> some ApplicationProtocol { service.application(port: 0) }
+    func app(fastPath: Bool = true) -> some ApplicationProtocol { service.application(port: 0, fastPath: fastPath) }
 }
 
 extension TestClientProtocol {

@@ -114,8 +114,11 @@ extension LinkService {
     }
 
     func htmlResponse(_ status: HTTPResponse.Status, _ body: ByteBuffer, cache: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: cache, .contentLength: String(body.readableBytes),
-                                           HTTPField.Name("X-Content-Type-Options")!: "nosniff", HTTPField.Name("Referrer-Policy")!: "no-referrer"],
-                 body: .init(byteBuffer: body))
+        Response(status: status, headers: Self.htmlHeaders(cache: cache, length: body.readableBytes), body: .init(byteBuffer: body))
+    }
+
+    static func htmlHeaders(cache: String, length: Int) -> HTTPFields {
+        [.contentType: "text/html; charset=utf-8", .cacheControl: cache, .contentLength: String(length),
+         HTTPField.Name("X-Content-Type-Options")!: "nosniff", HTTPField.Name("Referrer-Policy")!: "no-referrer"]
     }
 }

@@ -45,6 +45,17 @@ public final class HotLinks: Sendable {
         entries.withLock { $0[code]?.pages[audience] }
     }
 
+    /// A page that can be served without the database: fresh entry, page rendered, no use
+    /// limit, not expired.
+    func servablePage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> ByteBuffer? {
+        let t = now()
+        return entries.withLock { entries -> ByteBuffer? in
+            guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, let page = e.pages[audience] else { return nil }
+            if let expiry = link.expiresAt, expiry <= date { return nil }
+            return page
+        }
+    }
+
     func remember(_ code: String, _ audience: LandingPage.Audience, _ page: ByteBuffer) {
         entries.withLock { $0[code]?.pages[audience] = page }
     }

@@ -6,7 +6,8 @@ import Synchronization
 /// several services can live in one test process). Served at `/metrics`.
 public final class ServiceMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
-    private let requests = Mutex<[String: Counter]>([:])
+    private struct Key: Hashable { var route: String; var status: Int }
+    private let requests = Mutex<[Key: Counter]>([:])
     private let durations = Mutex<[String: DurationHistogram]>([:])
     let linksCreated: Counter
     let clicks: Counter
@@ -20,17 +21,21 @@ public final class ServiceMetrics: Sendable {
         authFailures = registry.makeCounter(name: "switchyard_auth_failures_total", help: "Requests refused with 401 or 403.")
     }
 
-    /// Counts a request by route pattern and status, and records its duration.
-    func record(route: String, status: Int, seconds: Duration) {
-        let key = route + " " + String(status)
-        let counter = requests.withLock { cache -> Counter in
+    /// The request counter for a route pattern and status.
+    func requestCounter(route: String, status: Int) -> Counter {
+        let key = Key(route: route, status: status)
+        return requests.withLock { cache -> Counter in
             if let c = cache[key] { return c }
             let c = registry.makeCounter(name: "switchyard_http_requests_total", labels: [("route", route), ("status", String(status))],
                                          help: "HTTP requests by route pattern and status.")
             cache[key] = c
             return c
         }
-        counter.increment()
+    }
+
+    /// Counts a request by route pattern and status, and records its duration.
+    func record(route: String, status: Int, seconds: Duration) {
+        requestCounter(route: route, status: status).increment()
         let histogram = durations.withLock { cache -> DurationHistogram in
             if let h = cache[route] { return h }
             let h = registry.makeDurationHistogram(

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# wrk against the release build of `switchyard serve` (AASA file and /i/{code}) and against nginx
+# serving the same AASA bytes, in one run, on loopback. Prints requests/s, p50/p99 and ratios.
+#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL]
+# Each round measures nginx, then the service's AASA, then /i/{code}; ratios are taken within a
+# round (so a noisy moment hits both sides) and the median round is reported.
+# Installs wrk and nginx from Debian's packages when missing. wrk, nginx and the service share
+# the machine's cores, as they do on a small host.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""
+while (($#)); do
+  case "$1" in
+    --duration) DURATION=$2; shift 2 ;;
+    --connections) CONNECTIONS=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --database) DATABASE=$2; shift 2 ;;
+    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL]" >&2; exit 2 ;;
+  esac
+done
+
+need=(); command -v wrk >/dev/null || need+=(wrk); command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx)
+if ((${#need[@]})); then
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+echo "building the release binary…" >&2
+if ! out=$(swift build -c release --product switchyard 2>&1); then echo "$out" >&2; exit 1; fi
+BIN=$(swift build -c release --show-bin-path)/switchyard
+
+WORK=$(mktemp -d /tmp/switchyard-wrk.XXXXXX); chmod 755 "$WORK"
+DATABASE=${DATABASE:-sqlite:$WORK/links.sqlite}
+cleanup() { [[ -n "${SY_PID:-}" ]] && kill "$SY_PID" 2>/dev/null; [[ -f $WORK/nginx.pid ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+# The example configuration with rate limits out of the way (wrk hits read paths only anyway).
+CONFIG=$WORK/config.yaml
+awk '/^[A-Za-z]/{keep = ($0 !~ /^rateLimit:/)} keep' "$(dirname "$BIN")/Switchyard_LinkService.resources/example-config.yaml" > "$CONFIG"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+SY_PORT=$(free_port); NG_PORT=$(free_port)
+
+TOKEN=$("$BIN" token create --name wrk --database "$DATABASE" 2>/dev/null | tail -1)
+"$BIN" serve --config "$CONFIG" --port "$SY_PORT" --database "$DATABASE" --log-level warning 2>"$WORK/serve.log" &
+SY_PID=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$SY_PORT/healthz" >/dev/null && break; sleep 0.1; done
+CODE=$(curl -sf -X POST "http://127.0.0.1:$SY_PORT/api/links" -H "Authorization: Bearer $TOKEN" \
+  -d '{"route":"appGroup","parameters":{"groupId":"bench"},"title":"Benchmark"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
+
+# nginx serves the very bytes the service serves.
+mkdir -p "$WORK/www/.well-known"
+curl -sf "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" > "$WORK/www/.well-known/apple-app-site-association"
+chmod -R a+rX "$WORK/www"
+cat > "$WORK/nginx.conf" <<NGINX
+worker_processes auto;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$NG_PORT;
+    root $WORK/www;
+    location = /.well-known/apple-app-site-association { default_type application/json; }
+  }
+}
+NGINX
+"$NGINX" -c "$WORK/nginx.conf" -p "$WORK" 2>/dev/null
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$NG_PORT/.well-known/apple-app-site-association" >/dev/null && break; sleep 0.1; done
+
+IPHONE='Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148'
+# run NAME URL [extra wrk args] → "rps p50 p99"
+run() {
+  local out
+  out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${@:2}" 2>&1)
+  python3 - "$1" "$out" <<'PY'
+import re, sys
+name, out = sys.argv[1], sys.argv[2]
+def ms(v, unit): return float(v) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+lat = {p: ms(v, u) for p, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)$", out, re.M)}
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+print(f"{rps:.0f} {lat['50']:.2f} {lat['99']:.2f} {errors.group(1) if errors else 0}")
+PY
+}
+echo "warming up…" >&2
+wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" >/dev/null
+wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$SY_PORT/i/$CODE" >/dev/null
+echo "measuring ${DURATION}s each at $CONNECTIONS connections, $ROUNDS rounds…" >&2
+RESULTS=$WORK/results.txt; : > "$RESULTS"
+for r in $(seq "$ROUNDS"); do
+  echo "$r nginx $(run nginx "http://127.0.0.1:$NG_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+  echo "$r aasa $(run aasa "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+  echo "$r link $(run link "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+done
+
+python3 - "$RESULTS" <<'PY'
+import statistics, sys
+rounds = {}
+for line in open(sys.argv[1]):
+    r, name, rps, p50, p99, err = line.split()
+    rounds.setdefault(int(r), {})[name] = (float(rps), float(p50), float(p99), int(err))
+labels = {"nginx": "nginx, AASA file", "aasa": "switchyard, AASA file", "link": "switchyard, /i/{code} (SQLite-backed)"}
+print(f"{'round':>5}  {'target':38} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'vs nginx':>9}")
+for r in sorted(rounds):
+    base = rounds[r]["nginx"][0]
+    for name in ("nginx", "aasa", "link"):
+        rps, p50, p99, err = rounds[r][name]
+        print(f"{r:5d}  {labels[name]:38} {rps:9.0f} {p50:8.2f} {p99:8.2f} {err:8d} {rps / base:8.2f}x")
+aasa = [rounds[r]["aasa"][0] / rounds[r]["nginx"][0] for r in rounds]
+link = [rounds[r]["link"][0] / rounds[r]["nginx"][0] for r in rounds]
+p99 = max(rounds[r][n][2] for r in rounds for n in ("aasa", "link"))
+print()
+print(f"median ratios over {len(rounds)} rounds: AASA {statistics.median(aasa):.2f}x (range {min(aasa):.2f}-{max(aasa):.2f}, goal >= 0.70x); "
+      f"/i/{{code}} {statistics.median(link):.2f}x (range {min(link):.2f}-{max(link):.2f}, goal >= 0.50x); worst p99 {p99:.2f} ms (goal < 10 ms)")
+PY

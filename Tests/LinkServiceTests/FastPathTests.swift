@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkService
+import SwitchyardJSON
+import Testing
+
+/// The event-loop fast path must answer exactly as the router does, over a real socket.
+@Suite struct FastPathTests {
+    /// Status, body and headers other than Date.
+    struct Answer: Equatable {
+        var status: HTTPResponse.Status
+        var body: String
+        var headers: [String: String]
+    }
+
+    static func answer(_ client: some TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> Answer {
+        try await client.execute(uri: uri, method: .get, headers: headers) { r in
+            var h: [String: String] = [:]
+            for f in r.headers where f.name != .date && f.name != .server { h[f.name.canonicalName] = f.value }
+            #expect(r.headers[.date] != nil, "every response carries a Date header")
+            return Answer(status: r.status, body: String(buffer: r.body), headers: h)
+        }
+    }
+
+    @Test func answersMatchTheRouterAndClicksStillCount() async throws {
+        let h = try await Harness.make()
+        let plain = try #require(try await Self.create(h, #"{"deepLink": "plur://group/fast", "title": "Fast"}"#))
+        let limited = try #require(try await Self.create(h, #"{"deepLink": "plur://group/lim", "maxUses": 3}"#))
+        let aasa = "/.well-known/apple-app-site-association"
+        var answers: [Bool: [Answer]] = [:]
+        for fast in [false, true] {
+            answers[fast] = try await h.app(fastPath: fast).test(.live) { client in
+                var list: [Answer] = []
+                let etag = try await client.execute(uri: aasa, method: .get) { $0.headers[.eTag] }
+                for uri in [aasa, "/apple-app-site-association", "/.well-known/assetlinks.json"] {
+                    list.append(try await Self.answer(client, uri))
+                }
+                list.append(try await Self.answer(client, aasa, headers: [.ifNoneMatch: try #require(etag)]))
+                for ua in [LandingPageTests.iPhone, LandingPageTests.desktop] {
+                    // The first visit renders through the router, the second may come from the cache.
+                    list.append(try await Self.answer(client, "/i/\(plain)", headers: [.userAgent: ua]))
+                    list.append(try await Self.answer(client, "/i/\(plain)", headers: [.userAgent: ua]))
+                }
+                list.append(try await Self.answer(client, "/i/\(limited)"))
+                return list
+            }
+        }
+        #expect(answers[true] == answers[false])
+        try await h.service.flushClicks()
+        #expect(try await h.store.link(code: plain)?.clicks == 8)
+        #expect(try await h.store.link(code: limited)?.clicks == 2)
+        // Metrics count fast answers too.
+        let metrics = String(decoding: h.service.metrics.text(), as: UTF8.self)
+        #expect(metrics.contains(#"switchyard_http_requests_total{route="/.well-known/apple-app-site-association",status="304"} 2"#))
+        #expect(metrics.contains("switchyard_link_clicks_total 10"))
+        // Only the router records durations: the fast mode's three AASA requests never reached it.
+        #expect(metrics.contains(#"switchyard_http_request_duration_seconds_count{route="/.well-known/apple-app-site-association"} 3"#))
+    }
+
+    @Test func cachedPagesStopAtExpiryAndUseLimits() async throws {
+        let h = try await Harness.make()
+        let expiring = try #require(try await Self.create(h, #"{"deepLink": "plur://group/e", "expiresIn": 2}"#))
+        let limited = try #require(try await Self.create(h, #"{"deepLink": "plur://group/l", "maxUses": 2}"#))
+        try await h.app().test(.live) { client in
+            #expect(try await Self.answer(client, "/i/\(expiring)").status == .ok)
+            #expect(try await Self.answer(client, "/i/\(expiring)").status == .ok)
+            h.clock.advance(3)  // past the expiry, still inside the cache's lifetime in wall-clock terms
+            #expect(try await Self.answer(client, "/i/\(expiring)").status == .gone)
+            #expect(try await Self.answer(client, "/i/\(limited)").status == .ok)
+            #expect(try await Self.answer(client, "/i/\(limited)").status == .ok)
+            #expect(try await Self.answer(client, "/i/\(limited)").status == .gone)
+            // A deleted link disappears from this node's cache at once.
+            let plain = try #require(try await Self.create(h, #"{"deepLink": "plur://group/d"}"#))
+            #expect(try await Self.answer(client, "/i/\(plain)").status == .ok)
+            #expect(try await Self.answer(client, "/i/\(plain)").status == .ok)
+            #expect(try await client.call(.delete, "/api/links/\(plain)", token: h.writer).status == .noContent)
+            #expect(try await Self.answer(client, "/i/\(plain)").status == .notFound)
+        }
+    }
+
+    static func create(_ h: Harness, _ body: String) async throws -> String? {
+        var link = try LinkInput(configuration: h.service.configuration).read(try JSONParser.parse(body), now: h.clock.today)
+        link.code = String((0..<8).map { _ in h.service.configuration.codeAlphabet.randomElement()! })
+        try await h.store.insert(link)
+        return link.code
+    }
+}
