@@ -102,6 +102,7 @@ def main():
 
     proc, base = start(args.binary, config, database)
     missing, wrong = [], []
+    visited, clicks_before = None, 0
     try:
         for code, deep in acknowledged.items():
             status, body = request("GET", base + "/api/links/" + code, token)
@@ -109,9 +110,24 @@ def main():
                 missing.append(code)
             elif body.get("deepLink") != deep:
                 wrong.append(code)
+        # Clicks are written once a second and at a graceful stop: visit a page, SIGTERM at once.
+        if acknowledged:
+            visited = next(iter(acknowledged))
+            clicks_before = request("GET", base + "/api/links/" + visited, token)[1]["clicks"]
+            for _ in range(5):
+                urllib.request.urlopen(base + "/i/" + visited, timeout=10).read()
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+    if visited:
+        proc, base = start(args.binary, config, database)
+        try:
+            clicks_after = request("GET", base + "/api/links/" + visited, token)[1]["clicks"]
+            if clicks_after != clicks_before + 5:
+                errors.append("clicks before SIGTERM not written: %d then %d after 5 visits" % (clicks_before, clicks_after))
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
     summary = {"database": database.split("@")[-1] if "@" in database else database, "rounds": args.rounds,
                "acknowledged": len(acknowledged), "missing": len(missing), "wrong": len(wrong), "errors": errors[:5]}
     print(json.dumps(summary))
