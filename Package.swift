@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
         .library(name: "AssociatedDomains", targets: ["AssociatedDomains"]),
         .library(name: "LinkService", targets: ["LinkService"]),
+        .library(name: "URLRelay", targets: ["URLRelay"]),
+        .library(name: "CallbackURL", targets: ["CallbackURL"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
     dependencies: [
@@ -72,7 +74,7 @@ let package = Package(
         .target(
             name: "LinkService",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains",
+                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "CallbackURL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -85,11 +87,22 @@ let package = Package(
             resources: [.copy("Resources/example-config.yaml")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "URLRelay",
+            dependencies: ["SwitchyardJSON", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CallbackURL",
+            dependencies: ["SwitchyardJSON", "URLRelay", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService",
+                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -105,6 +118,8 @@ let package = Package(
             dependencies: ["LinkService", "AssociatedDomains", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "URLRelayTests", dependencies: ["URLRelay"], swiftSettings: swiftSettings),
+        .testTarget(name: "CallbackURLTests", dependencies: ["CallbackURL", "URLRelay"], swiftSettings: swiftSettings),
         .testTarget(name: "switchyardTests", dependencies: ["switchyard"], exclude: ["Inputs", "Golden"], swiftSettings: swiftSettings),
     ]
 )

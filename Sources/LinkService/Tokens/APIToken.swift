@@ -1,3 +1,4 @@
+import CallbackURL
 import Crypto
 import Foundation
 
@@ -49,14 +50,7 @@ public enum APIToken {
     }
 
     /// Equal-length comparison whose time does not depend on where the bytes differ.
-    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) {
-            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-        }
-        return difference == 0
-    }
+    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool { ConstantTime.equals(a, b) }
 
     /// Whether `record` grants `scope`.
     public static func grants(_ record: StoredToken, _ scope: TokenScope) -> Bool {

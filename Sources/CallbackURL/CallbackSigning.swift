@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// Signs x-callback-url requests: a request id, key id, expiry and nonce go into `x-sy-*`
+/// parameters, and `x-sy-sig` is HMAC-SHA256 over a canonical form of the whole request.
+///
+/// Canonical form (one field per line): `switchyard-callback-v1`, scheme, action, x-source,
+/// x-success, x-error, x-cancel, then every other parameter except `x-sy-sig` as
+/// `percent(name)=percent(value)`, sorted. Changing any byte of any of them breaks the signature.
+public struct CallbackSigner: Sendable {
+    public var keyID: String
+    let secret: [UInt8]
+
+    public init(keyID: String, secret: [UInt8]) {
+        self.keyID = keyID
+        self.secret = secret
+    }
+
+    /// Adds id, key id, expiry, nonce and signature to `request`.
+    public func sign(_ request: XCallbackURL, requestID: String, expires: Date, nonce: String? = nil) -> XCallbackURL {
+        var r = request
+        r.parameters.removeAll { $0.name.hasPrefix("x-sy-") }
+        r.parameters += [("x-sy-id", requestID), ("x-sy-kid", keyID), ("x-sy-exp", String(Int64(expires.timeIntervalSince1970))),
+                         ("x-sy-nonce", nonce ?? Self.randomNonce())]
+        r.parameters.append(("x-sy-sig", Self.signature(r, secret)))
+        return r
+    }
+
+    static func randomNonce() -> String {
+        var rng = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
+    }
+
+    static func canonical(_ r: XCallbackURL) -> String {
+        let params = r.parameters.filter { $0.name != "x-sy-sig" }.map { XCallbackURL.encode($0.name) + "=" + XCallbackURL.encode($0.value) }.sorted()
+        return (["switchyard-callback-v1", r.scheme.lowercased(), r.action, r.source ?? "", r.success ?? "", r.error ?? "", r.cancel ?? ""]
+            .map { XCallbackURL.encode($0) } + params).joined(separator: "\n")
+    }
+
+    static func signature(_ r: XCallbackURL, _ secret: [UInt8]) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data(canonical(r).utf8), using: SymmetricKey(data: secret))).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// Verifies signed requests: known key, valid signature (constant-time), not expired, nonce not
+/// seen before. Seen nonces are kept until their request expires.
+public final class CallbackVerifier: Sendable {
+    let keys: [String: [UInt8]]
+    let now: @Sendable () -> Date
+    private let seen = Mutex<[String: Date]>([:])
+
+    public init(keys: [String: [UInt8]], now: @escaping @Sendable () -> Date = { Date() }) {
+        self.keys = keys
+        self.now = now
+    }
+
+    /// The verified request id, or why the request is refused.
+    @discardableResult
+    public func verify(_ request: XCallbackURL) throws(CallbackError) -> String {
+        guard let sig = request.parameter("x-sy-sig"), let id = request.parameter("x-sy-id"), let kid = request.parameter("x-sy-kid"),
+              let expText = request.parameter("x-sy-exp"), let nonce = request.parameter("x-sy-nonce") else {
+            throw CallbackError(.unsigned, "the request carries no complete x-sy-id/kid/exp/nonce/sig")
+        }
+        guard let key = keys[kid] else { throw CallbackError(.unknownKey, "key id \"\(kid.prefix(40))\" is not configured") }
+        let expected = CallbackSigner.signature(request, key)
+        guard ConstantTime.equals(expected, sig) else { throw CallbackError(.badSignature, "the signature does not match the request") }
+        guard let exp = Int64(expText) else { throw CallbackError(.malformed, "x-sy-exp is not seconds since 1970") }
+        let t = now()
+        let expiry = Date(timeIntervalSince1970: Double(exp))
+        guard expiry > t else { throw CallbackError(.expired, "the request expired at \(expiry.formatted(.iso8601))") }
+        try seen.withLock { seen throws(CallbackError) in
+            seen = seen.filter { $0.value > t }
+            if seen[kid + "/" + nonce] != nil { throw CallbackError(.replayed, "nonce \(nonce.prefix(40)) was used before") }
+            seen[kid + "/" + nonce] = expiry
+        }
+        return id
+    }
+}
+
+/// Comparison whose time does not depend on where two strings differ (tokens, signatures).
+public enum ConstantTime {
+    public static func equals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) { difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
+        return difference == 0
+    }
+}

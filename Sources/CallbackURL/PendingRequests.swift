@@ -1,0 +1,78 @@
+import Foundation
+import SwitchyardJSON
+import URLRelay
+
+/// A request sent to another app and not yet answered.
+public struct PendingRequest: Sendable, Equatable {
+    public var id: String
+    public var action: String
+    public var expires: Date
+}
+
+/// Requests waiting for their x-success/x-error/x-cancel, kept on disk so that they survive the
+/// app being killed: one durable file per request, plus a journal of answered ids. A response
+/// for an unknown id, or for an id already answered, is refused.
+public struct PendingRequests: Sendable {
+    public let directory: String
+    var answeredPath: String { directory + "/answered" }
+
+    public init(directory: String) throws(CallbackError) {
+        self.directory = directory
+        do { try FileManager.default.createDirectory(atPath: directory + "/pending", withIntermediateDirectories: true) } catch {
+            throw CallbackError(.io, "\(directory): \(error.localizedDescription)")
+        }
+    }
+
+    /// Records a request before it is sent.
+    public func register(_ request: PendingRequest) throws(CallbackError) {
+        guard Self.isSafeID(request.id) else { throw CallbackError(.malformed, "request ids are 1–64 letters, digits, - or _") }
+        let record = JSONWriter.compact(.object([("id", .string(request.id)), ("action", .string(request.action)),
+                                                 ("expires", .int(Int(request.expires.timeIntervalSince1970)))]))
+        do { try DurableFile.write(directory + "/pending/" + request.id + ".json", Array(record.utf8)) } catch {
+            throw CallbackError(.io, error.message)
+        }
+    }
+
+    /// Matches a response to its request and marks it answered (once).
+    public func answer(id: String) throws(CallbackError) -> PendingRequest {
+        guard Self.isSafeID(id) else { throw CallbackError(.unknownRequest, "no pending request \"\(id.prefix(64))\"") }
+        if answered().contains(id) { throw CallbackError(.alreadyAnswered, "request \(id) was already answered") }
+        let path = directory + "/pending/" + id + ".json"
+        guard let data = FileManager.default.contents(atPath: path), case .object? = try? JSONParser.parse(bytes: Array(data)),
+              let value = try? JSONParser.parse(bytes: Array(data)), let action = value["action"]?.stringValue,
+              case .number(let exp, _)? = value["expires"] else {
+            throw CallbackError(.unknownRequest, "no pending request \(id)")
+        }
+        do {
+            try DurableFile.append(answeredPath, id + "\n")
+            try DurableFile.remove(path)
+        } catch { throw CallbackError(.io, error.message) }
+        return PendingRequest(id: id, action: action, expires: Date(timeIntervalSince1970: exp))
+    }
+
+    /// Ids still waiting.
+    public func waiting() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory + "/pending")) ?? []).filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    func answered() -> Set<String> {
+        Set(((try? String(contentsOfFile: answeredPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init))
+    }
+
+    static func isSafeID(_ id: String) -> Bool {
+        (1...64).contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+}
+
+/// Which callback URLs may be opened: each must start with one of the allowed prefixes
+/// (`myapp://x-callback-url/`, `https://example.com/cb/`).
+public struct CallbackAllowlist: Sendable {
+    public var prefixes: [String]
+    public init(_ prefixes: [String]) { self.prefixes = prefixes }
+
+    public func check(_ url: String) throws(CallbackError) {
+        guard prefixes.contains(where: { url.lowercased().hasPrefix($0.lowercased()) }) else {
+            throw CallbackError(.notAllowed, "callback \(url.prefix(80)) is not on the allowlist")
+        }
+    }
+}

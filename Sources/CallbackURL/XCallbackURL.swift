@@ -1,0 +1,135 @@
+import Foundation
+
+/// An x-callback-url request or response:
+/// `scheme://x-callback-url/ACTION?x-source=…&x-success=…&x-error=…&x-cancel=…&param=…`.
+/// Nested URLs are percent-encoded as whole query values (every reserved character escaped), so
+/// their own queries survive the round trip.
+public struct XCallbackURL: Sendable, Equatable {
+    public var scheme: String
+    public var action: String
+    public var source: String?
+    public var success: String?
+    public var error: String?
+    public var cancel: String?
+    /// Other parameters, in order.
+    public var parameters: [(name: String, value: String)]
+
+    public init(scheme: String, action: String, source: String? = nil, success: String? = nil, error: String? = nil,
+                cancel: String? = nil, parameters: [(name: String, value: String)] = []) {
+        self.scheme = scheme
+        self.action = action
+        self.source = source
+        self.success = success
+        self.error = error
+        self.cancel = cancel
+        self.parameters = parameters
+    }
+
+    public static func == (a: XCallbackURL, b: XCallbackURL) -> Bool {
+        a.scheme == b.scheme && a.action == b.action && a.source == b.source && a.success == b.success && a.error == b.error
+            && a.cancel == b.cancel && a.parameters.elementsEqual(b.parameters, by: { $0 == $1 })
+    }
+
+    public func parameter(_ name: String) -> String? { parameters.last(where: { $0.name == name })?.value }
+
+    /// The URL text.
+    public var url: String {
+        var items: [(String, String)] = []
+        if let source { items.append(("x-source", source)) }
+        if let success { items.append(("x-success", success)) }
+        if let error { items.append(("x-error", error)) }
+        if let cancel { items.append(("x-cancel", cancel)) }
+        items += parameters.map { ($0.name, $0.value) }
+        var text = "\(scheme)://x-callback-url/\(Self.encode(action))"
+        if !items.isEmpty { text += "?" + items.map { Self.encode($0.0) + "=" + Self.encode($0.1) }.joined(separator: "&") }
+        return text
+    }
+
+    /// Parses an x-callback-url; errors say what is wrong. Never traps on hostile input.
+    public init(parsing text: String) throws(CallbackError) {
+        guard text.utf8.count <= 65_536 else { throw CallbackError(.malformed, "longer than 64 KiB") }
+        guard let sep = text.range(of: "://") else { throw CallbackError(.malformed, "no scheme (expected scheme://x-callback-url/action)") }
+        let scheme = String(text[..<sep.lowerBound])
+        guard let f = scheme.first, f.isASCII, f.isLetter, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+            throw CallbackError(.malformed, "invalid scheme \"\(scheme.prefix(40))\"")
+        }
+        var rest = text[sep.upperBound...]
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let query: Substring?
+        if let q = rest.firstIndex(of: "?") { query = rest[rest.index(after: q)...]; rest = rest[..<q] } else { query = nil }
+        guard rest.lowercased().hasPrefix("x-callback-url/") else { throw CallbackError(.malformed, "the host must be x-callback-url") }
+        guard let action = Self.decode(rest.dropFirst("x-callback-url/".count)), !action.isEmpty else {
+            throw CallbackError(.malformed, "no action after x-callback-url/")
+        }
+        self.init(scheme: scheme, action: action)
+        for item in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let name: Substring, value: Substring
+            if let eq = item.firstIndex(of: "=") { name = item[..<eq]; value = item[item.index(after: eq)...] } else { name = item; value = "" }
+            guard let n = Self.decode(name), let v = Self.decode(value) else { throw CallbackError(.malformed, "bad percent-encoding in \"\(item.prefix(40))\"") }
+            switch n {
+            case "x-source": source = v
+            case "x-success": success = v
+            case "x-error": error = v
+            case "x-cancel": cancel = v
+            default: parameters.append((n, v))
+            }
+        }
+    }
+
+    static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters.
+    public static func encode<S: StringProtocol>(_ s: S) -> String {
+        var out = ""
+        for b in s.utf8 {
+            if unreserved.contains(b) { out.unicodeScalars.append(Unicode.Scalar(b)) } else { out += String(format: "%%%02X", b) }
+        }
+        return out
+    }
+
+    /// Decodes %XX and `+` (as a space); nil on a malformed escape or invalid UTF-8.
+    public static func decode<S: StringProtocol>(_ s: S) -> String? {
+        var bytes: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let b = it.popFirst() {
+            if b == UInt8(ascii: "%") {
+                guard it.count >= 2, let hi = hex(it.popFirst()!), let lo = hex(it.popFirst()!) else { return nil }
+                bytes.append(hi << 4 | lo)
+            } else if b == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func hex(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
+
+/// A callback failure with a stable code.
+public struct CallbackError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case malformed
+        case unsigned
+        case unknownKey = "unknown-key"
+        case badSignature = "bad-signature"
+        case expired
+        case replayed
+        case unknownRequest = "unknown-request"
+        case alreadyAnswered = "already-answered"
+        case notAllowed = "not-allowed"
+        case io
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+    public var description: String { "\(code.rawValue): \(message)" }
+}

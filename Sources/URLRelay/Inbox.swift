@@ -1,0 +1,149 @@
+import Foundation
+
+/// A directory-backed durable queue that several processes share.
+///
+/// Layout: `requests/` (one record per file, named so that names sort in send order), `tmp/`
+/// (records being written), `rejected/` (records that do not decode, kept for inspection),
+/// `journal` (ids of handled requests) and `drain.lock`.
+///
+/// **Guarantee.** `send` returns only after the record is fsynced and renamed into `requests/`
+/// and the directory is fsynced, so an acknowledged send survives a crash of either side. A
+/// drain hands requests to the handler in send order and removes one only after the handler
+/// acknowledged it: the id is appended to the journal (fsync), then the file is removed. A
+/// request is therefore never lost. It is delivered again only when the drainer dies after the
+/// handler started and before the journal write; it then arrives with the same id, so a
+/// handler that records ids durably (as the crash test's does) handles it exactly once.
+///
+/// ```swift
+/// let inbox = try Inbox(directory: "/tmp/switchyard-inbox")
+/// try inbox.send(RelayRequest(source: "share-extension", url: "plur://group/abc"))
+/// let report = try await inbox.drain { request in await open(request.url) }
+/// ```
+public struct Inbox: Sendable {
+    public let directory: String
+    var requests: String { directory + "/requests" }
+    var temporary: String { directory + "/tmp" }
+    var rejected: String { directory + "/rejected" }
+    var journal: String { directory + "/journal" }
+
+    public init(directory: String) throws(RelayError) {
+        self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        for d in [self.directory, requests, temporary, rejected] {
+            do { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) } catch {
+                throw RelayError(.io, "\(d): cannot create the inbox directory: \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Enqueues durably. Returns the file name the request got.
+    @discardableResult
+    public func send(_ request: RelayRequest) throws(RelayError) -> String {
+        let nanos = UInt64(max(0, request.time.timeIntervalSince1970) * 1_000_000_000)
+        let name = String(format: "%020llu", nanos) + "-" + request.id.uuidString.lowercased() + ".json"
+        let staging = temporary + "/" + name
+        try FileSystem.writeDurably(staging, Array(request.record.utf8))
+        try FileSystem.rename(staging, requests + "/" + name)
+        try FileSystem.syncDirectory(requests)
+        #if canImport(Darwin)
+        DirectoryWatch.post(directory)
+        #endif
+        return name
+    }
+
+    /// File names waiting in `requests/`, oldest first.
+    public func pendingNames() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: requests)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    /// The waiting requests, oldest first (records that do not decode are skipped here).
+    public func pending() -> [RelayRequest] {
+        pendingNames().compactMap { name in
+            guard let data = FileManager.default.contents(atPath: requests + "/" + name) else { return nil }
+            return try? RelayRequest(record: Array(data))
+        }
+    }
+
+    /// What one drain did.
+    public struct DrainReport: Sendable, Equatable {
+        public var handled: [UUID] = []
+        /// Requests found already handled (the drainer died between journal and removal).
+        public var alreadyHandled: [UUID] = []
+        /// Requests older than the TTL, dropped.
+        public var expired: [RelayRequest] = []
+        /// Files that did not decode, moved to `rejected/`.
+        public var rejected: [String] = []
+        /// The request the handler declined; it stays first in line.
+        public var declined: UUID?
+    }
+
+    /// Hands waiting requests to `handler` in order. `true` acknowledges (the request is
+    /// removed); `false` stops the drain and leaves that request first in line. Only one drainer
+    /// runs at a time (`RelayError.locked` otherwise).
+    public func drain(ttl: Double? = nil, now: Date = Date(), log: (String) -> Void = { _ in },
+                      handler: (RelayRequest) async -> Bool) async throws(RelayError) -> DrainReport {
+        let lock = try FileSystem.lock(directory + "/drain.lock")
+        defer { FileSystem.unlock(lock) }
+        var handledIDs = journalIDs()
+        var report = DrainReport()
+        for name in pendingNames() {
+            let path = requests + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            let request: RelayRequest
+            do { request = try RelayRequest(record: Array(data)) } catch {
+                log("rejected \(name): \(error.message); moved to rejected/")
+                try FileSystem.rename(path, rejected + "/" + name)
+                try FileSystem.syncDirectory(requests)
+                report.rejected.append(name)
+                continue
+            }
+            if handledIDs.contains(request.id) {
+                try FileSystem.remove(path)
+                try FileSystem.syncDirectory(requests)
+                report.alreadyHandled.append(request.id)
+                continue
+            }
+            if let ttl, now.timeIntervalSince(request.time) > ttl {
+                log("dropped stale request \(request.id) from \(request.source) (\(Int(now.timeIntervalSince(request.time))) s old, TTL \(Int(ttl)) s): \(request.url)")
+                try FileSystem.remove(path)
+                try FileSystem.syncDirectory(requests)
+                report.expired.append(request)
+                continue
+            }
+            guard await handler(request) else {
+                report.declined = request.id
+                break
+            }
+            try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
+            handledIDs.insert(request.id)
+            try FileSystem.remove(path)
+            try FileSystem.syncDirectory(requests)
+            report.handled.append(request.id)
+        }
+        try compactJournal(keeping: Set(pendingNames().compactMap(Self.id(fromName:))).intersection(handledIDs))
+        return report
+    }
+
+    /// Ids in the journal.
+    func journalIDs() -> Set<UUID> {
+        guard let text = try? String(contentsOfFile: journal, encoding: .utf8) else { return [] }
+        return Set(text.split(separator: "\n").compactMap { UUID(uuidString: String($0)) })
+    }
+
+    /// Rewrites the journal with only the ids whose files still exist (normally none), once it
+    /// has grown; done under the drain lock.
+    func compactJournal(keeping ids: Set<UUID>) throws(RelayError) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0
+        guard size > 64 * 1024 else { return }
+        let staging = temporary + "/journal.\(ProcessInfo.processInfo.processIdentifier)"
+        try FileSystem.remove(staging)
+        try FileSystem.writeDurably(staging, Array(ids.map { $0.uuidString.lowercased() + "\n" }.joined().utf8))
+        try FileSystem.rename(staging, journal)
+        try FileSystem.syncDirectory(directory)
+    }
+
+    static func id(fromName name: String) -> UUID? {
+        guard name.count > 21 + 36 else { return nil }
+        let start = name.index(name.startIndex, offsetBy: 21)
+        return UUID(uuidString: String(name[start..<name.index(start, offsetBy: 36)]))
+    }
+}

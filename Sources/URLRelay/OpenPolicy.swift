@@ -1,0 +1,94 @@
+import Foundation
+
+/// What happens to an open request before any strategy runs.
+public enum PolicyDecision: Sendable, Equatable {
+    /// Open now, or after `delay` seconds (trusted schemes).
+    case open(delay: Double)
+    case deny(reason: String)
+}
+
+/// Rules applied to every URL before it is opened: scheme and host allow- and denylists,
+/// trusted schemes opened after a short delay, a token bucket with duplicate collapsing, and a
+/// maximum length. A pure state machine: time is passed in.
+///
+/// ```swift
+/// var policy = OpenPolicy(allowedSchemes: ["plur", "https"], trustedSchemes: ["plur"])
+/// policy.decide("javascript:alert(1)", now: 0)   // .deny("scheme javascript: is denied")
+/// ```
+public struct OpenPolicy: Sendable {
+    /// Schemes never opened, whatever else is configured.
+    public static let alwaysDenied: Set<String> = ["javascript", "data", "file", "vbscript", "blob"]
+
+    /// Only these schemes (empty: any scheme not denied).
+    public var allowedSchemes: Set<String>
+    public var deniedSchemes: Set<String>
+    /// Only these hosts for http(s) URLs (empty: any host not denied). `*.example.com` matches subdomains.
+    public var allowedHosts: [String]
+    public var deniedHosts: [String]
+    /// Opened after `trustedDelay` seconds, so a burst can still be cancelled or collapsed.
+    public var trustedSchemes: Set<String>
+    public var trustedDelay: Double
+    /// Token bucket: `burst` opens at once, refilled at `perSecond`.
+    public var perSecond: Double
+    public var burst: Double
+    /// The same URL again within this many seconds is collapsed into the first.
+    public var debounce: Double
+    public var maximumLength: Int
+
+    private var tokens: Double
+    private var updated: Double?
+    private var recent: [String: Double] = [:]
+
+    public init(allowedSchemes: Set<String> = [], deniedSchemes: Set<String> = [], allowedHosts: [String] = [], deniedHosts: [String] = [],
+                trustedSchemes: Set<String> = [], trustedDelay: Double = 0.3, perSecond: Double = 5, burst: Double = 10,
+                debounce: Double = 1, maximumLength: Int = 8192) {
+        self.allowedSchemes = Set(allowedSchemes.map { $0.lowercased() })
+        self.deniedSchemes = Set(deniedSchemes.map { $0.lowercased() })
+        self.allowedHosts = allowedHosts.map { $0.lowercased() }
+        self.deniedHosts = deniedHosts.map { $0.lowercased() }
+        self.trustedSchemes = Set(trustedSchemes.map { $0.lowercased() })
+        self.trustedDelay = trustedDelay
+        self.perSecond = perSecond
+        self.burst = burst
+        self.debounce = debounce
+        self.maximumLength = maximumLength
+        tokens = burst
+    }
+
+    /// Decides one URL at time `now` (seconds, any monotonic origin) and records it.
+    public mutating func decide(_ url: String, now: Double) -> PolicyDecision {
+        guard url.utf8.count <= maximumLength else { return .deny(reason: "the URL is longer than \(maximumLength) bytes") }
+        guard let scheme = Self.scheme(of: url) else { return .deny(reason: "not an absolute URL (no scheme)") }
+        if Self.alwaysDenied.contains(scheme) || deniedSchemes.contains(scheme) { return .deny(reason: "scheme \(scheme): is denied") }
+        if !allowedSchemes.isEmpty && !allowedSchemes.contains(scheme) {
+            return .deny(reason: "scheme \(scheme): is not allowed (allowed: \(allowedSchemes.sorted().joined(separator: ", ")))")
+        }
+        // Host lists apply to web URLs; a custom scheme's "host" is the app's first path segment.
+        if scheme == "https" || scheme == "http", let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty {
+            if deniedHosts.contains(where: { Self.host(host, matches: $0) }) { return .deny(reason: "host \(host) is denied") }
+            if !allowedHosts.isEmpty && !allowedHosts.contains(where: { Self.host(host, matches: $0) }) {
+                return .deny(reason: "host \(host) is not allowed")
+            }
+        }
+        recent = recent.filter { now - $0.value < debounce }
+        if recent[url] != nil { return .deny(reason: "duplicate of a request \(String(format: "%.2f", debounce)) s ago (collapsed)") }
+        if let updated { tokens = min(burst, tokens + (now - updated) * perSecond) }
+        updated = now
+        guard tokens >= 1 else { return .deny(reason: "rate limit: more than \(Int(burst)) opens at once or \(perSecond)/s") }
+        tokens -= 1
+        recent[url] = now
+        return .open(delay: trustedSchemes.contains(scheme) ? trustedDelay : 0)
+    }
+
+    static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let s = url[..<colon].lowercased()
+        guard let f = s.first, f.isLetter, s.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
+        return s
+    }
+
+    static func host(_ host: String, matches pattern: String) -> Bool {
+        if pattern.hasPrefix("*.") { return host.hasSuffix(pattern.dropFirst(1)) || host == pattern.dropFirst(2) }
+        return host == pattern
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// What one attempt to open a URL did.
+public enum OpenOutcome: Sendable, Equatable {
+    case opened
+    case failed(String)
+}
+
+/// One way to get a URL opened: run a command, drop it into an inbox, nudge the container app.
+public protocol URLOpenStrategy: Sendable {
+    var name: String { get }
+    func open(_ request: RelayRequest) async -> OpenOutcome
+}
+
+/// Runs a command with the URL as its last argument (`xdg-open` by default); exit status 0 is success.
+public struct CommandOpen: URLOpenStrategy {
+    public var command: [String]
+    public var name: String { "command(\(command.first ?? ""))" }
+
+    public init(command: [String] = ["xdg-open"]) { self.command = command }
+
+    public func open(_ request: RelayRequest) async -> OpenOutcome {
+        guard let executable = command.first else { return .failed("no command configured") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + command.dropFirst() + [request.url]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        var env = ProcessInfo.processInfo.environment
+        env["SWITCHYARD_REQUEST_ID"] = request.id.uuidString.lowercased()
+        env["SWITCHYARD_REQUEST_SOURCE"] = request.source
+        process.environment = env
+        return await withCheckedContinuation { continuation in
+            process.terminationHandler = { p in
+                continuation.resume(returning: p.terminationStatus == 0 ? .opened : .failed("\(executable) exited with status \(p.terminationStatus)"))
+            }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(returning: .failed("\(executable): \(error.localizedDescription)"))
+            }
+        }
+    }
+}
+
+/// Drops the request into an inbox for the container app to drain.
+public struct RelayToInbox: URLOpenStrategy {
+    public var inbox: Inbox
+    public var name: String { "relay(\(inbox.directory))" }
+    public init(inbox: Inbox) { self.inbox = inbox }
+
+    public func open(_ request: RelayRequest) async -> OpenOutcome {
+        do { try inbox.send(request); return .opened } catch { return .failed(error.message) }
+    }
+}
+
+/// A chain of strategies behind a policy. `always` strategies run whatever happened before
+/// (the proven design: try to open directly, and always also relay).
+public struct URLOpener: Sendable {
+    public struct Step: Sendable {
+        public var strategy: any URLOpenStrategy
+        /// Run even when an earlier step succeeded.
+        public var always: Bool
+        public init(_ strategy: any URLOpenStrategy, always: Bool = false) { self.strategy = strategy; self.always = always }
+    }
+
+    /// One attempt, for logs and metrics.
+    public struct Attempt: Sendable, Equatable {
+        public var strategy: String
+        public var outcome: OpenOutcome
+    }
+
+    public var steps: [Step]
+    public init(_ steps: [Step]) { self.steps = steps }
+
+    /// The default chain: open directly, and always relay into `inbox`.
+    public static func standard(direct: any URLOpenStrategy, inbox: Inbox) -> URLOpener {
+        URLOpener([Step(direct), Step(RelayToInbox(inbox: inbox), always: true)])
+    }
+
+    /// Runs the chain; the request counts as opened when any step opened it.
+    public func open(_ request: RelayRequest, observe: (Attempt) -> Void = { _ in }) async -> (opened: Bool, attempts: [Attempt]) {
+        var attempts: [Attempt] = []
+        var opened = false
+        for step in steps where !opened || step.always {
+            let outcome = await step.strategy.open(request)
+            let attempt = Attempt(strategy: step.strategy.name, outcome: outcome)
+            observe(attempt)
+            attempts.append(attempt)
+            if outcome == .opened { opened = true }
+        }
+        return (opened, attempts)
+    }
+}

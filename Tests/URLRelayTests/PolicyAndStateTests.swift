@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import URLRelay
+
+@Suite struct PolicyAndStateTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var url: String
+        var expected: PolicyDecision
+        var testDescription: String { url }
+    }
+
+    static let table: [Case] = [
+        Case(url: "plur://group/a", expected: .open(delay: 0.3)),
+        Case(url: "https://rabble.community/g/a", expected: .open(delay: 0)),
+        Case(url: "javascript:alert(1)", expected: .deny(reason: "scheme javascript: is denied")),
+        Case(url: "DATA:text/html,x", expected: .deny(reason: "scheme data: is denied")),
+        Case(url: "file:///etc/passwd", expected: .deny(reason: "scheme file: is denied")),
+        Case(url: "ftp://rabble.community/x", expected: .deny(reason: "scheme ftp: is not allowed (allowed: https, plur)")),
+        Case(url: "https://evil.example/x", expected: .deny(reason: "host evil.example is not allowed")),
+        Case(url: "https://ads.rabble.community/x", expected: .deny(reason: "host ads.rabble.community is denied")),
+        Case(url: "https://cdn.rabble.community/x", expected: .open(delay: 0)),
+        Case(url: "no scheme here", expected: .deny(reason: "not an absolute URL (no scheme)")),
+        Case(url: "plur://" + String(repeating: "a", count: 200), expected: .deny(reason: "the URL is longer than 100 bytes")),
+    ]
+
+    static func policy() -> OpenPolicy {
+        OpenPolicy(allowedSchemes: ["plur", "https"], allowedHosts: ["rabble.community", "*.rabble.community"], deniedHosts: ["ads.rabble.community"],
+                   trustedSchemes: ["plur"], maximumLength: 100)
+    }
+
+    @Test(arguments: table)
+    func policyTable(_ c: Case) {
+        var p = Self.policy()
+        #expect(p.decide(c.url, now: 0) == c.expected)
+    }
+
+    @Test func burstsAreRateLimitedAndDuplicatesCollapse() {
+        var p = OpenPolicy(perSecond: 2, burst: 3, debounce: 1)
+        #expect(p.decide("plur://a", now: 0) == .open(delay: 0))
+        #expect(p.decide("plur://a", now: 0.1) == .deny(reason: "duplicate of a request 1.00 s ago (collapsed)"))
+        #expect(p.decide("plur://b", now: 0.1) == .open(delay: 0))
+        #expect(p.decide("plur://c", now: 0.1) == .open(delay: 0))
+        if case .deny(let reason) = p.decide("plur://d", now: 0.1) { #expect(reason.hasPrefix("rate limit")) } else { Issue.record("not limited") }
+        #expect(p.decide("plur://d", now: 0.7) == .open(delay: 0))   // refilled
+        #expect(p.decide("plur://a", now: 1.5) == .open(delay: 0))   // the debounce window passed
+    }
+
+    @Test func stateOpensOnceResetsOnSuccessAndReportsFailure() {
+        var s = OpenURLState()
+        #expect(s.next() == nil)
+        let a = URL(string: "plur://group/a")!
+        s.urlToOpen = a
+        #expect(s.next() == .open(a))
+        #expect(s.phase == .opening(a))
+        #expect(s.next() == nil, "the same value is opened once")
+        s.finish(.success)
+        #expect(s.urlToOpen == nil)
+        #expect(s.phase == .idle)
+
+        let b = URL(string: "plur://group/b")!
+        s.urlToOpen = b
+        #expect(s.next() == .open(b))
+        s.finish(.failure("no app for plur:"))
+        #expect(s.phase == .failed(b, reason: "no app for plur:"))
+        #expect(s.urlToOpen == b)
+        #expect(s.next() == nil, "a failed value is not retried by itself")
+        s.urlToOpen = nil
+        s.urlToOpen = b
+        #expect(s.next() == .open(b), "setting it again opens again")
+    }
+
+    struct Recording: URLOpenStrategy {
+        var name: String
+        var outcome: OpenOutcome
+        func open(_ request: RelayRequest) async -> OpenOutcome { outcome }
+    }
+
+    @Test func chainTriesInOrderAndAlwaysRelays() async {
+        let request = RelayRequest(source: "t", url: "plur://x")
+        let chain = URLOpener([.init(Recording(name: "direct", outcome: .failed("host refused"))), .init(Recording(name: "nudge", outcome: .opened)),
+                               .init(Recording(name: "later", outcome: .opened)), .init(Recording(name: "relay", outcome: .opened), always: true)])
+        let (opened, attempts) = await chain.open(request)
+        #expect(opened)
+        #expect(attempts.map(\.strategy) == ["direct", "nudge", "relay"])
+        #expect(attempts.first?.outcome == .failed("host refused"))
+    }
+
+    @Test func commandStrategyUsesTheExitStatus() async {
+        let r = RelayRequest(source: "t", url: "plur://x")
+        #expect(await CommandOpen(command: ["true"]).open(r) == .opened)
+        #expect(await CommandOpen(command: ["false"]).open(r) == .failed("false exited with status 1"))
+    }
+}
