@@ -7,6 +7,12 @@ public struct PendingRequest: Sendable, Equatable {
     public var id: String
     public var action: String
     public var expires: Date
+
+    public init(id: String, action: String, expires: Date) {
+        self.id = id
+        self.action = action
+        self.expires = expires
+    }
 }
 
 /// Requests waiting for their x-success/x-error/x-cancel, kept on disk so that they survive the

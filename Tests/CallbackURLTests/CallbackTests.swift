@@ -1,0 +1,76 @@
+import CallbackURL
+import Foundation
+import Testing
+
+@Suite struct CallbackTests {
+    @Test func buildsAndParsesWithNestedURLsIntact() throws {
+        let success = "myapp://x-callback-url/done?x-sy-id=r1&note=a%26b&u=https%3A%2F%2Fe.com%2F%3Fq%3D1"
+        let request = XCallbackURL(scheme: "plur", action: "join group", source: "Helper", success: success, error: "myapp://err?x=1&y=2",
+                                   cancel: "myapp://cancel", parameters: [("groupId", "g 1/ü"), ("relay", "wss://r.example/?a=1&b=2")])
+        let text = request.url
+        #expect(text.hasPrefix("plur://x-callback-url/join%20group?x-source=Helper&x-success=myapp%3A%2F%2Fx-callback-url%2Fdone%3Fx-sy-id%3Dr1%26note%3Da%2526b"))
+        let parsed = try XCallbackURL(parsing: text)
+        #expect(parsed == request)
+        #expect(parsed.success == success)
+        #expect(try XCallbackURL(parsing: parsed.success!).parameter("u") == "https://e.com/?q=1")
+    }
+
+    @Test(arguments: ["", "plur:/x-callback-url/a", "plur://other/a", "plur://x-callback-url/", "1ab://x-callback-url/a", "plur://x-callback-url/a?x=%zz", "plur://x-callback-url/a?x=%C3"])
+    func malformedInputSaysWhy(_ text: String) {
+        #expect(throws: CallbackError.self) { try XCallbackURL(parsing: text) }
+    }
+
+    final class Clock: @unchecked Sendable {
+        var now = Date(timeIntervalSince1970: 1_800_000_000)
+    }
+
+    @Test func signedRequestsVerifyOnceAndForgeriesFail() throws {
+        let key = Array("0123456789abcdef0123456789abcdef".utf8)
+        let signer = CallbackSigner(keyID: "k1", secret: key)
+        let clock = Clock()
+        let verifier = CallbackVerifier(keys: ["k1": key], now: { clock.now })
+        let base = XCallbackURL(scheme: "helper", action: "export", source: "Plur", success: "plur://x-callback-url/ok", parameters: [("file", "a.txt")])
+        let signed = signer.sign(base, requestID: "req-1", expires: clock.now.addingTimeInterval(60), nonce: "n1")
+        let roundTripped = try XCallbackURL(parsing: signed.url)
+        #expect(try verifier.verify(roundTripped) == "req-1")
+        do { try verifier.verify(roundTripped); Issue.record("replay accepted") } catch { #expect(error.code == .replayed) }
+
+        func expect(_ r: XCallbackURL, _ code: CallbackError.Code) {
+            do { try verifier.verify(r); Issue.record("accepted: \(r.url)") } catch { #expect(error.code == code, "\(r.url)") }
+        }
+        var tampered = signer.sign(base, requestID: "req-2", expires: clock.now.addingTimeInterval(60), nonce: "n2")
+        tampered.parameters[0].value = "b.txt"
+        expect(tampered, .badSignature)
+        var redirected = signer.sign(base, requestID: "req-3", expires: clock.now.addingTimeInterval(60), nonce: "n3")
+        redirected.success = "evil://steal"
+        expect(redirected, .badSignature)
+        expect(CallbackSigner(keyID: "k1", secret: Array("wrong key wrong key wrong key!!".utf8)).sign(base, requestID: "r", expires: clock.now.addingTimeInterval(60)), .badSignature)
+        expect(CallbackSigner(keyID: "k9", secret: key).sign(base, requestID: "r", expires: clock.now.addingTimeInterval(60)), .unknownKey)
+        expect(base, .unsigned)
+        let expiring = signer.sign(base, requestID: "req-4", expires: clock.now.addingTimeInterval(10), nonce: "n4")
+        clock.now += 11
+        expect(expiring, .expired)
+    }
+
+    @Test func pendingRequestsSurviveAndAnswerOnce() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID().uuidString)").path
+        let store = try PendingRequests(directory: dir)
+        try store.register(PendingRequest(id: "req-1", action: "export", expires: Date(timeIntervalSince1970: 1_900_000_000)))
+        // A new instance (the app was killed and relaunched) sees the same state.
+        let reopened = try PendingRequests(directory: dir)
+        #expect(reopened.waiting() == ["req-1"])
+        #expect(try reopened.answer(id: "req-1").action == "export")
+        do { _ = try reopened.answer(id: "req-1"); Issue.record("answered twice") } catch { #expect(error.code == .alreadyAnswered) }
+        do { _ = try reopened.answer(id: "req-2"); Issue.record("unknown accepted") } catch { #expect(error.code == .unknownRequest) }
+        do { _ = try reopened.answer(id: "../../etc/passwd"); Issue.record("path accepted") } catch { #expect(error.code == .unknownRequest) }
+        #expect(throws: CallbackError.self) { try store.register(PendingRequest(id: "a/b", action: "x", expires: Date())) }
+    }
+
+    @Test func callbacksOpenOnlyWhenAllowed() throws {
+        let allow = CallbackAllowlist(["plur://x-callback-url/", "https://rabble.community/cb/"])
+        try allow.check("plur://x-callback-url/ok?x=1")
+        try allow.check("HTTPS://rabble.community/cb/1")
+        #expect(throws: CallbackError.self) { try allow.check("https://rabble.community.evil.example/cb/") }
+        #expect(throws: CallbackError.self) { try allow.check("javascript:alert(1)") }
+    }
+}
