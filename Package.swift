@@ -103,6 +103,7 @@ let package = Package(
                 "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

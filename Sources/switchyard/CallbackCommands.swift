@@ -1,0 +1,94 @@
+import ArgumentParser
+import CallbackURL
+import Foundation
+import SwitchyardJSON
+
+struct CallbackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "callback",
+        abstract: "Build, parse and verify x-callback-url requests.",
+        subcommands: [CallbackBuild.self, CallbackParse.self, CallbackVerify.self]
+    )
+}
+
+/// A signing key given as ID=FILE (the file holds the secret bytes).
+struct KeyArgument {
+    var id: String
+    var secret: [UInt8]
+
+    init(_ text: String) throws {
+        guard let eq = text.firstIndex(of: "=") else { throw ValidationError("key '\(text)' is not ID=FILE") }
+        id = String(text[..<eq])
+        let path = String(text[text.index(after: eq)...])
+        guard let data = FileManager.default.contents(atPath: path), data.count >= 16 else {
+            throw ValidationError("key file \(path) is missing or shorter than 16 bytes")
+        }
+        secret = Array(data)
+    }
+}
+
+struct CallbackBuild: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "build", abstract: "Print an x-callback-url (signed with --key).")
+    @Option(help: "Target app's scheme.") var scheme: String
+    @Option(help: "Action name.") var action: String
+    @Option(help: "x-source") var source: String?
+    @Option(help: "x-success") var success: String?
+    @Option(help: "x-error") var error: String?
+    @Option(help: "x-cancel") var cancel: String?
+    @Option(name: .customLong("param"), help: "A parameter name=value (repeatable).") var parameters: [String] = []
+    @Option(help: "Sign with ID=FILE (HMAC-SHA256).") var key: String?
+    @Option(help: "Request id for a signed request (default: a new UUID).") var id: String?
+    @Option(help: "Seconds until a signed request expires.") var expiresIn: Double = 300
+
+    func run() throws {
+        var request = XCallbackURL(scheme: scheme, action: action, source: source, success: success, error: error, cancel: cancel)
+        for p in parameters {
+            guard let eq = p.firstIndex(of: "=") else { throw ValidationError("--param '\(p)' is not name=value") }
+            request.parameters.append((String(p[..<eq]), String(p[p.index(after: eq)...])))
+        }
+        if let key {
+            let k = try KeyArgument(key)
+            request = CallbackSigner(keyID: k.id, secret: k.secret)
+                .sign(request, requestID: id ?? UUID().uuidString.lowercased(), expires: Date().addingTimeInterval(expiresIn))
+        }
+        Output.line(request.url)
+    }
+}
+
+struct CallbackParse: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "parse", abstract: "Print an x-callback-url's parts as JSON.")
+    @Argument var url: String
+
+    func run() throws {
+        let r: XCallbackURL
+        do { r = try XCallbackURL(parsing: url) } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
+        Output.line(JSONWriter.pretty(.object([
+            ("scheme", .string(r.scheme)), ("action", .string(r.action)), ("source", opt(r.source)), ("success", opt(r.success)),
+            ("error", opt(r.error)), ("cancel", opt(r.cancel)),
+            ("parameters", .object(r.parameters.map { ($0.name, .string($0.value)) })),
+        ])))
+    }
+}
+
+struct CallbackVerify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify", abstract: "Check a signed request's signature and expiry; prints its request id.")
+    @Argument var url: String
+    @Option(help: "A key ID=FILE the request may be signed with (repeatable).") var key: [String] = []
+
+    func run() throws {
+        var keys: [String: [UInt8]] = [:]
+        for k in key { let parsed = try KeyArgument(k); keys[parsed.id] = parsed.secret }
+        do {
+            let id = try CallbackVerifier(keys: keys).verify(try XCallbackURL(parsing: url))
+            Output.line(id)
+        } catch {
+            Output.error("refused: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

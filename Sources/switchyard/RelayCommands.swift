@@ -1,0 +1,173 @@
+import ArgumentParser
+import CallbackURL
+import Foundation
+import LinkRules
+import Logging
+import ServiceLifecycle
+import UnixSignals
+import SwitchyardJSON
+import URLRelay
+
+struct InboxOption: ParsableArguments {
+    @Option(help: "Inbox directory (default: $SWITCHYARD_INBOX or ~/.local/state/switchyard/inbox).")
+    var inbox: String?
+
+    func open() throws -> Inbox {
+        let path = inbox ?? ProcessInfo.processInfo.environment["SWITCHYARD_INBOX"]
+            ?? (NSHomeDirectory() + "/.local/state/switchyard/inbox")
+        do { return try Inbox(directory: path) } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct RelayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relay",
+        abstract: "A durable inbox between processes: send URLs into it, watch and drain it.",
+        subcommands: [RelaySend.self, RelayWatch.self, RelayStatus.self]
+    )
+}
+
+struct RelaySend: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "send", abstract: "Enqueue a URL durably; prints the request id.")
+    @Argument(help: "The URL to open.") var url: String
+    @OptionGroup var inboxOption: InboxOption
+    @Option(help: "Who is sending (shown to the drainer).") var source = "switchyard relay send"
+    @Option(name: .customLong("meta"), help: "Metadata key=value (repeatable).") var metadata: [String] = []
+
+    func validate() throws {
+        for m in metadata where !m.contains("=") { throw ValidationError("--meta '\(m)' is not key=value") }
+        if url.isEmpty { throw ValidationError("the URL is empty") }
+    }
+
+    func run() throws {
+        let inbox = try inboxOption.open()
+        var meta: [String: String] = [:]
+        for m in metadata { let i = m.firstIndex(of: "=")!; meta[String(m[..<i])] = String(m[m.index(after: i)...]) }
+        let request = RelayRequest(source: source, url: url, metadata: meta)
+        do { try inbox.send(request) } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        Output.line(request.id.uuidString.lowercased())
+    }
+}
+
+struct RelayWatch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Drain the inbox now and whenever a request arrives (inotify), until SIGTERM.",
+        discussion: """
+            With --open-with CMD, each request runs CMD with the URL as its last argument (the request id is in \
+            $SWITCHYARD_REQUEST_ID); exit status 0 acknowledges it, anything else leaves it first in line for a retry \
+            with backoff. Without --open-with, each request is printed as a JSON line and acknowledged. Requests older \
+            than --ttl are dropped with a log line.
+            """)
+    @OptionGroup var inboxOption: InboxOption
+    @Option(help: "Command that opens a URL, e.g. 'xdg-open'.") var openWith: String?
+    @Option(help: "Seconds after which a waiting request is dropped.") var ttl: Double = 24 * 3600
+    @Option(help: "Seconds between safety-net polls.") var poll: Double = 5
+
+    func run() async throws {
+        let inbox = try inboxOption.open()
+        let command = openWith.map { $0.split(separator: " ").map(String.init) }
+        let watcher = RelayWatcher(inbox: inbox, ttl: ttl, pollInterval: poll, log: { Output.error("relay: \($0)") }) { request in
+            let id = request.id.uuidString.lowercased()
+            guard let command else {
+                Output.line(String(request.record.dropLast()))
+                return true
+            }
+            let outcome = await CommandOpen(command: command).open(request)
+            switch outcome {
+            case .opened:
+                Output.line("handled \(id) \(request.url)")
+                return true
+            case .failed(let reason):
+                Output.error("relay: \(id) not handled: \(reason)")
+                return false
+            }
+        }
+        Output.error("relay: watching \(inbox.directory)")
+        let group = ServiceGroup(services: [watcher], gracefulShutdownSignals: [.sigterm, .sigint], logger: .init(label: "relay"))
+        try await group.run()
+    }
+}
+
+struct RelayStatus: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "What is waiting in the inbox.")
+    @OptionGroup var inboxOption: InboxOption
+    @Flag(help: "One JSON object.") var json = false
+
+    func run() throws {
+        let inbox = try inboxOption.open()
+        let names = inbox.pendingNames()
+        let pending = inbox.pending()
+        let rejected = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory + "/rejected")) ?? []).count
+        let oldest = pending.first.map { Int(Date().timeIntervalSince($0.time)) }
+        if json {
+            Output.line(JSONWriter.compact(.object([
+                ("inbox", .string(inbox.directory)), ("pending", .int(names.count)), ("rejected", .int(rejected)),
+                ("oldestSeconds", oldest.map(JSONValue.int) ?? .null),
+                ("next", pending.first.map { .string($0.url) } ?? .null),
+            ])))
+            return
+        }
+        Output.line("\(inbox.directory): \(names.count) waiting\(oldest.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected")
+        for r in pending.prefix(10) { Output.line("  \(r.id.uuidString.lowercased())  \(r.source)  \(r.url)") }
+        if pending.count > 10 { Output.line("  … \(pending.count - 10) more") }
+    }
+}
+
+struct OpenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open a web link in the right app: resolve it, apply the open policy, then open directly and relay.",
+        discussion: """
+            The native URL is the first action the rules give, or the first from a --prefer app. It then goes through \
+            the policy (javascript:, data: and file: are always refused) and the strategies: the direct command \
+            (--open-with, default xdg-open), then always the relay inbox. Register as the desktop handler for web links:
+              xdg-mime default switchyard-open.desktop x-scheme-handler/http x-scheme-handler/https
+            with a .desktop file whose Exec line is `switchyard open %u`.
+            """)
+    @Argument(help: "The link.") var url: String
+    @Flag(help: "Print what would happen; open nothing.") var dryRun = false
+    @Option(help: "Preferred app id (repeatable, in order).") var prefer: [String] = []
+    @Option(help: "Command that opens a URL.") var openWith = "xdg-open"
+    @Flag(help: "Resolve without network access.") var offline = false
+    @OptionGroup var manifestOption: ManifestOption
+    @OptionGroup var inboxOption: InboxOption
+
+    func run() async throws {
+        let manifest = try manifestOption.load()
+        let engine = LinkEngine(manifest: manifest, options: .init(offline: offline))
+        let resolution = engine.resolve(url)
+        let candidates = resolution.actions.filter { $0.url != nil }
+        let chosen = prefer.lazy.compactMap { id in candidates.first { $0.appId == id } }.first ?? candidates.first
+        let target = chosen?.url ?? resolution.unwrapped ?? url
+        let app = chosen.map { manifest.app($0.appId)?.name ?? $0.appId } ?? "the browser"
+        var policy = OpenPolicy()
+        let decision = policy.decide(target, now: 0)
+        let inbox = try inboxOption.open()
+        if case .deny(let reason) = decision {
+            Output.error("refused: \(target): \(reason)")
+            throw ExitCode(1)
+        }
+        if dryRun {
+            Output.line("would open \(target) (\(app))")
+            Output.line("  1. \(openWith) \(target)")
+            Output.line("  2. then always relay to \(inbox.directory)")
+            return
+        }
+        let opener = URLOpener.standard(direct: CommandOpen(command: openWith.split(separator: " ").map(String.init)), inbox: inbox)
+        let (opened, _) = await opener.open(RelayRequest(source: "switchyard open", url: target)) { attempt in
+            switch attempt.outcome {
+            case .opened: Output.error("open: \(attempt.strategy): done")
+            case .failed(let why): Output.error("open: \(attempt.strategy): \(why)")
+            }
+        }
+        Output.line("\(opened ? "opened" : "not opened"): \(target) (\(app))")
+        if !opened { throw ExitCode(1) }
+    }
+}
