@@ -32,26 +32,31 @@ struct RelayCommand: AsyncParsableCommand {
 
 struct RelaySend: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "send", abstract: "Enqueue a URL durably; prints the request id.")
-    @Argument(help: "The URL to open.") var url: String
+    @Argument(help: "The URL to open (omit with --stdin).") var url: String?
+    @Flag(help: "Send one URL per stdin line; each id is printed once its request is durable.") var stdin = false
     @OptionGroup var inboxOption: InboxOption
     @Option(help: "Who is sending (shown to the drainer).") var source = "switchyard relay send"
     @Option(name: .customLong("meta"), help: "Metadata key=value (repeatable).") var metadata: [String] = []
 
     func validate() throws {
         for m in metadata where !m.contains("=") { throw ValidationError("--meta '\(m)' is not key=value") }
-        if url.isEmpty { throw ValidationError("the URL is empty") }
+        if stdin != (url == nil) { throw ValidationError("give a URL or --stdin, not both or neither") }
+        if url?.isEmpty == true { throw ValidationError("the URL is empty") }
     }
 
     func run() throws {
         let inbox = try inboxOption.open()
         var meta: [String: String] = [:]
         for m in metadata { let i = m.firstIndex(of: "=")!; meta[String(m[..<i])] = String(m[m.index(after: i)...]) }
-        let request = RelayRequest(source: source, url: url, metadata: meta)
-        do { try inbox.send(request) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(1)
+        let urls = Output.inputs(url.map { [$0] } ?? [])
+        for url in urls where !url.isEmpty {
+            let request = RelayRequest(source: source, url: url, metadata: meta)
+            do { try inbox.send(request) } catch {
+                Output.error("error: \(error)")
+                throw ExitCode(1)
+            }
+            Output.line(request.id.uuidString.lowercased())
         }
-        Output.line(request.id.uuidString.lowercased())
     }
 }
 
@@ -67,14 +72,18 @@ struct RelayWatch: AsyncParsableCommand {
             """)
     @OptionGroup var inboxOption: InboxOption
     @Option(help: "Command that opens a URL, e.g. 'xdg-open'.") var openWith: String?
+    @Option(help: "Append each request's record to FILE (fsynced; an id already in FILE is not written again) instead of opening it.")
+    var record: String?
     @Option(help: "Seconds after which a waiting request is dropped.") var ttl: Double = 24 * 3600
     @Option(help: "Seconds between safety-net polls.") var poll: Double = 5
 
     func run() async throws {
         let inbox = try inboxOption.open()
         let command = openWith.map { $0.split(separator: " ").map(String.init) }
+        let recorder = try record.map { try RecordFile(path: $0) }
         let watcher = RelayWatcher(inbox: inbox, ttl: ttl, pollInterval: poll, log: { Output.error("relay: \($0)") }) { request in
             let id = request.id.uuidString.lowercased()
+            if let recorder { return recorder.record(request) }
             guard let command else {
                 Output.line(String(request.record.dropLast()))
                 return true
@@ -92,6 +101,39 @@ struct RelayWatch: AsyncParsableCommand {
         Output.error("relay: watching \(inbox.directory)")
         let group = ServiceGroup(services: [watcher], gracefulShutdownSignals: [.sigterm, .sigint], logger: .init(label: "relay"))
         try await group.run()
+    }
+}
+
+/// The `--record` handler: a durable log of handled requests that recognises re-deliveries by id.
+final class RecordFile: @unchecked Sendable {
+    let path: String
+    private var seen: Set<String>
+    private let lock = NSLock()
+
+    init(path: String) throws {
+        self.path = path
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        // A SIGKILL mid-append leaves a torn last line: end it, so the next record starts clean.
+        if !text.isEmpty && !text.hasSuffix("\n") { try DurableFile.append(path, "\n") }
+        seen = Set(text.split(separator: "\n").compactMap { line in
+            (try? RelayRequest(record: Array(line.utf8)))?.id.uuidString.lowercased()
+        })
+    }
+
+    func record(_ request: RelayRequest) -> Bool {
+        lock.withLock {
+            let id = request.id.uuidString.lowercased()
+            if seen.contains(id) {
+                Output.error("relay: \(id) was delivered again after a crash; already recorded, acknowledging")
+                return true
+            }
+            do { try DurableFile.append(path, request.record) } catch {
+                Output.error("relay: cannot record \(id): \(error)")
+                return false
+            }
+            seen.insert(id)
+            return true
+        }
     }
 }
 

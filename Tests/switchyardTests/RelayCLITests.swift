@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// The relay, open and callback commands, run as a user would.
+@Suite struct RelayCLITests {
+    static func inbox() throws -> String {
+        try ServiceProcessTests.temporaryDirectory().appendingPathComponent("inbox").path
+    }
+
+    @Test func sendStatusWatchAndAStopOnSIGTERM() throws {
+        let inbox = try Self.inbox()
+        let record = inbox + "-handled.jsonl"
+        let a = try CLITests.run(["relay", "send", "plur://group/a", "--inbox", inbox, "--source", "share-ext", "--meta", "k=v"])
+        #expect(a.status == 0)
+        let idA = a.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(UUID(uuidString: idA) != nil)
+        let b = try CLITests.run(["relay", "send", "--stdin", "--inbox", inbox], stdin: "plur://group/b\nplur://group/c\n")
+        #expect(b.stdout.split(separator: "\n").count == 2)
+        let status = try CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
+        #expect(status.stdout.contains(#""pending":3"#))
+        #expect(status.stdout.contains(#""next":"plur://group/a""#))
+
+        let watch = Process()
+        watch.executableURL = CLITests.binary
+        watch.arguments = ["relay", "watch", "--inbox", inbox, "--record", record]
+        watch.standardOutput = FileHandle.nullDevice
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 3 { usleep(20_000) }
+        // A request sent while the watcher runs arrives through the wake-up.
+        _ = try CLITests.run(["relay", "send", "plur://group/d", "--inbox", inbox])
+        while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 4 { usleep(20_000) }
+        let stopAsked = Date()
+        watch.terminate()   // SIGTERM
+        watch.waitUntilExit()
+        #expect(Date().timeIntervalSince(stopAsked) < 3)
+        #expect(watch.terminationReason == .exit && watch.terminationStatus == 0)
+        let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
+        #expect(lines.map { $0.contains("plur://group/") }.count == 4)
+        #expect(lines.first?.contains(idA) == true && lines.first?.contains(#""metadata":{"k":"v"}"#) == true)
+        #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":0"#))
+    }
+
+    @Test func openWithFailingCommandLeavesTheRequestForARetry() throws {
+        let inbox = try Self.inbox()
+        _ = try CLITests.run(["relay", "send", "plur://group/x", "--inbox", inbox])
+        let watch = Process()
+        watch.executableURL = CLITests.binary
+        watch.arguments = ["relay", "watch", "--inbox", inbox, "--open-with", "false"]
+        let err = Pipe()
+        watch.standardError = err
+        watch.standardOutput = FileHandle.nullDevice
+        try watch.run()
+        usleep(1_200_000)
+        watch.terminate()
+        watch.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("not handled: false exited with status 1"))
+        #expect(log.contains("retrying in"))
+        #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":1"#))
+    }
+
+    @Test func openDryRunAndPolicy() throws {
+        let inbox = try Self.inbox()
+        let dry = try CLITests.run(["open", "--dry-run", "--offline", "--inbox", inbox, "https://twitter.com/jack/status/20"])
+        #expect(dry.status == 0)
+        #expect(dry.stdout == "would open twitter://status?id=20 (X (Twitter))\n  1. xdg-open twitter://status?id=20\n  2. then always relay to \(inbox)\n")
+        let denied = try CLITests.run(["open", "--offline", "--inbox", inbox, "javascript:alert(1)"])
+        #expect(denied.status == 1)
+        #expect(denied.stderr.contains("scheme javascript: is denied"))
+        // Direct open fails (no such command), the relay still gets it.
+        let opened = try CLITests.run(["open", "--offline", "--inbox", inbox, "--open-with", "false", "https://twitter.com/jack/status/20"])
+        #expect(opened.stdout == "opened: twitter://status?id=20 (X (Twitter))\n")
+        #expect(opened.stderr.contains("command(false): false exited with status 1"))
+        #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""next":"twitter://status?id=20""#))
+    }
+
+    @Test func callbackBuildParseVerify() throws {
+        let dir = try ServiceProcessTests.temporaryDirectory()
+        let keyFile = dir.appendingPathComponent("k1.key").path
+        try Data("0123456789abcdef0123456789abcdef".utf8).write(to: URL(fileURLWithPath: keyFile))
+        let built = try CLITests.run(["callback", "build", "--scheme", "helper", "--action", "export", "--success", "plur://x-callback-url/ok?a=1&b=2",
+                                      "--param", "file=a b.txt", "--key", "k1=\(keyFile)", "--id", "req-7"])
+        #expect(built.status == 0)
+        let url = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(url.hasPrefix("helper://x-callback-url/export?x-success=plur%3A%2F%2Fx-callback-url%2Fok%3Fa%3D1%26b%3D2&file=a%20b.txt&x-sy-id=req-7"))
+        let parsed = try CLITests.run(["callback", "parse", url])
+        #expect(parsed.stdout.contains(#""success": "plur://x-callback-url/ok?a=1&b=2""#))
+        #expect(try CLITests.run(["callback", "verify", url, "--key", "k1=\(keyFile)"]).stdout == "req-7\n")
+        let forged = try CLITests.run(["callback", "verify", url.replacingOccurrences(of: "a%20b.txt", with: "evil.txt"), "--key", "k1=\(keyFile)"])
+        #expect(forged.status == 1)
+        #expect(forged.stderr.contains("bad-signature"))
+    }
+
+    @Test func crashTestLosesNothingAndHandlesNothingTwice() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", CLITests.root.appendingPathComponent("Scripts/relay-crash.py").path, "--binary", CLITests.binary.path, "--requests", "10000"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let summary = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(summary)")
+        #expect(summary.contains(#""acknowledged": 10000"#), "\(summary)")
+        #expect(summary.contains(#""lost": 0, "handledTwice": 0"#), "\(summary)")
+        #expect(!summary.contains(#""drainerKills": 0"#))
+    }
+}
