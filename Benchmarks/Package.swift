@@ -14,6 +14,7 @@ let package = Package(
                 .product(name: "LinkRules", package: "Switchyard"),
                 .product(name: "LinkRouting", package: "Switchyard"),
                 .product(name: "AssociatedDomains", package: "Switchyard"),
+                .product(name: "URLRelay", package: "Switchyard"),
             ],
             path: "Sources/switchyard-bench",
             swiftSettings: [.swiftLanguageMode(.v6)]

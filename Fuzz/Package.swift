@@ -16,5 +16,9 @@ let package = Package(
             name: "FuzzRouter",
             dependencies: ["CFuzzerDriver", .product(name: "LinkRouting", package: "Switchyard")]
         ),
+        .executableTarget(
+            name: "FuzzRelay",
+            dependencies: ["CFuzzerDriver", .product(name: "URLRelay", package: "Switchyard"), .product(name: "CallbackURL", package: "Switchyard")]
+        ),
     ]
 )

@@ -32,7 +32,8 @@ def main():
     def sender(n, urls):
         pending = list(urls)
         while pending:
-            proc = subprocess.Popen([args.binary, "relay", "send", "--stdin", "--source", "sender-%d" % n], env=env,
+            batch = rng.choice(["1", "1", "16"])       # single commits and group commits
+            proc = subprocess.Popen([args.binary, "relay", "send", "--stdin", "--batch", batch, "--source", "sender-%d" % n], env=env,
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             killer = None
             if rng.random() < 0.7:

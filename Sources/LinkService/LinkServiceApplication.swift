@@ -103,6 +103,8 @@ public struct LinkService: Sendable {
         router.delete("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await deleteLink(request, context) } }
         router.post("/api/invite") { request, context in await handle { () async throws(APIError) in try await createInvite(request, context) } }
         router.get("/api/invite/{code}") { request, context in await handle { () async throws(APIError) in try await getInvite(request, context) } }
+        router.post("/api/transactions") { request, context in await handle { () async throws(APIError) in try await createTransaction(request, context) } }
+        router.post("/api/transactions/{id}/verify") { request, context in await handle { () async throws(APIError) in try await verifyTransaction(request, context) } }
         router.get("/api/resolve") { request, context in await handle { () async throws(APIError) in try await resolve(request, context) } }
         router.get("/i/{code}") { request, context in await linkPage(request, context) }
         router.head("/i/{code}") { request, context in await linkPage(request, context) }

@@ -34,12 +34,14 @@ struct RelaySend: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "send", abstract: "Enqueue a URL durably; prints the request id.")
     @Argument(help: "The URL to open (omit with --stdin).") var url: String?
     @Flag(help: "Send one URL per stdin line; each id is printed once its request is durable.") var stdin = false
+    @Option(help: "With --stdin, commit this many lines at a time (group commit).") var batch = 1
     @OptionGroup var inboxOption: InboxOption
     @Option(help: "Who is sending (shown to the drainer).") var source = "switchyard relay send"
     @Option(name: .customLong("meta"), help: "Metadata key=value (repeatable).") var metadata: [String] = []
 
     func validate() throws {
         for m in metadata where !m.contains("=") { throw ValidationError("--meta '\(m)' is not key=value") }
+        if batch < 1 || batch > 10_000 { throw ValidationError("--batch must be 1–10000") }
         if stdin != (url == nil) { throw ValidationError("give a URL or --stdin, not both or neither") }
         if url?.isEmpty == true { throw ValidationError("the URL is empty") }
     }
@@ -49,14 +51,21 @@ struct RelaySend: ParsableCommand {
         var meta: [String: String] = [:]
         for m in metadata { let i = m.firstIndex(of: "=")!; meta[String(m[..<i])] = String(m[m.index(after: i)...]) }
         let urls = Output.inputs(url.map { [$0] } ?? [])
-        for url in urls where !url.isEmpty {
-            let request = RelayRequest(source: source, url: url, metadata: meta)
-            do { try inbox.send(request) } catch {
+        var pending: [RelayRequest] = []
+        func commit() throws {
+            guard !pending.isEmpty else { return }
+            do { try inbox.send(batch: pending) } catch {
                 Output.error("error: \(error)")
                 throw ExitCode(1)
             }
-            Output.line(request.id.uuidString.lowercased())
+            Output.line(pending.map { $0.id.uuidString.lowercased() }.joined(separator: "\n"))
+            pending.removeAll()
         }
+        for url in urls where !url.isEmpty {
+            pending.append(RelayRequest(source: source, url: url, metadata: meta))
+            if pending.count >= batch { try commit() }
+        }
+        try commit()
     }
 }
 

@@ -69,9 +69,24 @@ import Testing
         let report = try await inbox.drain(ttl: 600, now: Date(timeIntervalSince1970: 5100), log: { lines.log($0) }) { _ in true }
         #expect(report.expired == [old])
         #expect(report.handled == [fresh.id])
-        #expect(report.rejected == ["00000000000000000001-x.json"])
+        #expect(report.rejected == ["00000000000000000001-x.json.0"])
         #expect(lines.lines.contains { $0.contains("dropped stale request") && $0.contains("plur://old") })
-        #expect(FileManager.default.fileExists(atPath: inbox.rejected + "/00000000000000000001-x.json"))
+        #expect(FileManager.default.fileExists(atPath: inbox.rejected + "/00000000000000000001-x.json.0"))
+    }
+
+    @Test func batchesCommitTogetherAndResumeMidFile() async throws {
+        let inbox = try Self.inbox()
+        let batch = (0..<5).map { RelayRequest(time: Date(timeIntervalSince1970: 1_800_000_000), source: "b", url: "plur://b/\($0)") }
+        try inbox.send(batch: batch)
+        #expect(inbox.pendingNames().count == 1)
+        #expect(inbox.pending() == batch)
+        let first = try await inbox.drain { $0.url != "plur://b/3" }
+        #expect(first.handled == batch.prefix(3).map(\.id))
+        #expect(inbox.pending() == Array(batch.suffix(2)))
+        let second = try await inbox.drain { _ in true }
+        #expect(second.alreadyHandled == batch.prefix(3).map(\.id))
+        #expect(second.handled == batch.suffix(2).map(\.id))
+        #expect(inbox.pendingNames().isEmpty)
     }
 
     @Test func onlyOneDrainerAtATime() async throws {

@@ -84,7 +84,9 @@ case "aasa":
     AssociationBenchmarks.run()
 case "routes":
     RouterBenchmarks.run()
+case "relay":
+    RelayBenchmarks.run()
 default:
-    print("usage: switchyard-bench rules [--manifest PATH] | aasa | routes")
+    print("usage: switchyard-bench rules [--manifest PATH] | aasa | routes | relay")
     exit(2)
 }

@@ -154,6 +154,50 @@ public struct LinkStore: Sendable {
         return link
     }
 
+    // MARK: Verification transactions
+
+    /// A transaction id issued for a callback round trip (the ThereAndBack design's third party).
+    public struct Transaction: Sendable, Equatable {
+        public var id: String
+        public var purpose: String?
+        public var createdBy: String?
+        public var createdAt: Date
+        public var expiresAt: Date
+        public var verifiedAt: Date?
+    }
+
+    public enum VerifyOutcome: Sendable, Equatable {
+        case verified(Transaction)
+        case unknown
+        case expired
+        case alreadyVerified
+    }
+
+    public func insert(_ t: Transaction) async throws(StoreError) {
+        try await db.run("INSERT INTO transactions (id, purpose, created_by, created_at, expires_at, verified_at) VALUES (?, ?, ?, ?, ?, ?)", [
+            .text(t.id), SQLValue(t.purpose), SQLValue(t.createdBy), .int(Self.millis(t.createdAt)), .int(Self.millis(t.expiresAt)),
+            SQLValue(t.verifiedAt.map(Self.millis)),
+        ])
+    }
+
+    /// Marks a transaction verified, once: atomically refused when unknown, expired or used.
+    public func verifyTransaction(id: String, at now: Date) async throws(StoreError) -> VerifyOutcome {
+        let rows = try await db.run(
+            "UPDATE transactions SET verified_at = ? WHERE id = ? AND verified_at IS NULL AND expires_at > ? RETURNING id, purpose, created_by, created_at, expires_at, verified_at",
+            [.int(Self.millis(now)), .text(id), .int(Self.millis(now))])
+        if let row = rows.first { return .verified(Self.transaction(row)) }
+        guard let row = try await db.run("SELECT id, purpose, created_by, created_at, expires_at, verified_at FROM transactions WHERE id = ?", [.text(id)]).first else {
+            return .unknown
+        }
+        let t = Self.transaction(row)
+        return t.verifiedAt != nil ? .alreadyVerified : .expired
+    }
+
+    static func transaction(_ row: [SQLValue]) -> Transaction {
+        Transaction(id: row[0].text ?? "", purpose: row[1].text, createdBy: row[2].text, createdAt: date(row[3].int ?? 0),
+                    expiresAt: date(row[4].int ?? 0), verifiedAt: row[5].int.map(date))
+    }
+
     // MARK: Tokens
 
     public func insert(_ token: StoredToken) async throws(StoreError) {

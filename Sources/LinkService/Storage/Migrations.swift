@@ -44,6 +44,18 @@ enum Migrations {
             )
             """,
         ]),
+        Migration(version: 2, name: "verification transactions", statements: [
+            """
+            CREATE TABLE transactions (
+                id TEXT PRIMARY KEY,
+                purpose TEXT,
+                created_by TEXT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                verified_at BIGINT
+            )
+            """,
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -6,6 +6,8 @@ import Foundation
 public enum TokenScope: String, Sendable, CaseIterable {
     case linksRead = "links:read"
     case linksWrite = "links:write"
+    /// Issue and verify callback transactions.
+    case transactions
     case admin
 }
 
