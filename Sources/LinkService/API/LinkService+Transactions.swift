@@ -25,7 +25,8 @@ extension LinkService {
             }
         }
         let t = now()
-        let id = APIToken.issue(name: "", scopes: []).token.split(separator: "_").last.map(String.init) ?? UUID().uuidString
+        var rng = SystemRandomNumberGenerator()
+        let id = APIToken.base64URL((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })  // 256 bits, 43 characters
         let transaction = LinkStore.Transaction(id: id, purpose: purpose, createdBy: token.id, createdAt: t, expiresAt: t.addingTimeInterval(ttl))
         try await storeCall { () async throws(StoreError) in try await store.insert(transaction) }
         return Response.json(.object([("id", .string(id)), ("expiresAt", .string(transaction.expiresAt.formatted(.iso8601))),
