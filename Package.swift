@@ -97,10 +97,15 @@ let package = Package(
             dependencies: ["SwitchyardJSON", "URLRelay", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "RelayLauncher",
+            dependencies: ["URLRelay", "CallbackURL", "SwitchyardJSON", .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL",
+                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -3,6 +3,9 @@ import CallbackURL
 import Foundation
 import LinkRules
 import Logging
+import Hummingbird
+import NIOCore
+import RelayLauncher
 import ServiceLifecycle
 import UnixSignals
 import SwitchyardJSON
@@ -85,6 +88,16 @@ struct RelayWatch: AsyncParsableCommand {
     var record: String?
     @Option(help: "Seconds after which a waiting request is dropped.") var ttl: Double = 24 * 3600
     @Option(help: "Seconds between safety-net polls.") var poll: Double = 5
+    @Option(help: "Serve the launcher page on HOST:PORT (loopback only; port 0 picks one).") var http: String?
+
+    func validate() throws {
+        if let http {
+            guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port),
+                  Launcher.isLoopback(String(http[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) else {
+                throw ValidationError("--http must be a loopback HOST:PORT such as 127.0.0.1:8765")
+            }
+        }
+    }
 
     func run() async throws {
         let inbox = try inboxOption.open()
@@ -108,7 +121,18 @@ struct RelayWatch: AsyncParsableCommand {
             }
         }
         Output.error("relay: watching \(inbox.directory)")
-        let group = ServiceGroup(services: [watcher], gracefulShutdownSignals: [.sigterm, .sigint], logger: .init(label: "relay"))
+        var services: [any Service] = [watcher]
+        if let http {
+            let colon = http.lastIndex(of: ":")!
+            let host = String(http[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            let port = Int(http[http.index(after: colon)...])!
+            let launcher = Launcher(inbox: inbox)
+            services.append(Application(router: launcher.router(), configuration: .init(address: .hostname(host, port: port), serverName: "switchyard-launcher"),
+                                        onServerRunning: { channel in
+                                            Output.error("relay: launcher on http://\(host):\(channel.localAddress?.port ?? port)/")
+                                        }, logger: Logger(label: "launcher", factory: { _ in SwiftLogNoOpLogHandler() })))
+        }
+        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: .init(label: "relay"))
         try await group.run()
     }
 }

@@ -1,0 +1,113 @@
+import CallbackURL
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SwitchyardJSON
+import URLRelay
+
+/// The launcher page served by `relay watch --http`: a URL field, an Open button, quick-test
+/// buttons and a status pill. Its script exposes `window.switchyard.openURL(url)`, which posts to
+/// the watcher; the request goes into the inbox like any other and reaches the handler.
+///
+/// Loopback only. Every POST must carry the per-run token that is embedded in the page, and the
+/// Host header must name the loopback address, so other web pages (CSRF) and DNS-rebinding sites
+/// cannot drive it.
+public struct Launcher: Sendable {
+    public let inbox: Inbox
+    public let token: String
+    public let quickTests: [String]
+
+    public init(inbox: Inbox, quickTests: [String] = ["plur://group/launcher-test", "https://twitter.com/jack/status/20"]) {
+        self.inbox = inbox
+        var rng = SystemRandomNumberGenerator()
+        token = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
+        self.quickTests = quickTests
+    }
+
+    public static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        let page = ByteBuffer(string: html)
+        router.get("/") { request, _ -> Response in
+            guard Self.hostIsLoopback(request) else { return Self.json(.forbidden, #"{"error":"not a loopback Host"}"#) }
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"], body: .init(byteBuffer: page))
+        }
+        router.post("/open") { request, context -> Response in
+            guard Self.hostIsLoopback(request) else { return Self.json(.forbidden, #"{"error":"not a loopback Host"}"#) }
+            guard let given = request.headers[HTTPField.Name("X-Switchyard-Token")!], ConstantTime.equals(given, token) else {
+                return Self.json(.forbidden, #"{"error":"missing or wrong launcher token"}"#)
+            }
+            var request = request
+            guard let body = try? await request.collectBody(upTo: 16 * 1024),
+                  let value = try? JSONParser.parse(bytes: Array(body.readableBytesView)), let url = value["url"]?.stringValue, !url.isEmpty else {
+                return Self.json(.badRequest, #"{"error":"the body must be {\"url\": \"…\"}"}"#)
+            }
+            let relay = RelayRequest(source: "launcher", url: url)
+            do { try inbox.send(relay) } catch {
+                return Self.json(.internalServerError, JSONWriter.compact(.object([("error", .string("\(error)"))])))
+            }
+            return Self.json(.ok, JSONWriter.compact(.object([("id", .string(relay.id.uuidString.lowercased()))])))
+        }
+        return router
+    }
+
+    static func hostIsLoopback(_ request: Request) -> Bool {
+        guard let host = request.head.authority else { return false }
+        let name = host.hasPrefix("[") ? String(host.dropFirst().prefix(while: { $0 != "]" })) : String(host.split(separator: ":").first ?? "")
+        return isLoopback(name)
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+
+    var html: String {
+        let buttons = quickTests.map { "<button class=\"quick\" data-url=\"\(Self.escape($0))\">\(Self.escape($0))</button>" }.joined(separator: "\n")
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Switchyard launcher</title>
+            <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}
+            input{width:100%;padding:.6rem;font:inherit}button{margin:.4rem .4rem 0 0;padding:.5rem .9rem;font:inherit}
+            #status{display:inline-block;padding:.2rem .7rem;border-radius:1rem;background:#ddd}
+            #status.ok{background:#c8f0c8}#status.error{background:#f6c8c8}</style></head>
+            <body><h1>Switchyard launcher</h1>
+            <p>Sends a URL to the relay watcher on this machine (inbox \(Self.escape(inbox.directory))).</p>
+            <input id="url" type="text" placeholder="plur://… or https://…" autofocus>
+            <button id="open">Open</button> <span id="status">idle</span>
+            <h2>Quick tests</h2>
+            \(buttons)
+            <script>
+            (function () {
+              var token = "\(token)";
+              var status = document.getElementById("status");
+              function show(text, kind) { status.textContent = text; status.className = kind || ""; }
+              function openURL(url) {
+                show("sending…");
+                return fetch("/open", {method: "POST", headers: {"Content-Type": "application/json", "X-Switchyard-Token": token},
+                                       body: JSON.stringify({url: url})})
+                  .then(function (r) { return r.json().then(function (b) { if (!r.ok) throw new Error(b.error || r.status); return b; }); })
+                  .then(function (b) { show("queued " + b.id, "ok"); return b.id; })
+                  .catch(function (e) { show("failed: " + e.message, "error"); throw e; });
+              }
+              window.switchyard = {openURL: openURL};
+              document.getElementById("open").addEventListener("click", function () { openURL(document.getElementById("url").value); });
+              Array.prototype.forEach.call(document.querySelectorAll("button.quick"), function (b) {
+                b.addEventListener("click", function () { openURL(b.getAttribute("data-url")); });
+              });
+              // #open=URL fills the field and clicks Open (for scripted checks and bookmarks).
+              var m = location.hash.match(/^#open=(.*)$/);
+              if (m) { document.getElementById("url").value = decodeURIComponent(m[1]); document.getElementById("open").click(); }
+            })();
+            </script>
+            </body></html>
+            """
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `relay watch --http`: the launcher page in a real headless Chromium, and its guards.
+@Suite struct LauncherTests {
+    static var chromium: String? {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+    static var toolsRequired: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
+
+    /// Starts the watcher with the launcher; returns the process, the launcher URL and the record file.
+    static func startWatcher() throws -> (Process, String, String) {
+        let dir = try ServiceProcessTests.temporaryDirectory()
+        let record = dir.appendingPathComponent("handled.jsonl").path
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["relay", "watch", "--inbox", dir.appendingPathComponent("inbox").path, "--record", record, "--http", "127.0.0.1:0"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let r = text.range(of: "launcher on "), let end = text[r.upperBound...].firstIndex(of: "\n") {
+                return (process, String(text[r.upperBound..<end]), record)
+            }
+        }
+        process.terminate()
+        throw CancellationError()
+    }
+
+    static func waitForRecord(_ record: String, containing needle: String) -> String {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+            if text.contains(needle) { return text }
+            usleep(50_000)
+        }
+        return (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+    }
+
+    @Test(.enabled(if: chromium != nil || toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func clickingOpenInChromiumReachesTheHandler() throws {
+        let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let (watcher, base, record) = try Self.startWatcher()
+        defer { watcher.terminate(); watcher.waitUntilExit() }
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: chromium)
+        let profile = try ServiceProcessTests.temporaryDirectory().path
+        // The fragment makes the page fill the field and click Open, through the same handler as a person's click.
+        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
+                             "--virtual-time-budget=3000", "--dump-dom", base + "#open=plur%3A%2F%2Fgroup%2Ffrom-the-browser%3Fx%3D1"]
+        let out = Pipe()
+        browser.standardOutput = out
+        browser.standardError = FileHandle.nullDevice
+        try browser.run()
+        let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        browser.waitUntilExit()
+        let handled = Self.waitForRecord(record, containing: "plur://group/from-the-browser?x=1")
+        #expect(handled.contains(#""source":"launcher","url":"plur://group/from-the-browser?x=1""#), "\(handled)")
+        #expect(dom.contains(#"<span id="status" class="ok">queued "#), "\(dom.suffix(1500))")
+        #expect(dom.contains("window.switchyard = {openURL: openURL}"))
+    }
+
+    @Test func postsNeedTheRunTokenAndALoopbackHost() async throws {
+        let (watcher, base, record) = try Self.startWatcher()
+        defer { watcher.terminate(); watcher.waitUntilExit() }
+        let page = String(decoding: try await URLSession.shared.data(from: URL(string: base)!).0, as: UTF8.self)
+        let token = try #require(page.range(of: #"var token = ""#).map { String(page[$0.upperBound...].prefix(32)) })
+        func post(_ token: String?, host: String? = nil) async throws -> Int {
+            var request = URLRequest(url: URL(string: base + "open")!)
+            request.httpMethod = "POST"
+            request.httpBody = Data(#"{"url": "plur://group/posted"}"#.utf8)
+            if let token { request.setValue(token, forHTTPHeaderField: "X-Switchyard-Token") }
+            if let host { request.setValue(host, forHTTPHeaderField: "Host") }
+            return (try await URLSession.shared.data(for: request).1 as! HTTPURLResponse).statusCode
+        }
+        #expect(try await post(nil) == 403)
+        #expect(try await post(String(repeating: "0", count: 32)) == 403)
+        #expect(try await post(token, host: "evil.example") == 403)
+        #expect(try await post(token) == 200)
+        #expect(Self.waitForRecord(record, containing: "plur://group/posted").contains("plur://group/posted"))
+        let bad = try CLITests.run(["relay", "watch", "--http", "0.0.0.0:8080"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("--http must be a loopback HOST:PORT"))
+    }
+}
