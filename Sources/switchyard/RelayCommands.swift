@@ -183,13 +183,13 @@ struct RelayStatus: ParsableCommand {
         let oldest = pending.first.map { Int(Date().timeIntervalSince($0.time)) }
         if json {
             Output.line(JSONWriter.compact(.object([
-                ("inbox", .string(inbox.directory)), ("pending", .int(names.count)), ("rejected", .int(rejected)),
+                ("inbox", .string(inbox.directory)), ("pending", .int(pending.count)), ("files", .int(names.count)), ("rejected", .int(rejected)),
                 ("oldestSeconds", oldest.map(JSONValue.int) ?? .null),
                 ("next", pending.first.map { .string($0.url) } ?? .null),
             ])))
             return
         }
-        Output.line("\(inbox.directory): \(names.count) waiting\(oldest.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected")
+        Output.line("\(inbox.directory): \(pending.count) waiting\(oldest.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected")
         for r in pending.prefix(10) { Output.line("  \(r.id.uuidString.lowercased())  \(r.source)  \(r.url)") }
         if pending.count > 10 { Output.line("  … \(pending.count - 10) more") }
     }
