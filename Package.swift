@@ -89,7 +89,11 @@ let package = Package(
         ),
         .target(
             name: "URLRelay",
-            dependencies: ["SwitchyardJSON", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "SwitchyardJSON",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 
 /// What one attempt to open a URL did.
@@ -20,15 +21,22 @@ public struct CommandOpen: URLOpenStrategy {
     public init(command: [String] = ["xdg-open"]) { self.command = command }
 
     public func open(_ request: RelayRequest) async -> OpenOutcome {
+        await run(arguments: [request.url], request: request)
+    }
+
+    /// Runs the command with `arguments` appended.
+    func run(arguments: [String], request: RelayRequest? = nil) async -> OpenOutcome {
         guard let executable = command.first else { return .failed("no command configured") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + command.dropFirst() + [request.url]
+        process.arguments = [executable] + command.dropFirst() + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         var env = ProcessInfo.processInfo.environment
-        env["SWITCHYARD_REQUEST_ID"] = request.id.uuidString.lowercased()
-        env["SWITCHYARD_REQUEST_SOURCE"] = request.source
+        if let request {
+            env["SWITCHYARD_REQUEST_ID"] = request.id.uuidString.lowercased()
+            env["SWITCHYARD_REQUEST_SOURCE"] = request.source
+        }
         process.environment = env
         return await withCheckedContinuation { continuation in
             process.terminationHandler = { p in
@@ -39,6 +47,19 @@ public struct CommandOpen: URLOpenStrategy {
                 continuation.resume(returning: .failed("\(executable): \(error.localizedDescription)"))
             }
         }
+    }
+}
+
+/// Activates the container app (a "nudge") by running a command, e.g. `gtk-launch plur.desktop`
+/// or a D-Bus call; the URL itself travels through the relay.
+public struct NudgeApp: URLOpenStrategy {
+    public var command: [String]
+    public var name: String { "nudge(\(command.first ?? ""))" }
+    public init(command: [String]) { self.command = command }
+
+    public func open(_ request: RelayRequest) async -> OpenOutcome {
+        // The command gets no URL: only the app is activated.
+        await CommandOpen(command: command).run(arguments: [], request: request)
     }
 }
 
@@ -84,6 +105,8 @@ public struct URLOpener: Sendable {
         for step in steps where !opened || step.always {
             let outcome = await step.strategy.open(request)
             let attempt = Attempt(strategy: step.strategy.name, outcome: outcome)
+            Counter(label: "switchyard_open_attempts_total",
+                    dimensions: [("strategy", step.strategy.name), ("outcome", outcome == .opened ? "opened" : "failed")]).increment()
             observe(attempt)
             attempts.append(attempt)
             if outcome == .opened { opened = true }

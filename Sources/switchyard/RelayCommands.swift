@@ -229,12 +229,15 @@ struct OpenCommand: AsyncParsableCommand {
             Output.error("refused: \(target): \(reason)")
             throw ExitCode(1)
         }
+        let delay: Double
+        if case .open(let d) = decision { delay = d } else { delay = 0 }
         if dryRun {
-            Output.line("would open \(target) (\(app))")
+            Output.line("would open \(target) (\(app))\(delay > 0 ? " after \(delay) s" : "")")
             Output.line("  1. \(openWith) \(target)")
             Output.line("  2. then always relay to \(inbox.directory)")
             return
         }
+        if delay > 0 { try await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
         let opener = URLOpener.standard(direct: CommandOpen(command: openWith.split(separator: " ").map(String.init)), inbox: inbox)
         let (opened, _) = await opener.open(RelayRequest(source: "switchyard open", url: target)) { attempt in
             switch attempt.outcome {

@@ -89,5 +89,10 @@ import URLRelay
         let r = RelayRequest(source: "t", url: "plur://x")
         #expect(await CommandOpen(command: ["true"]).open(r) == .opened)
         #expect(await CommandOpen(command: ["false"]).open(r) == .failed("false exited with status 1"))
+        // The command sees the URL as its last argument and the request id in its environment.
+        let check = "test \"$1\" = plur://x && test -n \"$SWITCHYARD_REQUEST_ID\""
+        #expect(await CommandOpen(command: ["sh", "-c", check, "sh"]).open(r) == .opened)
+        // A nudge only activates the app: no URL argument.
+        #expect(await NudgeApp(command: ["sh", "-c", "test $# -eq 0", "sh"]).open(r) == .opened)
     }
 }
