@@ -39,8 +39,7 @@ public struct CallbackSigner: Sendable {
     }
 
     static func signature(_ r: XCallbackURL, _ secret: [UInt8]) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Data(canonical(r).utf8), using: SymmetricKey(data: secret))).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(HMAC<SHA256>.authenticationCode(for: Data(canonical(r).utf8), using: SymmetricKey(data: secret)))
     }
 }
 
@@ -76,15 +75,5 @@ public final class CallbackVerifier: Sendable {
             seen[kid + "/" + nonce] = expiry
         }
         return id
-    }
-}
-
-/// Comparison whose time does not depend on where two strings differ (tokens, signatures).
-public enum ConstantTime {
-    public static func equals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) { difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
-        return difference == 0
     }
 }

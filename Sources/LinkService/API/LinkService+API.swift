@@ -1,3 +1,4 @@
+import CallbackURL
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -244,13 +245,11 @@ extension LinkService {
     }
 
     static func encodeCursor(_ created: Int64, _ code: String) -> String {
-        APIToken.base64URL(Array("\(created):\(code)".utf8))
+        Base64URL.encode("\(created):\(code)".utf8)
     }
 
     static func decodeCursor(_ text: String) -> (Int64, String)? {
-        var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while b64.count % 4 != 0 { b64 += "=" }
-        guard let data = Data(base64Encoded: b64), let s = String(data: data, encoding: .utf8),
+        guard let bytes = Base64URL.decode(text), let s = String(validating: bytes, as: UTF8.self),
               let colon = s.firstIndex(of: ":"), let created = Int64(s[..<colon]) else { return nil }
         return (created, String(s[s.index(after: colon)...]))
     }

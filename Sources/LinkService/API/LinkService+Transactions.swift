@@ -1,3 +1,4 @@
+import CallbackURL
 import Foundation
 import Hummingbird
 import SwitchyardJSON
@@ -25,8 +26,7 @@ extension LinkService {
             }
         }
         let t = now()
-        var rng = SystemRandomNumberGenerator()
-        let id = APIToken.base64URL((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })  // 256 bits, 43 characters
+        let id = Base64URL.random(bytes: 32)  // 256 bits, 43 characters
         let transaction = LinkStore.Transaction(id: id, purpose: purpose, createdBy: token.id, createdAt: t, expiresAt: t.addingTimeInterval(ttl))
         try await storeCall { () async throws(StoreError) in try await store.insert(transaction) }
         return Response.json(.object([("id", .string(id)), ("expiresAt", .string(transaction.expiresAt.formatted(.iso8601))),

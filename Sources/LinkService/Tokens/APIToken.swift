@@ -33,8 +33,7 @@ public enum APIToken {
     public static func issue(name: String, scopes: [TokenScope], now: Date = Date()) -> Issued {
         var rng = SystemRandomNumberGenerator()
         let id = String((0..<12).map { _ in idAlphabet[Int(rng.next(upperBound: UInt(idAlphabet.count)))] })
-        let secretBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        let secret = base64URL(secretBytes)
+        let secret = Base64URL.random(bytes: 32)
         let record = StoredToken(id: id, name: name, secretHash: hash(secret), scopes: scopes.map(\.rawValue), createdAt: now, revokedAt: nil)
         return Issued(token: "sy_\(id)_\(secret)", record: record)
     }
@@ -57,10 +56,5 @@ public enum APIToken {
     /// Whether `record` grants `scope`.
     public static func grants(_ record: StoredToken, _ scope: TokenScope) -> Bool {
         record.scopes.contains(scope.rawValue) || record.scopes.contains(TokenScope.admin.rawValue)
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

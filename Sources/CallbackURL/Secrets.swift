@@ -1,0 +1,32 @@
+import Foundation
+
+/// Comparison whose time does not depend on where two strings differ (tokens, signatures).
+public enum ConstantTime {
+    public static func equals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) { difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
+        return difference == 0
+    }
+}
+
+/// Base64url without padding (RFC 4648 §5): tokens, ids, signatures, cursors.
+public enum Base64URL {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The bytes, or nil when `text` is not base64url.
+    public static func decode(_ text: String) -> [UInt8]? {
+        var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        return Data(base64Encoded: b64).map(Array.init)
+    }
+
+    /// `count` bytes from the system's secure generator, encoded (32 bytes → 43 characters).
+    public static func random(bytes count: Int) -> String {
+        var rng = SystemRandomNumberGenerator()
+        return encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    }
+}
