@@ -50,6 +50,8 @@ public struct LinkService: Sendable {
     let hot: HotLinks
     let engine: LinkEngine
     let input: LinkInput
+    /// The association files by path, shared by the router and the fast path.
+    let documents: [String: StaticDocument]
     let perToken: RateLimiter
     let perAddress: RateLimiter
     let now: @Sendable () -> Date
@@ -67,6 +69,7 @@ public struct LinkService: Sendable {
         metrics = ServiceMetrics()
         hot = HotLinks(store: store, now: clock)
         input = LinkInput(configuration: configuration)
+        documents = Self.documents(configuration)
         perToken = RateLimiter(configuration.perTokenLimit, now: clock)
         perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
         let manifest: Manifest
@@ -77,15 +80,14 @@ public struct LinkService: Sendable {
     }
 
     /// The HTTP routes.
-    /// The association files, pre-encoded, by path.
-    var documents: [String: StaticDocument] {
+    /// The association files, generated and encoded once, by path.
+    static func documents(_ configuration: ServiceConfiguration) -> [String: StaticDocument] {
         let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
         return ["/.well-known/apple-app-site-association": aasa, "/apple-app-site-association": aasa,
                 "/.well-known/assetlinks.json": StaticDocument(JSONWriter.compact(configuration.assetLinks.json))]
     }
 
     public func router() -> Router<ServiceContext> {
-        let documents = self.documents
         let aasa = documents["/.well-known/apple-app-site-association"]!
         let assetLinks = documents["/.well-known/assetlinks.json"]!
         let router = Router(context: ServiceContext.self)
@@ -159,7 +161,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
             context.logger.log(level: level, "request", metadata: [
                 "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
                 "client": "\(context.remoteAddress?.ipAddress ?? "-")",
-                "ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000)",
+                "ms": "\(elapsed / .milliseconds(1))",
             ])
         }
         return response

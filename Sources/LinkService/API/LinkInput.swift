@@ -11,6 +11,15 @@ struct LinkInput {
     static let forbiddenSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "about"]
 
     let configuration: ServiceConfiguration
+    /// Derived from the configuration once; every deep link and fallback is checked against them.
+    let allowedSchemes: Set<String>
+    let allowedRedirectHosts: Set<String>
+
+    init(configuration: ServiceConfiguration) {
+        self.configuration = configuration
+        allowedSchemes = configuration.allowedSchemes
+        allowedRedirectHosts = configuration.allowedRedirectHosts
+    }
 
     /// A link (code empty unless the body chose one), or the first problem found.
     func read(_ body: JSONValue, now: Date) throws(APIError) -> StoredLink {
@@ -117,8 +126,8 @@ struct LinkInput {
             }
             return
         }
-        guard configuration.allowedSchemes.contains(scheme) else {
-            throw .badRequest("invalid-deep-link", "\(field): scheme \(scheme): is not an app scheme of this configuration (\(configuration.allowedSchemes.sorted().joined(separator: ", ")))", field: field)
+        guard allowedSchemes.contains(scheme) else {
+            throw .badRequest("invalid-deep-link", "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.sorted().joined(separator: ", ")))", field: field)
         }
     }
 
@@ -128,7 +137,7 @@ struct LinkInput {
         guard scheme == "https" || scheme == "http", let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else {
             throw .badRequest("invalid-url", "\(field) must be an http(s) URL with a host", field: field)
         }
-        if requireAllowedHost && !configuration.allowedRedirectHosts.contains(host) {
+        if requireAllowedHost && !allowedRedirectHosts.contains(host) {
             throw .badRequest("host-not-allowed", "\(field): host \(host) is not in the configuration's hosts or service.redirectHosts", field: field)
         }
     }
