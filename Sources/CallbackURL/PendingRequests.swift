@@ -44,8 +44,8 @@ public struct PendingRequests: Sendable {
         guard Self.isSafeID(id) else { throw CallbackError(.unknownRequest, "no pending request \"\(id.prefix(64))\"") }
         if answered().contains(id) { throw CallbackError(.alreadyAnswered, "request \(id) was already answered") }
         let path = directory + "/pending/" + id + ".json"
-        guard let data = FileManager.default.contents(atPath: path), case .object? = try? JSONParser.parse(bytes: Array(data)),
-              let value = try? JSONParser.parse(bytes: Array(data)), let action = value["action"]?.stringValue,
+        guard let data = FileManager.default.contents(atPath: path), let value = try? JSONParser.parse(bytes: Array(data)),
+              let action = value["action"]?.stringValue,
               case .number(let exp, _)? = value["expires"] else {
             throw CallbackError(.unknownRequest, "no pending request \(id)")
         }

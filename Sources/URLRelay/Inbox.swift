@@ -131,11 +131,7 @@ public struct Inbox: Sendable {
             try FileSystem.remove(path)
             try FileSystem.syncDirectory(requests)
         }
-        let waiting = Set(pendingNames().flatMap { name -> [UUID] in
-            guard let data = FileManager.default.contents(atPath: requests + "/" + name) else { return [] }
-            return data.split(separator: UInt8(ascii: "\n")).compactMap { try? RelayRequest(record: Array($0)).id }
-        })
-        try compactJournal(keeping: waiting.intersection(handledIDs))
+        try compactJournal()
         return report
     }
 
@@ -145,11 +141,16 @@ public struct Inbox: Sendable {
         return Set(text.split(separator: "\n").compactMap { UUID(uuidString: String($0)) })
     }
 
-    /// Rewrites the journal with only the ids whose files still exist (normally none), once it
-    /// has grown; done under the drain lock.
-    func compactJournal(keeping ids: Set<UUID>) throws(RelayError) {
+    /// Once the journal has grown, rewrites it with only the handled ids whose records are still
+    /// in `requests/` (normally none); done under the drain lock.
+    func compactJournal() throws(RelayError) {
         let size = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0
         guard size > 64 * 1024 else { return }
+        let waiting = Set(pendingNames().flatMap { name -> [UUID] in
+            guard let data = FileManager.default.contents(atPath: requests + "/" + name) else { return [] }
+            return data.split(separator: UInt8(ascii: "\n")).compactMap { try? RelayRequest(record: Array($0)).id }
+        })
+        let ids = waiting.intersection(journalIDs())
         let staging = temporary + "/journal.\(ProcessInfo.processInfo.processIdentifier)"
         try FileSystem.remove(staging)
         try FileSystem.writeDurably(staging, Array(ids.map { $0.uuidString.lowercased() + "\n" }.joined().utf8))
