@@ -67,10 +67,13 @@ public struct Inbox: Sendable {
     /// The waiting requests, oldest first (records that do not decode are skipped here).
     public func pending() -> [RelayRequest] {
         let handled = journalIDs()
-        return pendingNames().flatMap { name -> [RelayRequest] in
-            guard let data = FileManager.default.contents(atPath: requests + "/" + name) else { return [] }
-            return data.split(separator: UInt8(ascii: "\n")).compactMap { try? RelayRequest(record: Array($0)) }.filter { !handled.contains($0.id) }
-        }
+        return pendingNames().flatMap(decodedRecords).filter { !handled.contains($0.id) }
+    }
+
+    /// The records of one file in `requests/` that decode (a file holds one commit).
+    func decodedRecords(_ name: String) -> [RelayRequest] {
+        guard let data = FileManager.default.contents(atPath: requests + "/" + name) else { return [] }
+        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? RelayRequest(record: Array($0)) }
     }
 
     /// What one drain did.
@@ -146,10 +149,7 @@ public struct Inbox: Sendable {
     func compactJournal() throws(RelayError) {
         let size = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0
         guard size > 64 * 1024 else { return }
-        let waiting = Set(pendingNames().flatMap { name -> [UUID] in
-            guard let data = FileManager.default.contents(atPath: requests + "/" + name) else { return [] }
-            return data.split(separator: UInt8(ascii: "\n")).compactMap { try? RelayRequest(record: Array($0)).id }
-        })
+        let waiting = Set(pendingNames().flatMap(decodedRecords).map(\.id))
         let ids = waiting.intersection(journalIDs())
         let staging = temporary + "/journal.\(ProcessInfo.processInfo.processIdentifier)"
         try FileSystem.remove(staging)

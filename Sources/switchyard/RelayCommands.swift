@@ -102,7 +102,11 @@ struct RelayWatch: AsyncParsableCommand {
     func run() async throws {
         let inbox = try inboxOption.open()
         let command = openWith.map { $0.split(separator: " ").map(String.init) }
-        let recorder = try record.map { try RecordFile(path: $0) }
+        let recorder: RecordingHandler?
+        do { recorder = try record.map { try RecordingHandler(path: $0, log: { Output.error("relay: \($0)") }) } } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
         let watcher = RelayWatcher(inbox: inbox, ttl: ttl, pollInterval: poll, log: { Output.error("relay: \($0)") }) { request in
             let id = request.id.uuidString.lowercased()
             if let recorder { return recorder.record(request) }
@@ -134,39 +138,6 @@ struct RelayWatch: AsyncParsableCommand {
         }
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: .init(label: "relay"))
         try await group.run()
-    }
-}
-
-/// The `--record` handler: a durable log of handled requests that recognises re-deliveries by id.
-final class RecordFile: @unchecked Sendable {
-    let path: String
-    private var seen: Set<String>
-    private let lock = NSLock()
-
-    init(path: String) throws {
-        self.path = path
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        // A SIGKILL mid-append leaves a torn last line: end it, so the next record starts clean.
-        if !text.isEmpty && !text.hasSuffix("\n") { try DurableFile.append(path, "\n") }
-        seen = Set(text.split(separator: "\n").compactMap { line in
-            (try? RelayRequest(record: Array(line.utf8)))?.id.uuidString.lowercased()
-        })
-    }
-
-    func record(_ request: RelayRequest) -> Bool {
-        lock.withLock {
-            let id = request.id.uuidString.lowercased()
-            if seen.contains(id) {
-                Output.error("relay: \(id) was delivered again after a crash; already recorded, acknowledging")
-                return true
-            }
-            do { try DurableFile.append(path, request.record) } catch {
-                Output.error("relay: cannot record \(id): \(error)")
-                return false
-            }
-            seen.insert(id)
-            return true
-        }
     }
 }
 

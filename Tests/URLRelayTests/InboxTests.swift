@@ -89,6 +89,23 @@ import Testing
         #expect(inbox.pendingNames().isEmpty)
     }
 
+    @Test func recordingHandlerRecordsEachIdOnceAndSurvivesATornLine() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString).jsonl").path
+        let a = RelayRequest(source: "t", url: "plur://a"), b = RelayRequest(source: "t", url: "plur://b")
+        let first = try RecordingHandler(path: path)
+        #expect(first.record(a))
+        #expect(first.record(a))
+        // A crash mid-append leaves half a line; a restarted handler still knows `a` and appends cleanly.
+        try FileSystem.appendDurably(path, "{\"v\":1,\"id\":")
+        let lines = Box()
+        let second = try RecordingHandler(path: path, log: { lines.log($0) })
+        #expect(second.record(a))
+        #expect(second.record(b))
+        let records = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { try? RelayRequest(record: Array($0.utf8)) }
+        #expect(records.map(\.id) == [a.id, b.id])
+        #expect(lines.lines.count == 1 && lines.lines[0].contains("delivered again"))
+    }
+
     @Test func onlyOneDrainerAtATime() async throws {
         let inbox = try Self.inbox()
         try inbox.send(RelayRequest(source: "t", url: "plur://x"))

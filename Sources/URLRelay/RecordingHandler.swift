@@ -1,0 +1,37 @@
+import Foundation
+import Synchronization
+
+/// A handler that appends each request's record to a file (fsynced) instead of opening it, and
+/// recognises a request delivered again after a crash by its id, so each is recorded once.
+/// `relay watch --record FILE` uses it; the crash test reads the file.
+public final class RecordingHandler: Sendable {
+    public let path: String
+    private let seen: Mutex<Set<UUID>>
+    private let log: @Sendable (String) -> Void
+
+    public init(path: String, log: @escaping @Sendable (String) -> Void = { _ in }) throws(RelayError) {
+        self.path = path
+        self.log = log
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        // A SIGKILL mid-append leaves a torn last line: end it, so the next record starts clean.
+        if !text.isEmpty && !text.hasSuffix("\n") { try DurableFile.append(path, "\n") }
+        seen = Mutex(Set(text.split(separator: "\n").compactMap { try? RelayRequest(record: Array($0.utf8)).id }))
+    }
+
+    /// Records `request` (true acknowledges it); false when the write failed.
+    public func record(_ request: RelayRequest) -> Bool {
+        seen.withLock { seen in
+            let id = request.id.uuidString.lowercased()
+            if seen.contains(request.id) {
+                log("\(id) was delivered again after a crash; already recorded, acknowledging")
+                return true
+            }
+            do { try DurableFile.append(path, request.record) } catch {
+                log("cannot record \(id): \(error)")
+                return false
+            }
+            seen.insert(request.id)
+            return true
+        }
+    }
+}
