@@ -55,7 +55,10 @@ public struct Route: Sendable, Equatable {
                 let inner = part.dropFirst().dropLast()
                 let colon = inner.firstIndex(of: ":")
                 let pname = String(colon.map { inner[..<$0] } ?? inner)
-                let type = ParameterType(colon.map { inner[inner.index(after: $0)...] } ?? "")
+                let type: ParameterType
+                do { type = try ParameterType(colon.map { inner[inner.index(after: $0)...] } ?? "") } catch {
+                    throw RouteTableError("route \(name): \(JSONWriter.quote(String(part))): \(error.message)")
+                }
                 guard !pname.isEmpty else { throw RouteTableError("route \(name): empty parameter name in \(JSONWriter.quote(String(part)))") }
                 segments.append(.parameter(name: pname, type: type))
             } else if part.contains("{") || part.contains("}") {
@@ -75,7 +78,10 @@ public struct Route: Sendable, Equatable {
             let colon = s.firstIndex(of: ":")
             let pname = String(colon.map { s[..<$0] } ?? s)
             guard !pname.isEmpty else { throw RouteTableError("route \(name): query item \(JSONWriter.quote(item)) names no parameter") }
-            let type = ParameterType(colon.map { s[s.index(after: $0)...] } ?? "")
+            let type: ParameterType
+            do throws(RouteTableError) { type = try ParameterType(colon.map { s[s.index(after: $0)...] } ?? "") } catch {
+                throw RouteTableError("route \(name): query item \(JSONWriter.quote(item)): \(error.message)")
+            }
             if type == .url || type == .rest { throw RouteTableError("route \(name): query item \(JSONWriter.quote(item)) cannot be of type \(type)") }
             return QueryParameter(item: item, parameter: pname, type: type, optional: optional)
         }

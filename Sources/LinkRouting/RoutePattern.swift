@@ -1,3 +1,5 @@
+import SwitchyardJSON
+
 /// The type of a route parameter: `{name}` (string), `{name:int}`, `{name:uuid}`,
 /// `{name:a|b|c}` (one of these values), `{name:url}` (a whole URL embedded in the rest of the
 /// path, query included), `{name:*}` (the rest of the path, any number of segments).
@@ -9,14 +11,23 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
     case url
     case rest
 
-    init(_ spec: Substring) {
+    /// Type names a pattern may use; anything else must be an enum of two or more values (`a|b`).
+    static let names = ["string", "int", "uuid", "url", "*", "path"]
+
+    init(_ spec: Substring) throws(RouteTableError) {
         switch spec {
         case "", "string": self = .string
         case "int": self = .int
         case "uuid": self = .uuid
         case "url": self = .url
         case "*", "path": self = .rest
-        default: self = .oneOf(spec.split(separator: "|").map(String.init))
+        default:
+            let values = spec.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard values.count >= 2, values.allSatisfy({ !$0.isEmpty }) else {
+                let hint = DocumentShape.suggestion(for: String(spec), among: Self.names).map { "did you mean \($0)? " } ?? ""
+                throw RouteTableError("unknown parameter type \(JSONWriter.quote(String(spec))) — \(hint)(types: \(Self.names.joined(separator: ", ")); an enum lists two or more values separated by |)")
+            }
+            self = .oneOf(values)
         }
     }
 

@@ -13,30 +13,36 @@ extension Router {
     ///     query: {code: code, relay: relay?}
     /// ```
     public init(contentsOf path: String) throws(RouteTableError) {
-        guard let data = FileManager.default.contents(atPath: path) else { throw RouteTableError("cannot read route table '\(path)'") }
-        let text = String(decoding: data, as: UTF8.self)
-        if path.hasSuffix(".json") {
-            do { try self.init(document: try JSONParser.parse(text)) } catch let e as JSONParser.SyntaxError {
-                throw RouteTableError("\(path): \(e)")
-            } catch let e as RouteTableError {
-                throw RouteTableError("\(path): \(e.message)")
-            } catch { throw RouteTableError("\(path): \(error)") }
-        } else {
-            try self.init(yaml: text, source: path)
-        }
+        let document = try Self.document(contentsOf: path)
+        do { try self.init(table: document) } catch { throw RouteTableError("\(path): \(error.message)") }
     }
+
+    /// A route table on its own (a file): only `hosts` and `routes` at the top.
+    init(table document: JSONValue) throws(RouteTableError) {
+        if let problem = DocumentShape.object(Self.tableKeys).problems(in: document).first { throw RouteTableError(problem) }
+        try self.init(document: document)
+    }
+
+    /// The keys of a route table and their shapes (a service configuration embeds them).
+    public static let tableKeys: [String: DocumentShape] = [
+        "hosts": .array(.string),
+        "routes": .array(.object(["name": .string, "pattern": .string, "query": .map(.string), "exclude": .bool])),
+    ]
 
     public init(yaml: String, source: String? = nil) throws(RouteTableError) {
         let prefix = source.map { "\($0): " } ?? ""
         let node: Yams.Node?
         do { node = try Yams.compose(yaml: yaml) } catch { throw RouteTableError("\(prefix)invalid YAML: \(error)") }
         guard let node else { throw RouteTableError("\(prefix)the file is empty") }
-        do { try self.init(document: Self.json(node)) } catch { throw RouteTableError(prefix + error.message) }
+        do { try self.init(table: Self.json(node)) } catch { throw RouteTableError(prefix + error.message) }
     }
 
     /// Reads a JSON or YAML document (by extension) into a `JSONValue`, keeping key order.
     package static func document(contentsOf path: String) throws(RouteTableError) -> JSONValue {
-        guard let data = FileManager.default.contents(atPath: path) else { throw RouteTableError("cannot read '\(path)'") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            throw RouteTableError("cannot read '\(path)': \(reason)")
+        }
         let text = String(decoding: data, as: UTF8.self)
         if path.hasSuffix(".json") {
             do { return try JSONParser.parse(text) } catch { throw RouteTableError("\(path): \(error)") }
@@ -66,6 +72,9 @@ extension Router {
     /// optional `query` {item: spec}, optional `exclude`).
     public init(document: JSONValue) throws(RouteTableError) {
         guard case .object = document else { throw RouteTableError("a route table is an object with \"hosts\" and \"routes\"") }
+        for key in ["hosts", "routes"] {
+            if let value = document[key], let problem = Self.tableKeys[key]!.problems(in: value, at: key).first { throw RouteTableError(problem) }
+        }
         var hosts: [String] = []
         if let h = document["hosts"] {
             guard let list = h.arrayValue?.compactMap(\.stringValue), list.count == h.arrayValue?.count else {

@@ -6,10 +6,7 @@ extension ServiceConfiguration {
     /// Reads the service's own sections: `service`, `links`, `landing`, `invites`, `rateLimit`,
     /// `resolve`. Each error names the key.
     mutating func readServiceSections(_ document: JSONValue) throws(ConfigurationError) {
-        let known = ["apple", "android", "webcredentials", "hosts", "routes", "service", "links", "landing", "invites", "rateLimit", "resolve"]
-        for (key, _) in document.objectMembers ?? [] where !known.contains(key) {
-            throw ConfigurationError("unknown top-level key \(JSONWriter.quote(key)) (known: \(known.joined(separator: ", ")))")
-        }
+        // Unknown keys and wrong types were refused by `ServiceConfiguration.shape` already.
         if let service = document["service"] {
             if let url = try string(service, "publicURL", "service") {
                 guard let c = URLComponents(string: url), ["https", "http"].contains(c.scheme ?? ""), c.host?.isEmpty == false else {
@@ -90,6 +87,7 @@ extension ServiceConfiguration {
         if let resolve = document["resolve"] {
             manifestPath = try string(resolve, "manifest", "resolve")
             resolveOffline = resolve["offline"] == .bool(true)
+            resolveAllowsPrivateAddresses = resolve["allowPrivateAddresses"] == .bool(true)
         }
     }
 

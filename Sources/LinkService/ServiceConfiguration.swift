@@ -84,6 +84,9 @@ public struct ServiceConfiguration: Sendable {
     /// its scripts may use the network.
     public var manifestPath: String?
     public var resolveOffline: Bool
+    /// Whether redirect following and scripts may reach loopback and private addresses
+    /// (`resolve.allowPrivateAddresses`, off by default: SSRF protection).
+    public var resolveAllowsPrivateAddresses: Bool
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -95,14 +98,48 @@ public struct ServiceConfiguration: Sendable {
         do { try self.init(document: document) } catch { throw ConfigurationError("\(path): \(error.message)") }
     }
 
+    /// Every key the configuration may have, at any depth, with its type. Checked before anything
+    /// is read, so a misspelt key (`publicUrl`) or a wrong type (`teamId: 12`) is refused at start
+    /// with its path instead of being silently ignored.
+    public static let shape: DocumentShape = {
+        let rateLimit = DocumentShape.object(["perMinute": .int, "burst": .int])
+        var keys: [String: DocumentShape] = [
+            "apple": .array(.object([
+                "teamId": .string, "bundleId": .string, "appStoreId": .oneOf([.string, .int]), "scheme": .string, "appClipBundleId": .string,
+            ])),
+            "android": .array(.object(["package": .string, "fingerprints": .array(.string)])),
+            "webcredentials": .bool,
+            "service": .object([
+                "publicURL": .string, "redirectHosts": .array(.string), "deepLinkSchemes": .array(.string), "trustForwardedFor": .bool,
+                "maximumBodyBytes": .int,
+            ]),
+            "links": .object(["alphabet": .string, "length": .int]),
+            "landing": .object([
+                "title": .string, "description": .string, "image": .string, "webURL": .string,
+                "pages": .map(.oneOf([.string, .object(["app": .string, "title": .string, "description": .string])])),
+            ]),
+            "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),
+            "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit]),
+            "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool]),
+        ]
+        keys.merge(Router.tableKeys) { a, _ in a }
+        return .object(keys)
+    }()
+
     public init(document: JSONValue) throws(ConfigurationError) {
         guard case .object = document else { throw ConfigurationError("the configuration must be an object with apple, android, hosts and routes") }
+        let problems = Self.shape.problems(in: document)
+        if let first = problems.first {
+            throw ConfigurationError(first + (problems.count > 1 ? " (and \(problems.count - 1) more: \(problems.dropFirst().joined(separator: "; ")))" : ""))
+        }
         apple = []
         for (i, a) in (document["apple"]?.arrayValue ?? []).enumerated() {
             guard let team = a["teamId"]?.stringValue, let bundle = a["bundleId"]?.stringValue else {
                 throw ConfigurationError("apple[\(i)]: needs teamId and bundleId")
             }
-            let app = AppleApp(teamID: team, bundleID: bundle, appStoreID: a["appStoreId"]?.stringValue, scheme: a["scheme"]?.stringValue,
+            var storeID = a["appStoreId"]?.stringValue
+            if case .number(_, let text)? = a["appStoreId"] { storeID = text }
+            let app = AppleApp(teamID: team, bundleID: bundle, appStoreID: storeID, scheme: a["scheme"]?.stringValue,
                                appClipBundleID: a["appClipBundleId"]?.stringValue)
             if let problem = AppSiteAssociation.validate(appID: app.appID).first(where: { $0.severity == .error }) {
                 throw ConfigurationError("apple[\(i)]: \(problem.message)")
@@ -131,6 +168,7 @@ public struct ServiceConfiguration: Sendable {
         trustForwardedFor = false
         maximumBodyBytes = 16 * 1024
         resolveOffline = false
+        resolveAllowsPrivateAddresses = false
         try readServiceSections(document)
         if !android.isEmpty, let problem = AssetLinks.validate(bytes: Array(JSONWriter.compact(assetLinks.json).utf8)).1.first(where: { $0.severity == .error }) {
             throw ConfigurationError("android: \(problem.message)")
