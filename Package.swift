@@ -103,7 +103,7 @@ let package = Package(
         ),
         .target(
             name: "RelayLauncher",
-            dependencies: ["URLRelay", "CallbackURL", "SwitchyardJSON", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["URLRelay", "CallbackURL", "SwitchyardJSON", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -3,12 +3,15 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import SwitchyardJSON
 import URLRelay
 
 /// The launcher page served by `relay watch --http`: a URL field, an Open button, quick-test
-/// buttons and a status pill. Its script exposes `window.switchyard.openURL(url)`, which posts to
-/// the watcher; the request goes into the inbox like any other and reaches the handler.
+/// buttons and a status pill. Its script exposes `window.switchyard.openURL(url)` (also as
+/// `window.squirrel.openURL(url)` and the `squirrel.openURL` WebKit message handler the seed
+/// apps post `{url}` to), which posts to the watcher; the request goes into the inbox like any
+/// other and reaches the handler. URLs the inbox's policy refuses get a 400 with the reason.
 ///
 /// Loopback only. Every POST must carry the per-run token that is embedded in the page, and the
 /// Host header must name the loopback address, so other web pages (CSRF) and DNS-rebinding sites
@@ -45,7 +48,13 @@ public struct Launcher: Sendable {
                 return Self.json(.badRequest, #"{"error":"the body must be {\"url\": \"…\"}"}"#)
             }
             let relay = RelayRequest(source: "launcher", url: url)
-            do { try inbox.send(relay) } catch {
+            // The inbox's policy refuses what may never be opened; the durable write (fsync)
+            // runs on the thread pool, never on the event loop.
+            if let reason = inbox.policy.check(url) {
+                return Self.json(.badRequest, JSONWriter.compact(.object([("error", .string("refused: \(reason)"))])))
+            }
+            let inbox = self.inbox
+            do { try await NIOThreadPool.singleton.runIfActive { try inbox.send(relay) } } catch {
                 return Self.json(.internalServerError, JSONWriter.compact(.object([("error", .string("\(error)"))])))
             }
             return Self.json(.ok, JSONWriter.compact(.object([("id", .string(relay.id.uuidString.lowercased()))])))
@@ -93,6 +102,17 @@ public struct Launcher: Sendable {
                   .catch(function (e) { show("failed: " + e.message, "error"); throw e; });
               }
               window.switchyard = {openURL: openURL};
+              // The names the seed apps' pages use: window.squirrel.openURL(url), and the
+              // WebKit message handler they post {url} to (defined here only when no native
+              // handler exists, as in a desktop browser).
+              window.squirrel = {openURL: openURL};
+              window.webkit = window.webkit || {};
+              window.webkit.messageHandlers = window.webkit.messageHandlers || {};
+              if (!window.webkit.messageHandlers["squirrel.openURL"]) {
+                window.webkit.messageHandlers["squirrel.openURL"] = {postMessage: function (message) {
+                  return openURL(message && typeof message === "object" ? message.url : message);
+                }};
+              }
               document.getElementById("open").addEventListener("click", function () { openURL(document.getElementById("url").value); });
               Array.prototype.forEach.call(document.querySelectorAll("button.quick"), function (b) {
                 b.addEventListener("click", function () { openURL(b.getAttribute("data-url")); });

@@ -6,6 +6,11 @@ import Foundation
 /// (records being written), `rejected/` (records that do not decode, kept for inspection),
 /// `journal` (ids of handled requests) and `drain.lock`.
 ///
+/// **Policy.** Every URL goes through the inbox's `OpenPolicy` (`check`) twice: `send` refuses a
+/// URL the policy denies (nothing is stored), and a drain moves a stored record that fails it
+/// (written by an older version, or by hand) to `rejected/` with the reason beside it, instead
+/// of handing it over.
+///
 /// **Guarantee.** `send` returns only after the record is fsynced and renamed into `requests/`
 /// and the directory is fsynced, so an acknowledged send survives a crash of either side. A
 /// drain hands requests to the handler in send order and removes one only after the handler
@@ -25,8 +30,11 @@ public struct Inbox: Sendable {
     var temporary: String { directory + "/tmp" }
     var rejected: String { directory + "/rejected" }
     var journal: String { directory + "/journal" }
+    /// The URL rules applied at send and at drain.
+    public let policy: OpenPolicy
 
-    public init(directory: String) throws(RelayError) {
+    public init(directory: String, policy: OpenPolicy = OpenPolicy()) throws(RelayError) {
+        self.policy = policy
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         for d in [self.directory, requests, temporary, rejected] {
             do { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) } catch {
@@ -47,6 +55,9 @@ public struct Inbox: Sendable {
     @discardableResult
     public func send(batch: [RelayRequest]) throws(RelayError) -> String {
         guard let first = batch.first else { throw RelayError(.badRecord, "an empty batch") }
+        for request in batch {
+            if let reason = policy.check(request.url) { throw RelayError(.denied, "refused \(Self.excerpt(request.url)): \(reason)") }
+        }
         let nanos = UInt64(max(0, first.time.timeIntervalSince1970) * 1_000_000_000)
         let name = String(format: "%020llu", nanos) + "-" + first.id.uuidString.lowercased() + ".json"
         let staging = temporary + "/" + name
@@ -57,6 +68,12 @@ public struct Inbox: Sendable {
         DirectoryWatch.post(directory)
         #endif
         return name
+    }
+
+    /// The start of a URL for messages (a refused URL may be megabytes long).
+    package static func excerpt(_ url: String) -> String {
+        let head = url.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
+        return "'" + head + (url.unicodeScalars.count > 80 ? "…' (\(url.utf8.count) bytes)" : "'")
     }
 
     /// File names waiting in `requests/`, oldest first.
@@ -113,6 +130,18 @@ public struct Inbox: Sendable {
                 }
                 if handledIDs.contains(request.id) {
                     report.alreadyHandled.append(request.id)
+                    continue
+                }
+                if let reason = policy.check(request.url) {
+                    let kept = rejected + "/" + name + ".\(n)"
+                    log("rejected request \(request.id) from \(request.source): \(reason); kept in rejected/")
+                    try? FileSystem.remove(kept)
+                    try FileSystem.writeDurably(kept, Array(line))
+                    try? FileSystem.remove(kept + ".reason")
+                    try FileSystem.writeDurably(kept + ".reason", Array((reason + "\n").utf8))
+                    try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
+                    handledIDs.insert(request.id)
+                    report.rejected.append(name + ".\(n)")
                     continue
                 }
                 if let ttl, now.timeIntervalSince(request.time) > ttl {

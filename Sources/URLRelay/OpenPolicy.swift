@@ -55,21 +55,35 @@ public struct OpenPolicy: Sendable {
         tokens = burst
     }
 
-    /// Decides one URL at time `now` (seconds, any monotonic origin) and records it.
-    public mutating func decide(_ url: String, now: Double) -> PolicyDecision {
-        guard url.utf8.count <= maximumLength else { return .deny(reason: "the URL is longer than \(maximumLength) bytes") }
-        guard let scheme = Self.scheme(of: url) else { return .deny(reason: "not an absolute URL (no scheme)") }
-        if Self.alwaysDenied.contains(scheme) || deniedSchemes.contains(scheme) { return .deny(reason: "scheme \(scheme): is denied") }
-        if !allowedSchemes.isEmpty && !allowedSchemes.contains(scheme) {
-            return .deny(reason: "scheme \(scheme): is not allowed (allowed: \(allowedSchemes.sorted().joined(separator: ", ")))")
+    /// Why `url` may never be opened, or nil: the rules that do not depend on time (length,
+    /// absolute URL, no spaces or control characters, scheme and host lists). `Inbox.send`
+    /// refuses such a URL, a drain moves a stored one to `rejected/`, and `decide` denies it.
+    public func check(_ url: String) -> String? {
+        guard url.utf8.count <= maximumLength else { return "the URL is longer than \(maximumLength) bytes" }
+        guard let scheme = Self.scheme(of: url) else { return "not an absolute URL (no scheme)" }
+        if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            return "the URL contains a space or a control character"
         }
-        // Host lists apply to web URLs; a custom scheme's "host" is the app's first path segment.
-        if scheme == "https" || scheme == "http", let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty {
-            if deniedHosts.contains(where: { Self.host(host, matches: $0) }) { return .deny(reason: "host \(host) is denied") }
+        guard url.count > scheme.count + 1, URLComponents(string: url) != nil else { return "not a valid absolute URL" }
+        if Self.alwaysDenied.contains(scheme) || deniedSchemes.contains(scheme) { return "scheme \(scheme): is denied" }
+        if !allowedSchemes.isEmpty && !allowedSchemes.contains(scheme) {
+            return "scheme \(scheme): is not allowed (allowed: \(allowedSchemes.sorted().joined(separator: ", ")))"
+        }
+        if scheme == "https" || scheme == "http" {
+            guard let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else { return "a web URL needs a host" }
+            // Host lists apply to web URLs; a custom scheme's "host" is the app's first path segment.
+            if deniedHosts.contains(where: { Self.host(host, matches: $0) }) { return "host \(host) is denied" }
             if !allowedHosts.isEmpty && !allowedHosts.contains(where: { Self.host(host, matches: $0) }) {
-                return .deny(reason: "host \(host) is not allowed")
+                return "host \(host) is not allowed"
             }
         }
+        return nil
+    }
+
+    /// Decides one URL at time `now` (seconds, any monotonic origin) and records it.
+    public mutating func decide(_ url: String, now: Double) -> PolicyDecision {
+        if let reason = check(url) { return .deny(reason: reason) }
+        let scheme = Self.scheme(of: url)!
         recent = recent.filter { now - $0.value < debounce }
         if recent[url] != nil { return .deny(reason: "duplicate of a request \(String(format: "%.2f", debounce)) s ago (collapsed)") }
         if let updated { tokens = min(burst, tokens + (now - updated) * perSecond) }

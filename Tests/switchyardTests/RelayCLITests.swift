@@ -42,6 +42,56 @@ import Testing
         #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":0"#))
     }
 
+    @Test func sendRefusesWhatThePolicyDeniesAndStoresNothing() throws {
+        let inbox = try Self.inbox()
+        for (url, reason) in [("javascript:alert(1)", "scheme javascript: is denied"), ("not a url", "not an absolute URL (no scheme)"),
+                              ("plur://group/a b", "the URL contains a space or a control character")] {
+            let r = try CLITests.run(["relay", "send", url, "--inbox", inbox])
+            #expect(r.status == 1, "\(url)")
+            #expect(r.stdout.isEmpty)
+            #expect(r.stderr.contains(reason), "\(r.stderr)")
+        }
+        // A NUL (possible only on stdin) and a 10 KB URL are refused; the good line is stored.
+        let huge = try CLITests.run(["relay", "send", "--stdin", "--inbox", inbox],
+                                    stdin: "plur://group/a\u{0}b\nhttps://example.com/" + String(repeating: "a", count: 10_000) + "\nplur://group/ok\n")
+        #expect(huge.status == 1)
+        #expect(huge.stdout.split(separator: "\n").count == 1)
+        #expect(huge.stderr.contains("the URL contains a space or a control character"), "\(huge.stderr)")
+        #expect(huge.stderr.contains("over the 8193-byte limit; skipped"), "\(huge.stderr)")
+        let status = try CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
+        #expect(status.stdout.contains(#""pending":1"#), "\(status.stdout)")
+        #expect(status.stdout.contains(#""next":"plur://group/ok""#))
+    }
+
+    @Test func aStoredRecordThePolicyDeniesGoesToRejectedWithItsReason() throws {
+        let inbox = try Self.inbox()
+        _ = try CLITests.run(["relay", "send", "plur://group/first", "--inbox", inbox])
+        // A record written by hand (or by an older version) that the policy refuses.
+        let id = UUID().uuidString.lowercased()
+        let now = String(format: "%.6f", Date().timeIntervalSince1970)
+        let record = #"{"v":1,"id":"\#(id)","time":\#(now),"source":"old","url":"javascript:alert(1)"}"# + "\n"
+        try Data(record.utf8).write(to: URL(fileURLWithPath: inbox + "/requests/99999999999999999999-\(id).json"))
+        let handled = inbox + "-handled.jsonl"
+        let watch = Process()
+        watch.executableURL = CLITests.binary
+        watch.arguments = ["relay", "watch", "--inbox", inbox, "--record", handled]
+        watch.standardOutput = FileHandle.nullDevice
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { usleep(20_000) }
+        watch.terminate()
+        watch.waitUntilExit()
+        let rejected = try FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected").sorted()
+        #expect(rejected.count == 2, "\(rejected)")
+        let reason = try String(contentsOfFile: inbox + "/rejected/" + (rejected.first { $0.hasSuffix(".reason") } ?? ""), encoding: .utf8)
+        #expect(reason == "scheme javascript: is denied\n")
+        let delivered = try String(contentsOfFile: handled, encoding: .utf8)
+        #expect(delivered.contains("plur://group/first"))
+        #expect(!delivered.contains("javascript:"))
+        #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""rejected":1"#))
+    }
+
     @Test func openWithFailingCommandLeavesTheRequestForARetry() throws {
         let inbox = try Self.inbox()
         _ = try CLITests.run(["relay", "send", "plur://group/x", "--inbox", inbox])
@@ -71,7 +121,9 @@ import Testing
         #expect(denied.stderr.contains("scheme javascript: is denied"))
         // Direct open fails (no such command), the relay still gets it.
         let opened = try CLITests.run(["open", "--offline", "--inbox", inbox, "--open-with", "false", "https://twitter.com/jack/status/20"])
-        #expect(opened.stdout == "opened: twitter://status?id=20 (X (Twitter))\n")
+        // The direct command failed: the request was only relayed, and the output says so.
+        #expect(opened.stdout == "relayed, not opened: twitter://status?id=20 (X (Twitter)) is waiting in \(inbox) for a watcher; false failed\n")
+        #expect(opened.status == 0)
         #expect(opened.stderr.contains("command(false): false exited with status 1"))
         #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""next":"twitter://status?id=20""#))
     }
