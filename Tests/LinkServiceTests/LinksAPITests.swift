@@ -204,7 +204,10 @@ import Testing
                                           headers: [HTTPField.Name("X-Invite-Token")!: h.writer])
             #expect(r.status == .created)
             let code = try #require(r.json?["code"]?.stringValue)
-            #expect(r.json?.objectMembers?.map(\.key) == ["code", "url"])
+            // Both of Plur's response models decode this: {code, url} and {code, groupId, relay}.
+            #expect(r.json?.objectMembers?.map(\.key) == ["code", "url", "groupId", "relay"])
+            #expect(r.json?["groupId"]?.stringValue == "g-1")
+            #expect(r.json?["relay"]?.stringValue == "wss://relay.rabble.community")
             #expect(r.json?["url"]?.stringValue == "https://rabble.community/i/\(code)")
             let got = try await client.call(.get, "/api/invite/\(code)")
             #expect(got.json == .object([("code", .string(code)), ("groupId", .string("g-1")), ("relay", .string("wss://relay.rabble.community"))]))

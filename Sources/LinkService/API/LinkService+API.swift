@@ -87,7 +87,11 @@ extension LinkService {
         }
         try await insert(&link, chosenCode: false)
         metrics.linksCreated.increment()
-        return Response.json(.object([("code", .string(link.code)), ("url", .string(pageURL(link.code)))]), status: .created)
+        // A superset of both shapes Plur's client decodes: `{code, url}` (InviteCreateResponse)
+        // and `{code, groupId, relay}` (InviteResponse), the fields in configuration order.
+        var response = inviteMembers(link, invites)
+        response.insert((key: "url", value: JSONValue.string(pageURL(link.code))), at: 1)
+        return Response.json(.object(response), status: .created)
     }
 
     func getInvite(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
@@ -97,11 +101,16 @@ extension LinkService {
             throw APIError(.notFound, "not-found", "no invite with code \(code)", field: "code")
         }
         if let e = link.expiresAt, e <= now() { throw APIError(.gone, "expired", "invite \(code) expired") }
-        var members: [(key: String, value: JSONValue)] = [("code", .string(code))]
+        return Response.json(.object(inviteMembers(link, invites)))
+    }
+
+    /// `code`, then every invite field (null when the invite has none).
+    func inviteMembers(_ link: StoredLink, _ invites: ServiceConfiguration.Invites) -> [(key: String, value: JSONValue)] {
+        var members: [(key: String, value: JSONValue)] = [("code", .string(link.code))]
         for (field, parameter) in invites.fields where parameter != invites.codeParameter {
             members.append((field, link.parameter(parameter).map(JSONValue.string) ?? .null))
         }
-        return Response.json(.object(members))
+        return members
     }
 
     // MARK: Resolve
@@ -112,13 +121,8 @@ extension LinkService {
         }
         guard url.utf8.count <= 4096 else { throw .badRequest("invalid-url", "url is longer than 4096 bytes", field: "url") }
         try limitAddress(request, context)
-        let engine = self.engine
-        // Scripts may block (network, up to their time limit): keep them off the event loops.
-        let result: JSONValue
-        do { result = try await NIOThreadPool.singleton.runIfActive { engine.resolve(url).json } } catch {
-            throw APIError(.serviceUnavailable, "unavailable", "the resolver is shutting down")
-        }
-        return Response.json(result)
+        // The engine runs matching and scripts (and their network calls) on its own threads.
+        return Response.json(await engine.resolve(url).json)
     }
 
     // MARK: Shared

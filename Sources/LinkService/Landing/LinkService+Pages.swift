@@ -55,7 +55,12 @@ extension LinkService {
         }
         let settings = configuration.landingPages[route.name]
         var deepLink: String?
-        if let app = settings?.appRoute {
+        if settings?.appRoute == nil, let embedded = match.parameters.values.lazy.compactMap(Self.embeddedURL).first {
+            // A link that carries the app link itself (`/i/plur://join-community?…`): the app
+            // link is offered only when it uses one of the configuration's app schemes (checked
+            // below); nothing else is ever linked to.
+            deepLink = embedded
+        } else if let app = settings?.appRoute {
             let appRoute = configuration.router.routes.first(where: { $0.name == app })
             let wanted = Set(appRoute?.parameterNames ?? [])
             deepLink = configuration.router.url(route: app, parameters: match.parameters.filter { wanted.contains($0.key) })
@@ -74,6 +79,12 @@ extension LinkService {
         landing.deepLink = deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
         return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "public, max-age=300")
+    }
+
+    /// The URL carried by a `{name:url}` parameter.
+    static func embeddedURL(_ value: RouteValue) -> String? {
+        if case .url(let url, _) = value { return url }
+        return nil
     }
 
     /// The page for a stored link, with every URL re-checked against the configuration.
