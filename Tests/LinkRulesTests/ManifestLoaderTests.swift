@@ -47,22 +47,33 @@ import Testing
             json: #"{"apps": [], "actions": [{"title": "T", "regex": "(unclosed", "formats": []}]}"#,
             code: "regex-invalid", path: "actions[0].regex", message: "regex does not compile"),
         ErrorCase(
-            json: #"{"apps": [{"identifier": "a", "name": 5, "scheme": "a"}]}"#,
-            code: "wrong-type", path: "apps[0].name", message: "expected a string, found number"),
+            json: #"{"apps": [{"identifier": 5, "name": "A", "scheme": "a"}]}"#,
+            code: "wrong-type", path: "apps[0].identifier", message: "expected a string, found number"),
         ErrorCase(
             json: #"{"apps": [{"identifier": "a", "name": "A", "scheme": "a"}, {"identifier": "a", "name": "B", "scheme": "b"}]}"#,
             code: "duplicate-identifier", path: "apps[1].identifier", message: "used by an earlier app"),
         ErrorCase(
-            json: #"{"apps": [{"identifier": "a", "name": "A", "scheme": "a"}], "actions": [{"title": "T", "regex": "x", "testInputs": ["x", "y"], "formats": [{"appId": "a", "format": "a://", "testResults": ["a://"]}]}]}"#,
-            code: "test-count-mismatch", path: "actions[0].formats[0].testResults", message: "has 1 results for 2 testInputs"),
+            json: #"{"apps": [{"identifier": "a", "name": "A", "scheme": "a"}], "actions": [{"title": "T", "regex": "x", "formats": [{"appId": "a", "note": "no transform"}]}]}"#,
+            code: "missing-key", path: "actions[0].formats[0]", message: #"a format needs "format" or "script2""#),
+        ErrorCase(
+            json: #"{"actions": [{"title": "T", "formats": []}]}"#,
+            code: "missing-key", path: "actions[0]", message: #"missing required key "regex""#),
         ErrorCase(
             json: #"{"redirects": {"x": {"tests": {}}}}"#,
             code: "missing-key", path: #"redirects["x"]"#, message: #"needs "param" or "format""#),
-        ErrorCase(json: #"[1, 2]"#, code: "wrong-type", path: "$", message: "must be a JSON object"),
     ])
-    func semanticErrorsSayWhere(_ c: ErrorCase) {
+    func unusableEntriesAreSkippedWithTheirLocationOrRefusedWhenStrict(_ c: ErrorCase) throws {
+        // Lenient (the default, as Opener): the manifest loads, the one entry is skipped and
+        // reported with its path and reason.
+        let lenient = try Manifest(json: c.json)
+        #expect(lenient.skipped.count == 1)
+        let skipped = try #require(lenient.skipped.first)
+        #expect(skipped.code == c.code)
+        #expect(skipped.location.path == c.path)
+        #expect(skipped.message.contains(c.message), "\(skipped.message)")
+        // Strict: the same entry refuses the manifest, with the same location.
         do {
-            _ = try Manifest(json: c.json)
+            _ = try Manifest(json: c.json, strict: true)
             Issue.record("expected \(c.code)")
         } catch {
             #expect(error.code == c.code)
@@ -70,6 +81,63 @@ import Testing
             #expect(error.message.contains(c.message), "\(error.message)")
             #expect(error.description.hasPrefix("\(c.path): "))
         }
+    }
+
+    @Test func aDocumentThatIsNotAnObjectIsRefused() {
+        #expect(throws: ManifestError.self) { try Manifest(json: "[1, 2]") }
+        do { _ = try Manifest(json: "[1, 2]") } catch {
+            #expect(error.code == "not-an-object")
+            #expect(error.message.contains("must be a JSON object"))
+        }
+    }
+
+    @Test func oddValuesAreIgnoredWithAWarningAndTheEntryKept() throws {
+        // Shapes seen in the wild: null for optional strings, numbers for names, tests of the
+        // wrong shape, a note where a key was expected, unknown keys.
+        let manifest = try Manifest(json: #"""
+            {"apps": [{"identifier": "a", "name": 5, "scheme": null, "platform": ["ios"], "storeId": {"x": 1}, "new": true}],
+             "actions": [{"title": 7, "regex": "https://a\\.example/(\\d+)", "testInputs": ["https://a.example/1", 2],
+                          "formats": [{"appId": "a", "format": "a://$1", "testResults": ["a://1", "a://2"]}]},
+                         {"title": "T2", "regex": "https://b\\.example/", "testInputs": ["https://b.example/"],
+                          "formats": [{"appId": "a", "format": "a://b", "testResults": ["a://b", "extra"]}]}],
+             "browsers": "not a list",
+             "redirects": {"https://r\\.example/.*": {"param": "u", "tests": ["wrong"]}}}
+            """#)
+        #expect(manifest.skipped.isEmpty)
+        let app = try #require(manifest.app("a"))
+        #expect(app.name == "a")
+        #expect(app.scheme == "")
+        #expect(app.storeId == nil)
+        #expect(manifest.actions.count == 2)
+        #expect(manifest.actions[0].title == "")
+        #expect(manifest.actions[0].testInputs.isEmpty)
+        #expect(manifest.actions[1].formats[0].testResults == nil)
+        #expect(manifest.redirects.count == 1)
+        let paths = Set(manifest.warnings.compactMap(\.location.path))
+        for expected in ["apps[0].name", "apps[0].platform", "apps[0].storeId", "actions[0].title",
+                         "actions[0].testInputs[1]", "actions[1].formats[0].testResults", "browsers", #"redirects["https://r\\.example/.*"].tests"#] {
+            #expect(paths.contains(expected), "no warning at \(expected): \(paths.sorted())")
+        }
+    }
+
+    @Test func aFormatMayDefineItsAppInline() async throws {
+        let manifest = try Manifest(json: #"""
+            {"apps": [{"identifier": "known", "name": "Known", "scheme": "known"}],
+             "actions": [{"title": "T", "regex": "https://i\\.example/(\\d+)",
+                          "formats": [{"appId": {"identifier": "inline", "name": "Inline", "storeId": 123, "scheme": "inline://"}, "format": "inline://$1"},
+                                      {"app": {"identifier": "other", "name": "Other", "scheme": "other"}, "format": "other://$1"},
+                                      {"appId": {"name": "no identifier"}, "format": "x://"},
+                                      {"appId": "known", "format": "known://$1"}]}]}
+            """#)
+        #expect(manifest.app("inline")?.name == "Inline")
+        #expect(manifest.app("inline")?.storeId == "123")
+        #expect(manifest.app("inline")?.scheme == "inline")
+        #expect(manifest.app("other")?.name == "Other")
+        #expect(manifest.skipped.map(\.location.path) == ["actions[0].formats[2].appId"])
+        let r = await LinkEngine(manifest: manifest, options: .init(offline: true)).resolve("https://i.example/7")
+        #expect(r.actions.map(\.appId) == ["inline", "other", "known"])
+        #expect(r.actions.map(\.url) == ["inline://7", "other://7", "known://7"])
+        #expect(r.actions.map(\.format) == [0, 1, 3])
     }
 
     @Test func syntaxErrorsSayLineAndColumn() {
@@ -114,7 +182,8 @@ import Testing
     }
 
     @Test func fixtureLoadsWithItsRedirectsInFileOrder() throws {
-        let manifest = try Manifest(contentsOf: try Fixtures.require(Fixtures.openerSample))
+        let manifest = try Manifest(contentsOf: try Fixtures.require(Fixtures.openerSample), strict: true)
+        #expect(manifest.skipped.isEmpty)
         #expect(manifest.actions.count == 175)
         #expect(manifest.browsers.count == 22)
         #expect(manifest.redirects.count == 11)

@@ -11,6 +11,6 @@ extension Manifest {
         guard let path = defaultRulesPath else {
             throw ManifestError(code: "io", message: "the default rule set is missing from the installation (default-rules.json)")
         }
-        return try Manifest(contentsOf: path)
+        return try Manifest(contentsOf: path, strict: true)
     }
 }

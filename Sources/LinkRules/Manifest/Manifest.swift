@@ -5,7 +5,7 @@ import SwitchyardJSON
 /// ```swift
 /// let manifest = try Manifest(contentsOf: "openerManifest.json")
 /// let engine = LinkEngine(manifest: manifest, options: .init(offline: true))
-/// let result = engine.resolve("https://twitter.com/jack/status/20")
+/// let result = await engine.resolve("https://twitter.com/jack/status/20")
 /// ```
 public struct Manifest: Sendable {
     public var apps: [App]
@@ -16,8 +16,10 @@ public struct Manifest: Sendable {
     public var redirects: [RedirectRule]
     /// The parsed document, key order kept (used by `minify`).
     public var document: JSONValue
-    /// Warnings found while loading (errors make loading fail).
+    /// Values that were ignored or defaulted while loading (the entries were kept).
     public var warnings: [Diagnostic]
+    /// One diagnostic per entry that could not be used and was skipped, with its JSON path.
+    public var skipped: [Diagnostic]
 
     /// The app with `identifier`, if any.
     public func app(_ identifier: String) -> App? { appsByID[identifier] }

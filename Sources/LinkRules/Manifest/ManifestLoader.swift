@@ -2,25 +2,33 @@ import SwitchyardJSON
 import Foundation
 
 extension Manifest {
-    /// Loads a manifest from a file; throws `ManifestError` with the location of the first error.
-    public init(contentsOf path: String) throws(ManifestError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
+    /// Loads a manifest from a file. See `init(data:strict:)`.
+    public init(contentsOf path: String, strict: Bool = false) throws(ManifestError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            throw ManifestError(code: "io", message: "cannot read manifest file '\(path)': \(reason)")
+        }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() else {
             throw ManifestError(code: "io", message: "cannot read manifest file '\(path)'")
         }
-        try self.init(data: Array(data))
+        try self.init(data: Array(data), strict: strict)
     }
 
     /// Loads a manifest from UTF-8 JSON text.
-    public init(json: String) throws(ManifestError) {
-        try self.init(data: Array(json.utf8))
+    public init(json: String, strict: Bool = false) throws(ManifestError) {
+        try self.init(data: Array(json.utf8), strict: strict)
     }
 
-    /// Loads a manifest from UTF-8 JSON bytes. Errors (bad types, regexes that do not compile,
-    /// formats naming unknown apps) make loading fail; warnings are kept in `warnings`.
-    public init(data: [UInt8]) throws(ManifestError) {
+    /// Loads a manifest from UTF-8 JSON bytes, as Opener does: an entry that cannot be used (a
+    /// regex that does not compile, a format naming no app, a missing key) is skipped and listed
+    /// in `skipped` with its JSON path; everything else loads. Only bytes that are not a JSON
+    /// object are refused. With `strict`, any skipped entry makes loading fail instead (for
+    /// manifest authors).
+    public init(data: [UInt8], strict: Bool = false) throws(ManifestError) {
         let (manifest, diagnostics) = try ManifestLoader.load(data: data)
         let errors = diagnostics.filter { $0.severity == .error }
-        if let first = errors.first {
+        if let first = errors.first, strict || first.code == "not-an-object" {
             throw ManifestError(code: first.code, message: first.message, location: first.location, diagnostics: errors)
         }
         self = manifest
@@ -28,7 +36,9 @@ extension Manifest {
 }
 
 /// Reads a manifest leniently: every problem becomes a `Diagnostic` and loading goes on, so that
-/// `manifest lint` can report all of them at once. Broken regexes become patterns that never match.
+/// `manifest lint` can report all of them at once. An `.error` diagnostic means exactly one entry
+/// (an app, action, format, browser, preview or redirect rule) was skipped; a `.warning` means a
+/// value was ignored or defaulted and the entry kept.
 public enum ManifestLoader {
     /// Parses and checks `data`; throws only when the bytes are not JSON.
     public static func load(data: [UInt8]) throws(ManifestError) -> (Manifest, [Diagnostic]) {
@@ -49,8 +59,9 @@ public enum ManifestLoader {
         var diagnostics: [Diagnostic] = []
         var patterns: [String: Pattern] = [:]
 
-        mutating func error(_ code: String, _ path: String, _ message: String) {
-            diagnostics.append(Diagnostic(.error, code, at: SourceLocation(path: path), message))
+        /// Records why the entry at `path` is skipped (one error per skipped entry).
+        mutating func skip(_ code: String, _ path: String, _ message: String) {
+            diagnostics.append(Diagnostic(.error, code, at: SourceLocation(path: path), message + "; entry skipped"))
         }
 
         mutating func warning(_ code: String, _ path: String, _ message: String) {
@@ -63,14 +74,27 @@ public enum ManifestLoader {
             return nil
         }
 
-        mutating func string(_ object: JSONValue, _ names: [String], _ path: String, required: Bool) -> String? {
+        /// A required string: nil (and the entry skipped) when missing or not a string.
+        mutating func required(_ object: JSONValue, _ names: [String], _ path: String) -> String? {
             guard let (name, value) = member(object, names) else {
-                if required { error("missing-key", path, "missing required key \"\(names[0])\"") }
+                skip("missing-key", path, "missing required key \"\(names[0])\"")
                 return nil
             }
             if case .string(let s) = value { return s }
-            error("wrong-type", "\(path).\(name)", "expected a string, found \(value.typeName)")
+            skip("wrong-type", "\(path).\(name)", "expected a string, found \(value.typeName)")
             return nil
+        }
+
+        /// An optional string: null counts as absent; another type is ignored with a warning.
+        mutating func optional(_ object: JSONValue, _ names: [String], _ path: String) -> String? {
+            guard let (name, value) = member(object, names) else { return nil }
+            switch value {
+            case .string(let s): return s
+            case .null: return nil
+            default:
+                warning("wrong-type", "\(path).\(name)", "expected a string, found \(value.typeName); ignored")
+                return nil
+            }
         }
 
         /// `storeId` may be a number or a string.
@@ -81,165 +105,199 @@ public enum ManifestLoader {
             case .number(_, let text): return text
             case .null: return nil
             default:
-                error("wrong-type", "\(path).\(name)", "expected a number or string, found \(value.typeName)")
+                warning("wrong-type", "\(path).\(name)", "expected a number or string, found \(value.typeName); ignored")
                 return nil
             }
         }
 
-        mutating func compile(_ source: String, _ path: String) -> Pattern {
-            if let cached = patterns[source] { return cached }
+        /// The entry's compiled regex, or nil (entry skipped) when it is missing or does not compile.
+        mutating func pattern(_ object: JSONValue, _ path: String) -> (String, Pattern)? {
+            guard let regex = required(object, ["regex"], path) else { return nil }
+            if let cached = patterns[regex] { return (regex, cached) }
             do {
-                let p = try Pattern(source)
-                patterns[source] = p
-                return p
+                let p = try Pattern(regex)
+                patterns[regex] = p
+                return (regex, p)
             } catch {
-                self.error("regex-invalid", path, "regex does not compile: \(Pattern.diagnose(source))")
-                return .never(source)
+                skip("regex-invalid", "\(path).regex", "regex does not compile: \(Pattern.diagnose(regex))")
+                return nil
             }
         }
 
+        /// The items of an array member with their paths; another type is ignored with a warning.
         mutating func array(_ object: JSONValue, _ names: [String], _ path: String) -> [(String, JSONValue)] {
             guard let (name, value) = member(object, names) else { return [] }
             guard case .array(let items) = value else {
-                if value != .null { error("wrong-type", "\(path).\(name)", "expected an array, found \(value.typeName)") }
+                if value != .null { warning("wrong-type", "\(path.isEmpty ? "" : path + ".")\(name)", "expected an array, found \(value.typeName); ignored") }
                 return []
             }
             return items.enumerated().map { ("\(path.isEmpty ? "" : path + ".")\(name)[\($0.offset)]", $0.element) }
         }
 
-        mutating func stringList(_ object: JSONValue, _ names: [String], _ path: String) -> [String] {
+        /// `testInputs`: when an item is not a string the entry's tests are ignored (results
+        /// are matched to inputs by position), the entry is kept.
+        mutating func testInputs(_ object: JSONValue, _ path: String) -> [String]? {
             var out: [String] = []
-            for (p, v) in array(object, names, path) {
-                if case .string(let s) = v { out.append(s) } else { error("wrong-type", p, "expected a string, found \(v.typeName)") }
+            for (p, v) in array(object, ["testInputs"], path) {
+                guard case .string(let s) = v else {
+                    warning("wrong-type", p, "expected a string, found \(v.typeName); the entry's tests are ignored")
+                    return nil
+                }
+                out.append(s)
             }
             return out
         }
 
         mutating func resultList(_ object: JSONValue, _ path: String) -> [String?]? {
-            guard object["testResults"] != nil else { return nil }
+            guard let value = object["testResults"], value != .null else { return nil }
             var out: [String?] = []
             for (p, v) in array(object, ["testResults"], path) {
                 switch v {
                 case .string(let s): out.append(s)
                 case .null: out.append(nil)
-                default: error("wrong-type", p, "expected a string or null, found \(v.typeName)")
+                default:
+                    warning("wrong-type", p, "expected a string or null, found \(v.typeName); these tests are ignored")
+                    return nil
                 }
             }
             return out
         }
 
-        mutating func transform(_ object: JSONValue, _ path: String) -> Transform? {
-            let format = string(object, ["format"], path, required: false)
-            let script2 = string(object, ["script2"], path, required: false)
+        /// The transform of a format, browser or preview; nil (entry skipped) when there is none.
+        mutating func transform(_ object: JSONValue, _ path: String, _ kind: String) -> Transform? {
+            let format = optional(object, ["format"], path)
+            let script2 = optional(object, ["script2"], path)
             if format != nil && script2 != nil {
                 warning("format-and-script2", path, "has both \"format\" and \"script2\"; \"script2\" is used")
             }
             if let script2 {
                 if !script2.contains("process") {
-                    error("script-without-process", "\(path).script2", "script2 does not define a process(url, completionHandler) function")
+                    warning("script-without-process", "\(path).script2", "script2 does not define a process(url, completionHandler) function; it will fail when run")
                 }
                 return .script(script2)
             }
             if let format { return .template(format) }
             if object["script"] != nil { return .legacyScript }
+            skip("missing-key", path, "\(kind) needs \"format\" or \"script2\"")
             return nil
+        }
+
+        /// An app object (from `apps`, or defined inline by a format); nil when it is skipped.
+        mutating func app(_ v: JSONValue, _ p: String) -> App? {
+            guard case .object = v else {
+                skip("wrong-type", p, "expected an object, found \(v.typeName)")
+                return nil
+            }
+            guard let identifier = required(v, ["identifier", "appIdentifier", "appId"], p) else { return nil }
+            if identifier.isEmpty {
+                skip("empty-identifier", "\(p).identifier", "the identifier is empty")
+                return nil
+            }
+            var name = optional(v, ["name", "displayName"], p)
+            if name == nil {
+                warning("missing-key", p, "no \"name\"; the identifier \"\(identifier)\" is shown instead")
+                name = identifier
+            }
+            var scheme = optional(v, ["scheme"], p) ?? ""
+            if scheme.hasSuffix("://") { scheme.removeLast(3) }
+            return App(
+                identifier: identifier, name: name!, storeId: storeID(v, p), scheme: scheme,
+                platform: optional(v, ["platform"], p), country: optional(v, ["country"], p))
         }
 
         mutating func read(_ document: JSONValue) -> Manifest {
             guard case .object = document else {
-                error("wrong-type", "$", "the manifest must be a JSON object, found \(document.typeName)")
-                return Manifest(apps: [], actions: [], browsers: [], previews: [], redirects: [], document: document, warnings: [], appsByID: [:])
+                diagnostics.append(Diagnostic(.error, "not-an-object", at: SourceLocation(path: "$"), "the manifest must be a JSON object, found \(document.typeName)"))
+                return Manifest(apps: [], actions: [], browsers: [], previews: [], redirects: [], document: document, warnings: [], skipped: [], appsByID: [:])
             }
             var apps: [App] = []
             var appsByID: [String: App] = [:]
             for (p, v) in array(document, ["apps"], "") {
-                guard case .object = v else { error("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
-                let identifier = string(v, ["identifier", "appIdentifier"], p, required: true) ?? ""
-                let name = string(v, ["name", "displayName"], p, required: true) ?? identifier
-                var scheme = string(v, ["scheme"], p, required: false) ?? ""
-                if scheme.hasSuffix("://") { scheme.removeLast(3) }
-                let app = App(
-                    identifier: identifier, name: name, storeId: storeID(v, p), scheme: scheme,
-                    platform: string(v, ["platform"], p, required: false), country: string(v, ["country"], p, required: false))
-                if appsByID[identifier] != nil {
-                    error("duplicate-identifier", "\(p).identifier", "identifier \"\(identifier)\" is used by an earlier app")
-                } else if !identifier.isEmpty {
-                    appsByID[identifier] = app
+                guard let app = app(v, p) else { continue }
+                if appsByID[app.identifier] != nil {
+                    skip("duplicate-identifier", "\(p).identifier", "identifier \"\(app.identifier)\" is used by an earlier app")
+                    continue
                 }
+                appsByID[app.identifier] = app
                 apps.append(app)
             }
 
             var actions: [Action] = []
             for (i, (p, v)) in array(document, ["actions"], "").enumerated() {
-                guard case .object = v else { error("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
-                let title = string(v, ["title"], p, required: false) ?? ""
-                let regex = string(v, ["regex"], p, required: true) ?? ""
-                let pattern = compile(regex, "\(p).regex")
+                guard case .object = v else { skip("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
+                guard let (regex, pattern) = self.pattern(v, p) else { continue }
+                let title = optional(v, ["title"], p) ?? ""
                 let headers = member(v, ["includeHeaders", "headers"])?.value.isTruthy ?? false
-                let inputs = stringList(v, ["testInputs"], p)
+                let inputs = testInputs(v, p)
                 var formats: [Format] = []
                 for (j, (fp, fv)) in array(v, ["formats"], p).enumerated() {
-                    guard case .object = fv else { error("wrong-type", fp, "expected an object, found \(fv.typeName)"); continue }
-                    let appId = string(fv, ["appId", "appIdentifier"], fp, required: true) ?? ""
-                    if !appId.isEmpty && appsByID[appId] == nil {
-                        let key = fv["appId"] != nil ? "appId" : "appIdentifier"
-                        error("unknown-app", "\(fp).\(key)", "\(JSONWriter.quote(appId)) names no app")
+                    guard case .object = fv else { skip("wrong-type", fp, "expected an object, found \(fv.typeName)"); continue }
+                    let appId: String
+                    if let (key, inline) = member(fv, ["app", "appId", "appIdentifier"]), case .object = inline {
+                        // An app defined inline where an identifier is expected.
+                        guard let app = app(inline, "\(fp).\(key)") else { continue }
+                        if let known = appsByID[app.identifier] {
+                            if known != app { warning("inline-app-differs", "\(fp).\(key)", "inline app \"\(app.identifier)\" differs from the one in apps; the one in apps is used") }
+                        } else {
+                            appsByID[app.identifier] = app
+                            apps.append(app)
+                        }
+                        appId = app.identifier
+                    } else {
+                        guard let id = required(fv, ["appId", "appIdentifier"], fp) else { continue }
+                        guard appsByID[id] != nil else {
+                            let key = fv["appId"] != nil ? "appId" : "appIdentifier"
+                            skip("unknown-app", "\(fp).\(key)", "\(JSONWriter.quote(id)) names no app")
+                            continue
+                        }
+                        appId = id
                     }
-                    guard let t = transform(fv, fp) else {
-                        error("missing-key", fp, "a format needs \"format\" or \"script2\"")
-                        continue
-                    }
-                    let results = resultList(fv, fp)
-                    if let results, results.count != inputs.count {
-                        error("test-count-mismatch", "\(fp).testResults", "has \(results.count) results for \(inputs.count) testInputs")
+                    guard let t = transform(fv, fp, "a format") else { continue }
+                    var results = inputs == nil ? nil : resultList(fv, fp)
+                    if let r = results, r.count != inputs?.count ?? 0 {
+                        warning("test-count-mismatch", "\(fp).testResults", "has \(r.count) results for \(inputs?.count ?? 0) testInputs; these tests are ignored")
+                        results = nil
                     }
                     formats.append(Format(index: j, appId: appId, transform: t, testResults: results))
                 }
-                actions.append(Action(index: i, title: title, regex: regex, pattern: pattern, includeHeaders: headers, testInputs: inputs, formats: formats))
+                actions.append(Action(index: i, title: title, regex: regex, pattern: pattern, includeHeaders: headers, testInputs: inputs ?? [], formats: formats))
             }
 
             var browsers: [Browser] = []
             var browserIDs: Set<String> = []
             for (i, (p, v)) in array(document, ["browsers"], "").enumerated() {
-                guard case .object = v else { error("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
-                let identifier = string(v, ["identifier", "appIdentifier"], p, required: true) ?? ""
-                if !browserIDs.insert(identifier).inserted {
-                    error("duplicate-identifier", "\(p).identifier", "identifier \"\(identifier)\" is used by an earlier browser")
-                }
-                let regex = string(v, ["regex"], p, required: true) ?? ""
-                let pattern = compile(regex, "\(p).regex")
-                var scheme = string(v, ["scheme"], p, required: false) ?? ""
-                if scheme.hasSuffix("://") { scheme.removeLast(3) }
-                guard let t = transform(v, p) else {
-                    error("missing-key", p, "a browser needs \"format\" or \"script2\"")
+                guard case .object = v else { skip("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
+                guard let identifier = required(v, ["identifier", "appIdentifier"], p) else { continue }
+                guard browserIDs.insert(identifier).inserted else {
+                    skip("duplicate-identifier", "\(p).identifier", "identifier \"\(identifier)\" is used by an earlier browser")
                     continue
                 }
-                let inputs = stringList(v, ["testInputs"], p)
-                let results = resultList(v, p)
-                if let results, results.count != inputs.count {
-                    error("test-count-mismatch", "\(p).testResults", "has \(results.count) results for \(inputs.count) testInputs")
+                guard let (regex, pattern) = self.pattern(v, p), let t = transform(v, p, "a browser") else { continue }
+                var scheme = optional(v, ["scheme"], p) ?? ""
+                if scheme.hasSuffix("://") { scheme.removeLast(3) }
+                let inputs = testInputs(v, p)
+                var results = inputs == nil ? nil : resultList(v, p)
+                if let r = results, r.count != inputs?.count ?? 0 {
+                    warning("test-count-mismatch", "\(p).testResults", "has \(r.count) results for \(inputs?.count ?? 0) testInputs; these tests are ignored")
+                    results = nil
                 }
                 browsers.append(Browser(
-                    index: i, identifier: identifier, name: string(v, ["name", "displayName"], p, required: false) ?? identifier,
-                    storeId: storeID(v, p), scheme: scheme, regex: regex, pattern: pattern, transform: t, testInputs: inputs, testResults: results))
+                    index: i, identifier: identifier, name: optional(v, ["name", "displayName"], p) ?? identifier,
+                    storeId: storeID(v, p), scheme: scheme, regex: regex, pattern: pattern, transform: t, testInputs: inputs ?? [], testResults: results))
             }
 
             var previews: [Preview] = []
             for (i, (p, v)) in array(document, ["previews"], "").enumerated() {
-                guard case .object = v else { error("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
-                let regex = string(v, ["regex"], p, required: true) ?? ""
-                let pattern = compile(regex, "\(p).regex")
-                guard let t = transform(v, p) else {
-                    error("missing-key", p, "a preview needs \"format\" or \"script2\"")
-                    continue
-                }
+                guard case .object = v else { skip("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
+                guard let (regex, pattern) = self.pattern(v, p), let t = transform(v, p, "a preview") else { continue }
                 previews.append(Preview(index: i, regex: regex, pattern: pattern, transform: t, canSave: v["canSave"]?.isTruthy ?? false))
             }
 
             let redirects = readRedirects(document)
             return Manifest(
                 apps: apps, actions: actions, browsers: browsers, previews: previews, redirects: redirects,
-                document: document, warnings: diagnostics.filter { $0.severity == .warning }, appsByID: appsByID)
+                document: document, warnings: diagnostics.filter { $0.severity == .warning },
+                skipped: diagnostics.filter { $0.severity == .error }, appsByID: appsByID)
         }
 
         /// `redirects` (v4) or `redirectRules`: an object from regex to rule, in file order; an
@@ -253,26 +311,34 @@ public enum ManifestLoader {
             case .array(let items):
                 for (i, item) in items.enumerated() {
                     let p = "\(name)[\(i)]"
-                    guard let regex = string(item, ["regex"], p, required: true) else { continue }
+                    guard case .object = item else { skip("wrong-type", p, "expected an object, found \(item.typeName)"); continue }
+                    guard let regex = required(item, ["regex"], p) else { continue }
                     entries.append((p, regex, item))
                 }
             case .null:
                 return []
             default:
-                error("wrong-type", name, "expected an object, found \(value.typeName)")
+                warning("wrong-type", name, "expected an object, found \(value.typeName); no redirect rules loaded")
                 return []
             }
             var rules: [RedirectRule] = []
             for (i, e) in entries.enumerated() {
-                guard case .object = e.rule else { error("wrong-type", e.path, "expected an object, found \(e.rule.typeName)"); continue }
-                let pattern = compile(e.regex, e.path)
+                guard case .object = e.rule else { skip("wrong-type", e.path, "expected an object, found \(e.rule.typeName)"); continue }
+                let pattern: Pattern
+                if let cached = patterns[e.regex] { pattern = cached } else {
+                    do { pattern = try Pattern(e.regex) } catch {
+                        skip("regex-invalid", e.path, "regex does not compile: \(Pattern.diagnose(e.regex))")
+                        continue
+                    }
+                    patterns[e.regex] = pattern
+                }
                 let output: RedirectRule.Output
-                if let param = string(e.rule, ["param"], e.path, required: false) {
+                if let param = optional(e.rule, ["param"], e.path) {
                     output = .param(param)
-                } else if let format = string(e.rule, ["format"], e.path, required: false) {
+                } else if let format = optional(e.rule, ["format"], e.path) {
                     output = .template(format)
                 } else {
-                    error("missing-key", e.path, "a redirect rule needs \"param\" or \"format\"")
+                    skip("missing-key", e.path, "a redirect rule needs \"param\" or \"format\"")
                     continue
                 }
                 var tests: [(String, String)] = []
@@ -280,11 +346,11 @@ public enum ManifestLoader {
                     if let members = tv.objectMembers {
                         for m in members {
                             if case .string(let expected) = m.value { tests.append((m.key, expected)) } else {
-                                error("wrong-type", "\(e.path).\(tname)[\(JSONWriter.quote(m.key))]", "expected a string, found \(m.value.typeName)")
+                                warning("wrong-type", "\(e.path).\(tname)[\(JSONWriter.quote(m.key))]", "expected a string, found \(m.value.typeName); test ignored")
                             }
                         }
-                    } else {
-                        error("wrong-type", "\(e.path).\(tname)", "expected an object, found \(tv.typeName)")
+                    } else if tv != .null {
+                        warning("wrong-type", "\(e.path).\(tname)", "expected an object, found \(tv.typeName); tests ignored")
                     }
                 }
                 rules.append(RedirectRule(index: i, regex: e.regex, pattern: pattern, output: output, tests: tests))

@@ -4,10 +4,10 @@
 /// test inputs their own action does not match.
 public enum ManifestLinter {
     /// Codes that are errors in lint even if loading only warns about them.
-    static let errorCodes: Set<String> = ["format-and-script2"]
+    static let errorCodes: Set<String> = ["format-and-script2", "test-count-mismatch", "script-without-process"]
 
     /// All findings, errors first in document order, then warnings.
-    public static func lint(data: [UInt8]) -> [Diagnostic] {
+    public static func lint(data: [UInt8]) async -> [Diagnostic] {
         let manifest: Manifest
         var diagnostics: [Diagnostic]
         do {
@@ -23,16 +23,16 @@ public enum ManifestLinter {
         // Load every script for real (offline, short limit): syntax errors, missing process().
         let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 2)
         var checked: Set<String> = []
-        func checkScript(_ t: Transform, _ path: String) {
+        func checkScript(_ t: Transform, _ path: String) async {
             guard case .script(let source) = t, checked.insert(source).inserted else { return }
-            if case .failure(let e) = runtime.run(source, input: ""), e.code == "script-syntax" || e.code == "script-without-process" {
+            if case .failure(let e) = await runtime.run(source, input: ""), e.code == "script-syntax" || e.code == "script-without-process" {
                 if !diagnostics.contains(where: { $0.location.path == path && $0.code == "script-without-process" }) {
                     diagnostics.append(Diagnostic(.error, e.code, at: SourceLocation(path: path), e.message))
                 }
             }
         }
         for a in manifest.actions {
-            for f in a.formats { checkScript(f.transform, "actions[\(a.index)].formats[\(f.index)].script2") }
+            for f in a.formats { await checkScript(f.transform, "actions[\(a.index)].formats[\(f.index)].script2") }
             if !a.includeHeaders {
                 // An input the regex does not match can only yield null; flag it when a template
                 // format expects a link for it.
@@ -46,8 +46,8 @@ public enum ManifestLinter {
                 diagnostics.append(Diagnostic(.warning, "legacy-script", at: SourceLocation(path: "actions[\(a.index)].formats[\(f.index)]"), "only a legacy \"script\"; it will be reported as unsupported"))
             }
         }
-        for b in manifest.browsers { checkScript(b.transform, "browsers[\(b.index)].script2") }
-        for p in manifest.previews { checkScript(p.transform, "previews[\(p.index)].script2") }
+        for b in manifest.browsers { await checkScript(b.transform, "browsers[\(b.index)].script2") }
+        for p in manifest.previews { await checkScript(p.transform, "previews[\(p.index)].script2") }
         return diagnostics.filter { $0.severity == .error } + diagnostics.filter { $0.severity == .warning }
     }
 }
