@@ -76,7 +76,8 @@ public struct LinkService: Sendable {
         do { manifest = try configuration.manifestPath.map { try Manifest(contentsOf: $0) } ?? Manifest.defaultRules() } catch {
             throw ConfigurationError("resolve.manifest: \(error)")
         }
-        engine = LinkEngine(manifest: manifest, options: .init(offline: configuration.resolveOffline))
+        engine = LinkEngine(manifest: manifest, options: .init(
+            offline: configuration.resolveOffline, allowPrivateAddresses: configuration.resolveAllowsPrivateAddresses))
     }
 
     /// The HTTP routes.

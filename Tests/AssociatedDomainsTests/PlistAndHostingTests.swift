@@ -125,34 +125,35 @@ import Testing
         #expect(HostingCheck.location(of: argument, file: "apple-app-site-association") == expected)
     }
 
-    @Test func plainHTTPIsRefusedWithoutAConnection() {
-        let report = HostingCheck().fetch(HostingCheck.location(of: "http://127.0.0.1:9/", file: "assetlinks.json"))
+    @Test func plainHTTPIsRefusedWithoutAConnection() async {
+        let report = await HostingCheck().fetch(HostingCheck.location(of: "http://127.0.0.1:9/", file: "assetlinks.json"))
         #expect(report.url == "http://127.0.0.1:9/.well-known/assetlinks.json")
         #expect(report.findings.map(\.code) == ["not-https"])
         #expect(report.status == nil)
     }
 
-    @Test func hostingCheckAgainstALocalHTTPSServer() throws {
+    @Test func hostingCheckAgainstALocalHTTPSServer() async throws {
         let server = try TLSServer(directory: try Self.temp())
         defer { server.stop() }
         let check = HostingCheck(trustedCAFile: server.caFile)
-        let good = check.fetch(HostingCheck.location(of: "https://localhost:\(server.port)", file: "apple-app-site-association"))
+        let good = await check.fetch(HostingCheck.location(of: "https://localhost:\(server.port)", file: "apple-app-site-association"))
         #expect(good.status == 200)
         #expect(good.findings.isEmpty, "\(good.findings)")
         #expect(good.body == Array(Self.aasa.utf8))
 
-        let moved = check.fetch("https://localhost:\(server.port)/moved/.well-known/apple-app-site-association")
+        let moved = await check.fetch("https://localhost:\(server.port)/moved/.well-known/apple-app-site-association")
         #expect(moved.findings.map(\.code) == ["redirect"])
         #expect(moved.redirect == "/.well-known/apple-app-site-association")
 
-        let text = check.fetch("https://localhost:\(server.port)/text/.well-known/apple-app-site-association")
+        let text = await check.fetch("https://localhost:\(server.port)/text/.well-known/apple-app-site-association")
         #expect(text.findings.map(\.code) == ["content-type"])
 
-        let missing = check.fetch("https://localhost:\(server.port)/nope")
+        let missing = await check.fetch("https://localhost:\(server.port)/nope")
         #expect(missing.findings.map(\.code) == ["http-status"])
 
         // Without trusting the test CA the certificate is rejected.
-        let untrusted = HostingCheck(timeout: 3).fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
-        #expect(untrusted.findings.map(\.code) == ["fetch-failed"])
+        let untrusted = await HostingCheck(timeout: 3).fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
+        #expect(untrusted.findings.map(\.code) == ["tls-failed"])
+        #expect(untrusted.findings.first?.message.contains("--ca-file") == true)
     }
 }

@@ -40,9 +40,9 @@ import Testing
         #expect(try AddressGuard(allowPrivate: true).resolve(host: "127.0.0.1", port: 80) == "127.0.0.1")
     }
 
-    @Test func offlineFetcherRefusesEverything() {
-        #expect(throws: FetchError(code: "network-disabled", message: "network access is disabled (offline); GET https://example.com/ was not sent")) {
-            try OfflineFetcher().fetch(FetchRequest(url: "https://example.com/"))
+    @Test func offlineFetcherRefusesEverything() async {
+        await #expect(throws: FetchError(code: "network-disabled", message: "network access is disabled (offline); GET https://example.com/ was not sent")) {
+            try await OfflineFetcher().fetch(FetchRequest(url: "https://example.com/"))
         }
     }
 }

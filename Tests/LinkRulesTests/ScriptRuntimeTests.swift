@@ -10,7 +10,7 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
 
     init(_ responses: [String: String]) { self.responses = responses }
 
-    func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
+    func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
         lock.withLock { requests.append(request.url) }
         guard let body = responses[request.url] else { throw FetchError(code: "network-error", message: "no route to \(request.url)") }
         return FetchResponse(status: 200, body: Array(body.utf8), url: request.url)
@@ -20,111 +20,112 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
 @Suite struct ScriptRuntimeTests {
     let offline = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 0.5)
 
-    @Test func returnsTheCompletionValue() {
+    @Test func returnsTheCompletionValue() async {
         let script = "function process(url, completionHandler) { completionHandler('app://' + url.split('/').pop()); }"
-        #expect(offline.run(script, input: "https://e.example/a/b/42") == .success("app://42"))
+        #expect(await offline.run(script, input: "https://e.example/a/b/42") == .success("app://42"))
         let nullScript = "function process(url, completionHandler) { completionHandler(null); }"
-        #expect(offline.run(nullScript, input: "x") == .success(nil))
+        #expect(await offline.run(nullScript, input: "x") == .success(nil))
     }
 
-    @Test func infiniteLoopIsStoppedWithinTheLimitAndTheContextSurvives() {
+    @Test func infiniteLoopIsStoppedWithinTheLimitAndTheContextSurvives() async {
         let script = "var calls = 0; function process(url, completionHandler) { calls++; if (url == 'loop') { while (true) {} } completionHandler('ok ' + calls); }"
         let start = Date()
-        let result = offline.run(script, input: "loop")
+        let result = await offline.run(script, input: "loop")
         let elapsed = Date().timeIntervalSince(start)
         #expect(result.failureValue?.code == "script-timeout")
-        #expect(elapsed >= 0.4 && elapsed < 2.0, "stopped after \(elapsed) s with a 0.5 s limit")
+        // The limit counts the script thread's CPU time; a loaded machine stretches the wall time.
+        #expect(elapsed >= 0.4 && elapsed < 10, "stopped after \(elapsed) s with a 0.5 s limit")
         // Same context, same process: the next call works and the limit re-arms.
-        #expect(offline.run(script, input: "fine") == .success("ok 2"))
+        #expect(await offline.run(script, input: "fine") == .success("ok 2"))
         let again = Date()
-        #expect(offline.run(script, input: "loop").failureValue?.code == "script-timeout")
-        #expect(Date().timeIntervalSince(again) < 2.0)
+        #expect(await offline.run(script, input: "loop").failureValue?.code == "script-timeout")
+        #expect(Date().timeIntervalSince(again) < 10)
     }
 
-    @Test func topLevelInfiniteLoopIsStoppedToo() {
-        let result = offline.run("while (true) {}", input: "x")
+    @Test func topLevelInfiniteLoopIsStoppedToo() async {
+        let result = await offline.run("while (true) {}", input: "x")
         #expect(result.failureValue?.code == "script-timeout")
     }
 
-    @Test func exceptionFailsTheFormatWithItsMessage() {
-        let result = offline.run("function process(url, completionHandler) { throw new Error('boom ' + url); }", input: "u")
+    @Test func exceptionFailsTheFormatWithItsMessage() async {
+        let result = await offline.run("function process(url, completionHandler) { throw new Error('boom ' + url); }", input: "u")
         #expect(result.failureValue?.code == "script-exception")
         #expect(result.failureValue?.message.contains("boom u") == true)
     }
 
-    @Test func completionNeverCalled() {
-        let result = offline.run("function process(url, completionHandler) { var x = 1; }", input: "u")
+    @Test func completionNeverCalled() async {
+        let result = await offline.run("function process(url, completionHandler) { var x = 1; }", input: "u")
         #expect(result.failureValue?.code == "completion-not-called")
     }
 
-    @Test func syntaxErrorAndMissingProcessAreReported() {
-        #expect(offline.run("function process(url, completionHandler) {", input: "u").failureValue?.code == "script-syntax")
-        #expect(offline.run("function other() {}", input: "u").failureValue?.code == "script-without-process")
+    @Test func syntaxErrorAndMissingProcessAreReported() async {
+        #expect(await offline.run("function process(url, completionHandler) {", input: "u").failureValue?.code == "script-syntax")
+        #expect(await offline.run("function other() {}", input: "u").failureValue?.code == "script-without-process")
     }
 
-    @Test func offlineRefusesNetworkHelpersEvenIfTheScriptCatches() {
+    @Test func offlineRefusesNetworkHelpersEvenIfTheScriptCatches() async {
         let script = "function process(url, completionHandler) { try { httpRequest(url); } catch (e) { } completionHandler('swallowed'); }"
-        let result = offline.run(script, input: "https://example.com/")
+        let result = await offline.run(script, input: "https://example.com/")
         #expect(result.failureValue?.code == "network-disabled")
-        let json = offline.run("function process(url, completionHandler) { completionHandler(jsonRequest(url).a); }", input: "https://example.com/")
+        let json = await offline.run("function process(url, completionHandler) { completionHandler(jsonRequest(url).a); }", input: "https://example.com/")
         #expect(json.failureValue?.code == "network-disabled")
     }
 
-    @Test func scriptsDoNotShareGlobals() {
+    @Test func scriptsDoNotShareGlobals() async {
         let writer = "var shared = 'mine'; function process(url, completionHandler) { completionHandler(shared); }"
         let reader = "function process(url, completionHandler) { completionHandler(typeof shared); }"
-        #expect(offline.run(writer, input: "") == .success("mine"))
-        #expect(offline.run(reader, input: "") == .success("undefined"))
+        #expect(await offline.run(writer, input: "") == .success("mine"))
+        #expect(await offline.run(reader, input: "") == .success("undefined"))
         #expect(offline.contextCount >= 2)
     }
 
-    @Test func helpers() {
+    @Test func helpers() async {
         let b64 = "function process(url, completionHandler) { completionHandler(btoa(url) + ' ' + atob(btoa(url))); }"
-        #expect(offline.run(b64, input: "hello, world") == .success("aGVsbG8sIHdvcmxk hello, world"))
+        #expect(await offline.run(b64, input: "hello, world") == .success("aGVsbG8sIHdvcmxk hello, world"))
         let bad = "function process(url, completionHandler) { completionHandler(btoa('\\u20ac')); }"
-        #expect(offline.run(bad, input: "").failureValue?.code == "script-exception")
+        #expect(await offline.run(bad, input: "").failureValue?.code == "script-exception")
         // 'B' 'A' '_' in the base-64 alphabet are 1, 0, 63: 1*64^2 + 0*64 + 63 = 4159.
         let digits = "function process(url, completionHandler) { completionHandler(base64DigitsToBase10String([1, 0, 63])); }"
-        #expect(offline.run(digits, input: "") == .success("4159"))
+        #expect(await offline.run(digits, input: "") == .success("4159"))
         // Beyond 2^53: 11 digits of 63 = 64^11 - 1.
         let big = "function process(url, completionHandler) { var d = []; for (var i = 0; i < 11; i++) d.push(63); completionHandler(base64DigitsToBase10String(d)); }"
-        #expect(offline.run(big, input: "") == .success("73786976294838206463"))
+        #expect(await offline.run(big, input: "") == .success("73786976294838206463"))
     }
 
-    @Test func networkHelpersGoThroughTheInjectedFetcher() {
+    @Test func networkHelpersGoThroughTheInjectedFetcher() async {
         let fetcher = RecordingFetcher(["https://api.example/x": #"{"deep": {"link": "app://x"}}"#, "https://page.example/": "<a href=\"app://p\">"])
         let runtime = ScriptRuntime(fetcher: fetcher, timeLimit: 1)
         let json = "function process(url, completionHandler) { completionHandler(jsonRequest('https://api.example/x').deep.link); }"
-        #expect(runtime.run(json, input: "") == .success("app://x"))
+        #expect(await runtime.run(json, input: "") == .success("app://x"))
         let html = "function process(url, completionHandler) { completionHandler(/(app:\\/\\/\\w+)/.exec(httpRequest(url))[1]); }"
-        #expect(runtime.run(html, input: "https://page.example/") == .success("app://p"))
+        #expect(await runtime.run(html, input: "https://page.example/") == .success("app://p"))
         // A transport failure gives null to the script, which may cope with it.
         let missing = "function process(url, completionHandler) { completionHandler(httpRequest('https://gone.example/') === null ? 'fallback' : 'body'); }"
-        #expect(runtime.run(missing, input: "") == .success("fallback"))
+        #expect(await runtime.run(missing, input: "") == .success("fallback"))
         #expect(fetcher.requests == ["https://api.example/x", "https://page.example/", "https://gone.example/"])
     }
 
-    @Test func loopbackIsRefusedByDefaultAndTheServerSeesNothing() throws {
+    @Test func loopbackIsRefusedByDefaultAndTheServerSeesNothing() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)/secret"
         let script = "function process(url, completionHandler) { completionHandler(httpRequest(url)); }"
 
         let guarded = ScriptRuntime(fetcher: HTTPFetcher(), timeLimit: 5)
-        let refused = guarded.run(script, input: url)
+        let refused = await guarded.run(script, input: url)
         #expect(refused.failureValue?.code == "network-refused")
-        let byName = guarded.run(script, input: "http://localhost:\(server.port)/secret")
+        let byName = await guarded.run(script, input: "http://localhost:\(server.port)/secret")
         #expect(byName.failureValue?.code == "network-refused")
-        Thread.sleep(forTimeInterval: 0.1)
+        try await Task.sleep(for: .milliseconds(100))
         #expect(server.connections == 0)
 
         // Explicitly allowed: the same request reaches the server.
         let allowed = ScriptRuntime(fetcher: HTTPFetcher(options: .init(allowPrivateAddresses: true)), timeLimit: 5)
-        #expect(allowed.run(script, input: url) == .success("hello from loopback"))
+        #expect(await allowed.run(script, input: url) == .success("hello from loopback"))
         #expect(server.connections == 1)
     }
 
-    @Test func engineReportsScriptFailuresPerFormatOnly() throws {
+    @Test func engineReportsScriptFailuresPerFormatOnly() async throws {
         let manifest = try Manifest(json: #"""
             {"apps": [{"identifier": "a", "name": "A", "scheme": "a"}, {"identifier": "b", "name": "B", "scheme": "b"}, {"identifier": "c", "name": "C", "scheme": "c"}],
              "actions": [{"title": "T", "regex": "https://x\\.example/(\\d+)", "formats": [
@@ -133,7 +134,7 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
                 {"appId": "c", "script": "function process(url, completionHandler) { }"}]}]}
             """#)
         let engine = LinkEngine(manifest: manifest, options: .init(offline: true, scriptTimeLimit: 0.3))
-        let r = engine.resolve("https://x.example/7")
+        let r = await engine.resolve("https://x.example/7")
         #expect(r.actions.map(\.appId) == ["a", "b", "c"])
         #expect(r.actions[0].error?.code == "script-timeout")
         #expect(r.actions[1].url == "b://7")

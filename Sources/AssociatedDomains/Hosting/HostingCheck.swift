@@ -38,7 +38,7 @@ public struct HostingCheck: Sendable {
     }
 
     /// Fetches `url` without following redirects. Never throws: failures are findings.
-    public func fetch(_ url: String, maximumBytes: Int = AppSiteAssociation.maximumBytes) -> Report {
+    public func fetch(_ url: String, maximumBytes: Int = AppSiteAssociation.maximumBytes) async -> Report {
         var report = Report(url: url, body: [], findings: [])
         guard url.hasPrefix("https://") else {
             report.findings.append(Finding(.error, "not-https", at: "$", "association files must be served over https; \(url) is not"))
@@ -50,16 +50,15 @@ public struct HostingCheck: Sendable {
             tlsConfiguration: tls, redirectConfiguration: .disallow,
             timeout: .init(connect: .milliseconds(Int64(timeout * 1000)), read: .milliseconds(Int64(timeout * 1000))))
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        defer { try? client.syncShutdown() }
         do {
-            var request = try HTTPClient.Request(url: url, method: .GET)
+            var request = HTTPClientRequest(url: url)
             request.headers.add(name: "User-Agent", value: "Switchyard hosting check")
-            // Read up to twice the limit so that an oversized file is reported with its size.
-            let delegate = ResponseAccumulator(request: request, maxBodySize: maximumBytes * 2)
-            let response = try client.execute(request: request, delegate: delegate, deadline: .now() + .milliseconds(Int64(timeout * 1000))).wait()
+            let response = try await client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
             report.status = Int(response.status.code)
             report.contentType = response.headers.first(name: "content-type")
-            if var buffer = response.body { report.body = buffer.readBytes(length: buffer.readableBytes) ?? [] }
+            // Read up to twice the limit so that an oversized file is reported with its size.
+            var buffer = try await response.body.collect(upTo: maximumBytes * 2)
+            report.body = buffer.readBytes(length: buffer.readableBytes) ?? []
             if (300..<400).contains(report.status ?? 0) {
                 report.redirect = response.headers.first(name: "location")
                 report.findings.append(Finding(.error, "redirect", at: "$", "the server answered \(report.status!) redirecting to \(report.redirect ?? "?"); Apple does not follow redirects for association files — serve the file directly at \(url)"))
@@ -75,12 +74,17 @@ public struct HostingCheck: Sendable {
                     report.findings.append(Finding(.error, "file-too-large", at: "$", "the file is \(report.body.count) bytes; the limit is \(maximumBytes)"))
                 }
             }
-        } catch let error as ResponseAccumulator.ResponseTooBigError {
-            report.status = 200
-            report.findings.append(Finding(.error, "file-too-large", at: "$", "the file is over \(error.maxBodySize) bytes; the limit is \(maximumBytes)"))
+        } catch is NIOTooManyBytesError {
+            report.findings.append(Finding(.error, "file-too-large", at: "$", "the file is over \(maximumBytes * 2) bytes; the limit is \(maximumBytes)"))
         } catch {
-            report.findings.append(Finding(.error, "fetch-failed", at: "$", "could not fetch \(url): \(error)"))
+            let text = String(describing: error)
+            if error is NIOSSLError || text.contains("handshakeFailed") || text.contains("CERTIFICATE_VERIFY_FAILED") {
+                report.findings.append(Finding(.error, "tls-failed", at: "$", "could not fetch \(url): the TLS handshake failed (\(text)); the certificate must be valid for this host and signed by a trusted authority (--ca-file adds one)"))
+            } else {
+                report.findings.append(Finding(.error, "fetch-failed", at: "$", "could not fetch \(url): \(text)"))
+            }
         }
+        try? await client.shutdown()
         return report
     }
 }

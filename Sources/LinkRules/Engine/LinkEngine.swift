@@ -3,12 +3,14 @@ import SwitchyardJSON
 ///
 /// ```swift
 /// let engine = LinkEngine(manifest: try Manifest(contentsOf: path), options: .init(offline: true))
-/// for r in engine.resolve("https://twitter.com/jack/status/20").actions {
+/// for r in await engine.resolve("https://twitter.com/jack/status/20").actions {
 ///     print(r.appId, r.url ?? r.error?.message ?? "null")
 /// }
 /// ```
 ///
-/// Safe to use from several threads at once.
+/// Safe to use from several tasks at once. Everything that can block — matching, scripts in
+/// JavaScriptCore, the network calls scripts and redirect following make — runs on the engine's
+/// own threads (`executor`), so calling it from an event loop never blocks that loop.
 public struct LinkEngine: Sendable {
     public struct Options: Sendable {
         /// When true every network helper fails with `network-disabled` and redirects are not followed.
@@ -23,11 +25,17 @@ public struct LinkEngine: Sendable {
         public var maximumRedirectHops: Int
         /// Replaces the default fetcher (tests, custom transports).
         public var fetcher: (any Fetcher)?
+        /// Threads for matching and scripts (default: one per core). Engines may share one.
+        public var executor: ScriptExecutor?
+        /// Seconds one network request may take (scripts' helpers, redirect following).
+        public var networkTimeout: Double
 
         public init(
             offline: Bool = false, scriptTimeLimit: Double = 15, allowPrivateAddresses: Bool = false, useIndex: Bool = true,
-            maximumRedirectHops: Int = 5, fetcher: (any Fetcher)? = nil
+            maximumRedirectHops: Int = 5, fetcher: (any Fetcher)? = nil, executor: ScriptExecutor? = nil, networkTimeout: Double = 10
         ) {
+            self.executor = executor
+            self.networkTimeout = networkTimeout
             self.offline = offline
             self.scriptTimeLimit = scriptTimeLimit
             self.allowPrivateAddresses = allowPrivateAddresses
@@ -47,30 +55,43 @@ public struct LinkEngine: Sendable {
         self.manifest = manifest
         self.options = options
         let fetcher: any Fetcher =
-            options.offline ? OfflineFetcher() : (options.fetcher ?? HTTPFetcher(options: .init(allowPrivateAddresses: options.allowPrivateAddresses)))
-        self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit)
+            options.offline ? OfflineFetcher() : (options.fetcher ?? HTTPFetcher(options: .init(allowPrivateAddresses: options.allowPrivateAddresses, timeout: options.networkTimeout)))
+        self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, executor: options.executor)
         self.actionIndex = PatternIndex(patterns: manifest.actions.map(\.pattern))
         self.unwrapper = Unwrapper(rules: manifest.redirects)
     }
 
+    /// The threads the engine's blocking work runs on.
+    public var executor: ScriptExecutor { scripts.executor }
+
+    /// Runs `work` with the engine on its executor, where the synchronous parts of the engine
+    /// may be used (the manifest test runner runs its cases this way).
+    public func onExecutor<T: Sendable>(_ work: @escaping @Sendable (LinkEngine) -> T) async -> T {
+        await executor.run { work(self) }
+    }
+
     /// Applies a format's or browser's transform to `input`.
-    public func apply(_ transform: Transform, pattern: Pattern, to input: String) -> Result<String?, ScriptError> {
+    public func apply(_ transform: Transform, pattern: Pattern, to input: String) async -> Result<String?, ScriptError> {
+        await onExecutor { $0.applyOnExecutor(transform, pattern: pattern, to: input) }
+    }
+
+    func applyOnExecutor(_ transform: Transform, pattern: Pattern, to input: String) -> Result<String?, ScriptError> {
         switch transform {
         case .template(let template): return .success(pattern.replace(in: input, with: template))
-        case .script(let source): return scripts.run(source, input: input)
+        case .script(let source): return scripts.runOnExecutor(source, input: input)
         case .legacyScript:
             return .failure(ScriptError(code: "legacy-script-unsupported", message: "only a legacy \"script\" (XMLHttpRequest) is given; it is not supported, add \"script2\""))
         }
     }
 
-    /// Indexes of the actions matching `url` (with `headers`, header actions see the URL, a
+    /// Positions in `manifest.actions` of the actions matching `url` (with `headers`, header actions see the URL, a
     /// newline and the headers as a JSON object).
     public func matchingActions(_ url: String, headers: [(String, String)] = []) -> [Int] {
         var found = options.useIndex ? actionIndex.matches(url) : actionIndex.linearMatches(url)
         if !headers.isEmpty {
             let withHeaders = Self.headerInput(url, headers)
             found = found.filter { !manifest.actions[$0].includeHeaders }
-            for a in manifest.actions where a.includeHeaders && a.pattern.matches(withHeaders) { found.append(a.index) }
+            for (position, a) in manifest.actions.enumerated() where a.includeHeaders && a.pattern.matches(withHeaders) { found.append(position) }
             found.sort()
         }
         return found
@@ -88,9 +109,9 @@ public struct LinkEngine: Sendable {
             let action = manifest.actions[i]
             let input = action.includeHeaders && !headers.isEmpty ? Self.headerInput(url, headers) : url
             for f in action.formats {
-                let r = apply(f.transform, pattern: action.pattern, to: input)
+                let r = applyOnExecutor(f.transform, pattern: action.pattern, to: input)
                 out.append(ActionResult(
-                    action: i, title: action.title, format: f.index, appId: f.appId,
+                    action: action.index, title: action.title, format: f.index, appId: f.appId,
                     url: try? r.get(), error: r.failureValue))
             }
         }
@@ -98,22 +119,28 @@ public struct LinkEngine: Sendable {
     }
 
     /// Browsers that can open `url` (only http and https URLs).
-    public func browsers(for url: String) -> [BrowserResult] {
+    public func browsers(for url: String) async -> [BrowserResult] {
+        await onExecutor { $0.browsersOnExecutor(for: url) }
+    }
+
+    func browsersOnExecutor(for url: String) -> [BrowserResult] {
         let lower = url.prefix(8).lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return [] }
         return manifest.browsers.compactMap { b in
             guard b.pattern.matches(url) else { return nil }
-            let r = apply(b.transform, pattern: b.pattern, to: url)
+            let r = applyOnExecutor(b.transform, pattern: b.pattern, to: url)
             return BrowserResult(browser: b.index, appId: b.identifier, url: try? r.get(), error: r.failureValue)
         }
     }
 
     /// Preview image URLs for `url`.
-    public func previews(for url: String) -> [PreviewResult] {
-        manifest.previews.compactMap { p in
-            guard p.pattern.matches(url) else { return nil }
-            let r = apply(p.transform, pattern: p.pattern, to: url)
-            return PreviewResult(preview: p.index, url: try? r.get(), canSave: p.canSave, error: r.failureValue)
+    public func previews(for url: String) async -> [PreviewResult] {
+        await onExecutor { engine in
+            engine.manifest.previews.compactMap { p in
+                guard p.pattern.matches(url) else { return nil }
+                let r = engine.applyOnExecutor(p.transform, pattern: p.pattern, to: url)
+                return PreviewResult(preview: p.index, url: try? r.get(), canSave: p.canSave, error: r.failureValue)
+            }
         }
     }
 
@@ -122,28 +149,81 @@ public struct LinkEngine: Sendable {
 
     /// Resolves one input: matching actions' formats, browsers, and — when nothing matched — the
     /// URL behind redirect wrappers (static table, then HTTP redirects with HEAD when online).
-    public func resolve(_ input: String, headers: [(String, String)] = []) -> Resolution {
+    public func resolve(_ input: String, headers: [(String, String)] = []) async -> Resolution {
+        await onExecutor { $0.resolveOnExecutor(input, headers: headers) }
+    }
+
+    /// Resolves several inputs in one trip to the executor, in order. Batch callers send a few
+    /// such chunks at once to keep every executor thread busy while output stays in input order.
+    public func resolve(batch inputs: [String], headers: [(String, String)] = []) async -> [Resolution] {
+        await onExecutor { engine in inputs.map { engine.resolveOnExecutor($0, headers: headers) } }
+    }
+
+    /// `resolve` for code already on the executor.
+    func resolveOnExecutor(_ input: String, headers: [(String, String)]) -> Resolution {
+        var none: ResolveProfile? = nil
+        return resolveOnExecutor(input, headers: headers, profile: &none)
+    }
+
+    /// `resolve` for code already on the executor; with a `profile`, the time of each stage is
+    /// added to it.
+    func resolveOnExecutor(_ input: String, headers: [(String, String)], profile: inout ResolveProfile?) -> Resolution {
+        var clock = profile == nil ? nil : ContinuousClock.now
+        func lap(_ stage: WritableKeyPath<ResolveProfile, Duration>) {
+            guard profile != nil, let start = clock else { return }
+            let now = ContinuousClock.now
+            profile![keyPath: stage] += now - start
+            clock = now
+        }
         var url = input
         var matched = matchingActions(url, headers: headers)
+        lap(\.matching)
         var unwrapped: String?
         if matched.isEmpty {
             var target = unwrap(url)
-            if !options.offline { target = followRedirects(target) }
+            if !options.offline && matchingActions(target, headers: headers).isEmpty {
+                target = followRedirectsOnExecutor(target, until: { self.matchingActions($0, headers: headers).isEmpty == false })
+            }
             if target != url {
                 unwrapped = target
                 url = target
                 matched = matchingActions(url, headers: headers)
             }
+            lap(\.unwrapping)
         }
-        return Resolution(input: input, actions: results(for: url, actions: matched, headers: headers), browsers: browsers(for: url), unwrapped: unwrapped)
+        let actions = results(for: url, actions: matched, headers: headers)
+        lap(\.formats)
+        let browsers = browsersOnExecutor(for: url)
+        lap(\.browsers)
+        profile?.inputs += 1
+        return Resolution(input: input, actions: actions, browsers: browsers, unwrapped: unwrapped)
+    }
+
+    /// Resolves `inputs` on one executor thread and says where the time went, stage by stage
+    /// (for benchmarks; `resolve(batch:)` is the way to resolve many inputs).
+    public func profile(_ inputs: [String]) async -> ([Resolution], ResolveProfile) {
+        await onExecutor { engine in
+            var profile: ResolveProfile? = ResolveProfile()
+            let results = inputs.map { engine.resolveOnExecutor($0, headers: [], profile: &profile) }
+            return (results, profile!)
+        }
     }
 
     /// Follows HTTP redirects with HEAD requests (bounded, every hop address-checked). Stops
     /// quietly at the last good URL on any error.
-    public func followRedirects(_ url: String) -> String {
+    public func followRedirects(_ url: String) async -> String {
+        await onExecutor { $0.followRedirectsOnExecutor(url) }
+    }
+
+    /// Follows redirects from `url`, stopping early at a URL for which `done` is true (a rule
+    /// already handles it, so it need not be fetched).
+    func followRedirectsOnExecutor(_ url: String, until done: (String) -> Bool = { _ in false }) -> String {
         var current = url
+        let fetcher = scripts.fetcher
         for _ in 0..<options.maximumRedirectHops {
-            guard let response = try? scripts.fetcher.fetch(FetchRequest(url: current, method: .head, followRedirects: false)),
+            if current != url && done(current) { return current }
+            let request = FetchRequest(url: current, method: .head, followRedirects: false)
+            guard let response = try? ScriptExecutor.waitForAsync({ () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }),
                   (300..<400).contains(response.status), let location = response.header("location"),
                   let next = Unwrapper.resolveReference(location, against: current)
             else { return current }
@@ -158,4 +238,19 @@ extension Result {
         if case .failure(let e) = self { return e }
         return nil
     }
+}
+
+/// Time spent in each stage of `resolve`, summed over the inputs of a `LinkEngine.profile` run.
+public struct ResolveProfile: Sendable, Equatable {
+    public var inputs = 0
+    /// Finding the matching actions (literal index or linear scan).
+    public var matching: Duration = .zero
+    /// The redirect table and HTTP redirects, for inputs no action matched.
+    public var unwrapping: Duration = .zero
+    /// Every format of the matching actions: templates and scripts.
+    public var formats: Duration = .zero
+    /// Browsers: their regexes and transforms.
+    public var browsers: Duration = .zero
+
+    public init() {}
 }

@@ -1,7 +1,7 @@
 import SwitchyardJSON
 /// What one format of a matching action produced.
 public struct ActionResult: Sendable, Equatable {
-    /// Index into the manifest's `actions`.
+    /// Index of the action in the manifest file's `actions` array.
     public var action: Int
     public var title: String
     /// Index into that action's `formats`.

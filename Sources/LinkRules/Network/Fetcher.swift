@@ -54,17 +54,18 @@ public struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(code): \(message)" }
 }
 
-/// The single way scripts and redirect following reach the network. Synchronous, because
-/// JavaScriptCore calls helpers synchronously; implementations must be safe to call from any thread.
+/// The single way scripts and redirect following reach the network. Asynchronous: a script's
+/// synchronous `httpRequest` waits for it on the engine's own thread (`ScriptExecutor`), never
+/// on an event loop.
 public protocol Fetcher: Sendable {
-    func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResponse
+    func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse
 }
 
 /// A fetcher that refuses everything with `network-disabled` (`--offline`).
 public struct OfflineFetcher: Fetcher {
     public init() {}
 
-    public func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
+    public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
         throw FetchError(code: "network-disabled", message: "network access is disabled (offline); \(request.method.rawValue) \(request.url) was not sent")
     }
 }

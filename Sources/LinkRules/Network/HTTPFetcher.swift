@@ -34,11 +34,11 @@ public struct HTTPFetcher: Fetcher {
 
     public init(options: Options = Options()) { self.options = options }
 
-    public func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
+    public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
         var url = request.url
         var hops = 0
         while true {
-            let response = try fetchOnce(url: url, method: request.method)
+            let response = try await fetchOnce(url: url, method: request.method)
             guard request.followRedirects, (300..<400).contains(response.status), let location = response.header("location") else {
                 return response
             }
@@ -54,7 +54,7 @@ public struct HTTPFetcher: Fetcher {
     }
 
     /// One request, no redirect following.
-    func fetchOnce(url: String, method: FetchRequest.Method) throws(FetchError) -> FetchResponse {
+    func fetchOnce(url: String, method: FetchRequest.Method) async throws(FetchError) -> FetchResponse {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {
@@ -63,30 +63,31 @@ public struct HTTPFetcher: Fetcher {
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         let address = try options.guardrail.resolve(host: host, port: port)
 
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .milliseconds(Int64(options.timeout * 1000)), read: .milliseconds(Int64(options.timeout * 1000))))
+        let timeout = TimeAmount.milliseconds(Int64(options.timeout * 1000))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
         configuration.dnsOverride = [host: address]
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        defer { try? client.syncShutdown() }
+        let result: Result<FetchResponse, FetchError>
         do {
-            var httpRequest = try HTTPClient.Request(url: url, method: method == .get ? .GET : .HEAD)
+            var httpRequest = HTTPClientRequest(url: url)
+            httpRequest.method = method == .get ? .GET : .HEAD
             httpRequest.headers.replaceOrAdd(name: "User-Agent", value: options.userAgent)
-            let delegate = ResponseAccumulator(request: httpRequest, maxBodySize: options.maximumBodyBytes)
-            let deadline = NIODeadline.now() + .milliseconds(Int64(options.timeout * 1000))
-            let response = try client.execute(request: httpRequest, delegate: delegate, deadline: deadline).wait()
-            var body: [UInt8] = []
-            if var buffer = response.body { body = buffer.readBytes(length: buffer.readableBytes) ?? [] }
-            return FetchResponse(
+            let deadline = NIODeadline.now() + timeout
+            let response = try await client.execute(httpRequest, deadline: deadline)
+            var buffer = try await response.body.collect(upTo: options.maximumBodyBytes)
+            let body = buffer.readBytes(length: buffer.readableBytes) ?? []
+            result = .success(FetchResponse(
                 status: Int(response.status.code),
                 headers: response.headers.map { ($0.name.lowercased(), $0.value) },
-                body: body, url: url)
-        } catch let error as ResponseAccumulator.ResponseTooBigError {
-            throw FetchError(code: "body-too-large", message: "\(url): response body over \(error.maxBodySize) bytes")
+                body: body, url: url))
+        } catch is NIOTooManyBytesError {
+            result = .failure(FetchError(code: "body-too-large", message: "\(url): response body over \(options.maximumBodyBytes) bytes"))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            throw FetchError(code: "network-timeout", message: "\(url): no complete response within \(options.timeout) s")
+            result = .failure(FetchError(code: "network-timeout", message: "\(url): no complete response within \(options.timeout) s"))
         } catch {
-            throw FetchError(code: "network-error", message: "\(url): \(error)")
+            result = .failure(FetchError(code: "network-error", message: "\(url): \(error)"))
         }
+        try? await client.shutdown()
+        return try result.get()
     }
 }

@@ -12,5 +12,11 @@ enum JSPlatform {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSContextGroupSetExecutionTimeLimit") else { return }
         unsafeBitCast(symbol, to: SetLimit.self)(group, seconds, callback, context)
     }
+
+    /// Nothing to configure on Apple platforms: JavaScriptCore interrupts scripts without signals there.
+    static let configured: Void = ()
+
+    /// Nothing to do on Apple platforms.
+    static func prepareScriptThread() {}
 }
 #endif

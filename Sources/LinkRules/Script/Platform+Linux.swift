@@ -1,5 +1,6 @@
 #if !canImport(JavaScriptCore)
 import CJavaScriptCore
+import Glibc
 
 /// Linux: Debian's libjavascriptcoregtk exports the watchdog functions; the shim declares them.
 enum JSPlatform {
@@ -7,6 +8,26 @@ enum JSPlatform {
 
     static func setExecutionTimeLimit(_ group: JSContextGroupRef, seconds: Double, callback: TerminateCallback, context: UnsafeMutableRawPointer?) {
         JSContextGroupSetExecutionTimeLimit(group, seconds, callback, context)
+    }
+
+    /// JavaScriptCore options, set once before the first context is made. By default JSC stops a
+    /// script that ran past its time limit by suspending the script's thread with a signal; that
+    /// handshake sometimes never completes when scripts move between threads under load, and
+    /// optimised `while (true) {}` code then runs forever (seen in about one run in five of the
+    /// script tests on a loaded machine). Polling traps make compiled code check for the stop
+    /// request itself: no signal, and every time limit holds. A user's own `JSC_usePollingTraps`
+    /// setting wins.
+    static let configured: Void = {
+        setenv("JSC_usePollingTraps", "1", 0)
+    }()
+
+    /// Makes the current thread fit to run scripts: JavaScriptCore's collector may suspend a
+    /// thread that holds a context with a signal, and a thread inherits its creator's signal
+    /// mask (libdispatch and NIO threads block signals), so unblock every signal here.
+    static func prepareScriptThread() {
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
     }
 }
 #endif

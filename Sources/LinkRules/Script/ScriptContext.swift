@@ -45,6 +45,7 @@ final class ScriptContext {
     }()
 
     init(source: String, fetcher: any Fetcher, timeLimit: Double) throws(ScriptError) {
+        _ = JSPlatform.configured
         let host = ScriptHost(fetcher: fetcher)
         let group = JSContextGroupCreate()!
         let context = JSGlobalContextCreateInGroup(group, ScriptContext.globalClass)!
@@ -167,7 +168,10 @@ final class ScriptContext {
             return nil
         }
         do {
-            let response = try host.fetcher.fetch(FetchRequest(url: url, method: .get))
+            let fetcher = host.fetcher
+            let response = try ScriptExecutor.waitForAsync { () async throws(FetchError) -> FetchResponse in
+                try await fetcher.fetch(FetchRequest(url: url, method: .get))
+            }
             return String(decoding: response.body, as: UTF8.self)
         } catch {
             switch error.code {

@@ -6,16 +6,19 @@ import Synchronization
 /// Each distinct script gets its own context (and context group), created on first use and
 /// reused afterwards: a fresh context costs about a millisecond, a call on a reused one a few
 /// microseconds. Scripts never share globals. Calls to the same script are serialised; different
-/// scripts run in parallel.
+/// scripts run in parallel. Every evaluation happens on the runtime's `executor`, so a script
+/// (and the network calls it waits for) never holds an event loop or a cooperative thread.
 ///
 /// ```swift
 /// let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 15)
-/// let out = runtime.run(script, input: "https://example.com/x")   // Result<String?, ScriptError>
+/// let out = await runtime.run(script, input: "https://example.com/x")   // Result<String?, ScriptError>
 /// ```
 public final class ScriptRuntime: Sendable {
     /// Seconds a single evaluation may run before it is stopped (`while(true){}` included).
     public let timeLimit: Double
     public let fetcher: any Fetcher
+    /// The threads scripts run on.
+    public let executor: ScriptExecutor
 
     private final class Slot: @unchecked Sendable {
         // Guarded by `lock`; a context is only touched while holding it.
@@ -26,14 +29,22 @@ public final class ScriptRuntime: Sendable {
 
     private let slots = Mutex<[String: Slot]>([:])
 
-    public init(fetcher: any Fetcher, timeLimit: Double = 15) {
+    /// A runtime whose scripts run on `executor` (a new pool with one thread per core by default).
+    public init(fetcher: any Fetcher, timeLimit: Double = 15, executor: ScriptExecutor? = nil) {
         self.fetcher = fetcher
         self.timeLimit = timeLimit
+        self.executor = executor ?? ScriptExecutor()
     }
 
-    /// Runs `process(input, completionHandler)` of `source`; the result is the completion's
-    /// argument (nil when the script passes null), or the reason it produced none.
-    public func run(_ source: String, input: String) -> Result<String?, ScriptError> {
+    /// Runs `process(input, completionHandler)` of `source` on the executor; the result is the
+    /// completion's argument (nil when the script passes null), or the reason it produced none.
+    public func run(_ source: String, input: String) async -> Result<String?, ScriptError> {
+        await executor.run { self.runOnExecutor(source, input: input) }
+    }
+
+    /// `run` for code that is already on one of the executor's threads.
+    func runOnExecutor(_ source: String, input: String) -> Result<String?, ScriptError> {
+        precondition(ScriptExecutor.isCurrentThreadInPool, "scripts run only on the script executor")
         let slot = slots.withLock { slots in
             if let s = slots[source] { return s }
             let s = Slot()

@@ -93,7 +93,7 @@ public struct ManifestTestRunner: Sendable {
                 ? Outcome(status: .passed, location: location, input: input, expected: nil, got: nil)
                 : Outcome(status: .failed, location: location, input: input, expected: expected, reason: "the regex does not match the test input")
         }
-        switch engine.apply(transform, pattern: pattern, to: input) {
+        switch engine.applyOnExecutor(transform, pattern: pattern, to: input) {
         case .success(let got):
             return Outcome(status: got == expected ? .passed : .failed, location: location, input: input, expected: expected, got: got)
         case .failure(let error) where error.code == "network-disabled":
@@ -103,13 +103,14 @@ public struct ManifestTestRunner: Sendable {
         }
     }
 
-    /// Runs every case, reporting each outcome to `progress` as it completes.
-    public func run(progress: (Int, Int, Outcome) -> Void = { _, _, _ in }) -> (Summary, [Outcome]) {
+    /// Runs every case on the engine's executor, reporting each outcome to `progress` as it
+    /// completes.
+    public func run(progress: (Int, Int, Outcome) -> Void = { _, _, _ in }) async -> (Summary, [Outcome]) {
         let all = cases()
         var summary = Summary()
         var outcomes: [Outcome] = []
         for (i, c) in all.enumerated() {
-            let o = c.run(engine)
+            let o = await engine.onExecutor { c.run($0) }
             switch o.status {
             case .passed: summary.passed += 1
             case .failed: summary.failed += 1
