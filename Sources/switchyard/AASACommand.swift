@@ -11,18 +11,9 @@ struct AASACommand: ParsableCommand {
         subcommands: [Decide.self, Validate.self, Explain.self, Generate.self]
     )
 
-    static func readFile(_ path: String) throws -> [UInt8] {
-        // FileHandle also reads pipes such as --aasa <(switchyard aasa generate …).
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
-            Output.error("error: cannot read '\(path)'")
-            throw ExitCode(2)
-        }
-        return Array(data)
-    }
-
     /// Reads an AASA leniently (as iOS does) or exits with its findings.
     static func load(_ path: String) throws -> AppSiteAssociation {
-        let (aasa, findings) = AppSiteAssociation.read(bytes: try readFile(path))
+        let (aasa, findings) = AppSiteAssociation.read(bytes: try Output.readFile(path))
         guard let aasa else {
             for f in findings { Output.error(f.description) }
             throw ExitCode(2)
@@ -44,10 +35,13 @@ struct AASACommand: ParsableCommand {
 
         func run() throws {
             var cache: [String: AppSiteAssociation] = [:]
-            while let line = readLine(strippingNewline: true) {
-                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            // A line over the cap is reported on stderr and skipped; the cap is the AASA file limit
+            // plus room for the case around it.
+            let lines = InputLines([], maximumLineBytes: AppSiteAssociation.maximumBytes + (64 << 10))
+            for line in lines {
                 Output.line(JSONWriter.compact(Self.decide(line, cache: &cache)))
             }
+            if lines.skipped > 0 { throw ExitCode(1) }
         }
 
         static func failure(_ id: JSONValue, _ code: String, _ message: String) -> JSONValue {
@@ -81,7 +75,7 @@ struct AASACommand: ParsableCommand {
         }
     }
 
-    struct Validate: ParsableCommand {
+    struct Validate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate an AASA file, or fetch and validate it from https://DOMAIN (hosting checked too).",
             discussion: "Exit status 0 when valid (warnings allowed), 1 on errors."
@@ -90,8 +84,8 @@ struct AASACommand: ParsableCommand {
         @Flag(help: "One JSON object with every finding.") var json = false
         @Option(help: "A PEM certificate authority to trust when fetching (test servers).") var caFile: String?
 
-        func run() throws {
-            try SourceValidation.run(source, wellKnownFile: "apple-app-site-association", maximumBytes: AppSiteAssociation.maximumBytes, caFile: caFile, json: json) {
+        func run() async throws {
+            try await SourceValidation.run(source, wellKnownFile: "apple-app-site-association", maximumBytes: AppSiteAssociation.maximumBytes, caFile: caFile, json: json) {
                 AppSiteAssociation.validate(bytes: $0)
             }
         }
@@ -106,6 +100,10 @@ struct AASACommand: ParsableCommand {
 
         func run() throws {
             let aasa = try AASACommand.load(file)
+            if let problem = Output.urlProblem(url) {
+                Output.error("error: \(url): \(problem)")
+                throw ExitCode(1)
+            }
             let e = aasa.explain(url, for: appID)
             if json {
                 Output.line(JSONWriter.compact(.object([

@@ -35,13 +35,13 @@ enum SourceValidation {
     static func run(
         _ source: String, wellKnownFile file: String, maximumBytes: Int, caFile: String?, json: Bool,
         validate: ([UInt8]) -> [Finding]
-    ) throws {
+    ) async throws {
         var findings: [Finding]
         var subject = source
         if source.hasPrefix("https://") || source.hasPrefix("http://") {
             let url = HostingCheck.location(of: source, file: file)
             subject = url
-            let report = HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: maximumBytes)
+            let report = await HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: maximumBytes)
             if !json {
                 Output.line("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
                     + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes")
@@ -49,7 +49,7 @@ enum SourceValidation {
             findings = report.findings
             if report.status == 200 { findings += validate(report.body) }
         } else {
-            findings = validate(try AASACommand.readFile(source))
+            findings = validate(try Output.readFile(source))
         }
         if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }
     }

@@ -3,23 +3,14 @@ import ArgumentParser
 import Foundation
 import LinkRules
 
-struct ManifestCommand: ParsableCommand {
+struct ManifestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "manifest",
         abstract: "Test, lint and minify Opener-format manifests.",
         subcommands: [TestCommand.self, LintCommand.self, MinifyCommand.self]
     )
 
-    static func read(_ path: String) throws -> [UInt8] {
-        // FileHandle also reads pipes such as --aasa <(switchyard aasa generate …).
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
-            Output.error("error: cannot read '\(path)'")
-            throw ExitCode(2)
-        }
-        return Array(data)
-    }
-
-    struct TestCommand: ParsableCommand {
+    struct TestCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "test",
             abstract: "Run the manifest's own tests; the last line is 'N passed, N failed, N skipped'.",
@@ -30,18 +21,21 @@ struct ManifestCommand: ParsableCommand {
         @Flag(help: "No network: tests whose scripts need it are skipped.") var offline = false
         @Flag(help: "One JSON object per test, then the summary line.") var json = false
         @Option(help: "Seconds a script may run.") var timeLimit: Double = 15
+        @Flag(help: "Refuse a manifest with entries that cannot be used, instead of skipping them with a warning.") var strict = false
 
-        func run() throws {
-            let bytes = try ManifestCommand.read(path)
+        func run() async throws {
+            let bytes = try Output.readFile(path)
             let manifest: Manifest
             do { manifest = try Manifest(data: bytes) } catch {
                 Output.error("error: \(path): \(error)")
                 throw ExitCode(2)
             }
+            ManifestOption.report(manifest, source: path, strict: strict)
+            if strict && !manifest.skipped.isEmpty { throw ExitCode(1) }
             let runner = ManifestTestRunner(engine: LinkEngine(manifest: manifest, options: .init(offline: offline, scriptTimeLimit: timeLimit)))
             let showProgress = Output.stderrIsTerminal && !json
             var lastDrawn = -1
-            let (summary, outcomes) = runner.run { done, total, outcome in
+            let (summary, outcomes) = await runner.run { done, total, outcome in
                 if json {
                     Output.line(JSONWriter.compact(outcome.json))
                 }
@@ -69,7 +63,7 @@ struct ManifestCommand: ParsableCommand {
         }
     }
 
-    struct LintCommand: ParsableCommand {
+    struct LintCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "lint",
             abstract: "Find mistakes in a manifest; exit status 1 when there are errors."
@@ -78,8 +72,8 @@ struct ManifestCommand: ParsableCommand {
         @Argument(help: "The manifest file.") var path: String
         @Flag(help: "One JSON object per finding.") var json = false
 
-        func run() throws {
-            let findings = ManifestLinter.lint(data: try ManifestCommand.read(path))
+        func run() async throws {
+            let findings = await ManifestLinter.lint(data: try Output.readFile(path))
             for d in findings {
                 if json {
                     Output.line(JSONWriter.compact(.object([
@@ -109,12 +103,13 @@ struct ManifestCommand: ParsableCommand {
         @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
 
         func run() throws {
-            let bytes = try ManifestCommand.read(path)
+            let bytes = try Output.readFile(path)
             let manifest: Manifest
             do { manifest = try Manifest(data: bytes) } catch {
                 Output.error("error: \(path): \(error)")
                 throw ExitCode(2)
             }
+            ManifestOption.report(manifest, source: path, strict: false)
             let text = ManifestMinifier.minify(manifest.document)
             if let output {
                 do { try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {

@@ -1,11 +1,31 @@
 import ArgumentParser
 import Foundation
 import LinkRules
+import SwitchyardJSON
 
 /// Writing to stdout/stderr with explicit flushing, so that batch output streams line by line.
 enum Output {
     static func line(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// Why `input` is not a URL a command can work on, or nil: it must be an absolute URL (a scheme, then
+    /// something), without spaces or control characters.
+    static func urlProblem(_ input: String) -> String? {
+        guard let colon = input.firstIndex(of: ":"), colon != input.startIndex,
+              input[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
+              input.first!.isLetter, input.index(after: colon) < input.endIndex
+        else { return "not an absolute URL (expected a scheme such as https: followed by the rest of the link)" }
+        if input.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
+            return "contains a space or a control character"
+        }
+        return nil
+    }
+
+    /// Several lines in one write.
+    static func write(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 
     static func error(_ text: String) {
@@ -14,16 +34,81 @@ enum Output {
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
-    /// Inputs from the arguments, or — when there are none — from stdin, one per line, lazily.
-    static func inputs(_ arguments: [String]) -> AnySequence<String> {
-        if !arguments.isEmpty { return AnySequence(arguments) }
-        return AnySequence(AnyIterator {
-            while let line = readLine(strippingNewline: true) {
-                let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-                if !trimmed.isEmpty { return trimmed }
+    /// The bytes of `path` (pipes such as `<(…)` and /dev/stdin work), or exit status 2 with the
+    /// reason: not found, permission denied, a directory, or over `maximumBytes` (reading stops
+    /// there, the rest is never loaded).
+    static func readFile(_ path: String, maximumBytes: Int = 64 << 20) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
+            Output.error("error: cannot read '\(path)': \(reason)")
+            throw ExitCode(2)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                let reason = errno == EISDIR ? "it is a directory" : String(cString: strerror(errno))
+                Output.error("error: cannot read '\(path)': \(reason)")
+                throw ExitCode(2)
             }
-            return nil
-        })
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > maximumBytes {
+                Output.error("error: cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there")
+                throw ExitCode(2)
+            }
+        }
+    }
+
+    /// Inputs from the arguments, or — when there are none — from stdin, one per line, lazily.
+    static func inputs(_ arguments: [String], maximumLineBytes: Int = 64 << 10) -> InputLines {
+        InputLines(arguments, maximumLineBytes: maximumLineBytes)
+    }
+}
+
+/// Command inputs: the arguments, or stdin's lines (trimmed, blank ones skipped) read with
+/// bounded memory. A line over the cap is reported on stderr with its number and skipped;
+/// `skipped` counts them so the command can exit with 1.
+final class InputLines: Sequence, IteratorProtocol {
+    private var arguments: IndexingIterator<[String]>?
+    private var reader: LineReader?
+    private(set) var skipped = 0
+
+    init(_ arguments: [String], maximumLineBytes: Int = 64 << 10) {
+        if arguments.isEmpty {
+            reader = LineReader(fileDescriptor: 0, maximumLineBytes: maximumLineBytes)
+        } else {
+            self.arguments = arguments.makeIterator()
+        }
+    }
+
+    /// True when the inputs come from stdin.
+    var fromStdin: Bool { reader != nil }
+
+    func next() -> String? {
+        if arguments != nil { return arguments!.next() }
+        while let line = reader!.next() {
+            switch line {
+            case .line(let text, _):
+                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !trimmed.isEmpty { return trimmed }
+            case .tooLong(let number, let length):
+                skipped += 1
+                Output.error("warning: stdin line \(number): \(length) bytes, over the \(reader!.maximumLineBytes)-byte limit; skipped")
+            }
+        }
+        return nil
+    }
+
+    /// Up to `count` inputs (fewer only at the end).
+    func next(_ count: Int) -> [String] {
+        var out: [String] = []
+        while out.count < count, let input = next() { out.append(input) }
+        return out
     }
 }
 
@@ -32,14 +117,33 @@ struct ManifestOption: ParsableArguments {
     @Option(name: .long, help: "An Opener-format manifest (default: Switchyard's own rule set).")
     var manifest: String?
 
+    @Flag(help: "Refuse a manifest with entries that cannot be used, instead of skipping them with a warning.")
+    var strict = false
+
+    /// Loads the manifest. Skipped entries are listed on stderr with their JSON path, then a
+    /// summary line; with --strict they make the command fail with status 1. An unreadable
+    /// manifest exits with 2.
     func load() throws -> Manifest {
+        let loaded: Manifest
         do {
-            if let manifest { return try Manifest(contentsOf: manifest) }
-            return try Manifest.defaultRules()
+            if let manifest { loaded = try Manifest(contentsOf: manifest) } else { loaded = try Manifest.defaultRules() }
         } catch {
             Output.error("error: \(manifest ?? "default rules"): \(error)")
             throw ExitCode(2)
         }
+        ManifestOption.report(loaded, source: manifest ?? "default rules", strict: strict)
+        if strict && !loaded.skipped.isEmpty { throw ExitCode(1) }
+        return loaded
+    }
+
+    /// Prints each skipped entry (its location and why) and a summary to stderr.
+    static func report(_ manifest: Manifest, source: String, strict: Bool) {
+        guard !manifest.skipped.isEmpty else { return }
+        let label = strict ? "error" : "warning"
+        for d in manifest.skipped { Output.error("\(label): \(source): \(d.location): \(d.message) [\(d.code)]") }
+        let n = manifest.skipped.count
+        Output.error("\(label): \(source): \(n) entr\(n == 1 ? "y" : "ies") skipped; \(manifest.actions.count) actions, "
+            + "\(manifest.browsers.count) browsers, \(manifest.redirects.count) redirect rules loaded"
+            + (strict ? " (--strict refuses the manifest)" : ""))
     }
 }
-

@@ -53,7 +53,8 @@ struct RelaySend: ParsableCommand {
         let inbox = try inboxOption.open()
         var meta: [String: String] = [:]
         for m in metadata { let i = m.firstIndex(of: "=")!; meta[String(m[..<i])] = String(m[m.index(after: i)...]) }
-        let urls = Output.inputs(url.map { [$0] } ?? [])
+        let urls = Output.inputs(url.map { [$0] } ?? [], maximumLineBytes: inbox.policy.maximumLength + 1)
+        var refused = 0
         var pending: [RelayRequest] = []
         func commit() throws {
             guard !pending.isEmpty else { return }
@@ -65,10 +66,17 @@ struct RelaySend: ParsableCommand {
             pending.removeAll()
         }
         for url in urls where !url.isEmpty {
+            // The inbox's policy: a refused URL is reported and never stored.
+            if let reason = inbox.policy.check(url) {
+                refused += 1
+                Output.error("refused: \(Inbox.excerpt(url)): \(reason)")
+                continue
+            }
             pending.append(RelayRequest(source: source, url: url, metadata: meta))
             if pending.count >= batch { try commit() }
         }
         try commit()
+        if refused > 0 || urls.skipped > 0 { throw ExitCode(1) }
     }
 }
 
@@ -150,7 +158,7 @@ struct RelayStatus: ParsableCommand {
         let inbox = try inboxOption.open()
         let names = inbox.pendingNames()
         let pending = inbox.pending()
-        let rejected = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory + "/rejected")) ?? []).count
+        let rejected = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory + "/rejected")) ?? []).filter { !$0.hasSuffix(".reason") }.count
         let oldest = pending.first.map { Int(Date().timeIntervalSince($0.time)) }
         if json {
             Output.line(JSONWriter.compact(.object([
@@ -188,7 +196,7 @@ struct OpenCommand: AsyncParsableCommand {
     func run() async throws {
         let manifest = try manifestOption.load()
         let engine = LinkEngine(manifest: manifest, options: .init(offline: offline))
-        let resolution = engine.resolve(url)
+        let resolution = await engine.resolve(url)
         let candidates = resolution.actions.filter { $0.url != nil }
         let chosen = prefer.lazy.compactMap { id in candidates.first { $0.appId == id } }.first ?? candidates.first
         let target = chosen?.url ?? resolution.unwrapped ?? url
@@ -210,13 +218,22 @@ struct OpenCommand: AsyncParsableCommand {
         }
         if delay > 0 { try await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
         let opener = URLOpener.standard(direct: CommandOpen(command: openWith.split(separator: " ").map(String.init)), inbox: inbox)
-        let (opened, _) = await opener.open(RelayRequest(source: "switchyard open", url: target)) { attempt in
+        let (_, attempts) = await opener.open(RelayRequest(source: "switchyard open", url: target)) { attempt in
             switch attempt.outcome {
             case .opened: Output.error("open: \(attempt.strategy): done")
             case .failed(let why): Output.error("open: \(attempt.strategy): \(why)")
             }
         }
-        Output.line("\(opened ? "opened" : "not opened"): \(target) (\(app))")
-        if !opened { throw ExitCode(1) }
+        // Say what really happened: opened by the direct command, or only handed to the inbox.
+        let direct = attempts.first
+        let relayed = attempts.dropFirst().contains { $0.outcome == .opened }
+        if direct?.outcome == .opened {
+            Output.line("opened: \(target) (\(app))\(relayed ? "; also relayed to \(inbox.directory)" : "")")
+        } else if relayed {
+            Output.line("relayed, not opened: \(target) (\(app)) is waiting in \(inbox.directory) for a watcher; \(openWith) failed")
+        } else {
+            Output.line("not opened: \(target) (\(app))")
+            throw ExitCode(1)
+        }
     }
 }

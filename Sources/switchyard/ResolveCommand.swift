@@ -3,11 +3,16 @@ import ArgumentParser
 import Foundation
 import LinkRules
 
-struct ResolveCommand: ParsableCommand {
+struct ResolveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
         abstract: "Turn web links into app links.",
-        discussion: "With no URL arguments, reads URLs from stdin (one per line) and streams one result per line."
+        discussion: """
+            With no URL arguments, reads URLs from stdin (one per line) and streams one result per line, in input \
+            order, using every core. Exit status: 0 when every input gave an app link; 1 when one did not, was not \
+            an absolute URL, or was a stdin line over the length limit (the others are still resolved); 2 usage \
+            error or an unreadable manifest.
+            """
     )
 
     @OptionGroup var manifestOption: ManifestOption
@@ -27,8 +32,14 @@ struct ResolveCommand: ParsableCommand {
     @Option(help: "Seconds a script may run.")
     var timeLimit: Double = 15
 
-    @Flag(help: "Let scripts reach loopback and private addresses.")
+    @Option(help: "Seconds one network request may take (redirect following, script helpers).")
+    var networkTimeout: Double = 10
+
+    @Flag(help: "Let scripts and redirect following reach loopback and private addresses.")
     var allowPrivateAddresses = false
+
+    @Flag(help: "Try every action's regex in turn instead of using the literal index (the reference behaviour, for comparison).")
+    var linear = false
 
     @Argument(help: "URLs to resolve.")
     var urls: [String] = []
@@ -38,41 +49,101 @@ struct ResolveCommand: ParsableCommand {
             throw ValidationError("--header '\(h)' is not 'Name: value'")
         }
         if timeLimit <= 0 { throw ValidationError("--time-limit must be positive") }
+        if networkTimeout <= 0 { throw ValidationError("--network-timeout must be positive") }
     }
 
-    func run() throws {
+    /// What one input produced: its output lines and how it counts for the exit status.
+    struct Outcome: Sendable {
+        var lines: [String]
+        var invalid = false
+        var handled = true
+    }
+
+    func run() async throws {
         let manifest = try manifestOption.load()
-        let engine = LinkEngine(manifest: manifest, options: .init(offline: offline, scriptTimeLimit: timeLimit, allowPrivateAddresses: allowPrivateAddresses))
+        let engine = LinkEngine(manifest: manifest, options: .init(
+            offline: offline, scriptTimeLimit: timeLimit, allowPrivateAddresses: allowPrivateAddresses, useIndex: !linear,
+            networkTimeout: networkTimeout))
         let parsedHeaders: [(String, String)] = headers.map { h in
             let i = h.firstIndex(of: ":")!
             return (String(h[..<i]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: i)...]).trimmingCharacters(in: .whitespaces))
         }
-        let batch = urls.count != 1
-        for input in Output.inputs(urls) {
-            let r = engine.resolve(input, headers: parsedHeaders)
-            if json {
-                Output.line(JSONWriter.compact(r.json))
-                continue
-            }
-            if batch { Output.line(input) }
-            let indent = batch ? "  " : ""
-            if let u = r.unwrapped { Output.line("\(indent)(unwrapped to \(u))") }
-            if r.actions.isEmpty { Output.line("\(indent)no app handles this link") }
-            for a in r.actions {
-                let name = manifest.app(a.appId)?.name ?? a.appId
-                Output.line("\(indent)\(name) → \(describe(a.url, a.error))")
-            }
-            for b in r.browsers where browsers {
-                let name = manifest.browsers[b.browser].name
-                Output.line("\(indent)\(name) (browser) → \(describe(b.url, b.error))")
+        let inputs = Output.inputs(urls)
+        let format = Formatter(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
+        // Chunks of inputs go to the engine's threads a few at a time; output is written in input
+        // order as the oldest chunk completes, so memory stays flat however long the input is.
+        let chunkSize = inputs.fromStdin ? 32 : 1
+        let window = max(2, engine.executor.threadCount * 2)
+        var inFlight: [Task<[Outcome], Never>] = []
+        var invalid = 0
+        var unhandled = 0
+        func emit(_ outcomes: [Outcome]) {
+            for o in outcomes {
+                if o.invalid { invalid += 1 }
+                if !o.handled { unhandled += 1 }
+                Output.write(o.lines)
             }
         }
+        while true {
+            let chunk = inputs.next(chunkSize)
+            if chunk.isEmpty { break }
+            inFlight.append(Task {
+                var outcomes = [Outcome?](repeating: nil, count: chunk.count)
+                var valid: [(Int, String)] = []
+                for (i, input) in chunk.enumerated() {
+                    if let problem = Output.urlProblem(input) { outcomes[i] = format.invalid(input, problem) } else { valid.append((i, input)) }
+                }
+                let results = await engine.resolve(batch: valid.map(\.1), headers: parsedHeaders)
+                for ((i, _), r) in zip(valid, results) { outcomes[i] = format.outcome(r) }
+                return outcomes.map { $0! }
+            })
+            if inFlight.count >= window { emit(await inFlight.removeFirst().value) }
+        }
+        for task in inFlight { emit(await task.value) }
+        if invalid > 0 || inputs.skipped > 0 || unhandled > 0 { throw ExitCode(1) }
     }
 
-    func describe(_ url: String?, _ error: ScriptError?) -> String {
-        if let url { return url }
-        if let error { return "error: \(error)" }
-        return "(no link)"
+    /// Turns resolutions into output lines.
+    struct Formatter: Sendable {
+        let manifest: Manifest
+        let json: Bool
+        let browsers: Bool
+        let batch: Bool
+
+        func invalid(_ input: String, _ problem: String) -> Outcome {
+            if json {
+                return Outcome(lines: [JSONWriter.compact(.object([
+                    ("input", .string(input)), ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
+                ]))], invalid: true, handled: false)
+            }
+            Output.error("error: \(input): \(problem)")
+            return Outcome(lines: batch ? [input, "  error: \(problem)"] : [], invalid: true, handled: false)
+        }
+
+        func outcome(_ r: Resolution) -> Outcome {
+            let handled = r.actions.contains { $0.url != nil }
+            if json { return Outcome(lines: [JSONWriter.compact(r.json)], handled: handled) }
+            var lines: [String] = []
+            if batch { lines.append(r.input) }
+            let indent = batch ? "  " : ""
+            if let u = r.unwrapped { lines.append("\(indent)(unwrapped to \(u))") }
+            if r.actions.isEmpty { lines.append("\(indent)no app handles this link") }
+            for a in r.actions {
+                let name = manifest.app(a.appId)?.name ?? a.appId
+                lines.append("\(indent)\(name) → \(describe(a.url, a.error))")
+            }
+            for b in r.browsers where browsers {
+                let name = manifest.browsers.first { $0.index == b.browser }?.name ?? b.appId
+                lines.append("\(indent)\(name) (browser) → \(describe(b.url, b.error))")
+            }
+            return Outcome(lines: lines, handled: handled)
+        }
+
+        func describe(_ url: String?, _ error: ScriptError?) -> String {
+            if let url { return url }
+            if let error { return "error: \(error)" }
+            return "(no link)"
+        }
     }
 }
 
@@ -93,7 +164,8 @@ struct UnwrapCommand: ParsableCommand {
 
     func run() throws {
         let engine = LinkEngine(manifest: try manifestOption.load(), options: .init(offline: true))
-        for input in Output.inputs(urls) {
+        let inputs = Output.inputs(urls)
+        for input in inputs {
             let output = engine.unwrap(input)
             if json {
                 Output.line(JSONWriter.compact(.object([("input", .string(input)), ("output", .string(output))])))
@@ -101,5 +173,6 @@ struct UnwrapCommand: ParsableCommand {
                 Output.line(output)
             }
         }
+        if inputs.skipped > 0 { throw ExitCode(1) }
     }
 }

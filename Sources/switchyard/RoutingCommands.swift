@@ -37,7 +37,8 @@ struct RouteCommand: ParsableCommand {
     func run() throws {
         let router = try loadRouter(routes)
         var failed = false
-        for url in Output.inputs(urls) {
+        let inputs = Output.inputs(urls)
+        for url in inputs {
             let result = router.route(url)
             switch result {
             case .matched(let m):
@@ -54,7 +55,7 @@ struct RouteCommand: ParsableCommand {
                 }
             }
         }
-        if failed && urls.count == 1 { throw ExitCode(1) }
+        if failed || inputs.skipped > 0 { throw ExitCode(1) }
     }
 }
 
@@ -82,14 +83,14 @@ struct RoutesCommand: ParsableCommand {
 struct AssetLinksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "assetlinks", abstract: "Validate and generate Android assetlinks.json.", subcommands: [Validate.self, Generate.self])
 
-    struct Validate: ParsableCommand {
+    struct Validate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Validate a file or https://DOMAIN's /.well-known/assetlinks.json; exit 1 on errors.")
         @Argument(help: "A file or an https URL.") var source: String
         @Flag(help: "JSON output.") var json = false
         @Option(help: "A PEM certificate authority to trust when fetching.") var caFile: String?
 
-        func run() throws {
-            try SourceValidation.run(source, wellKnownFile: "assetlinks.json", maximumBytes: 1 << 20, caFile: caFile, json: json) {
+        func run() async throws {
+            try await SourceValidation.run(source, wellKnownFile: "assetlinks.json", maximumBytes: 1 << 20, caFile: caFile, json: json) {
                 AssetLinks.validate(bytes: $0).1
             }
         }

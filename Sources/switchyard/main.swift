@@ -1,15 +1,33 @@
 import ArgumentParser
+import Foundation
 import NIOCore
 import NIOPosix
 
 // Swift Concurrency runs on NIO's event loops, so a request's handler runs on the thread that
-// reads its socket instead of hopping to the cooperative pool and back. Blocking work (SQLite,
-// scripts) already runs on NIO's thread pool. This must happen before any task starts, hence
-// main.swift instead of @main.
+// reads its socket instead of hopping to the cooperative pool and back. Blocking work never runs
+// there: the rule engine has its own threads (LinkRules.ScriptExecutor, where a script's network
+// call may wait), and SQLite and file syncs use NIO's thread pool. This must happen before any
+// task starts, hence main.swift instead of @main.
 _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 
-/// AsyncParsableCommand.main(), called from an async function so that the async overload is chosen.
-func runCommandLine() async {
-    await Switchyard.main(nil)
+/// Parses and runs the command with the documented exit statuses: 0 success; 1 no result,
+/// refused or invalid input (the commands throw `ExitCode(1)`); 2 a usage error (argument
+/// parser's own code would be 64) or unreadable input.
+func runCommandLine() async -> Never {
+    do {
+        var command = try Switchyard.parseAsRoot(nil)
+        if var asynchronous = command as? any AsyncParsableCommand {
+            try await asynchronous.run()
+        } else {
+            try command.run()
+        }
+        Switchyard.exit()
+    } catch {
+        if Switchyard.exitCode(for: error) == .validationFailure {
+            FileHandle.standardError.write(Data((Switchyard.fullMessage(for: error) + "\n").utf8))
+            Switchyard.exit(withError: ExitCode(2))
+        }
+        Switchyard.exit(withError: error)
+    }
 }
 await runCommandLine()

@@ -47,7 +47,7 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(golden: "resolve-json", arguments: ["resolve", "--offline", "--json", "https://twitter.com/jack/status/20", "https://www.instagram.com/p/BA/", "https://example.com/nothing"]),
+        Case(golden: "resolve-json", arguments: ["resolve", "--offline", "--json", "https://twitter.com/jack/status/20", "https://www.instagram.com/p/BA/", "https://example.com/nothing"], status: 1),
         Case(golden: "resolve-human", arguments: ["resolve", "--offline", "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC"]),
         Case(golden: "resolve-human-browsers", arguments: ["resolve", "--offline", "--browsers", "https://x.com/SwiftLang/status/1790000000000000000"]),
         Case(golden: "resolve-stdin-unwrap", arguments: ["resolve", "--offline", "--json"],
@@ -70,7 +70,7 @@ import Testing
         Case(golden: "aasa-validate-good", arguments: ["aasa", "validate", "Inputs/shop-aasa.json"]),
         Case(golden: "aasa-generate-plur", arguments: ["aasa", "generate", "--routes", "../../Examples/plur-routes.yaml", "--team-id", "ABCDE12345", "--bundle-id", "community.rabble.plur"]),
         Case(golden: "route-plur", arguments: ["route", "--routes", "../../Examples/plur-routes.yaml"],
-             stdin: "https://rabble.community/i/ABC\nhttps://rabble.community/i/plur://join-community?group-id=G&code=C&relay=wss%3A%2F%2Fr.example\nhttps://www.rabble.community/g/G/\nplur://group/G?relay=wss%3A%2F%2Fr.example\nhttps://rabble.community/join/G\n"),
+             stdin: "https://rabble.community/i/ABC\nhttps://rabble.community/i/plur://join-community?group-id=G&code=C&relay=wss%3A%2F%2Fr.example\nhttps://www.rabble.community/g/G/\nplur://group/G?relay=wss%3A%2F%2Fr.example\nhttps://rabble.community/join/G\n", status: 1),
         Case(golden: "routes-check-gaps", arguments: ["routes", "check", "--routes", "../../Examples/plur-routes.yaml", "--aasa", "Inputs/shop-aasa.json", "--app-id", "ABCDE12345.com.example.shop"], status: 1),
     ]
 
@@ -91,10 +91,48 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == "error: Inputs/syntax-error.json: line 3, column 24: invalid JSON: unexpected '\"', expected ',' or '}'\n")
-        let semantic = try Self.run(["resolve", "--manifest", "Inputs/broken-manifest.json", "https://a.example/"])
-        #expect(semantic.status == 2)
-        #expect(semantic.stderr.hasPrefix("error: Inputs/broken-manifest.json: actions[0].regex: regex does not compile"))
-        #expect(semantic.stderr.contains("(and 1 more error)"))
+    }
+
+    @Test func unusableEntriesAreSkippedWithLocatedWarningsOrRefusedWithStrict() throws {
+        // As Opener does: the two broken entries are skipped and named, the rest still works.
+        let lenient = try Self.run(["resolve", "--manifest", "Inputs/broken-manifest.json", "https://b.example/"])
+        #expect(lenient.status == 1)  // the only action left for b.example named no app
+        #expect(lenient.stdout == "no app handles this link\n")
+        #expect(lenient.stderr == """
+            warning: Inputs/broken-manifest.json: actions[0].regex: regex does not compile: the group opened at offset 20 is never closed; entry skipped [regex-invalid]
+            warning: Inputs/broken-manifest.json: actions[1].formats[0].appId: "ghost" names no app; entry skipped [unknown-app]
+            warning: Inputs/broken-manifest.json: 2 entries skipped; 1 actions, 0 browsers, 0 redirect rules loaded
+
+            """)
+        let strict = try Self.run(["resolve", "--strict", "--manifest", "Inputs/broken-manifest.json", "https://b.example/"])
+        #expect(strict.status == 1)
+        #expect(strict.stdout.isEmpty)
+        #expect(strict.stderr.hasPrefix("error: Inputs/broken-manifest.json: actions[0].regex: regex does not compile"))
+        #expect(strict.stderr.contains("(--strict refuses the manifest)"))
+        let test = try Self.run(["manifest", "test", "--strict", "--offline", "Inputs/broken-manifest.json"])
+        #expect(test.status == 1)
+        #expect(test.stdout.isEmpty)
+    }
+
+    @Test func exitStatusesFollowTheConvention() throws {
+        // 1: invalid input, no result; 2: usage error, unreadable input.
+        let notURL = try Self.run(["resolve", "--offline", "not a url"])
+        #expect(notURL.status == 1)
+        #expect(notURL.stderr == "error: not a url: not an absolute URL (expected a scheme such as https: followed by the rest of the link)\n")
+        #expect(try Self.run(["resolve", "--offline", "https://example.com/nothing"]).status == 1)
+        #expect(try Self.run(["resolve", "--offline", "https://twitter.com/jack/status/20"]).status == 0)
+        #expect(try Self.run(["route", "--routes", "../../Examples/plur-routes.yaml"], stdin: "https://rabble.community/g/x\nhttps://elsewhere.example/\n").status == 1)
+        #expect(try Self.run(["aasa", "explain", "Inputs/shop-aasa.json", "not a url", "--app-id", "ABCDE12345.com.example.shop"]).status == 1)
+        let usage = try Self.run(["resolve", "--no-such-flag"])
+        #expect(usage.status == 2)
+        #expect(usage.stderr.contains("Unknown option '--no-such-flag'"))
+        let missing = try Self.run(["manifest", "lint", "Inputs/does-not-exist.json"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "error: cannot read 'Inputs/does-not-exist.json': no such file\n")
+        let directory = try Self.run(["aasa", "validate", "Inputs"])
+        #expect(directory.status == 2)
+        #expect(directory.stderr == "error: cannot read 'Inputs': it is a directory\n")
+        #expect(try Self.run(["--help"]).stdout.contains("Exit status, for every command: 0 success; 1 no result"))
     }
 
     @Test func readsFilesFromPipes() throws {

@@ -1,0 +1,75 @@
+"""A local HTTP(S) server for the CLI's network tests (loopback only).
+
+Usage: test-server.py [--cert CERT --key KEY]
+Prints the port it listens on (127.0.0.1), then serves until its parent process exits.
+
+  /r1            301 -> /r2
+  /r2            302 -> https://twitter.com/jack/status/20   (a URL the default rules handle)
+  /loop          302 -> /loop
+  /slow          waits 5 s, then 200
+  /big           200 with a 5 MB body
+  /text          200 "hello from loopback"
+  /json          200 {"id": "42", "name": "loopback"}
+  /.well-known/apple-app-site-association, /.well-known/assetlinks.json   the files in $TEST_AASA / $TEST_ASSETLINKS
+  /hits          how many requests the server has answered (for "no connection was made" checks)
+anything else    404
+"""
+import http.server, os, ssl, sys, threading, time
+
+parent = os.getppid()
+def watch():
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(0)
+threading.Thread(target=watch, daemon=True).start()
+
+hits = 0
+lock = threading.Lock()
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args): pass
+
+    def reply(self, status, headers=(), body=b""):
+        self.send_response(status)
+        for k, v in headers: self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            try: self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError): pass
+
+    def route(self):
+        global hits
+        path = self.path.split("?")[0]
+        if path != "/hits":
+            with lock: hits += 1
+        if path == "/r1": return self.reply(301, [("Location", "/r2")])
+        if path == "/r2": return self.reply(302, [("Location", "https://twitter.com/jack/status/20")])
+        if path == "/loop": return self.reply(302, [("Location", "/loop")])
+        if path == "/slow":
+            time.sleep(5)
+            return self.reply(200, [("Content-Type", "text/plain")], b"late")
+        if path == "/big": return self.reply(200, [("Content-Type", "application/json")], b"x" * (5 << 20))
+        if path == "/text": return self.reply(200, [("Content-Type", "text/plain")], b"hello from loopback")
+        if path == "/json": return self.reply(200, [("Content-Type", "application/json")], b'{"id": "42", "name": "loopback"}')
+        if path == "/hits": return self.reply(200, [("Content-Type", "text/plain")], str(hits).encode())
+        for name, env in (("/.well-known/apple-app-site-association", "TEST_AASA"), ("/.well-known/assetlinks.json", "TEST_ASSETLINKS")):
+            if path == name and os.environ.get(env):
+                return self.reply(200, [("Content-Type", "application/json")], open(os.environ[env], "rb").read())
+        self.reply(404, [("Content-Type", "text/plain")], b"not found")
+
+    do_GET = route
+    do_HEAD = route
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+server = Server(("127.0.0.1", 0), Handler)
+if "--cert" in sys.argv:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[sys.argv.index("--cert") + 1], sys.argv[sys.argv.index("--key") + 1])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+print(server.server_address[1], flush=True)
+server.serve_forever()

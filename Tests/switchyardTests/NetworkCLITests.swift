@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+/// A local HTTP or HTTPS server (Inputs/test-server.py) on 127.0.0.1, stopped with the test.
+final class LocalServer {
+    let process = Process()
+    let port: Int
+    let scheme: String
+    var origin: String { "\(scheme)://127.0.0.1:\(port)" }
+
+    /// `tls`: a certificate and key for 127.0.0.1 (see `TestCA`).
+    init(tls: (cert: String, key: String)? = nil, environment: [String: String] = [:]) throws {
+        scheme = tls == nil ? "http" : "https"
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", CLITests.testsDirectory.appendingPathComponent("Inputs/test-server.py").path]
+            + (tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let line = out.fileHandleForReading.availableData
+        port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        try #require(port > 0, "the local test server did not start")
+    }
+
+    /// How many requests the server answered so far.
+    func hits() throws -> Int {
+        let task = Process()
+        task.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        task.arguments = ["python3", "-c", "import ssl, urllib.request; print(urllib.request.urlopen('\(origin)/hits', context=ssl._create_unverified_context()).read().decode())"]
+        let out = Pipe()
+        task.standardOutput = out
+        try task.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        task.waitUntilExit()
+        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    deinit { process.terminate() }
+}
+
+/// A throwaway certificate authority and a server certificate it signed for 127.0.0.1 and
+/// localhost, made with openssl.
+struct TestCA {
+    let caFile: String
+    let cert: String
+    let key: String
+
+    init(in directory: URL) throws {
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        caFile = path("ca.pem")
+        cert = path("server.pem")
+        key = path("server-key.pem")
+        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8).write(to: URL(fileURLWithPath: path("san.ext")))
+        let steps: [[String]] = [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca-key.pem"), "-out", caFile, "-days", "1", "-subj", "/CN=Switchyard Test CA"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"],
+            ["x509", "-req", "-in", path("server.csr"), "-CA", caFile, "-CAkey", path("ca-key.pem"), "-CAcreateserial", "-out", cert, "-days", "1",
+             "-extfile", path("san.ext")],
+        ]
+        for arguments in steps {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            openssl.arguments = ["openssl"] + arguments
+            openssl.standardError = FileHandle.nullDevice
+            openssl.standardOutput = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+            try #require(openssl.terminationStatus == 0, "openssl \(arguments[0]) failed")
+        }
+    }
+}
+
+/// Every command that can touch the network, run as the built binary against local servers: no
+/// crash (the process exits normally), the documented exit status, and the output.
+@Suite(.serialized) struct NetworkCLITests {
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-net-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func shortLinkIsFollowedThroughTwoRedirectsToALinkARuleHandles() throws {
+        let server = try LocalServer()
+        let r = try CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/r1"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let result = try Self.json(r.stdout)
+        #expect(result["unwrapped"] as? String == "https://twitter.com/jack/status/20")
+        let actions = try #require(result["actions"] as? [[String: Any]])
+        #expect(actions.contains { $0["url"] as? String == "twitter://status?id=20" }, "\(r.stdout)")
+        // Two hops were fetched; the final URL was not (a rule handles it).
+        #expect(try server.hits() == 2)
+    }
+
+    @Test func loopbackIsRefusedUnlessAllowed() throws {
+        let server = try LocalServer()
+        let r = try CLITests.run(["resolve", "\(server.origin)/r1"])
+        #expect(r.status == 1)
+        #expect(r.stdout == "no app handles this link\n")
+        #expect(try server.hits() == 0)
+    }
+
+    @Test func redirectLoopEndsWithNoResult() throws {
+        let server = try LocalServer()
+        let r = try CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/loop"])
+        #expect(r.status == 1, "stderr: \(r.stderr)")
+        let result = try Self.json(r.stdout)
+        #expect((result["actions"] as? [Any])?.isEmpty == true)
+        #expect(try server.hits() == 5)  // the hop limit
+    }
+
+    @Test func aServerSlowerThanTheTimeoutEndsTheRequestInTime() throws {
+        let server = try LocalServer()
+        let start = Date()
+        let r = try CLITests.run(["resolve", "--allow-private-addresses", "--network-timeout", "1", "\(server.origin)/slow"])
+        #expect(Date().timeIntervalSince(start) < 4)
+        #expect(r.status == 1)
+        #expect(r.stdout == "no app handles this link\n")
+    }
+
+    static func scriptManifest(_ origin: String) -> String {
+        func script(_ body: String) -> String {
+            JSONSerialization.string(#"function process(url, completionHandler) { \#(body) }"#)
+        }
+        return """
+            {"apps": [{"identifier": "app", "name": "App", "scheme": "app"}],
+             "actions": [{"title": "Scripted", "regex": "^https://s\\\\.example/(\\\\w+)$",
+               "formats": [
+                 {"appId": "app", "script2": \(script(#"completionHandler("app://text/" + httpRequest("\#(origin)/text").split(" ").join("-"));"#))},
+                 {"appId": "app", "script2": \(script(#"completionHandler("app://json/" + jsonRequest("\#(origin)/json").id);"#))},
+                 {"appId": "app", "script2": \(script(#"completionHandler(httpRequest("\#(origin)/big") === null ? "app://big/refused" : "app://big/read");"#))}
+               ]}]}
+            """
+    }
+
+    @Test func scriptsReachALocalServerWithHttpRequestAndJsonRequest() throws {
+        let server = try LocalServer()
+        let directory = try Self.temporaryDirectory()
+        let manifest = directory.appendingPathComponent("manifest.json")
+        try Data(Self.scriptManifest(server.origin).utf8).write(to: manifest)
+        let r = try CLITests.run(["resolve", "--allow-private-addresses", "--json", "--manifest", manifest.path, "https://s.example/x"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let actions = try #require(try Self.json(r.stdout)["actions"] as? [[String: Any]])
+        #expect(actions.map { $0["url"] as? String } == ["app://text/hello-from-loopback", "app://json/42", "app://big/refused"])
+
+        // The same manifest without --allow-private-addresses: every format fails with
+        // network-refused and the server sees no request.
+        let before = try server.hits()
+        let refused = try CLITests.run(["resolve", "--json", "--manifest", manifest.path, "https://s.example/x"])
+        #expect(refused.status == 1)
+        let errors = try #require(try Self.json(refused.stdout)["actions"] as? [[String: Any]]).map { ($0["error"] as? [String: Any])?["code"] as? String }
+        #expect(errors == ["network-refused", "network-refused", "network-refused"])
+        #expect(try server.hits() == before)
+    }
+
+    @Test func aasaAndAssetlinksAreValidatedOverHTTPSWithATestCA() throws {
+        let directory = try Self.temporaryDirectory()
+        let ca = try TestCA(in: directory)
+        let server = try LocalServer(tls: (ca.cert, ca.key), environment: [
+            "TEST_AASA": CLITests.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path,
+            "TEST_ASSETLINKS": try Self.writeAssetLinks(in: directory),
+        ])
+        let aasa = try CLITests.run(["aasa", "validate", server.origin, "--ca-file", ca.caFile])
+        #expect(aasa.status == 0, "\(aasa.stdout) \(aasa.stderr)")
+        #expect(aasa.stdout.contains("status 200, content type application/json"))
+        #expect(aasa.stdout.hasSuffix("\(server.origin)/.well-known/apple-app-site-association: valid, 0 errors, 0 warnings\n"))
+
+        let links = try CLITests.run(["assetlinks", "validate", server.origin, "--ca-file", ca.caFile])
+        #expect(links.status == 0, "\(links.stdout) \(links.stderr)")
+        #expect(links.stdout.contains("/.well-known/assetlinks.json: valid"))
+
+        // Without the CA the certificate is not trusted: a clear finding, status 1, no crash.
+        let untrusted = try CLITests.run(["aasa", "validate", server.origin])
+        #expect(untrusted.status == 1)
+        #expect(untrusted.stdout.contains("the TLS handshake failed"), "\(untrusted.stdout)")
+        #expect(untrusted.stdout.contains("--ca-file"))
+        let json = try CLITests.run(["assetlinks", "validate", "--json", server.origin])
+        #expect(json.status == 1)
+        #expect(json.stdout.contains(#""code":"tls-failed""#))
+    }
+
+    static func writeAssetLinks(in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent("assetlinks.json")
+        let fingerprint = (0..<32).map { String(format: "%02X", ($0 * 7 + 3) % 256) }.joined(separator: ":")
+        try Data(#"[{"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "android_app", "package_name": "com.example.shop", "sha256_cert_fingerprints": ["\#(fingerprint)"]}}]"#.utf8).write(to: path)
+        return path.path
+    }
+
+    @Test func serveResolvesThroughARedirect() throws {
+        let upstream = try LocalServer()
+        let directory = try Self.temporaryDirectory()
+        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
+        let config = directory.appendingPathComponent("config.yaml")
+        try Data((example + "\nresolve: {allowPrivateAddresses: true}\n").utf8).write(to: config)
+        let serve = Process()
+        serve.executableURL = CLITests.binary
+        serve.arguments = ["serve", "--config", config.path, "--port", "0", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path]
+        let log = Pipe()  // the service logs (JSON lines) to stderr
+        serve.standardOutput = FileHandle.nullDevice
+        serve.standardError = log
+        try serve.run()
+        defer { serve.terminate(); serve.waitUntilExit() }
+        var base: String?
+        var buffer = ""
+        let deadline = Date().addingTimeInterval(20)
+        while base == nil && Date() < deadline && serve.isRunning {
+            buffer += String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+            if let range = buffer.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) {
+                base = String(buffer[range].dropFirst(7).dropLast())
+            }
+        }
+        let service = try #require(base, "serve did not say where it listens: \(buffer)")
+        let target = "\(upstream.origin)/r1".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let data = try Data(contentsOf: URL(string: "\(service)/api/resolve?url=\(target)")!)
+        let result = try Self.json(String(decoding: data, as: UTF8.self))
+        #expect(result["unwrapped"] as? String == "https://twitter.com/jack/status/20")
+        #expect((result["actions"] as? [[String: Any]])?.contains { $0["url"] as? String == "twitter://status?id=20" } == true)
+        #expect(serve.isRunning)
+    }
+}
+
+extension JSONSerialization {
+    /// `text` as a JSON string literal.
+    static func string(_ text: String) -> String {
+        String(decoding: try! JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]), as: UTF8.self).dropFirst().dropLast().description
+    }
+}
