@@ -23,6 +23,11 @@ func measure(_ inputs: [String], seconds: Double = 2, _ body: (String) -> Int) -
     return best
 }
 
+func option(_ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.endIndex else { return nil }
+    return arguments[i + 1]
+}
+
 func fixturePath() -> String {
     if let i = arguments.firstIndex(of: "--manifest"), i + 1 < arguments.endIndex { return arguments[i + 1] }
     let here = URL(fileURLWithPath: #filePath)
@@ -76,10 +81,8 @@ case "rules":
     compare("fixture test inputs (every URL is meant for an action)", fixture, indexed, linear)
     compare("ordinary web links (no app claims them)", ordinary, indexed, linear)
     compare("mixed 1:1", zip(fixture, ordinary).flatMap { [$0, $1] }, indexed, linear)
-    let linearResolve = measure(fixture) { linear.resolve($0).actions.count }
-    let indexResolve = measure(fixture) { indexed.resolve($0).actions.count }
-    print(String(format: "full resolve of the fixture inputs (formats, scripts, 22 browsers included): linear %.1f µs, index %.1f µs, ratio %.1fx",
-                 linearResolve / 1000, indexResolve / 1000, linearResolve / indexResolve))
+case "resolve":
+    try await ResolveBenchmark.run(manifestPath: fixturePath(), binary: option("--binary") ?? "../.build/release/switchyard")
 case "aasa":
     AssociationBenchmarks.run()
 case "routes":
@@ -87,6 +90,6 @@ case "routes":
 case "relay":
     RelayBenchmarks.run()
 default:
-    print("usage: switchyard-bench rules [--manifest PATH] | aasa | routes | relay")
+    print("usage: switchyard-bench rules [--manifest PATH] | resolve [--manifest PATH] [--binary PATH] | aasa | routes | relay")
     exit(2)
 }
