@@ -11,6 +11,8 @@ import Testing
         let decision: Decision
         var detailExtra: String = ""
         var domainExtra: String = ""
+        /// Why iOS decides so, for the cases added with the swcutil disagreements.
+        var reason: String = ""
         var description: String { "\(name): \(url)" }
     }
 
@@ -148,5 +150,73 @@ import Testing
         #expect(e.steps.allSatisfy { $0.detail == 1 })
         let none = aasa.explain("https://e.com/shop/1", for: "ZZZZZ99999.nobody")
         #expect(none.decision == .noMatch && none.note == "no detail lists the app ID ZZZZZ99999.nobody")
+    }
+}
+
+// MARK: - Areas where swcutil disagreed with us
+
+extension DecideTests {
+    /// (b) With `caseSensitive: false` everything a pattern stands for is compared without
+    /// case: its literal text, the values of its variables, and the built-in classes.
+    @Test(arguments: [
+        Case(name: "upper accepts a lower-case letter", components: ##"[{"/": "/v/$(upper)", "caseSensitive": false}]"##, url: "https://e.com/v/a", decision: .match,
+             reason: "without case, a equals A, which $(upper) accepts"),
+        Case(name: "upper accepts an upper-case letter", components: ##"[{"/": "/v/$(upper)", "caseSensitive": false}]"##, url: "https://e.com/v/A", decision: .match,
+             reason: "the URL is folded to lower case, so the class must be folded too"),
+        Case(name: "upper case-sensitive rejects lower", components: ##"[{"/": "/v/$(upper)"}]"##, url: "https://e.com/v/a", decision: .noMatch,
+             reason: "case-sensitive by default: $(upper) is A-Z only"),
+        Case(name: "upper is still one letter", components: ##"[{"/": "/v/$(upper)", "caseSensitive": false}]"##, url: "https://e.com/v/7", decision: .noMatch,
+             reason: "folding case does not make a digit a letter"),
+        Case(name: "lower accepts upper-case", components: ##"[{"/": "/v/$(lower)", "caseSensitive": false}]"##, url: "https://e.com/v/Q", decision: .match,
+             reason: "Q equals q without case"),
+        Case(name: "xdigit without case", components: ##"[{"/": "/c/$(xdigit)$(xdigit)", "caseSensitive": false}]"##, url: "https://e.com/c/Fa", decision: .match,
+             reason: "A-F and a-f both stay hex digits"),
+        Case(name: "alpha and alnum without case", components: ##"[{"/": "/$(alpha)$(alnum)", "caseSensitive": false}]"##, url: "https://e.com/Zq", decision: .match,
+             reason: "letters of either case"),
+        Case(name: "digit without case rejects a letter", components: ##"[{"/": "/v$(digit)", "caseSensitive": false}]"##, url: "https://e.com/vx", decision: .noMatch,
+             reason: "digits have no case"),
+        Case(name: "domain default folds classes", components: ##"[{"/": "/v/$(upper)"}]"##, url: "https://e.com/v/k", decision: .match,
+             domainExtra: #""defaults": {"caseSensitive": false}, "#, reason: "the domain-wide default reaches the classes too"),
+        Case(name: "detail default folds classes", components: ##"[{"/": "/v/$(upper)"}]"##, url: "https://e.com/v/k", decision: .match,
+             detailExtra: #""defaults": {"caseSensitive": false}, "#, reason: "the detail default reaches the classes too"),
+        Case(name: "component true overrides a false default", components: ##"[{"/": "/v/$(upper)", "caseSensitive": true}]"##, url: "https://e.com/v/k", decision: .noMatch,
+             detailExtra: #""defaults": {"caseSensitive": false}, "#, reason: "the component's own setting wins"),
+        Case(name: "variable name with capitals, without case", components: ##"[{"/": "/$(shopName)/*", "caseSensitive": false}]"##, url: "https://e.com/TOYS/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shopName": ["Toys"]}, "#, reason: "names are not folded; only text is"),
+        Case(name: "variable name with capitals, with case", components: ##"[{"/": "/$(shopName)/*"}]"##, url: "https://e.com/Toys/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shopName": ["Toys"]}, "#, reason: "regression: the case-sensitive path"),
+        Case(name: "variable value without case", components: ##"[{"/": "/$(shop)/*", "caseSensitive": false}]"##, url: "https://e.com/toys/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["Toys"]}, "#, reason: "values are compared without case like the rest"),
+        Case(name: "variable value with case", components: ##"[{"/": "/$(shop)/*"}]"##, url: "https://e.com/toys/1", decision: .noMatch,
+             detailExtra: #""substitutionVariables": {"shop": ["Toys"]}, "#, reason: "case-sensitive by default"),
+        Case(name: "domain variable, domain default without case", components: ##"[{"/": "/$(shop)/*"}]"##, url: "https://e.com/BOOKS/x", decision: .match,
+             domainExtra: #""defaults": {"caseSensitive": false}, "substitutionVariables": {"shop": ["Books"]}, "#, reason: "domain-wide variable and default"),
+        Case(name: "region lower-case without case", components: ##"[{"/": "/$(region)/*", "caseSensitive": false}]"##, url: "https://e.com/de/x", decision: .match,
+             reason: "region codes are listed in upper case"),
+        Case(name: "region lower-case with case", components: ##"[{"/": "/$(region)/*"}]"##, url: "https://e.com/de/x", decision: .noMatch,
+             reason: "with case, de is not a region code"),
+        Case(name: "lang upper-case without case", components: ##"[{"/": "/$(lang)/help"}]"##, url: "https://e.com/DE/help", decision: .match,
+             domainExtra: #""defaults": {"caseSensitive": false}, "#, reason: "language codes are listed in lower case"),
+        Case(name: "lang_region both folded", components: ##"[{"/": "/$(lang)_$(region)/*", "caseSensitive": false}]"##, url: "https://e.com/EN_gb/x", decision: .match,
+             reason: "two word lists in one pattern"),
+        Case(name: "query item name and variable without case", components: ##"[{"?": {"Ref": "$(src)"}, "caseSensitive": false}]"##, url: "https://e.com/?ref=MAIL", decision: .match,
+             detailExtra: #""substitutionVariables": {"src": ["Mail"]}, "#, reason: "query names and values fold too"),
+        Case(name: "fragment variable without case", components: ##"[{"#": "$(tab)", "caseSensitive": false}]"##, url: "https://e.com/x#TOP", decision: .match,
+             detailExtra: #""substitutionVariables": {"tab": ["Top"]}, "#, reason: "fragment values fold too"),
+        Case(name: "decoded non-ASCII value without case", components: ##"[{"/": "/$(place)", "caseSensitive": false, "percentEncoded": false}]"##, url: "https://e.com/CAF%C3%89", decision: .match,
+             detailExtra: #""substitutionVariables": {"place": ["Café"]}, "#, reason: "É decoded, then folded like é"),
+        Case(name: "wildcard in a value", components: ##"[{"/": "/$(shop)/1"}]"##, url: "https://e.com/toys/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["to*"]}, "#, reason: "a value is pattern text: * is a wildcard"),
+        Case(name: "question mark in a value", components: ##"[{"/": "/$(shop)/1"}]"##, url: "https://e.com/bk/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["b?"]}, "#, reason: "a value is pattern text: ? is one character"),
+        Case(name: "wildcard value without case", components: ##"[{"/": "/$(shop)/1", "caseSensitive": false}]"##, url: "https://e.com/TOYS/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["To*"]}, "#, reason: "the literal part of a value folds, the wildcard stays"),
+        Case(name: "unknown variable is literal text without case", components: ##"[{"/": "/$(Nope)", "caseSensitive": false}]"##, url: "https://e.com/$(NOPE)", decision: .match,
+             reason: "unknown $(Nope) is literal text, compared without case like any other"),
+        Case(name: "unknown variable is literal text with case", components: ##"[{"/": "/$(Nope)"}]"##, url: "https://e.com/$(NOPE)", decision: .noMatch,
+             reason: "and with case, only as written"),
+    ])
+    func caseInsensitiveVariables(_ c: Case) throws {
+        #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision, "\(c.reason)")
     }
 }
