@@ -219,4 +219,75 @@ extension DecideTests {
     func caseInsensitiveVariables(_ c: Case) throws {
         #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision, "\(c.reason)")
     }
+
+    /// (c) iOS does not normalise a URL's path: repeated slashes are compared as written.
+    @Test(arguments: [
+        Case(name: "//a is not /a", components: ##"[{"/": "/a"}]"##, url: "https://e.com//a", decision: .noMatch,
+             reason: "the path of https://e.com//a is //a"),
+        Case(name: "//a matches //a", components: ##"[{"/": "//a"}]"##, url: "https://e.com//a", decision: .match,
+             reason: "slashes compared as they are"),
+        Case(name: "/a is not //a", components: ##"[{"/": "//a"}]"##, url: "https://e.com/a", decision: .noMatch,
+             reason: "nor is the pattern collapsed"),
+        Case(name: "prefix does not skip a doubled slash", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com//a/b", decision: .noMatch,
+             reason: "//a/b does not start with /a/"),
+        Case(name: "star crosses a doubled slash", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a//b", decision: .match,
+             reason: "* matches any characters, slashes included"),
+        Case(name: "star at the start crosses //", components: ##"[{"/": "/*"}]"##, url: "https://e.com//x//y", decision: .match,
+             reason: "* matches /x//y"),
+        Case(name: "? matches a slash", components: ##"[{"/": "/a?b"}]"##, url: "https://e.com/a/b", decision: .match,
+             reason: "? is any one character"),
+        Case(name: "// is not the root", components: ##"[{"/": "/"}]"##, url: "https://e.com//", decision: .noMatch,
+             reason: "only one trailing slash is disregarded, and // has nothing before it"),
+        Case(name: "// matches //", components: ##"[{"/": "//"}]"##, url: "https://e.com//", decision: .match,
+             reason: "same text"),
+        Case(name: "//* does not match the root", components: ##"[{"/": "//*"}]"##, url: "https://e.com/", decision: .noMatch,
+             reason: "/ does not start with //"),
+        Case(name: "//* matches //x", components: ##"[{"/": "//*"}]"##, url: "https://e.com//x", decision: .match,
+             reason: "prefix with two slashes"),
+        Case(name: "/a/ is not /a//", components: ##"[{"/": "/a/"}]"##, url: "https://e.com/a//", decision: .noMatch,
+             reason: "one trailing slash is disregarded, not two"),
+        Case(name: "/a// matches /a//", components: ##"[{"/": "/a//"}]"##, url: "https://e.com/a//", decision: .match,
+             reason: "same text"),
+        Case(name: "/a// is not /a/", components: ##"[{"/": "/a//"}]"##, url: "https://e.com/a/", decision: .noMatch,
+             reason: "/a/ is /a once its trailing slash is disregarded"),
+        Case(name: "/a//* is not /a", components: ##"[{"/": "/a//*"}]"##, url: "https://e.com/a", decision: .noMatch,
+             reason: "the /x/* also-matches-/x rule does not eat a slash"),
+        Case(name: "/a/* still matches /a", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a", decision: .match,
+             reason: "regression: the usual prefix rule"),
+        Case(name: "/a/* matches /a/", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a/", decision: .match,
+             reason: "regression"),
+        Case(name: "/* matches the root", components: ##"[{"/": "/*"}]"##, url: "https://e.com", decision: .match,
+             reason: "regression: * matches nothing"),
+        Case(name: "encoded %2F is not a slash", components: ##"[{"/": "/a/b"}]"##, url: "https://e.com/a%2Fb", decision: .noMatch,
+             reason: "percentEncoded (default true) compares the raw path"),
+        Case(name: "raw %2F pattern", components: ##"[{"/": "/a%2Fb"}]"##, url: "https://e.com/a%2Fb", decision: .match,
+             reason: "the raw text as written"),
+        Case(name: "decoded %2F is a slash", components: ##"[{"/": "/a/b", "percentEncoded": false}]"##, url: "https://e.com/a%2Fb", decision: .match,
+             reason: "percentEncoded false compares the decoded path, where %2F is /"),
+        Case(name: "decoded %2F%2F is //", components: ##"[{"/": "/a/b", "percentEncoded": false}]"##, url: "https://e.com/a%2F%2Fb", decision: .noMatch,
+             reason: "decoding gives /a//b, which is not collapsed"),
+        Case(name: "decoded %2F%2F matches //", components: ##"[{"/": "/a//b", "percentEncoded": false}]"##, url: "https://e.com/a%2F%2Fb", decision: .match,
+             reason: "decoded text as it is"),
+        Case(name: "decoded leading %2F", components: ##"[{"/": "//a", "percentEncoded": false}]"##, url: "https://e.com/%2Fa", decision: .match,
+             reason: "/%2Fa decodes to //a"),
+        Case(name: "dot segments are not removed", components: ##"[{"/": "/b"}]"##, url: "https://e.com/a/../b", decision: .noMatch,
+             reason: "the path is not normalised in any way: /a/../b is compared as written"),
+        Case(name: "dot segments compared as written", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a/../b", decision: .match,
+             reason: "and so it starts with /a/"),
+        Case(name: "slashes in the query are kept", components: ##"[{"?": "u=//x"}]"##, url: "https://e.com/?u=//x", decision: .match,
+             reason: "the query is compared as written too"),
+        Case(name: "slashes in the fragment are kept", components: ##"[{"#": "a//b"}]"##, url: "https://e.com/p#a//b", decision: .match,
+             reason: "and the fragment"),
+    ])
+    func repeatedSlashes(_ c: Case) throws {
+        #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision, "\(c.reason)")
+    }
+
+    @Test func legacyPathsKeepRepeatedSlashes() throws {
+        let aasa = try AppSiteAssociation(json: ##"{"applinks": {"apps": [], "details": [{"appID": "\##(Self.app)", "paths": ["/a/*", "//b"]}]}}"##)
+        #expect(aasa.decide("https://e.com/a//x", for: Self.app) == .match)
+        #expect(aasa.decide("https://e.com//a/x", for: Self.app) == .noMatch)
+        #expect(aasa.decide("https://e.com//b", for: Self.app) == .match)
+        #expect(aasa.decide("https://e.com/b", for: Self.app) == .noMatch)
+    }
 }
