@@ -120,16 +120,17 @@ struct AASACommand: ParsableCommand {
             }
             for s in e.steps {
                 let entry = aasa.describe(detail: s.detail, entry: s.entry, legacy: s.legacyPath)
+                let place = "\(aasa.detailName(s.detail)).\(s.legacyPath ? "paths" : "components")[\(s.entry)]"
                 if let failed = s.failed {
-                    Output.line("  details[\(s.detail)].\(s.legacyPath ? "paths" : "components")[\(s.entry)] \(entry): no — \"\(failed.rawValue)\" does not match")
+                    Output.line("  \(place) \(entry): no — \"\(failed.rawValue)\" does not match")
                 } else {
-                    Output.line("  details[\(s.detail)].\(s.legacyPath ? "paths" : "components")[\(s.entry)] \(entry): matches")
+                    Output.line("  \(place) \(entry): matches")
                 }
             }
             if let note = e.note { Output.line("  \(note)") }
             switch e.decision {
             case .match: Output.line("match: iOS opens \(url) in \(appID)")
-            case .exclude: Output.line("exclude: iOS keeps \(url) in the browser (excluded by details[\(e.decidedBy!.detail)] entry \(e.decidedBy!.entry))")
+            case .exclude: Output.line("exclude: iOS keeps \(url) in the browser (excluded by \(aasa.detailName(e.decidedBy!.detail)) entry \(e.decidedBy!.entry))")
             case .noMatch: Output.line("no_match: iOS does not offer \(url) to \(appID)")
             }
         }
@@ -167,6 +168,12 @@ struct AASACommand: ParsableCommand {
 }
 
 extension AppSiteAssociation {
+    /// "details[0]", or "details[\"TEAMID.bundle.id\"]" in the legacy dictionary form.
+    func detailName(_ detail: Int) -> String {
+        let location = applinks?.details.first(where: { $0.index == detail })?.location ?? "applinks.details[\(detail)]"
+        return location.hasPrefix("applinks.") ? String(location.dropFirst("applinks.".count)) : location
+    }
+
     /// A short rendering of a component or legacy path for explanations.
     func describe(detail: Int, entry: Int, legacy: Bool) -> String {
         guard let d = applinks?.details.first(where: { $0.index == detail }) else { return "" }

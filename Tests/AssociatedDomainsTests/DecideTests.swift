@@ -290,4 +290,96 @@ extension DecideTests {
         #expect(aasa.decide("https://e.com//b", for: Self.app) == .match)
         #expect(aasa.decide("https://e.com/b", for: Self.app) == .noMatch)
     }
+
+    /// (a) The iOS 9 form: `details` is a dictionary whose keys are app IDs.
+    struct FileCase: Sendable, CustomStringConvertible {
+        let name: String
+        let json: String
+        let url: String
+        var appID: String = DecideTests.app
+        let decision: Decision
+        let reason: String
+        var description: String { "\(name): \(url)" }
+    }
+
+    static let legacyFile = ##"""
+        {"applinks": {"apps": [], "details": {
+          "ABCDE12345.com.example.app": {"paths": ["NOT /help/secret", "/help/*", "/buy/*"]},
+          "ZZZZZ99999.com.example.other": {"paths": ["*"]}
+        }}}
+        """##
+
+    @Test(arguments: [
+        FileCase(name: "key is the app ID", json: DecideTests.legacyFile, url: "https://e.com/buy/1", decision: .match, reason: "the key lists the app"),
+        FileCase(name: "NOT first", json: DecideTests.legacyFile, url: "https://e.com/help/secret", decision: .exclude, reason: "legacy paths, first match decides"),
+        FileCase(name: "prefix", json: DecideTests.legacyFile, url: "https://e.com/help/me", decision: .match, reason: "legacy prefix"),
+        FileCase(name: "unlisted path", json: DecideTests.legacyFile, url: "https://e.com/sell/1", decision: .noMatch, reason: "no path matches"),
+        FileCase(name: "legacy paths are case-sensitive", json: DecideTests.legacyFile, url: "https://e.com/BUY/1", decision: .noMatch, reason: "as in the array form"),
+        FileCase(name: "second key", json: DecideTests.legacyFile, url: "https://e.com/anything", appID: "ZZZZZ99999.com.example.other", decision: .match,
+                 reason: "each key is its own detail"),
+        FileCase(name: "second key's paths are not the first's", json: DecideTests.legacyFile, url: "https://e.com/anything", decision: .noMatch,
+                 reason: "the catch-all belongs to the other app"),
+        FileCase(name: "app not a key", json: DecideTests.legacyFile, url: "https://e.com/buy/1", appID: "QQQQQ11111.com.example.none", decision: .noMatch,
+                 reason: "no key names it"),
+        FileCase(name: "components in a keyed value", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"components": [{"/": "/c/*", "?": {"k": "?*"}}]}}}}"##,
+                 url: "https://e.com/c/1?k=v", decision: .match, reason: "the value is read as any detail"),
+        FileCase(name: "components win over paths in a keyed value", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"paths": ["*"], "components": [{"/": "/c"}]}}}}"##,
+                 url: "https://e.com/d", decision: .noMatch, reason: "as in the array form"),
+        FileCase(name: "defaults in a keyed value", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"defaults": {"caseSensitive": false}, "components": [{"/": "/C"}]}}}}"##,
+                 url: "https://e.com/c", decision: .match, reason: "the detail's defaults apply"),
+        FileCase(name: "repeated key: the last one counts", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"paths": ["/old"]}, "\##(DecideTests.app)": {"paths": ["/new"]}}}}"##,
+                 url: "https://e.com/new", decision: .match, reason: "a dictionary keeps the last value of a key"),
+        FileCase(name: "repeated key: the first one is dropped", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"paths": ["/old"]}, "\##(DecideTests.app)": {"paths": ["/new"]}}}}"##,
+                 url: "https://e.com/old", decision: .noMatch, reason: "a dictionary keeps the last value of a key"),
+        FileCase(name: "appIDs inside a keyed value are not read", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"appIDs": ["ZZZZZ99999.x.y"], "paths": ["*"]}}}}"##,
+                 url: "https://e.com/a", appID: "ZZZZZ99999.x.y", decision: .noMatch, reason: "the key is the app ID"),
+        FileCase(name: "empty dictionary", json: ##"{"applinks": {"apps": [], "details": {}}}"##, url: "https://e.com/a", decision: .noMatch,
+                 reason: "no app is associated"),
+    ])
+    func legacyDetailsDictionary(_ c: FileCase) throws {
+        let aasa = try #require(AppSiteAssociation.read(bytes: Array(c.json.utf8)).0)
+        #expect(aasa.decide(c.url, for: c.appID) == c.decision, "\(c.reason)")
+    }
+
+    @Test func legacyDetailsDictionaryKeepsFileOrderAndExplains() throws {
+        let aasa = try AppSiteAssociation(json: Self.legacyFile)
+        let links = try #require(aasa.applinks)
+        #expect(links.detailsKeyedByAppID)
+        #expect(links.details.map(\.appIDs) == [[Self.app], ["ZZZZZ99999.com.example.other"]])
+        #expect(links.details.map(\.location) == [#"applinks.details["ABCDE12345.com.example.app"]"#, #"applinks.details["ZZZZZ99999.com.example.other"]"#])
+        #expect(links.details.map(\.index) == [0, 1])
+        let e = aasa.explain("https://e.com/help/me", for: Self.app)
+        #expect(e.decision == .match)
+        #expect(e.decidedBy?.detail == 0 && e.decidedBy?.entry == 1)
+        #expect(e.steps.map(\.failed) == [.path, nil])
+        #expect(e.steps.allSatisfy { $0.legacyPath })
+        let other = aasa.explain("https://e.com/x", for: "ZZZZZ99999.com.example.other")
+        #expect(other.decidedBy?.detail == 1 && other.decision == .match)
+    }
+
+    @Test func legacyDetailsDictionaryIsAWarningNotAnError() throws {
+        let good = AppSiteAssociation.validate(bytes: Array(Self.legacyFile.utf8))
+        #expect(good.map(\.code) == ["legacy-details-dictionary"])
+        #expect(good.allSatisfy { $0.severity == .warning })
+        #expect(good.first?.path == "applinks.details")
+
+        let text = ##"""
+            {"applinks": {"apps": [], "details": {
+              "TEAMID.com.example.app": {"paths": ["*"]},
+              "ABCDE12345.com.example.twice": {"paths": ["/a"]},
+              "ABCDE12345.com.example.twice": {"paths": ["/b"], "appID": "ABCDE12345.x"},
+              "ABCDE12345.com.example.list": ["*"],
+              "ABCDE12345.com.example.none": {}
+            }}}
+            """##
+        let findings = AppSiteAssociation.validate(bytes: Array(text.utf8)).map { "\($0.severity.rawValue) \($0.code) @ \($0.path)" }
+        #expect(findings == [
+            #"error wrong-type @ applinks.details["ABCDE12345.com.example.list"]"#,
+            #"error placeholder-app-id @ applinks.details["TEAMID.com.example.app"]"#,
+            #"error no-patterns @ applinks.details["ABCDE12345.com.example.none"]"#,
+            "warning legacy-details-dictionary @ applinks.details",
+            #"warning duplicate-app-id @ applinks.details["ABCDE12345.com.example.twice"]"#,
+            #"warning ignored-key @ applinks.details["ABCDE12345.com.example.twice"].appID"#,
+        ])
+    }
 }
