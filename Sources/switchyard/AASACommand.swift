@@ -63,7 +63,13 @@ struct AASACommand: ParsableCommand {
             guard case .object = value else { return failure(id, "wrong-type", "each line must be a JSON object") }
             guard let url = value["url"]?.stringValue else { return failure(id, "missing-key", "\"url\" must be a string") }
             guard let appID = value["appId"]?.stringValue else { return failure(id, "missing-key", "\"appId\" must be a string") }
-            let domain = value["domain"]?.stringValue
+            // Without "domain" (or with null) the URL's own host is the domain.
+            let domain: String?
+            switch value["domain"] {
+            case nil, .null?: domain = nil
+            case .string(let d)?: domain = d
+            case let other?: return failure(id, "wrong-type", "\"domain\" must be a string when given, found \(other.typeName)")
+            }
             var document = value["aasa"] ?? .null
             if case .string(let text) = document {
                 do { document = try JSONParser.parse(text) } catch { return failure(id, "aasa-json-syntax", "\"aasa\" text is not JSON: \(error)") }
@@ -102,11 +108,12 @@ struct AASACommand: ParsableCommand {
         @Argument(help: "The AASA file.") var file: String
         @Argument(help: "The URL.") var url: String
         @Option(name: .customLong("app-id"), help: "TEAMID.bundle.id") var appID: String
+        @Option(help: "The domain the file is served for; the URL's host must be it (default: the URL's own host).") var domain: String?
         @Flag(help: "JSON output.") var json = false
 
         func run() throws {
             let aasa = try AASACommand.load(file)
-            let e = aasa.explain(url, for: appID)
+            let e = aasa.explain(url, for: appID, domain: domain)
             if json {
                 Output.line(JSONWriter.compact(.object([
                     ("decision", .string(e.decision.rawValue)),

@@ -382,4 +382,48 @@ extension DecideTests {
             #"warning ignored-key @ applinks.details["ABCDE12345.com.example.twice"].appID"#,
         ])
     }
+
+    /// (d) The domain: nil means the URL's own host; an empty one names no host.
+    struct DomainCase: Sendable, CustomStringConvertible {
+        let name: String
+        let url: String
+        let domain: String?
+        let decision: Decision
+        var note: String?
+        let reason: String
+        var description: String { "\(name): \(url) on \(domain.map { "\"\($0)\"" } ?? "nil")" }
+    }
+
+    @Test(arguments: [
+        DomainCase(name: "no domain: the URL's host", url: "https://e.com/buy/1", domain: nil, decision: .match, reason: "the URL's own host is the domain"),
+        DomainCase(name: "no domain: any host", url: "https://shop.other.example/buy/1", domain: nil, decision: .match, reason: "only path, query and fragment decide"),
+        DomainCase(name: "no domain: the path still decides", url: "https://e.com/sell/1", domain: nil, decision: .noMatch, reason: "no component matches"),
+        DomainCase(name: "same domain", url: "https://e.com/buy/1", domain: "e.com", decision: .match, reason: "host is the domain"),
+        DomainCase(name: "domain without case", url: "https://E.com/buy/1", domain: "E.COM", decision: .match, reason: "host names have no case"),
+        DomainCase(name: "other host", url: "https://other.com/buy/1", domain: "e.com", decision: .noMatch, note: "the URL's host other.com is not e.com",
+                   reason: "the file is for e.com"),
+        DomainCase(name: "subdomain is another domain", url: "https://www.e.com/buy/1", domain: "e.com", decision: .noMatch,
+                   note: "the URL's host www.e.com is not e.com", reason: "www.e.com needs its own file"),
+        DomainCase(name: "empty domain", url: "https://e.com/buy/1", domain: "", decision: .noMatch,
+                   note: "the domain is empty: it names no host, so no URL is on it", reason: "an empty domain must not match everything"),
+        DomainCase(name: "empty domain, catch-all URL", url: "https://e.com/", domain: "", decision: .noMatch,
+                   note: "the domain is empty: it names no host, so no URL is on it", reason: "not even the root"),
+        DomainCase(name: "no host, no domain", url: "https:///buy/1", domain: nil, decision: .noMatch,
+                   note: "the URL has no host, so it cannot be a universal link", reason: "a universal link has a host"),
+        DomainCase(name: "no host, with a domain", url: "https:///buy/1", domain: "e.com", decision: .noMatch,
+                   note: "the URL has no host, so it cannot be a universal link", reason: "the domain is not filled in for the URL"),
+        DomainCase(name: "no host, empty domain", url: "https:///buy/1", domain: "", decision: .noMatch,
+                   note: "the URL has no host, so it cannot be a universal link", reason: "nothing to compare, nothing matches"),
+        DomainCase(name: "a bare path", url: "/buy/1", domain: "e.com", decision: .noMatch, note: "not an absolute URL", reason: "iOS only sees absolute URLs"),
+        DomainCase(name: "empty URL", url: "", domain: nil, decision: .noMatch, note: "not an absolute URL", reason: "must not trap"),
+        DomainCase(name: "http on the domain", url: "http://e.com/buy/1", domain: nil, decision: .noMatch, note: "only https URLs can be universal links",
+                   reason: "only https"),
+    ])
+    func domains(_ c: DomainCase) throws {
+        let aasa = try AppSiteAssociation(json: ##"{"applinks": {"details": [{"appIDs": ["\##(Self.app)"], "components": [{"/": "/buy/*"}, {"/": "/"}]}]}}"##)
+        #expect(aasa.decide(c.url, for: Self.app, domain: c.domain) == c.decision, "\(c.reason)")
+        let e = aasa.explain(c.url, for: Self.app, domain: c.domain)
+        #expect(e.decision == c.decision)
+        if let note = c.note { #expect(e.note == note) }
+    }
 }

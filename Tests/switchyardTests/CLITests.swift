@@ -70,6 +70,7 @@ import Testing
         Case(golden: "aasa-validate-good", arguments: ["aasa", "validate", "Inputs/shop-aasa.json"]),
         Case(golden: "aasa-validate-legacy", arguments: ["aasa", "validate", "Inputs/legacy-aasa.json"]),
         Case(golden: "aasa-explain-legacy", arguments: ["aasa", "explain", "Inputs/legacy-aasa.json", "https://shop.example/buy/7", "--app-id", "ABCDE12345.com.example.shop"]),
+        Case(golden: "aasa-explain-other-domain", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7", "--app-id", "ABCDE12345.com.example.shop", "--domain", "other.example"]),
         Case(golden: "aasa-generate-plur", arguments: ["aasa", "generate", "--routes", "../../Examples/plur-routes.yaml", "--team-id", "ABCDE12345", "--bundle-id", "community.rabble.plur"]),
         Case(golden: "route-plur", arguments: ["route", "--routes", "../../Examples/plur-routes.yaml"],
              stdin: "https://rabble.community/i/ABC\nhttps://rabble.community/i/plur://join-community?group-id=G&code=C&relay=wss%3A%2F%2Fr.example\nhttps://www.rabble.community/g/G/\nplur://group/G?relay=wss%3A%2F%2Fr.example\nhttps://rabble.community/join/G\n"),
