@@ -21,6 +21,11 @@ struct Subject {
         return String(path.dropLast())
     }
 
+    /// The text a component compares: raw, or (`percentEncoded: false`) fully decoded, then
+    /// lower-cased without case. Decoding is done after the URL was split, so it never changes
+    /// which part a character belongs to, but it does decode `%2F`: with `percentEncoded: false`
+    /// "/a%2Fb" is the path "/a/b" (as a decoded URL path is everywhere on Apple's platforms),
+    /// while with the default the raw "%2F" is compared and only a pattern with "%2F" matches it.
     static func variant(_ s: String, encoded: Bool, cased: Bool) -> String {
         var t = encoded ? s : PercentText.decode(s)
         if !cased { t = t.lowercased() }
