@@ -57,7 +57,13 @@ struct AASACommand: ParsableCommand {
             guard case .object = value else { return failure(id, "wrong-type", "each line must be a JSON object") }
             guard let url = value["url"]?.stringValue else { return failure(id, "missing-key", "\"url\" must be a string") }
             guard let appID = value["appId"]?.stringValue else { return failure(id, "missing-key", "\"appId\" must be a string") }
-            let domain = value["domain"]?.stringValue
+            // Without "domain" (or with null) the URL's own host is the domain.
+            let domain: String?
+            switch value["domain"] {
+            case nil, .null?: domain = nil
+            case .string(let d)?: domain = d
+            case let other?: return failure(id, "wrong-type", "\"domain\" must be a string when given, found \(other.typeName)")
+            }
             var document = value["aasa"] ?? .null
             if case .string(let text) = document {
                 do { document = try JSONParser.parse(text) } catch { return failure(id, "aasa-json-syntax", "\"aasa\" text is not JSON: \(error)") }
@@ -96,6 +102,7 @@ struct AASACommand: ParsableCommand {
         @Argument(help: "The AASA file.") var file: String
         @Argument(help: "The URL.") var url: String
         @Option(name: .customLong("app-id"), help: "TEAMID.bundle.id") var appID: String
+        @Option(help: "The domain the file is served for; the URL's host must be it (default: the URL's own host).") var domain: String?
         @Flag(help: "JSON output.") var json = false
 
         func run() throws {
@@ -104,7 +111,7 @@ struct AASACommand: ParsableCommand {
                 Output.error("error: \(url): \(problem)")
                 throw ExitCode(1)
             }
-            let e = aasa.explain(url, for: appID)
+            let e = aasa.explain(url, for: appID, domain: domain)
             if json {
                 Output.line(JSONWriter.compact(.object([
                     ("decision", .string(e.decision.rawValue)),
@@ -118,16 +125,17 @@ struct AASACommand: ParsableCommand {
             }
             for s in e.steps {
                 let entry = aasa.describe(detail: s.detail, entry: s.entry, legacy: s.legacyPath)
+                let place = "\(aasa.detailName(s.detail)).\(s.legacyPath ? "paths" : "components")[\(s.entry)]"
                 if let failed = s.failed {
-                    Output.line("  details[\(s.detail)].\(s.legacyPath ? "paths" : "components")[\(s.entry)] \(entry): no — \"\(failed.rawValue)\" does not match")
+                    Output.line("  \(place) \(entry): no — \"\(failed.rawValue)\" does not match")
                 } else {
-                    Output.line("  details[\(s.detail)].\(s.legacyPath ? "paths" : "components")[\(s.entry)] \(entry): matches")
+                    Output.line("  \(place) \(entry): matches")
                 }
             }
             if let note = e.note { Output.line("  \(note)") }
             switch e.decision {
             case .match: Output.line("match: iOS opens \(url) in \(appID)")
-            case .exclude: Output.line("exclude: iOS keeps \(url) in the browser (excluded by details[\(e.decidedBy!.detail)] entry \(e.decidedBy!.entry))")
+            case .exclude: Output.line("exclude: iOS keeps \(url) in the browser (excluded by \(aasa.detailName(e.decidedBy!.detail)) entry \(e.decidedBy!.entry))")
             case .noMatch: Output.line("no_match: iOS does not offer \(url) to \(appID)")
             }
         }
@@ -165,6 +173,12 @@ struct AASACommand: ParsableCommand {
 }
 
 extension AppSiteAssociation {
+    /// "details[0]", or "details[\"TEAMID.bundle.id\"]" in the legacy dictionary form.
+    func detailName(_ detail: Int) -> String {
+        let location = applinks?.details.first(where: { $0.index == detail })?.location ?? "applinks.details[\(detail)]"
+        return location.hasPrefix("applinks.") ? String(location.dropFirst("applinks.".count)) : location
+    }
+
     /// A short rendering of a component or legacy path for explanations.
     func describe(detail: Int, entry: Int, legacy: Bool) -> String {
         guard let d = applinks?.details.first(where: { $0.index == detail }) else { return "" }

@@ -11,6 +11,8 @@ import Testing
         let decision: Decision
         var detailExtra: String = ""
         var domainExtra: String = ""
+        /// Why iOS decides so, for the cases added with the swcutil disagreements.
+        var reason: String = ""
         var description: String { "\(name): \(url)" }
     }
 
@@ -148,5 +150,280 @@ import Testing
         #expect(e.steps.allSatisfy { $0.detail == 1 })
         let none = aasa.explain("https://e.com/shop/1", for: "ZZZZZ99999.nobody")
         #expect(none.decision == .noMatch && none.note == "no detail lists the app ID ZZZZZ99999.nobody")
+    }
+}
+
+// MARK: - Areas where swcutil disagreed with us
+
+extension DecideTests {
+    /// (b) With `caseSensitive: false` everything a pattern stands for is compared without
+    /// case: its literal text, the values of its variables, and the built-in classes.
+    @Test(arguments: [
+        Case(name: "upper accepts a lower-case letter", components: ##"[{"/": "/v/$(upper)", "caseSensitive": false}]"##, url: "https://e.com/v/a", decision: .match,
+             reason: "without case, a equals A, which $(upper) accepts"),
+        Case(name: "upper accepts an upper-case letter", components: ##"[{"/": "/v/$(upper)", "caseSensitive": false}]"##, url: "https://e.com/v/A", decision: .match,
+             reason: "the URL is folded to lower case, so the class must be folded too"),
+        Case(name: "upper case-sensitive rejects lower", components: ##"[{"/": "/v/$(upper)"}]"##, url: "https://e.com/v/a", decision: .noMatch,
+             reason: "case-sensitive by default: $(upper) is A-Z only"),
+        Case(name: "upper is still one letter", components: ##"[{"/": "/v/$(upper)", "caseSensitive": false}]"##, url: "https://e.com/v/7", decision: .noMatch,
+             reason: "folding case does not make a digit a letter"),
+        Case(name: "lower accepts upper-case", components: ##"[{"/": "/v/$(lower)", "caseSensitive": false}]"##, url: "https://e.com/v/Q", decision: .match,
+             reason: "Q equals q without case"),
+        Case(name: "xdigit without case", components: ##"[{"/": "/c/$(xdigit)$(xdigit)", "caseSensitive": false}]"##, url: "https://e.com/c/Fa", decision: .match,
+             reason: "A-F and a-f both stay hex digits"),
+        Case(name: "alpha and alnum without case", components: ##"[{"/": "/$(alpha)$(alnum)", "caseSensitive": false}]"##, url: "https://e.com/Zq", decision: .match,
+             reason: "letters of either case"),
+        Case(name: "digit without case rejects a letter", components: ##"[{"/": "/v$(digit)", "caseSensitive": false}]"##, url: "https://e.com/vx", decision: .noMatch,
+             reason: "digits have no case"),
+        Case(name: "domain default folds classes", components: ##"[{"/": "/v/$(upper)"}]"##, url: "https://e.com/v/k", decision: .match,
+             domainExtra: #""defaults": {"caseSensitive": false}, "#, reason: "the domain-wide default reaches the classes too"),
+        Case(name: "detail default folds classes", components: ##"[{"/": "/v/$(upper)"}]"##, url: "https://e.com/v/k", decision: .match,
+             detailExtra: #""defaults": {"caseSensitive": false}, "#, reason: "the detail default reaches the classes too"),
+        Case(name: "component true overrides a false default", components: ##"[{"/": "/v/$(upper)", "caseSensitive": true}]"##, url: "https://e.com/v/k", decision: .noMatch,
+             detailExtra: #""defaults": {"caseSensitive": false}, "#, reason: "the component's own setting wins"),
+        Case(name: "variable name with capitals, without case", components: ##"[{"/": "/$(shopName)/*", "caseSensitive": false}]"##, url: "https://e.com/TOYS/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shopName": ["Toys"]}, "#, reason: "names are not folded; only text is"),
+        Case(name: "variable name with capitals, with case", components: ##"[{"/": "/$(shopName)/*"}]"##, url: "https://e.com/Toys/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shopName": ["Toys"]}, "#, reason: "regression: the case-sensitive path"),
+        Case(name: "variable value without case", components: ##"[{"/": "/$(shop)/*", "caseSensitive": false}]"##, url: "https://e.com/toys/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["Toys"]}, "#, reason: "values are compared without case like the rest"),
+        Case(name: "variable value with case", components: ##"[{"/": "/$(shop)/*"}]"##, url: "https://e.com/toys/1", decision: .noMatch,
+             detailExtra: #""substitutionVariables": {"shop": ["Toys"]}, "#, reason: "case-sensitive by default"),
+        Case(name: "domain variable, domain default without case", components: ##"[{"/": "/$(shop)/*"}]"##, url: "https://e.com/BOOKS/x", decision: .match,
+             domainExtra: #""defaults": {"caseSensitive": false}, "substitutionVariables": {"shop": ["Books"]}, "#, reason: "domain-wide variable and default"),
+        Case(name: "region lower-case without case", components: ##"[{"/": "/$(region)/*", "caseSensitive": false}]"##, url: "https://e.com/de/x", decision: .match,
+             reason: "region codes are listed in upper case"),
+        Case(name: "region lower-case with case", components: ##"[{"/": "/$(region)/*"}]"##, url: "https://e.com/de/x", decision: .noMatch,
+             reason: "with case, de is not a region code"),
+        Case(name: "lang upper-case without case", components: ##"[{"/": "/$(lang)/help"}]"##, url: "https://e.com/DE/help", decision: .match,
+             domainExtra: #""defaults": {"caseSensitive": false}, "#, reason: "language codes are listed in lower case"),
+        Case(name: "lang_region both folded", components: ##"[{"/": "/$(lang)_$(region)/*", "caseSensitive": false}]"##, url: "https://e.com/EN_gb/x", decision: .match,
+             reason: "two word lists in one pattern"),
+        Case(name: "query item name and variable without case", components: ##"[{"?": {"Ref": "$(src)"}, "caseSensitive": false}]"##, url: "https://e.com/?ref=MAIL", decision: .match,
+             detailExtra: #""substitutionVariables": {"src": ["Mail"]}, "#, reason: "query names and values fold too"),
+        Case(name: "fragment variable without case", components: ##"[{"#": "$(tab)", "caseSensitive": false}]"##, url: "https://e.com/x#TOP", decision: .match,
+             detailExtra: #""substitutionVariables": {"tab": ["Top"]}, "#, reason: "fragment values fold too"),
+        Case(name: "decoded non-ASCII value without case", components: ##"[{"/": "/$(place)", "caseSensitive": false, "percentEncoded": false}]"##, url: "https://e.com/CAF%C3%89", decision: .match,
+             detailExtra: #""substitutionVariables": {"place": ["Café"]}, "#, reason: "É decoded, then folded like é"),
+        Case(name: "wildcard in a value", components: ##"[{"/": "/$(shop)/1"}]"##, url: "https://e.com/toys/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["to*"]}, "#, reason: "a value is pattern text: * is a wildcard"),
+        Case(name: "question mark in a value", components: ##"[{"/": "/$(shop)/1"}]"##, url: "https://e.com/bk/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["b?"]}, "#, reason: "a value is pattern text: ? is one character"),
+        Case(name: "wildcard value without case", components: ##"[{"/": "/$(shop)/1", "caseSensitive": false}]"##, url: "https://e.com/TOYS/1", decision: .match,
+             detailExtra: #""substitutionVariables": {"shop": ["To*"]}, "#, reason: "the literal part of a value folds, the wildcard stays"),
+        Case(name: "unknown variable is literal text without case", components: ##"[{"/": "/$(Nope)", "caseSensitive": false}]"##, url: "https://e.com/$(NOPE)", decision: .match,
+             reason: "unknown $(Nope) is literal text, compared without case like any other"),
+        Case(name: "unknown variable is literal text with case", components: ##"[{"/": "/$(Nope)"}]"##, url: "https://e.com/$(NOPE)", decision: .noMatch,
+             reason: "and with case, only as written"),
+    ])
+    func caseInsensitiveVariables(_ c: Case) throws {
+        #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision, "\(c.reason)")
+    }
+
+    /// (c) iOS does not normalise a URL's path: repeated slashes are compared as written.
+    @Test(arguments: [
+        Case(name: "//a is not /a", components: ##"[{"/": "/a"}]"##, url: "https://e.com//a", decision: .noMatch,
+             reason: "the path of https://e.com//a is //a"),
+        Case(name: "//a matches //a", components: ##"[{"/": "//a"}]"##, url: "https://e.com//a", decision: .match,
+             reason: "slashes compared as they are"),
+        Case(name: "/a is not //a", components: ##"[{"/": "//a"}]"##, url: "https://e.com/a", decision: .noMatch,
+             reason: "nor is the pattern collapsed"),
+        Case(name: "prefix does not skip a doubled slash", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com//a/b", decision: .noMatch,
+             reason: "//a/b does not start with /a/"),
+        Case(name: "star crosses a doubled slash", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a//b", decision: .match,
+             reason: "* matches any characters, slashes included"),
+        Case(name: "star at the start crosses //", components: ##"[{"/": "/*"}]"##, url: "https://e.com//x//y", decision: .match,
+             reason: "* matches /x//y"),
+        Case(name: "? matches a slash", components: ##"[{"/": "/a?b"}]"##, url: "https://e.com/a/b", decision: .match,
+             reason: "? is any one character"),
+        Case(name: "// is not the root", components: ##"[{"/": "/"}]"##, url: "https://e.com//", decision: .noMatch,
+             reason: "only one trailing slash is disregarded, and // has nothing before it"),
+        Case(name: "// matches //", components: ##"[{"/": "//"}]"##, url: "https://e.com//", decision: .match,
+             reason: "same text"),
+        Case(name: "//* does not match the root", components: ##"[{"/": "//*"}]"##, url: "https://e.com/", decision: .noMatch,
+             reason: "/ does not start with //"),
+        Case(name: "//* matches //x", components: ##"[{"/": "//*"}]"##, url: "https://e.com//x", decision: .match,
+             reason: "prefix with two slashes"),
+        Case(name: "/a/ is not /a//", components: ##"[{"/": "/a/"}]"##, url: "https://e.com/a//", decision: .noMatch,
+             reason: "one trailing slash is disregarded, not two"),
+        Case(name: "/a// matches /a//", components: ##"[{"/": "/a//"}]"##, url: "https://e.com/a//", decision: .match,
+             reason: "same text"),
+        Case(name: "/a// is not /a/", components: ##"[{"/": "/a//"}]"##, url: "https://e.com/a/", decision: .noMatch,
+             reason: "/a/ is /a once its trailing slash is disregarded"),
+        Case(name: "/a//* is not /a", components: ##"[{"/": "/a//*"}]"##, url: "https://e.com/a", decision: .noMatch,
+             reason: "the /x/* also-matches-/x rule does not eat a slash"),
+        Case(name: "/a/* still matches /a", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a", decision: .match,
+             reason: "regression: the usual prefix rule"),
+        Case(name: "/a/* matches /a/", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a/", decision: .match,
+             reason: "regression"),
+        Case(name: "/* matches the root", components: ##"[{"/": "/*"}]"##, url: "https://e.com", decision: .match,
+             reason: "regression: * matches nothing"),
+        Case(name: "encoded %2F is not a slash", components: ##"[{"/": "/a/b"}]"##, url: "https://e.com/a%2Fb", decision: .noMatch,
+             reason: "percentEncoded (default true) compares the raw path"),
+        Case(name: "raw %2F pattern", components: ##"[{"/": "/a%2Fb"}]"##, url: "https://e.com/a%2Fb", decision: .match,
+             reason: "the raw text as written"),
+        Case(name: "decoded %2F is a slash", components: ##"[{"/": "/a/b", "percentEncoded": false}]"##, url: "https://e.com/a%2Fb", decision: .match,
+             reason: "percentEncoded false compares the decoded path, where %2F is /"),
+        Case(name: "decoded %2F%2F is //", components: ##"[{"/": "/a/b", "percentEncoded": false}]"##, url: "https://e.com/a%2F%2Fb", decision: .noMatch,
+             reason: "decoding gives /a//b, which is not collapsed"),
+        Case(name: "decoded %2F%2F matches //", components: ##"[{"/": "/a//b", "percentEncoded": false}]"##, url: "https://e.com/a%2F%2Fb", decision: .match,
+             reason: "decoded text as it is"),
+        Case(name: "decoded leading %2F", components: ##"[{"/": "//a", "percentEncoded": false}]"##, url: "https://e.com/%2Fa", decision: .match,
+             reason: "/%2Fa decodes to //a"),
+        Case(name: "dot segments are not removed", components: ##"[{"/": "/b"}]"##, url: "https://e.com/a/../b", decision: .noMatch,
+             reason: "the path is not normalised in any way: /a/../b is compared as written"),
+        Case(name: "dot segments compared as written", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a/../b", decision: .match,
+             reason: "and so it starts with /a/"),
+        Case(name: "slashes in the query are kept", components: ##"[{"?": "u=//x"}]"##, url: "https://e.com/?u=//x", decision: .match,
+             reason: "the query is compared as written too"),
+        Case(name: "slashes in the fragment are kept", components: ##"[{"#": "a//b"}]"##, url: "https://e.com/p#a//b", decision: .match,
+             reason: "and the fragment"),
+    ])
+    func repeatedSlashes(_ c: Case) throws {
+        #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision, "\(c.reason)")
+    }
+
+    @Test func legacyPathsKeepRepeatedSlashes() throws {
+        let aasa = try AppSiteAssociation(json: ##"{"applinks": {"apps": [], "details": [{"appID": "\##(Self.app)", "paths": ["/a/*", "//b"]}]}}"##)
+        #expect(aasa.decide("https://e.com/a//x", for: Self.app) == .match)
+        #expect(aasa.decide("https://e.com//a/x", for: Self.app) == .noMatch)
+        #expect(aasa.decide("https://e.com//b", for: Self.app) == .match)
+        #expect(aasa.decide("https://e.com/b", for: Self.app) == .noMatch)
+    }
+
+    /// (a) The iOS 9 form: `details` is a dictionary whose keys are app IDs.
+    struct FileCase: Sendable, CustomStringConvertible {
+        let name: String
+        let json: String
+        let url: String
+        var appID: String = DecideTests.app
+        let decision: Decision
+        let reason: String
+        var description: String { "\(name): \(url)" }
+    }
+
+    static let legacyFile = ##"""
+        {"applinks": {"apps": [], "details": {
+          "ABCDE12345.com.example.app": {"paths": ["NOT /help/secret", "/help/*", "/buy/*"]},
+          "ZZZZZ99999.com.example.other": {"paths": ["*"]}
+        }}}
+        """##
+
+    @Test(arguments: [
+        FileCase(name: "key is the app ID", json: DecideTests.legacyFile, url: "https://e.com/buy/1", decision: .match, reason: "the key lists the app"),
+        FileCase(name: "NOT first", json: DecideTests.legacyFile, url: "https://e.com/help/secret", decision: .exclude, reason: "legacy paths, first match decides"),
+        FileCase(name: "prefix", json: DecideTests.legacyFile, url: "https://e.com/help/me", decision: .match, reason: "legacy prefix"),
+        FileCase(name: "unlisted path", json: DecideTests.legacyFile, url: "https://e.com/sell/1", decision: .noMatch, reason: "no path matches"),
+        FileCase(name: "legacy paths are case-sensitive", json: DecideTests.legacyFile, url: "https://e.com/BUY/1", decision: .noMatch, reason: "as in the array form"),
+        FileCase(name: "second key", json: DecideTests.legacyFile, url: "https://e.com/anything", appID: "ZZZZZ99999.com.example.other", decision: .match,
+                 reason: "each key is its own detail"),
+        FileCase(name: "second key's paths are not the first's", json: DecideTests.legacyFile, url: "https://e.com/anything", decision: .noMatch,
+                 reason: "the catch-all belongs to the other app"),
+        FileCase(name: "app not a key", json: DecideTests.legacyFile, url: "https://e.com/buy/1", appID: "QQQQQ11111.com.example.none", decision: .noMatch,
+                 reason: "no key names it"),
+        FileCase(name: "components in a keyed value", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"components": [{"/": "/c/*", "?": {"k": "?*"}}]}}}}"##,
+                 url: "https://e.com/c/1?k=v", decision: .match, reason: "the value is read as any detail"),
+        FileCase(name: "components win over paths in a keyed value", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"paths": ["*"], "components": [{"/": "/c"}]}}}}"##,
+                 url: "https://e.com/d", decision: .noMatch, reason: "as in the array form"),
+        FileCase(name: "defaults in a keyed value", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"defaults": {"caseSensitive": false}, "components": [{"/": "/C"}]}}}}"##,
+                 url: "https://e.com/c", decision: .match, reason: "the detail's defaults apply"),
+        FileCase(name: "repeated key: the last one counts", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"paths": ["/old"]}, "\##(DecideTests.app)": {"paths": ["/new"]}}}}"##,
+                 url: "https://e.com/new", decision: .match, reason: "a dictionary keeps the last value of a key"),
+        FileCase(name: "repeated key: the first one is dropped", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"paths": ["/old"]}, "\##(DecideTests.app)": {"paths": ["/new"]}}}}"##,
+                 url: "https://e.com/old", decision: .noMatch, reason: "a dictionary keeps the last value of a key"),
+        FileCase(name: "appIDs inside a keyed value are not read", json: ##"{"applinks": {"details": {"\##(DecideTests.app)": {"appIDs": ["ZZZZZ99999.x.y"], "paths": ["*"]}}}}"##,
+                 url: "https://e.com/a", appID: "ZZZZZ99999.x.y", decision: .noMatch, reason: "the key is the app ID"),
+        FileCase(name: "empty dictionary", json: ##"{"applinks": {"apps": [], "details": {}}}"##, url: "https://e.com/a", decision: .noMatch,
+                 reason: "no app is associated"),
+    ])
+    func legacyDetailsDictionary(_ c: FileCase) throws {
+        let aasa = try #require(AppSiteAssociation.read(bytes: Array(c.json.utf8)).0)
+        #expect(aasa.decide(c.url, for: c.appID) == c.decision, "\(c.reason)")
+    }
+
+    @Test func legacyDetailsDictionaryKeepsFileOrderAndExplains() throws {
+        let aasa = try AppSiteAssociation(json: Self.legacyFile)
+        let links = try #require(aasa.applinks)
+        #expect(links.detailsKeyedByAppID)
+        #expect(links.details.map(\.appIDs) == [[Self.app], ["ZZZZZ99999.com.example.other"]])
+        #expect(links.details.map(\.location) == [#"applinks.details["ABCDE12345.com.example.app"]"#, #"applinks.details["ZZZZZ99999.com.example.other"]"#])
+        #expect(links.details.map(\.index) == [0, 1])
+        let e = aasa.explain("https://e.com/help/me", for: Self.app)
+        #expect(e.decision == .match)
+        #expect(e.decidedBy?.detail == 0 && e.decidedBy?.entry == 1)
+        #expect(e.steps.map(\.failed) == [.path, nil])
+        #expect(e.steps.allSatisfy { $0.legacyPath })
+        let other = aasa.explain("https://e.com/x", for: "ZZZZZ99999.com.example.other")
+        #expect(other.decidedBy?.detail == 1 && other.decision == .match)
+    }
+
+    @Test func legacyDetailsDictionaryIsAWarningNotAnError() throws {
+        let good = AppSiteAssociation.validate(bytes: Array(Self.legacyFile.utf8))
+        #expect(good.map(\.code) == ["legacy-details-dictionary"])
+        #expect(good.allSatisfy { $0.severity == .warning })
+        #expect(good.first?.path == "applinks.details")
+
+        let text = ##"""
+            {"applinks": {"apps": [], "details": {
+              "TEAMID.com.example.app": {"paths": ["*"]},
+              "ABCDE12345.com.example.twice": {"paths": ["/a"]},
+              "ABCDE12345.com.example.twice": {"paths": ["/b"], "appID": "ABCDE12345.x"},
+              "ABCDE12345.com.example.list": ["*"],
+              "ABCDE12345.com.example.none": {}
+            }}}
+            """##
+        let findings = AppSiteAssociation.validate(bytes: Array(text.utf8)).map { "\($0.severity.rawValue) \($0.code) @ \($0.path)" }
+        #expect(findings == [
+            #"error wrong-type @ applinks.details["ABCDE12345.com.example.list"]"#,
+            #"error placeholder-app-id @ applinks.details["TEAMID.com.example.app"]"#,
+            #"error no-patterns @ applinks.details["ABCDE12345.com.example.none"]"#,
+            "warning legacy-details-dictionary @ applinks.details",
+            #"warning duplicate-app-id @ applinks.details["ABCDE12345.com.example.twice"]"#,
+            #"warning ignored-key @ applinks.details["ABCDE12345.com.example.twice"].appID"#,
+        ])
+    }
+
+    /// (d) The domain: nil means the URL's own host; an empty one names no host.
+    struct DomainCase: Sendable, CustomStringConvertible {
+        let name: String
+        let url: String
+        let domain: String?
+        let decision: Decision
+        var note: String?
+        let reason: String
+        var description: String { "\(name): \(url) on \(domain.map { "\"\($0)\"" } ?? "nil")" }
+    }
+
+    @Test(arguments: [
+        DomainCase(name: "no domain: the URL's host", url: "https://e.com/buy/1", domain: nil, decision: .match, reason: "the URL's own host is the domain"),
+        DomainCase(name: "no domain: any host", url: "https://shop.other.example/buy/1", domain: nil, decision: .match, reason: "only path, query and fragment decide"),
+        DomainCase(name: "no domain: the path still decides", url: "https://e.com/sell/1", domain: nil, decision: .noMatch, reason: "no component matches"),
+        DomainCase(name: "same domain", url: "https://e.com/buy/1", domain: "e.com", decision: .match, reason: "host is the domain"),
+        DomainCase(name: "domain without case", url: "https://E.com/buy/1", domain: "E.COM", decision: .match, reason: "host names have no case"),
+        DomainCase(name: "other host", url: "https://other.com/buy/1", domain: "e.com", decision: .noMatch, note: "the URL's host other.com is not e.com",
+                   reason: "the file is for e.com"),
+        DomainCase(name: "subdomain is another domain", url: "https://www.e.com/buy/1", domain: "e.com", decision: .noMatch,
+                   note: "the URL's host www.e.com is not e.com", reason: "www.e.com needs its own file"),
+        DomainCase(name: "empty domain", url: "https://e.com/buy/1", domain: "", decision: .noMatch,
+                   note: "the domain is empty: it names no host, so no URL is on it", reason: "an empty domain must not match everything"),
+        DomainCase(name: "empty domain, catch-all URL", url: "https://e.com/", domain: "", decision: .noMatch,
+                   note: "the domain is empty: it names no host, so no URL is on it", reason: "not even the root"),
+        DomainCase(name: "no host, no domain", url: "https:///buy/1", domain: nil, decision: .noMatch,
+                   note: "the URL has no host, so it cannot be a universal link", reason: "a universal link has a host"),
+        DomainCase(name: "no host, with a domain", url: "https:///buy/1", domain: "e.com", decision: .noMatch,
+                   note: "the URL has no host, so it cannot be a universal link", reason: "the domain is not filled in for the URL"),
+        DomainCase(name: "no host, empty domain", url: "https:///buy/1", domain: "", decision: .noMatch,
+                   note: "the URL has no host, so it cannot be a universal link", reason: "nothing to compare, nothing matches"),
+        DomainCase(name: "a bare path", url: "/buy/1", domain: "e.com", decision: .noMatch, note: "not an absolute URL", reason: "iOS only sees absolute URLs"),
+        DomainCase(name: "empty URL", url: "", domain: nil, decision: .noMatch, note: "not an absolute URL", reason: "must not trap"),
+        DomainCase(name: "http on the domain", url: "http://e.com/buy/1", domain: nil, decision: .noMatch, note: "only https URLs can be universal links",
+                   reason: "only https"),
+    ])
+    func domains(_ c: DomainCase) throws {
+        let aasa = try AppSiteAssociation(json: ##"{"applinks": {"details": [{"appIDs": ["\##(Self.app)"], "components": [{"/": "/buy/*"}, {"/": "/"}]}]}}"##)
+        #expect(aasa.decide(c.url, for: Self.app, domain: c.domain) == c.decision, "\(c.reason)")
+        let e = aasa.explain(c.url, for: Self.app, domain: c.domain)
+        #expect(e.decision == c.decision)
+        if let note = c.note { #expect(e.note == note) }
     }
 }

@@ -76,9 +76,9 @@ public enum RouteCoverage {
         for detail in aasa.applinks?.details ?? [] where detail.appIDs.contains(appID) {
             let patterns: [(String, String, Component.Query?)]
             if let components = detail.components {
-                patterns = components.filter { !$0.exclude }.map { ("applinks.details[\(detail.index)].components[\($0.index)]", $0.path ?? "/*", $0.query) }
+                patterns = components.filter { !$0.exclude }.map { ("\(detail.location).components[\($0.index)]", $0.path ?? "/*", $0.query) }
             } else {
-                patterns = (detail.paths ?? []).enumerated().filter { !$0.element.hasPrefix("NOT ") }.map { ("applinks.details[\(detail.index)].paths[\($0.offset)]", $0.element, nil) }
+                patterns = (detail.paths ?? []).enumerated().filter { !$0.element.hasPrefix("NOT ") }.map { ("\(detail.location).paths[\($0.offset)]", $0.element, nil) }
             }
             for (path, pattern, query) in patterns {
                 let url = "https://\(host)" + sample(pattern) + sampleQuery(query)

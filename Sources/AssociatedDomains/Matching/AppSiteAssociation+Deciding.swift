@@ -1,8 +1,14 @@
+import LinkRouting
+
 extension AppSiteAssociation {
     /// What iOS does with `url` for the app `appID` (TEAMID.bundle.id): the details listing the
     /// app are tried in order and the first one whose components (or legacy paths) match or
-    /// exclude decides. Only https URLs are universal links; with `domain`, the URL's host must
-    /// be that domain.
+    /// exclude decides. Only https URLs with a host are universal links.
+    ///
+    /// `domain` is the domain the file was served for: the URL's host must be that domain
+    /// (compared without case). Without one (nil), the URL's own host is taken as the domain,
+    /// so only the URL's path, query and fragment decide. An empty domain names no host, so
+    /// nothing matches it.
     public func decide(_ url: String, for appID: String, domain: String? = nil) -> Decision {
         explain(url, for: appID, domain: domain, steps: false).decision
     }
@@ -16,16 +22,23 @@ extension AppSiteAssociation {
     func explain(_ url: String, for appID: String, domain: String?, steps wantSteps: Bool) -> Explanation {
         var explanation = Explanation(decision: .noMatch)
         guard let parts = URLParts(url) else {
-            explanation.note = "not an absolute URL"
+            explanation.note = URLText.split(url) == nil ? "not an absolute URL" : "the URL has no host, so it cannot be a universal link"
             return explanation
         }
         guard parts.scheme == "https" else {
             explanation.note = "only https URLs can be universal links"
             return explanation
         }
-        if let domain, parts.host != domain.lowercased() {
-            explanation.note = "the URL's host \(parts.host) is not \(domain.lowercased())"
-            return explanation
+        if let domain {
+            let wanted = domain.lowercased()
+            if wanted.isEmpty {
+                explanation.note = "the domain is empty: it names no host, so no URL is on it"
+                return explanation
+            }
+            if parts.host != wanted {
+                explanation.note = "the URL's host \(parts.host) is not \(wanted)"
+                return explanation
+            }
         }
         guard let applinks else {
             explanation.note = "the file has no applinks section"
@@ -53,14 +66,18 @@ extension AppSiteAssociation {
 
 /// Why a URL was (or was not) handed to an app.
 public struct Explanation: Sendable {
+    /// One component (or legacy path) that was tried, in the order iOS tries them.
     public struct Step: Sendable, Equatable {
+        /// The `Detail.index` of the detail the entry belongs to.
         public var detail: Int
         /// Index into the detail's `components` (or legacy `paths`).
         public var entry: Int
+        /// True when the entry is a legacy `paths` pattern rather than a component.
         public var legacyPath: Bool
         /// The first key that did not match; nil when the entry matched.
         public var failed: FailedKey?
     }
+    /// What iOS does with the URL.
     public var decision: Decision
     /// (detail index, component/path index) of the entry that decided.
     public var decidedBy: (detail: Int, entry: Int)?

@@ -11,10 +11,21 @@ struct Subject {
 
     init(_ parts: URLParts) { self.parts = parts }
 
+    /// A path (of a URL or a pattern) without its one trailing slash, which iOS disregards
+    /// ("/about/" is "/about"). Nothing else changes: iOS compares slashes as they are written,
+    /// so "//a" stays "//a", and a trailing slash after another one is not dropped either —
+    /// "//" is not the root "/", and "/a//" is not "/a/".
     static func normalise(_ path: String) -> String {
-        path.utf8.count > 1 && path.utf8.last == UInt8(ascii: "/") ? String(path.dropLast()) : path
+        let u = path.utf8
+        guard u.count > 1, u.last == UInt8(ascii: "/"), u[u.index(u.endIndex, offsetBy: -2)] != UInt8(ascii: "/") else { return path }
+        return String(path.dropLast())
     }
 
+    /// The text a component compares: raw, or (`percentEncoded: false`) fully decoded, then
+    /// lower-cased without case. Decoding is done after the URL was split, so it never changes
+    /// which part a character belongs to, but it does decode `%2F`: with `percentEncoded: false`
+    /// "/a%2Fb" is the path "/a/b" (as a decoded URL path is everywhere on Apple's platforms),
+    /// while with the default the raw "%2F" is compared and only a pattern with "%2F" matches it.
     static func variant(_ s: String, encoded: Bool, cased: Bool) -> String {
         var t = encoded ? s : PercentText.decode(s)
         if !cased { t = t.lowercased() }
@@ -81,15 +92,20 @@ struct CompiledComponent: Sendable {
     let fragment: Glob?
 
     /// The path pattern as iOS reads it: leading "/" optional, trailing "/" irrelevant, and
-    /// "/x/*" also matching "/x".
+    /// "/x/*" also matching "/x" (the path "/x/" with its trailing slash disregarded). Repeated
+    /// slashes are kept: "//a" matches only a path that starts with two slashes, and "//*" or
+    /// "/a//*" do not match "/" or "/a".
     static func pathAlternatives(_ pattern: String) -> [String] {
         var p = pattern
         if !p.hasPrefix("/") && !p.hasPrefix("*") { p = "/" + p }
         p = Subject.normalise(p)
         var out = [p]
         if p.hasSuffix("/*") {
+            // "/*" needs no alternative ("*" matches nothing, so it matches "/" already); and
+            // where "/*" follows another slash, the shorter text ends with a slash that a
+            // URL's path, once normalised, never keeps.
             let shorter = String(p.dropLast(2))
-            out.append(shorter.isEmpty ? "/" : shorter)
+            if !shorter.isEmpty && !shorter.hasSuffix("/") { out.append(shorter) }
         }
         return out
     }

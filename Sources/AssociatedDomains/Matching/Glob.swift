@@ -22,11 +22,22 @@ public struct Glob: Sendable, Equatable {
     /// True when the pattern has no wildcard or variable at all.
     public var isLiteral: Bool { tokens.allSatisfy { if case .literal = $0 { return true } else { return false } } }
 
-    /// Compiles `pattern`; `variables` maps custom names to their values (which may hold
-    /// wildcards); unknown `$(name)` stays literal text (the validator reports it).
+    /// Compiles `pattern`; `variables` maps custom names to their values; unknown `$(name)`
+    /// stays literal text (the validator reports it).
+    ///
+    /// With `lowercased`, the pattern is compiled for case-insensitive matching against text
+    /// the caller has lower-cased (`String.lowercased()`): its literal text, the values its
+    /// variables stand for and its built-in character classes are all folded to lower case, so
+    /// `$(upper)` then accepts any ASCII letter and `$(region)` accepts `de` as well as `DE`.
+    /// Variable names are never folded: `$(shopName)` still finds the variable `shopName`.
+    ///
+    /// A variable's value is pattern text put where `$(name)` stands, so a `*` or `?` in it is
+    /// a wildcard as anywhere else in a pattern: Apple describes substitution variables as text
+    /// substituted into the pattern and gives no way of quoting, so nothing makes them literal.
+    /// (Not confirmed against `swcutil`: no value in Apple's examples holds a wildcard.)
     public init(_ pattern: String, variables: [String: [String]] = [:], lowercased: Bool = false) {
         source = pattern
-        tokens = Glob.compile(lowercased ? pattern.lowercased() : pattern, variables: variables, lowercased: lowercased, depth: 0)
+        tokens = Glob.compile(pattern, variables: variables, lowercased: lowercased, depth: 0)
         if case .literal(let lit)? = tokens.first { prefix = lit } else { prefix = [] }
     }
 
@@ -35,7 +46,9 @@ public struct Glob: Sendable, Equatable {
         var literal: [UInt8] = []
         func flush() {
             if !literal.isEmpty {
-                tokens.append(.literal(literal))
+                // Folded here, one literal run at a time, and not before parsing: lower-casing the
+                // whole pattern would also fold the names inside "$(...)".
+                tokens.append(.literal(lowercased ? Array(String(decoding: literal, as: UTF8.self).lowercased().utf8) : literal))
                 literal = []
             }
         }
@@ -56,13 +69,13 @@ public struct Glob: Sendable, Equatable {
                 let name = String(decoding: bytes[(i + 2)..<close], as: UTF8.self)
                 if let cls = SubstitutionVariables.builtInClass(name) {
                     flush()
-                    tokens.append(.characterClass(cls))
+                    tokens.append(.characterClass(lowercased ? cls.lowercased() : cls))
                 } else if let words = SubstitutionVariables.builtInWords(name) {
                     flush()
                     tokens.append(.choice(words.map { [.literal(Array((lowercased ? $0.lowercased() : $0).utf8))] }))
                 } else if let values = variables[name], depth < 4 {
                     flush()
-                    tokens.append(.choice(values.map { compile(lowercased ? $0.lowercased() : $0, variables: variables, lowercased: lowercased, depth: depth + 1) }))
+                    tokens.append(.choice(values.map { compile($0, variables: variables, lowercased: lowercased, depth: depth + 1) }))
                 } else {
                     literal.append(contentsOf: bytes[i...close])
                 }
@@ -157,6 +170,17 @@ public struct ClosedRangeSet: Sendable, Equatable {
     }
     func contains(_ b: UInt8) -> Bool {
         b < 64 ? bits.0 & (1 << UInt64(b)) != 0 : (b < 128 ? bits.1 & (1 << UInt64(b - 64)) != 0 : false)
+    }
+
+    /// The set as it reads once lower-cased: every upper-case letter in it becomes its
+    /// lower-case letter (`[A-Z]` becomes `[a-z]`), for text that is lower-cased too.
+    func lowercased() -> ClosedRangeSet {
+        var out = self
+        for b in UInt8(ascii: "A")...UInt8(ascii: "Z") where contains(b) {
+            out.bits.1 &= ~(1 << UInt64(b - 64))
+            out.bits.1 |= 1 << UInt64(b + 0x20 - 64)
+        }
+        return out
     }
     public static func == (a: ClosedRangeSet, b: ClosedRangeSet) -> Bool { a.bits == b.bits }
 }

@@ -141,27 +141,54 @@ extension AppSiteAssociation {
             let domainDefaults = defaults(links["defaults"], "applinks.defaults")
             let domainVariables = variables(links["substitutionVariables"], "applinks.substitutionVariables")
             var details: [Detail] = []
+            var keyed = false
             switch links["details"] {
             case nil:
                 error("missing-details", "applinks", "has no \"details\": no app is associated, so no link opens an app")
             case .array(let items)?:
                 for (i, item) in items.enumerated() {
-                    if let d = readDetail(item, i, domainDefaults, domainVariables) { details.append(d) }
+                    if let d = readDetail(item, i, "applinks.details[\(i)]", keyedBy: nil, domainDefaults, domainVariables) { details.append(d) }
+                }
+            case .object(let members)?:
+                // The iOS 9 form: {"TEAMID.bundle.id": {"paths": [...]}, ...}. iOS still reads it,
+                // each key being the app ID. iOS parses it into a dictionary, so a key written
+                // twice keeps only its last value; the others keep their file order here (with
+                // distinct keys the order never changes a decision, only explanations).
+                keyed = true
+                warning("legacy-details-dictionary", "applinks.details", "\"details\" is a dictionary keyed by app ID, the iOS 9 form; iOS still reads it, but write an array of {\"appIDs\": [\"TEAMID.bundle.id\"], \"components\": [...]} objects")
+                var last: [String: Int] = [:]
+                for (i, m) in members.enumerated() { last[m.key] = i }
+                for (i, m) in members.enumerated() {
+                    let location = "applinks.details[\(JSONWriter.quote(m.key))]"
+                    guard last[m.key] == i else {
+                        warning("duplicate-app-id", location, "the app ID \(JSONWriter.quote(m.key)) is a key again later in \"details\"; iOS keeps only the last one, so this one is ignored")
+                        continue
+                    }
+                    if let d = readDetail(m.value, i, location, keyedBy: m.key, domainDefaults, domainVariables) { details.append(d) }
                 }
             case let other?:
                 error("wrong-type", "applinks.details", "expected an array of detail objects, found \(other.typeName)")
             }
-            return AppLinks(apps: strings(links["apps"], "applinks.apps"), details: details, defaults: domainDefaults, substitutionVariables: domainVariables)
+            return AppLinks(apps: strings(links["apps"], "applinks.apps"), details: details, detailsKeyedByAppID: keyed, defaults: domainDefaults, substitutionVariables: domainVariables)
         }
 
-        mutating func readDetail(_ item: JSONValue, _ i: Int, _ domainDefaults: MatchingDefaults, _ domainVariables: [String: [String]]) -> Detail? {
-            let path = "applinks.details[\(i)]"
+        /// One detail at `path`: an element of the `details` array, or (with `key`) the value of
+        /// the legacy dictionary member whose key is the app ID.
+        mutating func readDetail(_ item: JSONValue, _ i: Int, _ path: String, keyedBy key: String?, _ domainDefaults: MatchingDefaults, _ domainVariables: [String: [String]]) -> Detail? {
             guard case .object = item else {
-                error("wrong-type", path, "expected a detail object, found \(item.typeName)")
+                error("wrong-type", path, "expected a detail object, found \(item.typeName)" + (key != nil ? " (in the legacy dictionary form each value is an object with \"paths\")" : ""))
                 return nil
             }
-            var appIDs = strings(item["appIDs"], "\(path).appIDs") ?? []
-            if let single = string(item["appID"], "\(path).appID"), !appIDs.contains(single) { appIDs.append(single) }
+            var appIDs: [String]
+            if let key {
+                appIDs = [key]
+                for name in ["appIDs", "appID"] where item[name] != nil {
+                    warning("ignored-key", "\(path).\(name)", "in the legacy \"details\" dictionary the key is the app ID; \"\(name)\" inside the value is not read")
+                }
+            } else {
+                appIDs = strings(item["appIDs"], "\(path).appIDs") ?? []
+                if let single = string(item["appID"], "\(path).appID"), !appIDs.contains(single) { appIDs.append(single) }
+            }
             let detailDefaults = defaults(item["defaults"], "\(path).defaults")
             var vars = domainVariables
             for (k, v) in variables(item["substitutionVariables"], "\(path).substitutionVariables") { vars[k] = v }
@@ -193,7 +220,7 @@ extension AppSiteAssociation {
             } else {
                 kind = .nothing
             }
-            return Detail(index: i, appIDs: appIDs, components: components, paths: paths, defaults: detailDefaults, substitutionVariables: vars, compiled: CompiledDetail(kind: kind))
+            return Detail(index: i, location: path, appIDs: appIDs, components: components, paths: paths, defaults: detailDefaults, substitutionVariables: vars, compiled: CompiledDetail(kind: kind))
         }
 
         mutating func readComponent(_ value: JSONValue, _ path: String, _ index: Int) -> Component? {

@@ -18,7 +18,11 @@ public struct AppSiteAssociation: Sendable {
 public struct AppLinks: Sendable {
     /// Legacy `apps` (must be an empty array in old files); ignored by iOS 13+.
     public var apps: [String]?
+    /// The details in file order.
     public var details: [Detail]
+    /// True when `details` was written in the legacy (iOS 9) form: a dictionary keyed by app
+    /// ID instead of an array of objects with `appIDs`.
+    public var detailsKeyedByAppID: Bool = false
     /// Domain-wide `defaults`.
     public var defaults: MatchingDefaults
     /// Domain-wide `substitutionVariables`.
@@ -36,10 +40,16 @@ public struct MatchingDefaults: Sendable, Equatable {
     }
 }
 
-/// One entry of `applinks.details`.
+/// One entry of `applinks.details`: an object of the `details` array, or one member of the
+/// legacy `details` dictionary keyed by app ID.
 public struct Detail: Sendable {
+    /// Position in `details` (array index, or member position in the legacy dictionary).
     public var index: Int
-    /// `appIDs`, or the legacy single `appID` (both are merged, `appIDs` first).
+    /// Where the detail is in the file, as a JSON path: `applinks.details[0]`, or
+    /// `applinks.details["TEAMID.bundle.id"]` for the legacy dictionary form.
+    public var location: String
+    /// `appIDs`, or the legacy single `appID` (both are merged, `appIDs` first); in the legacy
+    /// dictionary form, the member's key.
     public var appIDs: [String]
     /// iOS 13+ `components`; when present, `paths` is ignored.
     public var components: [Component]?

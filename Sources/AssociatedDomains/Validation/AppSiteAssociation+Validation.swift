@@ -35,11 +35,16 @@ extension AppSiteAssociation {
             findings.append(Finding(.warning, "legacy-apps-key", at: "applinks.apps", "\"apps\" must be an empty array (or left out); app IDs belong in details"))
         }
         for d in applinks.details {
-            let path = "applinks.details[\(d.index)]"
+            let path = d.location
             if d.appIDs.isEmpty {
                 findings.append(Finding(.error, "no-app-ids", at: path, "the detail lists no app IDs (\"appIDs\" is empty or missing), so no app can claim these links"))
             }
-            for (i, id) in d.appIDs.enumerated() { findings += AppIDCheck.check(id, at: "\(path).appIDs[\(i)]") }
+            if applinks.detailsKeyedByAppID {
+                // The key is the app ID; its findings point at the member.
+                for id in d.appIDs { findings += AppIDCheck.check(id, at: path) }
+            } else {
+                for (i, id) in d.appIDs.enumerated() { findings += AppIDCheck.check(id, at: "\(path).appIDs[\(i)]") }
+            }
             if d.components != nil && d.paths != nil {
                 findings.append(Finding(.warning, "paths-and-components", at: path, "has both \"paths\" and \"components\": iOS 13+ uses only components, older iOS only paths; keep them equivalent or drop paths"))
             }
