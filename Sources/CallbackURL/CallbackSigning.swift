@@ -44,14 +44,17 @@ public struct CallbackSigner: Sendable {
 }
 
 /// Verifies signed requests: known key, valid signature (constant-time), not expired, nonce not
-/// seen before. Seen nonces are kept until their request expires.
+/// seen before. Seen nonces are kept until their request expires: in memory, or on disk with
+/// `seen` so that replays are refused across processes.
 public final class CallbackVerifier: Sendable {
     let keys: [String: [UInt8]]
     let now: @Sendable () -> Date
+    let durable: SeenNonces?
     private let seen = Mutex<[String: Date]>([:])
 
-    public init(keys: [String: [UInt8]], now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(keys: [String: [UInt8]], seen durable: SeenNonces? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
         self.keys = keys
+        self.durable = durable
         self.now = now
     }
 
@@ -69,6 +72,10 @@ public final class CallbackVerifier: Sendable {
         let t = now()
         let expiry = Date(timeIntervalSince1970: Double(exp))
         guard expiry > t else { throw CallbackError(.expired, "the request expired at \(expiry.formatted(.iso8601))") }
+        if let durable {
+            try durable.insert(kid + "/" + nonce, until: expiry, now: t)
+            return id
+        }
         try seen.withLock { seen throws(CallbackError) in
             seen = seen.filter { $0.value > t }
             if seen[kid + "/" + nonce] != nil { throw CallbackError(.replayed, "nonce \(nonce.prefix(40)) was used before") }

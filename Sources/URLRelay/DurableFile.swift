@@ -1,3 +1,4 @@
+import Foundation
 /// Durable file operations shared with other modules (the callback store): write-then-rename
 /// with fsyncs, and fsynced appends.
 public enum DurableFile {
@@ -17,5 +18,17 @@ public enum DurableFile {
         try FileSystem.remove(path)
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         try FileSystem.syncDirectory(directory.isEmpty ? "." : directory)
+    }
+
+    /// Runs `body` while holding an exclusive lock on `path` (created if missing), waiting for
+    /// other processes that hold it.
+    public static func withExclusiveLock<T, E: Error>(_ path: String, _ body: () throws(E) -> T) throws -> T {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw RelayError(.io, "\(path): cannot open the lock file: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw RelayError(.io, "\(path): cannot lock: \(String(cString: strerror(errno)))") }
+        }
+        return try body()
     }
 }

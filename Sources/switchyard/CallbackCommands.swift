@@ -79,12 +79,17 @@ struct CallbackVerify: ParsableCommand {
         commandName: "verify", abstract: "Check a signed request's signature and expiry; prints its request id.")
     @Argument var url: String
     @Option(help: "A key ID=FILE the request may be signed with (repeatable).") var key: [String] = []
+    @Option(help: "File of nonces already accepted, so a replay is refused (default: $XDG_STATE_HOME or ~/.local/state, then switchyard/callback-nonces).")
+    var seen: String?
 
     func run() throws {
         var keys: [String: [UInt8]] = [:]
         for k in key { let parsed = try KeyArgument(k); keys[parsed.id] = parsed.secret }
+        let environment = ProcessInfo.processInfo.environment
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/state")
+        let store = SeenNonces(path: seen ?? state + "/switchyard/callback-nonces")
         do {
-            let id = try CallbackVerifier(keys: keys).verify(try XCallbackURL(parsing: url))
+            let id = try CallbackVerifier(keys: keys, seen: store).verify(try XCallbackURL(parsing: url))
             Output.line(id)
         } catch {
             Output.error("refused: \(error)")

@@ -22,6 +22,14 @@ enum Output {
         return nil
     }
 
+    /// When `error` says the address is taken, says which one and what to do, and exits with 1.
+    static func failIfAddressInUse(_ error: any Error, address: String, hint: String) {
+        let text = String(describing: error)
+        guard text.contains("Address already in use") || text.contains("errno: 98") || text.contains("EADDRINUSE") else { return }
+        Output.error("error: cannot listen on \(address): the port is already in use; \(hint)")
+        Switchyard.exit(withError: ExitCode(1))
+    }
+
     /// Several lines in one write.
     static func write(_ lines: [String]) {
         guard !lines.isEmpty else { return }

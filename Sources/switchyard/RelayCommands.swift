@@ -145,7 +145,10 @@ struct RelayWatch: AsyncParsableCommand {
                                         }, logger: Logger(label: "launcher", factory: { _ in SwiftLogNoOpLogHandler() })))
         }
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: .init(label: "relay"))
-        try await group.run()
+        do { try await group.run() } catch {
+            if let http { Output.failIfAddressInUse(error, address: http, hint: "stop the other watcher or choose another --http address") }
+            throw error
+        }
     }
 }
 

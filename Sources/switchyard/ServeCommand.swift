@@ -80,6 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do { try await app.runService() } catch {
             await store.close()
+            Output.failIfAddressInUse(error, address: "\(host):\(port)", hint: "stop the other server or choose another --port (0 picks a free one)")
             throw error
         }
         await store.close()

@@ -139,22 +139,30 @@ import Testing
         #expect(url.hasPrefix("helper://x-callback-url/export?x-success=plur%3A%2F%2Fx-callback-url%2Fok%3Fa%3D1%26b%3D2&file=a%20b.txt&x-sy-id=req-7"))
         let parsed = try CLITests.run(["callback", "parse", url])
         #expect(parsed.stdout.contains(#""success": "plur://x-callback-url/ok?a=1&b=2""#))
-        #expect(try CLITests.run(["callback", "verify", url, "--key", "k1=\(keyFile)"]).stdout == "req-7\n")
-        let forged = try CLITests.run(["callback", "verify", url.replacingOccurrences(of: "a%20b.txt", with: "evil.txt"), "--key", "k1=\(keyFile)"])
+        let seen = dir.appendingPathComponent("nonces").path
+        #expect(try CLITests.run(["callback", "verify", url, "--key", "k1=\(keyFile)", "--seen", seen]).stdout == "req-7\n")
+        // The same request again, from a new process: a replay, refused.
+        let replay = try CLITests.run(["callback", "verify", url, "--key", "k1=\(keyFile)", "--seen", seen])
+        #expect(replay.status == 1)
+        #expect(replay.stderr.contains("replayed"), "\(replay.stderr)")
+        let forged = try CLITests.run(["callback", "verify", url.replacingOccurrences(of: "a%20b.txt", with: "evil.txt"), "--key", "k1=\(keyFile)", "--seen", seen])
         #expect(forged.status == 1)
         #expect(forged.stderr.contains("bad-signature"))
     }
 
-    @Test func crashTestLosesNothingAndHandlesNothingTwice() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", CLITests.root.appendingPathComponent("Scripts/relay-crash.py").path, "--binary", CLITests.binary.path, "--requests", "10000"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let summary = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(summary)")
+    @Test func crashTestLosesNothingAndHandlesNothingTwice() async throws {
+        let (summary, status) = try await CLITests.blocking { () throws -> (String, Int32) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", CLITests.root.appendingPathComponent("Scripts/relay-crash.py").path, "--binary", CLITests.binary.path, "--requests", "10000"]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let summary = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (summary, process.terminationStatus)
+        }
+        #expect(status == 0, "\(summary)")
         #expect(summary.contains(#""acknowledged": 10000"#), "\(summary)")
         #expect(summary.contains(#""lost": 0, "handledTwice": 0"#), "\(summary)")
         #expect(!summary.contains(#""drainerKills": 0"#))

@@ -1,0 +1,49 @@
+import Foundation
+import URLRelay
+
+/// Nonces of verified requests, kept on disk until their request expires, so that a replay is
+/// refused across processes and restarts (`callback verify` runs once per request). One line per
+/// nonce, `EXPIRY KEY`, appended with an fsync under a file lock; expired lines are dropped
+/// when the file is rewritten.
+///
+/// ```swift
+/// let verifier = CallbackVerifier(keys: keys, seen: SeenNonces(path: stateDirectory + "/callback-nonces"))
+/// try verifier.verify(request)   // a second call with the same request throws .replayed
+/// ```
+public struct SeenNonces: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// Records `key` until `expiry`, or throws `.replayed` if it is recorded and not expired.
+    public func insert(_ key: String, until expiry: Date, now: Date) throws(CallbackError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            try DurableFile.withExclusiveLock(path + ".lock") { () throws(CallbackError) in
+                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                var live: [Substring] = []
+                var total = 0
+                for line in text.split(separator: "\n") {
+                    total += 1
+                    guard let space = line.firstIndex(of: " "), let seconds = Double(line[..<space]) else { continue }
+                    guard seconds > now.timeIntervalSince1970 else { continue }
+                    if line[line.index(after: space)...] == key { throw CallbackError(.replayed, "nonce \(key.prefix(60)) was used before") }
+                    live.append(line)
+                }
+                let entry = String(format: "%.0f", expiry.timeIntervalSince1970) + " " + key + "\n"
+                do {
+                    if total > 256 && total > 2 * live.count {
+                        try DurableFile.write(path, Array((live.map { $0 + "\n" }.joined() + entry).utf8))
+                    } else {
+                        try DurableFile.append(path, entry)
+                    }
+                } catch { throw CallbackError(.io, "\(path): \(error)") }
+            }
+        } catch let error as CallbackError {
+            throw error
+        } catch {
+            throw CallbackError(.io, "\(path): \(error)")
+        }
+    }
+}
