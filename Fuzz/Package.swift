@@ -17,6 +17,10 @@ let package = Package(
             dependencies: ["CFuzzerDriver", .product(name: "LinkRouting", package: "Switchyard")]
         ),
         .executableTarget(
+            name: "FuzzManifest",
+            dependencies: ["CFuzzerDriver", .product(name: "LinkRules", package: "Switchyard")]
+        ),
+        .executableTarget(
             name: "FuzzRelay",
             dependencies: ["CFuzzerDriver", .product(name: "URLRelay", package: "Switchyard"), .product(name: "CallbackURL", package: "Switchyard")]
         ),

@@ -76,4 +76,30 @@ import Testing
             try ServiceConfiguration(document: try JSONParser.parse(#"{"hosts": ["e.com"], "routes": [{"name": "a"}]}"#))
         }
     }
+
+    struct RefusedCase: Sendable, CustomStringConvertible {
+        let yaml: String
+        let message: String
+        var description: String { message }
+    }
+
+    /// Unknown keys and wrong types at any depth are refused before anything is used, with the
+    /// key's path and, where one is close, a suggestion.
+    @Test(arguments: [
+        RefusedCase(yaml: "service: {publicUrl: https://e.com}", message: "service.publicUrl: unknown key — did you mean publicURL?"),
+        RefusedCase(yaml: "apple: [{teamId: 12, bundleId: com.example.app}]", message: "apple[0].teamId: expected a string, got 12"),
+        RefusedCase(yaml: "landing: {pages: {a: {app: b, titel: T}}}", message: "landing.pages.a.titel: unknown key — did you mean title?"),
+        RefusedCase(yaml: "rateLimit: {perToken: {perMinute: lots}}", message: #"rateLimit.perToken.perMinute: expected an integer, got "lots""#),
+        RefusedCase(yaml: "resolve: {offline: yes please}", message: #"resolve.offline: expected true or false, got "yes please""#),
+        RefusedCase(yaml: "routes: [{name: a, pattern: /a, qeury: {x: y}}]", message: "routes[0].qeury: unknown key — did you mean query?"),
+        RefusedCase(yaml: "databse: x", message: "databse: unknown key (known: android, apple, hosts, invites, landing, links, rateLimit, resolve, routes, service, webcredentials)"),
+        RefusedCase(yaml: "routes: [{name: a, pattern: \"/a/{code:intt}\"}]", message: #"routes[0]: route a: "{code:intt}": unknown parameter type "intt" — did you mean int? (types: string, int, uuid, url, *, path; an enum lists two or more values separated by |)"#),
+    ])
+    func unknownKeysAndWrongTypesAreRefusedAtAnyDepth(_ c: RefusedCase) throws {
+        var yaml = "hosts: [e.com]\n" + c.yaml + "\n"
+        if !c.yaml.hasPrefix("routes") { yaml += "routes: [{name: a, pattern: /a}]\n" }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+        try Data(yaml.utf8).write(to: file)
+        #expect(throws: ConfigurationError("\(file.path): \(c.message)")) { try ServiceConfiguration(contentsOf: file.path) }
+    }
 }

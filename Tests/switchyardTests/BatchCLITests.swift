@@ -4,7 +4,7 @@ import Testing
 /// Stdin batches of 100,000 lines through the built binary: every command streams them with
 /// flat memory, writes one result per line in input order, and exits at end of input.
 @Suite(.serialized) struct BatchCLITests {
-    struct Outcome {
+    struct Outcome: Sendable {
         /// How many lines the command wrote.
         var count: Int
         /// Line `i` (0-based) for every sampled index; every line when there are at most 1,000.
@@ -19,7 +19,11 @@ import Testing
     /// Runs the binary under a small Python wrapper that streams `input` from a file, reports
     /// the child's peak RSS, counts the output lines and keeps every `stride`-th one (a resolve
     /// of 100,000 links writes hundreds of megabytes), with a time limit.
-    static func run(_ arguments: [String], input: [String], stride: Int = 997, timeLimit: Double = 600) throws -> Outcome {
+    static func run(_ arguments: [String], input: [String], stride: Int = 997, timeLimit: Double = 600) async throws -> Outcome {
+        try await CLITests.blocking { try runBlocking(arguments, input: input, stride: stride, timeLimit: timeLimit) }
+    }
+
+    static func runBlocking(_ arguments: [String], input: [String], stride: Int, timeLimit: Double) throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -38,8 +42,10 @@ import Testing
             with open(sys.argv[3], 'rb') as o:
                 for n, line in enumerate(o):
                     count += 1
-                    if n % stride == 0 or n < 1000: kept[n] = line.rstrip(b'\\n').decode(errors='replace')
-            if count > 1000: kept = {k: v for k, v in kept.items() if k % stride == 0 or k == count - 1}
+                    text = line.rstrip(b'\\n').decode(errors='replace')
+                    if n % stride == 0 or n < 1000: kept[n] = text
+            if count > 1000: kept = {k: v for k, v in kept.items() if k % stride == 0}
+            if count: kept[count - 1] = text
             print(json.dumps({"code": code, "rss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "stderr": err, "count": count, "lines": kept}))
             """
         let process = Process()
@@ -80,9 +86,9 @@ import Testing
         }
     }
 
-    @Test func resolveStreams100kLinesInOrderAndExits() throws {
+    @Test func resolveStreams100kLinesInOrderAndExits() async throws {
         let inputs = try Self.resolveInputs(count: 100_000)
-        let r = try Self.run(["resolve", "--manifest", CLITests.fixture, "--offline", "--json"], input: inputs)
+        let r = try await Self.run(["resolve", "--manifest", CLITests.fixture, "--offline", "--json"], input: inputs)
         #expect(r.exitedNormally, "the command did not exit by itself: \(r.stderr)")
         #expect(r.status == 1)  // some links have no app link offline: documented status 1
         #expect(r.count == inputs.count)
@@ -92,22 +98,22 @@ import Testing
         #expect(r.peakKiB < 300 * 1024, "peak RSS \(r.peakKiB) KiB")
     }
 
-    @Test func unwrapRouteAndDecideStream100kLines() throws {
+    @Test func unwrapRouteAndDecideStream100kLines() async throws {
         let n = 100_000
-        let unwrap = try Self.run(["unwrap", "--json"], input: (0..<n).map { "https://l.facebook.com/l.php?u=https%3A%2F%2Fexample.com%2F\($0)" })
+        let unwrap = try await Self.run(["unwrap", "--json"], input: (0..<n).map { "https://l.facebook.com/l.php?u=https%3A%2F%2Fexample.com%2F\($0)" })
         #expect(unwrap.exitedNormally && unwrap.status == 0, "\(unwrap.stderr)")
         #expect(unwrap.count == n)
         #expect(unwrap.lines[n - 1] == #"{"input":"https://l.facebook.com/l.php?u=https%3A%2F%2Fexample.com%2F99999","output":"https://example.com/99999"}"#)
         #expect(unwrap.peakKiB < 150 * 1024, "peak RSS \(unwrap.peakKiB) KiB")
 
-        let route = try Self.run(["route", "--routes", "../../Examples/plur-routes.yaml", "--json"], input: (0..<n).map { "https://rabble.community/g/group\($0)" })
+        let route = try await Self.run(["route", "--routes", "../../Examples/plur-routes.yaml", "--json"], input: (0..<n).map { "https://rabble.community/g/group\($0)" })
         #expect(route.exitedNormally && route.status == 0, "\(route.stderr)")
         #expect(route.count == n)
         #expect(route.lines[n - 1]?.contains("group99999") == true)
         #expect(route.peakKiB < 150 * 1024, "peak RSS \(route.peakKiB) KiB")
 
         let aasa = #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/buy/*"}]}]}}"#
-        let decide = try Self.run(["aasa", "decide", "--jsonl"], input: (0..<n).map {
+        let decide = try await Self.run(["aasa", "decide", "--jsonl"], input: (0..<n).map {
             #"{"id": \#($0), "aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": "https://shop.example/\#($0 % 2 == 0 ? "buy" : "sell")/\#($0)"}"#
         })
         #expect(decide.exitedNormally && decide.status == 0, "\(decide.stderr)")
@@ -117,9 +123,9 @@ import Testing
         #expect(decide.peakKiB < 150 * 1024, "peak RSS \(decide.peakKiB) KiB")
     }
 
-    @Test func anOverlongLineIsReportedSkippedAndCounted() throws {
+    @Test func anOverlongLineIsReportedSkippedAndCounted() async throws {
         let long = "https://example.com/" + String(repeating: "a", count: 70_000)
-        let r = try Self.run(["unwrap"], input: ["https://example.com/1", long, "https://example.com/2"])
+        let r = try await Self.run(["unwrap"], input: ["https://example.com/1", long, "https://example.com/2"])
         #expect(r.exitedNormally)
         #expect(r.status == 1)
         #expect(r.count == 2)

@@ -14,7 +14,7 @@ import Testing
         return products.appendingPathComponent("switchyard")
     }
 
-    struct Run {
+    struct Run: Sendable {
         var stdout: String
         var stderr: String
         var status: Int32
@@ -36,6 +36,19 @@ import Testing
         let stderrData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Run(stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self), status: process.terminationStatus)
+    }
+
+    /// `run` on a thread of its own: a test that waits long for a command must not hold one of
+    /// the few threads of Swift's cooperative pool, which every async test needs to resume.
+    static func running(_ arguments: [String], stdin: String? = nil) async throws -> Run {
+        try await blocking { try run(arguments, stdin: stdin) }
+    }
+
+    /// Runs blocking work (waiting for child processes) on a new thread and returns its result.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
     }
 
     struct Case: Sendable, CustomStringConvertible {

@@ -85,9 +85,9 @@ struct TestCA {
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    @Test func shortLinkIsFollowedThroughTwoRedirectsToALinkARuleHandles() throws {
+    @Test func shortLinkIsFollowedThroughTwoRedirectsToALinkARuleHandles() async throws {
         let server = try LocalServer()
-        let r = try CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/r1"])
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/r1"])
         #expect(r.status == 0, "stderr: \(r.stderr)")
         let result = try Self.json(r.stdout)
         #expect(result["unwrapped"] as? String == "https://twitter.com/jack/status/20")
@@ -97,27 +97,27 @@ struct TestCA {
         #expect(try server.hits() == 2)
     }
 
-    @Test func loopbackIsRefusedUnlessAllowed() throws {
+    @Test func loopbackIsRefusedUnlessAllowed() async throws {
         let server = try LocalServer()
-        let r = try CLITests.run(["resolve", "\(server.origin)/r1"])
+        let r = try await CLITests.running(["resolve", "\(server.origin)/r1"])
         #expect(r.status == 1)
         #expect(r.stdout == "no app handles this link\n")
         #expect(try server.hits() == 0)
     }
 
-    @Test func redirectLoopEndsWithNoResult() throws {
+    @Test func redirectLoopEndsWithNoResult() async throws {
         let server = try LocalServer()
-        let r = try CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/loop"])
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/loop"])
         #expect(r.status == 1, "stderr: \(r.stderr)")
         let result = try Self.json(r.stdout)
         #expect((result["actions"] as? [Any])?.isEmpty == true)
         #expect(try server.hits() == 5)  // the hop limit
     }
 
-    @Test func aServerSlowerThanTheTimeoutEndsTheRequestInTime() throws {
+    @Test func aServerSlowerThanTheTimeoutEndsTheRequestInTime() async throws {
         let server = try LocalServer()
         let start = Date()
-        let r = try CLITests.run(["resolve", "--allow-private-addresses", "--network-timeout", "1", "\(server.origin)/slow"])
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--network-timeout", "1", "\(server.origin)/slow"])
         #expect(Date().timeIntervalSince(start) < 4)
         #expect(r.status == 1)
         #expect(r.stdout == "no app handles this link\n")
@@ -138,12 +138,12 @@ struct TestCA {
             """
     }
 
-    @Test func scriptsReachALocalServerWithHttpRequestAndJsonRequest() throws {
+    @Test func scriptsReachALocalServerWithHttpRequestAndJsonRequest() async throws {
         let server = try LocalServer()
         let directory = try Self.temporaryDirectory()
         let manifest = directory.appendingPathComponent("manifest.json")
         try Data(Self.scriptManifest(server.origin).utf8).write(to: manifest)
-        let r = try CLITests.run(["resolve", "--allow-private-addresses", "--json", "--manifest", manifest.path, "https://s.example/x"])
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "--manifest", manifest.path, "https://s.example/x"])
         #expect(r.status == 0, "stderr: \(r.stderr)")
         let actions = try #require(try Self.json(r.stdout)["actions"] as? [[String: Any]])
         #expect(actions.map { $0["url"] as? String } == ["app://text/hello-from-loopback", "app://json/42", "app://big/refused"])
@@ -151,35 +151,35 @@ struct TestCA {
         // The same manifest without --allow-private-addresses: every format fails with
         // network-refused and the server sees no request.
         let before = try server.hits()
-        let refused = try CLITests.run(["resolve", "--json", "--manifest", manifest.path, "https://s.example/x"])
+        let refused = try await CLITests.running(["resolve", "--json", "--manifest", manifest.path, "https://s.example/x"])
         #expect(refused.status == 1)
         let errors = try #require(try Self.json(refused.stdout)["actions"] as? [[String: Any]]).map { ($0["error"] as? [String: Any])?["code"] as? String }
         #expect(errors == ["network-refused", "network-refused", "network-refused"])
         #expect(try server.hits() == before)
     }
 
-    @Test func aasaAndAssetlinksAreValidatedOverHTTPSWithATestCA() throws {
+    @Test func aasaAndAssetlinksAreValidatedOverHTTPSWithATestCA() async throws {
         let directory = try Self.temporaryDirectory()
         let ca = try TestCA(in: directory)
         let server = try LocalServer(tls: (ca.cert, ca.key), environment: [
             "TEST_AASA": CLITests.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path,
             "TEST_ASSETLINKS": try Self.writeAssetLinks(in: directory),
         ])
-        let aasa = try CLITests.run(["aasa", "validate", server.origin, "--ca-file", ca.caFile])
+        let aasa = try await CLITests.running(["aasa", "validate", server.origin, "--ca-file", ca.caFile])
         #expect(aasa.status == 0, "\(aasa.stdout) \(aasa.stderr)")
         #expect(aasa.stdout.contains("status 200, content type application/json"))
         #expect(aasa.stdout.hasSuffix("\(server.origin)/.well-known/apple-app-site-association: valid, 0 errors, 0 warnings\n"))
 
-        let links = try CLITests.run(["assetlinks", "validate", server.origin, "--ca-file", ca.caFile])
+        let links = try await CLITests.running(["assetlinks", "validate", server.origin, "--ca-file", ca.caFile])
         #expect(links.status == 0, "\(links.stdout) \(links.stderr)")
         #expect(links.stdout.contains("/.well-known/assetlinks.json: valid"))
 
         // Without the CA the certificate is not trusted: a clear finding, status 1, no crash.
-        let untrusted = try CLITests.run(["aasa", "validate", server.origin])
+        let untrusted = try await CLITests.running(["aasa", "validate", server.origin])
         #expect(untrusted.status == 1)
         #expect(untrusted.stdout.contains("the TLS handshake failed"), "\(untrusted.stdout)")
         #expect(untrusted.stdout.contains("--ca-file"))
-        let json = try CLITests.run(["assetlinks", "validate", "--json", server.origin])
+        let json = try await CLITests.running(["assetlinks", "validate", "--json", server.origin])
         #expect(json.status == 1)
         #expect(json.stdout.contains(#""code":"tls-failed""#))
     }
@@ -191,36 +191,49 @@ struct TestCA {
         return path.path
     }
 
-    @Test func serveResolvesThroughARedirect() throws {
+    @Test func aBusyPortSaysWhichAndWhatToDo() async throws {
+        let taken = try LocalServer()
+        let directory = try Self.temporaryDirectory()
+        let r = try await CLITests.running(["serve", "--port", String(taken.port), "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("error: cannot listen on 127.0.0.1:\(taken.port): the port is already in use; stop the other server or choose another --port (0 picks a free one)"), "\(r.stderr)")
+    }
+
+    @Test func serveResolvesThroughARedirect() async throws {
         let upstream = try LocalServer()
         let directory = try Self.temporaryDirectory()
         let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
         let config = directory.appendingPathComponent("config.yaml")
         try Data((example + "\nresolve: {allowPrivateAddresses: true}\n").utf8).write(to: config)
-        let serve = Process()
-        serve.executableURL = CLITests.binary
-        serve.arguments = ["serve", "--config", config.path, "--port", "0", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path]
-        let log = Pipe()  // the service logs (JSON lines) to stderr
-        serve.standardOutput = FileHandle.nullDevice
-        serve.standardError = log
-        try serve.run()
-        defer { serve.terminate(); serve.waitUntilExit() }
-        var base: String?
-        var buffer = ""
-        let deadline = Date().addingTimeInterval(20)
-        while base == nil && Date() < deadline && serve.isRunning {
-            buffer += String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
-            if let range = buffer.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) {
-                base = String(buffer[range].dropFirst(7).dropLast())
-            }
-        }
-        let service = try #require(base, "serve did not say where it listens: \(buffer)")
         let target = "\(upstream.origin)/r1".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let data = try Data(contentsOf: URL(string: "\(service)/api/resolve?url=\(target)")!)
-        let result = try Self.json(String(decoding: data, as: UTF8.self))
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        // Start the service, wait for its "listening" log line, ask it, stop it: all blocking
+        // work, on a thread of its own.
+        let (log, body, stillRunning) = try await CLITests.blocking { () throws -> (String, String?, Bool) in
+            let serve = Process()
+            serve.executableURL = CLITests.binary
+            serve.arguments = ["serve", "--config", config.path, "--port", "0", "--database", database]
+            let log = Pipe()  // the service logs (JSON lines) to stderr
+            serve.standardOutput = FileHandle.nullDevice
+            serve.standardError = log
+            try serve.run()
+            defer { serve.terminate(); serve.waitUntilExit() }
+            var buffer = ""
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline && serve.isRunning {
+                buffer += String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+                guard let range = buffer.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) else { continue }
+                let service = String(buffer[range].dropFirst(7).dropLast())
+                let data = try Data(contentsOf: URL(string: "\(service)/api/resolve?url=\(target)")!)
+                return (buffer, String(decoding: data, as: UTF8.self), serve.isRunning)
+            }
+            return (buffer, nil, serve.isRunning)
+        }
+        let text = try #require(body, "serve did not say where it listens: \(log)")
+        let result = try Self.json(text)
         #expect(result["unwrapped"] as? String == "https://twitter.com/jack/status/20")
         #expect((result["actions"] as? [[String: Any]])?.contains { $0["url"] as? String == "twitter://status?id=20" } == true)
-        #expect(serve.isRunning)
+        #expect(stillRunning)
     }
 }
 

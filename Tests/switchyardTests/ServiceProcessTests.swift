@@ -41,21 +41,24 @@ import Testing
     static var databases: [String] { postgresURL != nil || toolsRequired ? ["sqlite", "postgres"] : ["sqlite"] }
 
     @Test(arguments: databases)
-    func sigkillDuringCreatesLosesNoAcknowledgedLink(_ kind: String) throws {
+    func sigkillDuringCreatesLosesNoAcknowledgedLink(_ kind: String) async throws {
         var arguments = [CLITests.root.appendingPathComponent("Scripts/durability.py").path, "--binary", CLITests.binary.path, "--rounds", "2"]
         if kind == "postgres" {
             arguments += ["--database", try #require(Self.postgresURL, "SWITCHYARD_TEST_POSTGRES is not set; run bash .ci/run")]
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let summary = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(summary)")
+        let command = arguments
+        let (summary, status) = try await CLITests.blocking { () throws -> (String, Int32) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3"] + command
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+        }
+        #expect(status == 0, "\(summary)")
         #expect(summary.contains(#""missing": 0, "wrong": 0"#), "\(summary)")
         #expect(!summary.contains(#""acknowledged": 0,"#))
     }
