@@ -111,6 +111,9 @@ public struct LinkService: Sendable {
         router.get("/api/resolve") { request, context in await handle { () async throws(APIError) in try await resolve(request, context) } }
         router.get("/i/{code}") { request, context in await linkPage(request, context) }
         router.head("/i/{code}") { request, context in await linkPage(request, context) }
+        // The router does not fall back from /i/{code} to "**", so a path with more segments
+        // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
+        router.get("/i/{code}/**") { request, context in routePage(request, context) }
         router.get("**") { request, context in routePage(request, context) }
         return router
     }

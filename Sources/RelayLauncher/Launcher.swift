@@ -117,9 +117,12 @@ public struct Launcher: Sendable {
               Array.prototype.forEach.call(document.querySelectorAll("button.quick"), function (b) {
                 b.addEventListener("click", function () { openURL(b.getAttribute("data-url")); });
               });
-              // #open=URL fills the field and clicks Open (for scripted checks and bookmarks).
-              var m = location.hash.match(/^#open=(.*)$/);
-              if (m) { document.getElementById("url").value = decodeURIComponent(m[1]); document.getElementById("open").click(); }
+              // #open=URL fills the field and clicks Open (for scripted checks and bookmarks);
+              // #squirrel=URL and #message=URL call the seed apps' two names instead.
+              var m = location.hash.match(/^#(open|squirrel|message)=(.*)$/);
+              if (m && m[1] === "open") { document.getElementById("url").value = decodeURIComponent(m[2]); document.getElementById("open").click(); }
+              if (m && m[1] === "squirrel") { window.squirrel.openURL(decodeURIComponent(m[2])); }
+              if (m && m[1] === "message") { window.webkit.messageHandlers["squirrel.openURL"].postMessage({url: decodeURIComponent(m[2])}); }
             })();
             </script>
             </body></html>

@@ -69,6 +69,28 @@ import Testing
         #expect(dom.contains("window.switchyard = {openURL: openURL}"))
     }
 
+    /// The seed apps' pages call `window.squirrel.openURL(url)` or post `{url}` to the
+    /// `squirrel.openURL` message handler; in a desktop browser both reach the handler too.
+    @Test(.enabled(if: chromium != nil || toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func theSeedAppsNamesReachTheHandlerInChromium() throws {
+        let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let (watcher, base, record) = try Self.startWatcher()
+        defer { watcher.terminate(); watcher.waitUntilExit() }
+        for (fragment, url) in [("squirrel", "plur://group/via-squirrel"), ("message", "plur://group/via-message-handler")] {
+            let browser = Process()
+            browser.executableURL = URL(fileURLWithPath: chromium)
+            let profile = try ServiceProcessTests.temporaryDirectory().path
+            browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
+                                 "--virtual-time-budget=3000", "--dump-dom", base + "#\(fragment)=" + url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!]
+            browser.standardOutput = FileHandle.nullDevice
+            browser.standardError = FileHandle.nullDevice
+            try browser.run()
+            browser.waitUntilExit()
+            let handled = Self.waitForRecord(record, containing: url)
+            #expect(handled.contains(#""source":"launcher","url":"\#(url)""#), "\(fragment): \(handled)")
+        }
+    }
+
     @Test func postsNeedTheRunTokenAndALoopbackHost() async throws {
         let (watcher, base, record) = try Self.startWatcher()
         defer { watcher.terminate(); watcher.waitUntilExit() }
