@@ -64,6 +64,20 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
         #expect(fetcher.seen == ["HEAD https://short.example/x", "HEAD https://mid.example/y", "HEAD https://mid.example/z"])
     }
 
+    @Test func anEngineAndItsThreadsGoAwayWhenDropped() async {
+        weak var executor: ScriptExecutor?
+        do {
+            let engine = LinkEngine(manifest: manifest, options: .init(offline: true))
+            executor = engine.executor
+            _ = await engine.resolve("https://tw.example/jack/status/20")
+            _ = await engine.resolve(batch: ["https://tw.example/a/status/1", "https://wrap.example/?to=x"])
+            #expect(executor != nil)
+        }
+        // The pool's thread lets go of its last job a moment after the job resumed the caller.
+        for _ in 0..<200 where executor != nil { try? await Task.sleep(for: .milliseconds(10)) }
+        #expect(executor == nil, "the engine's thread pool outlived the engine")
+    }
+
     @Test func redirectHopsAreBounded() async {
         let loop = RedirectingFetcher(["https://a.example/": "https://b.example/", "https://b.example/": "https://a.example/"])
         let engine = LinkEngine(manifest: manifest, options: .init(maximumRedirectHops: 3, fetcher: loop))

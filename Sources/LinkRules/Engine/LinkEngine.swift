@@ -1,3 +1,4 @@
+import Foundation
 import SwitchyardJSON
 /// Turns web links into app links with an Opener-format manifest.
 ///
@@ -75,9 +76,11 @@ public struct LinkEngine: Sendable {
         await onExecutor { $0.applyOnExecutor(transform, pattern: pattern, to: input) }
     }
 
-    func applyOnExecutor(_ transform: Transform, pattern: Pattern, to input: String) -> Result<String?, ScriptError> {
+    func applyOnExecutor(_ transform: Transform, pattern: Pattern, to input: String, matches: [NSTextCheckingResult]? = nil) -> Result<String?, ScriptError> {
         switch transform {
-        case .template(let template): return .success(pattern.replace(in: input, with: template))
+        case .template(let template):
+            let ns = input as NSString
+            return .success(pattern.replace(matches ?? pattern.allMatches(in: ns), in: ns, with: template))
         case .script(let source): return scripts.runOnExecutor(source, input: input)
         case .legacyScript:
             return .failure(ScriptError(code: "legacy-script-unsupported", message: "only a legacy \"script\" (XMLHttpRequest) is given; it is not supported, add \"script2\""))
@@ -108,8 +111,11 @@ public struct LinkEngine: Sendable {
         for i in actions {
             let action = manifest.actions[i]
             let input = action.includeHeaders && !headers.isEmpty ? Self.headerInput(url, headers) : url
+            // One search for the action's regex serves all of its template formats.
+            let matches = action.formats.contains { if case .template = $0.transform { true } else { false } }
+                ? action.pattern.allMatches(in: input as NSString) : nil
             for f in action.formats {
-                let r = applyOnExecutor(f.transform, pattern: action.pattern, to: input)
+                let r = applyOnExecutor(f.transform, pattern: action.pattern, to: input, matches: matches)
                 out.append(ActionResult(
                     action: action.index, title: action.title, format: f.index, appId: f.appId,
                     url: try? r.get(), error: r.failureValue))
@@ -126,9 +132,16 @@ public struct LinkEngine: Sendable {
     func browsersOnExecutor(for url: String) -> [BrowserResult] {
         let lower = url.prefix(8).lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return [] }
+        // Browsers share a handful of regexes (the sample's 22 browsers have 5): search with
+        // each distinct one once.
+        let ns = url as NSString
+        var found: [ObjectIdentifier: [NSTextCheckingResult]] = [:]
         return manifest.browsers.compactMap { b in
-            guard b.pattern.matches(url) else { return nil }
-            let r = applyOnExecutor(b.transform, pattern: b.pattern, to: url)
+            let key = ObjectIdentifier(b.pattern)
+            let matches = found[key] ?? b.pattern.allMatches(in: ns)
+            found[key] = matches
+            guard !matches.isEmpty else { return nil }
+            let r = applyOnExecutor(b.transform, pattern: b.pattern, to: url, matches: matches)
             return BrowserResult(browser: b.index, appId: b.identifier, url: try? r.get(), error: r.failureValue)
         }
     }

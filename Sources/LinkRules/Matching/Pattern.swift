@@ -33,8 +33,27 @@ public final class Pattern: @unchecked Sendable {
 
     /// Replaces every match in `input` with `template` (`$1`… refer to groups).
     public func replace(in input: String, with template: String) -> String {
-        guard let regex else { return input }
-        let ns = input as NSString
-        return regex.stringByReplacingMatches(in: input, options: [], range: NSRange(location: 0, length: ns.length), withTemplate: template)
+        replace(allMatches(in: input as NSString), in: input as NSString, with: template)
+    }
+
+    /// Every match in `input`, in order (what `replace` replaces); empty when none. Callers that
+    /// apply several templates of one regex to one input find the matches once.
+    func allMatches(in input: NSString) -> [NSTextCheckingResult] {
+        regex?.matches(in: input as String, options: [], range: NSRange(location: 0, length: input.length)) ?? []
+    }
+
+    /// `input` with each of `matches` (from `allMatches`) replaced by `template`, exactly as
+    /// NSRegularExpression's `stringByReplacingMatches` does.
+    func replace(_ matches: [NSTextCheckingResult], in input: NSString, with template: String) -> String {
+        guard let regex, !matches.isEmpty else { return input as String }
+        var output = ""
+        var done = 0
+        for match in matches {
+            output += input.substring(with: NSRange(location: done, length: match.range.location - done))
+            output += regex.replacementString(for: match, in: input as String, offset: 0, template: template)
+            done = match.range.location + match.range.length
+        }
+        output += input.substring(from: done)
+        return output
     }
 }

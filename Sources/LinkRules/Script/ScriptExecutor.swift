@@ -18,7 +18,9 @@ public final class ScriptExecutor: Sendable {
     private final class Queue: @unchecked Sendable {
         // Guarded by `condition`.
         let condition = NSCondition()
-        var jobs: [@Sendable () -> Void] = []
+        // Taken jobs are cleared at once: a job holds what it works on (often the engine that
+        // owns this pool), and keeping it would keep the pool alive forever.
+        var jobs: [(@Sendable () -> Void)?] = []
         var head = 0
         var stopped = false
 
@@ -38,6 +40,7 @@ public final class ScriptExecutor: Sendable {
                 condition.wait()
             }
             let job = jobs[head]
+            jobs[head] = nil
             head += 1
             if head > 1024 && head * 2 > jobs.count {
                 jobs.removeFirst(head)
