@@ -16,8 +16,22 @@ public enum JSONWriter {
 
     /// `s` as a JSON string literal.
     public static func quote(_ s: String) -> String {
-        var out = "\""
-        out.reserveCapacity(s.utf8.count + 2)
+        var out = ""
+        quote(s, into: &out)
+        return out
+    }
+
+    /// Appends `s` as a JSON string literal to `out`. Most strings need no escape: they are
+    /// appended whole after one scan of their bytes.
+    static func quote(_ s: String, into out: inout String) {
+        let plain = s.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0xE2 }
+        if plain {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
+        out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -39,7 +53,6 @@ public enum JSONWriter {
             }
         }
         out += "\""
-        return out
     }
 
     private static func write(_ value: JSONValue, into out: inout String, indent: String?, level: Int) {
@@ -47,7 +60,7 @@ public enum JSONWriter {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .number(_, let text): out += text
-        case .string(let s): out += quote(s)
+        case .string(let s): quote(s, into: &out)
         case .array(let elements):
             if elements.isEmpty { out += "[]"; return }
             out += "["
@@ -64,7 +77,7 @@ public enum JSONWriter {
             for (i, m) in members.enumerated() {
                 if i > 0 { out += "," }
                 newline(&out, indent, level + 1)
-                out += quote(m.key)
+                quote(m.key, into: &out)
                 out += indent == nil ? ":" : ": "
                 write(m.value, into: &out, indent: indent, level: level + 1)
             }
