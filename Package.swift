@@ -119,10 +119,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SwitchyardJSONTests", dependencies: ["SwitchyardJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"], swiftSettings: swiftSettings),
-        .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardJSON"], swiftSettings: swiftSettings),
+        // Helpers shared by the test targets only (a seeded generator for property tests).
+        .target(name: "SwitchyardTestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "SwitchyardJSONTests", dependencies: ["SwitchyardJSON", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardJSON", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardJSON", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
             dependencies: ["LinkService", "AssociatedDomains", .product(name: "HummingbirdTesting", package: "hummingbird")],

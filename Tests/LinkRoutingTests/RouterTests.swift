@@ -1,18 +1,7 @@
 import Foundation
 import LinkRouting
+import SwitchyardTestSupport
 import Testing
-
-/// Deterministic generator for property tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum PlurTable {
     static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -129,7 +118,7 @@ enum PlurDestination: Equatable {
 
     @Test func buildThenRouteRoundTrips() throws {
         let router = try PlurTable.load()
-        var rng = SplitMix(state: 2026)
+        var rng = SeededGenerator(seed: 2026)
         let alphabet = Array("abcXYZ019 -_.~/+?&=#%:é😀")
         func value() -> String { String((0..<Int.random(in: 1...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }) }
         for _ in 0..<2_000 {
@@ -149,7 +138,7 @@ enum PlurDestination: Equatable {
     }
 
     @Test func trieAgreesWithLinearScanOnRandomTables() throws {
-        var rng = SplitMix(state: 7)
+        var rng = SeededGenerator(seed: 7)
         let words = ["a", "b", "users", "items", "x", "g", "join"]
         var routes: [Route] = []
         for i in 0..<200 {

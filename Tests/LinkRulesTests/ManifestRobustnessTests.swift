@@ -1,5 +1,6 @@
 import Foundation
 import SwitchyardJSON
+import SwitchyardTestSupport
 import Testing
 @testable import LinkRules
 

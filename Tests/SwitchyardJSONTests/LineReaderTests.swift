@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardTestSupport
 import Testing
 @testable import SwitchyardJSON
 
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func agreesWithASimpleSplitOnRandomInput() {
-        var rng = SplitMix(state: 42)
+        var rng = SeededGenerator(seed: 42)
         for _ in 0..<50 {
             var bytes: [UInt8] = []
             for _ in 0..<Int.random(in: 0..<400, using: &rng) {
@@ -53,17 +54,5 @@ import Testing
             }
             #expect(Self.lines(bytes, maximumLineBytes: cap, bufferBytes: Int.random(in: 1...16, using: &rng)) == expected)
         }
-    }
-}
-
-/// A deterministic generator for the property test (SplitMix64 over a caller-held state).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
