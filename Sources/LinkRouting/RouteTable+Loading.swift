@@ -34,7 +34,7 @@ extension Router {
         let node: Yams.Node?
         do { node = try Yams.compose(yaml: yaml) } catch { throw RouteTableError("\(prefix)invalid YAML: \(error)") }
         guard let node else { throw RouteTableError("\(prefix)the file is empty") }
-        do { try self.init(table: Self.json(node)) } catch { throw RouteTableError(prefix + error.message) }
+        do { try self.init(table: try Self.json(node)) } catch { throw RouteTableError(prefix + error.message) }
     }
 
     /// Reads a JSON or YAML document (by extension) into a `JSONValue`, keeping key order.
@@ -50,10 +50,23 @@ extension Router {
         let node: Yams.Node?
         do { node = try Yams.compose(yaml: text) } catch { throw RouteTableError("\(path): invalid YAML: \(error)") }
         guard let node else { throw RouteTableError("\(path): the file is empty") }
-        return json(node)
+        do { return try json(node) } catch { throw RouteTableError("\(path): \(error.message)") }
     }
 
-    static func json(_ node: Yams.Node) -> JSONValue {
+    /// Most values a YAML document may expand to: aliases let a few hundred bytes stand for
+    /// billions of values ("billion laughs"), which must be refused, not expanded.
+    static let maximumValues = 100_000
+
+    static func json(_ node: Yams.Node) throws(RouteTableError) -> JSONValue {
+        var budget = maximumValues
+        return try json(node, budget: &budget)
+    }
+
+    static func json(_ node: Yams.Node, budget: inout Int) throws(RouteTableError) -> JSONValue {
+        budget -= 1
+        guard budget >= 0 else {
+            throw RouteTableError("the document expands to more than \(maximumValues) values (YAML aliases repeating each other?); refused")
+        }
         switch node {
         case .scalar(let s):
             if s.style == .plain {
@@ -62,8 +75,14 @@ extension Router {
                 if ["null", "~", ""].contains(s.string) { return .null }
             }
             return .string(s.string)
-        case .sequence(let seq): return .array(seq.map(json))
-        case .mapping(let map): return .object(map.map { (($0.key.string ?? ""), json($0.value)) })
+        case .sequence(let seq):
+            var items: [JSONValue] = []
+            for item in seq { items.append(try json(item, budget: &budget)) }
+            return .array(items)
+        case .mapping(let map):
+            var members: [(key: String, value: JSONValue)] = []
+            for (key, value) in map { members.append((key.string ?? "", try json(value, budget: &budget))) }
+            return .object(members)
         case .alias(let a): return .string("*\(a.anchor)")
         }
     }

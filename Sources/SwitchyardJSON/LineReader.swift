@@ -44,6 +44,11 @@ public struct LineReader {
         self.buffer = [UInt8](repeating: 0, count: max(1, bufferBytes))
     }
 
+    /// True when a complete line can be returned without reading (and so without waiting).
+    public var hasBufferedLine: Bool {
+        start < end && buffer[start..<end].contains(0x0A)
+    }
+
     /// The next line, or nil at the end of input (or on a read error, which ends input too).
     public mutating func next() -> Line? {
         while true {

@@ -38,10 +38,13 @@ struct AASACommand: ParsableCommand {
             // A line over the cap is reported on stderr and skipped; the cap is the AASA file limit
             // plus room for the case around it.
             let lines = InputLines([], maximumLineBytes: AppSiteAssociation.maximumBytes + (64 << 10))
+            var failed = 0
             for line in lines {
-                Output.line(JSONWriter.compact(Self.decide(line, cache: &cache)))
+                let result = Self.decide(line, cache: &cache)
+                if result["error"] != nil { failed += 1 }
+                Output.line(JSONWriter.compact(result))
             }
-            if lines.skipped > 0 { throw ExitCode(1) }
+            if lines.skipped > 0 || failed > 0 { throw ExitCode(1) }
         }
 
         static func failure(_ id: JSONValue, _ code: String, _ message: String) -> JSONValue {

@@ -38,7 +38,11 @@ struct CallbackBuild: ParsableCommand {
     @Option(name: .customLong("param"), help: "A parameter name=value (repeatable).") var parameters: [String] = []
     @Option(help: "Sign with ID=FILE (HMAC-SHA256).") var key: String?
     @Option(help: "Request id for a signed request (default: a new UUID).") var id: String?
-    @Option(help: "Seconds until a signed request expires.") var expiresIn: Double = 300
+    @Option(help: "Seconds until a signed request expires (at most 30 days).") var expiresIn: Double = 300
+
+    func validate() throws {
+        if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds from 0 to 2592000 (30 days)") }
+    }
 
     func run() throws {
         var request = XCallbackURL(scheme: scheme, action: action, source: source, success: success, error: error, cancel: cancel)

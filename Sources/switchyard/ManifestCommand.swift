@@ -23,6 +23,10 @@ struct ManifestCommand: AsyncParsableCommand {
         @Option(help: "Seconds a script may run.") var timeLimit: Double = 15
         @Flag(help: "Refuse a manifest with entries that cannot be used, instead of skipping them with a warning.") var strict = false
 
+        func validate() throws {
+            if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds from 0 to 3600") }
+        }
+
         func run() async throws {
             let bytes = try Output.readFile(path)
             let manifest: Manifest

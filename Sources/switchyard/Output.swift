@@ -97,6 +97,9 @@ final class InputLines: Sequence, IteratorProtocol {
     /// True when the inputs come from stdin.
     var fromStdin: Bool { reader != nil }
 
+    /// False when the next input may have to wait for stdin (nothing complete is buffered).
+    var hasBufferedLine: Bool { reader?.hasBufferedLine ?? true }
+
     func next() -> String? {
         if arguments != nil { return arguments!.next() }
         while let line = reader!.next() {
@@ -112,10 +115,16 @@ final class InputLines: Sequence, IteratorProtocol {
         return nil
     }
 
-    /// Up to `count` inputs (fewer only at the end).
+    /// Up to `count` inputs: at least one (none only at the end), and no more than can be had
+    /// without waiting for more input, so that a slow producer (`tail -f … |`) sees each result
+    /// as soon as its line arrives.
     func next(_ count: Int) -> [String] {
         var out: [String] = []
-        while out.count < count, let input = next() { out.append(input) }
+        while out.count < count {
+            if !out.isEmpty, let reader, !reader.hasBufferedLine { break }
+            guard let input = next() else { break }
+            out.append(input)
+        }
         return out
     }
 }
@@ -144,8 +153,13 @@ struct ManifestOption: ParsableArguments {
         return loaded
     }
 
-    /// Prints each skipped entry (its location and why) and a summary to stderr.
+    /// Prints each skipped entry (its location and why) and a summary to stderr, and how many
+    /// values of the wrong type were ignored (`manifest lint` lists them).
     static func report(_ manifest: Manifest, source: String, strict: Bool) {
+        if !manifest.warnings.isEmpty {
+            let n = manifest.warnings.count
+            Output.error("warning: \(source): \(n) value\(n == 1 ? "" : "s") ignored or defaulted (first: \(manifest.warnings[0].location): \(manifest.warnings[0].message)); `switchyard manifest lint` lists \(n == 1 ? "it" : "them all")")
+        }
         guard !manifest.skipped.isEmpty else { return }
         let label = strict ? "error" : "warning"
         for d in manifest.skipped { Output.error("\(label): \(source): \(d.location): \(d.message) [\(d.code)]") }

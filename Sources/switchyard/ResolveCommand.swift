@@ -48,8 +48,8 @@ struct ResolveCommand: AsyncParsableCommand {
         for h in headers where !h.contains(":") {
             throw ValidationError("--header '\(h)' is not 'Name: value'")
         }
-        if timeLimit <= 0 { throw ValidationError("--time-limit must be positive") }
-        if networkTimeout <= 0 { throw ValidationError("--network-timeout must be positive") }
+        if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds from 0 to 3600") }
+        if !(networkTimeout > 0 && networkTimeout <= 3600) { throw ValidationError("--network-timeout must be a number of seconds from 0 to 3600") }
     }
 
     /// What one input produced: its output lines and how it counts for the exit status.
@@ -85,6 +85,12 @@ struct ResolveCommand: AsyncParsableCommand {
             }
         }
         while true {
+            // Before waiting for more input, write every result already asked for: a slow
+            // producer (`tail -f log | switchyard resolve`) sees each answer at once.
+            if !inputs.hasBufferedLine {
+                for task in inFlight { emit(await task.value) }
+                inFlight.removeAll()
+            }
             let chunk = inputs.next(chunkSize)
             if chunk.isEmpty { break }
             inFlight.append(Task {
@@ -165,7 +171,19 @@ struct UnwrapCommand: ParsableCommand {
     func run() throws {
         let engine = LinkEngine(manifest: try manifestOption.load(), options: .init(offline: true))
         let inputs = Output.inputs(urls)
+        var invalid = 0
         for input in inputs {
+            if let problem = Output.urlProblem(input) {
+                invalid += 1
+                if json {
+                    Output.line(JSONWriter.compact(.object([
+                        ("input", .string(input)), ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
+                    ])))
+                } else {
+                    Output.error("error: \(input): \(problem)")
+                }
+                continue
+            }
             let output = engine.unwrap(input)
             if json {
                 Output.line(JSONWriter.compact(.object([("input", .string(input)), ("output", .string(output))])))
@@ -173,6 +191,6 @@ struct UnwrapCommand: ParsableCommand {
                 Output.line(output)
             }
         }
-        if inputs.skipped > 0 { throw ExitCode(1) }
+        if inputs.skipped > 0 || invalid > 0 { throw ExitCode(1) }
     }
 }

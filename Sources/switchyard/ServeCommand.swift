@@ -41,6 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
     func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (0 picks a free port)") }
         guard ["json", "text"].contains(logFormat) else { throw ValidationError("--log-format must be json or text") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
     }

@@ -80,6 +80,10 @@ import Testing
         BadBody(body: #"{"deepLink": "plur://x", "colour": "red"}"#, code: "unknown-field", field: "colour"),
         BadBody(body: #"{"title": "no target"}"#, code: "missing-target", field: "deepLink"),
         BadBody(body: #"{"deepLink": "javascript:alert(1)"}"#, code: "forbidden-scheme", field: "deepLink"),
+        // A browser reads the backslash as a path separator and goes to evil.example.
+        BadBody(body: #"{"deepLink": "plur://x", "webURL": "https://evil.example\\@rabble.community/"}"#, code: "invalid-url", field: "webURL"),
+        BadBody(body: #"{"deepLink": "plur://x", "appStoreURL": "https://evil.example\\@apps.apple.com/app/id1"}"#, code: "invalid-url", field: "appStoreURL"),
+        BadBody(body: #"{"deepLink": "https://evil.example\\@rabble.community/x"}"#, code: "invalid-url", field: "deepLink"),
         BadBody(body: #"{"deepLink": "data:text/html,<b>x</b>"}"#, code: "forbidden-scheme", field: "deepLink"),
         BadBody(body: #"{"deepLink": "file:///etc/passwd"}"#, code: "forbidden-scheme", field: "deepLink"),
         BadBody(body: #"{"deepLink": "plur://x", "webURL": "JavaScript:alert(1)"}"#, code: "forbidden-scheme", field: "webURL"),

@@ -123,6 +123,32 @@ import Testing
         #expect(decide.peakKiB < 150 * 1024, "peak RSS \(decide.peakKiB) KiB")
     }
 
+    /// A slow producer (`tail -f log | switchyard resolve`) sees each result as soon as its line
+    /// arrives, not after a chunk of lines.
+    @Test func resolveAnswersEachLineWhileStdinStaysOpen() async throws {
+        let seconds = try await CLITests.blocking { () throws -> Double in
+            let process = Process()
+            process.executableURL = CLITests.binary
+            process.arguments = ["resolve", "--offline", "--json"]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { try? input.fileHandleForWriting.close(); process.waitUntilExit() }
+            let start = Date()
+            // If no answer comes, stop the command so that the read below ends.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 20) { if process.isRunning { process.terminate() } }
+            input.fileHandleForWriting.write(Data("https://twitter.com/jack/status/20\n".utf8))
+            var text = ""
+            while !text.contains("\n") && Date().timeIntervalSince(start) < 20 {
+                text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            }
+            return text.hasPrefix(#"{"input":"https://twitter.com/jack/status/20""#) ? Date().timeIntervalSince(start) : -1
+        }
+        #expect(seconds >= 0 && seconds < 10, "no answer while stdin was open (\(seconds))")
+    }
+
     @Test func anOverlongLineIsReportedSkippedAndCounted() async throws {
         let long = "https://example.com/" + String(repeating: "a", count: 70_000)
         let r = try await Self.run(["unwrap"], input: ["https://example.com/1", long, "https://example.com/2"])

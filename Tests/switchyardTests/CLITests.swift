@@ -75,7 +75,7 @@ import Testing
         Case(golden: "manifest-lint-broken-json", arguments: ["manifest", "lint", "--json", "Inputs/broken-manifest.json"], status: 1),
         Case(golden: "manifest-lint-syntax", arguments: ["manifest", "lint", "Inputs/syntax-error.json"], status: 1),
         Case(golden: "manifest-minify-small", arguments: ["manifest", "minify", "Inputs/small-manifest.json"]),
-        Case(golden: "aasa-decide", arguments: ["aasa", "decide", "--jsonl"], stdin: try! String(contentsOfFile: testsDirectory.appendingPathComponent("Inputs/decide-cases.jsonl").path, encoding: .utf8)),
+        Case(golden: "aasa-decide", arguments: ["aasa", "decide", "--jsonl"], stdin: try! String(contentsOfFile: testsDirectory.appendingPathComponent("Inputs/decide-cases.jsonl").path, encoding: .utf8), status: 1),
         Case(golden: "aasa-explain", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7#bottom", "--app-id", "ABCDE12345.com.example.shop"]),
         Case(golden: "aasa-explain-match", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7?ref=mail", "--app-id", "ABCDE12345.com.example.shop"]),
         Case(golden: "aasa-validate-broken", arguments: ["aasa", "validate", "Inputs/broken-aasa.json"], status: 1),
@@ -149,6 +149,15 @@ import Testing
         #expect(directory.status == 2)
         #expect(directory.stderr == "error: cannot read 'Inputs': it is a directory\n")
         #expect(try Self.run(["--help"]).stdout.contains("Exit status, for every command: 0 success; 1 no result"))
+        // Values that would overflow or never end are usage errors, not crashes.
+        for bad in [["resolve", "--offline", "--network-timeout", "inf", "https://a.example/"], ["resolve", "--time-limit", "nan", "https://a.example/"],
+                    ["callback", "build", "--scheme", "h", "--action", "a", "--expires-in", "1e300"], ["serve", "--port", "99999"]] {
+            let r = try Self.run(bad)
+            #expect(r.status == 2, "\(bad): \(r.stderr)")
+        }
+        let unwrapBad = try Self.run(["unwrap", "not a url"])
+        #expect(unwrapBad.status == 1)
+        #expect(unwrapBad.stdout.isEmpty)
     }
 
     @Test func readsFilesFromPipes() throws {

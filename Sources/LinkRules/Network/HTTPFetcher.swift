@@ -63,7 +63,8 @@ public struct HTTPFetcher: Fetcher {
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         let address = try options.guardrail.resolve(host: host, port: port)
 
-        let timeout = TimeAmount.milliseconds(Int64(options.timeout * 1000))
+        let seconds = options.timeout.isFinite ? min(max(options.timeout, 0.001), 86_400) : 86_400
+        let timeout = TimeAmount.milliseconds(Int64(seconds * 1000))
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
         configuration.dnsOverride = [host: address]
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)

@@ -147,6 +147,12 @@ struct LinkInput {
               let colon = url.firstIndex(of: ":") else {
             throw .badRequest("invalid-url", "\(field) is not a URL (no scheme, spaces or control characters, or longer than 4096 bytes)", field: field)
         }
+        // Browsers read a backslash in an http(s) URL as a path separator, so
+        // `https://evil.example\@allowed.example/` goes to evil.example while URLComponents
+        // sees allowed.example. Any URL whose reading could differ is refused.
+        if url.contains("\\") {
+            throw .badRequest("invalid-url", "\(field) contains a backslash, which browsers and this check would read differently", field: field)
+        }
         let scheme = url[..<colon].lowercased()
         guard let first = scheme.first, first.isLetter, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
             throw .badRequest("invalid-url", "\(field) has no valid scheme", field: field)
