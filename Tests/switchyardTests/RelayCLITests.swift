@@ -7,6 +7,17 @@ import Testing
         try ServiceProcessTests.temporaryDirectory().appendingPathComponent("inbox").path
     }
 
+    /// Starts `switchyard` with `arguments` (a `relay watch`), its output discarded.
+    static func startWatch(_ arguments: [String]) throws -> Process {
+        let watch = Process()
+        watch.executableURL = CLITests.binary
+        watch.arguments = arguments
+        watch.standardOutput = FileHandle.nullDevice
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        return watch
+    }
+
     @Test func sendStatusWatchAndAStopOnSIGTERM() throws {
         let inbox = try Self.inbox()
         let record = inbox + "-handled.jsonl"
@@ -20,12 +31,7 @@ import Testing
         #expect(status.stdout.contains(#""pending":3"#))
         #expect(status.stdout.contains(#""next":"plur://group/a""#))
 
-        let watch = Process()
-        watch.executableURL = CLITests.binary
-        watch.arguments = ["relay", "watch", "--inbox", inbox, "--record", record]
-        watch.standardOutput = FileHandle.nullDevice
-        watch.standardError = FileHandle.nullDevice
-        try watch.run()
+        let watch = try Self.startWatch(["relay", "watch", "--inbox", inbox, "--record", record])
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 3 { usleep(20_000) }
         // A request sent while the watcher runs arrives through the wake-up.
@@ -72,12 +78,7 @@ import Testing
         let record = #"{"v":1,"id":"\#(id)","time":\#(now),"source":"old","url":"javascript:alert(1)"}"# + "\n"
         try Data(record.utf8).write(to: URL(fileURLWithPath: inbox + "/requests/99999999999999999999-\(id).json"))
         let handled = inbox + "-handled.jsonl"
-        let watch = Process()
-        watch.executableURL = CLITests.binary
-        watch.arguments = ["relay", "watch", "--inbox", inbox, "--record", handled]
-        watch.standardOutput = FileHandle.nullDevice
-        watch.standardError = FileHandle.nullDevice
-        try watch.run()
+        let watch = try Self.startWatch(["relay", "watch", "--inbox", inbox, "--record", handled])
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { usleep(20_000) }
         watch.terminate()
