@@ -92,6 +92,39 @@ import Testing
         }
     }
 
+    @Test func storedAndEmittedURLsAreWhatABrowserReads() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"""
+                {"deepLink": "HTTPS://Rabble.Community:443/g/x", "webURL": "HTTPS://Rabble.Community:443/g/./a/../b?q=\"x\"#à",
+                 "image": "https://cdn.example/pé.png"}
+                """#)
+            #expect(created.status == .created, "\(created.text)")
+            #expect(created.json?["webURL"]?.stringValue == "https://rabble.community/g/b?q=%22x%22#%C3%A0")
+            #expect(created.json?["deepLink"]?.stringValue == "https://rabble.community/g/x")
+            let code = try #require(created.json?["code"]?.stringValue)
+            #expect(try await h.store.link(code: code)?.imageURL == "https://cdn.example/p%C3%A9.png")
+            let page = try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.desktop])
+            #expect(page.text.contains(#"id="fallback" class="button" data-audience="desktop" href="https://rabble.community/g/b?q=%22x%22#%C3%A0""#), "\(page.text)")
+            #expect(page.text.contains(#"content="https://cdn.example/p%C3%A9.png""#))
+        }
+        // Stored by hand or by an older version: the page emits the normalised form, or nothing.
+        var old = StoredLink(code: "prevxyzw", createdAt: h.clock.today)
+        old.deepLink = "plur://x"
+        old.webURL = "https://Rabble.Community/a/%2e%2e/b"
+        var tricky = StoredLink(code: "trickyab", createdAt: h.clock.today)
+        tricky.deepLink = "plur://x"
+        tricky.webURL = "https://evil.example@rabble.community/"
+        try await h.store.insert(old)
+        try await h.store.insert(tricky)
+        try await h.app().test(.router) { client in
+            let page = try await client.call(.get, "/i/prevxyzw", headers: [.userAgent: Self.desktop])
+            #expect(page.text.contains(#"href="https://rabble.community/b""#), "\(page.text)")
+            let other = try await client.call(.get, "/i/trickyab", headers: [.userAgent: Self.desktop])
+            #expect(!other.text.contains("evil.example"))
+        }
+    }
+
     @Test func everyUniversalRouteHasAPage() async throws {
         let h = try await Harness.make()
         try await h.app().test(.router) { client in

@@ -51,18 +51,17 @@ struct LinkInput {
         case (nil, nil): throw .badRequest("missing-target", "give deepLink (a custom-scheme URL) or route (+ parameters)", field: "deepLink")
         case (let d?, nil):
             guard link.parameters.isEmpty else { throw .badRequest("invalid-parameters", "parameters go with route, not with deepLink", field: "parameters") }
-            try checkDeepLink(d, field: "deepLink")
+            link.deepLink = try checkDeepLink(d, field: "deepLink")
         case (nil, let r?):
             guard let built = deepLink(route: r, parameters: link.parameters) else {
                 throw .badRequest("invalid-route", routeProblem(r, link.parameters), field: configuration.router.routes.contains(where: { $0.name == r }) ? "parameters" : "route")
             }
-            try checkDeepLink(built, field: "route")
+            _ = try checkDeepLink(built, field: "route")
         case (_?, _?): throw .badRequest("ambiguous-target", "give deepLink or route, not both", field: "route")
         }
         for (key, path) in [("webURL", \StoredLink.webURL), ("appStoreURL", \.appStoreURL), ("playStoreURL", \.playStoreURL), ("image", \.imageURL)] {
             if let u = try string(body, key) {
-                try checkFallback(u, field: key, requireAllowedHost: key != "image")
-                link[keyPath: path] = u
+                link[keyPath: path] = try checkFallback(u, field: key, requireAllowedHost: key != "image")
             }
         }
         link.title = try string(body, "title", maximum: 300)
@@ -116,29 +115,41 @@ struct LinkInput {
         return "the parameters do not fit route \(route) (\(r.pattern)): a required one is missing or has the wrong type"
     }
 
-    /// A deep link must use an app's scheme (or a configured one), or be a universal link on our hosts.
-    func checkDeepLink(_ url: String, field: String) throws(APIError) {
+    /// A deep link must use an app's scheme (or a configured one), or be a universal link on our
+    /// hosts. Returns what is stored and emitted: for http(s), the URL as a browser serialises it.
+    func checkDeepLink(_ url: String, field: String) throws(APIError) -> String {
         let scheme = try schemeOf(url, field: field)
         if scheme == "https" || scheme == "http" {
-            let host = URLComponents(string: url)?.host?.lowercased() ?? ""
-            guard configuration.router.hosts.contains(where: { $0.lowercased() == host }) else {
+            let web = try webURL(url, field: field)
+            guard configuration.router.hosts.contains(where: { $0.lowercased() == web.host }) else {
                 throw .badRequest("invalid-deep-link", "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
             }
-            return
+            return web.href
         }
         guard allowedSchemes.contains(scheme) else {
             throw .badRequest("invalid-deep-link", "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.sorted().joined(separator: ", ")))", field: field)
         }
+        return url
     }
 
-    /// Fallbacks must be https (or http) on an allowed host: no open redirect.
-    func checkFallback(_ url: String, field: String, requireAllowedHost: Bool) throws(APIError) {
+    /// Fallbacks must be https (or http) on an allowed host: no open redirect. The host is the one
+    /// a browser would go to (`WebURL`); what is stored and emitted is the browser's serialisation.
+    func checkFallback(_ url: String, field: String, requireAllowedHost: Bool) throws(APIError) -> String {
         let scheme = try schemeOf(url, field: field)
-        guard scheme == "https" || scheme == "http", let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else {
+        guard scheme == "https" || scheme == "http" else {
             throw .badRequest("invalid-url", "\(field) must be an http(s) URL with a host", field: field)
         }
-        if requireAllowedHost && !allowedRedirectHosts.contains(host) {
-            throw .badRequest("host-not-allowed", "\(field): host \(host) is not in the configuration's hosts or service.redirectHosts", field: field)
+        let web = try webURL(url, field: field)
+        if requireAllowedHost && !allowedRedirectHosts.contains(web.host) {
+            throw .badRequest("host-not-allowed", "\(field): host \(web.host) is not in the configuration's hosts or service.redirectHosts", field: field)
+        }
+        return web.href
+    }
+
+    private func webURL(_ url: String, field: String) throws(APIError) -> WebURL {
+        switch WebURL.parse(url, trustedHosts: allowedRedirectHosts) {
+        case .success(let web): return web
+        case .failure(let refusal): throw .badRequest("invalid-url", "\(field): the URL \(refusal.reason)", field: field)
         }
     }
 

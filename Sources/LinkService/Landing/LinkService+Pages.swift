@@ -105,17 +105,18 @@ extension LinkService {
         LandingPage(
             title: configuration.defaultTitle, description: configuration.defaultDescription,
             image: configuration.defaultImage.flatMap { allowedURL($0, "image", requireHost: false) }, pageURL: pageURL, deepLink: nil,
-            appStoreURL: configuration.appStoreURL, playStoreURL: configuration.playStoreURL,
+            appStoreURL: configuration.appStoreURL.flatMap { allowedURL($0, "appStoreURL") },
+            playStoreURL: configuration.playStoreURL.flatMap { allowedURL($0, "playStoreURL") },
             webURL: configuration.defaultWebURL.flatMap { allowedURL($0, "webURL") },
             appStoreID: configuration.apple.lazy.compactMap(\.appStoreID).first)
     }
 
     func allowedDeepLink(_ url: String) -> String? {
-        do { try input.checkDeepLink(url, field: "deepLink"); return url } catch { return nil }
+        try? input.checkDeepLink(url, field: "deepLink")
     }
 
     func allowedURL(_ url: String, _ field: String, requireHost: Bool = true) -> String? {
-        do { try input.checkFallback(url, field: field, requireAllowedHost: requireHost); return url } catch { return nil }
+        try? input.checkFallback(url, field: field, requireAllowedHost: requireHost)
     }
 
     func messagePage(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {
