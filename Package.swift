@@ -128,6 +128,7 @@ let package = Package(
         .testTarget(
             name: "LinkServiceTests",
             dependencies: ["LinkService", "AssociatedDomains", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "URLRelayTests", dependencies: ["URLRelay"], swiftSettings: swiftSettings),

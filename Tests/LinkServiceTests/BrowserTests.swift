@@ -60,4 +60,81 @@ import Testing
             #expect(try await h.store.link(code: code)?.clicks == 2)
         }
     }
+
+    /// Fallback values that RFC 3986 and browsers read differently. Each is either refused by the
+    /// API, or the page's links, clicked in Chromium, go only to configured hosts.
+    static let trickyFallbacks = [
+        #"http://evil.com\@rabble.community/"#, "https://evil.com@rabble.community/", "https://rabble.community@evil.com/",
+        "https://rabble.community%2F@evil.com/", "https://evil.com#@rabble.community/", "https://evil.com?@rabble.community/",
+        "https://rabble.community.evil.com/", #"https:\\evil.com/"#, #"https:/\evil.com/"#, "//evil.com/", "https:evil.com/",
+        "https://evil.com\t@rabble.community/", " https://evil.com/", "https://rabble.community\u{3002}evil.com/",
+        "https://\u{FF45}vil.com/", "https://rabble.community:443@evil.com/", "javascript:alert(1)//https://rabble.community/",
+        #"https://rabble.community/\..\evil.com"#, "https://rabble.community\u{0}.evil.com/", "https://evil.com%00.rabble.community/",
+        "https://0x7f.0.0.1/", "https://rabble.community./",
+        // Allowed, and normalised on the way out.
+        "https://rabble.community/%2e%2e/x", "HTTPS://RABBLE.COMMUNITY:443/ok", #"https://apps.apple.com/app/id1?x="><script>"#,
+    ]
+
+    @Test(.enabled(if: chromium != nil || Backend.toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func clickingAnyLinkOfAPageGoesOnlyToAllowedHosts() async throws {
+        let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let h = try await Harness.make(extra: """
+            rateLimit:
+              perToken: {perMinute: 6000, burst: 200}
+              perAddress: {perMinute: 6000, burst: 200}
+            """)
+        let allowed = h.service.configuration.allowedRedirectHosts
+        try await h.app().test(.live) { client in
+            let base = "http://127.0.0.1:\(try #require(client.port))"
+            var pages: [String] = []
+            for value in Self.trickyFallbacks {
+                for fields in [["webURL"], ["appStoreURL", "playStoreURL"]] {
+                    let body = JSONValue.object([("deepLink", .string("plur://group/x"))] + fields.map { ($0, JSONValue.string(value)) })
+                    let r = try await client.call(.post, "/api/links", token: h.writer, body: JSONWriter.compact(body))
+                    if r.status == .created {
+                        pages.append(base + "/i/" + (try #require(r.json?["code"]?.stringValue)))
+                    } else {
+                        #expect(r.status == .badRequest, "\(value.debugDescription): \(r.text)")
+                    }
+                }
+            }
+            #expect(pages.count == 6, "the three allowed values make two links each; got \(pages.count)")
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/navigate.py").path
+            let arguments = [script, chromium, "Mozilla/5.0 (X11; Linux x86_64)"] + pages
+            let output = try await Self.offThePool { try Self.python(arguments) }
+            let report = try #require(try? JSONParser.parse(output), "navigate.py printed: \(output.prefix(500))")
+            var navigations = 0
+            for page in pages {
+                let clicks = try #require(report[page]?.arrayValue, "no result for \(page)")
+                #expect(!clicks.isEmpty)
+                for click in clicks {
+                    guard let to = click["navigatedTo"]?.stringValue else { continue }
+                    if to.hasPrefix("plur:") { continue }
+                    navigations += 1
+                    let host = try #require(URLComponents(string: to)?.host, "\(to)")
+                    #expect(allowed.contains(host), "\(page): a click went to \(to)")
+                }
+            }
+            #expect(navigations >= 6, "every accepted link's fallback was clicked; saw \(navigations) navigations in \(output)")
+        }
+    }
+
+    static func python(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Runs blocking work (a child process) on a thread of its own, not the cooperative pool.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
 }
