@@ -9,13 +9,27 @@ extension ServiceConfiguration {
         // Unknown keys and wrong types were refused by `ServiceConfiguration.shape` already.
         if let service = document["service"] {
             if let url = try string(service, "publicURL", "service") {
-                guard let c = URLComponents(string: url), ["https", "http"].contains(c.scheme ?? ""), c.host?.isEmpty == false else {
-                    throw ConfigurationError("service.publicURL: \(JSONWriter.quote(url)) is not an http(s) origin")
+                // Pages and API answers are built on it, so it is read as browsers read it.
+                let web: WebURL
+                switch WebURL.parse(url, trustedHosts: Set(router.hosts.map { $0.lowercased() })) {
+                case .success(let w): web = w
+                case .failure(let refusal): throw ConfigurationError("service.publicURL: \(JSONWriter.quote(url)): the URL \(refusal.reason)")
                 }
-                publicURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+                guard web.href.hasSuffix("/"), !web.href.contains("?"), !web.href.contains("#"), web.href.utf8.filter({ $0 == UInt8(ascii: "/") }).count == 3 else {
+                    throw ConfigurationError("service.publicURL: \(JSONWriter.quote(url)) must be an origin such as https://links.example.com, without path, query or fragment")
+                }
+                publicURL = String(web.href.dropLast())
             }
             redirectHosts = try strings(service, "redirectHosts", "service")
+            for (i, host) in redirectHosts.enumerated() {
+                if let problem = WebURL.hostProblem(host.lowercased(), allowingPunycode: true) {
+                    throw ConfigurationError("service.redirectHosts[\(i)]: \(JSONWriter.quote(host)) \(problem)")
+                }
+            }
             deepLinkSchemes = try strings(service, "deepLinkSchemes", "service")
+            for (i, scheme) in deepLinkSchemes.enumerated() {
+                if let problem = Self.schemeProblem(scheme) { throw ConfigurationError("service.deepLinkSchemes[\(i)]: \(problem)") }
+            }
             trustForwardedFor = service["trustForwardedFor"] == .bool(true)
             if let n = try int(service, "maximumBodyBytes", "service") {
                 guard n >= 256 else { throw ConfigurationError("service.maximumBodyBytes: at least 256") }
@@ -39,8 +53,8 @@ extension ServiceConfiguration {
         if let landing = document["landing"] {
             defaultTitle = try string(landing, "title", "landing") ?? defaultTitle
             defaultDescription = try string(landing, "description", "landing") ?? defaultDescription
-            defaultImage = try string(landing, "image", "landing")
-            defaultWebURL = try string(landing, "webURL", "landing")
+            defaultImage = try webURL(landing, "image", "landing")
+            defaultWebURL = try webURL(landing, "webURL", "landing")
             for (name, value) in landing["pages"]?.objectMembers ?? [] {
                 let path = "landing.pages.\(name)"
                 guard let route = router.routes.first(where: { $0.name == name }), route.kind == .universal else {
@@ -88,6 +102,32 @@ extension ServiceConfiguration {
             manifestPath = try string(resolve, "manifest", "resolve")
             resolveOffline = resolve["offline"] == .bool(true)
             resolveAllowsPrivateAddresses = resolve["allowPrivateAddresses"] == .bool(true)
+        }
+    }
+
+    /// Why a custom scheme cannot be an app's deep-link scheme, or nil.
+    static func schemeProblem(_ scheme: String) -> String? {
+        let s = scheme.lowercased()
+        guard let first = s.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+              s.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }) else {
+            return "\(JSONWriter.quote(scheme)) is not a URL scheme (a letter, then letters, digits, + - .)"
+        }
+        if LinkInput.forbiddenSchemes.contains(s) || s == "http" || s == "https" {
+            return "\(s): cannot be a deep-link scheme"
+        }
+        return nil
+    }
+
+    /// An http(s) URL as a browser serialises it; refused with the reason otherwise.
+    private func webURL(_ object: JSONValue, _ key: String, _ path: String) throws(ConfigurationError) -> String? {
+        guard let url = try string(object, key, path) else { return nil }
+        switch WebURL.parse(url, trustedHosts: allowedRedirectHosts) {
+        case .success(let web):
+            if key == "webURL" && !allowedRedirectHosts.contains(web.host) {
+                throw ConfigurationError("\(path).\(key): host \(web.host) is not one of the configuration's hosts or service.redirectHosts")
+            }
+            return web.href
+        case .failure(let refusal): throw ConfigurationError("\(path).\(key): \(JSONWriter.quote(url)): the URL \(refusal.reason)")
         }
     }
 

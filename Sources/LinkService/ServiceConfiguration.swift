@@ -144,6 +144,7 @@ public struct ServiceConfiguration: Sendable {
             if let problem = AppSiteAssociation.validate(appID: app.appID).first(where: { $0.severity == .error }) {
                 throw ConfigurationError("apple[\(i)]: \(problem.message)")
             }
+            if let scheme = app.scheme, let problem = Self.schemeProblem(scheme) { throw ConfigurationError("apple[\(i)].scheme: \(problem)") }
             apple.append(app)
         }
         android = []

@@ -100,8 +100,9 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
         return .success(WebURL(scheme: scheme, host: host, port: port, href: String(decoding: href, as: UTF8.self)))
     }
 
-    /// Why a lower-cased host is refused, or nil.
-    static func hostProblem(_ host: String) -> String? {
+    /// Why a lower-cased host is refused, or nil. `allowingPunycode` accepts `xn--` labels, for
+    /// hosts an operator configured (a browser maps them to themselves if they are valid IDNA).
+    public static func hostProblem(_ host: String, allowingPunycode: Bool = false) -> String? {
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         for label in labels {
             if label.isEmpty { return "has an empty label in its host (a leading, trailing or double dot)" }
@@ -110,7 +111,7 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
                 if b >= 0x80 { return "has a non-ASCII host (write it as configured, or ask for it to be trusted)" }
                 return "has a character in its host that browsers reject or rewrite (\(Character(Unicode.Scalar(b))))"
             }
-            if label.hasPrefix("xn--") { return "has an internationalised (xn--) host that is not a configured host" }
+            if label.hasPrefix("xn--") && !allowingPunycode { return "has an internationalised (xn--) host that is not a configured host" }
         }
         // A host whose last label is a number is an IPv4 address to a browser, in any of several
         // notations (0x7f.1, 017.0.0.1, 2130706433); only plain dotted decimal is accepted.

@@ -93,6 +93,13 @@ import Testing
         RefusedCase(yaml: "resolve: {offline: yes please}", message: #"resolve.offline: expected true or false, got "yes please""#),
         RefusedCase(yaml: "routes: [{name: a, pattern: /a, qeury: {x: y}}]", message: "routes[0].qeury: unknown key — did you mean query?"),
         RefusedCase(yaml: "databse: x", message: "databse: unknown key (known: android, apple, hosts, invites, landing, links, rateLimit, resolve, routes, service, webcredentials)"),
+        RefusedCase(yaml: #"service: {publicURL: "https://evil.com\\@e.com"}"#, message: #"service.publicURL: "https://evil.com\\@e.com": the URL contains a backslash, which browsers read as a slash"#),
+        RefusedCase(yaml: "service: {publicURL: https://e.com/links}", message: #"service.publicURL: "https://e.com/links" must be an origin such as https://links.example.com, without path, query or fragment"#),
+        RefusedCase(yaml: "service: {redirectHosts: [example.com.]}", message: #"service.redirectHosts[0]: "example.com." has an empty label in its host (a leading, trailing or double dot)"#),
+        RefusedCase(yaml: "service: {deepLinkSchemes: [javascript]}", message: "service.deepLinkSchemes[0]: javascript: cannot be a deep-link scheme"),
+        RefusedCase(yaml: "apple: [{teamId: ABCDE12345, bundleId: com.example.app, scheme: \"my app\"}]", message: #"apple[0].scheme: "my app" is not a URL scheme (a letter, then letters, digits, + - .)"#),
+        RefusedCase(yaml: "landing: {webURL: \"https://evil.example/\"}", message: "landing.webURL: host evil.example is not one of the configuration's hosts or service.redirectHosts"),
+        RefusedCase(yaml: "landing: {image: \"https://e.com:99999/x.png\"}", message: #"landing.image: "https://e.com:99999/x.png": the URL has a port above 65535"#),
         RefusedCase(yaml: "routes: [{name: a, pattern: \"/a/{code:intt}\"}]", message: #"routes[0]: route a: "{code:intt}": unknown parameter type "intt" — did you mean int? (types: string, int, uuid, url, *, path; an enum lists two or more values separated by |)"#),
     ])
     func unknownKeysAndWrongTypesAreRefusedAtAnyDepth(_ c: RefusedCase) throws {
