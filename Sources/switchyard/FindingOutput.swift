@@ -47,9 +47,16 @@ enum SourceValidation {
                     + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes")
             }
             findings = report.findings
-            if report.status == 200 { findings += validate(report.body) }
+            if report.status == 200 && !report.truncated { findings += validate(report.body) }
         } else {
-            findings = validate(try Output.readFile(source))
+            // Read up to twice the limit, so that an oversized file is reported with its size
+            // and a huge one (or /dev/zero) is not loaded at all.
+            let (bytes, complete) = try Output.readFile(source, upTo: maximumBytes * 2)
+            if complete {
+                findings = validate(bytes)
+            } else {
+                findings = [Finding(.error, "file-too-large", at: "$", "the file is over \(maximumBytes * 2) bytes (reading stopped there); the limit is \(maximumBytes)")]
+            }
         }
         if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }
     }

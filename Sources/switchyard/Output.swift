@@ -46,6 +46,17 @@ enum Output {
     /// reason: not found, permission denied, a directory, or over `maximumBytes` (reading stops
     /// there, the rest is never loaded).
     static func readFile(_ path: String, maximumBytes: Int = 64 << 20) throws -> [UInt8] {
+        let (bytes, complete) = try readFile(path, upTo: maximumBytes)
+        if !complete {
+            Output.error("error: cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there")
+            throw ExitCode(2)
+        }
+        return bytes
+    }
+
+    /// At most `limit` bytes of the file; `complete` is false when there was more (nothing past
+    /// the limit is read). Errors as `readFile`.
+    static func readFile(_ path: String, upTo limit: Int) throws -> (bytes: [UInt8], complete: Bool) {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
             let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
@@ -63,12 +74,9 @@ enum Output {
                 Output.error("error: cannot read '\(path)': \(reason)")
                 throw ExitCode(2)
             }
-            if n == 0 { return bytes }
+            if n == 0 { return (bytes, true) }
             bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > maximumBytes {
-                Output.error("error: cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there")
-                throw ExitCode(2)
-            }
+            if bytes.count > limit { return (Array(bytes[0..<limit]), false) }
         }
     }
 
@@ -126,6 +134,16 @@ final class InputLines: Sequence, IteratorProtocol {
             out.append(input)
         }
         return out
+    }
+}
+
+/// The stdin line limit of the batch commands (`resolve`, `unwrap`, `route`).
+struct LineLimitOption: ParsableArguments {
+    @Option(help: "The longest stdin line, in bytes; a longer one is reported on stderr and skipped, without being kept in memory.")
+    var maxLineBytes = 64 << 10
+
+    func validate() throws {
+        if !(16...(64 << 20)).contains(maxLineBytes) { throw ValidationError("--max-line-bytes must be from 16 to 67108864") }
     }
 }
 

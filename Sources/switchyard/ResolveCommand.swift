@@ -35,11 +35,16 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "Seconds one network request may take (redirect following, script helpers).")
     var networkTimeout: Double = 10
 
+    @Option(help: "Seconds one regex evaluation may take; a longer one fails its action with regex-timeout.")
+    var regexTimeLimit: Double = Pattern.defaultTimeLimit
+
     @Flag(help: "Let scripts and redirect following reach loopback and private addresses.")
     var allowPrivateAddresses = false
 
     @Flag(help: "Try every action's regex in turn instead of using the literal index (the reference behaviour, for comparison).")
     var linear = false
+
+    @OptionGroup var lineLimit: LineLimitOption
 
     @Argument(help: "URLs to resolve.")
     var urls: [String] = []
@@ -50,6 +55,7 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds from 0 to 3600") }
         if !(networkTimeout > 0 && networkTimeout <= 3600) { throw ValidationError("--network-timeout must be a number of seconds from 0 to 3600") }
+        if !(regexTimeLimit > 0 && regexTimeLimit <= 3600) { throw ValidationError("--regex-time-limit must be a number of seconds from 0 to 3600") }
     }
 
     /// What one input produced: its output lines and how it counts for the exit status.
@@ -63,12 +69,12 @@ struct ResolveCommand: AsyncParsableCommand {
         let manifest = try manifestOption.load()
         let engine = LinkEngine(manifest: manifest, options: .init(
             offline: offline, scriptTimeLimit: timeLimit, allowPrivateAddresses: allowPrivateAddresses, useIndex: !linear,
-            networkTimeout: networkTimeout))
+            networkTimeout: networkTimeout, regexTimeLimit: regexTimeLimit))
         let parsedHeaders: [(String, String)] = headers.map { h in
             let i = h.firstIndex(of: ":")!
             return (String(h[..<i]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: i)...]).trimmingCharacters(in: .whitespaces))
         }
-        let inputs = Output.inputs(urls)
+        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes)
         let format = Formatter(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
         // Chunks of inputs go to the engine's threads a few at a time; output is written in input
         // order as the oldest chunk completes, so memory stays flat however long the input is.
@@ -165,12 +171,14 @@ struct UnwrapCommand: ParsableCommand {
     @Flag(help: "One JSON object per input line.")
     var json = false
 
+    @OptionGroup var lineLimit: LineLimitOption
+
     @Argument(help: "URLs to unwrap.")
     var urls: [String] = []
 
     func run() throws {
         let engine = LinkEngine(manifest: try manifestOption.load(), options: .init(offline: true))
-        let inputs = Output.inputs(urls)
+        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes)
         var invalid = 0
         for input in inputs {
             if let problem = Output.urlProblem(input) {

@@ -18,6 +18,7 @@ struct RouteCommand: ParsableCommand {
     )
     @Option(help: "Route table (JSON or YAML).") var routes: String
     @Flag(help: "One JSON object per URL.") var json = false
+    @OptionGroup var lineLimit: LineLimitOption
     @Argument(help: "URLs.") var urls: [String] = []
 
     static func json(_ m: RouteMatch) -> JSONValue {
@@ -37,7 +38,7 @@ struct RouteCommand: ParsableCommand {
     func run() throws {
         let router = try loadRouter(routes)
         var failed = false
-        let inputs = Output.inputs(urls)
+        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes)
         for url in inputs {
             let result = router.route(url)
             switch result {

@@ -14,6 +14,8 @@ public struct HostingCheck: Sendable {
         /// The Location of a redirect, if the server answered with one.
         public var redirect: String?
         public var body: [UInt8]
+        /// The body was longer than twice the limit; reading stopped and `body` is not the file.
+        public var truncated = false
         public var findings: [Finding]
     }
 
@@ -75,6 +77,7 @@ public struct HostingCheck: Sendable {
                 }
             }
         } catch is NIOTooManyBytesError {
+            report.truncated = true
             report.findings.append(Finding(.error, "file-too-large", at: "$", "the file is over \(maximumBytes * 2) bytes; the limit is \(maximumBytes)"))
         } catch {
             let text = String(describing: error)

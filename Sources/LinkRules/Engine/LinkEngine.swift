@@ -30,11 +30,17 @@ public struct LinkEngine: Sendable {
         public var executor: ScriptExecutor?
         /// Seconds one network request may take (scripts' helpers, redirect following).
         public var networkTimeout: Double
+        /// Seconds one regex evaluation may take; a regex that runs longer fails what it was for
+        /// with `regex-timeout` (an action's formats, a browser, a preview) or, in the redirect
+        /// table, counts as not matching.
+        public var regexTimeLimit: Double
 
         public init(
             offline: Bool = false, scriptTimeLimit: Double = 15, allowPrivateAddresses: Bool = false, useIndex: Bool = true,
-            maximumRedirectHops: Int = 5, fetcher: (any Fetcher)? = nil, executor: ScriptExecutor? = nil, networkTimeout: Double = 10
+            maximumRedirectHops: Int = 5, fetcher: (any Fetcher)? = nil, executor: ScriptExecutor? = nil, networkTimeout: Double = 10,
+            regexTimeLimit: Double = Pattern.defaultTimeLimit
         ) {
+            self.regexTimeLimit = regexTimeLimit
             self.executor = executor
             self.networkTimeout = networkTimeout
             self.offline = offline
@@ -59,7 +65,7 @@ public struct LinkEngine: Sendable {
             options.offline ? OfflineFetcher() : (options.fetcher ?? HTTPFetcher(options: .init(allowPrivateAddresses: options.allowPrivateAddresses, timeout: options.networkTimeout)))
         self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, executor: options.executor)
         self.actionIndex = PatternIndex(patterns: manifest.actions.map(\.pattern))
-        self.unwrapper = Unwrapper(rules: manifest.redirects)
+        self.unwrapper = Unwrapper(rules: manifest.redirects, regexBudget: options.regexTimeLimit)
     }
 
     /// The threads the engine's blocking work runs on.
@@ -80,7 +86,10 @@ public struct LinkEngine: Sendable {
         switch transform {
         case .template(let template):
             let ns = input as NSString
-            return .success(pattern.replace(matches ?? pattern.allMatches(in: ns), in: ns, with: template))
+            guard let found = matches ?? (try? pattern.allMatches(in: ns, budget: options.regexTimeLimit).get()) else {
+                return .failure(RegexTimeout(seconds: options.regexTimeLimit).scriptError)
+            }
+            return .success(pattern.replace(found, in: ns, with: template))
         case .script(let source): return scripts.runOnExecutor(source, input: input)
         case .legacyScript:
             return .failure(ScriptError(code: "legacy-script-unsupported", message: "only a legacy \"script\" (XMLHttpRequest) is given; it is not supported, add \"script2\""))
@@ -89,15 +98,29 @@ public struct LinkEngine: Sendable {
 
     /// Positions in `manifest.actions` of the actions matching `url` (with `headers`, header actions see the URL, a
     /// newline and the headers as a JSON object).
+    /// An action whose regex ran out of its budget counts as not matching here.
     public func matchingActions(_ url: String, headers: [(String, String)] = []) -> [Int] {
-        var found = options.useIndex ? actionIndex.matches(url) : actionIndex.linearMatches(url)
+        evaluateActions(url, headers: headers).matched
+    }
+
+    /// The actions matching `url`, and those whose regex ran out of its budget, both ascending.
+    func evaluateActions(_ url: String, headers: [(String, String)]) -> (matched: [Int], timedOut: [Int]) {
+        var (found, timedOut) = actionIndex.evaluate(url, budget: options.regexTimeLimit, linear: !options.useIndex)
         if !headers.isEmpty {
             let withHeaders = Self.headerInput(url, headers)
             found = found.filter { !manifest.actions[$0].includeHeaders }
-            for (position, a) in manifest.actions.enumerated() where a.includeHeaders && a.pattern.matches(withHeaders) { found.append(position) }
+            timedOut = timedOut.filter { !manifest.actions[$0].includeHeaders }
+            for (position, a) in manifest.actions.enumerated() where a.includeHeaders {
+                switch a.pattern.match(withHeaders, budget: options.regexTimeLimit) {
+                case .success(true): found.append(position)
+                case .success(false): break
+                case .failure: timedOut.append(position)
+                }
+            }
             found.sort()
+            timedOut.sort()
         }
-        return found
+        return (found, timedOut)
     }
 
     /// `url + "\n" + {"Name":"value",…}` as header actions expect.
@@ -105,15 +128,22 @@ public struct LinkEngine: Sendable {
         url + "\n" + JSONWriter.compact(.object(headers.map { ($0.0, JSONValue.string($0.1)) }))
     }
 
-    /// Results of every format of the given matching actions.
-    func results(for url: String, actions: [Int], headers: [(String, String)]) -> [ActionResult] {
+    /// Results of every format of the given matching actions; every format of an action in
+    /// `timedOut` fails with `regex-timeout`.
+    func results(for url: String, actions: [Int], timedOut: [Int] = [], headers: [(String, String)]) -> [ActionResult] {
         var out: [ActionResult] = []
-        for i in actions {
+        let stopped = Set(timedOut)
+        for i in (actions + timedOut).sorted() {
             let action = manifest.actions[i]
+            if stopped.contains(i) {
+                let error = RegexTimeout(seconds: options.regexTimeLimit).scriptError
+                out += action.formats.map { ActionResult(action: action.index, title: action.title, format: $0.index, appId: $0.appId, url: nil, error: error) }
+                continue
+            }
             let input = action.includeHeaders && !headers.isEmpty ? Self.headerInput(url, headers) : url
-            // One search for the action's regex serves all of its template formats.
+            // One search for the action's regex serves all of its template formats (nil: none, or it ran out of time).
             let matches = action.formats.contains { if case .template = $0.transform { true } else { false } }
-                ? action.pattern.allMatches(in: input as NSString) : nil
+                ? try? action.pattern.allMatches(in: input as NSString, budget: options.regexTimeLimit).get() : nil
             for f in action.formats {
                 let r = applyOnExecutor(f.transform, pattern: action.pattern, to: input, matches: matches)
                 out.append(ActionResult(
@@ -135,11 +165,16 @@ public struct LinkEngine: Sendable {
         // Browsers share a handful of regexes (the sample's 22 browsers have 5): search with
         // each distinct one once.
         let ns = url as NSString
-        var found: [ObjectIdentifier: [NSTextCheckingResult]] = [:]
+        var found: [ObjectIdentifier: Result<[NSTextCheckingResult], RegexTimeout>] = [:]
         return manifest.browsers.compactMap { b in
             let key = ObjectIdentifier(b.pattern)
-            let matches = found[key] ?? b.pattern.allMatches(in: ns)
-            found[key] = matches
+            let search = found[key] ?? b.pattern.allMatches(in: ns, budget: options.regexTimeLimit)
+            found[key] = search
+            let matches: [NSTextCheckingResult]
+            switch search {
+            case .success(let m): matches = m
+            case .failure(let timeout): return BrowserResult(browser: b.index, appId: b.identifier, url: nil, error: timeout.scriptError)
+            }
             guard !matches.isEmpty else { return nil }
             let r = applyOnExecutor(b.transform, pattern: b.pattern, to: url, matches: matches)
             return BrowserResult(browser: b.index, appId: b.identifier, url: try? r.get(), error: r.failureValue)
@@ -150,7 +185,11 @@ public struct LinkEngine: Sendable {
     public func previews(for url: String) async -> [PreviewResult] {
         await onExecutor { engine in
             engine.manifest.previews.compactMap { p in
-                guard p.pattern.matches(url) else { return nil }
+                switch p.pattern.match(url, budget: engine.options.regexTimeLimit) {
+                case .success(true): break
+                case .success(false): return nil
+                case .failure(let timeout): return PreviewResult(preview: p.index, url: nil, canSave: p.canSave, error: timeout.scriptError)
+                }
                 let r = engine.applyOnExecutor(p.transform, pattern: p.pattern, to: url)
                 return PreviewResult(preview: p.index, url: try? r.get(), canSave: p.canSave, error: r.failureValue)
             }
@@ -189,10 +228,10 @@ public struct LinkEngine: Sendable {
             clock = now
         }
         var url = input
-        var matched = matchingActions(url, headers: headers)
+        var (matched, timedOut) = evaluateActions(url, headers: headers)
         lap(\.matching)
         var unwrapped: String?
-        if matched.isEmpty {
+        if matched.isEmpty && timedOut.isEmpty {
             var target = unwrap(url)
             if !options.offline && matchingActions(target, headers: headers).isEmpty {
                 target = followRedirectsOnExecutor(target, until: { self.matchingActions($0, headers: headers).isEmpty == false })
@@ -200,11 +239,11 @@ public struct LinkEngine: Sendable {
             if target != url {
                 unwrapped = target
                 url = target
-                matched = matchingActions(url, headers: headers)
+                (matched, timedOut) = evaluateActions(url, headers: headers)
             }
             lap(\.unwrapping)
         }
-        let actions = results(for: url, actions: matched, headers: headers)
+        let actions = results(for: url, actions: matched, timedOut: timedOut, headers: headers)
         lap(\.formats)
         let browsers = browsersOnExecutor(for: url)
         lap(\.browsers)

@@ -4,14 +4,16 @@ import Foundation
 /// the output (a query item's value, percent-decoded, or a template); no match leaves the URL as is.
 struct Unwrapper: Sendable {
     let rules: [RedirectRule]
+    /// Seconds each rule's regex may take; a rule that runs out is treated as not matching.
+    var regexBudget = Pattern.defaultTimeLimit
 
     func unwrap(_ url: String) -> String {
-        for rule in rules where rule.pattern.matches(url) {
+        for rule in rules where rule.pattern.matches(url, budget: regexBudget) {
             switch rule.output {
             case .param(let name):
                 return Self.queryValue(name, in: url) ?? url
             case .template(let template):
-                return rule.pattern.replace(in: url, with: template)
+                return rule.pattern.replace(in: url, with: template, budget: regexBudget)
             }
         }
         return url

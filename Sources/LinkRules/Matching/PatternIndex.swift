@@ -47,8 +47,26 @@ public struct PatternIndex: Sendable {
     }
 
     /// Indexes of the patterns matching `input`, ascending.
-    public func matches(_ input: String) -> [Int] {
-        candidates(input).filter { patterns[$0].matches(input) }
+    public func matches(_ input: String, budget: Double = Pattern.defaultTimeLimit) -> [Int] {
+        evaluate(candidates(input), input, budget: budget).matched
+    }
+
+    /// The patterns matching `input`, and those whose evaluation ran out of `budget` seconds
+    /// (each pattern gets its own budget), both ascending.
+    public func evaluate(_ input: String, budget: Double, linear: Bool = false) -> (matched: [Int], timedOut: [Int]) {
+        evaluate(linear ? Array(patterns.indices) : candidates(input), input, budget: budget)
+    }
+
+    private func evaluate(_ positions: [Int], _ input: String, budget: Double) -> (matched: [Int], timedOut: [Int]) {
+        var matched: [Int] = [], timedOut: [Int] = []
+        for i in positions {
+            switch patterns[i].match(input, budget: budget) {
+            case .success(true): matched.append(i)
+            case .success(false): break
+            case .failure: timedOut.append(i)
+            }
+        }
+        return (matched, timedOut)
     }
 
     /// The patterns that the literal scan cannot rule out for `input`, ascending.
@@ -63,7 +81,7 @@ public struct PatternIndex: Sendable {
     }
 
     /// The reference: every pattern tried in order, as Opener does.
-    public func linearMatches(_ input: String) -> [Int] {
-        patterns.indices.filter { patterns[$0].matches(input) }
+    public func linearMatches(_ input: String, budget: Double = Pattern.defaultTimeLimit) -> [Int] {
+        evaluate(Array(patterns.indices), input, budget: budget).matched
     }
 }

@@ -47,6 +47,17 @@ public enum ManifestLinter {
             }
         }
         for b in manifest.browsers { await checkScript(b.transform, "browsers[\(b.index)].script2") }
+        // Regexes that can backtrack catastrophically (each distinct source once).
+        var shapes: [String: String?] = [:]
+        func checkShape(_ pattern: Pattern, _ path: String) {
+            let problem = shapes[pattern.source] ?? Pattern.catastrophicShape(pattern.source)
+            shapes[pattern.source] = problem
+            if let problem { diagnostics.append(Diagnostic(.warning, "regex-catastrophic", at: SourceLocation(path: path), problem)) }
+        }
+        for a in manifest.actions { checkShape(a.pattern, "actions[\(a.index)].regex") }
+        for b in manifest.browsers { checkShape(b.pattern, "browsers[\(b.index)].regex") }
+        for p in manifest.previews { checkShape(p.pattern, "previews[\(p.index)].regex") }
+        for (i, r) in manifest.redirects.enumerated() { checkShape(r.pattern, "redirects[\(i)]") }
         for p in manifest.previews { await checkScript(p.transform, "previews[\(p.index)].script2") }
         return diagnostics.filter { $0.severity == .error } + diagnostics.filter { $0.severity == .warning }
     }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// Bounded time and memory for what a file or an input can make the binary do: catastrophic
+/// regexes, endless lines, huge association files.
+@Suite struct HostileInputCLITests {
+    static let hostile = "https://ok.example/" + String(repeating: "a", count: 160) + "!"
+
+    @Test func aCatastrophicRegexFailsItsActionWithRegexTimeoutAndTheRestIsAnswered() async throws {
+        let start = Date()
+        let r = try await CLITests.running(["resolve", "--offline", "--json", "--manifest", "Inputs/catastrophic-manifest.json", Self.hostile])
+        // Without a budget this evaluation does not end (2^160 ways to split the a's); with the
+        // 0.1 s default it is quick — the bound is loose because the suite runs tests in parallel.
+        #expect(Date().timeIntervalSince(start) < 60, "took \(Date().timeIntervalSince(start)) s")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""action":0,"title":"Hostile","format":0,"appId":"app","url":null,"error":{"code":"regex-timeout""#), "\(r.stdout)")
+        #expect(r.stdout.contains(#""url":"app://ok/aaaa"#))
+        // A bigger budget is an option; nonsense is a usage error.
+        let bad = try CLITests.run(["resolve", "--offline", "--regex-time-limit", "0", "https://ok.example/"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--regex-time-limit"))
+    }
+
+    @Test func lintWarnsAboutCatastrophicShapesWithTheirPath() throws {
+        let r = try CLITests.run(["manifest", "lint", "Inputs/catastrophic-manifest.json"])
+        #expect(r.status == 0, "warnings only: \(r.stdout)")
+        #expect(r.stdout.contains("warning: actions[0].regex: the repeated group (a+)+ contains a+"), "\(r.stdout)")
+        #expect(r.stdout.contains("[regex-catastrophic]"))
+        #expect(!r.stdout.contains("actions[1]"))
+    }
+
+    @Test func anOverlongLineIsSkippedWithoutBeingKeptAndTheNextIsAnswered() async throws {
+        // 50 MB without a newline, then a good line: flat memory, a warning with the line number.
+        let long = String(repeating: "0", count: 50 << 20)
+        let r = try await BatchCLITests.run(["resolve", "--offline", "--json", "--manifest", "Inputs/catastrophic-manifest.json"],
+                                            input: ["https://ok.example/first", long, "https://ok.example/third"], timeLimit: 120)
+        #expect(r.status == 1, "a skipped line makes the status 1: \(r.stderr)")
+        #expect(r.count == 2)
+        #expect(r.lines[1]?.contains("app://ok/third") == true)
+        #expect(r.stderr.contains("stdin line 2: 52428800 bytes, over the 65536-byte limit; skipped"), "\(r.stderr)")
+        #expect(r.peakKiB < 150 * 1024, "peak RSS \(r.peakKiB) KiB")
+        let small = try CLITests.run(["unwrap", "--max-line-bytes", "20"], stdin: "https://a.example/1\nhttps://b.example/looooooong\n")
+        #expect(small.stderr.contains("stdin line 2: 28 bytes, over the 20-byte limit; skipped"), "\(small.stderr)")
+        #expect(try CLITests.run(["route", "--max-line-bytes", "0", "x"]).status == 2)
+    }
+
+    @Test(arguments: ["aasa", "assetlinks"])
+    func validateStopsReadingAHugeFileAndSaysItIsTooLarge(_ command: String) async throws {
+        let big = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: big) }
+        // 50 MB of valid-looking JSON: only the size is reported, nothing past twice the limit is read.
+        var text = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": ["#
+        text += String(repeating: #"{"/": "/some/path/*"}, "#, count: (50 << 20) / 22) + #"{"/": "/"}]}]}}"#
+        try Data(text.utf8).write(to: big)
+        let limit = command == "aasa" ? 131072 : 1048576
+        for source in [big.path, "/dev/zero"] {
+            let r = try await CLITests.running([command, "validate", source])
+            #expect(r.status == 1)
+            #expect(r.stdout.contains("error: $: the file is over \(limit * 2) bytes (reading stopped there); the limit is \(limit) [file-too-large]"), "\(r.stdout)")
+            #expect(!r.stdout.contains("json-syntax"))
+            #expect(r.stdout.contains("invalid, 1 error"))
+        }
+    }
+}
