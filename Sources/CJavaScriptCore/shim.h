@@ -13,4 +13,9 @@ JS_EXPORT void JSContextGroupSetExecutionTimeLimit(JSContextGroupRef group, doub
                                                    void *context);
 JS_EXPORT void JSContextGroupClearExecutionTimeLimit(JSContextGroupRef group);
 
+// Also exported without its header (JSBasePrivate.h): an object describing the heap of the
+// context's group (heapSize, heapCapacity, extraMemorySize, objectCount, ...). Its cost grows
+// with the number of live objects.
+JS_EXPORT JSObjectRef JSGetMemoryUsageStatistics(JSContextRef ctx);
+
 #endif

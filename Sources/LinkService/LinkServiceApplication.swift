@@ -77,7 +77,9 @@ public struct LinkService: Sendable {
             throw ConfigurationError("resolve.manifest: \(error)")
         }
         engine = LinkEngine(manifest: manifest, options: .init(
-            offline: configuration.resolveOffline, allowPrivateAddresses: configuration.resolveAllowsPrivateAddresses))
+            offline: configuration.resolveOffline, scriptTimeLimit: configuration.resolveScriptTimeLimit,
+            allowPrivateAddresses: configuration.resolveAllowsPrivateAddresses, regexTimeLimit: configuration.resolveRegexTimeLimit,
+            scriptMemoryLimit: Double(configuration.resolveScriptMemoryMB) * 1_048_576))
     }
 
     /// The HTTP routes.

@@ -102,6 +102,16 @@ extension ServiceConfiguration {
             manifestPath = try string(resolve, "manifest", "resolve")
             resolveOffline = resolve["offline"] == .bool(true)
             resolveAllowsPrivateAddresses = resolve["allowPrivateAddresses"] == .bool(true)
+            for (key, range, target) in [("scriptTimeLimit", 0.001...3600.0, \ServiceConfiguration.resolveScriptTimeLimit),
+                                         ("regexTimeLimit", 0.001...3600.0, \ServiceConfiguration.resolveRegexTimeLimit)] {
+                guard case .number(let seconds, _)? = resolve[key] else { continue }
+                guard range.contains(seconds) else { throw ConfigurationError("resolve.\(key): a number of seconds from 0.001 to 3600") }
+                self[keyPath: target] = seconds
+            }
+            if let mb = try int(resolve, "scriptMemoryMB", "resolve") {
+                guard (16...65536).contains(mb) else { throw ConfigurationError("resolve.scriptMemoryMB: from 16 to 65536") }
+                resolveScriptMemoryMB = mb
+            }
         }
     }
 

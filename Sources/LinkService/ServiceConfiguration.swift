@@ -87,6 +87,11 @@ public struct ServiceConfiguration: Sendable {
     /// Whether redirect following and scripts may reach loopback and private addresses
     /// (`resolve.allowPrivateAddresses`, off by default: SSRF protection).
     public var resolveAllowsPrivateAddresses: Bool
+    /// `/api/resolve`'s bounds: seconds one script may run, megabytes its heap may hold, seconds
+    /// one regex evaluation may take.
+    public var resolveScriptTimeLimit: Double = 5
+    public var resolveScriptMemoryMB: Int = 256
+    public var resolveRegexTimeLimit: Double = 0.1
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -120,7 +125,8 @@ public struct ServiceConfiguration: Sendable {
             ]),
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),
             "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit]),
-            "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool]),
+            "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
+                                 "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number]),
         ]
         keys.merge(Router.tableKeys) { a, _ in a }
         return .object(keys)

@@ -35,6 +35,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "Seconds one network request may take (redirect following, script helpers).")
     var networkTimeout: Double = 10
 
+    @Option(help: "Megabytes one script's heap may hold; past it the script fails with script-memory.")
+    var scriptMemory: Int = 256
+
     @Option(help: "Seconds one regex evaluation may take; a longer one fails its action with regex-timeout.")
     var regexTimeLimit: Double = Pattern.defaultTimeLimit
 
@@ -55,6 +58,7 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds from 0 to 3600") }
         if !(networkTimeout > 0 && networkTimeout <= 3600) { throw ValidationError("--network-timeout must be a number of seconds from 0 to 3600") }
+        if !(16...65536).contains(scriptMemory) { throw ValidationError("--script-memory must be a number of megabytes from 16 to 65536") }
         if !(regexTimeLimit > 0 && regexTimeLimit <= 3600) { throw ValidationError("--regex-time-limit must be a number of seconds from 0 to 3600") }
     }
 
@@ -69,7 +73,8 @@ struct ResolveCommand: AsyncParsableCommand {
         let manifest = try manifestOption.load()
         let engine = LinkEngine(manifest: manifest, options: .init(
             offline: offline, scriptTimeLimit: timeLimit, allowPrivateAddresses: allowPrivateAddresses, useIndex: !linear,
-            networkTimeout: networkTimeout, regexTimeLimit: regexTimeLimit))
+            networkTimeout: networkTimeout, regexTimeLimit: regexTimeLimit,
+            scriptMemoryLimit: Double(scriptMemory) * 1_048_576))
         let parsedHeaders: [(String, String)] = headers.map { h in
             let i = h.firstIndex(of: ":")!
             return (String(h[..<i]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: i)...]).trimmingCharacters(in: .whitespaces))

@@ -54,6 +54,57 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
         #expect(await Self.run(offline, script, "loop", within: 60)?.failureValue?.code == "script-timeout")
     }
 
+    @Test func aScriptPastItsMemoryLimitFailsWithScriptMemoryAndItsContextIsRenewed() async {
+        let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 30, memoryLimit: 64 * 1_048_576)
+        let script = """
+            var calls = 0;
+            function process(url, done) {
+                calls++;
+                if (url == 'hog') { var a = []; while (true) a.push(new Array(1e5).fill(calls)); }
+                if (url == 'typed') { var b = []; while (true) { var t = new Float64Array(1e6); t.fill(1); b.push(t); } }
+                done('ok ' + calls);
+            }
+            """
+        #expect(await runtime.run(script, input: "fine") == .success("ok 1"))
+        let hog = await Self.run(runtime, script, "hog", within: 120)
+        #expect(hog?.failureValue?.code == "script-memory", "\(String(describing: hog))")
+        #expect(hog?.failureValue?.message.contains("64 MB") == true)
+        // A new context (globals start again), in the same process.
+        #expect(await runtime.run(script, input: "fine") == .success("ok 1"))
+        #expect(await Self.run(runtime, script, "typed", within: 120)?.failureValue?.code == "script-memory")
+        #expect(await runtime.run(script, input: "fine") == .success("ok 1"))
+        // A top level that allocates without end is stopped the same way.
+        #expect(await runtime.run("var a = []; while (true) a.push(new Array(1e5).fill(0));", input: "x").failureValue?.code == "script-memory")
+    }
+
+    @Test func aNeighbourRunningWhileAScriptHogsMemoryIsNotStopped() async {
+        let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 60, memoryLimit: 64 * 1_048_576)
+        let hog = "function process(url, done) { var a = []; while (true) a.push(new Array(1e5).fill(1)); }"
+        // Long enough to tick many times while the hog grows the process.
+        let busy = "function process(url, done) { var x = 0; for (var i = 0; i < 2e8; i++) { x = (x + i) % 1000003; } done('sum ' + x); }"
+        async let hogged = runtime.run(hog, input: "x")
+        async let neighbour = runtime.run(busy, input: "x")
+        let (h, n) = await (hogged, neighbour)
+        #expect(h.failureValue?.code == "script-memory")
+        #expect((try? n.get())??.hasPrefix("sum ") == true, "\(n)")
+    }
+
+    @Test func memoryKeptBetweenCallsIsBoundedToo() async {
+        let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 30, memoryLimit: 32 * 1_048_576)
+        // Each call keeps about 0.8 MB: no single evaluation runs long, but the heap grows.
+        let script = "var keep = []; function process(url, done) { keep.push(new Array(1e5).fill(keep.length)); done('kept ' + keep.length); }"
+        var failures: [Int] = []
+        for i in 1...600 {
+            if case .failure(let e) = await runtime.run(script, input: "x") {
+                #expect(e.code == "script-memory")
+                failures.append(i)
+            }
+        }
+        // Checked with the collection every 256 calls: the first at call 256 (about 200 MB kept
+        // by then would be over any limit under 200 MB), then the context starts again.
+        #expect(failures == [256, 512], "\(failures)")
+    }
+
     @Test func topLevelInfiniteLoopIsStoppedToo() async {
         let result = await offline.run("while (true) {}", input: "x")
         #expect(result.failureValue?.code == "script-timeout")

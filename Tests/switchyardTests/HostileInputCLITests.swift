@@ -21,6 +21,24 @@ import Testing
         #expect(bad.stderr.contains("--regex-time-limit"))
     }
 
+    @Test func aScriptThatAllocatesWithoutEndFailsWithScriptMemoryAndTheProcessStaysSmall() async throws {
+        // Without the bound this script reached 5.4 GB within its 15 s time limit.
+        let r = try await BatchCLITests.run(["resolve", "--offline", "--json", "--manifest", "Inputs/memory-manifest.json"],
+                                            input: ["https://hog.example/", "https://other.example/", "https://hog.example/again"], stride: 1, timeLimit: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.count == 3)
+        for n in [0, 2] {
+            #expect(r.lines[n]?.contains(#""title":"Hog","format":0,"appId":"app","url":null,"error":{"code":"script-memory","message":"the script was stopped after its heap passed the 256 MB memory limit"}"#) == true, "\(r.lines[n] ?? "")")
+            #expect(r.lines[n]?.contains(#""url":"app://fine""#) == true)
+        }
+        #expect(r.peakKiB < 700 * 1024, "peak RSS \(r.peakKiB) KiB")
+        let smaller = try await BatchCLITests.run(["resolve", "--offline", "--json", "--script-memory", "64", "--manifest", "Inputs/memory-manifest.json"],
+                                                  input: ["https://hog.example/"], stride: 1, timeLimit: 120)
+        #expect(smaller.lines[0]?.contains("passed the 64 MB memory limit") == true)
+        #expect(smaller.peakKiB < 400 * 1024, "peak RSS \(smaller.peakKiB) KiB")
+        #expect(try CLITests.run(["resolve", "--script-memory", "0", "https://x.example/"]).status == 2)
+    }
+
     @Test func lintWarnsAboutCatastrophicShapesWithTheirPath() throws {
         let r = try CLITests.run(["manifest", "lint", "Inputs/catastrophic-manifest.json"])
         #expect(r.status == 0, "warnings only: \(r.stdout)")

@@ -18,6 +18,8 @@ public struct LinkEngine: Sendable {
         public var offline: Bool
         /// Seconds one script evaluation may run.
         public var scriptTimeLimit: Double
+        /// Bytes one script's heap may hold (`script-memory` past it).
+        public var scriptMemoryLimit: Double
         /// Allow scripts and redirect following to reach loopback/private addresses.
         public var allowPrivateAddresses: Bool
         /// Use the literal index (true) or try every regex (false, the reference behaviour).
@@ -38,8 +40,9 @@ public struct LinkEngine: Sendable {
         public init(
             offline: Bool = false, scriptTimeLimit: Double = 15, allowPrivateAddresses: Bool = false, useIndex: Bool = true,
             maximumRedirectHops: Int = 5, fetcher: (any Fetcher)? = nil, executor: ScriptExecutor? = nil, networkTimeout: Double = 10,
-            regexTimeLimit: Double = Pattern.defaultTimeLimit
+            regexTimeLimit: Double = Pattern.defaultTimeLimit, scriptMemoryLimit: Double = ScriptRuntime.defaultMemoryLimit
         ) {
+            self.scriptMemoryLimit = scriptMemoryLimit
             self.regexTimeLimit = regexTimeLimit
             self.executor = executor
             self.networkTimeout = networkTimeout
@@ -63,7 +66,7 @@ public struct LinkEngine: Sendable {
         self.options = options
         let fetcher: any Fetcher =
             options.offline ? OfflineFetcher() : (options.fetcher ?? HTTPFetcher(options: .init(allowPrivateAddresses: options.allowPrivateAddresses, timeout: options.networkTimeout)))
-        self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, executor: options.executor)
+        self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, memoryLimit: options.scriptMemoryLimit, executor: options.executor)
         self.actionIndex = PatternIndex(patterns: manifest.actions.map(\.pattern))
         self.unwrapper = Unwrapper(rules: manifest.redirects, regexBudget: options.regexTimeLimit)
     }

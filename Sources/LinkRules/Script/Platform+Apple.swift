@@ -13,6 +13,19 @@ enum JSPlatform {
         unsafeBitCast(symbol, to: SetLimit.self)(group, seconds, callback, context)
     }
 
+    private typealias MemoryStatistics = @convention(c) (JSContextRef) -> JSObjectRef?
+
+    /// Bytes held by the heap of `context`'s group (`JSGetMemoryUsageStatistics`, exported
+    /// but private, so looked up by name). Walks the heap: call it rarely.
+    static func heapBytes(_ context: JSContextRef) -> Double? {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSGetMemoryUsageStatistics"),
+              let stats = unsafeBitCast(symbol, to: MemoryStatistics.self)(context) else { return nil }
+        return JSText.number(context, stats, "heapCapacity") + JSText.number(context, stats, "extraMemorySize")
+    }
+
+    /// Not read on Apple platforms: the heap is checked directly instead.
+    static func residentBytes() -> Double? { nil }
+
     /// Nothing to configure on Apple platforms: JavaScriptCore interrupts scripts without signals there.
     static let configured: Void = ()
 

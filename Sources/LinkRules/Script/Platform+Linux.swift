@@ -10,6 +10,26 @@ enum JSPlatform {
         JSContextGroupSetExecutionTimeLimit(group, seconds, callback, context)
     }
 
+    /// Bytes held by the heap of `context`'s group (capacity plus memory outside the heap that
+    /// objects own, such as typed-array buffers). Walks the heap: call it rarely.
+    static func heapBytes(_ context: JSContextRef) -> Double? {
+        guard let stats = JSGetMemoryUsageStatistics(context) else { return nil }
+        return JSText.number(context, stats, "heapCapacity") + JSText.number(context, stats, "extraMemorySize")
+    }
+
+    /// The process's resident memory in bytes (one small read of /proc/self/statm).
+    static func residentBytes() -> Double? {
+        let fd = open("/proc/self/statm", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        let fields = buffer[0..<n].split(separator: UInt8(ascii: " "))
+        guard fields.count > 1, let pages = Double(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// JavaScriptCore options, set once before the first context is made. By default JSC stops a
     /// script that ran past its time limit by suspending the script's thread with a signal; that
     /// handshake sometimes never completes when scripts move between threads under load, and

@@ -11,17 +11,36 @@ final class ScriptHost {
     var completed = false
     var result: String?
     var terminated = false
+    /// The evaluation was stopped because its heap passed `memoryLimit`.
+    var memoryExceeded = false
+    /// The watchdog: JavaScriptCore calls `ScriptContext.watchdog` after every `tick` seconds of
+    /// CPU time an evaluation spends; it stops the evaluation after `timeLimit` in all, or when
+    /// the heap of the script's context group passes `memoryLimit`.
+    let timeLimit: Double
+    let memoryLimit: Double
+    let tick: Double
+    var ticks = 0
+    var residentAtFirstTick: Double?
+    var group: JSContextGroupRef?
     /// The first refused network call of the current run (offline, private address, …).
     var networkFailure: FetchError?
     /// A call error that the script may have swallowed; reported if the script then fails.
     var lastNetworkError: FetchError?
 
-    init(fetcher: any Fetcher) { self.fetcher = fetcher }
+    init(fetcher: any Fetcher, timeLimit: Double, memoryLimit: Double) {
+        self.fetcher = fetcher
+        self.timeLimit = timeLimit
+        self.memoryLimit = memoryLimit
+        tick = min(0.01, timeLimit)
+    }
 
     func reset() {
         completed = false
         result = nil
         terminated = false
+        memoryExceeded = false
+        ticks = 0
+        residentAtFirstTick = nil
         networkFailure = nil
         lastNetworkError = nil
     }
@@ -44,17 +63,51 @@ final class ScriptContext {
         return JSClassCreate(&definition)
     }()
 
-    init(source: String, fetcher: any Fetcher, timeLimit: Double) throws(ScriptError) {
+    /// Called by JavaScriptCore on the script's thread after every `tick` of CPU time in one
+    /// evaluation. Returning false lets the script go on; the limit must then be set again, as
+    /// JavaScriptCore does not re-arm it by itself.
+    ///
+    /// The memory check is cheap until it matters: the process's resident memory (one read of
+    /// /proc/self/statm) must have grown by half the limit since the evaluation's first tick
+    /// before the script's own heap is measured (a walk of that heap). So an ordinary script —
+    /// done in microseconds, never reaching a tick — pays nothing, and a neighbour's growth costs
+    /// only the measurement of this script's small heap.
+    static let watchdog: JSPlatform.TerminateCallback = { context, info in
+        guard let context, let info else { return true }
+        let host = Unmanaged<ScriptHost>.fromOpaque(info).takeUnretainedValue()
+        host.ticks += 1
+        if Double(host.ticks) * host.tick >= host.timeLimit {
+            host.terminated = true
+            return true
+        }
+        var measure = true
+        if let resident = JSPlatform.residentBytes() {
+            let first = host.residentAtFirstTick ?? resident
+            host.residentAtFirstTick = first
+            measure = resident - first > host.memoryLimit / 2
+        }
+        if measure, let heap = JSPlatform.heapBytes(context), heap > host.memoryLimit {
+            host.memoryExceeded = true
+            host.terminated = true
+            return true
+        }
+        if let group = host.group { JSPlatform.setExecutionTimeLimit(group, seconds: host.tick, callback: watchdog, context: info) }
+        return false
+    }
+
+    /// True once the context must not be used again (its heap passed the memory limit); the
+    /// runtime then drops it, which frees that heap, and makes a new one on the next call.
+    private(set) var isSpent = false
+
+    init(source: String, fetcher: any Fetcher, timeLimit: Double, memoryLimit: Double = ScriptRuntime.defaultMemoryLimit) throws(ScriptError) {
         _ = JSPlatform.configured
-        let host = ScriptHost(fetcher: fetcher)
+        let host = ScriptHost(fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit)
         let group = JSContextGroupCreate()!
+        host.group = group
         let context = JSGlobalContextCreateInGroup(group, ScriptContext.globalClass)!
         let global = JSContextGetGlobalObject(context)
         JSObjectSetPrivate(global, Unmanaged.passUnretained(host).toOpaque())
-        JSPlatform.setExecutionTimeLimit(group, seconds: timeLimit, callback: { _, info in
-            if let info { Unmanaged<ScriptHost>.fromOpaque(info).takeUnretainedValue().terminated = true }
-            return true
-        }, context: Unmanaged.passUnretained(host).toOpaque())
+        JSPlatform.setExecutionTimeLimit(group, seconds: host.tick, callback: ScriptContext.watchdog, context: Unmanaged.passUnretained(host).toOpaque())
         func fail(_ error: ScriptError) -> ScriptError {
             JSGlobalContextRelease(context)
             JSContextGroupRelease(group)
@@ -73,6 +126,9 @@ final class ScriptContext {
         let script = JSText.makeString(source)
         defer { JSStringRelease(script) }
         _ = JSEvaluateScript(context, script, nil, nil, 1, &exception)
+        if host.memoryExceeded {
+            throw fail(ScriptContext.memoryError(memoryLimit))
+        }
         if host.terminated {
             throw fail(ScriptError(code: "script-timeout", message: "the script's top level ran past the \(timeLimit) s time limit"))
         }
@@ -111,6 +167,10 @@ final class ScriptContext {
         JSContextGroupRelease(group)
     }
 
+    static func memoryError(_ limit: Double) -> ScriptError {
+        ScriptError(code: "script-memory", message: "the script was stopped after its heap passed the \(Int(limit / 1_048_576)) MB memory limit")
+    }
+
     /// Calls `process(input, completionHandler)`; the completion's argument is the result.
     func run(_ input: String) -> Result<String?, ScriptError> {
         host.reset()
@@ -122,7 +182,19 @@ final class ScriptContext {
             JSObjectCallAsFunction(context, process, nil, 2, buffer.baseAddress, &exception)
         }
         calls += 1
-        if calls % 256 == 0 { JSGarbageCollect(context) }
+        if calls % 256 == 0 {
+            JSGarbageCollect(context)
+            // What a script keeps between calls (globals) grows without any single evaluation
+            // running long: measured here, with the collection.
+            if let heap = JSPlatform.heapBytes(context), heap > host.memoryLimit {
+                isSpent = true
+                return .failure(ScriptContext.memoryError(host.memoryLimit))
+            }
+        }
+        if host.memoryExceeded {
+            isSpent = true
+            return .failure(ScriptContext.memoryError(host.memoryLimit))
+        }
         if host.terminated {
             return .failure(ScriptError(code: "script-timeout", message: "the script was stopped after running past its time limit"))
         }
@@ -268,6 +340,15 @@ enum JSText {
         let length = JSStringGetLength(js)
         guard let chars = JSStringGetCharactersPtr(js) else { return "" }
         return String(decoding: UnsafeBufferPointer(start: chars, count: length), as: UTF16.self)
+    }
+
+    /// A number property of `object` (0 when absent).
+    static func number(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String) -> Double {
+        let key = JSStringCreateWithUTF8CString(name)
+        defer { JSStringRelease(key) }
+        guard let value = JSObjectGetProperty(ctx, object, key, nil) else { return 0 }
+        let n = JSValueToNumber(ctx, value, nil)
+        return n.isFinite ? n : 0
     }
 
     static func describe(_ ctx: JSContextRef?, _ value: JSValueRef) -> String {

@@ -16,6 +16,10 @@ import Synchronization
 public final class ScriptRuntime: Sendable {
     /// Seconds a single evaluation may run before it is stopped (`while(true){}` included).
     public let timeLimit: Double
+    /// Bytes the heap of one script may hold; past it the evaluation stops with `script-memory`
+    /// and the script's context is dropped (a new one is made for the next call).
+    public let memoryLimit: Double
+    public static let defaultMemoryLimit: Double = 256 * 1_048_576
     public let fetcher: any Fetcher
     /// The threads scripts run on.
     public let executor: ScriptExecutor
@@ -30,9 +34,10 @@ public final class ScriptRuntime: Sendable {
     private let slots = Mutex<[String: Slot]>([:])
 
     /// A runtime whose scripts run on `executor` (a new pool with one thread per core by default).
-    public init(fetcher: any Fetcher, timeLimit: Double = 15, executor: ScriptExecutor? = nil) {
+    public init(fetcher: any Fetcher, timeLimit: Double = 15, memoryLimit: Double = ScriptRuntime.defaultMemoryLimit, executor: ScriptExecutor? = nil) {
         self.fetcher = fetcher
         self.timeLimit = timeLimit
+        self.memoryLimit = memoryLimit
         self.executor = executor ?? ScriptExecutor()
     }
 
@@ -56,15 +61,17 @@ public final class ScriptRuntime: Sendable {
         if let error = slot.loadError { return .failure(error) }
         if slot.context == nil {
             do {
-                slot.context = try ScriptContext(source: source, fetcher: fetcher, timeLimit: timeLimit)
+                slot.context = try ScriptContext(source: source, fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit)
             } catch {
-                // A script whose top level timed out may succeed later (it may depend on the
-                // network); syntax errors are remembered.
-                if error.code != "script-timeout" { slot.loadError = error }
+                // A script whose top level timed out or ran out of memory may succeed later (it
+                // may depend on the network); syntax errors are remembered.
+                if error.code != "script-timeout" && error.code != "script-memory" { slot.loadError = error }
                 return .failure(error)
             }
         }
-        return slot.context!.run(input)
+        let result = slot.context!.run(input)
+        if slot.context!.isSpent { slot.context = nil }
+        return result
     }
 
     /// Number of script contexts created so far.
