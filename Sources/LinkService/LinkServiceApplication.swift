@@ -98,7 +98,7 @@ public struct LinkService: Sendable {
         router.get("/.well-known/apple-app-site-association") { request, _ in aasa.response(for: request) }
         router.get("/apple-app-site-association") { request, _ in aasa.response(for: request) }
         router.get("/.well-known/assetlinks.json") { request, _ in assetLinks.response(for: request) }
-        router.get("/healthz") { _, _ in Response.json(.object([("status", .string("ok")), ("database", .string(store.kind))])) }
+        router.get("/healthz") { _, _ in await health() }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }

@@ -3,13 +3,22 @@ import Foundation
 /// A directory-backed durable queue that several processes share.
 ///
 /// Layout: `requests/` (one record per file, named so that names sort in send order), `tmp/`
-/// (records being written), `rejected/` (records that do not decode, kept for inspection),
-/// `journal` (ids of handled requests) and `drain.lock`.
+/// (records being written), `rejected/` (records that do not decode, that the policy refuses or
+/// whose retry budget is spent, each with a `.reason` file when there is one), `journal` (ids of
+/// handled requests), `attempts` (one line per failed delivery) and `drain.lock`.
 ///
 /// **Policy.** Every URL goes through the inbox's `OpenPolicy` (`check`) twice: `send` refuses a
 /// URL the policy denies (nothing is stored), and a drain moves a stored record that fails it
 /// (written by an older version, or by hand) to `rejected/` with the reason beside it, instead
-/// of handing it over.
+/// of handing it over. The request's other fields are checked too (`check(_:)`): no control
+/// characters in the source or the metadata, and bounded sizes.
+///
+/// **Retry budget.** A request the handler declines (or fails on) stays first in line and is
+/// tried again by the next drain, up to `maxAttempts` failed deliveries (counted durably in
+/// `attempts`, so a restarted drainer keeps counting). After the last one it is moved to
+/// `rejected/` with a `.reason` naming the attempts and the last failure, and the requests behind
+/// it are delivered. Delivered requests still arrive in send order; a rejected request is never
+/// delivered after a later one, it is simply skipped.
 ///
 /// **Guarantee.** `send` returns only after the record is fsynced and renamed into `requests/`
 /// and the directory is fsynced, so an acknowledged send survives a crash of either side. A
@@ -30,6 +39,7 @@ public struct Inbox: Sendable {
     var temporary: String { directory + "/tmp" }
     var rejected: String { directory + "/rejected" }
     var journal: String { directory + "/journal" }
+    var attempts: String { directory + "/attempts" }
     /// The URL rules applied at send and at drain.
     public let policy: OpenPolicy
 
@@ -56,7 +66,7 @@ public struct Inbox: Sendable {
     public func send(batch: [RelayRequest]) throws(RelayError) -> String {
         guard let first = batch.first else { throw RelayError(.badRecord, "an empty batch") }
         for request in batch {
-            if let reason = policy.check(request.url) { throw RelayError(.denied, "refused \(Self.excerpt(request.url)): \(reason)") }
+            if let reason = check(request) { throw RelayError(.denied, "refused \(Self.excerpt(request.url)): \(reason)") }
         }
         let nanos = UInt64(max(0, first.time.timeIntervalSince1970) * 1_000_000_000)
         let name = String(format: "%020llu", nanos) + "-" + first.id.uuidString.lowercased() + ".json"
@@ -68,6 +78,34 @@ public struct Inbox: Sendable {
         DirectoryWatch.post(directory)
         #endif
         return name
+    }
+
+    /// The longest `source`, and the most metadata (keys and values together), in bytes.
+    public static let maximumSourceBytes = 1024
+    public static let maximumMetadataBytes = 8192
+
+    /// Why `request` may never be stored or delivered, or nil: the policy's verdict on its URL
+    /// (`OpenPolicy.check`: length, control characters, scheme and host lists), then its other
+    /// fields — no control characters (a NUL, an escape sequence that would rewrite a terminal
+    /// showing `relay status`) and bounded sizes.
+    public func check(_ request: RelayRequest) -> String? {
+        if let reason = policy.check(request.url) { return reason }
+        if request.source.utf8.count > Self.maximumSourceBytes { return "the source is longer than \(Self.maximumSourceBytes) bytes" }
+        if let c = Self.controlCharacter(in: request.source) { return "the source contains a control character (\(c))" }
+        var size = 0
+        for (key, value) in request.metadata.sorted(by: { $0.key < $1.key }) {
+            size += key.utf8.count + value.utf8.count
+            if key.isEmpty { return "a metadata key is empty" }
+            if let c = Self.controlCharacter(in: key) { return "metadata key \(Self.excerpt(key)) contains a control character (\(c))" }
+            if let c = Self.controlCharacter(in: value) { return "metadata \(Self.excerpt(key)) contains a control character (\(c))" }
+        }
+        if size > Self.maximumMetadataBytes { return "the metadata is larger than \(Self.maximumMetadataBytes) bytes" }
+        return nil
+    }
+
+    /// The first control character (C0, DEL or C1) in `text`, as `U+XXXX`.
+    static func controlCharacter(in text: String) -> String? {
+        text.unicodeScalars.first { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }.map { String(format: "U+%04X", $0.value) }
     }
 
     /// The start of a URL for messages (a refused URL may be megabytes long).
@@ -100,20 +138,28 @@ public struct Inbox: Sendable {
         public var alreadyHandled: [UUID] = []
         /// Requests older than the TTL, dropped.
         public var expired: [RelayRequest] = []
-        /// Files that did not decode, moved to `rejected/`.
+        /// Records moved to `rejected/` (`<file>.<record>`): undecodable, refused by the policy,
+        /// or out of retries.
         public var rejected: [String] = []
+        /// Requests moved to `rejected/` because their retry budget was spent.
+        public var gaveUp: [UUID] = []
         /// The request the handler declined; it stays first in line.
         public var declined: UUID?
     }
 
-    /// Hands waiting requests to `handler` in order. `true` acknowledges (the request is
-    /// removed); `false` stops the drain and leaves that request first in line. Only one drainer
-    /// runs at a time (`RelayError.locked` otherwise).
-    public func drain(ttl: Double? = nil, now: Date = Date(), log: (String) -> Void = { _ in },
-                      handler: (RelayRequest) async -> Bool) async throws(RelayError) -> DrainReport {
+    /// Hands waiting requests to `handler` in order. `true` (or `.opened`) acknowledges the
+    /// request, which is removed; `false` (or `.failed(reason)`) stops the drain and leaves that
+    /// request first in line, one failed attempt counted. With `maxAttempts`, the attempt that
+    /// spends the budget moves the request to `rejected/` instead, and the drain goes on with
+    /// the next. Only one drainer runs at a time (`RelayError.locked` otherwise).
+    public func drain<Outcome: DeliveryOutcome>(
+        ttl: Double? = nil, maxAttempts: Int? = nil, now: Date = Date(), log: (String) -> Void = { _ in },
+        handler: (RelayRequest) async -> Outcome
+    ) async throws(RelayError) -> DrainReport {
         let lock = try FileSystem.lock(directory + "/drain.lock")
         defer { FileSystem.unlock(lock) }
         var handledIDs = journalIDs()
+        var failures = failedAttempts()
         var report = DrainReport()
         files: for name in pendingNames() {
             let path = requests + "/" + name
@@ -121,10 +167,8 @@ public struct Inbox: Sendable {
             for (n, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() {
                 let request: RelayRequest
                 do { request = try RelayRequest(record: Array(line)) } catch {
-                    let kept = rejected + "/" + name + ".\(n)"
                     log("rejected record \(n) of \(name): \(error.message); kept in rejected/")
-                    try? FileSystem.remove(kept)
-                    try FileSystem.writeDurably(kept, Array(line))
+                    try keep(line, as: name + ".\(n)", reason: nil)
                     report.rejected.append(name + ".\(n)")
                     continue
                 }
@@ -132,13 +176,9 @@ public struct Inbox: Sendable {
                     report.alreadyHandled.append(request.id)
                     continue
                 }
-                if let reason = policy.check(request.url) {
-                    let kept = rejected + "/" + name + ".\(n)"
-                    log("rejected request \(request.id) from \(request.source): \(reason); kept in rejected/")
-                    try? FileSystem.remove(kept)
-                    try FileSystem.writeDurably(kept, Array(line))
-                    try? FileSystem.remove(kept + ".reason")
-                    try FileSystem.writeDurably(kept + ".reason", Array((reason + "\n").utf8))
+                if let reason = check(request) {
+                    log("rejected request \(request.id) from \(Self.excerpt(request.source)): \(reason); kept in rejected/")
+                    try keep(line, as: name + ".\(n)", reason: reason)
                     try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
                     handledIDs.insert(request.id)
                     report.rejected.append(name + ".\(n)")
@@ -151,9 +191,25 @@ public struct Inbox: Sendable {
                     report.expired.append(request)
                     continue
                 }
-                guard await handler(request) else {
-                    report.declined = request.id
-                    break files
+                if let failure = await handler(request).failure {
+                    let id = request.id.uuidString.lowercased()
+                    let reason = Self.oneLine(failure)
+                    try FileSystem.appendDurably(attempts, id + " " + reason + "\n")
+                    failures[request.id, default: []].append(reason)
+                    let count = failures[request.id]!.count
+                    guard let maxAttempts, count >= maxAttempts else {
+                        log("request \(id) not delivered (attempt \(count)\(maxAttempts.map { " of \($0)" } ?? "")): \(reason)")
+                        report.declined = request.id
+                        break files
+                    }
+                    let why = "not delivered after \(count) attempts (the retry budget is \(maxAttempts)); last failure: \(reason)"
+                    log("gave up on request \(id) from \(Self.excerpt(request.source)): \(why); kept in rejected/, the requests behind it go on")
+                    try keep(line, as: name + ".\(n)", reason: why)
+                    try FileSystem.appendDurably(journal, id + "\n")
+                    handledIDs.insert(request.id)
+                    report.rejected.append(name + ".\(n)")
+                    report.gaveUp.append(request.id)
+                    continue
                 }
                 try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
                 handledIDs.insert(request.id)
@@ -164,7 +220,38 @@ public struct Inbox: Sendable {
             try FileSystem.syncDirectory(requests)
         }
         try compactJournal()
+        try compactAttempts()
         return report
+    }
+
+    /// Keeps a record in `rejected/` under `name`, with `reason` in `name.reason` when given.
+    private func keep(_ record: some Collection<UInt8>, as name: String, reason: String?) throws(RelayError) {
+        let kept = rejected + "/" + name
+        try FileSystem.remove(kept)
+        try FileSystem.writeDurably(kept, Array(record))
+        try FileSystem.remove(kept + ".reason")
+        if let reason { try FileSystem.writeDurably(kept + ".reason", Array((reason + "\n").utf8)) }
+        try FileSystem.syncDirectory(rejected)
+    }
+
+    /// A handler's failure text on one line, without control characters, at most 500 characters.
+    static func oneLine(_ text: String) -> String {
+        let clean = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? " " : $0 }))
+        let trimmed = clean.trimmingCharacters(in: .whitespaces)
+        let short = trimmed.count > 500 ? String(trimmed.prefix(500)) + "…" : trimmed
+        return short.isEmpty ? "no reason given" : short
+    }
+
+    /// The failed attempts recorded in `attempts`, by request: each attempt's reason, in order.
+    func failedAttempts() -> [UUID: [String]] {
+        guard let text = try? String(contentsOfFile: attempts, encoding: .utf8) else { return [:] }
+        var out: [UUID: [String]] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard let first = parts.first, let id = UUID(uuidString: String(first)) else { continue }
+            out[id, default: []].append(parts.count > 1 ? String(parts[1]) : "")
+        }
+        return out
     }
 
     /// Ids in the journal.
@@ -184,6 +271,27 @@ public struct Inbox: Sendable {
         try FileSystem.remove(staging)
         try FileSystem.writeDurably(staging, Array(ids.map { $0.uuidString.lowercased() + "\n" }.joined().utf8))
         try FileSystem.rename(staging, journal)
+        try FileSystem.syncDirectory(directory)
+    }
+
+    /// Forgets the failed attempts once nothing waits; once the file has grown, keeps only the
+    /// lines of requests still waiting. Done under the drain lock (the only writer).
+    func compactAttempts() throws(RelayError) {
+        guard FileManager.default.fileExists(atPath: attempts) else { return }
+        let names = pendingNames()
+        if names.isEmpty {
+            try FileSystem.remove(attempts)
+            return
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: attempts)[.size] as? Int) ?? 0
+        guard size > 64 * 1024 else { return }
+        let waiting = Set(names.flatMap(decodedRecords).map(\.id))
+        let kept = failedAttempts().filter { waiting.contains($0.key) }
+            .flatMap { id, reasons in reasons.map { id.uuidString.lowercased() + " " + $0 + "\n" } }
+        let staging = temporary + "/attempts.\(ProcessInfo.processInfo.processIdentifier)"
+        try FileSystem.remove(staging)
+        try FileSystem.writeDurably(staging, Array(kept.joined().utf8))
+        try FileSystem.rename(staging, attempts)
         try FileSystem.syncDirectory(directory)
     }
 }

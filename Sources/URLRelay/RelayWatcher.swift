@@ -3,20 +3,36 @@ import ServiceLifecycle
 
 /// The drainer as a long-running service: drains at start (the "app became active" moment),
 /// then whenever the inbox is pinged, with a slow poll as a safety net. A declined request is
-/// retried with exponential backoff (0.5 s doubling to 30 s). Stops cleanly on graceful shutdown.
+/// retried with exponential backoff (0.5 s doubling to 30 s) until it is delivered or its retry
+/// budget (`maxAttempts` failed deliveries, default 5) is spent; it is then moved to `rejected/`
+/// and the requests behind it are delivered. Stops cleanly on graceful shutdown.
+///
+/// With the default budget a request that never gets through holds the line for about 7.5 s
+/// (attempts at 0, 0.5, 1.5, 3.5 and 7.5 s).
 public struct RelayWatcher: Service {
+    /// The default retry budget: failed deliveries before a request is moved to `rejected/`.
+    public static let defaultMaxAttempts = 5
+
     public var inbox: Inbox
     public var ttl: Double?
     public var pollInterval: Double
-    public var handler: @Sendable (RelayRequest) async -> Bool
+    /// Failed deliveries before a request is given up (nil: retried forever, strictly in order).
+    public var maxAttempts: Int?
+    /// Delivers one request; nil when delivered, otherwise why not.
+    public var deliver: @Sendable (RelayRequest) async -> String?
     public var log: @Sendable (String) -> Void
 
-    public init(inbox: Inbox, ttl: Double? = 24 * 3600, pollInterval: Double = 5,
-                log: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping @Sendable (RelayRequest) async -> Bool) {
+    /// - Parameter handler: answers `true` / `.opened` for a delivered request, `false` /
+    ///   `.failed(reason)` otherwise.
+    public init<Outcome: DeliveryOutcome>(inbox: Inbox, ttl: Double? = 24 * 3600, pollInterval: Double = 5,
+                                          maxAttempts: Int? = RelayWatcher.defaultMaxAttempts,
+                                          log: @escaping @Sendable (String) -> Void = { _ in },
+                                          handler: @escaping @Sendable (RelayRequest) async -> Outcome) {
         self.inbox = inbox
         self.ttl = ttl
         self.pollInterval = pollInterval
-        self.handler = handler
+        self.maxAttempts = maxAttempts
+        self.deliver = { await handler($0).failure }
         self.log = log
     }
 
@@ -44,7 +60,11 @@ public struct RelayWatcher: Service {
     /// One drain; returns the id of a declined request, if any. Errors are logged.
     func drainOnce() async -> UUID? {
         let report: Inbox.DrainReport
-        do { report = try await inbox.drain(ttl: ttl, log: log, handler: handler) } catch {
+        do {
+            report = try await inbox.drain(ttl: ttl, maxAttempts: maxAttempts, log: log) { request in
+                await deliver(request).map(OpenOutcome.failed) ?? .opened
+            }
+        } catch {
             log(error.code == .locked ? "another drainer holds \(inbox.directory); waiting" : "drain failed: \(error.message)")
             return nil
         }

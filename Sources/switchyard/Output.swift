@@ -81,8 +81,11 @@ enum Output {
     }
 
     /// Inputs from the arguments, or — when there are none — from stdin, one per line, lazily.
-    static func inputs(_ arguments: [String], maximumLineBytes: Int = 64 << 10) -> InputLines {
-        InputLines(arguments, maximumLineBytes: maximumLineBytes)
+    /// `tooLong(number, length)` says what an over-long line means to the command (default: a
+    /// warning that it was skipped).
+    static func inputs(_ arguments: [String], maximumLineBytes: Int = 64 << 10,
+                       tooLong: ((_ number: Int, _ length: Int) -> String)? = nil) -> InputLines {
+        InputLines(arguments, maximumLineBytes: maximumLineBytes, tooLong: tooLong)
     }
 }
 
@@ -93,8 +96,10 @@ final class InputLines: Sequence, IteratorProtocol {
     private var arguments: IndexingIterator<[String]>?
     private var reader: LineReader?
     private(set) var skipped = 0
+    private let tooLong: ((Int, Int) -> String)?
 
-    init(_ arguments: [String], maximumLineBytes: Int = 64 << 10) {
+    init(_ arguments: [String], maximumLineBytes: Int = 64 << 10, tooLong: ((Int, Int) -> String)? = nil) {
+        self.tooLong = tooLong
         if arguments.isEmpty {
             reader = LineReader(fileDescriptor: 0, maximumLineBytes: maximumLineBytes)
         } else {
@@ -117,7 +122,8 @@ final class InputLines: Sequence, IteratorProtocol {
                 if !trimmed.isEmpty { return trimmed }
             case .tooLong(let number, let length):
                 skipped += 1
-                Output.error("warning: stdin line \(number): \(length) bytes, over the \(reader!.maximumLineBytes)-byte limit; skipped")
+                Output.error(tooLong?(number, length)
+                    ?? "warning: stdin line \(number): \(length) bytes, over the \(reader!.maximumLineBytes)-byte limit; skipped")
             }
         }
         return nil

@@ -53,7 +53,11 @@ struct RelaySend: ParsableCommand {
         let inbox = try inboxOption.open()
         var meta: [String: String] = [:]
         for m in metadata { let i = m.firstIndex(of: "=")!; meta[String(m[..<i])] = String(m[m.index(after: i)...]) }
-        let urls = Output.inputs(url.map { [$0] } ?? [], maximumLineBytes: inbox.policy.maximumLength + 1)
+        // A line longer than any acceptable URL is not even kept in memory: refused as it streams by.
+        let limit = inbox.policy.maximumLength
+        let urls = Output.inputs(url.map { [$0] } ?? [], maximumLineBytes: limit + 1) { number, length in
+            "refused: stdin line \(number) (\(length) bytes): the URL is longer than \(limit) bytes; nothing stored for it"
+        }
         var refused = 0
         var pending: [RelayRequest] = []
         func commit() throws {
@@ -66,13 +70,15 @@ struct RelaySend: ParsableCommand {
             pending.removeAll()
         }
         for url in urls where !url.isEmpty {
-            // The inbox's policy: a refused URL is reported and never stored.
-            if let reason = inbox.policy.check(url) {
+            // The inbox's checks (the URL policy, then source and metadata): a refused request is
+            // reported and never stored.
+            let request = RelayRequest(source: source, url: url, metadata: meta)
+            if let reason = inbox.check(request) {
                 refused += 1
                 Output.error("refused: \(Inbox.excerpt(url)): \(reason)")
                 continue
             }
-            pending.append(RelayRequest(source: source, url: url, metadata: meta))
+            pending.append(request)
             if pending.count >= batch { try commit() }
         }
         try commit()
@@ -87,8 +93,9 @@ struct RelayWatch: AsyncParsableCommand {
         discussion: """
             With --open-with CMD, each request runs CMD with the URL as its last argument (the request id is in \
             $SWITCHYARD_REQUEST_ID); exit status 0 acknowledges it, anything else leaves it first in line for a retry \
-            with backoff. Without --open-with, each request is printed as a JSON line and acknowledged. Requests older \
-            than --ttl are dropped with a log line.
+            with backoff (0.5 s doubling to 30 s). After --max-attempts failed deliveries the request is moved to \
+            rejected/ with a .reason file and the requests behind it are delivered. Without --open-with, each request \
+            is printed as a JSON line and acknowledged. Requests older than --ttl are dropped with a log line.
             """)
     @OptionGroup var inboxOption: InboxOption
     @Option(help: "Command that opens a URL, e.g. 'xdg-open'.") var openWith: String?
@@ -96,9 +103,14 @@ struct RelayWatch: AsyncParsableCommand {
     var record: String?
     @Option(help: "Seconds after which a waiting request is dropped.") var ttl: Double = 24 * 3600
     @Option(help: "Seconds between safety-net polls.") var poll: Double = 5
+    @Option(help: "Failed deliveries before a request is moved to rejected/ (0: retry forever, holding back the requests behind it).")
+    var maxAttempts = RelayWatcher.defaultMaxAttempts
     @Option(help: "Serve the launcher page on HOST:PORT (loopback only; port 0 picks one).") var http: String?
 
     func validate() throws {
+        if maxAttempts < 0 { throw ValidationError("--max-attempts must be 0 (no limit) or more") }
+        if !(ttl > 0 && ttl.isFinite) { throw ValidationError("--ttl must be a positive number of seconds") }
+        if !(poll > 0 && poll <= 86_400) { throw ValidationError("--poll must be more than 0 and at most 86400 seconds") }
         if let http {
             guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port),
                   Launcher.isLoopback(String(http[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) else {
@@ -115,22 +127,22 @@ struct RelayWatch: AsyncParsableCommand {
             Output.error("error: \(error)")
             throw ExitCode(2)
         }
-        let watcher = RelayWatcher(inbox: inbox, ttl: ttl, pollInterval: poll, log: { Output.error("relay: \($0)") }) { request in
+        let watcher = RelayWatcher(inbox: inbox, ttl: ttl, pollInterval: poll, maxAttempts: maxAttempts == 0 ? nil : maxAttempts,
+                                   log: { Output.error("relay: \($0)") }) { request -> OpenOutcome in
             let id = request.id.uuidString.lowercased()
-            if let recorder { return recorder.record(request) }
+            if let recorder, let record {
+                return recorder.record(request) ? .opened : .failed("cannot append it to \(record)")
+            }
             guard let command else {
                 Output.line(String(request.record.dropLast()))
-                return true
+                return .opened
             }
             let outcome = await CommandOpen(command: command).open(request)
             switch outcome {
-            case .opened:
-                Output.line("handled \(id) \(request.url)")
-                return true
-            case .failed(let reason):
-                Output.error("relay: \(id) not handled: \(reason)")
-                return false
+            case .opened: Output.line("handled \(id) \(request.url)")
+            case .failed(let reason): Output.error("relay: \(id) not handled: \(reason)")
             }
+            return outcome
         }
         Output.error("relay: watching \(inbox.directory)")
         var services: [any Service] = [watcher]

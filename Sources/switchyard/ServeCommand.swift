@@ -28,7 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             With no --config it serves Switchyard's example configuration (the Plur app). Data goes to a SQLite file \
             under ./.switchyard/ unless --database says otherwise; migrations run at start. /healthz answers 200 once \
-            the server is ready. SIGTERM or SIGINT stops it gracefully (pending click counts are written first). \
+            the server is ready and 503 {"status":"degraded",…} while writes to the database fail. SIGTERM or SIGINT stops it gracefully (pending click counts are written first). \
             Create an API token with `switchyard token create`.
             """
     )

@@ -63,7 +63,7 @@ import Testing
         #expect(huge.status == 1)
         #expect(huge.stdout.split(separator: "\n").count == 1)
         #expect(huge.stderr.contains("the URL contains a space or a control character"), "\(huge.stderr)")
-        #expect(huge.stderr.contains("over the 8193-byte limit; skipped"), "\(huge.stderr)")
+        #expect(huge.stderr.contains("refused: stdin line 2 (10020 bytes): the URL is longer than 8192 bytes; nothing stored for it"), "\(huge.stderr)")
         let status = try CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
         #expect(status.stdout.contains(#""pending":1"#), "\(status.stdout)")
         #expect(status.stdout.contains(#""next":"plur://group/ok""#))
@@ -91,6 +91,92 @@ import Testing
         #expect(delivered.contains("plur://group/first"))
         #expect(!delivered.contains("javascript:"))
         #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""rejected":1"#))
+    }
+
+    @Test func sendRefusesA10MBURLAndControlCharactersInEveryFieldWithTheReason() async throws {
+        let inbox = try Self.inbox()
+        // 10 MB on stdin: refused as it streams by (never held in memory), the next line still stored.
+        let big = try await CLITests.running(["relay", "send", "--stdin", "--inbox", inbox],
+                                             stdin: "https://example.com/" + String(repeating: "a", count: 10 << 20) + "\nplur://group/after\n")
+        #expect(big.status == 1)
+        #expect(big.stderr == "refused: stdin line 1 (10485780 bytes): the URL is longer than 8192 bytes; nothing stored for it\n")
+        #expect(big.stdout.split(separator: "\n").count == 1)
+        // As an argument (Linux caps one argument at 128 KiB, so 100 KB is the most a shell can pass).
+        let long = try await CLITests.running(["relay", "send", "https://example.com/" + String(repeating: "a", count: 100_000), "--inbox", inbox])
+        #expect(long.status == 1)
+        #expect(long.stdout.isEmpty)
+        #expect(long.stderr.hasSuffix("…' (100020 bytes): the URL is longer than 8192 bytes\n"), "\(long.stderr)")
+        #expect(long.stderr.utf8.count < 300, "only the start of the URL is quoted")
+        for (arguments, reason) in [(["--source", "ext\u{1B}[2J"], "the source contains a control character (U+001B)"),
+                                    (["--meta", "note=a\u{7}b"], "metadata 'note' contains a control character (U+0007)")] {
+            let r = try await CLITests.running(["relay", "send", "plur://group/a", "--inbox", inbox] + arguments)
+            #expect(r.status == 1, "\(arguments)")
+            #expect(r.stdout.isEmpty)
+            #expect(r.stderr == "refused: 'plur://group/a': \(reason)\n")
+        }
+        let status = try await CLITests.running(["relay", "status", "--inbox", inbox, "--json"])
+        #expect(status.stdout.contains(#""pending":1"#), "\(status.stdout)")
+        #expect(try await CLITests.running(["relay", "watch", "--inbox", inbox, "--max-attempts=-1"]).status == 2)
+    }
+
+    /// The red-team reproduction: a 10 MB record (as an older version stored it) and a URL that
+    /// no handler can open, between good requests. Every good one is delivered within seconds, in
+    /// order; both poisoned ones end in rejected/ with their reasons.
+    @Test func poisonedRecordsBetweenGoodOnesDoNotStallTheRelay() async throws {
+        let dir = try ServiceProcessTests.temporaryDirectory().path
+        let inbox = dir + "/inbox"
+        let handled = dir + "/handled.txt"
+        let handler = dir + "/handler.sh"
+        try """
+            case "$1" in *poison*) echo "cannot open $1" >&2; exit 3;; esac
+            printf '%s\\n' "$1" >> \(handled)
+            """.write(toFile: handler, atomically: true, encoding: .utf8)
+        func send(_ url: String) async throws {
+            #expect(try await CLITests.running(["relay", "send", url, "--inbox", inbox]).status == 0)
+        }
+        try await send("plur://good/1")
+        try await send("plur://good/2")
+        // Sorts right after good/2's file.
+        let second = try #require(try FileManager.default.contentsOfDirectory(atPath: inbox + "/requests").sorted().last)
+        let giantName = String(second.prefix(20)) + "-zzzz.json"
+        let giant = RelayRecord.line(id: UUID(), url: "https://example.com/" + String(repeating: "a", count: 10 << 20))
+        try Data(giant.utf8).write(to: URL(fileURLWithPath: inbox + "/requests/" + giantName))
+        try await send("plur://poison/1")
+        for i in 3...6 { try await send("plur://good/\(i)") }
+
+        let (log, elapsed) = try await CLITests.blocking { () throws -> (String, Double) in
+            let watch = Process()
+            watch.executableURL = CLITests.binary
+            watch.arguments = ["relay", "watch", "--inbox", inbox, "--open-with", "/bin/sh \(handler)", "--max-attempts", "3"]
+            let err = Pipe()
+            watch.standardError = err
+            watch.standardOutput = FileHandle.nullDevice
+            let start = Date()
+            try watch.run()
+            func delivered() -> Int { ((try? String(contentsOfFile: handled, encoding: .utf8)) ?? "").split(separator: "\n").count }
+            while Date().timeIntervalSince(start) < 60, delivered() < 6 { usleep(20_000) }
+            let elapsed = Date().timeIntervalSince(start)
+            watch.terminate()
+            watch.waitUntilExit()
+            return (String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), elapsed)
+        }
+        let lines = try String(contentsOfFile: handled, encoding: .utf8).split(separator: "\n")
+        #expect(lines == (1...6).map { "plur://good/\($0)" }, "\(log)")
+        // Three attempts of the poisoned URL at 0, 0.5 and 1.5 s, then the rest at once: about 2–3 s
+        // alone. The red team saw 0 of 6 delivered in 20 s; 20 s leaves room for a loaded test run.
+        #expect(elapsed < 20, "\(elapsed) s\n\(log)")
+        let rejected = try FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected").sorted()
+        #expect(rejected.count == 4, "\(rejected)")
+        let reasons = try rejected.filter { $0.hasSuffix(".reason") }.map { name in
+            (name, try String(contentsOfFile: inbox + "/rejected/" + name, encoding: .utf8))
+        }
+        #expect(reasons.first { $0.0.hasPrefix(giantName) }?.1 == "the URL is longer than 8192 bytes\n", "\(reasons)")
+        #expect(reasons.first { !$0.0.hasPrefix(giantName) }?.1
+                == "not delivered after 3 attempts (the retry budget is 3); last failure: /bin/sh exited with status 3\n", "\(reasons)")
+        #expect(log.contains("not delivered (attempt 1 of 3): /bin/sh exited with status 3"), "\(log)")
+        #expect(log.contains("gave up on request"), "\(log)")
+        let status = try await CLITests.running(["relay", "status", "--inbox", inbox, "--json"])
+        #expect(status.stdout.contains(#""pending":0"#) && status.stdout.contains(#""rejected":2"#), "\(status.stdout)")
     }
 
     @Test func openWithFailingCommandLeavesTheRequestForARetry() throws {
@@ -167,5 +253,13 @@ import Testing
         #expect(summary.contains(#""acknowledged": 10000"#), "\(summary)")
         #expect(summary.contains(#""lost": 0, "handledTwice": 0"#), "\(summary)")
         #expect(!summary.contains(#""drainerKills": 0"#))
+    }
+}
+
+/// Inbox records written by hand, as an older version (or another program) could have stored them.
+enum RelayRecord {
+    static func line(id: UUID, url: String, source: String = "old-version") -> String {
+        let time = String(format: "%.6f", Date().timeIntervalSince1970)
+        return #"{"v":1,"id":"\#(id.uuidString.lowercased())","time":\#(time),"source":"\#(source)","url":"\#(url)"}"# + "\n"
     }
 }

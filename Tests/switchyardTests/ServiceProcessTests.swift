@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// Drives the built binary as an operator would: tokens from the CLI, and the SIGKILL
@@ -61,5 +64,104 @@ import Testing
         #expect(status == 0, "\(summary)")
         #expect(summary.contains(#""missing": 0, "wrong": 0"#), "\(summary)")
         #expect(!summary.contains(#""acknowledged": 0,"#))
+    }
+
+    /// The red-team case: the disk fills up under a running service. Here the service may not
+    /// grow any file past 128 KiB (`ulimit -f`, SIGXFSZ ignored, so a write fails with EFBIG as
+    /// it would with ENOSPC); links go in until a write fails.
+    @Test func aFullDiskTurnsHealthTo503DegradedWithRetryAfter() async throws {
+        let directory = try Self.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let created = try await CLITests.running(["token", "create", "--name", "t", "--scope", "links:write", "--database", database])
+        let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
+        // The example configuration without its rate limits, so the writes are not throttled first.
+        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
+        var keep = true
+        let lines = example.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+            if let first = line.first, first != " " { keep = !line.hasPrefix("rateLimit:") }
+            return keep
+        }
+        let config = directory.appendingPathComponent("config.yaml")
+        try Data((lines.joined(separator: "\n") + """
+
+            rateLimit:
+              perToken: {perMinute: 1000000, burst: 100000}
+              perAddress: {perMinute: 1000000, burst: 100000}
+            resolve: {offline: true}
+
+            """).utf8).write(to: config)
+        let (log, outcome) = try await CLITests.blocking { () throws -> (String, [String]) in
+            let serve = Process()
+            serve.executableURL = URL(fileURLWithPath: "/bin/sh")
+            serve.arguments = ["-c", #"trap "" XFSZ; ulimit -f 256; exec "$@""#, "sh", CLITests.binary.path,
+                               "serve", "--config", config.path, "--port", "0", "--database", database]
+            let log = Pipe()
+            serve.standardOutput = FileHandle.nullDevice
+            serve.standardError = log
+            try serve.run()
+            defer { serve.terminate(); serve.waitUntilExit() }
+            var buffer = ""
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline && serve.isRunning {
+                buffer += String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+                guard let range = buffer.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) else { continue }
+                let service = String(buffer[range].dropFirst(7).dropLast())
+                var outcome: [String] = []
+                let before = HTTP.send("GET", service + "/healthz")
+                outcome.append("before \(before.status) \(before.body)")
+                let description = String(repeating: "d", count: 900)
+                for i in 0..<500 {
+                    let r = HTTP.send("POST", service + "/api/links", token: token,
+                                      body: #"{"deepLink": "plur://group/\#(i)", "description": "\#(description)"}"#)
+                    guard r.status == 201 else {
+                        outcome.append("write \(i) \(r.status) retry-after=\(r.retryAfter ?? "none") \(r.body)")
+                        break
+                    }
+                }
+                let after = HTTP.send("GET", service + "/healthz")
+                outcome.append("after \(after.status) retry-after=\(after.retryAfter ?? "none") \(after.body)")
+                return (buffer, outcome)
+            }
+            return (buffer, [])
+        }
+        try #require(outcome.count == 3, "\(outcome)\n\(log)")
+        #expect(outcome[0].hasPrefix(#"before 200 {"status":"ok""#), "\(outcome[0])")
+        #expect(outcome[1].contains(#" 503 retry-after=5 {"error":{"code":"storage-unavailable""#), "\(outcome[1])")
+        #expect(outcome[2].hasPrefix(#"after 503 retry-after=5 {"status":"degraded","database":"sqlite","storage":{"writable":false,"reason":"sqlite: "#),
+                "\(outcome[2])")
+        #expect(outcome[2].contains(#""by":"write""#), "\(outcome[2])")
+    }
+}
+
+/// Blocking HTTP for tests that already run on a thread of their own.
+enum HTTP {
+    struct Answer: Sendable {
+        var status: Int
+        var retryAfter: String?
+        var body: String
+    }
+
+    private final class Slot: @unchecked Sendable {
+        var answer = Answer(status: 0, body: "")
+    }
+
+    static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil) -> Answer {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let slot = Slot()
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            let http = response as? HTTPURLResponse
+            slot.answer = Answer(status: http?.statusCode ?? -1, retryAfter: http?.value(forHTTPHeaderField: "Retry-After"),
+                                 body: data.map { String(decoding: $0, as: UTF8.self) } ?? "\(error.map { "\($0)" } ?? "no answer")")
+            done.signal()
+        }.resume()
+        done.wait()
+        return slot.answer
     }
 }

@@ -26,7 +26,10 @@ struct APIError: Error, Sendable {
         var members: [(key: String, value: JSONValue)] = [("code", .string(code)), ("message", .string(message))]
         if let field { members.append(("field", .string(field))) }
         var headers: HTTPFields = [.contentType: "application/json"]
-        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        // Every 503 says when to come back (the storage may recover; a 429 carries its own wait).
+        if let retryAfter = retryAfter ?? (status == .serviceUnavailable ? LinkService.retryAfterSeconds : nil) {
+            headers[.retryAfter] = String(retryAfter)
+        }
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONWriter.compact(.object([("error", .object(members))])) + "\n")))
     }

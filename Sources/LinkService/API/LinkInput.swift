@@ -40,7 +40,9 @@ struct LinkInput {
             guard let pairs = p.objectMembers else { throw .badRequest("invalid-parameters", "parameters must be an object", field: "parameters") }
             for (k, v) in pairs {
                 switch v {
-                case .string(let s): link.parameters.append((k, s))
+                case .string(let s):
+                    try Self.checkText(s, field: "parameters.\(k)")
+                    link.parameters.append((k, s))
                 case .number(_, let text): link.parameters.append((k, text))
                 case .bool(let b): link.parameters.append((k, b ? "true" : "false"))
                 default: throw .badRequest("invalid-parameters", "parameters.\(k) must be a string or a number", field: "parameters.\(k)")
@@ -65,16 +67,25 @@ struct LinkInput {
             }
         }
         link.title = try string(body, "title", maximum: 300)
+        if let title = link.title { try Self.checkText(title, field: "title") }
         link.description = try string(body, "description", maximum: 1000)
+        if let description = link.description { try Self.checkText(description, field: "description", lineBreaks: true) }
         if let e = try string(body, "expiresAt") {
             guard let date = ISO8601DateFormatter().date(from: e) else {
                 throw .badRequest("invalid-expiry", "expiresAt must be an ISO 8601 date-time such as 2026-12-31T23:59:00Z", field: "expiresAt")
+            }
+            // A link that is born expired would only ever answer 410.
+            guard date > now else {
+                throw .badRequest("invalid-expiry", "expiresAt \(e) is not in the future (now: \(ISO8601DateFormatter().string(from: now)))", field: "expiresAt")
+            }
+            guard date.timeIntervalSince(now) <= Self.longestLifetime else {
+                throw .badRequest("invalid-expiry", "expiresAt \(e) is more than 10 years ahead", field: "expiresAt")
             }
             link.expiresAt = date
         }
         if let v = body["expiresIn"] {
             guard link.expiresAt == nil else { throw .badRequest("invalid-expiry", "give expiresAt or expiresIn, not both", field: "expiresIn") }
-            guard case .number(let seconds, _) = v, seconds > 0, seconds <= 10 * 365 * 86400 else {
+            guard case .number(let seconds, _) = v, seconds > 0, seconds <= Self.longestLifetime else {
                 throw .badRequest("invalid-expiry", "expiresIn must be a positive number of seconds", field: "expiresIn")
             }
             link.expiresAt = now.addingTimeInterval(seconds)
@@ -86,6 +97,25 @@ struct LinkInput {
             link.maxUses = Int64(n)
         }
         return link
+    }
+
+    /// The furthest expiry accepted (`expiresAt` or `expiresIn`): 10 years.
+    static let longestLifetime: Double = 10 * 365 * 86400
+
+    /// Refuses text that would not be stored, shown or sent on as written: any control
+    /// character (C0 such as NUL, DEL, C1). `lineBreaks` allows tab, line feed and carriage
+    /// return (a description typed in a text area). 400 `invalid-text` naming the field.
+    static func checkText(_ text: String, field: String, lineBreaks: Bool = false) throws(APIError) {
+        var position = 0
+        for scalar in text.unicodeScalars {
+            position += 1
+            let v = scalar.value
+            guard v < 0x20 || (0x7F...0x9F).contains(v) else { continue }
+            if lineBreaks && (v == 0x09 || v == 0x0A || v == 0x0D) { continue }
+            let allowed = lineBreaks ? "printable text, tabs and line breaks" : "printable text on one line"
+            throw .badRequest("invalid-text", "\(field) contains the control character \(String(format: "U+%04X", v)) at character \(position); \(field) takes \(allowed)",
+                              field: field)
+        }
     }
 
     func isValidCode(_ code: String) -> Bool {

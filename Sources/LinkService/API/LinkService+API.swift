@@ -80,7 +80,9 @@ extension LinkService {
             switch body[field] {
             case nil, .null?:
                 if invites.required.contains(field) { throw .badRequest("missing-field", "\(field) is required", field: field) }
-            case .string(let s)?: link.parameters.append((parameter, s))
+            case .string(let s)?:
+                try LinkInput.checkText(s, field: field)
+                link.parameters.append((parameter, s))
             case .number(_, let text)?: link.parameters.append((parameter, text))
             case let v?: throw .badRequest("invalid-field", "\(field) must be a string, not \(v.typeName)", field: field)
             }

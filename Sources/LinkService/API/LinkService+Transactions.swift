@@ -17,7 +17,9 @@ extension LinkService {
             guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object") }
             for (key, value) in members {
                 switch (key, value) {
-                case ("purpose", .string(let s)) where s.count <= 200: purpose = s
+                case ("purpose", .string(let s)) where s.count <= 200:
+                    try LinkInput.checkText(s, field: "purpose")
+                    purpose = s
                 case ("ttl", .number(let n, _)) where n >= 1 && n <= 86_400: ttl = n
                 case ("purpose", _): throw .badRequest("invalid-field", "purpose must be a string of at most 200 characters", field: "purpose")
                 case ("ttl", _): throw .badRequest("invalid-field", "ttl must be 1–86400 seconds", field: "ttl")

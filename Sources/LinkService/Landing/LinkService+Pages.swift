@@ -122,7 +122,9 @@ extension LinkService {
     func messagePage(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {
         let t = LandingPage.escape(title), m = LandingPage.escape(message)
         let html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>\(t)</title></head>\n<body><main><h1>\(t)</h1><p>\(m)</p></main></body></html>\n"
-        return htmlResponse(status, ByteBuffer(string: html), cache: "no-store")
+        var response = htmlResponse(status, ByteBuffer(string: html), cache: "no-store")
+        if status == .serviceUnavailable { response.headers[.retryAfter] = String(Self.retryAfterSeconds) }
+        return response
     }
 
     func htmlResponse(_ status: HTTPResponse.Status, _ body: ByteBuffer, cache: String) -> Response {

@@ -20,6 +20,7 @@ public final class HotLinks: Sendable {
     private let now: @Sendable () -> Double
     private let entries = Mutex<[String: Entry]>([:])
     private let pendingClicks = Mutex<[String: Int64]>([:])
+    private let flushing = AsyncLock()
     private let maximumEntries = 100_000
 
     init(store: LinkStore, ttl: Double = 5, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
@@ -70,8 +71,19 @@ public final class HotLinks: Sendable {
         pendingClicks.withLock { $0[code, default: 0] += 1 }
     }
 
-    /// Writes the pending click counts; on failure they are kept for the next flush.
+    /// Writes the pending click counts; on failure they are kept for the next flush. Flushes run
+    /// one at a time, so a caller that flushes (a test, the shutdown) returns only after counts
+    /// another flush had already taken are written too.
     func flush() async throws(StoreError) {
+        await flushing.lock()
+        do { try await flushPending() } catch {
+            await flushing.unlock()
+            throw error
+        }
+        await flushing.unlock()
+    }
+
+    private func flushPending() async throws(StoreError) {
         let counts = pendingClicks.withLock { p -> [String: Int64] in defer { p.removeAll() }; return p }
         do { try await store.addClicks(counts) } catch {
             pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }

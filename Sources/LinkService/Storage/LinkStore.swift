@@ -68,8 +68,13 @@ public enum ClickOutcome: Sendable, Equatable {
 /// ```
 public struct LinkStore: Sendable {
     package let db: any SQLDatabase
+    /// The outcome of this store's most recent write (every write method records it).
+    public let health: StorageHealth
 
-    package init(db: any SQLDatabase) { self.db = db }
+    package init(db: any SQLDatabase, health: StorageHealth = StorageHealth()) {
+        self.db = db
+        self.health = health
+    }
 
     /// Opens the database, applying pending migrations.
     public static func open(_ location: DatabaseLocation) async throws(StoreError) -> LinkStore {
@@ -87,12 +92,12 @@ public struct LinkStore: Sendable {
     /// Inserts a new link; `.duplicate` when its code is taken.
     public func insert(_ link: StoredLink) async throws(StoreError) {
         let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
-        try await db.run("INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        try await write { () async throws(StoreError) in try await db.run("INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
             SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
             SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
-        ])
+        ]) }
     }
 
     public func link(code: String) async throws(StoreError) -> StoredLink? {
@@ -111,13 +116,14 @@ public struct LinkStore: Sendable {
 
     /// Deletes a link; false when there was none.
     public func delete(code: String) async throws(StoreError) -> Bool {
-        !(try await db.run("DELETE FROM links WHERE code = ? RETURNING code", [.text(code)]).isEmpty)
+        !(try await write { () async throws(StoreError) in try await db.run("DELETE FROM links WHERE code = ? RETURNING code", [.text(code)]) }.isEmpty)
     }
 
     /// Counts one use now, atomically refusing it once `max_uses` is reached.
     public func click(code: String) async throws(StoreError) -> ClickOutcome {
-        let rows = try await db.run(
-            "UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING clicks", [.text(code)])
+        let rows = try await write { () async throws(StoreError) in
+            try await db.run("UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING clicks", [.text(code)])
+        }
         if let n = rows.first?.first?.int { return .counted(clicks: n) }
         return try await link(code: code) == nil ? .missing : .exhausted
     }
@@ -126,9 +132,11 @@ public struct LinkStore: Sendable {
     public func addClicks(_ counts: [String: Int64]) async throws(StoreError) {
         guard !counts.isEmpty else { return }
         let sorted = counts.sorted { $0.key < $1.key }
-        try await db.transaction { tx throws(StoreError) in
-            for (code, n) in sorted {
-                try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ?", [.int(n), .text(code)])
+        try await write { () async throws(StoreError) in
+            try await db.transaction { tx throws(StoreError) in
+                for (code, n) in sorted {
+                    try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ?", [.int(n), .text(code)])
+                }
             }
         }
     }
@@ -174,17 +182,21 @@ public struct LinkStore: Sendable {
     }
 
     public func insert(_ t: Transaction) async throws(StoreError) {
-        try await db.run("INSERT INTO transactions (id, purpose, created_by, created_at, expires_at, verified_at) VALUES (?, ?, ?, ?, ?, ?)", [
-            .text(t.id), SQLValue(t.purpose), SQLValue(t.createdBy), .int(Self.millis(t.createdAt)), .int(Self.millis(t.expiresAt)),
-            SQLValue(t.verifiedAt.map(Self.millis)),
-        ])
+        try await write { () async throws(StoreError) in
+            try await db.run("INSERT INTO transactions (id, purpose, created_by, created_at, expires_at, verified_at) VALUES (?, ?, ?, ?, ?, ?)", [
+                .text(t.id), SQLValue(t.purpose), SQLValue(t.createdBy), .int(Self.millis(t.createdAt)), .int(Self.millis(t.expiresAt)),
+                SQLValue(t.verifiedAt.map(Self.millis)),
+            ])
+        }
     }
 
     /// Marks a transaction verified, once: atomically refused when unknown, expired or used.
     public func verifyTransaction(id: String, at now: Date) async throws(StoreError) -> VerifyOutcome {
-        let rows = try await db.run(
-            "UPDATE transactions SET verified_at = ? WHERE id = ? AND verified_at IS NULL AND expires_at > ? RETURNING id, purpose, created_by, created_at, expires_at, verified_at",
-            [.int(Self.millis(now)), .text(id), .int(Self.millis(now))])
+        let rows = try await write { () async throws(StoreError) in
+            try await db.run(
+                "UPDATE transactions SET verified_at = ? WHERE id = ? AND verified_at IS NULL AND expires_at > ? RETURNING id, purpose, created_by, created_at, expires_at, verified_at",
+                [.int(Self.millis(now)), .text(id), .int(Self.millis(now))])
+        }
         if let row = rows.first { return .verified(Self.transaction(row)) }
         guard let row = try await db.run("SELECT id, purpose, created_by, created_at, expires_at, verified_at FROM transactions WHERE id = ?", [.text(id)]).first else {
             return .unknown
@@ -201,10 +213,12 @@ public struct LinkStore: Sendable {
     // MARK: Tokens
 
     public func insert(_ token: StoredToken) async throws(StoreError) {
-        try await db.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)", [
-            .text(token.id), .text(token.name), .text(token.secretHash), .text(token.scopes.joined(separator: " ")),
-            .int(Self.millis(token.createdAt)), SQLValue(token.revokedAt.map(Self.millis)),
-        ])
+        try await write { () async throws(StoreError) in
+            try await db.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)", [
+                .text(token.id), .text(token.name), .text(token.secretHash), .text(token.scopes.joined(separator: " ")),
+                .int(Self.millis(token.createdAt)), SQLValue(token.revokedAt.map(Self.millis)),
+            ])
+        }
     }
 
     public func token(id: String) async throws(StoreError) -> StoredToken? {
@@ -217,14 +231,47 @@ public struct LinkStore: Sendable {
 
     /// Revokes a token by id or name; returns how many were revoked.
     public func revokeToken(_ idOrName: String, at now: Date = Date()) async throws(StoreError) -> Int {
-        try await db.run("UPDATE tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL RETURNING id",
-                         [.int(Self.millis(now)), .text(idOrName), .text(idOrName)]).count
+        try await write { () async throws(StoreError) in
+            try await db.run("UPDATE tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL RETURNING id",
+                             [.int(Self.millis(now)), .text(idOrName), .text(idOrName)])
+        }.count
     }
 
     static func token(_ row: [SQLValue]) -> StoredToken {
         StoredToken(id: row[0].text ?? "", name: row[1].text ?? "", secretHash: row[2].text ?? "",
                     scopes: (row[3].text ?? "").split(separator: " ").map(String.init),
                     createdAt: date(row[4].int ?? 0), revokedAt: row[5].int.map(date))
+    }
+
+    // MARK: Health
+
+    /// Writes one row (`health_probes`, id 1: the time) and commits it: the health check's way
+    /// of asking whether a write gets through now, recorded like any other write.
+    public func probeWrite(at now: Date = Date()) async throws(StoreError) {
+        try await write(source: "probe") { () async throws(StoreError) in
+            try await db.run("INSERT INTO health_probes (id, probed_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at",
+                             [.int(Self.millis(now))])
+        }
+    }
+
+    /// Runs one write and records its outcome in `health`. A duplicate key is a committed
+    /// answer from the database, not a failure to write.
+    @discardableResult
+    private func write<T>(source: String = "write", _ body: () async throws(StoreError) -> T) async throws(StoreError) -> T {
+        do {
+            let result = try await body()
+            health.record(failure: nil, source: source)
+            return result
+        } catch {
+            health.record(failure: error.code == .duplicate ? nil : Self.reason(error), source: source)
+            throw error
+        }
+    }
+
+    /// A store error's message without the statement it came from.
+    static func reason(_ error: StoreError) -> String {
+        guard let range = error.message.range(of: " (in: ", options: .backwards) else { return error.message }
+        return String(error.message[..<range.lowerBound])
     }
 
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -56,6 +56,10 @@ enum Migrations {
             )
             """,
         ]),
+        Migration(version: 3, name: "health probes", statements: [
+            // One row, rewritten by GET /healthz to check that a write commits.
+            "CREATE TABLE health_probes (id BIGINT PRIMARY KEY, probed_at BIGINT NOT NULL)",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }
