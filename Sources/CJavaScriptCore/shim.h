@@ -17,5 +17,7 @@ JS_EXPORT void JSContextGroupClearExecutionTimeLimit(JSContextGroupRef group);
 // context's group (heapSize, heapCapacity, extraMemorySize, objectCount, ...). Its cost grows
 // with the number of live objects.
 JS_EXPORT JSObjectRef JSGetMemoryUsageStatistics(JSContextRef ctx);
+// A full collection now (JSGarbageCollect only hints that one would be welcome).
+JS_EXPORT void JSSynchronousGarbageCollectForDebugging(JSContextRef ctx);
 
 #endif

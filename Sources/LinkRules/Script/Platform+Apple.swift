@@ -23,6 +23,18 @@ enum JSPlatform {
         return JSText.number(context, stats, "heapCapacity") + JSText.number(context, stats, "extraMemorySize")
     }
 
+    private typealias Collect = @convention(c) (JSContextRef) -> Void
+
+    /// A full, synchronous collection (private in JavaScriptCore.framework, so looked up by
+    /// name); the public `JSGarbageCollect` when it is not there.
+    static func collectGarbage(_ context: JSContextRef) {
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSSynchronousGarbageCollectForDebugging") {
+            unsafeBitCast(symbol, to: Collect.self)(context)
+        } else {
+            JSGarbageCollect(context)
+        }
+    }
+
     /// Not read on Apple platforms: the heap is checked directly instead.
     static func residentBytes() -> Double? { nil }
 

@@ -17,6 +17,11 @@ enum JSPlatform {
         return JSText.number(context, stats, "heapCapacity") + JSText.number(context, stats, "extraMemorySize")
     }
 
+    /// A full, synchronous collection of `context`'s heap (exported; its header is not shipped).
+    static func collectGarbage(_ context: JSContextRef) {
+        JSSynchronousGarbageCollectForDebugging(context)
+    }
+
     /// The process's resident memory in bytes (one small read of /proc/self/statm).
     static func residentBytes() -> Double? {
         let fd = open("/proc/self/statm", O_RDONLY)

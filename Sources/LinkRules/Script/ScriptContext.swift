@@ -183,9 +183,12 @@ final class ScriptContext {
         }
         calls += 1
         if calls % 256 == 0 {
-            JSGarbageCollect(context)
+            // A full collection: `JSGarbageCollect` is only a hint, and with it the heaps of a
+            // 200,000-line batch kept growing (135 MB at 10,000 lines, 250 MB at 200,000); with
+            // this they stay flat (157 MB at 50,000, 163 MB at 200,000).
+            JSPlatform.collectGarbage(context)
             // What a script keeps between calls (globals) grows without any single evaluation
-            // running long: measured here, with the collection.
+            // running long: measured here, after the collection.
             if let heap = JSPlatform.heapBytes(context), heap > host.memoryLimit {
                 isSpent = true
                 return .failure(ScriptContext.memoryError(host.memoryLimit))
