@@ -124,9 +124,10 @@ import Testing
         let r = RelayRequest(source: "t", url: "plur://wake")
         let start = ContinuousClock.now
         try inbox.send(r)
-        while got.ids.isEmpty && ContinuousClock.now - start < .seconds(5) { try await Task.sleep(for: .milliseconds(5)) }
+        while got.ids.isEmpty && ContinuousClock.now - start < .seconds(20) { try await Task.sleep(for: .milliseconds(5)) }
         #expect(got.ids == [r.id])
-        #expect(ContinuousClock.now - start < .seconds(2), "woken by inotify, not by the 30 s poll")
+        // Milliseconds when idle; the bound is loose for a loaded machine and still far below the poll.
+        #expect(ContinuousClock.now - start < .seconds(10), "woken by inotify, not by the 30 s poll")
         task.cancel()
         _ = try? await task.value
     }

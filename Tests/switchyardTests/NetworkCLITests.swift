@@ -118,7 +118,9 @@ struct TestCA {
         let server = try LocalServer()
         let start = Date()
         let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--network-timeout", "1", "\(server.origin)/slow"])
-        #expect(Date().timeIntervalSince(start) < 4)
+        // The server answers after 30 s; the 1 s timeout ends the request long before (the bound
+        // is loose: the suite shares two cores with 100,000-line batches).
+        #expect(Date().timeIntervalSince(start) < 15)
         #expect(r.status == 1)
         #expect(r.stdout == "no app handles this link\n")
     }

@@ -6,7 +6,7 @@ Prints the port it listens on (127.0.0.1), then serves until its parent process 
   /r1            301 -> /r2
   /r2            302 -> https://twitter.com/jack/status/20   (a URL the default rules handle)
   /loop          302 -> /loop
-  /slow          waits 5 s, then 200
+  /slow          waits 30 s, then 200
   /big           200 with a 5 MB body
   /text          200 "hello from loopback"
   /json          200 {"id": "42", "name": "loopback"}
@@ -49,7 +49,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/r2": return self.reply(302, [("Location", "https://twitter.com/jack/status/20")])
         if path == "/loop": return self.reply(302, [("Location", "/loop")])
         if path == "/slow":
-            time.sleep(5)
+            time.sleep(30)
             return self.reply(200, [("Content-Type", "text/plain")], b"late")
         if path == "/big": return self.reply(200, [("Content-Type", "application/json")], b"x" * (5 << 20))
         if path == "/text": return self.reply(200, [("Content-Type", "text/plain")], b"hello from loopback")
