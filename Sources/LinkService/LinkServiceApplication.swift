@@ -1,3 +1,4 @@
+import Synchronization
 import AssociatedDomains
 import Foundation
 import Hummingbird
@@ -49,6 +50,9 @@ public struct LinkService: Sendable {
     public let metrics: ServiceMetrics
     let hot: HotLinks
     let engine: LinkEngine
+    /// Resolves waiting for or running on the engine's threads; past `resolveAdmission` a request
+    /// is answered 503 `resolve-busy` at once instead of queueing behind slow scripts.
+    let resolveGate: AdmissionGate
     let input: LinkInput
     /// The association files by path, shared by the router and the fast path.
     let documents: [String: StaticDocument]
@@ -76,9 +80,14 @@ public struct LinkService: Sendable {
         do { manifest = try configuration.manifestPath.map { try Manifest(contentsOf: $0) } ?? Manifest.defaultRules() } catch {
             throw ConfigurationError("resolve.manifest: \(error)")
         }
+        // Scripts mostly wait (on their network calls), so the service gives the engine more
+        // threads than cores; each thread runs one resolve at a time.
+        let executor = ScriptExecutor(threads: configuration.resolveThreads)
+        resolveGate = AdmissionGate(limit: configuration.resolveThreads * 4)
         engine = LinkEngine(manifest: manifest, options: .init(
             offline: configuration.resolveOffline, scriptTimeLimit: configuration.resolveScriptTimeLimit,
-            allowPrivateAddresses: configuration.resolveAllowsPrivateAddresses, regexTimeLimit: configuration.resolveRegexTimeLimit,
+            allowPrivateAddresses: configuration.resolveAllowsPrivateAddresses,
+            executor: executor, regexTimeLimit: configuration.resolveRegexTimeLimit,
             scriptMemoryLimit: Double(configuration.resolveScriptMemoryMB) * 1_048_576))
     }
 
@@ -171,5 +180,21 @@ struct ObservabilityMiddleware: RouterMiddleware {
             ])
         }
         return response
+    }
+}
+
+/// Counts requests in a section and refuses entry past a limit (never waits).
+final class AdmissionGate: Sendable {
+    let limit: Int
+    private let count = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Runs `body` if fewer than `limit` others are inside; otherwise throws `busy(others)`.
+    func enter<T>(busy: (Int) -> APIError, _ body: () async throws(APIError) -> T) async throws(APIError) -> T {
+        let inside = count.wrappingAdd(1, ordering: .relaxed).newValue
+        defer { count.wrappingSubtract(1, ordering: .relaxed) }
+        guard inside <= limit else { throw busy(inside - 1) }
+        return try await body()
     }
 }

@@ -92,6 +92,9 @@ public struct ServiceConfiguration: Sendable {
     public var resolveScriptTimeLimit: Double = 5
     public var resolveScriptMemoryMB: Int = 256
     public var resolveRegexTimeLimit: Double = 0.1
+    /// Threads for `/api/resolve` (scripts mostly wait on the network); 4 × as many requests may
+    /// wait or run at once, the rest get 503 `resolve-busy`.
+    public var resolveThreads: Int = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -126,7 +129,7 @@ public struct ServiceConfiguration: Sendable {
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),
             "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit]),
             "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
-                                 "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number]),
+                                 "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int]),
         ]
         keys.merge(Router.tableKeys) { a, _ in a }
         return .object(keys)

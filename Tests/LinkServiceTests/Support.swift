@@ -67,7 +67,7 @@ struct Harness {
     static func make(extra: String = "", backend: Backend = .sqlite) async throws -> Harness {
         let base = try String(contentsOfFile: try #require(ServiceConfiguration.examplePath), encoding: .utf8)
         let path = Backend.temporaryPath("config") + "/config.yaml"
-        try (replacingSections(of: base, with: extra) + "\nresolve: {offline: true}\n" + extra).write(toFile: path, atomically: true, encoding: .utf8)
+        try (replacingSections(of: base, with: extra) + (extra.contains("resolve:") ? "\n" : "\nresolve: {offline: true}\n") + extra).write(toFile: path, atomically: true, encoding: .utf8)
         let configuration = try ServiceConfiguration(contentsOf: path)
         let store = try await backend.freshStore()
         let clock = ManualClock()

@@ -123,8 +123,16 @@ extension LinkService {
         }
         guard url.utf8.count <= 4096 else { throw .badRequest("invalid-url", "url is longer than 4096 bytes", field: "url") }
         try limitAddress(request, context)
-        // The engine runs matching and scripts (and their network calls) on its own threads.
-        return Response.json(await engine.resolve(url).json)
+        // The engine runs matching and scripts (and their network calls) on its own threads; a
+        // request that would wait behind more than a few per thread is turned away at once.
+        let gate = resolveGate
+        return try await gate.enter(busy: { others in
+            var busy = APIError(.serviceUnavailable, "resolve-busy", "\(others) resolves are already running or waiting (the limit is \(gate.limit)); try again shortly")
+            busy.retryAfter = 1
+            return busy
+        }) { () async throws(APIError) -> Response in
+            Response.json(await engine.resolve(url).json)
+        }
     }
 
     // MARK: Shared
