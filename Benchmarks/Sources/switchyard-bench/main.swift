@@ -89,7 +89,9 @@ case "routes":
     RouterBenchmarks.run()
 case "relay":
     RelayBenchmarks.run()
+case "scripts":
+    await ScriptBenchmarks.run()
 default:
-    print("usage: switchyard-bench rules [--manifest PATH] | resolve [--manifest PATH] [--binary PATH] | aasa | routes | relay")
+    print("usage: switchyard-bench rules [--manifest PATH] | resolve [--manifest PATH] [--binary PATH] | aasa | routes | relay | scripts")
     exit(2)
 }

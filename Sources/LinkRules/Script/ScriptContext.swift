@@ -31,7 +31,8 @@ final class ScriptHost {
         self.fetcher = fetcher
         self.timeLimit = timeLimit
         self.memoryLimit = memoryLimit
-        tick = min(0.01, timeLimit)
+        // With no memory limit there is nothing to watch between ticks: one at the time limit.
+        tick = memoryLimit.isFinite ? min(0.01, timeLimit) : timeLimit
     }
 
     func reset() {

@@ -17,7 +17,8 @@ public final class ScriptRuntime: Sendable {
     /// Seconds a single evaluation may run before it is stopped (`while(true){}` included).
     public let timeLimit: Double
     /// Bytes the heap of one script may hold; past it the evaluation stops with `script-memory`
-    /// and the script's context is dropped (a new one is made for the next call).
+    /// and the script's context is dropped (a new one is made for the next call). `.infinity`
+    /// turns the watch off (the benchmark's baseline).
     public let memoryLimit: Double
     public static let defaultMemoryLimit: Double = 256 * 1_048_576
     public let fetcher: any Fetcher
