@@ -129,6 +129,9 @@ extension ServiceConfiguration {
         if LinkInput.forbiddenSchemes.contains(s) || s == "http" || s == "https" {
             return "\(s): cannot be a deep-link scheme"
         }
+        if LinkInput.browserSchemes.contains(s) {
+            return "\(s): opens a browser (or may fall back to a web page), so it cannot be a deep-link scheme"
+        }
         return nil
     }
 

@@ -167,7 +167,8 @@ struct ManifestOption: ParsableArguments {
     func load() throws -> Manifest {
         let loaded: Manifest
         do {
-            if let manifest { loaded = try Manifest(contentsOf: manifest) } else { loaded = try Manifest.defaultRules() }
+            // Read with the same 64 MB cap as `manifest lint`, so `--manifest /dev/zero` stops.
+            if let manifest { loaded = try Manifest(data: try Output.readFile(manifest)) } else { loaded = try Manifest.defaultRules() }
         } catch {
             Output.error("error: \(manifest ?? "default rules"): \(error)")
             throw ExitCode(2)

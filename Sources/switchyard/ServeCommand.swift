@@ -47,6 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Past a file-size limit (`ulimit -f`) a write must fail with EFBIG, answered 503 with
+        // the reason, instead of SIGXFSZ ending the service.
+        signal(SIGXFSZ, SIG_IGN)
         guard let path = config ?? ServiceConfiguration.examplePath else {
             Output.error("error: the example configuration is missing from the installation")
             throw ExitCode(2)

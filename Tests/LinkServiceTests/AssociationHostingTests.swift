@@ -97,6 +97,8 @@ import Testing
         RefusedCase(yaml: "service: {publicURL: https://e.com/links}", message: #"service.publicURL: "https://e.com/links" must be an origin such as https://links.example.com, without path, query or fragment"#),
         RefusedCase(yaml: "service: {redirectHosts: [example.com.]}", message: #"service.redirectHosts[0]: "example.com." has an empty label in its host (a leading, trailing or double dot)"#),
         RefusedCase(yaml: "service: {deepLinkSchemes: [javascript]}", message: "service.deepLinkSchemes[0]: javascript: cannot be a deep-link scheme"),
+        RefusedCase(yaml: "service: {deepLinkSchemes: [plur, Intent]}", message: "service.deepLinkSchemes[1]: intent: opens a browser (or may fall back to a web page), so it cannot be a deep-link scheme"),
+        RefusedCase(yaml: "service: {deepLinkSchemes: [x-safari-https]}", message: "service.deepLinkSchemes[0]: x-safari-https: opens a browser (or may fall back to a web page), so it cannot be a deep-link scheme"),
         RefusedCase(yaml: "apple: [{teamId: ABCDE12345, bundleId: com.example.app, scheme: \"my app\"}]", message: #"apple[0].scheme: "my app" is not a URL scheme (a letter, then letters, digits, + - .)"#),
         RefusedCase(yaml: "landing: {webURL: \"https://evil.example/\"}", message: "landing.webURL: host evil.example is not one of the configuration's hosts or service.redirectHosts"),
         RefusedCase(yaml: "landing: {image: \"https://e.com:99999/x.png\"}", message: #"landing.image: "https://e.com:99999/x.png": the URL has a port above 65535"#),

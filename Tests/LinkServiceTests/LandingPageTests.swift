@@ -92,6 +92,16 @@ import Testing
         }
     }
 
+    @Test func aCommaInTheDeepLinkCannotAddSmartBannerSettings() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://x,app-id=666"}"#)
+            let code = try #require(created.json?["code"]?.stringValue)
+            let page = try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.iPhone])
+            #expect(page.text.contains(#"content="app-id=1234567890, app-argument=plur://x%2Capp-id=666""#), "\(page.text)")
+        }
+    }
+
     @Test func storedAndEmittedURLsAreWhatABrowserReads() async throws {
         let h = try await Harness.make()
         try await h.app().test(.router) { client in

@@ -39,6 +39,14 @@ import Testing
         #expect(try CLITests.run(["resolve", "--script-memory", "0", "https://x.example/"]).status == 2)
     }
 
+    @Test func anEndlessManifestIsRefusedAtTheCap() async throws {
+        for command in [["resolve", "--offline"], ["unwrap"]] {
+            let r = try await CLITests.running(command + ["--manifest", "/dev/zero", "https://x.example/"])
+            #expect(r.status == 2)
+            #expect(r.stderr.contains("error: cannot read '/dev/zero': larger than 67108864 bytes; reading stopped there"), "\(r.stderr)")
+        }
+    }
+
     @Test func lintWarnsAboutCatastrophicShapesWithTheirPath() throws {
         let r = try CLITests.run(["manifest", "lint", "Inputs/catastrophic-manifest.json"])
         #expect(r.status == 0, "warnings only: \(r.stdout)")

@@ -9,6 +9,13 @@ struct LinkInput {
 
     /// Schemes that are never a deep link or a fallback.
     static let forbiddenSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "about"]
+    /// Schemes that open a web page in a browser (or, like Android's `intent:`, may fall back to
+    /// one): as an app scheme they would be an open redirect, so the configuration refuses them.
+    static let browserSchemes: Set<String> = [
+        "intent", "x-safari-http", "x-safari-https", "googlechrome", "googlechromes", "firefox", "firefox-focus",
+        "opera-http", "opera-https", "microsoft-edge-http", "microsoft-edge-https", "brave", "x-web-search",
+        "view-source", "ftp", "ws", "wss", "itms-services",
+    ]
 
     let configuration: ServiceConfiguration
     /// Derived from the configuration once; every deep link and fallback is checked against them.

@@ -58,7 +58,7 @@ public struct LandingPage: Sendable, Equatable {
             head += "<meta property=\"og:image\" content=\"\(Self.escape(image))\">\n<meta name=\"twitter:image\" content=\"\(Self.escape(image))\">\n"
         }
         if let id = appStoreID {
-            head += "<meta name=\"apple-itunes-app\" content=\"app-id=\(Self.escape(id))\(deepLink.map { ", app-argument=" + Self.escape($0) } ?? "")\">\n"
+            head += "<meta name=\"apple-itunes-app\" content=\"app-id=\(Self.escape(id))\(deepLink.map { ", app-argument=" + Self.escape($0.replacingOccurrences(of: ",", with: "%2C")) } ?? "")\">\n"
         }
         head += """
             <style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f6f8;color:#222}
