@@ -16,9 +16,15 @@ public protocol URLOpenStrategy: Sendable {
 /// Runs a command with the URL as its last argument (`xdg-open` by default); exit status 0 is success.
 public struct CommandOpen: URLOpenStrategy {
     public var command: [String]
+    /// Seconds the command may run; then it and everything it started are stopped (SIGTERM, and
+    /// SIGKILL 2 s later) and the attempt fails, so a handler that hangs cannot stall a drain.
+    public var timeLimit: Double
     public var name: String { "command(\(command.first ?? ""))" }
 
-    public init(command: [String] = ["xdg-open"]) { self.command = command }
+    public init(command: [String] = ["xdg-open"], timeLimit: Double = 30) {
+        self.command = command
+        self.timeLimit = timeLimit
+    }
 
     public func open(_ request: RelayRequest) async -> OpenOutcome {
         await run(arguments: [request.url], request: request)
@@ -28,8 +34,12 @@ public struct CommandOpen: URLOpenStrategy {
     func run(arguments: [String], request: RelayRequest? = nil) async -> OpenOutcome {
         guard let executable = command.first else { return .failed("no command configured") }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + command.dropFirst() + arguments
+        // coreutils' timeout runs the command in a process group of its own and signals the whole
+        // group; where it is missing (macOS) the command runs without a limit.
+        let timeout = "/usr/bin/timeout"
+        let limited = FileManager.default.isExecutableFile(atPath: timeout) && timeLimit.isFinite
+        process.executableURL = URL(fileURLWithPath: limited ? timeout : "/usr/bin/env")
+        process.arguments = (limited ? ["--kill-after=2", String(format: "%.3f", timeLimit)] : []) + [executable] + command.dropFirst() + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         var env = ProcessInfo.processInfo.environment
@@ -40,7 +50,14 @@ public struct CommandOpen: URLOpenStrategy {
         process.environment = env
         return await withCheckedContinuation { continuation in
             process.terminationHandler = { p in
-                continuation.resume(returning: p.terminationStatus == 0 ? .opened : .failed("\(executable) exited with status \(p.terminationStatus)"))
+                let status = p.terminationStatus
+                if status == 0 { continuation.resume(returning: .opened); return }
+                // 124: stopped by SIGTERM; a command that ignores it is killed, and timeout with it.
+                if limited && (status == 124 || status == 137 || (p.terminationReason == .uncaughtSignal && status == SIGKILL)) {
+                    continuation.resume(returning: .failed("\(executable) did not finish within \(timeLimit) s and was stopped"))
+                    return
+                }
+                continuation.resume(returning: .failed("\(executable) exited with status \(status)"))
             }
             do { try process.run() } catch {
                 process.terminationHandler = nil

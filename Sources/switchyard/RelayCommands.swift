@@ -99,6 +99,8 @@ struct RelayWatch: AsyncParsableCommand {
             """)
     @OptionGroup var inboxOption: InboxOption
     @Option(help: "Command that opens a URL, e.g. 'xdg-open'.") var openWith: String?
+    @Option(help: "Seconds --open-with may run for one request; then it (and what it started) is stopped and the attempt fails.")
+    var handlerTimeout: Double = 30
     @Option(help: "Append each request's record to FILE (fsynced; an id already in FILE is not written again) instead of opening it.")
     var record: String?
     @Option(help: "Seconds after which a waiting request is dropped.") var ttl: Double = 24 * 3600
@@ -111,6 +113,7 @@ struct RelayWatch: AsyncParsableCommand {
         if maxAttempts < 0 { throw ValidationError("--max-attempts must be 0 (no limit) or more") }
         if !(ttl > 0 && ttl.isFinite) { throw ValidationError("--ttl must be a positive number of seconds") }
         if !(poll > 0 && poll <= 86_400) { throw ValidationError("--poll must be more than 0 and at most 86400 seconds") }
+        if !(handlerTimeout > 0 && handlerTimeout <= 86_400) { throw ValidationError("--handler-timeout must be more than 0 and at most 86400 seconds") }
         if let http {
             guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port),
                   Launcher.isLoopback(String(http[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) else {
@@ -137,7 +140,7 @@ struct RelayWatch: AsyncParsableCommand {
                 Output.line(String(request.record.dropLast()))
                 return .opened
             }
-            let outcome = await CommandOpen(command: command).open(request)
+            let outcome = await CommandOpen(command: command, timeLimit: handlerTimeout).open(request)
             switch outcome {
             case .opened: Output.line("handled \(id) \(request.url)")
             case .failed(let reason): Output.error("relay: \(id) not handled: \(reason)")

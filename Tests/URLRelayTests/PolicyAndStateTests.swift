@@ -95,4 +95,22 @@ import URLRelay
         // A nudge only activates the app: no URL argument.
         #expect(await NudgeApp(command: ["sh", "-c", "test $# -eq 0", "sh"]).open(r) == .opened)
     }
+
+    @Test func aHandlerThatHangsIsStoppedWithEverythingItStarted() async throws {
+        let r = RelayRequest(source: "t", url: "plur://poison")
+        // The handler starts a child that would outlive it; both must be gone after the limit.
+        let marker = "4242.\(Int.random(in: 100...999))"
+        let start = ContinuousClock.now
+        let outcome = await CommandOpen(command: ["sh", "-c", "sleep \(marker) & wait", "sh"], timeLimit: 1).open(r)
+        #expect(outcome == .failed("sh did not finish within 1.0 s and was stopped"))
+        #expect(ContinuousClock.now - start < .seconds(30))
+        try await Task.sleep(for: .milliseconds(500))
+        let pgrep = Process()
+        pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
+        pgrep.arguments = ["-f", "sleep \(marker)"]
+        pgrep.standardOutput = FileHandle.nullDevice
+        try pgrep.run()
+        pgrep.waitUntilExit()
+        #expect(pgrep.terminationStatus == 1, "the handler's child is still running")
+    }
 }
