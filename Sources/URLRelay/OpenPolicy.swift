@@ -17,7 +17,7 @@ public enum PolicyDecision: Sendable, Equatable {
 /// ```
 public struct OpenPolicy: Sendable {
     /// Schemes never opened, whatever else is configured.
-    public static let alwaysDenied: Set<String> = ["javascript", "data", "file", "vbscript", "blob"]
+    public static let alwaysDenied: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source"]
 
     /// Only these schemes (empty: any scheme not denied).
     public var allowedSchemes: Set<String>

@@ -244,6 +244,7 @@ import Testing
             #expect(try await client.call(.get, "/api/invite/\(code2)").json?["relay"] == .null)
 
             #expect(try await client.call(.post, "/api/invite", body: #"{"relay": "wss://r"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.code")?.stringValue == "missing-field")
+            #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "", "relay": "wss://r"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.code")?.stringValue == "missing-field")
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g", "admin": true}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.field")?.stringValue == "admin")
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g"}"#).status == .unauthorized)
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.reader]).status == .forbidden)

@@ -81,6 +81,7 @@ extension LinkService {
             case nil, .null?:
                 if invites.required.contains(field) { throw .badRequest("missing-field", "\(field) is required", field: field) }
             case .string(let s)?:
+                if s.isEmpty && invites.required.contains(field) { throw .badRequest("missing-field", "\(field) is required and must not be empty", field: field) }
                 try LinkInput.checkText(s, field: field)
                 link.parameters.append((parameter, s))
             case .number(_, let text)?: link.parameters.append((parameter, text))
