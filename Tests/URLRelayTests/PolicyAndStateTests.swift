@@ -13,6 +13,7 @@ import URLRelay
         Case(url: "plur://group/a", expected: .open(delay: 0.3)),
         Case(url: "https://rabble.community/g/a", expected: .open(delay: 0)),
         Case(url: "javascript:alert(1)", expected: .deny(reason: "scheme javascript: is denied")),
+        Case(url: "view-source:file:///etc/passwd", expected: .deny(reason: "scheme view-source: is denied")),
         Case(url: "DATA:text/html,x", expected: .deny(reason: "scheme data: is denied")),
         Case(url: "file:///etc/passwd", expected: .deny(reason: "scheme file: is denied")),
         Case(url: "ftp://rabble.community/x", expected: .deny(reason: "scheme ftp: is not allowed (allowed: https, plur)")),
