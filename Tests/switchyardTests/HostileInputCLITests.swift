@@ -39,6 +39,13 @@ import Testing
         #expect(try CLITests.run(["resolve", "--script-memory", "0", "https://x.example/"]).status == 2)
     }
 
+    @Test func manifestTestSaysARegexRanOutOfTimeRatherThanThatItDoesNotMatch() async throws {
+        let r = try await CLITests.running(["manifest", "test", "Inputs/catastrophic-manifest.json", "--offline"])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("the regex ran longer than 0.1 s on this input and was stopped (regex-timeout)"), "\(r.stdout)")
+        #expect(!r.stdout.contains("does not match"))
+    }
+
     @Test func anEndlessManifestIsRefusedAtTheCap() async throws {
         for command in [["resolve", "--offline"], ["unwrap"]] {
             let r = try await CLITests.running(command + ["--manifest", "/dev/zero", "https://x.example/"])

@@ -45,10 +45,12 @@ public struct ManifestTestRunner: Sendable {
             for (i, input) in action.testInputs.enumerated() {
                 if withResults.isEmpty {
                     let loc = "actions[\(action.index)].testInputs[\(i)]"
-                    cases.append(Case(location: loc, input: input) { _ in
-                        action.pattern.matches(input)
-                            ? Outcome(status: .passed, location: loc, input: input)
-                            : Outcome(status: .failed, location: loc, input: input, reason: "the action's regex does not match")
+                    cases.append(Case(location: loc, input: input) { engine in
+                        switch action.pattern.match(input, budget: engine.options.regexTimeLimit) {
+                        case .success(true): Outcome(status: .passed, location: loc, input: input)
+                        case .success(false): Outcome(status: .failed, location: loc, input: input, reason: "the action's regex does not match")
+                        case .failure(let timeout): Outcome(status: .failed, location: loc, input: input, reason: timeout.scriptError.message + " (regex-timeout)")
+                        }
                     })
                 }
                 for f in withResults {
@@ -88,10 +90,16 @@ public struct ManifestTestRunner: Sendable {
         // is judged by running the script on the input, as Opener's own test harness does.
         var isScript = false
         if case .script = transform { isScript = true }
-        if !isScript || expected == nil, !pattern.matches(input) {
-            return expected == nil
-                ? Outcome(status: .passed, location: location, input: input, expected: nil, got: nil)
-                : Outcome(status: .failed, location: location, input: input, expected: expected, reason: "the regex does not match the test input")
+        if !isScript || expected == nil {
+            switch pattern.match(input, budget: engine.options.regexTimeLimit) {
+            case .failure(let timeout):
+                return Outcome(status: .failed, location: location, input: input, expected: expected, reason: timeout.scriptError.message + " (regex-timeout)")
+            case .success(true): break
+            case .success(false):
+                return expected == nil
+                    ? Outcome(status: .passed, location: location, input: input, expected: nil, got: nil)
+                    : Outcome(status: .failed, location: location, input: input, expected: expected, reason: "the regex does not match the test input")
+            }
         }
         switch engine.applyOnExecutor(transform, pattern: pattern, to: input) {
         case .success(let got):
