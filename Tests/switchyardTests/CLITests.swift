@@ -51,6 +51,30 @@ import Testing
         }
     }
 
+    /// Starts the service (`executable` with `arguments`: the binary, or a shell that sets limits
+    /// first), waits up to 20 s for the log line that says where it listens, runs `body` with its
+    /// origin, and stops it. Blocking: call it inside `blocking`. `result` is nil when the service
+    /// never said where it listens; `stillRunning` is read after `body`.
+    static func withService<T>(_ executable: URL, _ arguments: [String], _ body: (String) throws -> T) throws -> (log: String, result: T?, stillRunning: Bool) {
+        let serve = Process()
+        serve.executableURL = executable
+        serve.arguments = arguments
+        let log = Pipe()  // the service logs (JSON lines) to stderr
+        serve.standardOutput = FileHandle.nullDevice
+        serve.standardError = log
+        try serve.run()
+        defer { serve.terminate(); serve.waitUntilExit() }
+        var buffer = ""
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline && serve.isRunning {
+            buffer += String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+            guard let range = buffer.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) else { continue }
+            let result = try body(String(buffer[range].dropFirst(7).dropLast()))
+            return (buffer, result, serve.isRunning)
+        }
+        return (buffer, nil, serve.isRunning)
+    }
+
     struct Case: Sendable, CustomStringConvertible {
         let golden: String
         let arguments: [String]

@@ -212,24 +212,9 @@ struct TestCA {
         // Start the service, wait for its "listening" log line, ask it, stop it: all blocking
         // work, on a thread of its own.
         let (log, body, stillRunning) = try await CLITests.blocking { () throws -> (String, String?, Bool) in
-            let serve = Process()
-            serve.executableURL = CLITests.binary
-            serve.arguments = ["serve", "--config", config.path, "--port", "0", "--database", database]
-            let log = Pipe()  // the service logs (JSON lines) to stderr
-            serve.standardOutput = FileHandle.nullDevice
-            serve.standardError = log
-            try serve.run()
-            defer { serve.terminate(); serve.waitUntilExit() }
-            var buffer = ""
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline && serve.isRunning {
-                buffer += String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
-                guard let range = buffer.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) else { continue }
-                let service = String(buffer[range].dropFirst(7).dropLast())
-                let data = try Data(contentsOf: URL(string: "\(service)/api/resolve?url=\(target)")!)
-                return (buffer, String(decoding: data, as: UTF8.self), serve.isRunning)
+            try CLITests.withService(CLITests.binary, ["serve", "--config", config.path, "--port", "0", "--database", database]) { service in
+                String(decoding: try Data(contentsOf: URL(string: "\(service)/api/resolve?url=\(target)")!), as: UTF8.self)
             }
-            return (buffer, nil, serve.isRunning)
         }
         let text = try #require(body, "serve did not say where it listens: \(log)")
         let result = try Self.json(text)

@@ -91,21 +91,8 @@ import Testing
 
             """).utf8).write(to: config)
         let (log, outcome) = try await CLITests.blocking { () throws -> (String, [String]) in
-            let serve = Process()
-            serve.executableURL = URL(fileURLWithPath: "/bin/sh")
-            serve.arguments = ["-c", #"trap "" XFSZ; ulimit -f 256; exec "$@""#, "sh", CLITests.binary.path,
-                               "serve", "--config", config.path, "--port", "0", "--database", database]
-            let log = Pipe()
-            serve.standardOutput = FileHandle.nullDevice
-            serve.standardError = log
-            try serve.run()
-            defer { serve.terminate(); serve.waitUntilExit() }
-            var buffer = ""
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline && serve.isRunning {
-                buffer += String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
-                guard let range = buffer.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) else { continue }
-                let service = String(buffer[range].dropFirst(7).dropLast())
+            let run = try CLITests.withService(URL(fileURLWithPath: "/bin/sh"), ["-c", #"trap "" XFSZ; ulimit -f 256; exec "$@""#, "sh", CLITests.binary.path,
+                                                                                 "serve", "--config", config.path, "--port", "0", "--database", database]) { service in
                 var outcome: [String] = []
                 let before = HTTP.send("GET", service + "/healthz")
                 outcome.append("before \(before.status) \(before.body)")
@@ -120,9 +107,9 @@ import Testing
                 }
                 let after = HTTP.send("GET", service + "/healthz")
                 outcome.append("after \(after.status) retry-after=\(after.retryAfter ?? "none") \(after.body)")
-                return (buffer, outcome)
+                return outcome
             }
-            return (buffer, [])
+            return (run.log, run.result ?? [])
         }
         try #require(outcome.count == 3, "\(outcome)\n\(log)")
         #expect(outcome[0].hasPrefix(#"before 200 {"status":"ok""#), "\(outcome[0])")
