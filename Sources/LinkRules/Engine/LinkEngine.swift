@@ -85,14 +85,16 @@ public struct LinkEngine: Sendable {
         await onExecutor { $0.applyOnExecutor(transform, pattern: pattern, to: input) }
     }
 
-    func applyOnExecutor(_ transform: Transform, pattern: Pattern, to input: String, matches: [NSTextCheckingResult]? = nil) -> Result<String?, ScriptError> {
+    /// `matches`: the search a caller already made for `pattern` on `input` (its result, or its timeout).
+    func applyOnExecutor(_ transform: Transform, pattern: Pattern, to input: String,
+                         matches: Result<[NSTextCheckingResult], RegexTimeout>? = nil) -> Result<String?, ScriptError> {
         switch transform {
         case .template(let template):
             let ns = input as NSString
-            guard let found = matches ?? (try? pattern.allMatches(in: ns, budget: options.regexTimeLimit).get()) else {
-                return .failure(RegexTimeout(seconds: options.regexTimeLimit).scriptError)
+            switch matches ?? pattern.allMatches(in: ns, budget: options.regexTimeLimit) {
+            case .success(let found): return .success(pattern.replace(found, in: ns, with: template))
+            case .failure(let timeout): return .failure(timeout.scriptError)
             }
-            return .success(pattern.replace(found, in: ns, with: template))
         case .script(let source): return scripts.runOnExecutor(source, input: input)
         case .legacyScript:
             return .failure(ScriptError(code: "legacy-script-unsupported", message: "only a legacy \"script\" (XMLHttpRequest) is given; it is not supported, add \"script2\""))
@@ -144,9 +146,9 @@ public struct LinkEngine: Sendable {
                 continue
             }
             let input = action.includeHeaders && !headers.isEmpty ? Self.headerInput(url, headers) : url
-            // One search for the action's regex serves all of its template formats (nil: none, or it ran out of time).
+            // One search for the action's regex serves all of its template formats, also when it ran out of time.
             let matches = action.formats.contains { if case .template = $0.transform { true } else { false } }
-                ? try? action.pattern.allMatches(in: input as NSString, budget: options.regexTimeLimit).get() : nil
+                ? action.pattern.allMatches(in: input as NSString, budget: options.regexTimeLimit) : nil
             for f in action.formats {
                 let r = applyOnExecutor(f.transform, pattern: action.pattern, to: input, matches: matches)
                 out.append(ActionResult(
@@ -173,13 +175,12 @@ public struct LinkEngine: Sendable {
             let key = ObjectIdentifier(b.pattern)
             let search = found[key] ?? b.pattern.allMatches(in: ns, budget: options.regexTimeLimit)
             found[key] = search
-            let matches: [NSTextCheckingResult]
             switch search {
-            case .success(let m): matches = m
+            case .success(let m) where m.isEmpty: return nil
+            case .success: break
             case .failure(let timeout): return BrowserResult(browser: b.index, appId: b.identifier, url: nil, error: timeout.scriptError)
             }
-            guard !matches.isEmpty else { return nil }
-            let r = applyOnExecutor(b.transform, pattern: b.pattern, to: url, matches: matches)
+            let r = applyOnExecutor(b.transform, pattern: b.pattern, to: url, matches: search)
             return BrowserResult(browser: b.index, appId: b.identifier, url: try? r.get(), error: r.failureValue)
         }
     }
