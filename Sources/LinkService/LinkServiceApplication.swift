@@ -63,7 +63,10 @@ public struct LinkService: Sendable {
 
     /// - Parameters:
     ///   - clock: seconds for the rate limiters and the link cache (injected in tests).
+    ///   - scriptWorker: how to start a script worker process (`switchyard script-worker`); with
+    ///     nil, or `resolve.scriptIsolation: none`, scripts run in this process.
     public init(configuration: ServiceConfiguration, store: LinkStore, logger: Logger = Logger(label: "switchyard"),
+                scriptWorker: ScriptIsolation? = nil,
                 now: @escaping @Sendable () -> Date = { Date() },
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) throws(ConfigurationError) {
         self.configuration = configuration
@@ -88,7 +91,8 @@ public struct LinkService: Sendable {
             offline: configuration.resolveOffline, scriptTimeLimit: configuration.resolveScriptTimeLimit,
             allowPrivateAddresses: configuration.resolveAllowsPrivateAddresses,
             executor: executor, regexTimeLimit: configuration.resolveRegexTimeLimit,
-            scriptMemoryLimit: Double(configuration.resolveScriptMemoryMB) * 1_048_576))
+            scriptMemoryLimit: Double(configuration.resolveScriptMemoryMB) * 1_048_576,
+            scriptIsolation: configuration.resolveIsolatesScripts ? scriptWorker ?? .inProcess : .inProcess))
     }
 
     /// The HTTP routes.

@@ -112,6 +112,10 @@ extension ServiceConfiguration {
                 guard (16...65536).contains(mb) else { throw ConfigurationError("resolve.scriptMemoryMB: from 16 to 65536") }
                 resolveScriptMemoryMB = mb
             }
+            if let mode = try string(resolve, "scriptIsolation", "resolve") {
+                guard mode == "process" || mode == "none" else { throw ConfigurationError("resolve.scriptIsolation: \"process\" or \"none\", not \"\(mode)\"") }
+                resolveIsolatesScripts = mode == "process"
+            }
             if let n = try int(resolve, "threads", "resolve") {
                 guard (1...256).contains(n) else { throw ConfigurationError("resolve.threads: from 1 to 256") }
                 resolveThreads = n

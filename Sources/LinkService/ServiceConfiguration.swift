@@ -95,6 +95,10 @@ public struct ServiceConfiguration: Sendable {
     /// Threads for `/api/resolve` (scripts mostly wait on the network); 4 × as many requests may
     /// wait or run at once, the rest get 503 `resolve-busy`.
     public var resolveThreads: Int = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    /// `resolve.scriptIsolation`: "process" (the default: scripts run in worker processes when the
+    /// service is given a worker command, as `switchyard serve` does) or "none" (in the service's
+    /// own process, where a promise-job loop or one huge allocation cannot be stopped).
+    public var resolveIsolatesScripts = true
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -129,7 +133,8 @@ public struct ServiceConfiguration: Sendable {
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),
             "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit]),
             "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
-                                 "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int]),
+                                 "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int,
+                                 "scriptIsolation": .string]),
         ]
         keys.merge(Router.tableKeys) { a, _ in a }
         return .object(keys)

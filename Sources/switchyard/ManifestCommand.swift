@@ -22,6 +22,7 @@ struct ManifestCommand: AsyncParsableCommand {
         @Flag(help: "One JSON object per test, then the summary line.") var json = false
         @Option(help: "Seconds a script may run.") var timeLimit: Double = 15
         @Flag(help: "Refuse a manifest with entries that cannot be used, instead of skipping them with a warning.") var strict = false
+        @OptionGroup var isolation: ScriptIsolationOption
 
         func validate() throws {
             if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds from 0 to 3600") }
@@ -36,7 +37,7 @@ struct ManifestCommand: AsyncParsableCommand {
             }
             ManifestOption.report(manifest, source: path, strict: strict)
             if strict && !manifest.skipped.isEmpty { throw ExitCode(1) }
-            let runner = ManifestTestRunner(engine: LinkEngine(manifest: manifest, options: .init(offline: offline, scriptTimeLimit: timeLimit)))
+            let runner = ManifestTestRunner(engine: LinkEngine(manifest: manifest, options: .init(offline: offline, scriptTimeLimit: timeLimit, scriptIsolation: isolation.isolation)))
             let showProgress = Output.stderrIsTerminal && !json
             var lastDrawn = -1
             let (summary, outcomes) = await runner.run { done, total, outcome in

@@ -194,3 +194,15 @@ struct ManifestOption: ParsableArguments {
             + (strict ? " (--strict refuses the manifest)" : ""))
     }
 }
+
+/// `--script-isolation`: where `script2` sources run.
+struct ScriptIsolationOption: ParsableArguments {
+    enum Mode: String, ExpressibleByArgument, CaseIterable { case process, none }
+
+    @Option(help: ArgumentHelp(
+        "Where scripts run: 'process' (worker processes, ended when a script overruns its time or memory) or 'none' (this process).",
+        valueName: "process|none"))
+    var scriptIsolation: Mode = .process
+
+    var isolation: ScriptIsolation { scriptIsolation == .process ? ScriptWorkerCommand.isolation : .inProcess }
+}

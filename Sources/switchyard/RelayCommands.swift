@@ -210,10 +210,11 @@ struct OpenCommand: AsyncParsableCommand {
     @Flag(help: "Resolve without network access.") var offline = false
     @OptionGroup var manifestOption: ManifestOption
     @OptionGroup var inboxOption: InboxOption
+    @OptionGroup var isolation: ScriptIsolationOption
 
     func run() async throws {
         let manifest = try manifestOption.load()
-        let engine = LinkEngine(manifest: manifest, options: .init(offline: offline))
+        let engine = LinkEngine(manifest: manifest, options: .init(offline: offline, scriptIsolation: isolation.isolation))
         let resolution = await engine.resolve(url)
         let candidates = resolution.actions.filter { $0.url != nil }
         let chosen = prefer.lazy.compactMap { id in candidates.first { $0.appId == id } }.first ?? candidates.first

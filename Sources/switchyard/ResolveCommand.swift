@@ -49,6 +49,8 @@ struct ResolveCommand: AsyncParsableCommand {
 
     @OptionGroup var lineLimit: LineLimitOption
 
+    @OptionGroup var isolation: ScriptIsolationOption
+
     @Argument(help: "URLs to resolve.")
     var urls: [String] = []
 
@@ -74,7 +76,7 @@ struct ResolveCommand: AsyncParsableCommand {
         let engine = LinkEngine(manifest: manifest, options: .init(
             offline: offline, scriptTimeLimit: timeLimit, allowPrivateAddresses: allowPrivateAddresses, useIndex: !linear,
             networkTimeout: networkTimeout, regexTimeLimit: regexTimeLimit,
-            scriptMemoryLimit: Double(scriptMemory) * 1_048_576))
+            scriptMemoryLimit: Double(scriptMemory) * 1_048_576, scriptIsolation: isolation.isolation))
         let parsedHeaders: [(String, String)] = headers.map { h in
             let i = h.firstIndex(of: ":")!
             return (String(h[..<i]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: i)...]).trimmingCharacters(in: .whitespaces))

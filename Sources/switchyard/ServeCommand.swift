@@ -70,7 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "switchyard")
         let store = try await databaseOption.open()
         let service: LinkService
-        do { service = try LinkService(configuration: configuration, store: store, logger: logger) } catch {
+        do { service = try LinkService(configuration: configuration, store: store, logger: logger, scriptWorker: ScriptWorkerCommand.isolation) } catch {
             await store.close()
             Output.error("error: \(error)")
             throw ExitCode(2)

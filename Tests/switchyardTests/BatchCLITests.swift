@@ -19,11 +19,11 @@ import Testing
     /// Runs the binary under a small Python wrapper that streams `input` from a file, reports
     /// the child's peak RSS, counts the output lines and keeps every `stride`-th one (a resolve
     /// of 100,000 links writes hundreds of megabytes), with a time limit.
-    static func run(_ arguments: [String], input: [String], stride: Int = 997, timeLimit: Double = 600) async throws -> Outcome {
-        try await CLITests.blocking { try runBlocking(arguments, input: input, stride: stride, timeLimit: timeLimit) }
+    static func run(_ arguments: [String], input: [String], stride: Int = 997, timeLimit: Double = 600, environment: [String: String] = [:]) async throws -> Outcome {
+        try await CLITests.blocking { try runBlocking(arguments, input: input, stride: stride, timeLimit: timeLimit, environment: environment) }
     }
 
-    static func runBlocking(_ arguments: [String], input: [String], stride: Int, timeLimit: Double) throws -> Outcome {
+    static func runBlocking(_ arguments: [String], input: [String], stride: Int, timeLimit: Double, environment: [String: String] = [:]) throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -53,6 +53,7 @@ import Testing
         let command = String(decoding: try JSONSerialization.data(withJSONObject: [CLITests.binary.path] + arguments), as: UTF8.self)
         process.arguments = ["python3", "-c", wrapper, command, inFile.path, outFile.path, String(timeLimit), String(stride)]
         process.currentDirectoryURL = CLITests.testsDirectory
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

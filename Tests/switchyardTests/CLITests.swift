@@ -20,10 +20,12 @@ import Testing
         var status: Int32
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+    /// - Parameter environment: variables added to this process's environment for the command.
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.currentDirectoryURL = testsDirectory
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
@@ -40,8 +42,8 @@ import Testing
 
     /// `run` on a thread of its own: a test that waits long for a command must not hold one of
     /// the few threads of Swift's cooperative pool, which every async test needs to resume.
-    static func running(_ arguments: [String], stdin: String? = nil) async throws -> Run {
-        try await blocking { try run(arguments, stdin: stdin) }
+    static func running(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> Run {
+        try await blocking { try run(arguments, stdin: stdin, environment: environment) }
     }
 
     /// Runs blocking work (waiting for child processes) on a new thread and returns its result.

@@ -28,7 +28,10 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.count == 3)
         for n in [0, 2] {
-            #expect(r.lines[n]?.contains(#""title":"Hog","format":0,"appId":"app","url":null,"error":{"code":"script-memory","message":"the script was stopped after its heap passed the 256 MB memory limit"}"#) == true, "\(r.lines[n] ?? "")")
+            // Stopped by the worker's own heap watch, or (on a loaded machine, when the heap
+            // grows between two looks) by the engine ending the worker: both say the limit.
+            #expect(r.lines[n]?.contains(#""title":"Hog","format":0,"appId":"app","url":null,"error":{"code":"script-memory","message":"the script was stopped after its "#) == true, "\(r.lines[n] ?? "")")
+            #expect(r.lines[n]?.contains("passed the 256 MB memory limit") == true, "\(r.lines[n] ?? "")")
             #expect(r.lines[n]?.contains(#""url":"app://fine""#) == true)
         }
         #expect(r.peakKiB < 700 * 1024, "peak RSS \(r.peakKiB) KiB")

@@ -5,7 +5,8 @@ import LinkRules
 /// JSON lines (matching, formats, scripts, browsers, output, on every core) — against the
 /// baseline of a plain linear scan that only matches each URL against every action's regex, on
 /// the same URLs in the same run. Also runs the binary's own `--linear` mode and checks that
-/// both outputs are byte for byte the same, and shows where the time goes per stage.
+/// both outputs are byte for byte the same, and shows where the time goes per stage. Scripts run
+/// in worker processes (the default) and, for comparison, in process (`--script-isolation none`).
 enum ResolveBenchmark {
     static func run(manifestPath: String, binary: String) async throws {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -49,9 +50,10 @@ enum ResolveBenchmark {
         }
         let (indexed, indexedOutput) = try endToEnd([])
         let (scanned, scannedOutput) = try endToEnd(["--linear"])
+        let (inProcess, inProcessOutput) = try endToEnd(["--script-isolation", "none"])
         let lines = indexedOutput.split(separator: UInt8(ascii: "\n")).count
-        guard lines == urls.count, indexedOutput == scannedOutput else {
-            print("MISMATCH: resolve and resolve --linear disagree (\(lines) lines for \(urls.count) inputs)")
+        guard lines == urls.count, indexedOutput == scannedOutput, indexedOutput == inProcessOutput else {
+            print("MISMATCH: resolve, resolve --linear and resolve --script-isolation none disagree (\(lines) lines for \(urls.count) inputs)")
             exit(1)
         }
 
@@ -59,6 +61,8 @@ enum ResolveBenchmark {
         print(String(format: "match-only linear scan (baseline, 1 thread, in process): %8.0f URLs/s", rate(baseline)))
         print(String(format: "switchyard resolve --linear (end to end, binary):       %8.0f URLs/s  %.2fx the baseline", rate(scanned), rate(scanned) / rate(baseline)))
         print(String(format: "switchyard resolve (end to end, binary):                %8.0f URLs/s  %.2fx the baseline", rate(indexed), rate(indexed) / rate(baseline)))
+        print(String(format: "switchyard resolve --script-isolation none (in process):  %8.0f URLs/s  %.2fx the baseline; worker processes cost %.2fx of it",
+                     rate(inProcess), rate(inProcess) / rate(baseline), rate(indexed) / rate(inProcess)))
         print("outputs identical: \(lines) lines, \(indexedOutput.count) bytes")
 
         // Where the time goes, in process on one executor thread (indexed engine).

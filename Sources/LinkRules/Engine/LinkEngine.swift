@@ -36,12 +36,16 @@ public struct LinkEngine: Sendable {
         /// with `regex-timeout` (an action's formats, a browser, a preview) or, in the redirect
         /// table, counts as not matching.
         public var regexTimeLimit: Double
+        /// Where scripts run (in process by default; `switchyard` uses worker processes).
+        public var scriptIsolation: ScriptIsolation
 
         public init(
             offline: Bool = false, scriptTimeLimit: Double = 15, allowPrivateAddresses: Bool = false, useIndex: Bool = true,
             maximumRedirectHops: Int = 5, fetcher: (any Fetcher)? = nil, executor: ScriptExecutor? = nil, networkTimeout: Double = 10,
-            regexTimeLimit: Double = Pattern.defaultTimeLimit, scriptMemoryLimit: Double = ScriptRuntime.defaultMemoryLimit
+            regexTimeLimit: Double = Pattern.defaultTimeLimit, scriptMemoryLimit: Double = ScriptRuntime.defaultMemoryLimit,
+            scriptIsolation: ScriptIsolation = .inProcess
         ) {
+            self.scriptIsolation = scriptIsolation
             self.scriptMemoryLimit = scriptMemoryLimit
             self.regexTimeLimit = regexTimeLimit
             self.executor = executor
@@ -66,7 +70,8 @@ public struct LinkEngine: Sendable {
         self.options = options
         let fetcher: any Fetcher =
             options.offline ? OfflineFetcher() : (options.fetcher ?? HTTPFetcher(options: .init(allowPrivateAddresses: options.allowPrivateAddresses, timeout: options.networkTimeout)))
-        self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, memoryLimit: options.scriptMemoryLimit, executor: options.executor)
+        self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, memoryLimit: options.scriptMemoryLimit, executor: options.executor,
+                                    isolation: options.scriptIsolation)
         self.actionIndex = PatternIndex(patterns: manifest.actions.map(\.pattern))
         self.unwrapper = Unwrapper(rules: manifest.redirects, regexBudget: options.regexTimeLimit)
     }

@@ -1,5 +1,6 @@
 #if canImport(JavaScriptCore)
 import Darwin
+import Foundation
 import JavaScriptCore
 
 /// Apple platforms: the watchdog functions are exported by JavaScriptCore.framework but declared
@@ -43,5 +44,71 @@ enum JSPlatform {
 
     /// Nothing to do on Apple platforms.
     static func prepareScriptThread() {}
+}
+
+/// Apple platforms: script worker processes (macOS only; apps run scripts in process).
+enum WorkerPlatform {
+    static func spawn(_ executable: String, arguments: [String]) -> (pid_t, Int32)? {
+        #if os(macOS)
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, SOCK_STREAM, 0, &fds) == 0 else { return nil }
+        var on: Int32 = 1
+        setsockopt(fds[0], SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        var actions: posix_spawn_file_actions_t?
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, 2, 2)
+        var attributes: posix_spawnattr_t?
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_CLOEXEC_DEFAULT))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            errno = rc
+            return nil
+        }
+        return (pid, fds[0])
+        #else
+        errno = ENOTSUP
+        return nil
+        #endif
+    }
+
+    static func reap(_ pid: pid_t) -> String {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return "ended" }
+        }
+        let signal = status & 0x7f
+        if signal != 0 { return "was killed by signal \(signal)" }
+        return "exited with status \((status >> 8) & 0xff)"
+    }
+
+    /// Not measured from outside on Apple platforms: the worker's own heap watch applies.
+    static func residentBytes(of pid: pid_t) -> Double? { nil }
+
+    static func endWithParent(_ parent: pid_t) {
+        if getppid() != parent { _exit(0) }
+        let thread = Thread {
+            while true {
+                sleep(1)
+                if getppid() != parent { _exit(0) }
+            }
+        }
+        thread.start()
+    }
 }
 #endif

@@ -1,5 +1,6 @@
 #if !canImport(JavaScriptCore)
 import CJavaScriptCore
+import Foundation
 import Glibc
 
 /// Linux: Debian's libjavascriptcoregtk exports the watchdog functions; the shim declares them.
@@ -23,8 +24,8 @@ enum JSPlatform {
     }
 
     /// The process's resident memory in bytes (one small read of /proc/self/statm).
-    static func residentBytes() -> Double? {
-        let fd = open("/proc/self/statm", O_RDONLY)
+    static func residentBytes(path: String = "/proc/self/statm") -> Double? {
+        let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 128)
@@ -53,6 +54,78 @@ enum JSPlatform {
         var none = sigset_t()
         sigemptyset(&none)
         pthread_sigmask(SIG_SETMASK, &none, nil)
+    }
+}
+
+/// Linux: starting, measuring and ending script worker processes.
+enum WorkerPlatform {
+    /// Starts `executable` with `arguments`, its stdin and stdout one end of a new Unix socket
+    /// (stderr shared with this process, every other descriptor closed, signals at their
+    /// defaults); the child's pid and this process's end of the socket.
+    static func spawn(_ executable: String, arguments: [String]) -> (pid_t, Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        // glibc ≥ 2.34 has it, but its header hides it from Swift: look it up.
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            errno = rc
+            return nil
+        }
+        return (pid, fds[0])
+    }
+
+    /// Waits for `pid` to end; how it ended, in words.
+    static func reap(_ pid: pid_t) -> String {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return "ended" }
+        }
+        let signal = status & 0x7f
+        if signal != 0 { return "was killed by signal \(signal)" }
+        return "exited with status \((status >> 8) & 0xff)"
+    }
+
+    /// Resident memory of process `pid` in bytes.
+    static func residentBytes(of pid: pid_t) -> Double? {
+        JSPlatform.residentBytes(path: "/proc/\(pid)/statm")
+    }
+
+    /// Makes the worker end when `parent` (the engine's process, given on the command line) is
+    /// no longer its parent — at once if it died before the worker got here — even while a script
+    /// holds the script thread: a thread that looks at the parent process id every second.
+    static func endWithParent(_ parent: pid_t) {
+        if getppid() != parent { _exit(0) }
+        let thread = Thread {
+            while true {
+                sleep(1)
+                if getppid() != parent { _exit(0) }
+            }
+        }
+        thread.name = "switchyard-worker-parent-watch"
+        thread.start()
     }
 }
 #endif

@@ -245,8 +245,12 @@ final class ScriptContext {
         }
         do {
             let fetcher = host.fetcher
-            let response = try ScriptExecutor.waitForAsync { () async throws(FetchError) -> FetchResponse in
-                try await fetcher.fetch(FetchRequest(url: url, method: .get))
+            let request = FetchRequest(url: url, method: .get)
+            let response: FetchResponse
+            if let blocking = fetcher as? any BlockingFetcher {
+                response = try blocking.fetchBlocking(request)
+            } else {
+                response = try ScriptExecutor.waitForAsync { () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }
             }
             return String(decoding: response.body, as: UTF8.self)
         } catch {

@@ -5,8 +5,9 @@ import Synchronization
 ///
 /// Each distinct script gets its own context (and context group), created on first use and
 /// reused afterwards: a fresh context costs about a millisecond, a call on a reused one a few
-/// microseconds. Scripts never share globals. Calls to the same script are serialised; different
-/// scripts run in parallel. Every evaluation happens on the runtime's `executor`, so a script
+/// microseconds. Scripts never share globals. In process, calls to the same script are serialised
+/// and different scripts run in parallel; with worker processes every call may run in parallel
+/// (each worker keeps its own context per script). Every evaluation happens on the runtime's `executor`, so a script
 /// (and the network calls it waits for) never holds an event loop or a cooperative thread.
 ///
 /// ```swift
@@ -34,12 +35,27 @@ public final class ScriptRuntime: Sendable {
 
     private let slots = Mutex<[String: Slot]>([:])
 
-    /// A runtime whose scripts run on `executor` (a new pool with one thread per core by default).
-    public init(fetcher: any Fetcher, timeLimit: Double = 15, memoryLimit: Double = ScriptRuntime.defaultMemoryLimit, executor: ScriptExecutor? = nil) {
+    /// Where the scripts run: in this process, or in worker processes.
+    public let isolation: ScriptIsolation
+    private let workers: ScriptWorkerPool?
+
+    /// A runtime whose scripts run on `executor` (a new pool with one thread per core by default),
+    /// in process or, with `isolation: .workerProcesses(…)`, in worker processes that the engine
+    /// ends when a script overruns.
+    public init(
+        fetcher: any Fetcher, timeLimit: Double = 15, memoryLimit: Double = ScriptRuntime.defaultMemoryLimit, executor: ScriptExecutor? = nil,
+        isolation: ScriptIsolation = .inProcess
+    ) {
         self.fetcher = fetcher
         self.timeLimit = timeLimit
         self.memoryLimit = memoryLimit
         self.executor = executor ?? ScriptExecutor()
+        self.isolation = isolation
+        if case .workerProcesses(let executable, let arguments) = isolation {
+            workers = ScriptWorkerPool(executable: executable, arguments: arguments, timeLimit: timeLimit, memoryLimit: memoryLimit, fetcher: fetcher)
+        } else {
+            workers = nil
+        }
     }
 
     /// Runs `process(input, completionHandler)` of `source` on the executor; the result is the
@@ -51,6 +67,7 @@ public final class ScriptRuntime: Sendable {
     /// `run` for code that is already on one of the executor's threads.
     func runOnExecutor(_ source: String, input: String) -> Result<String?, ScriptError> {
         precondition(ScriptExecutor.isCurrentThreadInPool, "scripts run only on the script executor")
+        if let workers { return workers.run(source, input: input) }
         let slot = slots.withLock { slots in
             if let s = slots[source] { return s }
             let s = Slot()
@@ -75,6 +92,9 @@ public final class ScriptRuntime: Sendable {
         return result
     }
 
-    /// Number of script contexts created so far.
+    /// Number of script contexts created so far in this process.
     public var contextCount: Int { slots.withLock { $0.values.filter { $0.context != nil }.count } }
+
+    /// Number of worker processes waiting for a call (0 in process).
+    public var idleWorkerCount: Int { workers?.idleCount ?? 0 }
 }

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// The worker side of process isolation: `switchyard script-worker` calls `ScriptWorker.serve`,
+/// which answers run requests from the engine on stdin/stdout (a Unix socket the engine made)
+/// until the engine closes it.
+///
+/// Scripts run here exactly as in process — one context per script, the same time and memory
+/// watch — with one difference: a script's `httpRequest` is sent back to the engine, which makes
+/// it with its own fetcher and address policy. The worker itself opens no connection.
+public enum ScriptWorker {
+    /// Largest frame the worker accepts (a script source and its input, or a fetched body).
+    static let maximumFrame = 64 << 20
+
+    /// Serves requests on file descriptors 0 and 1 until the engine goes away; the exit status to use.
+    /// With `offline`, scripts' requests fail with `network-disabled` here, as the engine's would.
+    /// `parent`: the engine's process id; the worker ends when that process does.
+    public static func serve(timeLimit: Double, memoryLimit: Double, offline: Bool = false, parent: Int32) async -> Int32 {
+        WorkerPlatform.endWithParent(parent)
+        let connection = Connection(socket: FrameSocket(fd: 0), output: FrameSocket(fd: 1))
+        let executor = ScriptExecutor(threads: 1)
+        let fetcher: any Fetcher = offline ? OfflineFetcher() : connection
+        let runtime = ScriptRuntime(fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit, executor: executor)
+        return await executor.run { connection.loop(runtime) }
+    }
+
+    /// The socket to the engine; also the scripts' fetcher (its requests go back to the engine).
+    final class Connection: BlockingFetcher, @unchecked Sendable {
+        // Only the worker's single script thread touches these.
+        var socket: FrameSocket
+        let output: FrameSocket
+        var sources: [String: String] = [:]
+
+        init(socket: FrameSocket, output: FrameSocket) {
+            self.socket = socket
+            self.output = output
+        }
+
+        func loop(_ runtime: ScriptRuntime) -> Int32 {
+            while true {
+                let frame: WorkerFrame?
+                do { frame = try socket.next(maximum: ScriptWorker.maximumFrame) } catch { return 3 }
+                guard let frame else { return 0 }
+                guard frame.kind == UInt8(ascii: "R"), frame.fields.count == 3 else { return 3 }
+                let id = frame.text(0)
+                if !frame.fields[1].isEmpty { sources[id] = frame.text(1) }
+                let reply: WorkerFrame
+                if let source = sources[id] {
+                    switch runtime.runOnExecutor(source, input: frame.text(2)) {
+                    case .success(let value?): reply = WorkerFrame("V", [value])
+                    case .success(nil): reply = WorkerFrame("N")
+                    case .failure(let error): reply = WorkerFrame("X", [error.code, error.message])
+                    }
+                } else {
+                    reply = WorkerFrame("X", ["script-worker", "the worker was asked to run script \(id) it was never given"])
+                }
+                guard output.write(reply) else { return 0 }
+            }
+        }
+
+        func fetchBlocking(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
+            guard output.write(WorkerFrame("F", [request.url])) else {
+                throw FetchError(code: "network-error", message: "the engine that asked for this script is gone")
+            }
+            let reply: WorkerFrame?
+            do { reply = try socket.next(maximum: ScriptWorker.maximumFrame) } catch { reply = nil }
+            guard let reply else { exit(0) }
+            switch reply.kind {
+            case UInt8(ascii: "f"): return FetchResponse(status: 200, body: reply.fields.first ?? [], url: request.url)
+            case UInt8(ascii: "e"): throw FetchError(code: reply.text(0), message: reply.text(1))
+            default: exit(3)
+            }
+        }
+
+        func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
+            try fetchBlocking(request)
+        }
+    }
+}
+
+/// A fetcher that may be called directly from a script's thread: it blocks that thread itself
+/// instead of waiting for an asynchronous fetch (the script worker's connection to its engine).
+protocol BlockingFetcher: Fetcher {
+    func fetchBlocking(_ request: FetchRequest) throws(FetchError) -> FetchResponse
+}

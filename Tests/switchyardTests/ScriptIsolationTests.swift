@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+/// Scripts run in worker processes (`switchyard script-worker`) that the engine ends when they
+/// overrun: what JavaScriptCore cannot stop in process — promise-job loops, one huge allocation —
+/// is stopped, the rest of the input is answered, and no worker outlives its engine.
+@Suite struct ScriptIsolationTests {
+    static let manifest = "Inputs/runaway-manifest.json"
+
+    /// Pids of processes whose environment carries `marker` (the command's workers inherit it).
+    static func processes(marked marker: String) -> [Int32] {
+        let needle = Data("SWITCHYARD_TEST_MARK=\(marker)".utf8)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            return environment.range(of: needle) != nil
+        }
+    }
+
+    @Test func promiseJobLoopsAndAHugeAllocationAreStoppedAndEveryOtherFormatAnswered() async throws {
+        let marker = UUID().uuidString
+        let start = Date()
+        let r = try await BatchCLITests.run(
+            ["resolve", "--offline", "--json", "--time-limit", "1", "--manifest", Self.manifest],
+            input: ["https://await.example/1", "https://then.example/2", "https://huge.example/3", "https://await.example/4", "https://plain.example/5"],
+            stride: 1, timeLimit: 300, environment: ["SWITCHYARD_TEST_MARK": marker])
+        // In process the first line never ends (JavaScriptCore runs promise jobs outside its
+        // watchdog); a worker is ended after 1.5 × the time limit + 1 s. The bound is loose
+        // because the suite runs tests in parallel.
+        #expect(Date().timeIntervalSince(start) < 120, "took \(Date().timeIntervalSince(start)) s")
+        #expect(r.exitedNormally && r.status == 0, "\(r.stderr)")
+        #expect(r.count == 5)
+        for n in [0, 1, 3] {
+            #expect(r.lines[n]?.contains(#""format":0,"appId":"app","url":null,"error":{"code":"script-timeout","message":"the script was stopped after running past its 1.0 s time limit; its worker process was ended"}"#) == true,
+                    "\(r.lines[n] ?? "")")
+        }
+        #expect(r.lines[2]?.contains(#""title":"Huge","format":0,"appId":"app","url":null,"error":{"code":"script-memory","message":"the script was stopped after its "#) == true, "\(r.lines[2] ?? "")")
+        #expect(r.lines[2]?.contains("passed the 256 MB memory limit") == true, "\(r.lines[2] ?? "")")
+        for n in 0..<5 {
+            #expect(r.lines[n]?.contains(#""title":"Fine","format":0,"appId":"app","url":"app://fine/"#) == true, "\(r.lines[n] ?? "")")
+        }
+        // Every process of the command together: 256 MB script limit, 192 MB runtime headroom.
+        #expect(r.peakKiB < 700 * 1024, "peak RSS \(r.peakKiB) KiB")
+        #expect(Self.processes(marked: marker).isEmpty, "workers left behind")
+    }
+
+    @Test func theSameOutputInProcessAndInWorkers() async throws {
+        let urls = ["https://twitter.com/jack/status/20", "https://www.instagram.com/p/BA/", "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC",
+                    "https://example.com/nothing", "https://www.youtube.com/watch?v=dQw4w9WgXcQ"]
+        let input = Array(repeating: urls, count: 40).flatMap { $0 }
+        let workers = try await BatchCLITests.run(["resolve", "--offline", "--json"], input: input, stride: 1)
+        let inProcess = try await BatchCLITests.run(["resolve", "--offline", "--json", "--script-isolation", "none"], input: input, stride: 1)
+        #expect(workers.count == input.count)
+        #expect(workers.status == inProcess.status)
+        #expect(workers.lines == inProcess.lines)
+        let bad = try CLITests.run(["resolve", "--offline", "--script-isolation", "threads", "https://x.example/"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--script-isolation"), "\(bad.stderr)")
+    }
+
+    @Test func aWorkerEndsWhenItsEngineIsKilled() async throws {
+        let marker = UUID().uuidString
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["resolve", "--offline", "--time-limit", "600", "--manifest", Self.manifest, "https://await.example/"]
+        process.currentDirectoryURL = CLITests.testsDirectory
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWITCHYARD_TEST_MARK": marker]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let outcome = try await CLITests.blocking { () -> (workers: Int, left: [Int32]) in
+            // Wait for the worker that runs the endless script, then kill its engine outright.
+            var workers: [Int32] = []
+            let deadline = Date().addingTimeInterval(30)
+            while workers.isEmpty && Date() < deadline {
+                workers = Self.processes(marked: marker).filter { $0 != process.processIdentifier }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            var left = workers
+            let gone = Date().addingTimeInterval(10)
+            while !left.isEmpty && Date() < gone {
+                Thread.sleep(forTimeInterval: 0.2)
+                left = Self.processes(marked: marker)
+            }
+            return (workers.count, left)
+        }
+        #expect(outcome.workers >= 1, "no worker process was seen")
+        #expect(outcome.left.isEmpty, "worker processes \(outcome.left) outlived their engine")
+    }
+
+    @Test func theServiceAnswersAroundARunawayScriptAndStopsOnSIGTERM() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-isolation-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
+        let config = directory.appendingPathComponent("config.yaml")
+        let manifest = CLITests.testsDirectory.appendingPathComponent(Self.manifest).path
+        try Data((example + "\nresolve: {offline: true, scriptTimeLimit: 1, manifest: \(JSONSerialization.string(manifest))}\n").utf8).write(to: config)
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let marker = UUID().uuidString
+        let start = Date()
+        let (log, answers, _) = try await CLITests.blocking { () throws -> (String, [String]?, Bool) in
+            let shell = URL(fileURLWithPath: "/usr/bin/env")
+            return try CLITests.withService(shell, ["SWITCHYARD_TEST_MARK=\(marker)", CLITests.binary.path, "serve", "--config", config.path, "--port", "0", "--database", database]) { service in
+                // A runaway request and, while it runs, an ordinary one.
+                let group = DispatchGroup()
+                let answers = Answers()
+                for (i, url) in ["https://await.example/x", "https://then.example/y", "https://plain.example/z"].enumerated() {
+                    group.enter()
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200 * i)) {
+                        let answer = HTTP.send("GET", service + "/api/resolve?url=" + url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+                        answers.set(i, "\(answer.status) \(answer.body)")
+                        group.leave()
+                    }
+                }
+                group.wait()
+                return answers.all
+            }
+        }
+        let took = Date().timeIntervalSince(start)
+        let all = try #require(answers, "serve did not say where it listens: \(log)")
+        #expect(all[0].hasPrefix("200 ") && all[0].contains(#""code":"script-timeout""#), "\(all[0])")
+        #expect(all[1].hasPrefix("200 ") && all[1].contains(#""code":"script-timeout""#), "\(all[1])")
+        #expect(all[2].hasPrefix("200 ") && all[2].contains(#""url":"app://fine/"#), "\(all[2])")
+        // Stopped with SIGTERM (withService), not hanging in a promise loop.
+        #expect(took < 90, "took \(took) s")
+        try await Task.sleep(for: .seconds(2))
+        #expect(Self.processes(marked: marker).isEmpty, "workers outlived the service")
+    }
+
+    final class Answers: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values = ["", "", ""]
+        func set(_ i: Int, _ value: String) { lock.withLock { values[i] = value } }
+        var all: [String] { lock.withLock { values } }
+    }
+}
