@@ -108,6 +108,9 @@ import Testing
         BadBody(body: #"{"route": "appJoinCommunity", "parameters": {"groupId": "g"}}"#, code: "invalid-route", field: "parameters"),
         BadBody(body: #"{"deepLink": "plur://x", "route": "appGroup"}"#, code: "ambiguous-target", field: "route"),
         BadBody(body: #"{"deepLink": "plur://x", "expiresAt": "tomorrow"}"#, code: "invalid-expiry", field: "expiresAt"),
+        // Foundation's ISO 8601 parser reads these as 2 March and as a 99-hour offset.
+        BadBody(body: #"{"deepLink": "plur://x", "expiresAt": "2027-02-30T00:00:00Z"}"#, code: "invalid-expiry", field: "expiresAt"),
+        BadBody(body: #"{"deepLink": "plur://x", "expiresAt": "2027-03-01T00:00:00+99:00"}"#, code: "invalid-expiry", field: "expiresAt"),
         // The harness's clock says 2026-09-21T14:13:20Z.
         BadBody(body: #"{"deepLink": "plur://x", "expiresAt": "2026-09-21T14:13:19Z"}"#, code: "invalid-expiry", field: "expiresAt"),
         BadBody(body: #"{"deepLink": "plur://x", "expiresAt": "2026-09-21T14:13:20Z"}"#, code: "invalid-expiry", field: "expiresAt"),

@@ -78,8 +78,11 @@ struct LinkInput {
         link.description = try string(body, "description", maximum: 1000)
         if let description = link.description { try Self.checkText(description, field: "description", lineBreaks: true) }
         if let e = try string(body, "expiresAt") {
-            guard let date = ISO8601DateFormatter().date(from: e) else {
-                throw .badRequest("invalid-expiry", "expiresAt must be an ISO 8601 date-time such as 2026-12-31T23:59:00Z", field: "expiresAt")
+            let date: Date
+            switch Timestamp.parse(e) {
+            case .success(let parsed): date = parsed
+            case .failure(.shape): throw .badRequest("invalid-expiry", "expiresAt must be an RFC 3339 date-time such as 2026-12-31T23:59:00Z", field: "expiresAt")
+            case .failure(let problem): throw .badRequest("invalid-expiry", "expiresAt \(e): \(problem)", field: "expiresAt")
             }
             // A link that is born expired would only ever answer 410.
             guard date > now else {

@@ -1,0 +1,86 @@
+import Foundation
+
+/// RFC 3339 date-times as APIs exchange them (`2026-12-31T23:59:00Z`,
+/// `2026-12-31T23:59:00.250+02:00`), read strictly: every field in range, the day within its
+/// month, the offset at most ±23:59. Foundation's ISO 8601 parser accepts `2027-02-30` (as 2 March)
+/// and `+99:00`; this does not, so a stored expiry is always the instant the client wrote.
+public enum Timestamp {
+    /// The instant `text` names, or why it names none.
+    public static func parse(_ text: String) -> Result<Date, Problem> {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in i..<(i + n) {
+                guard (48...57).contains(b[k]) else { return nil }
+                v = v * 10 + Int(b[k] - 48)
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: Character...) -> Bool {
+            guard i < b.count, c.contains(Character(UnicodeScalar(b[i]))) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2), expect("T", "t"),
+              let hour = digits(2), expect(":"), let minute = digits(2), expect(":"), let second = digits(2)
+        else { return .failure(.shape) }
+        var fraction = 0.0
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            var scale = 0.1, any = false
+            while i < b.count, (48...57).contains(b[i]) {
+                fraction += Double(b[i] - 48) * scale
+                scale /= 10
+                i += 1
+                any = true
+            }
+            guard any else { return .failure(.shape) }
+        }
+        var offset = 0
+        if expect("Z", "z") {
+        } else if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+            let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+            i += 1
+            guard let oh = digits(2), expect(":"), let om = digits(2) else { return .failure(.shape) }
+            guard oh <= 23, om <= 59 else { return .failure(.outOfRange("offset \(text.suffix(6))")) }
+            offset = sign * (oh * 3600 + om * 60)
+        } else {
+            return .failure(.shape)
+        }
+        guard i == b.count else { return .failure(.shape) }
+        guard (1...12).contains(month) else { return .failure(.outOfRange("month \(month)")) }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard (1...lengths[month - 1]).contains(day) else { return .failure(.outOfRange("day \(day) of month \(month) in \(year)")) }
+        guard hour <= 23 else { return .failure(.outOfRange("hour \(hour)")) }
+        guard minute <= 59 else { return .failure(.outOfRange("minute \(minute)")) }
+        guard second <= 59 else { return .failure(.outOfRange("second \(second)")) }
+        // Days since 1970-01-01 in the proleptic Gregorian calendar.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        return .success(Date(timeIntervalSince1970: seconds))
+    }
+
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        /// Not of the form `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
+        case shape
+        /// A field outside its range (what, in words).
+        case outOfRange(String)
+
+        public var description: String {
+            switch self {
+            case .shape: "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z"
+            case .outOfRange(let what): "no such date-time: \(what)"
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import SwitchyardJSON
+import Testing
+
+/// RFC 3339 date-times, strictly: the instant they name (checked against Foundation's parser on
+/// the forms both accept), and a refusal for what does not exist.
+@Suite struct TimestampTests {
+    @Test(arguments: ["2026-12-31T23:59:00Z", "2027-02-28T00:00:00+01:00", "2028-02-29T12:30:15-05:30", "1970-01-01T00:00:00Z",
+                      "2000-02-29T23:59:59+23:59", "2099-12-31T00:00:00-23:59", "2026-06-01t08:00:00z"])
+    func agreesWithFoundationWhereBothAccept(_ text: String) throws {
+        let mine = try Timestamp.parse(text).get()
+        let foundation = try #require(ISO8601DateFormatter().date(from: text.uppercased()))
+        #expect(mine == foundation)
+    }
+
+    @Test func fractionsAreKept() throws {
+        let date = try Timestamp.parse("2026-12-31T23:59:00.250Z").get()
+        #expect(date.timeIntervalSince1970 == 1_798_761_540.25)
+    }
+
+    @Test(arguments: [
+        ("2027-02-30T00:00:00Z", "no such date-time: day 30 of month 2 in 2027"),
+        ("2100-02-29T00:00:00Z", "no such date-time: day 29 of month 2 in 2100"),
+        ("2026-04-31T00:00:00Z", "no such date-time: day 31 of month 4 in 2026"),
+        ("2026-13-01T00:00:00Z", "no such date-time: month 13"),
+        ("2026-12-01T24:00:00Z", "no such date-time: hour 24"),
+        ("2026-12-01T23:60:00Z", "no such date-time: minute 60"),
+        ("2026-12-01T23:59:60Z", "no such date-time: second 60"),
+        ("2026-12-01T00:00:00+99:00", "no such date-time: offset +99:00"),
+        ("2026-12-01T00:00:00", "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z"),
+        ("2026-12-01 00:00:00Z", "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z"),
+        ("2026-12-01T00:00:00.Z", "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z"),
+        ("2026-12-01T00:00:00Z ", "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z"),
+        ("+2026-12-01T00:00:00Z", "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z"),
+        ("２026-12-01T00:00:00Z", "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z"),
+    ])
+    func refusesWhatDoesNotExist(_ text: String, _ reason: String) {
+        switch Timestamp.parse(text) {
+        case .success(let date): Issue.record("\(text) accepted as \(date)")
+        case .failure(let problem): #expect(problem.description == reason)
+        }
+    }
+}
