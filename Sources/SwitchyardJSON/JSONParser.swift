@@ -8,7 +8,16 @@ public struct JSONParser {
         public var description: String { "line \(line), column \(column): \(reason)" }
     }
 
+    /// What a `\uD800`-style escape that is not half of a surrogate pair becomes.
+    public enum LoneSurrogates: Sendable {
+        /// U+FFFD, the replacement character (files written by other tools: lenient).
+        case replace
+        /// A syntax error (request bodies: what is stored is exactly what was sent).
+        case refuse
+    }
+
     private let bytes: [UInt8]
+    private let loneSurrogates: LoneSurrogates
     private var index = 0
     private var depth = 0
     /// Nesting limit, so that hostile input cannot exhaust the stack.
@@ -20,8 +29,8 @@ public struct JSONParser {
     }
 
     /// Parses UTF-8 `bytes` as one JSON value.
-    public static func parse(bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes)
+    public static func parse(bytes: [UInt8], loneSurrogates: LoneSurrogates = .replace) throws(SyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, loneSurrogates: loneSurrogates)
         // Skip a UTF-8 byte order mark.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipWhitespace()
@@ -33,7 +42,10 @@ public struct JSONParser {
         return value
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: [UInt8], loneSurrogates: LoneSurrogates) {
+        self.bytes = bytes
+        self.loneSurrogates = loneSurrogates
+    }
 
     private func location(of offset: Int) -> (line: Int, column: Int) {
         var line = 1
@@ -251,9 +263,11 @@ public struct JSONParser {
                             guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid surrogate pair") }
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         } else {
+                            guard loneSurrogates == .replace else { throw error("\\u\(String(scalar, radix: 16, uppercase: true)) is half of a surrogate pair without its other half; it is not text", at: index - 6) }
                             scalar = 0xFFFD  // lone high surrogate: replacement character
                         }
                     } else if (0xDC00...0xDFFF).contains(scalar) {
+                        guard loneSurrogates == .replace else { throw error("\\u\(String(scalar, radix: 16, uppercase: true)) is half of a surrogate pair without its other half; it is not text", at: index - 6) }
                         scalar = 0xFFFD
                     }
                     out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))

@@ -77,6 +77,9 @@ import Testing
     static let badBodies: [BadBody] = [
         BadBody(body: #"{"deepLink": "plur://x""#, code: "malformed-json"),
         BadBody(body: #"["plur://x"]"#, code: "not-an-object"),
+        // A lone surrogate is not text: refused rather than stored as U+FFFD.
+        BadBody(body: #"{"deepLink": "plur://x", "title": "a\ud800b"}"#, code: "malformed-json"),
+        BadBody(body: #"{"deepLink": "plur://x", "title": "\udc00"}"#, code: "malformed-json"),
         BadBody(body: #"{"deepLink": "plur://x", "colour": "red"}"#, code: "unknown-field", field: "colour"),
         BadBody(body: #"{"title": "no target"}"#, code: "missing-target", field: "deepLink"),
         BadBody(body: #"{"deepLink": "javascript:alert(1)"}"#, code: "forbidden-scheme", field: "deepLink"),

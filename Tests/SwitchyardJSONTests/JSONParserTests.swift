@@ -1,4 +1,4 @@
-import SwitchyardJSON
+@testable import SwitchyardJSON
 import Testing
 
 @Suite struct JSONParserTests {
@@ -40,6 +40,18 @@ import Testing
     @Test func decodesEscapesAndSurrogates() throws {
         let value = try JSONParser.parse(#"["a\/b", "\u00e9\ud83d\ude00", "line\nbreak"]"#)
         #expect(value.arrayValue?.compactMap(\.stringValue) == ["a/b", "é😀", "line\nbreak"])
+    }
+
+    @Test func loneSurrogatesAreReplacedInFilesAndRefusedWhereAsked() throws {
+        #expect(try JSONParser.parse(#""a\ud800b""#) == .string("a\u{FFFD}b"))
+        #expect(try JSONParser.parse(#""\udc00""#) == .string("\u{FFFD}"))
+        #expect(throws: JSONParser.SyntaxError(line: 1, column: 3, reason: "\\uD800 is half of a surrogate pair without its other half; it is not text")) {
+            try JSONParser.parse(bytes: Array(#""a\ud800b""#.utf8), loneSurrogates: .refuse)
+        }
+        #expect(throws: JSONParser.SyntaxError(line: 1, column: 2, reason: "\\uDC00 is half of a surrogate pair without its other half; it is not text")) {
+            try JSONParser.parse(bytes: Array(#""\udc00""#.utf8), loneSurrogates: .refuse)
+        }
+        #expect(try JSONParser.parse(bytes: Array(#""\ud83d\ude00""#.utf8), loneSurrogates: .refuse) == .string("😀"))
     }
 
     @Test func refusesHostileNesting() {

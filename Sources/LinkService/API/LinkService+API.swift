@@ -202,7 +202,7 @@ extension LinkService {
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
             throw APIError(.contentTooLarge, "body-too-large", "the body is larger than \(configuration.maximumBodyBytes) bytes")
         }
-        do { return try JSONParser.parse(bytes: Array(buffer.readableBytesView)) } catch {
+        do { return try JSONParser.parse(bytes: Array(buffer.readableBytesView), loneSurrogates: .refuse) } catch {
             throw .badRequest("malformed-json", "the body is not valid JSON: \(error)")
         }
     }
