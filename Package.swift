@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "LinkService", targets: ["LinkService"]),
         .library(name: "URLRelay", targets: ["URLRelay"]),
         .library(name: "CallbackURL", targets: ["CallbackURL"]),
+        .library(name: "SwitchyardNetwork", targets: ["SwitchyardNetwork"]),
+        .library(name: "URLRelayService", targets: ["URLRelayService"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
     dependencies: [
@@ -48,9 +50,6 @@ let package = Package(
             dependencies: [
                 "SwitchyardJSON",
                 .target(name: "CJavaScriptCore", condition: .when(platforms: [.linux])),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             resources: [.copy("Resources/default-rules.json")],
             swiftSettings: swiftSettings
@@ -62,8 +61,14 @@ let package = Package(
         ),
         .target(
             name: "AssociatedDomains",
+            dependencies: ["SwitchyardJSON", "LinkRouting"],
+            swiftSettings: swiftSettings
+        ),
+        // Adapters: the network edge (AsyncHTTPClient) for the rule engine and the hosting check.
+        .target(
+            name: "SwitchyardNetwork",
             dependencies: [
-                "SwitchyardJSON", "LinkRouting",
+                "LinkRules", "AssociatedDomains",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -74,7 +79,7 @@ let package = Package(
         .target(
             name: "LinkService",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "CallbackURL",
+                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "CallbackURL", "SwitchyardNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -89,11 +94,13 @@ let package = Package(
         ),
         .target(
             name: "URLRelay",
-            dependencies: [
-                "SwitchyardJSON",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-            ],
+            dependencies: ["SwitchyardJSON", .product(name: "CoreMetrics", package: "swift-metrics")],
+            swiftSettings: swiftSettings
+        ),
+        // Adapter: the relay's drain loop as a ServiceLifecycle service.
+        .target(
+            name: "URLRelayService",
+            dependencies: ["URLRelay", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -110,6 +117,7 @@ let package = Package(
             name: "switchyard",
             dependencies: [
                 "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
+                "SwitchyardNetwork", "URLRelayService",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -131,7 +139,8 @@ let package = Package(
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "URLRelayTests", dependencies: ["URLRelay"], swiftSettings: swiftSettings),
+        .testTarget(name: "URLRelayTests", dependencies: ["URLRelay", "URLRelayService"], swiftSettings: swiftSettings),
+        .testTarget(name: "SwitchyardNetworkTests", dependencies: ["SwitchyardNetwork", "LinkRules", "AssociatedDomains"], swiftSettings: swiftSettings),
         .testTarget(name: "CallbackURLTests", dependencies: ["CallbackURL", "URLRelay"], swiftSettings: swiftSettings),
         .testTarget(name: "switchyardTests", dependencies: ["switchyard"], exclude: ["Inputs", "Golden"], swiftSettings: swiftSettings),
     ]

@@ -1,6 +1,7 @@
 import Synchronization
 import AssociatedDomains
 import Foundation
+import SwitchyardNetwork
 import Hummingbird
 import LinkRules
 import Logging
@@ -92,7 +93,7 @@ public struct LinkService: Sendable {
             allowPrivateAddresses: configuration.resolveAllowsPrivateAddresses,
             executor: executor, regexTimeLimit: configuration.resolveRegexTimeLimit,
             scriptMemoryLimit: Double(configuration.resolveScriptMemoryMB) * 1_048_576,
-            scriptIsolation: configuration.resolveIsolatesScripts ? scriptWorker ?? .inProcess : .inProcess))
+            scriptIsolation: configuration.resolveIsolatesScripts ? scriptWorker ?? .inProcess : .inProcess).withHTTPFetcher())
     }
 
     /// The HTTP routes.

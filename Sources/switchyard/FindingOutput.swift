@@ -1,5 +1,6 @@
 import ArgumentParser
 import AssociatedDomains
+import SwitchyardNetwork
 import SwitchyardJSON
 
 extension Finding {

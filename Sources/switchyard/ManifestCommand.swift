@@ -1,6 +1,7 @@
 import SwitchyardJSON
 import ArgumentParser
 import Foundation
+import SwitchyardNetwork
 import LinkRules
 
 struct ManifestCommand: AsyncParsableCommand {
@@ -37,7 +38,7 @@ struct ManifestCommand: AsyncParsableCommand {
             }
             ManifestOption.report(manifest, source: path, strict: strict)
             if strict && !manifest.skipped.isEmpty { throw ExitCode(1) }
-            let runner = ManifestTestRunner(engine: LinkEngine(manifest: manifest, options: .init(offline: offline, scriptTimeLimit: timeLimit, scriptIsolation: isolation.isolation)))
+            let runner = ManifestTestRunner(engine: LinkEngine(manifest: manifest, options: .init(offline: offline, scriptTimeLimit: timeLimit, scriptIsolation: isolation.isolation).withHTTPFetcher()))
             let showProgress = Output.stderrIsTerminal && !json
             var lastDrawn = -1
             let (summary, outcomes) = await runner.run { done, total, outcome in

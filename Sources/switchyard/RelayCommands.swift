@@ -1,6 +1,7 @@
 import ArgumentParser
 import CallbackURL
 import Foundation
+import SwitchyardNetwork
 import LinkRules
 import Logging
 import Hummingbird
@@ -10,6 +11,7 @@ import ServiceLifecycle
 import UnixSignals
 import SwitchyardJSON
 import URLRelay
+import URLRelayService
 
 struct InboxOption: ParsableArguments {
     @Option(help: "Inbox directory (default: $SWITCHYARD_INBOX or ~/.local/state/switchyard/inbox).")
@@ -214,7 +216,7 @@ struct OpenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let manifest = try manifestOption.load()
-        let engine = LinkEngine(manifest: manifest, options: .init(offline: offline, scriptIsolation: isolation.isolation))
+        let engine = LinkEngine(manifest: manifest, options: .init(offline: offline, scriptIsolation: isolation.isolation).withHTTPFetcher())
         let resolution = await engine.resolve(url)
         let candidates = resolution.actions.filter { $0.url != nil }
         let chosen = prefer.lazy.compactMap { id in candidates.first { $0.appId == id } }.first ?? candidates.first

@@ -2,6 +2,7 @@ import SwitchyardJSON
 import ArgumentParser
 import Foundation
 import LinkRules
+import SwitchyardNetwork
 
 struct ResolveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -76,7 +77,7 @@ struct ResolveCommand: AsyncParsableCommand {
         let engine = LinkEngine(manifest: manifest, options: .init(
             offline: offline, scriptTimeLimit: timeLimit, allowPrivateAddresses: allowPrivateAddresses, useIndex: !linear,
             networkTimeout: networkTimeout, regexTimeLimit: regexTimeLimit,
-            scriptMemoryLimit: Double(scriptMemory) * 1_048_576, scriptIsolation: isolation.isolation))
+            scriptMemoryLimit: Double(scriptMemory) * 1_048_576, scriptIsolation: isolation.isolation).withHTTPFetcher())
         let parsedHeaders: [(String, String)] = headers.map { h in
             let i = h.firstIndex(of: ":")!
             return (String(h[..<i]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: i)...]).trimmingCharacters(in: .whitespaces))

@@ -168,26 +168,6 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
         #expect(fetcher.requests == ["https://api.example/x", "https://page.example/", "https://gone.example/"])
     }
 
-    @Test func loopbackIsRefusedByDefaultAndTheServerSeesNothing() async throws {
-        let server = try LoopbackServer()
-        defer { server.stop() }
-        let url = "http://127.0.0.1:\(server.port)/secret"
-        let script = "function process(url, completionHandler) { completionHandler(httpRequest(url)); }"
-
-        let guarded = ScriptRuntime(fetcher: HTTPFetcher(), timeLimit: 5)
-        let refused = await guarded.run(script, input: url)
-        #expect(refused.failureValue?.code == "network-refused")
-        let byName = await guarded.run(script, input: "http://localhost:\(server.port)/secret")
-        #expect(byName.failureValue?.code == "network-refused")
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(server.connections == 0)
-
-        // Explicitly allowed: the same request reaches the server.
-        let allowed = ScriptRuntime(fetcher: HTTPFetcher(options: .init(allowPrivateAddresses: true)), timeLimit: 5)
-        #expect(await allowed.run(script, input: url) == .success("hello from loopback"))
-        #expect(server.connections == 1)
-    }
-
     @Test func engineReportsScriptFailuresPerFormatOnly() async throws {
         let manifest = try Manifest(json: #"""
             {"apps": [{"identifier": "a", "name": "A", "scheme": "a"}, {"identifier": "b", "name": "B", "scheme": "b"}, {"identifier": "c", "name": "C", "scheme": "c"}],

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import URLRelayService
 @testable import URLRelay
 
 @Suite struct InboxTests {

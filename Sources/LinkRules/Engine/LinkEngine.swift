@@ -20,17 +20,22 @@ public struct LinkEngine: Sendable {
         public var scriptTimeLimit: Double
         /// Bytes one script's heap may hold (`script-memory` past it).
         public var scriptMemoryLimit: Double
-        /// Allow scripts and redirect following to reach loopback/private addresses.
+        /// Allow scripts and redirect following to reach loopback/private addresses (read by the
+        /// fetcher that `withHTTPFetcher()` makes).
         public var allowPrivateAddresses: Bool
         /// Use the literal index (true) or try every regex (false, the reference behaviour).
         public var useIndex: Bool
         /// HTTP redirects followed with HEAD when unwrapping.
         public var maximumRedirectHops: Int
-        /// Replaces the default fetcher (tests, custom transports).
+        /// How scripts and redirect following reach the network. LinkRules has no HTTP client of
+        /// its own: pass one (`SwitchyardNetwork`'s `HTTPFetcher`, which `withHTTPFetcher()` sets up
+        /// from `allowPrivateAddresses` and `networkTimeout`, or your own). Without one, and not
+        /// `offline`, every request fails with `network-unavailable`.
         public var fetcher: (any Fetcher)?
         /// Threads for matching and scripts (default: one per core). Engines may share one.
         public var executor: ScriptExecutor?
-        /// Seconds one network request may take (scripts' helpers, redirect following).
+        /// Seconds one network request may take (scripts' helpers, redirect following; read by the
+        /// fetcher that `withHTTPFetcher()` makes).
         public var networkTimeout: Double
         /// Seconds one regex evaluation may take; a regex that runs longer fails what it was for
         /// with `regex-timeout` (an action's formats, a browser, a preview) or, in the redirect
@@ -68,8 +73,7 @@ public struct LinkEngine: Sendable {
     public init(manifest: Manifest, options: Options = Options()) {
         self.manifest = manifest
         self.options = options
-        let fetcher: any Fetcher =
-            options.offline ? OfflineFetcher() : (options.fetcher ?? HTTPFetcher(options: .init(allowPrivateAddresses: options.allowPrivateAddresses, timeout: options.networkTimeout)))
+        let fetcher: any Fetcher = options.offline ? OfflineFetcher() : (options.fetcher ?? UnconfiguredFetcher())
         self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, memoryLimit: options.scriptMemoryLimit, executor: options.executor,
                                     isolation: options.scriptIsolation)
         self.actionIndex = PatternIndex(patterns: manifest.actions.map(\.pattern))

@@ -69,3 +69,13 @@ public struct OfflineFetcher: Fetcher {
         throw FetchError(code: "network-disabled", message: "network access is disabled (offline); \(request.method.rawValue) \(request.url) was not sent")
     }
 }
+
+/// The fetcher of an engine that is online but was given no fetcher: every request fails with
+/// `network-unavailable`, saying how to give it one.
+public struct UnconfiguredFetcher: Fetcher {
+    public init() {}
+
+    public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
+        throw FetchError(code: "network-unavailable", message: "no fetcher is configured, so \(request.method.rawValue) \(request.url) was not sent; pass LinkEngine.Options(fetcher:) (SwitchyardNetwork's HTTPFetcher, or your own), or set offline")
+    }
+}

@@ -255,7 +255,7 @@ final class ScriptContext {
             return String(decoding: response.body, as: UTF8.self)
         } catch {
             switch error.code {
-            case "network-disabled", "network-refused", "invalid-url":
+            case "network-disabled", "network-unavailable", "network-refused", "invalid-url":
                 // Policy refusals are never hidden from the caller, even if the script catches them.
                 if host.networkFailure == nil { host.networkFailure = error }
                 _ = throwError(ctx, exception, "\(error.code): \(error.message)")

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LinkRules
 import NIOCore
 import NIOHTTP1
 
@@ -90,5 +91,16 @@ public struct HTTPFetcher: Fetcher {
         }
         try? await client.shutdown()
         return try result.get()
+    }
+}
+
+extension LinkEngine.Options {
+    /// These options with an `HTTPFetcher` made from `allowPrivateAddresses` and `networkTimeout`
+    /// (unless a fetcher is set already or the engine is offline): what `switchyard` uses.
+    public func withHTTPFetcher() -> Self {
+        guard !offline, fetcher == nil else { return self }
+        var options = self
+        options.fetcher = HTTPFetcher(options: .init(allowPrivateAddresses: allowPrivateAddresses, timeout: networkTimeout))
+        return options
     }
 }

@@ -1,15 +1,15 @@
 import Foundation
-import ServiceLifecycle
 
-/// The drainer as a long-running service: drains at start (the "app became active" moment),
+/// The drainer as a long-running loop: drains at start (the "app became active" moment),
 /// then whenever the inbox is pinged, with a slow poll as a safety net. A declined request is
 /// retried with exponential backoff (0.5 s doubling to 30 s) until it is delivered or its retry
 /// budget (`maxAttempts` failed deliveries, default 5) is spent; it is then moved to `rejected/`
-/// and the requests behind it are delivered. Stops cleanly on graceful shutdown.
+/// and the requests behind it are delivered. Runs until its task is cancelled (`URLRelayService`'s
+/// `RelayWatcher` runs it as a ServiceLifecycle service that stops on graceful shutdown).
 ///
 /// With the default budget a request that never gets through holds the line for about 7.5 s
 /// (attempts at 0, 0.5, 1.5, 3.5 and 7.5 s).
-public struct RelayWatcher: Service {
+public struct InboxWatcher: Sendable {
     /// The default retry budget: failed deliveries before a request is moved to `rejected/`.
     public static let defaultMaxAttempts = 5
 
@@ -25,7 +25,7 @@ public struct RelayWatcher: Service {
     /// - Parameter handler: answers `true` / `.opened` for a delivered request, `false` /
     ///   `.failed(reason)` otherwise.
     public init<Outcome: DeliveryOutcome>(inbox: Inbox, ttl: Double? = 24 * 3600, pollInterval: Double = 5,
-                                          maxAttempts: Int? = RelayWatcher.defaultMaxAttempts,
+                                          maxAttempts: Int? = InboxWatcher.defaultMaxAttempts,
                                           log: @escaping @Sendable (String) -> Void = { _ in },
                                           handler: @escaping @Sendable (RelayRequest) async -> Outcome) {
         self.inbox = inbox
@@ -36,21 +36,22 @@ public struct RelayWatcher: Service {
         self.log = log
     }
 
+    /// Drains until the task is cancelled; throws only when the inbox cannot be watched.
     public func run() async throws {
         let watch = try DirectoryWatch(inbox.requests)
         var backoff = 0.0
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+        while !Task.isCancelled {
             if let declined = await drainOnce() {
                 backoff = min(max(0.5, backoff * 2), 30)
                 log("request \(declined.uuidString.lowercased()) not acknowledged; retrying in \(backoff) s")
                 let pause = Duration.milliseconds(Int(backoff * 1000))
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+                try? await Task.sleep(for: pause)
                 continue
             }
             backoff = 0
             // Wait for a ping in short slices so that shutdown is noticed quickly.
             var waited = 0.0
-            while waited < pollInterval && !Task.isShuttingDownGracefully && !Task.isCancelled {
+            while waited < pollInterval && !Task.isCancelled {
                 if await Self.wait(watch, 0.25) { break }
                 waited += 0.25
             }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import AssociatedDomains
 import Foundation
 import NIOCore
 import NIOHTTP1
