@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "LinkService",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "CallbackURL", "SwitchyardNetwork",
+                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

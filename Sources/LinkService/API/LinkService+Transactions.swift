@@ -1,4 +1,3 @@
-import CallbackURL
 import Foundation
 import Hummingbird
 import SwitchyardJSON

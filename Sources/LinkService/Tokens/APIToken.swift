@@ -1,4 +1,4 @@
-import CallbackURL
+import SwitchyardJSON
 import Crypto
 import Foundation
 
