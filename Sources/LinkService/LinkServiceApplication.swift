@@ -28,11 +28,16 @@ struct StaticDocument: Sendable {
         headers = [.contentType: contentType, .eTag: etag, .cacheControl: "public, max-age=3600", .contentLength: String(body.readableBytes)]
     }
 
+    /// The answer to a GET with `ifNoneMatch`: 304 when it names this version, else the file.
+    /// The one implementation behind the router and the event-loop lane.
+    func answer(ifNoneMatch tag: String?) -> (HTTPResponse.Status, HTTPFields, ByteBuffer) {
+        if let tag, tag == etag { return (.notModified, notModifiedHeaders, ByteBuffer()) }
+        return (.ok, headers, body)
+    }
+
     func response(for request: Request) -> Response {
-        if let tag = request.headers[.ifNoneMatch], tag == etag {
-            return Response(status: .notModified, headers: notModifiedHeaders)
-        }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+        let (status, fields, bytes) = answer(ifNoneMatch: request.headers[.ifNoneMatch])
+        return Response(status: status, headers: fields, body: .init(byteBuffer: bytes))
     }
 }
 
@@ -174,17 +179,25 @@ struct ObservabilityMiddleware: RouterMiddleware {
             context.logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)", "error": "\(error)"])
             throw error
         }
+        Self.observe(metrics: metrics, logger: context.logger, route: context.endpointPath ?? "unmatched", method: request.method,
+                     path: request.uri.path, status: response.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
+        return response
+    }
+
+    /// Records one answered request — duration and count by route, and a log line (debug for
+    /// reads that succeeded, info otherwise). The router's middleware and the event-loop lane
+    /// both call it, so a request is observed the same way whichever answered it.
+    static func observe(metrics: ServiceMetrics, logger: Logger, route: String, method: HTTPRequest.Method, path: String,
+                        status: Int, client: () -> String?, since start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
-        metrics.record(route: context.endpointPath ?? "unmatched", status: response.status.code, seconds: elapsed)
-        let level: Logger.Level = (response.status.code >= 400 || request.method != .get && request.method != .head) ? .info : .debug
-        if context.logger.logLevel <= level {
-            context.logger.log(level: level, "request", metadata: [
-                "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-                "client": "\(context.remoteAddress?.ipAddress ?? "-")",
+        metrics.record(route: route, status: status, seconds: elapsed)
+        let level: Logger.Level = (status >= 400 || method != .get && method != .head) ? .info : .debug
+        if logger.logLevel <= level {
+            logger.log(level: level, "request", metadata: [
+                "method": "\(method)", "path": "\(path)", "status": "\(status)", "client": "\(client() ?? "-")",
                 "ms": "\(elapsed / .milliseconds(1))",
             ])
         }
-        return response
     }
 }
 

@@ -55,8 +55,9 @@ import Testing
         let metrics = String(decoding: h.service.metrics.text(), as: UTF8.self)
         #expect(metrics.contains(#"switchyard_http_requests_total{route="/.well-known/apple-app-site-association",status="304"} 2"#))
         #expect(metrics.contains("switchyard_link_clicks_total 10"))
-        // Only the router records durations: the fast mode's three AASA requests never reached it.
-        #expect(metrics.contains(#"switchyard_http_request_duration_seconds_count{route="/.well-known/apple-app-site-association"} 3"#))
+        // Both lanes record durations: three AASA requests in each mode.
+        #expect(metrics.contains(#"switchyard_http_request_duration_seconds_count{route="/.well-known/apple-app-site-association"} 6"#))
+        #expect(metrics.contains(#"switchyard_http_requests_total{route="/i/{code}",status="200"} 10"#), "\(metrics)")
     }
 
     @Test func cachedPagesStopAtExpiryAndUseLimits() async throws {

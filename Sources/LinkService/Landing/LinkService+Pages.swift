@@ -9,6 +9,9 @@ extension LinkService {
     /// `/i/{code}`: the landing page of a stored link. Counts a click (GET only).
     func linkPage(_ request: Request, _ context: ServiceContext) async -> Response {
         let code = context.parameters.get("code") ?? ""
+        if request.method == .get, let (fields, body) = hotLinkPage(code, userAgent: request.headers[.userAgent]) {
+            return Response(status: .ok, headers: fields, body: .init(byteBuffer: body))
+        }
         guard input.isValidCode(code) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
         let link: StoredLink?
         do { link = try await hot.link(code) } catch {
@@ -42,6 +45,19 @@ extension LinkService {
             hot.remember(code, audience, body)
         }
         return htmlResponse(.ok, body, cache: "private, no-store")
+    }
+
+    /// GET `/i/{code}` answered from memory — the link is in the hot cache with a page rendered
+    /// for this visitor's platform, has no use limit and has not expired — with the click
+    /// counted; nil when the full path (the store, a render, an atomic use count) is needed. The
+    /// one implementation behind the router and the event-loop lane.
+    func hotLinkPage(_ code: String, userAgent: String?) -> (HTTPFields, ByteBuffer)? {
+        guard input.isValidCode(code) else { return nil }
+        let audience = LandingPage.Audience(userAgent: userAgent)
+        guard let page = hot.servablePage(code, audience, now: now()) else { return nil }
+        hot.countLater(code)
+        metrics.clicks.increment()
+        return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
     }
 
     /// Every other GET: the landing page of a universal-link route, or 404.

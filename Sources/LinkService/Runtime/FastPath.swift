@@ -7,59 +7,47 @@ import Prometheus
 import Synchronization
 
 /// Answers the two hottest requests on the event loop, before Hummingbird's async machinery:
-/// GET of the association files (pre-encoded bytes) and GET `/i/{code}` when the link is in the
-/// hot cache with a page already rendered for the visitor's platform, has no use limit and has not
-/// expired. Everything else — and any request this handler is unsure about — passes through
-/// untouched to the router, which gives the same answer more slowly.
+/// GET of the association files and GET `/i/{code}` when the link's page can be answered from
+/// memory. It decides nothing itself: the answers come from the same functions the router calls
+/// (`StaticDocument.answer`, `LinkService.hotLinkPage`) and each request is observed through the
+/// router's `ObservabilityMiddleware.observe` (count, duration, log line). Everything else passes
+/// through untouched to the router.
 ///
 /// Pipelining stays ordered: NIO's pipeline handler (below this one) delivers the next request
 /// only after the previous response has ended.
 struct FastPath: Sendable {
     let documents: [String: StaticDocument]
     let service: LinkService
-    private let documentCounters: [String: (ok: Counter, notModified: Counter)]
-    private let pageCounter: Counter
     private let date = HTTPDate()
 
     init(service: LinkService, documents: [String: StaticDocument]) {
         self.service = service
         self.documents = documents
-        var counters: [String: (Counter, Counter)] = [:]
-        for path in documents.keys {
-            counters[path] = (service.metrics.requestCounter(route: path, status: 200), service.metrics.requestCounter(route: path, status: 304))
-        }
-        documentCounters = counters
-        pageCounter = service.metrics.requestCounter(route: "/i/{code}", status: 200)
     }
 
-    /// The complete response for `request`, or nil to let the router handle it.
-    func response(for request: HTTPRequest) -> (HTTPResponse, ByteBuffer)? {
+    /// The complete response for `request`, or nil to let the router handle it. `client` gives
+    /// the peer's address for the log line (asked only when it is written).
+    func response(for request: HTTPRequest, client: () -> String?) -> (HTTPResponse, ByteBuffer)? {
+        let start = ContinuousClock.now
         guard request.method == .get, let path = request.path else { return nil }
         // "Connection: close" or an upgrade needs the router's connection handling.
         if let connection = request.headerFields[.connection], connection.lowercased() != "keep-alive" { return nil }
+        let route: String
+        var answer: (HTTPResponse.Status, HTTPFields, ByteBuffer)
         if let document = documents[path] {
-            var head = HTTPResponse(status: .ok, headerFields: document.headers)
-            if let tag = request.headerFields[.ifNoneMatch], tag == document.etag {
-                head = HTTPResponse(status: .notModified, headerFields: document.notModifiedHeaders)
-                documentCounters[path]?.notModified.increment()
-                head.headerFields[.date] = date.now()
-                return (head, ByteBuffer())
-            }
-            documentCounters[path]?.ok.increment()
-            head.headerFields[.date] = date.now()
-            return (head, document.body)
+            route = path
+            answer = document.answer(ifNoneMatch: request.headerFields[.ifNoneMatch])
+        } else if path.utf8.count > 3, path.hasPrefix("/i/"),
+                  let (fields, page) = service.hotLinkPage(String(path.dropFirst(3)), userAgent: request.headerFields[.userAgent]) {
+            route = "/i/{code}"
+            answer = (.ok, fields, page)
+        } else {
+            return nil
         }
-        guard path.utf8.count > 3, path.hasPrefix("/i/") else { return nil }
-        let code = String(path.dropFirst(3))
-        guard service.input.isValidCode(code) else { return nil }
-        let audience = LandingPage.Audience(userAgent: request.headerFields[.userAgent])
-        guard let page = service.hot.servablePage(code, audience, now: service.now()) else { return nil }
-        service.hot.countLater(code)
-        service.metrics.clicks.increment()
-        pageCounter.increment()
-        var fields = LinkService.htmlHeaders(cache: "private, no-store", length: page.readableBytes)
-        fields[.date] = date.now()
-        return (HTTPResponse(status: .ok, headerFields: fields), page)
+        answer.1[.date] = date.now()
+        ObservabilityMiddleware.observe(metrics: service.metrics, logger: service.logger, route: route, method: request.method, path: path,
+                                        status: answer.0.code, client: client, since: start)
+        return (HTTPResponse(status: answer.0, headerFields: answer.1), answer.2)
     }
 }
 
@@ -79,7 +67,8 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            if let response = fastPath.response(for: request) { pending = response; return }
+            let channel = context.channel
+            if let response = fastPath.response(for: request, client: { channel.remoteAddress?.ipAddress }) { pending = response; return }
             context.fireChannelRead(data)
         case .body:
             if pending == nil { context.fireChannelRead(data) }
