@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # wrk against the release build of `switchyard serve` (AASA file and /i/{code}) and against nginx
 # serving the same AASA bytes, in one run, on loopback. Prints requests/s, p50/p99 and ratios.
-#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL]
+#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH]
+# --binary measures that build of switchyard instead of building the release binary (e.g. an
+# older build, to compare before and after a change in one sitting).
 # Each round measures nginx, then the service's AASA, then /i/{code}; ratios are taken within a
 # round (so a noisy moment hits both sides) and the median round is reported.
 # Installs wrk and nginx from Debian's packages when missing. wrk, nginx and the service share
 # the machine's cores, as they do on a small host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""
+DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""
 while (($#)); do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
     --connections) CONNECTIONS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --database) DATABASE=$2; shift 2 ;;
-    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL]" >&2; exit 2 ;;
+    --binary) BIN=$2; shift 2 ;;
+    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH]" >&2; exit 2 ;;
   esac
 done
 
@@ -26,9 +29,11 @@ if ((${#need[@]})); then
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-echo "building the release binary…" >&2
-if ! out=$(swift build -c release --product switchyard 2>&1); then echo "$out" >&2; exit 1; fi
-BIN=$(swift build -c release --show-bin-path)/switchyard
+if [[ -z $BIN ]]; then
+  echo "building the release binary…" >&2
+  if ! out=$(swift build -c release --product switchyard 2>&1); then echo "$out" >&2; exit 1; fi
+  BIN=$(swift build -c release --show-bin-path)/switchyard
+fi
 
 WORK=$(mktemp -d /tmp/switchyard-wrk.XXXXXX); chmod 755 "$WORK"
 DATABASE=${DATABASE:-sqlite:$WORK/links.sqlite}

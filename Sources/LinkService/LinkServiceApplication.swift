@@ -179,7 +179,8 @@ struct ObservabilityMiddleware: RouterMiddleware {
             context.logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)", "error": "\(error)"])
             throw error
         }
-        Self.observe(metrics: metrics, logger: context.logger, route: context.endpointPath ?? "unmatched", method: request.method,
+        let route = context.endpointPath ?? "unmatched"
+        Self.observe(record: { metrics.record(route: route, status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                      path: request.uri.path, status: response.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
         return response
     }
@@ -187,10 +188,11 @@ struct ObservabilityMiddleware: RouterMiddleware {
     /// Records one answered request — duration and count by route, and a log line (debug for
     /// reads that succeeded, info otherwise). The router's middleware and the event-loop lane
     /// both call it, so a request is observed the same way whichever answered it.
-    static func observe(metrics: ServiceMetrics, logger: Logger, route: String, method: HTTPRequest.Method, path: String,
+    /// `record` counts the status and records the duration for the request's route.
+    static func observe(record: (Int, Duration) -> Void, logger: Logger, method: HTTPRequest.Method, path: String,
                         status: Int, client: () -> String?, since start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
-        metrics.record(route: route, status: status, seconds: elapsed)
+        record(status, elapsed)
         let level: Logger.Level = (status >= 400 || method != .get && method != .head) ? .info : .debug
         if logger.logLevel <= level {
             logger.log(level: level, "request", metadata: [

@@ -47,7 +47,7 @@ enum JSPlatform {
 }
 
 /// Apple platforms: script worker processes (macOS only; apps run scripts in process).
-enum WorkerPlatform {
+extension WorkerPlatform {
     static func spawn(_ executable: String, arguments: [String]) -> (pid_t, Int32)? {
         #if os(macOS)
         var fds: [Int32] = [-1, -1]
@@ -87,28 +87,9 @@ enum WorkerPlatform {
         #endif
     }
 
-    static func reap(_ pid: pid_t) -> String {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return "ended" }
-        }
-        let signal = status & 0x7f
-        if signal != 0 { return "was killed by signal \(signal)" }
-        return "exited with status \((status >> 8) & 0xff)"
-    }
 
     /// Not measured from outside on Apple platforms: the worker's own heap watch applies.
     static func residentBytes(of pid: pid_t) -> Double? { nil }
 
-    static func endWithParent(_ parent: pid_t) {
-        if getppid() != parent { _exit(0) }
-        let thread = Thread {
-            while true {
-                sleep(1)
-                if getppid() != parent { _exit(0) }
-            }
-        }
-        thread.start()
-    }
 }
 #endif

@@ -57,8 +57,8 @@ enum JSPlatform {
     }
 }
 
-/// Linux: starting, measuring and ending script worker processes.
-enum WorkerPlatform {
+/// Linux: starting and measuring script worker processes.
+extension WorkerPlatform {
     /// Starts `executable` with `arguments`, its stdin and stdout one end of a new Unix socket
     /// (stderr shared with this process, every other descriptor closed, signals at their
     /// defaults); the child's pid and this process's end of the socket.
@@ -97,35 +97,11 @@ enum WorkerPlatform {
         return (pid, fds[0])
     }
 
-    /// Waits for `pid` to end; how it ended, in words.
-    static func reap(_ pid: pid_t) -> String {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return "ended" }
-        }
-        let signal = status & 0x7f
-        if signal != 0 { return "was killed by signal \(signal)" }
-        return "exited with status \((status >> 8) & 0xff)"
-    }
 
     /// Resident memory of process `pid` in bytes.
     static func residentBytes(of pid: pid_t) -> Double? {
         JSPlatform.residentBytes(path: "/proc/\(pid)/statm")
     }
 
-    /// Makes the worker end when `parent` (the engine's process, given on the command line) is
-    /// no longer its parent — at once if it died before the worker got here — even while a script
-    /// holds the script thread: a thread that looks at the parent process id every second.
-    static func endWithParent(_ parent: pid_t) {
-        if getppid() != parent { _exit(0) }
-        let thread = Thread {
-            while true {
-                sleep(1)
-                if getppid() != parent { _exit(0) }
-            }
-        }
-        thread.name = "switchyard-worker-parent-watch"
-        thread.start()
-    }
 }
 #endif

@@ -19,10 +19,15 @@ struct FastPath: Sendable {
     let documents: [String: StaticDocument]
     let service: LinkService
     private let date = HTTPDate()
+    /// The metrics of the routes this lane answers, looked up once.
+    private let routes: [String: ServiceMetrics.Route]
+    private let pageRoute: ServiceMetrics.Route
 
     init(service: LinkService, documents: [String: StaticDocument]) {
         self.service = service
         self.documents = documents
+        routes = Dictionary(uniqueKeysWithValues: documents.keys.map { ($0, service.metrics.route($0)) })
+        pageRoute = service.metrics.route("/i/{code}")
     }
 
     /// The complete response for `request`, or nil to let the router handle it. `client` gives
@@ -32,20 +37,20 @@ struct FastPath: Sendable {
         guard request.method == .get, let path = request.path else { return nil }
         // "Connection: close" or an upgrade needs the router's connection handling.
         if let connection = request.headerFields[.connection], connection.lowercased() != "keep-alive" { return nil }
-        let route: String
+        let route: ServiceMetrics.Route
         var answer: (HTTPResponse.Status, HTTPFields, ByteBuffer)
-        if let document = documents[path] {
-            route = path
+        if let document = documents[path], let metrics = routes[path] {
+            route = metrics
             answer = document.answer(ifNoneMatch: request.headerFields[.ifNoneMatch])
         } else if path.utf8.count > 3, path.hasPrefix("/i/"),
                   let (fields, page) = service.hotLinkPage(String(path.dropFirst(3)), userAgent: request.headerFields[.userAgent]) {
-            route = "/i/{code}"
+            route = pageRoute
             answer = (.ok, fields, page)
         } else {
             return nil
         }
         answer.1[.date] = date.now()
-        ObservabilityMiddleware.observe(metrics: service.metrics, logger: service.logger, route: route, method: request.method, path: path,
+        ObservabilityMiddleware.observe(record: route.record, logger: service.logger, method: request.method, path: path,
                                         status: answer.0.code, client: client, since: start)
         return (HTTPResponse(status: answer.0, headerFields: answer.1), answer.2)
     }

@@ -36,7 +36,35 @@ public final class ServiceMetrics: Sendable {
     /// Counts a request by route pattern and status, and records its duration.
     func record(route: String, status: Int, seconds: Duration) {
         requestCounter(route: route, status: status).increment()
-        let histogram = durations.withLock { cache -> DurationHistogram in
+        durationHistogram(route: route).record(seconds)
+    }
+
+    /// A route's metrics looked up once, for a lane that answers the same few routes all day
+    /// (the event-loop fast path): recording then takes no lock and hashes no string.
+    struct Route: Sendable {
+        let ok: Counter
+        let notModified: Counter
+        let durations: DurationHistogram
+        let metrics: ServiceMetrics
+        let name: String
+
+        func record(status: Int, seconds: Duration) {
+            switch status {
+            case 200: ok.increment()
+            case 304: notModified.increment()
+            default: metrics.requestCounter(route: name, status: status).increment()
+            }
+            durations.record(seconds)
+        }
+    }
+
+    func route(_ name: String) -> Route {
+        Route(ok: requestCounter(route: name, status: 200), notModified: requestCounter(route: name, status: 304),
+              durations: durationHistogram(route: name), metrics: self, name: name)
+    }
+
+    private func durationHistogram(route: String) -> DurationHistogram {
+        durations.withLock { cache -> DurationHistogram in
             if let h = cache[route] { return h }
             let h = registry.makeDurationHistogram(
                 name: "switchyard_http_request_duration_seconds", labels: [("route", route)],
@@ -45,7 +73,6 @@ public final class ServiceMetrics: Sendable {
             cache[route] = h
             return h
         }
-        histogram.record(seconds)
     }
 
     /// The exposition text.
