@@ -14,16 +14,25 @@ struct ScriptWorkerCommand: AsyncParsableCommand {
 
     @Option var timeLimit: Double
     @Option var memoryLimitBytes: Int
+    @Option var wallLimit: Double
     @Flag var offline = false
     @Option var parent: Int32
 
-    /// This executable as a worker: the path of the running binary.
+    /// This executable as a worker. On Linux `/proc/self/exe`: the very binary that is running,
+    /// even after it was deleted or replaced on disk (an upgrade in place must not start workers
+    /// from a newer build that may speak differently).
     static var isolation: ScriptIsolation {
-        .workerProcesses(executable: Bundle.main.executablePath ?? CommandLine.arguments[0], arguments: ["script-worker"])
+        let own = FileManager.default.fileExists(atPath: "/proc/self/exe") ? "/proc/self/exe" : Bundle.main.executablePath ?? CommandLine.arguments[0]
+        return .workerProcesses(executable: own, arguments: ["script-worker"])
     }
 
     func run() async throws {
-        let status = await ScriptWorker.serve(timeLimit: timeLimit, memoryLimit: memoryLimitBytes > 0 ? Double(memoryLimitBytes) : .infinity, offline: offline, parent: parent)
+        var info = stat()
+        guard fstat(0, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else {
+            FileHandle.standardError.write(Data("error: script-worker is started by switchyard itself (resolve, manifest test, open, serve), with a Unix socket as its stdin and stdout; it is not meant to be run by hand\n".utf8))
+            throw ExitCode(2)
+        }
+        let status = await ScriptWorker.serve(timeLimit: timeLimit, memoryLimit: memoryLimitBytes > 0 ? Double(memoryLimitBytes) : .infinity, wallLimit: wallLimit, offline: offline, parent: parent)
         if status != 0 { throw ExitCode(status) }
     }
 }

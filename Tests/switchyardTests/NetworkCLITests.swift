@@ -160,6 +160,28 @@ struct TestCA {
         #expect(try server.hits() == before)
     }
 
+    /// A script that loops over slow requests uses almost no CPU time, so the watchdog never
+    /// fires; the wall-clock limit (twice the time limit plus the network timeout) refuses its
+    /// next request, in worker processes and in process alike.
+    @Test(arguments: ["process", "none"])
+    func aScriptLoopingOverSlowRequestsIsStoppedByItsWallClockLimit(_ isolation: String) async throws {
+        let server = try LocalServer()
+        let directory = try Self.temporaryDirectory()
+        let manifest = directory.appendingPathComponent("manifest.json")
+        let script = JSONSerialization.string(#"function process(url, done) { for (;;) { try { httpRequest("\#(server.origin)/slow"); } catch (e) {} } }"#)
+        try Data(#"{"apps": [{"identifier": "app", "name": "App", "scheme": "app"}], "actions": [{"title": "Loop", "regex": "^https://", "formats": [{"appId": "app", "script2": \#(script)}]}]}"#.utf8)
+            .write(to: manifest)
+        let start = Date()
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "--time-limit", "1", "--network-timeout", "1",
+                                            "--script-isolation", isolation, "--manifest", manifest.path, "https://loop.example/"])
+        let took = Date().timeIntervalSince(start)
+        // Wall-clock limit 2 × 1 + 1 = 3 s, then at most one more request (1 s): loose bound for a loaded machine.
+        #expect(took < 30, "took \(took) s")
+        #expect(r.stdout.contains(#""error":{"code":"script-timeout","message":"the script ran past its 3.0 s wall-clock limit"#), "\(r.stdout)")
+        let hits = try server.hits()
+        #expect(hits <= 6, "requests: \(hits)")
+    }
+
     @Test func aasaAndAssetlinksAreValidatedOverHTTPSWithATestCA() async throws {
         let directory = try Self.temporaryDirectory()
         let ca = try TestCA(in: directory)

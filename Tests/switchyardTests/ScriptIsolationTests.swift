@@ -25,13 +25,13 @@ import Testing
             input: ["https://await.example/1", "https://then.example/2", "https://huge.example/3", "https://await.example/4", "https://plain.example/5"],
             stride: 1, timeLimit: 300, environment: ["SWITCHYARD_TEST_MARK": marker])
         // In process the first line never ends (JavaScriptCore runs promise jobs outside its
-        // watchdog); a worker is ended after 1.5 × the time limit + 1 s. The bound is loose
-        // because the suite runs tests in parallel.
+        // watchdog); a worker is ended after 1.5 × the time limit + 1 s of CPU time. The bound is
+        // loose because the suite runs tests in parallel.
         #expect(Date().timeIntervalSince(start) < 120, "took \(Date().timeIntervalSince(start)) s")
         #expect(r.exitedNormally && r.status == 0, "\(r.stderr)")
         #expect(r.count == 5)
         for n in [0, 1, 3] {
-            #expect(r.lines[n]?.contains(#""format":0,"appId":"app","url":null,"error":{"code":"script-timeout","message":"the script was stopped after running past its 1.0 s time limit; its worker process was ended"}"#) == true,
+            #expect(r.lines[n]?.contains(#""format":0,"appId":"app","url":null,"error":{"code":"script-timeout","message":"the script was stopped after using more than 2.5 s of CPU time (its 1.0 s time limit, with a margin); its worker process was ended"}"#) == true,
                     "\(r.lines[n] ?? "")")
         }
         #expect(r.lines[2]?.contains(#""title":"Huge","format":0,"appId":"app","url":null,"error":{"code":"script-memory","message":"the script was stopped after its "#) == true, "\(r.lines[2] ?? "")")
@@ -56,6 +56,68 @@ import Testing
         let bad = try CLITests.run(["resolve", "--offline", "--script-isolation", "threads", "https://x.example/"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--script-isolation"), "\(bad.stderr)")
+    }
+
+    /// A worker that crashes is reported at once as `script-crashed` (Swift's backtracer is off in
+    /// workers: it would hold the crashed process, and the engine's stderr, for good).
+    @Test func aCrashedWorkerIsReportedAtOnceAndLeavesNothingBehind() async throws {
+        let marker = UUID().uuidString
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["resolve", "--offline", "--json", "--time-limit", "60", "--manifest", Self.manifest, "https://await.example/"]
+        process.currentDirectoryURL = CLITests.testsDirectory
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWITCHYARD_TEST_MARK": marker]) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let outcome = try await CLITests.blocking { () -> (output: String, seconds: Double, left: [Int32]) in
+            var workers: [Int32] = []
+            let deadline = Date().addingTimeInterval(30)
+            while workers.isEmpty && Date() < deadline {
+                workers = Self.processes(marked: marker).filter { $0 != process.processIdentifier }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            let start = Date()
+            for pid in workers { kill(pid, SIGABRT) }
+            let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let seconds = Date().timeIntervalSince(start)
+            Thread.sleep(forTimeInterval: 1)
+            return (output, seconds, Self.processes(marked: marker))
+        }
+        #expect(outcome.output.contains(#""title":"Await","format":0,"appId":"app","url":null,"error":{"code":"script-crashed","message":"the script's worker process was killed by signal 6 during the call"}"#),
+                "\(outcome.output)")
+        // Well before the 60 s time limit: the crash ended the call, not the deadline.
+        #expect(outcome.seconds < 20, "took \(outcome.seconds) s")
+        #expect(outcome.left.isEmpty, "left behind: \(outcome.left)")
+    }
+
+    /// Memory a script keeps between quick calls is seen by no single call's watch; the engine
+    /// looks at the worker after its calls and replaces it when it passed the bound.
+    @Test func memoryKeptBetweenQuickCallsIsBounded() async throws {
+        let urls = (0..<400).map { "https://keep.example/\($0)" }
+        let r = try await BatchCLITests.run(["resolve", "--offline", "--json", "--script-memory", "64", "--manifest", Self.manifest], input: urls, stride: 1, timeLimit: 300)
+        #expect(r.exitedNormally && r.count == 400, "\(r.stderr)")
+        // 64 MB limit + 192 MB for the runtime = 256 MB per worker; without the check one worker
+        // reached 1 GB (4 MB kept per call, 255 calls before the heap was next measured).
+        #expect(r.peakKiB < 400 * 1024, "peak RSS \(r.peakKiB) KiB")
+        #expect(r.lines[399]?.contains(#""title":"Keep","format":0,"appId":"app","url":"app://kept/"#) == true, "\(r.lines[399] ?? "")")
+    }
+
+    @Test func anAnswerOver8MBFailsTheSameInProcessAndInWorkers() async throws {
+        for isolation in ["process", "none"] {
+            let r = try await CLITests.running(["resolve", "--offline", "--json", "--script-isolation", isolation, "--manifest", Self.manifest, "https://big.example/"])
+            #expect(r.stdout.contains(#""title":"Big","format":0,"appId":"app","url":null,"error":{"code":"script-output-too-large","message":"the script's answer is larger than 8 MB"}"#),
+                    "\(isolation): \(r.stdout.prefix(600))")
+        }
+    }
+
+    @Test func scriptWorkerRunByHandSaysWhatItIsFor() throws {
+        let r = try CLITests.run(["script-worker", "--time-limit", "1", "--memory-limit-bytes", "0", "--wall-limit", "3", "--parent", "1"], stdin: "hello")
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("error: script-worker is started by switchyard itself"), "\(r.stderr)")
     }
 
     @Test func aWorkerEndsWhenItsEngineIsKilled() async throws {

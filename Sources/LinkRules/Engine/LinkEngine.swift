@@ -75,7 +75,7 @@ public struct LinkEngine: Sendable {
         self.options = options
         let fetcher: any Fetcher = options.offline ? OfflineFetcher() : (options.fetcher ?? UnconfiguredFetcher())
         self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, memoryLimit: options.scriptMemoryLimit, executor: options.executor,
-                                    isolation: options.scriptIsolation)
+                                    isolation: options.scriptIsolation, wallLimit: 2 * options.scriptTimeLimit + options.networkTimeout)
         self.actionIndex = PatternIndex(patterns: manifest.actions.map(\.pattern))
         self.unwrapper = Unwrapper(rules: manifest.redirects, regexBudget: options.regexTimeLimit)
     }
@@ -147,6 +147,19 @@ public struct LinkEngine: Sendable {
     func results(for url: String, actions: [Int], timedOut: [Int] = [], headers: [(String, String)]) -> [ActionResult] {
         var out: [ActionResult] = []
         let stopped = Set(timedOut)
+        // Every script format of the matching actions in one trip (one round trip to a worker).
+        var calls: [(source: String, input: String)] = []
+        var callIndex: [Int: [Int: Int]] = [:]
+        for i in actions {
+            let action = manifest.actions[i]
+            let input = action.includeHeaders && !headers.isEmpty ? Self.headerInput(url, headers) : url
+            for f in action.formats {
+                guard case .script(let source) = f.transform else { continue }
+                callIndex[i, default: [:]][f.index] = calls.count
+                calls.append((source, input))
+            }
+        }
+        let scripted = calls.isEmpty ? [] : scripts.runManyOnExecutor(calls)
         for i in (actions + timedOut).sorted() {
             let action = manifest.actions[i]
             if stopped.contains(i) {
@@ -159,7 +172,7 @@ public struct LinkEngine: Sendable {
             let matches = action.formats.contains { if case .template = $0.transform { true } else { false } }
                 ? action.pattern.allMatches(in: input as NSString, budget: options.regexTimeLimit) : nil
             for f in action.formats {
-                let r = applyOnExecutor(f.transform, pattern: action.pattern, to: input, matches: matches)
+                let r = callIndex[i]?[f.index].map { scripted[$0] } ?? applyOnExecutor(f.transform, pattern: action.pattern, to: input, matches: matches)
                 out.append(ActionResult(
                     action: action.index, title: action.title, format: f.index, appId: f.appId,
                     url: try? r.get(), error: r.failureValue))
@@ -180,16 +193,24 @@ public struct LinkEngine: Sendable {
         // each distinct one once.
         let ns = url as NSString
         var found: [ObjectIdentifier: Result<[NSTextCheckingResult], RegexTimeout>] = [:]
-        return manifest.browsers.compactMap { b in
+        var offered: [(browser: Browser, search: Result<[NSTextCheckingResult], RegexTimeout>)] = []
+        for b in manifest.browsers {
             let key = ObjectIdentifier(b.pattern)
             let search = found[key] ?? b.pattern.allMatches(in: ns, budget: options.regexTimeLimit)
             found[key] = search
-            switch search {
-            case .success(let m) where m.isEmpty: return nil
-            case .success: break
-            case .failure(let timeout): return BrowserResult(browser: b.index, appId: b.identifier, url: nil, error: timeout.scriptError)
-            }
-            let r = applyOnExecutor(b.transform, pattern: b.pattern, to: url, matches: search)
+            if case .success(let m) = search, m.isEmpty { continue }
+            offered.append((b, search))
+        }
+        // The browsers' scripts in one trip (one round trip to a worker).
+        var calls: [(source: String, input: String)] = []
+        for (b, search) in offered {
+            if case .success = search, case .script(let source) = b.transform { calls.append((source, url)) }
+        }
+        var scripted = (calls.isEmpty ? [] : scripts.runManyOnExecutor(calls))[...]
+        return offered.map { b, search in
+            if case .failure(let timeout) = search { return BrowserResult(browser: b.index, appId: b.identifier, url: nil, error: timeout.scriptError) }
+            let r: Result<String?, ScriptError>
+            if case .script = b.transform { r = scripted.removeFirst() } else { r = applyOnExecutor(b.transform, pattern: b.pattern, to: url, matches: search) }
             return BrowserResult(browser: b.index, appId: b.identifier, url: try? r.get(), error: r.failureValue)
         }
     }

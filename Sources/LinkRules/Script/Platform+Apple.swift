@@ -73,7 +73,9 @@ extension WorkerPlatform {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let environment = WorkerPlatform.environment()
+        defer { for p in environment { free(p) } }
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
         close(fds[1])
         guard rc == 0 else {
             close(fds[0])
@@ -87,6 +89,9 @@ extension WorkerPlatform {
         #endif
     }
 
+
+    /// Not read on Apple platforms: the engine counts wall-clock time instead.
+    static func cpuSeconds(of pid: pid_t) -> Double? { nil }
 
     /// Not measured from outside on Apple platforms: the worker's own heap watch applies.
     static func residentBytes(of pid: pid_t) -> Double? { nil }

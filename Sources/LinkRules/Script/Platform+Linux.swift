@@ -87,7 +87,9 @@ extension WorkerPlatform {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let environment = WorkerPlatform.environment()
+        defer { for p in environment { free(p) } }
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
         close(fds[1])
         guard rc == 0 else {
             close(fds[0])
@@ -97,6 +99,15 @@ extension WorkerPlatform {
         return (pid, fds[0])
     }
 
+
+    /// CPU time (user + system) process `pid` has used, in seconds (fields 14 and 15 of
+    /// /proc/PID/stat, after the command name).
+    static func cpuSeconds(of pid: pid_t) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
 
     /// Resident memory of process `pid` in bytes.
     static func residentBytes(of pid: pid_t) -> Double? {

@@ -27,15 +27,22 @@ final class ScriptHost {
     /// A call error that the script may have swallowed; reported if the script then fails.
     var lastNetworkError: FetchError?
 
-    init(fetcher: any Fetcher, timeLimit: Double, memoryLimit: Double) {
+    /// Seconds of wall-clock time one evaluation may take, network waits included; past it a
+    /// request the script makes is refused with `script-timeout` (which the script cannot hide).
+    let wallLimit: Double
+    var started = ContinuousClock.now
+
+    init(fetcher: any Fetcher, timeLimit: Double, memoryLimit: Double, wallLimit: Double = .infinity) {
         self.fetcher = fetcher
         self.timeLimit = timeLimit
+        self.wallLimit = wallLimit
         self.memoryLimit = memoryLimit
         // With no memory limit there is nothing to watch between ticks: one at the time limit.
         tick = memoryLimit.isFinite ? min(0.01, timeLimit) : timeLimit
     }
 
     func reset() {
+        started = ContinuousClock.now
         completed = false
         result = nil
         terminated = false
@@ -100,9 +107,10 @@ final class ScriptContext {
     /// runtime then drops it, which frees that heap, and makes a new one on the next call.
     private(set) var isSpent = false
 
-    init(source: String, fetcher: any Fetcher, timeLimit: Double, memoryLimit: Double = ScriptRuntime.defaultMemoryLimit) throws(ScriptError) {
+    init(source: String, fetcher: any Fetcher, timeLimit: Double, memoryLimit: Double = ScriptRuntime.defaultMemoryLimit,
+         wallLimit: Double = .infinity) throws(ScriptError) {
         _ = JSPlatform.configured
-        let host = ScriptHost(fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit)
+        let host = ScriptHost(fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit, wallLimit: wallLimit)
         let group = JSContextGroupCreate()!
         host.group = group
         let context = JSGlobalContextCreateInGroup(group, ScriptContext.globalClass)!
@@ -168,6 +176,11 @@ final class ScriptContext {
         JSContextGroupRelease(group)
     }
 
+    /// Largest answer a script may give (an app link; anything near this is a mistake or an attack).
+    static let maximumResultBytes = 8 << 20
+    /// Longest URL a script may request.
+    static let maximumRequestURLBytes = 64 << 10
+
     static func memoryError(_ limit: Double) -> ScriptError {
         ScriptError(code: "script-memory", message: "the script was stopped after its heap passed the \(Int(limit / 1_048_576)) MB memory limit")
     }
@@ -199,7 +212,7 @@ final class ScriptContext {
             isSpent = true
             return .failure(ScriptContext.memoryError(host.memoryLimit))
         }
-        if host.terminated {
+        if host.terminated && host.networkFailure?.code != "script-timeout" {
             return .failure(ScriptError(code: "script-timeout", message: "the script was stopped after running past its time limit"))
         }
         if let failure = host.networkFailure {
@@ -212,6 +225,9 @@ final class ScriptContext {
         }
         guard host.completed else {
             return .failure(ScriptError(code: "completion-not-called", message: "process() returned without calling completionHandler"))
+        }
+        if let result = host.result, result.utf8.count > ScriptContext.maximumResultBytes {
+            return .failure(ScriptError(code: "script-output-too-large", message: "the script's answer is larger than \(ScriptContext.maximumResultBytes >> 20) MB"))
         }
         return .success(host.result)
     }
@@ -241,6 +257,24 @@ final class ScriptContext {
         guard let host = host(ctx) else { return nil }
         guard let value = argument(ctx, count, args, 0), let url = JSText.string(ctx, value) else {
             _ = throwError(ctx, exception, "httpRequest: expected a URL string")
+            return nil
+        }
+        // Network waits are not CPU time, so the watchdog does not see a script that loops over
+        // slow requests: the wall-clock limit stops it at its next request.
+        func overrun() -> Bool {
+            guard (ContinuousClock.now - host.started) > .seconds(host.wallLimit) else { return false }
+            if host.networkFailure == nil {
+                host.networkFailure = FetchError(code: "script-timeout", message: "the script ran past its \(host.wallLimit) s wall-clock limit (its time limit twice, plus the network timeout) and its requests were refused")
+            }
+            _ = throwError(ctx, exception, "script-timeout: the wall-clock limit has passed")
+            return true
+        }
+        if overrun() { return nil }
+        defer { _ = overrun() }
+        guard url.utf8.count <= ScriptContext.maximumRequestURLBytes else {
+            let error = FetchError(code: "invalid-url", message: "the script asked for a URL longer than \(ScriptContext.maximumRequestURLBytes >> 10) KiB")
+            if host.networkFailure == nil { host.networkFailure = error }
+            _ = throwError(ctx, exception, "\(error.code): \(error.message)")
             return nil
         }
         do {

@@ -22,6 +22,9 @@ public final class ScriptRuntime: Sendable {
     /// turns the watch off (the benchmark's baseline).
     public let memoryLimit: Double
     public static let defaultMemoryLimit: Double = 256 * 1_048_576
+    /// Seconds of wall-clock time one call may take, network waits included (a script that loops
+    /// over slow requests uses little CPU time); its requests are refused past it.
+    public let wallLimit: Double
     public let fetcher: any Fetcher
     /// The threads scripts run on.
     public let executor: ScriptExecutor
@@ -44,15 +47,18 @@ public final class ScriptRuntime: Sendable {
     /// ends when a script overruns.
     public init(
         fetcher: any Fetcher, timeLimit: Double = 15, memoryLimit: Double = ScriptRuntime.defaultMemoryLimit, executor: ScriptExecutor? = nil,
-        isolation: ScriptIsolation = .inProcess
+        isolation: ScriptIsolation = .inProcess, wallLimit: Double? = nil
     ) {
         self.fetcher = fetcher
         self.timeLimit = timeLimit
+        let wallLimit = wallLimit ?? 2 * timeLimit + 10
+        self.wallLimit = wallLimit
         self.memoryLimit = memoryLimit
         self.executor = executor ?? ScriptExecutor()
         self.isolation = isolation
         if case .workerProcesses(let executable, let arguments) = isolation {
-            workers = ScriptWorkerPool(executable: executable, arguments: arguments, timeLimit: timeLimit, memoryLimit: memoryLimit, fetcher: fetcher)
+            workers = ScriptWorkerPool(executable: executable, arguments: arguments, timeLimit: timeLimit, memoryLimit: memoryLimit, wallLimit: wallLimit,
+                                       fetcher: fetcher)
         } else {
             workers = nil
         }
@@ -79,7 +85,7 @@ public final class ScriptRuntime: Sendable {
         if let error = slot.loadError { return .failure(error) }
         if slot.context == nil {
             do {
-                slot.context = try ScriptContext(source: source, fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit)
+                slot.context = try ScriptContext(source: source, fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit, wallLimit: wallLimit)
             } catch {
                 // A script whose top level timed out or ran out of memory may succeed later (it
                 // may depend on the network); syntax errors are remembered.
@@ -90,6 +96,17 @@ public final class ScriptRuntime: Sendable {
         let result = slot.context!.run(input)
         if slot.context!.isSpent { slot.context = nil }
         return result
+    }
+
+    /// `runOnExecutor` for several calls, results in the same order. With worker processes the
+    /// calls go to one worker together (one round trip instead of one per call: what one URL's
+    /// browsers and formats need); in process they simply run in turn.
+    func runManyOnExecutor(_ calls: [(source: String, input: String)]) -> [Result<String?, ScriptError>] {
+        if calls.count > 1, let workers {
+            precondition(ScriptExecutor.isCurrentThreadInPool, "scripts run only on the script executor")
+            return workers.runMany(calls)
+        }
+        return calls.map { runOnExecutor($0.source, input: $0.input) }
     }
 
     /// Number of script contexts created so far in this process.

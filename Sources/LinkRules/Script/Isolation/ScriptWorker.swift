@@ -14,17 +14,17 @@ import Synchronization
 /// it with its own fetcher and address policy. The worker itself opens no connection.
 public enum ScriptWorker {
     /// Largest frame the worker accepts (a script source and its input, or a fetched body).
-    static let maximumFrame = 64 << 20
+    static let maximumFrame = 160 << 20  // an input line may be 64 MiB (`--max-line-bytes`), plus the source
 
     /// Serves requests on file descriptors 0 and 1 until the engine goes away; the exit status to use.
     /// With `offline`, scripts' requests fail with `network-disabled` here, as the engine's would.
     /// `parent`: the engine's process id; the worker ends when that process does.
-    public static func serve(timeLimit: Double, memoryLimit: Double, offline: Bool = false, parent: Int32) async -> Int32 {
+    public static func serve(timeLimit: Double, memoryLimit: Double, wallLimit: Double, offline: Bool = false, parent: Int32) async -> Int32 {
         WorkerPlatform.endWithParent(parent)
         let connection = Connection(socket: FrameSocket(fd: 0), output: FrameSocket(fd: 1))
         let executor = ScriptExecutor(threads: 1)
         let fetcher: any Fetcher = offline ? OfflineFetcher() : connection
-        let runtime = ScriptRuntime(fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit, executor: executor)
+        let runtime = ScriptRuntime(fetcher: fetcher, timeLimit: timeLimit, memoryLimit: memoryLimit, executor: executor, wallLimit: wallLimit)
         return await executor.run { connection.loop(runtime) }
     }
 
@@ -34,6 +34,9 @@ public enum ScriptWorker {
         var socket: FrameSocket
         let output: FrameSocket
         var sources: [String: String] = [:]
+        /// Run requests that arrived while a script waited for a fetch (the engine writes several
+        /// calls ahead); served before reading the socket again.
+        var queued: [WorkerFrame] = []
 
         init(socket: FrameSocket, output: FrameSocket) {
             self.socket = socket
@@ -43,7 +46,9 @@ public enum ScriptWorker {
         func loop(_ runtime: ScriptRuntime) -> Int32 {
             while true {
                 let frame: WorkerFrame?
-                do { frame = try socket.next(maximum: ScriptWorker.maximumFrame) } catch { return 3 }
+                if !queued.isEmpty { frame = queued.removeFirst() } else {
+                    do { frame = try socket.next(maximum: ScriptWorker.maximumFrame) } catch { return 3 }
+                }
                 guard let frame else { return 0 }
                 guard frame.kind == UInt8(ascii: "R"), frame.fields.count == 3 else { return 3 }
                 let id = frame.text(0)
@@ -66,13 +71,16 @@ public enum ScriptWorker {
             guard output.write(WorkerFrame("F", [request.url])) else {
                 throw FetchError(code: "network-error", message: "the engine that asked for this script is gone")
             }
-            let reply: WorkerFrame?
-            do { reply = try socket.next(maximum: ScriptWorker.maximumFrame) } catch { reply = nil }
-            guard let reply else { exit(0) }
-            switch reply.kind {
-            case UInt8(ascii: "f"): return FetchResponse(status: 200, body: reply.fields.first ?? [], url: request.url)
-            case UInt8(ascii: "e"): throw FetchError(code: reply.text(0), message: reply.text(1))
-            default: exit(3)
+            while true {
+                let reply: WorkerFrame?
+                do { reply = try socket.next(maximum: ScriptWorker.maximumFrame) } catch { reply = nil }
+                guard let reply else { exit(0) }
+                switch reply.kind {
+                case UInt8(ascii: "f"): return FetchResponse(status: 200, body: reply.fields.first ?? [], url: request.url)
+                case UInt8(ascii: "e"): throw FetchError(code: reply.text(0), message: reply.text(1))
+                case UInt8(ascii: "R"): queued.append(reply)
+                default: exit(3)
+                }
             }
         }
 

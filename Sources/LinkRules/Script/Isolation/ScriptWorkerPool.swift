@@ -26,6 +26,7 @@ final class ScriptWorkerPool: Sendable {
     let arguments: [String]
     let timeLimit: Double
     let memoryLimit: Double
+    let wallLimit: Double
     let fetcher: any Fetcher
     /// Largest answer accepted from a worker.
     static let maximumOutput = 16 << 20
@@ -56,11 +57,12 @@ final class ScriptWorkerPool: Sendable {
     private let idle = Mutex<[Worker]>([])
     private let scriptIDs = Mutex<[String: Int]>([:])
 
-    init(executable: String, arguments: [String], timeLimit: Double, memoryLimit: Double, fetcher: any Fetcher) {
+    init(executable: String, arguments: [String], timeLimit: Double, memoryLimit: Double, wallLimit: Double, fetcher: any Fetcher) {
         self.executable = executable
         self.arguments = arguments
         self.timeLimit = timeLimit
         self.memoryLimit = memoryLimit
+        self.wallLimit = wallLimit
         self.fetcher = fetcher
     }
 
@@ -73,12 +75,7 @@ final class ScriptWorkerPool: Sendable {
 
     /// Runs `process(input, completionHandler)` of `source` in a worker.
     func run(_ source: String, input: String) -> Result<String?, ScriptError> {
-        let id = scriptIDs.withLock { ids in
-            if let id = ids[source] { return id }
-            let id = ids.count + 1
-            ids[source] = id
-            return id
-        }
+        let id = scriptID(source)
         // An idle worker may have died since its last call (killed from outside): try a new one then.
         for attempt in 0..<2 {
             guard let worker = idle.withLock({ $0.popLast() }) ?? spawn() else {
@@ -92,44 +89,99 @@ final class ScriptWorkerPool: Sendable {
             }
             worker.knownScripts.insert(id)
             let (result, keep) = converse(worker)
-            if keep { idle.withLock { $0.append(worker) } }
+            if keep { giveBack(worker) }
             return result
         }
         return .failure(ScriptError(code: "script-worker", message: "could not start a script worker process"))
     }
 
+    /// Most bytes of run requests written ahead of their answers: they fit in the socket's
+    /// buffer, so the engine never blocks writing while the worker blocks writing its answers.
+    static let maximumPipelinedBytes = 64 << 10
+
+    /// Several calls on one worker, written ahead and answered in order (one round trip). When
+    /// the worker is ended during one of them, the rest run one by one on a fresh worker.
+    func runMany(_ calls: [(source: String, input: String)]) -> [Result<String?, ScriptError>] {
+        guard let worker = idle.withLock({ $0.popLast() }) ?? spawn() else { return calls.map { run($0.source, input: $0.input) } }
+        var sent = 0
+        var bytes = 0
+        for call in calls {
+            let id = scriptID(call.source)
+            let known = worker.knownScripts.contains(id)
+            let frame = WorkerFrame("R", [String(id), known ? "" : call.source, call.input])
+            let size = frame.encoded.count
+            guard sent == 0 || bytes + size <= ScriptWorkerPool.maximumPipelinedBytes else { break }
+            guard worker.socket.write(frame) else { break }
+            worker.knownScripts.insert(id)
+            bytes += size
+            sent += 1
+        }
+        var results: [Result<String?, ScriptError>] = []
+        for _ in 0..<sent {
+            let (result, keep) = converse(worker)
+            results.append(result)
+            if !keep {
+                // The worker is gone, and the calls written after this one with it.
+                return results + calls[results.count...].map { run($0.source, input: $0.input) }
+            }
+        }
+        if sent == 0 {
+            worker.end(kill: true)
+            return calls.map { run($0.source, input: $0.input) }
+        }
+        giveBack(worker)
+        return results + (sent < calls.count ? runMany(Array(calls[sent...])) : [])
+    }
+
+    private func scriptID(_ source: String) -> Int {
+        scriptIDs.withLock { ids in
+            if let id = ids[source] { return id }
+            let id = ids.count + 1
+            ids[source] = id
+            return id
+        }
+    }
+
     private func spawn() -> Worker? {
         // An offline engine's answer to every fetch is known: the worker gives it without asking.
-        let args = arguments + ["--time-limit", String(timeLimit), "--memory-limit-bytes", memoryLimit.isFinite ? String(Int(memoryLimit)) : "0"]
+        let args = arguments + ["--time-limit", String(timeLimit), "--memory-limit-bytes", memoryLimit.isFinite ? String(Int(memoryLimit)) : "0",
+                                "--wall-limit", String(wallLimit)]
             + ["--parent", String(getpid())] + (fetcher is OfflineFetcher ? ["--offline"] : [])
         guard let (pid, fd) = WorkerPlatform.spawn(executable, arguments: args) else { return nil }
         return Worker(pid: pid, fd: fd)
     }
 
     /// Serves the worker's requests until it answers; whether it may take another call.
+    ///
+    /// The worker stops a plain `while (true)` itself at the time limit (and stays usable), and a
+    /// script that loops over slow requests at its wall-clock limit. The engine ends the worker for
+    /// what it cannot stop: more than 1.5 × the time limit + 1 s of the worker's CPU time in this
+    /// call (promise-job loops; CPU time, so a loaded machine does not cut a script short), the
+    /// wall-clock limit + 2 s (a wedged runtime), or resident memory past the memory limit +
+    /// `residentHeadroom`.
     private func converse(_ worker: Worker) -> (Result<String?, ScriptError>, keep: Bool) {
-        // The worker stops a plain `while (true)` itself at the time limit (and stays usable);
-        // this deadline is for what it cannot stop (promise-job loops, a wedged runtime).
-        var deadline = ContinuousClock.now + .seconds(timeLimit * 1.5 + 1)
-        let residentLimit = memoryLimit.isFinite ? memoryLimit + ScriptWorkerPool.residentHeadroom : .infinity
-        var lastCheck = ContinuousClock.now
+        let start = ContinuousClock.now
+        let cpuAllowance = timeLimit * 1.5 + 1
+        var longestFetch = Duration.zero
+        var cpuAtStart: Double?
+        var lastCheck = start
         while true {
             let frame: WorkerFrame
             do {
                 guard let next = try worker.socket.take(maximum: ScriptWorkerPool.maximumOutput) else {
                     let now = ContinuousClock.now
-                    if now >= deadline {
+                    if now - start >= .seconds(wallLimit + 2) + longestFetch {
                         worker.end(kill: true)
-                        return (.failure(ScriptError(code: "script-timeout", message: "the script was stopped after running past its \(timeLimit) s time limit; its worker process was ended")), false)
+                        return (.failure(ScriptError(code: "script-timeout", message: "the script was stopped after running past its \(wallLimit) s wall-clock limit; its worker process was ended")), false)
                     }
-                    if residentLimit.isFinite && now - lastCheck >= .milliseconds(10) {
+                    if now - lastCheck >= .milliseconds(10) {
                         lastCheck = now
-                        if let resident = WorkerPlatform.residentBytes(of: worker.pid), resident > residentLimit {
+                        if let problem = overrun(worker, cpuAtStart: &cpuAtStart, allowance: cpuAllowance, elapsed: (now - start).seconds) {
                             worker.end(kill: true)
-                            return (.failure(ScriptError(code: "script-memory", message: "the script was stopped after its worker process passed the \(Int(memoryLimit / 1_048_576)) MB memory limit (\(Int(residentLimit / 1_048_576)) MB resident: \(Int(ScriptWorkerPool.residentHeadroom / 1_048_576)) MB more for the runtime); the worker was ended")), false)
+                            return (.failure(problem), false)
                         }
                     }
-                    let readiness = worker.socket.wait(upTo: min(0.01, (deadline - now).seconds))
+                    let readiness = worker.socket.wait(upTo: 0.01)
                     if readiness == .timedOut || (readiness == .readable && worker.socket.fill()) { continue }
                     let how = worker.end(kill: false)
                     return (.failure(ScriptError(code: "script-crashed", message: "the script's worker process \(how) during the call")), false)
@@ -137,7 +189,7 @@ final class ScriptWorkerPool: Sendable {
                 frame = next
             } catch {
                 worker.end(kill: true)
-                return (.failure(ScriptError(code: "script-output-too-large", message: "the script's answer is larger than \(ScriptWorkerPool.maximumOutput >> 20) MB")), false)
+                return (.failure(ScriptError(code: "script-output-too-large", message: "the script's worker sent more than \(ScriptWorkerPool.maximumOutput >> 20) MB at once (its answer, or a request URL); the worker was ended")), false)
             }
             switch frame.kind {
             case UInt8(ascii: "V"): return (.success(frame.text(0)), true)
@@ -154,8 +206,9 @@ final class ScriptWorkerPool: Sendable {
                 } catch {
                     reply = WorkerFrame("e", [error.code, error.message])
                 }
-                // Time spent waiting for the network is the network timeout's business.
-                deadline = deadline + (ContinuousClock.now - started)
+                // The worker's wall-clock limit is checked between requests, so one request may end
+                // past it: the backstop allows for the longest one.
+                longestFetch = max(longestFetch, ContinuousClock.now - started)
                 guard worker.socket.write(reply) else {
                     let how = worker.end(kill: true)
                     return (.failure(ScriptError(code: "script-crashed", message: "the script's worker process \(how) during the call")), false)
@@ -165,6 +218,40 @@ final class ScriptWorkerPool: Sendable {
                 return (.failure(ScriptError(code: "script-worker", message: "the script worker sent an unknown message")), false)
             }
         }
+    }
+
+    /// Resident memory past which a worker is ended.
+    var residentLimit: Double { memoryLimit.isFinite ? memoryLimit + ScriptWorkerPool.residentHeadroom : .infinity }
+
+    /// Why a running call must stop (CPU time or memory), or nil. Where the platform cannot read a
+    /// worker's CPU time, wall-clock time since the call began stands in for it.
+    private func overrun(_ worker: Worker, cpuAtStart: inout Double?, allowance: Double, elapsed: Double) -> ScriptError? {
+        let used: Double
+        if let cpu = WorkerPlatform.cpuSeconds(of: worker.pid) {
+            // First look after 10 ms of the call: count those 10 ms as spent.
+            let first = cpuAtStart ?? cpu - 0.01
+            cpuAtStart = first
+            used = cpu - first
+        } else {
+            used = elapsed
+        }
+        if used > allowance {
+            return ScriptError(code: "script-timeout", message: "the script was stopped after using more than \(allowance) s of CPU time (its \(timeLimit) s time limit, with a margin); its worker process was ended")
+        }
+        return memoryProblem(worker)
+    }
+
+    /// `script-memory` when the worker's resident memory is past `residentLimit`.
+    private func memoryProblem(_ worker: Worker) -> ScriptError? {
+        guard residentLimit.isFinite, let resident = WorkerPlatform.residentBytes(of: worker.pid), resident > residentLimit else { return nil }
+        return ScriptError(code: "script-memory", message: "the script was stopped after its worker process passed the \(Int(memoryLimit / 1_048_576)) MB memory limit (\(Int(residentLimit / 1_048_576)) MB resident: \(Int(ScriptWorkerPool.residentHeadroom / 1_048_576)) MB more for the runtime); the worker was ended")
+    }
+
+    /// Puts a worker back after its calls, unless what they left behind (memory kept between
+    /// calls, which no single call's watch sees) took it past `residentLimit`: then it is ended
+    /// and the next call gets a fresh one.
+    private func giveBack(_ worker: Worker) {
+        if memoryProblem(worker) != nil { worker.end(kill: true) } else { idle.withLock { $0.append(worker) } }
     }
 }
 

@@ -8,6 +8,15 @@ import Foundation
 /// Starting, measuring and ending script worker processes. What is the same on every platform is
 /// here; `spawn` and `residentBytes(of:)` are in the platform files.
 enum WorkerPlatform {
+    /// This process's environment for a worker, with Swift's crash backtracer off: a worker that
+    /// crashes must end at once (the engine then reports `script-crashed`), not wait in the
+    /// backtracer, which also outlives it holding the engine's stderr. NULL-terminated; free each.
+    static func environment() -> [UnsafeMutablePointer<CChar>?] {
+        var entries = ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
+        entries.append("SWIFT_BACKTRACE=enable=no")
+        return entries.map { strdup($0) } + [nil]
+    }
+
     /// Waits for `pid` to end; how it ended, in words.
     static func reap(_ pid: pid_t) -> String {
         var status: Int32 = 0
