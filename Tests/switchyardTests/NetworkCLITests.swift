@@ -177,7 +177,9 @@ struct TestCA {
         let took = Date().timeIntervalSince(start)
         // Wall-clock limit 2 × 1 + 1 = 3 s, then at most one more request (1 s): loose bound for a loaded machine.
         #expect(took < 30, "took \(took) s")
-        #expect(r.stdout.contains(#""error":{"code":"script-timeout","message":"the script ran past its 3.0 s wall-clock limit"#), "\(r.stdout)")
+        // Said by the script's runtime, or (process isolation on a loaded machine) by the engine's backstop.
+        #expect(r.stdout.contains(#""error":{"code":"script-timeout","message":"the script "#), "\(r.stdout)")
+        #expect(r.stdout.contains("3.0 s wall-clock limit"), "\(r.stdout)")
         let hits = try server.hits()
         #expect(hits <= 6, "requests: \(hits)")
     }
