@@ -17,6 +17,31 @@ import Testing
         }
     }
 
+    /// Starts the binary resolving `url` with the endless `Await` script, its workers marked;
+    /// `output` receives its stdout (or nil to drop it).
+    static func startEndless(timeLimit: Int, marker: String, output: Pipe?) throws -> Process {
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["resolve", "--offline", "--json", "--time-limit", String(timeLimit), "--manifest", Self.manifest, "https://await.example/"]
+        process.currentDirectoryURL = CLITests.testsDirectory
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWITCHYARD_TEST_MARK": marker]) { $1 }
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// The worker processes of `engine` (marked with `marker`), once there is one (30 s at most).
+    static func workers(of engine: Process, marked marker: String) -> [Int32] {
+        var workers: [Int32] = []
+        let deadline = Date().addingTimeInterval(30)
+        while workers.isEmpty && Date() < deadline {
+            workers = Self.processes(marked: marker).filter { $0 != engine.processIdentifier }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return workers
+    }
+
     @Test func promiseJobLoopsAndAHugeAllocationAreStoppedAndEveryOtherFormatAnswered() async throws {
         let marker = UUID().uuidString
         let start = Date()
@@ -65,22 +90,10 @@ import Testing
     /// workers: it would hold the crashed process, and the engine's stderr, for good).
     @Test func aCrashedWorkerIsReportedAtOnceAndLeavesNothingBehind() async throws {
         let marker = UUID().uuidString
-        let process = Process()
-        process.executableURL = CLITests.binary
-        process.arguments = ["resolve", "--offline", "--json", "--time-limit", "60", "--manifest", Self.manifest, "https://await.example/"]
-        process.currentDirectoryURL = CLITests.testsDirectory
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWITCHYARD_TEST_MARK": marker]) { $1 }
         let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Self.startEndless(timeLimit: 60, marker: marker, output: out)
         let outcome = try await CLITests.blocking { () -> (output: String, seconds: Double, left: [Int32]) in
-            var workers: [Int32] = []
-            let deadline = Date().addingTimeInterval(30)
-            while workers.isEmpty && Date() < deadline {
-                workers = Self.processes(marked: marker).filter { $0 != process.processIdentifier }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
+            let workers = Self.workers(of: process, marked: marker)
             Thread.sleep(forTimeInterval: 0.5)
             let start = Date()
             for pid in workers { kill(pid, SIGABRT) }
@@ -125,22 +138,10 @@ import Testing
 
     @Test func aWorkerEndsWhenItsEngineIsKilled() async throws {
         let marker = UUID().uuidString
-        let process = Process()
-        process.executableURL = CLITests.binary
-        process.arguments = ["resolve", "--offline", "--time-limit", "600", "--manifest", Self.manifest, "https://await.example/"]
-        process.currentDirectoryURL = CLITests.testsDirectory
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWITCHYARD_TEST_MARK": marker]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Self.startEndless(timeLimit: 600, marker: marker, output: nil)
         let outcome = try await CLITests.blocking { () -> (workers: Int, left: [Int32]) in
             // Wait for the worker that runs the endless script, then kill its engine outright.
-            var workers: [Int32] = []
-            let deadline = Date().addingTimeInterval(30)
-            while workers.isEmpty && Date() < deadline {
-                workers = Self.processes(marked: marker).filter { $0 != process.processIdentifier }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
+            let workers = Self.workers(of: process, marked: marker)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             var left = workers

@@ -84,19 +84,9 @@ extension WorkerPlatform {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let environment = WorkerPlatform.environment()
-        defer { for p in environment { free(p) } }
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
-        close(fds[1])
-        guard rc == 0 else {
-            close(fds[0])
-            errno = rc
-            return nil
+        return launch(executable, arguments: arguments, socket: fds) { pid, argv, environment in
+            posix_spawn(pid, executable, &actions, &attributes, argv, environment)
         }
-        return (pid, fds[0])
     }
 
 

@@ -8,6 +8,26 @@ import Foundation
 /// Starting, measuring and ending script worker processes. What is the same on every platform is
 /// here; `spawn` and `residentBytes(of:)` are in the platform files.
 enum WorkerPlatform {
+    /// Runs `spawn` (the platform's `posix_spawn` with its file actions and attributes) with the
+    /// worker's argument vector and environment, then keeps this process's end of `socket`
+    /// (`socket[0]`) and closes the child's; the child's pid and our end, or nil with `errno` set.
+    static func launch(_ executable: String, arguments: [String], socket fds: [Int32],
+                       spawn: (UnsafeMutablePointer<pid_t>, [UnsafeMutablePointer<CChar>?], [UnsafeMutablePointer<CChar>?]) -> Int32) -> (pid_t, Int32)? {
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        let environment = WorkerPlatform.environment()
+        defer { for p in environment { free(p) } }
+        var pid: pid_t = 0
+        let rc = spawn(&pid, argv, environment)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            errno = rc
+            return nil
+        }
+        return (pid, fds[0])
+    }
+
     /// This process's environment for a worker, with Swift's crash backtracer off: a worker that
     /// crashes must end at once (the engine then reports `script-crashed`), not wait in the
     /// backtracer, which also outlives it holding the engine's stderr. NULL-terminated; free each.
