@@ -54,7 +54,7 @@ enum RelayBenchmarks {
 
         // 2. Latency: wake-up vs 1 s polling.
         let wake = latency(requests: 200, spacing: 0.02) { inbox, handler in
-            let watcher = RelayWatcher(inbox: inbox, ttl: nil, pollInterval: 30, handler: handler)
+            let watcher = InboxWatcher(inbox: inbox, ttl: nil, pollInterval: 30, handler: handler)
             return Task { try? await watcher.run() }
         }
         let poll = latency(requests: 40, spacing: 0.25) { inbox, handler in
