@@ -84,7 +84,9 @@ extension WorkerPlatform {
     static func cpuSeconds(of pid: pid_t) -> Double? { nil }
 
     /// Not measured from outside on Apple platforms: the worker's own heap watch applies.
-    static func residentBytes(of pid: pid_t) -> Double? { nil }
+    static func openResidentMemory(of pid: pid_t) -> Int32 { -1 }
+
+    static func residentBytes(opened fd: Int32) -> Double? { nil }
 
 }
 #endif

@@ -28,8 +28,13 @@ enum JSPlatform {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return residentBytes(statm: fd)
+    }
+
+    /// The resident memory an open statm file reports now (read again from its start).
+    static func residentBytes(statm fd: Int32) -> Double? {
         var buffer = [UInt8](repeating: 0, count: 128)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return nil }
         let fields = buffer[0..<n].split(separator: UInt8(ascii: " "))
         guard fields.count > 1, let pages = Double(String(decoding: fields[1], as: UTF8.self)) else { return nil }
@@ -99,9 +104,15 @@ extension WorkerPlatform {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// Resident memory of process `pid` in bytes.
-    static func residentBytes(of pid: pid_t) -> Double? {
-        JSPlatform.residentBytes(path: "/proc/\(pid)/statm")
+    /// A descriptor to read process `pid`'s resident memory from, kept open for the worker's
+    /// life (one `pread` per look instead of open, read, close), or -1.
+    static func openResidentMemory(of pid: pid_t) -> Int32 {
+        open("/proc/\(pid)/statm", O_RDONLY | O_CLOEXEC)
+    }
+
+    /// Resident memory in bytes, from a descriptor of `openResidentMemory(of:)`.
+    static func residentBytes(opened fd: Int32) -> Double? {
+        fd >= 0 ? JSPlatform.residentBytes(statm: fd) : nil
     }
 
 }

@@ -39,16 +39,20 @@ final class ScriptWorkerPool: Sendable {
         let pid: pid_t
         var socket: FrameSocket
         var knownScripts = Set<Int>()
+        /// Where its resident memory is read (kept open: it is read after every call).
+        let residentMemory: Int32
 
         init(pid: pid_t, fd: Int32) {
             self.pid = pid
             self.socket = FrameSocket(fd: fd)
+            residentMemory = WorkerPlatform.openResidentMemory(of: pid)
         }
 
         /// Ends the worker (if still running) and collects its exit; a description of how it ended.
         @discardableResult
         func end(kill shouldKill: Bool) -> String {
             close(socket.fd)
+            if residentMemory >= 0 { close(residentMemory) }
             if shouldKill { kill(pid, SIGKILL) }
             return WorkerPlatform.reap(pid)
         }
@@ -104,18 +108,18 @@ final class ScriptWorkerPool: Sendable {
     func runMany(_ calls: [(source: String, input: String)]) -> [Result<String?, ScriptError>] {
         guard let worker = idle.withLock({ $0.popLast() }) ?? spawn() else { return calls.map { run($0.source, input: $0.input) } }
         var sent = 0
-        var bytes = 0
+        var bytes: [UInt8] = []
+        var introduced: [Int] = []
         for call in calls {
             let id = scriptID(call.source)
-            let known = worker.knownScripts.contains(id)
-            let frame = WorkerFrame("R", [String(id), known ? "" : call.source, call.input])
-            let size = frame.encoded.count
-            guard sent == 0 || bytes + size <= ScriptWorkerPool.maximumPipelinedBytes else { break }
-            guard worker.socket.write(frame) else { break }
-            worker.knownScripts.insert(id)
-            bytes += size
+            let known = worker.knownScripts.contains(id) || introduced.contains(id)
+            let frame = WorkerFrame("R", [String(id), known ? "" : call.source, call.input]).encoded
+            guard sent == 0 || bytes.count + frame.count <= ScriptWorkerPool.maximumPipelinedBytes else { break }
+            bytes += frame
+            if !known { introduced.append(id) }
             sent += 1
         }
+        if worker.socket.write(bytes: bytes) { worker.knownScripts.formUnion(introduced) } else { sent = 0 }
         var results: [Result<String?, ScriptError>] = []
         for _ in 0..<sent {
             let (result, keep) = converse(worker)
@@ -243,7 +247,7 @@ final class ScriptWorkerPool: Sendable {
 
     /// `script-memory` when the worker's resident memory is past `residentLimit`.
     private func memoryProblem(_ worker: Worker) -> ScriptError? {
-        guard residentLimit.isFinite, let resident = WorkerPlatform.residentBytes(of: worker.pid), resident > residentLimit else { return nil }
+        guard residentLimit.isFinite, let resident = WorkerPlatform.residentBytes(opened: worker.residentMemory), resident > residentLimit else { return nil }
         return ScriptError(code: "script-memory", message: "the script was stopped after its worker process passed the \(Int(memoryLimit / 1_048_576)) MB memory limit (\(Int(residentLimit / 1_048_576)) MB resident: \(Int(ScriptWorkerPool.residentHeadroom / 1_048_576)) MB more for the runtime); the worker was ended")
     }
 

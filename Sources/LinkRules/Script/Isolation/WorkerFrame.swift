@@ -98,8 +98,10 @@ struct FrameSocket {
     init(fd: Int32) { self.fd = fd }
 
     /// Writes the whole frame; false when the other side is gone. Never raises SIGPIPE.
-    func write(_ frame: WorkerFrame) -> Bool {
-        let bytes = frame.encoded
+    func write(_ frame: WorkerFrame) -> Bool { write(bytes: frame.encoded) }
+
+    /// Writes encoded frames (one system call for several when they fit the socket's buffer).
+    func write(bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let n = bytes.withUnsafeBytes { raw in

@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 
 /// Starting, measuring and ending script worker processes. What is the same on every platform is
-/// here; `spawn` and `residentBytes(of:)` are in the platform files.
+/// here; `spawn`, `cpuSeconds(of:)` and the resident-memory reading are in the platform files.
 enum WorkerPlatform {
     /// Runs `spawn` (the platform's `posix_spawn` with its file actions and attributes) with the
     /// worker's argument vector and environment, then keeps this process's end of `socket`
