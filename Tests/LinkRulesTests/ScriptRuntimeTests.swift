@@ -157,7 +157,8 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
 
     @Test func networkHelpersGoThroughTheInjectedFetcher() async {
         let fetcher = RecordingFetcher(["https://api.example/x": #"{"deep": {"link": "app://x"}}"#, "https://page.example/": "<a href=\"app://p\">"])
-        let runtime = ScriptRuntime(fetcher: fetcher, timeLimit: 1)
+        // Not about time limits: a roomy one, so the wall-clock limit (2 × 5 + 10 s) holds on a starved machine.
+        let runtime = ScriptRuntime(fetcher: fetcher, timeLimit: 5)
         let json = "function process(url, completionHandler) { completionHandler(jsonRequest('https://api.example/x').deep.link); }"
         #expect(await runtime.run(json, input: "") == .success("app://x"))
         let html = "function process(url, completionHandler) { completionHandler(/(app:\\/\\/\\w+)/.exec(httpRequest(url))[1]); }"

@@ -37,6 +37,10 @@ public enum ScriptWorker {
         /// Run requests that arrived while a script waited for a fetch (the engine writes several
         /// calls ahead); served before reading the socket again.
         var queued: [WorkerFrame] = []
+        /// Answers not yet sent (while more calls are already waiting).
+        var pending: [UInt8] = []
+        /// Time the calls behind `pending` took.
+        var held = Duration.zero
 
         init(socket: FrameSocket, output: FrameSocket) {
             self.socket = socket
@@ -54,6 +58,7 @@ public enum ScriptWorker {
                 let id = frame.text(0)
                 if !frame.fields[1].isEmpty { sources[id] = frame.text(1) }
                 let reply: WorkerFrame
+                let started = ContinuousClock.now
                 if let source = sources[id] {
                     switch runtime.runOnExecutor(source, input: frame.text(2)) {
                     case .success(let value?): reply = WorkerFrame("V", [value])
@@ -63,14 +68,26 @@ public enum ScriptWorker {
                 } else {
                     reply = WorkerFrame("X", ["script-worker", "the worker was asked to run script \(id) it was never given"])
                 }
-                guard output.write(reply) else { return 0 }
+                // Answers to quick calls the engine wrote ahead go back together (one wake-up for
+                // it). Not past a millisecond of held calls: the engine times each call from the
+                // moment it has the previous answer, so a held answer must not hide real work.
+                pending += reply.encoded
+                held += ContinuousClock.now - started
+                if (queued.isEmpty && !socket.hasWholeFrame) || held >= .milliseconds(1) {
+                    guard output.write(bytes: pending) else { return 0 }
+                    pending.removeAll(keepingCapacity: true)
+                    held = .zero
+                }
             }
         }
 
         func fetchBlocking(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
-            guard output.write(WorkerFrame("F", [request.url])) else {
+            // Answers held back go first: the engine reads them in order before this request.
+            guard output.write(bytes: pending + WorkerFrame("F", [request.url]).encoded) else {
                 throw FetchError(code: "network-error", message: "the engine that asked for this script is gone")
             }
+            pending.removeAll(keepingCapacity: true)
+            held = .zero
             while true {
                 let reply: WorkerFrame?
                 do { reply = try socket.next(maximum: ScriptWorker.maximumFrame) } catch { reply = nil }

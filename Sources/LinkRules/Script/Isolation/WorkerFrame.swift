@@ -131,6 +131,13 @@ struct FrameSocket {
         }
     }
 
+    /// True when a whole frame is already read (taking it will not block).
+    var hasWholeFrame: Bool {
+        guard buffer.count - start >= 4 else { return false }
+        let b = buffer[start..<(start + 4)].map(Int.init)
+        return buffer.count - start - 4 >= (b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3])
+    }
+
     /// The next frame, reading as needed (blocking); nil at end of input.
     mutating func next(maximum: Int) throws(WorkerFrame.DecodeError) -> WorkerFrame? {
         while true {
