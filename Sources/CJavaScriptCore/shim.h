@@ -20,4 +20,9 @@ JS_EXPORT JSObjectRef JSGetMemoryUsageStatistics(JSContextRef ctx);
 // A full collection now (JSGarbageCollect only hints that one would be welcome).
 JS_EXPORT void JSSynchronousGarbageCollectForDebugging(JSContextRef ctx);
 
+// Also exported without its header (JSContextRefPrivate.h): whether an exception that leaves an
+// API call gets the native call stack appended for the inspector. On by default, and then every
+// such exception costs a native backtrace with a dladdr lookup per frame.
+JS_EXPORT void JSGlobalContextSetIncludesNativeCallStackWhenReportingExceptions(JSGlobalContextRef ctx, bool includesNativeCallStack);
+
 #endif

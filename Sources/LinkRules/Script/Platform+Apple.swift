@@ -24,6 +24,15 @@ enum JSPlatform {
         return JSText.number(context, stats, "heapCapacity") + JSText.number(context, stats, "extraMemorySize")
     }
 
+    private typealias SetIncludesNativeStack = @convention(c) (JSGlobalContextRef, Bool) -> Void
+
+    /// Stops JavaScriptCore from taking a native backtrace each time an exception leaves an API
+    /// call (private in JavaScriptCore.framework, so looked up by name; nothing when absent).
+    static func skipNativeStacksInExceptions(_ context: JSGlobalContextRef) {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSGlobalContextSetIncludesNativeCallStackWhenReportingExceptions") else { return }
+        unsafeBitCast(symbol, to: SetIncludesNativeStack.self)(context, false)
+    }
+
     private typealias Collect = @convention(c) (JSContextRef) -> Void
 
     /// A full, synchronous collection (private in JavaScriptCore.framework, so looked up by

@@ -114,6 +114,7 @@ final class ScriptContext {
         let group = JSContextGroupCreate()!
         host.group = group
         let context = JSGlobalContextCreateInGroup(group, ScriptContext.globalClass)!
+        JSPlatform.skipNativeStacksInExceptions(context)
         let global = JSContextGetGlobalObject(context)
         JSObjectSetPrivate(global, Unmanaged.passUnretained(host).toOpaque())
         JSPlatform.setExecutionTimeLimit(group, seconds: host.tick, callback: ScriptContext.watchdog, context: Unmanaged.passUnretained(host).toOpaque())
