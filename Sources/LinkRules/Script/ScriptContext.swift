@@ -382,7 +382,15 @@ enum JSText {
         defer { JSStringRelease(js) }
         let length = JSStringGetLength(js)
         guard let chars = JSStringGetCharactersPtr(js) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: chars, count: length), as: UTF16.self)
+        let units = UnsafeBufferPointer(start: chars, count: length)
+        // Answers are app links, nearly always ASCII: copied unit for unit, without transcoding.
+        if !units.contains(where: { $0 >= 0x80 }) {
+            return String(unsafeUninitializedCapacity: length) { bytes in
+                for i in 0..<length { bytes[i] = UInt8(truncatingIfNeeded: units[i]) }
+                return length
+            }
+        }
+        return String(decoding: units, as: UTF16.self)
     }
 
     /// A number property of `object` (0 when absent).
