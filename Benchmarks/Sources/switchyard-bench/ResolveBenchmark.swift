@@ -65,15 +65,16 @@ enum ResolveBenchmark {
                      rate(inProcess), rate(inProcess) / rate(baseline), rate(indexed) / rate(inProcess)))
         print("outputs identical: \(lines) lines, \(indexedOutput.count) bytes")
 
-        // Where the time goes, in process on one executor thread (indexed engine).
+        // Where the time goes, in process on one executor thread (indexed engine), in batches of 32 as the command line sends them.
         let engine = LinkEngine(manifest: manifest, options: .init(offline: true))
         _ = await engine.profile(Array(urls.prefix(500)))  // warm-up: script contexts, JIT
         let (_, profile) = await engine.profile(urls)
-        let total = profile.matching + profile.unwrapping + profile.formats + profile.browsers
+        let total = profile.matching + profile.unwrapping + profile.formats + profile.browsers + profile.scripts
         func share(_ d: Duration) -> String { String(format: "%5.1f%%", 100 * (d / total)) }
         func perURL(_ d: Duration) -> String { String(format: "%6.1f µs", (d / profile.inputs) / .microseconds(1)) }
         print("stages (one thread): matching \(perURL(profile.matching)) \(share(profile.matching)), unwrapping \(perURL(profile.unwrapping)) \(share(profile.unwrapping)), "
-              + "formats \(perURL(profile.formats)) \(share(profile.formats)), browsers \(perURL(profile.browsers)) \(share(profile.browsers))")
+              + "formats (templates) \(perURL(profile.formats)) \(share(profile.formats)), browsers (regexes, templates) \(perURL(profile.browsers)) \(share(profile.browsers)), "
+              + "scripts (in process, per batch of 32) \(perURL(profile.scripts)) \(share(profile.scripts))")
         if matched == -1 { print("") }
     }
 }

@@ -142,29 +142,43 @@ public struct LinkEngine: Sendable {
         url + "\n" + JSONWriter.compact(.object(headers.map { ($0.0, JSONValue.string($0.1)) }))
     }
 
+    /// A script call one input needs: the script's source and its input.
+    typealias ScriptCall = (source: String, input: String)
+
+    /// A result known now, or waiting for call `i` of the script calls collected for a batch.
+    enum Pending {
+        case ready(Result<String?, ScriptError>)
+        case script(Int)
+
+        func value(_ scripted: [Result<String?, ScriptError>]) -> Result<String?, ScriptError> {
+            switch self {
+            case .ready(let result): result
+            case .script(let i): scripted[i]
+            }
+        }
+    }
+
     /// Results of every format of the given matching actions; every format of an action in
     /// `timedOut` fails with `regex-timeout`.
     func results(for url: String, actions: [Int], timedOut: [Int] = [], headers: [(String, String)]) -> [ActionResult] {
-        var out: [ActionResult] = []
+        var calls: [ScriptCall] = []
+        let planned = planResults(for: url, actions: actions, timedOut: timedOut, headers: headers, calls: &calls)
+        return Self.finish(planned, calls.isEmpty ? [] : scripts.runManyOnExecutor(calls))
+    }
+
+    /// `results(for:…)` up to the scripts: their calls are appended to `calls` (run later, with
+    /// those of other inputs: one round trip to a worker for a whole batch).
+    func planResults(for url: String, actions: [Int], timedOut: [Int] = [], headers: [(String, String)],
+                     calls: inout [ScriptCall]) -> [(ActionResult, Pending)] {
+        var out: [(ActionResult, Pending)] = []
         let stopped = Set(timedOut)
-        // Every script format of the matching actions in one trip (one round trip to a worker).
-        var calls: [(source: String, input: String)] = []
-        var callIndex: [Int: [Int: Int]] = [:]
-        for i in actions {
-            let action = manifest.actions[i]
-            let input = action.includeHeaders && !headers.isEmpty ? Self.headerInput(url, headers) : url
-            for f in action.formats {
-                guard case .script(let source) = f.transform else { continue }
-                callIndex[i, default: [:]][f.index] = calls.count
-                calls.append((source, input))
-            }
-        }
-        let scripted = calls.isEmpty ? [] : scripts.runManyOnExecutor(calls)
         for i in (actions + timedOut).sorted() {
             let action = manifest.actions[i]
             if stopped.contains(i) {
                 let error = RegexTimeout(seconds: options.regexTimeLimit).scriptError
-                out += action.formats.map { ActionResult(action: action.index, title: action.title, format: $0.index, appId: $0.appId, url: nil, error: error) }
+                out += action.formats.map {
+                    (ActionResult(action: action.index, title: action.title, format: $0.index, appId: $0.appId, url: nil, error: nil), .ready(.failure(error)))
+                }
                 continue
             }
             let input = action.includeHeaders && !headers.isEmpty ? Self.headerInput(url, headers) : url
@@ -172,13 +186,38 @@ public struct LinkEngine: Sendable {
             let matches = action.formats.contains { if case .template = $0.transform { true } else { false } }
                 ? action.pattern.allMatches(in: input as NSString, budget: options.regexTimeLimit) : nil
             for f in action.formats {
-                let r = callIndex[i]?[f.index].map { scripted[$0] } ?? applyOnExecutor(f.transform, pattern: action.pattern, to: input, matches: matches)
-                out.append(ActionResult(
-                    action: action.index, title: action.title, format: f.index, appId: f.appId,
-                    url: try? r.get(), error: r.failureValue))
+                let pending: Pending
+                if case .script(let source) = f.transform {
+                    pending = .script(calls.count)
+                    calls.append((source, input))
+                } else {
+                    pending = .ready(applyOnExecutor(f.transform, pattern: action.pattern, to: input, matches: matches))
+                }
+                out.append((ActionResult(action: action.index, title: action.title, format: f.index, appId: f.appId, url: nil, error: nil), pending))
             }
         }
         return out
+    }
+
+    /// Planned action or browser results with the answers of their scripts filled in.
+    static func finish(_ planned: [(ActionResult, Pending)], _ scripted: [Result<String?, ScriptError>]) -> [ActionResult] {
+        planned.map { result, pending in
+            var result = result
+            let r = pending.value(scripted)
+            result.url = try? r.get()
+            result.error = r.failureValue
+            return result
+        }
+    }
+
+    static func finish(_ planned: [(BrowserResult, Pending)], _ scripted: [Result<String?, ScriptError>]) -> [BrowserResult] {
+        planned.map { result, pending in
+            var result = result
+            let r = pending.value(scripted)
+            result.url = try? r.get()
+            result.error = r.failureValue
+            return result
+        }
     }
 
     /// Browsers that can open `url` (only http and https URLs).
@@ -187,32 +226,36 @@ public struct LinkEngine: Sendable {
     }
 
     func browsersOnExecutor(for url: String) -> [BrowserResult] {
+        var calls: [ScriptCall] = []
+        let planned = planBrowsers(for: url, calls: &calls)
+        return Self.finish(planned, calls.isEmpty ? [] : scripts.runManyOnExecutor(calls))
+    }
+
+    /// `browsersOnExecutor` up to the scripts, whose calls are appended to `calls`.
+    func planBrowsers(for url: String, calls: inout [ScriptCall]) -> [(BrowserResult, Pending)] {
         let lower = url.prefix(8).lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return [] }
         // Browsers share a handful of regexes (the sample's 22 browsers have 5): search with
         // each distinct one once.
         let ns = url as NSString
         var found: [ObjectIdentifier: Result<[NSTextCheckingResult], RegexTimeout>] = [:]
-        var offered: [(browser: Browser, search: Result<[NSTextCheckingResult], RegexTimeout>)] = []
+        var out: [(BrowserResult, Pending)] = []
         for b in manifest.browsers {
             let key = ObjectIdentifier(b.pattern)
             let search = found[key] ?? b.pattern.allMatches(in: ns, budget: options.regexTimeLimit)
             found[key] = search
             if case .success(let m) = search, m.isEmpty { continue }
-            offered.append((b, search))
+            let pending: Pending
+            switch (search, b.transform) {
+            case (.failure(let timeout), _): pending = .ready(.failure(timeout.scriptError))
+            case (.success, .script(let source)):
+                pending = .script(calls.count)
+                calls.append((source, url))
+            case (.success, _): pending = .ready(applyOnExecutor(b.transform, pattern: b.pattern, to: url, matches: search))
+            }
+            out.append((BrowserResult(browser: b.index, appId: b.identifier, url: nil, error: nil), pending))
         }
-        // The browsers' scripts in one trip (one round trip to a worker).
-        var calls: [(source: String, input: String)] = []
-        for (b, search) in offered {
-            if case .success = search, case .script(let source) = b.transform { calls.append((source, url)) }
-        }
-        var scripted = (calls.isEmpty ? [] : scripts.runManyOnExecutor(calls))[...]
-        return offered.map { b, search in
-            if case .failure(let timeout) = search { return BrowserResult(browser: b.index, appId: b.identifier, url: nil, error: timeout.scriptError) }
-            let r: Result<String?, ScriptError>
-            if case .script = b.transform { r = scripted.removeFirst() } else { r = applyOnExecutor(b.transform, pattern: b.pattern, to: url, matches: search) }
-            return BrowserResult(browser: b.index, appId: b.identifier, url: try? r.get(), error: r.failureValue)
-        }
+        return out
     }
 
     /// Preview image URLs for `url`.
@@ -241,19 +284,32 @@ public struct LinkEngine: Sendable {
 
     /// Resolves several inputs in one trip to the executor, in order. Batch callers send a few
     /// such chunks at once to keep every executor thread busy while output stays in input order.
+    /// The scripts of the whole batch run together (with worker processes: one round trip).
     public func resolve(batch inputs: [String], headers: [(String, String)] = []) async -> [Resolution] {
-        await onExecutor { engine in inputs.map { engine.resolveOnExecutor($0, headers: headers) } }
+        await onExecutor { engine in
+            var none: ResolveProfile? = nil
+            return engine.resolveOnExecutor(inputs, headers: headers, profile: &none)
+        }
     }
 
     /// `resolve` for code already on the executor.
     func resolveOnExecutor(_ input: String, headers: [(String, String)]) -> Resolution {
         var none: ResolveProfile? = nil
-        return resolveOnExecutor(input, headers: headers, profile: &none)
+        return resolveOnExecutor([input], headers: headers, profile: &none)[0]
     }
 
-    /// `resolve` for code already on the executor; with a `profile`, the time of each stage is
+    /// What is known of one input before its scripts run.
+    private struct Planned {
+        var input: String
+        var unwrapped: String?
+        var actions: [(ActionResult, Pending)]
+        var browsers: [(BrowserResult, Pending)]
+    }
+
+    /// `resolve` of `inputs` for code already on the executor: each input up to its scripts, then
+    /// the scripts of all of them, then the answers. With a `profile`, the time of each stage is
     /// added to it.
-    func resolveOnExecutor(_ input: String, headers: [(String, String)], profile: inout ResolveProfile?) -> Resolution {
+    func resolveOnExecutor(_ inputs: [String], headers: [(String, String)], profile: inout ResolveProfile?) -> [Resolution] {
         var clock = profile == nil ? nil : ContinuousClock.now
         func lap(_ stage: WritableKeyPath<ResolveProfile, Duration>) {
             guard profile != nil, let start = clock else { return }
@@ -261,36 +317,53 @@ public struct LinkEngine: Sendable {
             profile![keyPath: stage] += now - start
             clock = now
         }
-        var url = input
-        var (matched, timedOut) = evaluateActions(url, headers: headers)
-        lap(\.matching)
-        var unwrapped: String?
-        if matched.isEmpty && timedOut.isEmpty {
-            var target = unwrap(url)
-            if !options.offline && matchingActions(target, headers: headers).isEmpty {
-                target = followRedirectsOnExecutor(target, until: { self.matchingActions($0, headers: headers).isEmpty == false })
+        var calls: [ScriptCall] = []
+        var planned: [Planned] = []
+        planned.reserveCapacity(inputs.count)
+        for input in inputs {
+            var url = input
+            var (matched, timedOut) = evaluateActions(url, headers: headers)
+            lap(\.matching)
+            var unwrapped: String?
+            if matched.isEmpty && timedOut.isEmpty {
+                var target = unwrap(url)
+                if !options.offline && matchingActions(target, headers: headers).isEmpty {
+                    target = followRedirectsOnExecutor(target, until: { self.matchingActions($0, headers: headers).isEmpty == false })
+                }
+                if target != url {
+                    unwrapped = target
+                    url = target
+                    (matched, timedOut) = evaluateActions(url, headers: headers)
+                }
+                lap(\.unwrapping)
             }
-            if target != url {
-                unwrapped = target
-                url = target
-                (matched, timedOut) = evaluateActions(url, headers: headers)
-            }
-            lap(\.unwrapping)
+            let actions = planResults(for: url, actions: matched, timedOut: timedOut, headers: headers, calls: &calls)
+            lap(\.formats)
+            let browsers = planBrowsers(for: url, calls: &calls)
+            lap(\.browsers)
+            planned.append(Planned(input: input, unwrapped: unwrapped, actions: actions, browsers: browsers))
         }
-        let actions = results(for: url, actions: matched, timedOut: timedOut, headers: headers)
-        lap(\.formats)
-        let browsers = browsersOnExecutor(for: url)
-        lap(\.browsers)
-        profile?.inputs += 1
-        return Resolution(input: input, actions: actions, browsers: browsers, unwrapped: unwrapped)
+        let scripted = calls.isEmpty ? [] : scripts.runManyOnExecutor(calls)
+        lap(\.scripts)
+        profile?.inputs += inputs.count
+        return planned.map {
+            Resolution(input: $0.input, actions: Self.finish($0.actions, scripted), browsers: Self.finish($0.browsers, scripted), unwrapped: $0.unwrapped)
+        }
     }
 
-    /// Resolves `inputs` on one executor thread and says where the time went, stage by stage
-    /// (for benchmarks; `resolve(batch:)` is the way to resolve many inputs).
-    public func profile(_ inputs: [String]) async -> ([Resolution], ResolveProfile) {
+    /// Resolves `inputs` on one executor thread, in batches of `batchSize` as `resolve(batch:)`
+    /// gets them from the command line, and says where the time went, stage by stage (for
+    /// benchmarks; `resolve(batch:)` is the way to resolve many inputs).
+    public func profile(_ inputs: [String], batchSize: Int = 32) async -> ([Resolution], ResolveProfile) {
         await onExecutor { engine in
             var profile: ResolveProfile? = ResolveProfile()
-            let results = inputs.map { engine.resolveOnExecutor($0, headers: [], profile: &profile) }
+            var results: [Resolution] = []
+            var start = 0
+            while start < inputs.count {
+                let end = min(inputs.count, start + max(1, batchSize))
+                results += engine.resolveOnExecutor(Array(inputs[start..<end]), headers: [], profile: &profile)
+                start = end
+            }
             return (results, profile!)
         }
     }
@@ -333,10 +406,12 @@ public struct ResolveProfile: Sendable, Equatable {
     public var matching: Duration = .zero
     /// The redirect table and HTTP redirects, for inputs no action matched.
     public var unwrapping: Duration = .zero
-    /// Every format of the matching actions: templates and scripts.
+    /// Every format of the matching actions: templates (scripts are counted in `scripts`).
     public var formats: Duration = .zero
-    /// Browsers: their regexes and transforms.
+    /// Browsers: their regexes and templates (scripts are counted in `scripts`).
     public var browsers: Duration = .zero
+    /// The scripts of formats and browsers, run together per batch.
+    public var scripts: Duration = .zero
 
     public init() {}
 }

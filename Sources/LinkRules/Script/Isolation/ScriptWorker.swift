@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import Synchronization
 
 /// The worker side of process isolation: `switchyard script-worker` calls `ScriptWorker.serve`,
@@ -37,14 +38,13 @@ public enum ScriptWorker {
         /// Run requests that arrived while a script waited for a fetch (the engine writes several
         /// calls ahead); served before reading the socket again.
         var queued: [WorkerFrame] = []
-        /// Answers not yet sent (while more calls are already waiting).
-        var pending: [UInt8] = []
-        /// Time the calls behind `pending` took.
-        var held = Duration.zero
+        /// Answers on their way back.
+        let outbox: Outbox
 
         init(socket: FrameSocket, output: FrameSocket) {
             self.socket = socket
             self.output = output
+            outbox = Outbox(output: output)
         }
 
         func loop(_ runtime: ScriptRuntime) -> Int32 {
@@ -58,7 +58,6 @@ public enum ScriptWorker {
                 let id = frame.text(0)
                 if !frame.fields[1].isEmpty { sources[id] = frame.text(1) }
                 let reply: WorkerFrame
-                let started = ContinuousClock.now
                 if let source = sources[id] {
                     switch runtime.runOnExecutor(source, input: frame.text(2)) {
                     case .success(let value?): reply = WorkerFrame("V", [value])
@@ -69,25 +68,18 @@ public enum ScriptWorker {
                     reply = WorkerFrame("X", ["script-worker", "the worker was asked to run script \(id) it was never given"])
                 }
                 // Answers to quick calls the engine wrote ahead go back together (one wake-up for
-                // it). Not past a millisecond of held calls: the engine times each call from the
-                // moment it has the previous answer, so a held answer must not hide real work.
-                pending += reply.encoded
-                held += ContinuousClock.now - started
-                if (queued.isEmpty && !socket.hasWholeFrame) || held >= .milliseconds(1) {
-                    guard output.write(bytes: pending) else { return 0 }
-                    pending.removeAll(keepingCapacity: true)
-                    held = .zero
-                }
+                // it), but none waits more than a millisecond: the engine watches each call's time
+                // and memory until its answer comes, so an answer held while a long call runs
+                // would put that call's cost on the wrong one.
+                guard outbox.add(reply.encoded, sendNow: queued.isEmpty && !socket.hasWholeFrame) else { return 0 }
             }
         }
 
         func fetchBlocking(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
             // Answers held back go first: the engine reads them in order before this request.
-            guard output.write(bytes: pending + WorkerFrame("F", [request.url]).encoded) else {
+            guard outbox.add(WorkerFrame("F", [request.url]).encoded, sendNow: true) else {
                 throw FetchError(code: "network-error", message: "the engine that asked for this script is gone")
             }
-            pending.removeAll(keepingCapacity: true)
-            held = .zero
             while true {
                 let reply: WorkerFrame?
                 do { reply = try socket.next(maximum: ScriptWorker.maximumFrame) } catch { reply = nil }
@@ -104,6 +96,65 @@ public enum ScriptWorker {
         func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
             try fetchBlocking(request)
         }
+    }
+}
+
+/// Answers on their way from a worker to its engine. The script thread adds them; those not sent
+/// at once (more calls were already waiting) go out together from a thread of their own once the
+/// first has waited a millisecond, so a long call never holds back the answers before it.
+final class Outbox: @unchecked Sendable {
+    // `pending`, `since` and `broken` under `condition`'s lock; writes to `output` too.
+    private let condition = NSCondition()
+    private var pending: [UInt8] = []
+    private var since: ContinuousClock.Instant?
+    private var broken = false
+    private let output: FrameSocket
+
+    init(output: FrameSocket) {
+        self.output = output
+        let thread = Thread { [self] in flushLoop() }
+        thread.name = "switchyard-worker-outbox"
+        thread.start()
+    }
+
+    /// Adds `bytes` (whole frames) after the answers already waiting; sends them all now when
+    /// `sendNow`. False once the engine is gone.
+    func add(_ bytes: [UInt8], sendNow: Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        pending += bytes
+        if sendNow { return sendLocked() }
+        if since == nil {
+            since = .now
+            condition.signal()
+        }
+        return !broken
+    }
+
+    private func sendLocked() -> Bool {
+        since = nil
+        if !pending.isEmpty, !broken {
+            broken = !output.write(bytes: pending)
+            pending.removeAll(keepingCapacity: true)
+        }
+        return !broken
+    }
+
+    private func flushLoop() {
+        condition.lock()
+        while !broken {
+            guard let since else {
+                condition.wait()
+                continue
+            }
+            let due = since + .milliseconds(1)
+            if ContinuousClock.now >= due {
+                _ = sendLocked()
+            } else {
+                condition.wait(until: Date(timeIntervalSinceNow: 0.001))
+            }
+        }
+        condition.unlock()
     }
 }
 

@@ -121,12 +121,24 @@ final class ScriptWorkerPool: Sendable {
         }
         if worker.socket.write(bytes: bytes) { worker.knownScripts.formUnion(introduced) } else { sent = 0 }
         var results: [Result<String?, ScriptError>] = []
+        var answered = ContinuousClock.now
         for _ in 0..<sent {
-            let (result, keep) = converse(worker)
+            let (result, keep) = converse(worker, behind: sent - results.count - 1)
+            let previous = answered
+            answered = ContinuousClock.now
             results.append(result)
             if !keep {
                 // The worker is gone, and the calls written after this one with it.
                 return results + calls[results.count...].map { run($0.source, input: $0.input) }
+            }
+            // Memory a call left behind (a script stopped at its heap limit leaves the worker
+            // large) must not be blamed on the next call: such a worker is ended between calls,
+            // and the calls written after this one go to a fresh worker. Looked at only after a
+            // call that took a millisecond or more (no script grows by a hundred megabytes in
+            // less), as reading the resident size after every answer cost 10% of a batch.
+            if results.count < sent, answered - previous >= .milliseconds(1), memoryProblem(worker) != nil {
+                worker.end(kill: true)
+                return results + runMany(Array(calls[results.count...]))
             }
         }
         if sent == 0 {
@@ -163,12 +175,14 @@ final class ScriptWorkerPool: Sendable {
     /// call (promise-job loops; CPU time, so a loaded machine does not cut a script short), the
     /// wall-clock limit + 2 s (a wedged runtime), or resident memory past the memory limit +
     /// `residentHeadroom`.
-    private func converse(_ worker: Worker) -> (Result<String?, ScriptError>, keep: Bool) {
+    /// `behind`: calls written to the worker after this one.
+    private func converse(_ worker: Worker, behind: Int = 0) -> (Result<String?, ScriptError>, keep: Bool) {
         let start = ContinuousClock.now
         let cpuAllowance = timeLimit * 1.5 + 1
         var longestFetch = Duration.zero
         var cpuAtStart: Double?
         var lastCheck = start
+        var suspectSince: ContinuousClock.Instant?
         while true {
             let frame: WorkerFrame
             do {
@@ -181,8 +195,15 @@ final class ScriptWorkerPool: Sendable {
                     if now - lastCheck >= .milliseconds(10) {
                         lastCheck = now
                         if let problem = overrun(worker, cpuAtStart: &cpuAtStart, allowance: cpuAllowance, elapsed: (now - start).seconds) {
-                            worker.end(kill: true)
-                            return (.failure(problem), false)
+                            // With calls behind this one the worker may already be on a later
+                            // call while this one's answer waits in its outbox (a millisecond
+                            // at most): that answer gets time to come before this call is blamed.
+                            let since = suspectSince ?? now
+                            suspectSince = since
+                            if behind == 0 || now - since >= .milliseconds(50) {
+                                worker.end(kill: true)
+                                return (.failure(problem), false)
+                            }
                         }
                     }
                     let readiness = worker.socket.wait(upTo: 0.01)
