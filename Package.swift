@@ -44,7 +44,13 @@ let package = Package(
             pkgConfig: "javascriptcoregtk-4.1",
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
+        .systemLibrary(
+            name: "CQRCode",
+            providers: [.apt(["libqrencode-dev", "libpng-dev"]), .brew(["qrencode", "libpng"])]
+        ),
         .target(name: "SwitchyardJSON", swiftSettings: swiftSettings),
+        // Adapter: QR codes (libqrencode, libpng) for the link service and the command line.
+        .target(name: "SwitchyardQR", dependencies: ["CQRCode"], swiftSettings: swiftSettings),
         .target(
             name: "LinkRules",
             dependencies: [
@@ -79,7 +85,7 @@ let package = Package(
         .target(
             name: "LinkService",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork",
+                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -117,7 +123,7 @@ let package = Package(
             name: "switchyard",
             dependencies: [
                 "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
-                "SwitchyardNetwork", "URLRelayService",
+                "SwitchyardNetwork", "URLRelayService", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -135,7 +141,7 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardJSON", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "AssociatedDomains", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "AssociatedDomains", "SwitchyardQR", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),

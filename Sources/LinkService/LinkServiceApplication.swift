@@ -134,6 +134,8 @@ public struct LinkService: Sendable {
         router.head("/i/{code}") { request, context in await linkPage(request, context) }
         // The router does not fall back from /i/{code} to "**", so a path with more segments
         // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
+        router.get("/i/{code}/qr.svg") { request, context in await handle { () async throws(APIError) in try await linkQR(request, context, png: false) } }
+        router.get("/i/{code}/qr.png") { request, context in await handle { () async throws(APIError) in try await linkQR(request, context, png: true) } }
         router.get("/i/{code}/**") { request, context in routePage(request, context) }
         router.get("**") { request, context in routePage(request, context) }
         return router

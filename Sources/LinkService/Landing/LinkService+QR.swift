@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOPosix
+import SwitchyardJSON
+import SwitchyardQR
+
+extension LinkService {
+    /// Pixel sizes a PNG may be asked for (`?size=`); the image is the largest whole number of
+    /// pixels per module that fits.
+    static let qrSizes = 64...2048
+    static let defaultQRSize = 512
+
+    /// GET `/i/{code}/qr.svg` and `/i/{code}/qr.png?size=`: the QR code of the link's page URL
+    /// (`publicURL/i/{code}`). Never counts a click or uses a use; a missing link is 404, an
+    /// expired one 410. Drawn on the blocking-work thread pool, not on an event loop.
+    func linkQR(_ request: Request, _ context: ServiceContext, png: Bool) async throws(APIError) -> Response {
+        // Like the page: a code that cannot exist is simply not found.
+        let code = context.parameters.get("code") ?? ""
+        guard input.isValidCode(code) else { throw APIError(.notFound, "not-found", "no link with code \(JSONWriter.quote(code))", field: "code") }
+        var size = Self.defaultQRSize
+        if png, let s = request.uri.queryParameters["size"] {
+            guard let n = Int(s), Self.qrSizes.contains(n) else {
+                throw .badRequest("invalid-size", "size must be a whole number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound)", field: "size")
+            }
+            size = n
+        }
+        guard let link = try await storeCall({ () async throws(StoreError) in try await hot.link(code) }) else {
+            throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code")
+        }
+        if let e = link.expiresAt, e <= now() { throw APIError(.gone, "expired", "the link with code \(code) has expired") }
+        let url = pageURL(code)
+        let pixels = size
+        let drawn: Result<[UInt8], QRCode.EncodingError>
+        do {
+            drawn = try await NIOThreadPool.singleton.runIfActive { () -> Result<[UInt8], QRCode.EncodingError> in
+                Result { () throws(QRCode.EncodingError) -> [UInt8] in
+                    let qr = try QRCode(encoding: url)
+                    return png ? try qr.png(scale: qr.scale(fitting: pixels)) : Array(qr.svg().utf8)
+                }
+            }
+        } catch {
+            throw APIError(.serviceUnavailable, "shutting-down", "the service is stopping")
+        }
+        switch drawn {
+        case .success(let bytes):
+            let headers: HTTPFields = [
+                .contentType: png ? "image/png" : "image/svg+xml",
+                .cacheControl: "public, max-age=300",
+                .contentLength: String(bytes.count),
+            ]
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .failure(let error):
+            throw APIError(.internalServerError, "qr-failed", "the QR code could not be drawn: \(error)")
+        }
+    }
+}

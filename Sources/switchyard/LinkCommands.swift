@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import LinkService
+import SwitchyardQR
+
+struct LinkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link",
+        abstract: "Work with the service's stored links.",
+        subcommands: [LinkQR.self]
+    )
+}
+
+struct LinkQR: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "qr",
+        abstract: "Write the QR code of a stored link's page (publicURL/i/CODE) as SVG or PNG.",
+        discussion: """
+            The same code the service answers at /i/CODE/qr.svg and /i/CODE/qr.png (libqrencode, error correction \
+            level M, a quiet zone of four modules). The format follows the file's extension (.svg or .png) unless \
+            --format says otherwise.
+            """
+    )
+
+    @Argument(help: "The link's code.") var code: String
+    @Option(name: [.short, .long], help: "File to write (- for stdout).") var output: String
+    @Option(help: "svg or png (default: from the file's extension).") var format: String?
+    @Option(help: "PNG size in pixels, 64–2048: the largest whole number of pixels per module that fits.") var size = 512
+    @Option(help: "The service's configuration (its publicURL makes the link's URL; default: the example configuration).") var config: String?
+    @OptionGroup var databaseOption: DatabaseOption
+
+    var chosenFormat: String? {
+        if let format { return format }
+        let ext = (output as NSString).pathExtension.lowercased()
+        return ["svg", "png"].contains(ext) ? ext : nil
+    }
+
+    func validate() throws {
+        guard let chosen = chosenFormat else { throw ValidationError("say --format svg or --format png (the file's extension names neither)") }
+        guard ["svg", "png"].contains(chosen) else { throw ValidationError("--format must be svg or png") }
+        guard (64...2048).contains(size) else { throw ValidationError("--size must be from 64 to 2048 pixels") }
+    }
+
+    func run() async throws {
+        guard let path = config ?? ServiceConfiguration.examplePath else {
+            Output.error("error: the example configuration is missing from the installation")
+            throw ExitCode(2)
+        }
+        let configuration: ServiceConfiguration
+        do { configuration = try ServiceConfiguration(contentsOf: path) } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
+        let store = try await databaseOption.open()
+        let link: StoredLink?
+        do { link = try await store.link(code: code) } catch {
+            await store.close()
+            Output.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        await store.close()
+        guard link != nil else {
+            Output.error("error: no link with code '\(code)' in \(store.kind)")
+            throw ExitCode(1)
+        }
+        let url = configuration.publicURL + "/i/" + code
+        let bytes: [UInt8]
+        let png = chosenFormat == "png"
+        var detail = "SVG"
+        do {
+            let qr = try QRCode(encoding: url)
+            if png {
+                let scale = qr.scale(fitting: size)
+                bytes = try qr.png(scale: scale)
+                detail = "PNG, \(qr.pixels(scale: scale))×\(qr.pixels(scale: scale)) px"
+            } else {
+                bytes = Array(qr.svg().utf8)
+            }
+        } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        if output == "-" {
+            FileHandle.standardOutput.write(Data(bytes))
+        } else {
+            do { try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
+                Output.error("error: cannot write '\(output)': \(error.localizedDescription)")
+                throw ExitCode(2)
+            }
+            Output.error("wrote \(output) (\(detail)): \(url)")
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// `switchyard link qr` through the built binary: a link made through the running service's API,
+/// then its QR code written to files and read back by zbarimg.
+@Suite struct LinkQRCLITests {
+    static let zbarimg: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    static func read(_ file: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(zbarimg))
+        process.arguments = ["-q", "--raw", file.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+
+    @Test(.enabled(if: zbarimg != nil || ServiceProcessTests.toolsRequired, "zbarimg is not installed (bash .ci/run --setup installs zbar-tools)"))
+    func linkQRWritesACodeThatReadsAsTheLinksURL() async throws {
+        _ = try #require(Self.zbarimg, "zbarimg is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let created = try await CLITests.running(["token", "create", "--name", "t", "--scope", "links:write", "--database", database])
+        let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
+        let answer = try await CLITests.blocking { () throws -> String in
+            let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
+                HTTP.send("POST", service + "/api/links", token: token, body: #"{"code": "summer25", "deepLink": "plur://group/poster"}"#).body
+            }
+            return run.result ?? run.log
+        }
+        #expect(answer.contains(#""url":"https://rabble.community/i/summer25""#), "\(answer)")
+
+        let png = directory.appendingPathComponent("poster.png")
+        let r = try await CLITests.running(["link", "qr", "summer25", "-o", png.path, "--size", "400", "--database", database])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("(PNG, "), "\(r.stderr)")
+        #expect(try Self.read(png) == "https://rabble.community/i/summer25")
+
+        let svg = directory.appendingPathComponent("poster.svg")
+        #expect(try await CLITests.running(["link", "qr", "summer25", "-o", svg.path, "--database", database]).status == 0)
+        #expect(try String(contentsOf: svg, encoding: .utf8).contains("<svg"))
+
+        let missing = try await CLITests.running(["link", "qr", "nosuch", "-o", png.path, "--database", database])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no link with code 'nosuch'"), "\(missing.stderr)")
+        let noFormat = try await CLITests.running(["link", "qr", "summer25", "-o", directory.appendingPathComponent("x.gif").path, "--database", database])
+        #expect(noFormat.status == 2)
+        #expect(noFormat.stderr.contains("--format svg or --format png"), "\(noFormat.stderr)")
+    }
+}
