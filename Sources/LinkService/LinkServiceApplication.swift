@@ -124,6 +124,7 @@ public struct LinkService: Sendable {
         router.post("/api/links") { request, context in await handle { () async throws(APIError) in try await createLink(request, context) } }
         router.get("/api/links") { request, context in await handle { () async throws(APIError) in try await listLinks(request, context) } }
         router.get("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await getLink(request, context) } }
+        router.patch("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await patchLink(request, context) } }
         router.delete("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await deleteLink(request, context) } }
         router.post("/api/invite") { request, context in await handle { () async throws(APIError) in try await createInvite(request, context) } }
         router.get("/api/invite/{code}") { request, context in await handle { () async throws(APIError) in try await getInvite(request, context) } }

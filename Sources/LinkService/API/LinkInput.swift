@@ -109,6 +109,48 @@ struct LinkInput {
         return link
     }
 
+    /// `link` changed by the members of a `PATCH /api/links/{code}` body, checked exactly as a
+    /// new link is: the edited link is written out as a create body and read back. A member set
+    /// to null clears that field (a fallback, a text, the expiry, the use limit); a new
+    /// `deepLink` replaces a route and its parameters, a new `route` replaces a deep link. The
+    /// code, kind, creation time, creator and clicks stay; an expiry not mentioned stays as it is.
+    func edit(_ link: StoredLink, with patch: [(key: String, value: JSONValue)], now: Date) throws(APIError) -> StoredLink {
+        guard !patch.isEmpty else { throw .badRequest("empty-edit", "the body names no field to change") }
+        for (key, _) in patch {
+            if key == "code" { throw .badRequest("immutable-field", "a link's code cannot change (printed codes would break); create a new link", field: key) }
+            guard Self.fields.contains(key) else {
+                throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.filter { $0 != "code" }.joined(separator: ", ")))", field: key)
+            }
+        }
+        func text(_ s: String?) -> JSONValue? { s.map(JSONValue.string) }
+        var body: [(key: String, value: JSONValue)] = []
+        for (key, value) in [
+            ("deepLink", text(link.deepLink)), ("route", text(link.route)),
+            ("parameters", link.route == nil ? nil : JSONValue.object(link.parameters.map { ($0.0, .string($0.1)) })),
+            ("webURL", text(link.webURL)), ("appStoreURL", text(link.appStoreURL)), ("playStoreURL", text(link.playStoreURL)),
+            ("title", text(link.title)), ("description", text(link.description)), ("image", text(link.imageURL)),
+            ("maxUses", link.maxUses.map { JSONValue.int(Int($0)) }),
+        ] {
+            if let value { body.append((key, value)) }
+        }
+        func remove(_ key: String) { body.removeAll { $0.key == key } }
+        for (key, value) in patch {
+            remove(key)
+            if key == "deepLink" && value != .null { remove("route"); remove("parameters") }
+            if key == "route" && value != .null { remove("deepLink") }
+            if value != .null { body.append((key, value)) }
+        }
+        var edited = try read(.object(body), now: now)
+        edited.code = link.code
+        edited.kind = link.kind
+        edited.createdAt = link.createdAt
+        edited.createdBy = link.createdBy
+        edited.clicks = link.clicks
+        if !patch.contains(where: { $0.key == "expiresAt" || $0.key == "expiresIn" }) { edited.expiresAt = link.expiresAt }
+        edited.updatedAt = now
+        return edited
+    }
+
     /// The furthest expiry accepted (`expiresAt` or `expiresIn`): 10 years.
     static let longestLifetime: Double = 10 * 365 * 86400
 

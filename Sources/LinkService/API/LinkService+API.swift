@@ -50,6 +50,25 @@ extension LinkService {
         return Response.json(.object([("links", .array(links.map(json))), ("nextCursor", next)]))
     }
 
+    /// PATCH `/api/links/{code}`: changes some fields of a link, checked as on create. This node's
+    /// cache forgets the link at once; other nodes see the change when their cached copy
+    /// expires (`HotLinks.ttl`, 5 s).
+    func patchLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        try limitAddress(request, context)
+        _ = try await authenticate(request, .linksWrite)
+        let code = try codeParameter(context)
+        let body = try await readJSON(request, context)
+        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object") }
+        guard let current = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
+            throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code")
+        }
+        let edited = try input.edit(current, with: members, now: now())
+        let stored = try await storeCall { () async throws(StoreError) in try await store.update(edited) }
+        hot.forget(code)
+        guard let stored else { throw APIError(.notFound, "not-found", "no link with code \(code) (it was deleted meanwhile)", field: "code") }
+        return Response.json(json(stored))
+    }
+
     func deleteLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
         try limitAddress(request, context)
         _ = try await authenticate(request, .linksWrite)
@@ -182,7 +201,8 @@ extension LinkService {
             ("webURL", opt(link.webURL)), ("appStoreURL", opt(link.appStoreURL)), ("playStoreURL", opt(link.playStoreURL)),
             ("title", opt(link.title)), ("description", opt(link.description)), ("image", opt(link.imageURL)),
             ("expiresAt", opt(link.expiresAt.map(iso.string))), ("maxUses", link.maxUses.map { .int(Int($0)) } ?? .null),
-            ("createdAt", .string(iso.string(from: link.createdAt))), ("clicks", .int(Int(link.clicks))),
+            ("createdAt", .string(iso.string(from: link.createdAt))), ("updatedAt", opt(link.updatedAt.map(iso.string))),
+            ("clicks", .int(Int(link.clicks))),
         ])
     }
 

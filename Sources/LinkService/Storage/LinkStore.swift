@@ -23,6 +23,8 @@ public struct StoredLink: Sendable, Equatable {
     public var clicks: Int64 = 0
     /// The id of the token that created it.
     public var createdBy: String?
+    /// When it was last edited; nil until the first edit.
+    public var updatedAt: Date?
 
     public init(code: String, createdAt: Date) {
         self.code = code
@@ -36,7 +38,7 @@ public struct StoredLink: Sendable, Equatable {
             && a.parameters.elementsEqual(b.parameters, by: { $0 == $1 }) && a.webURL == b.webURL
             && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title
             && a.description == b.description && a.imageURL == b.imageURL && a.expiresAt == b.expiresAt
-            && a.maxUses == b.maxUses && a.createdAt == b.createdAt && a.clicks == b.clicks && a.createdBy == b.createdBy
+            && a.maxUses == b.maxUses && a.createdAt == b.createdAt && a.clicks == b.clicks && a.createdBy == b.createdBy && a.updatedAt == b.updatedAt
     }
 }
 
@@ -87,17 +89,35 @@ public struct LinkStore: Sendable {
 
     // MARK: Links
 
-    static let columns = "code, kind, deep_link, route, parameters, web_url, app_store_url, play_store_url, title, description, image_url, expires_at, max_uses, created_at, clicks, created_by"
+    static let columns = "code, kind, deep_link, route, parameters, web_url, app_store_url, play_store_url, title, description, image_url, expires_at, max_uses, created_at, clicks, created_by, updated_at"
 
     /// Inserts a new link; `.duplicate` when its code is taken.
     public func insert(_ link: StoredLink) async throws(StoreError) {
         let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
-        try await write { () async throws(StoreError) in try await db.run("INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        try await write { () async throws(StoreError) in try await db.run("INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
             SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
             SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
+            SQLValue(link.updatedAt.map(Self.millis)),
         ]) }
+    }
+
+    /// Replaces what an edit may change — target, fallbacks, texts, expiry, use limit — and sets
+    /// `updatedAt`; the code, kind, creation, creator and click count stay. The link as stored
+    /// after the edit, or nil when there is no link with that code.
+    public func update(_ link: StoredLink) async throws(StoreError) -> StoredLink? {
+        let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
+        let sql = "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
+            + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ? WHERE code = ? RETURNING \(Self.columns)"
+        let rows = try await write { () async throws(StoreError) in
+            try await db.run(sql, [
+                SQLValue(link.deepLink), SQLValue(link.route), .text(parameters), SQLValue(link.webURL), SQLValue(link.appStoreURL),
+                SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
+                SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), SQLValue(link.updatedAt.map(Self.millis)), .text(link.code),
+            ])
+        }
+        return rows.first.map(Self.link)
     }
 
     public func link(code: String) async throws(StoreError) -> StoredLink? {
@@ -159,6 +179,7 @@ public struct LinkStore: Sendable {
         link.maxUses = row[12].int
         link.clicks = row[14].int ?? 0
         link.createdBy = row[15].text
+        link.updatedAt = row[16].int.map(date)
         return link
     }
 

@@ -60,6 +60,10 @@ enum Migrations {
             // One row, rewritten by GET /healthz to check that a write commits.
             "CREATE TABLE health_probes (id BIGINT PRIMARY KEY, probed_at BIGINT NOT NULL)",
         ]),
+        Migration(version: 4, name: "link edits", statements: [
+            // When a link was last changed (PATCH /api/links/{code}); NULL until then.
+            "ALTER TABLE links ADD COLUMN updated_at BIGINT",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }
