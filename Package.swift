@@ -95,7 +95,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Resources/example-config.yaml")],
+            resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -109,6 +109,11 @@ public struct LinkService: Sendable {
                 "/.well-known/assetlinks.json": StaticDocument(JSONWriter.compact(configuration.assetLinks.json))]
     }
 
+    /// The OpenAPI 3.1 document of every route (`Resources/openapi.json`), served at /openapi.json.
+    static let openAPIDocument: StaticDocument? = Bundle.module.path(forResource: "openapi", ofType: "json")
+        .flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+        .map { StaticDocument($0) }
+
     public func router() -> Router<ServiceContext> {
         let aasa = documents["/.well-known/apple-app-site-association"]!
         let assetLinks = documents["/.well-known/assetlinks.json"]!
@@ -118,6 +123,9 @@ public struct LinkService: Sendable {
         router.get("/apple-app-site-association") { request, _ in aasa.response(for: request) }
         router.get("/.well-known/assetlinks.json") { request, _ in assetLinks.response(for: request) }
         router.get("/healthz") { _, _ in await health() }
+        if let openAPI = Self.openAPIDocument {
+            router.get("/openapi.json") { request, _ in openAPI.response(for: request) }
+        }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }

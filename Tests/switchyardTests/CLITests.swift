@@ -34,8 +34,9 @@ import Testing
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
+        let errors = LogCollector(err.fileHandleForReading)  // read beside stdout, so neither pipe fills
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = Data(errors.finished().utf8)
         process.waitUntilExit()
         return Run(stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self), status: process.terminationStatus)
     }
@@ -61,20 +62,60 @@ import Testing
         let serve = Process()
         serve.executableURL = executable
         serve.arguments = arguments
-        let log = Pipe()  // the service logs (JSON lines) to stderr
+        let pipe = Pipe()  // the service logs (JSON lines) to stderr
         serve.standardOutput = FileHandle.nullDevice
-        serve.standardError = log
+        serve.standardError = pipe
         try serve.run()
-        defer { serve.terminate(); serve.waitUntilExit() }
-        var buffer = ""
+        // The log is read all the time the service runs, on a thread of its own: a service that
+        // logs every request would otherwise fill the pipe and stop in the middle of a write.
+        let log = LogCollector(pipe.fileHandleForReading)
+        var stillRunning = false
+        var result: T?
+        defer {
+            if serve.isRunning { serve.terminate() }
+            serve.waitUntilExit()
+        }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && serve.isRunning {
-            buffer += String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
-            guard let range = buffer.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) else { continue }
-            let result = try body(String(buffer[range].dropFirst(7).dropLast()))
-            return (buffer, result, serve.isRunning)
+            let text = log.text
+            guard let range = text.range(of: #""url":"http://127.0.0.1:\d+""#, options: .regularExpression) else {
+                Thread.sleep(forTimeInterval: 0.02)
+                continue
+            }
+            result = try body(String(text[range].dropFirst(7).dropLast()))
+            stillRunning = serve.isRunning
+            break
         }
-        return (buffer, nil, serve.isRunning)
+        if serve.isRunning { serve.terminate() }
+        serve.waitUntilExit()
+        return (log.finished(), result, stillRunning)
+    }
+
+    /// Reads a pipe to its end on a thread of its own.
+    final class LogCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ handle: FileHandle) {
+            Thread.detachNewThread { [self] in
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    lock.withLock { data.append(chunk) }
+                }
+                done.signal()
+            }
+        }
+
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+        /// Everything, once every writer has closed the pipe (or what came within `timeout`
+        /// seconds: a child process that inherited the pipe may hold it open).
+        func finished(timeout: Double = 10) -> String {
+            if done.wait(timeout: .now() + timeout) == .success { done.signal() }
+            return text
+        }
     }
 
     struct Case: Sendable, CustomStringConvertible {

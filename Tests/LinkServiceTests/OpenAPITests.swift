@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkService
+import SwitchyardJSON
+import Testing
+
+/// The OpenAPI document (`Sources/LinkService/Resources/openapi.json`, served at /openapi.json)
+/// describes exactly the routes the router serves.
+@Suite struct OpenAPITests {
+    /// "METHOD /path" for every operation of the document; the catch-all `**` routes are written
+    /// there as `/{path}` (any other path) and `/i/{code}/{rest}`.
+    static func documentedOperations(_ document: JSONValue) -> Set<String> {
+        var operations: Set<String> = []
+        for (path, item) in document["paths"]?.objectMembers ?? [] {
+            for (method, _) in item.objectMembers ?? [] where ["get", "put", "post", "delete", "patch", "head", "options"].contains(method) {
+                operations.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        return operations
+    }
+
+    @Test func everyServedRouteIsDocumentedAndEveryDocumentedOperationIsServed() async throws {
+        let h = try await Harness.make()
+        let served = Set(h.service.router().routes.map { route -> String in
+            var path = route.path.description
+            if path == "/**" { path = "/{path}" }
+            if path == "/i/{code}/**" { path = "/i/{code}/{rest}" }
+            return "\(route.method) \(path)"
+        })
+        try await h.app().test(.router) { client in
+            let answer = try await client.call(.get, "/openapi.json")
+            #expect(answer.status == .ok)
+            #expect(answer.headers[.contentType] == "application/json")
+            let document = try #require(answer.json)
+            #expect(document["openapi"]?.stringValue == "3.1.0")
+            let documented = Self.documentedOperations(document)
+            #expect(served.subtracting(documented).isEmpty, "served, not documented: \(served.subtracting(documented).sorted())")
+            #expect(documented.subtracting(served).isEmpty, "documented, not served: \(documented.subtracting(served).sorted())")
+            #expect(served.count >= 20)
+            // Every operation has an id and its answers; every reference points at a schema.
+            let schemas = Set(document["components"]?["schemas"]?.objectMembers?.map(\.key) ?? [])
+            for (path, item) in document["paths"]?.objectMembers ?? [] {
+                for (method, operation) in item.objectMembers ?? [] where method != "parameters" {
+                    #expect(operation["operationId"]?.stringValue != nil, "\(method) \(path)")
+                    #expect(operation["responses"]?.objectMembers?.isEmpty == false, "\(method) \(path)")
+                }
+            }
+            let text = answer.text
+            var references = text.components(separatedBy: "\"$ref\": \"#/components/schemas/").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            if references.isEmpty { references = text.components(separatedBy: "\"$ref\":\"#/components/schemas/").dropFirst().map { String($0.prefix { $0 != "\"" }) } }
+            #expect(!references.isEmpty)
+            for r in references { #expect(schemas.contains(r), "unknown schema \(r)") }
+        }
+    }
+}
