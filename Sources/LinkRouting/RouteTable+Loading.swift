@@ -57,6 +57,29 @@ extension Router {
     /// billions of values ("billion laughs"), which must be refused, not expanded.
     static let maximumValues = 100_000
 
+    /// A plain scalar that YAML 1.2's core schema reads as a finite float (`0.5`, `-1.5e3`, `.25`,
+    /// `2.`), as a JSON number; nil for anything else (`.inf` and `.nan` stay text).
+    static func yamlFloat(_ text: String) -> JSONValue? {
+        var digits = 0, dots = 0, exponent = false, index = 0
+        let bytes = Array(text.utf8)
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+        while index < bytes.count {
+            let b = bytes[index]
+            if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") { digits += 1 }
+            else if b == UInt8(ascii: "."), dots == 0, !exponent { dots += 1 }
+            else if b == UInt8(ascii: "e") || b == UInt8(ascii: "E"), digits > 0, !exponent {
+                exponent = true
+                if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "-") || bytes[index + 1] == UInt8(ascii: "+") { index += 1 }
+                guard index + 1 < bytes.count else { return nil }
+            } else { return nil }
+            index += 1
+        }
+        guard digits > 0, let value = Double(text), value.isFinite else { return nil }
+        // The text as JSON writes it: `.25`, `2.` and `+1.5` are not JSON numbers.
+        let json = bytes.first == UInt8(ascii: "+") || text.hasPrefix(".") || text.hasPrefix("-.") || text.contains(".e") || text.contains(".E") || text.hasSuffix(".")
+        return .number(value, text: json ? "\(value)" : text)
+    }
+
     static func json(_ node: Yams.Node) throws(RouteTableError) -> JSONValue {
         var budget = maximumValues
         return try json(node, budget: &budget)
@@ -71,8 +94,9 @@ extension Router {
         case .scalar(let s):
             if s.style == .plain {
                 if let i = Int(s.string) { return .int(i) }
-                if ["true", "false"].contains(s.string) { return .bool(s.string == "true") }
-                if ["null", "~", ""].contains(s.string) { return .null }
+                if let number = yamlFloat(s.string) { return number }
+                if ["true", "True", "TRUE", "false", "False", "FALSE"].contains(s.string) { return .bool(s.string.lowercased() == "true") }
+                if ["null", "Null", "NULL", "~", ""].contains(s.string) { return .null }
             }
             return .string(s.string)
         case .sequence(let seq):

@@ -76,12 +76,16 @@ public struct LinkService: Sendable {
                 now: @escaping @Sendable () -> Date = { Date() },
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) throws(ConfigurationError) {
         self.configuration = configuration
-        self.store = store
+        let input = LinkInput(configuration: configuration)
+        self.input = input
+        // Link changes and clicks write their webhook events in their own transactions.
+        self.store = store.withOutbox(WebhookOutbox(
+            settings: configuration.webhooks, render: { Self.json($0, configuration: configuration, input: input) },
+            pageURL: { configuration.publicURL + "/i/" + $0 }))
         self.logger = logger
         self.now = now
         metrics = ServiceMetrics()
-        hot = HotLinks(store: store, now: clock)
-        input = LinkInput(configuration: configuration)
+        hot = HotLinks(store: self.store, now: clock)
         documents = Self.documents(configuration)
         perToken = RateLimiter(configuration.perTokenLimit, now: clock)
         perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
@@ -159,9 +163,15 @@ public struct LinkService: Sendable {
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: fastPath ? [FastPathHandler(fast)] : [])),
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
-            services: [ClickFlusher(hot: hot, logger: logger)],
+            services: [ClickFlusher(hot: hot, logger: logger)] + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()]),
             onServerRunning: onServerRunning,
             logger: logger)
+    }
+
+    /// The service that sends the webhook outbox (`fetcher`: a test's; nil: the guarded HTTP
+    /// fetcher). It keeps real time, as the outbox's rows do, whatever clock the service was given.
+    func webhookDeliverer(fetcher: (any Fetcher)? = nil) -> WebhookDeliverer {
+        WebhookDeliverer(store: store, settings: configuration.webhooks, fetcher: fetcher, metrics: metrics, logger: logger)
     }
 
     /// Writes pending click counts now (the flusher does this every second).

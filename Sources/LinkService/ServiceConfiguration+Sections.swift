@@ -121,6 +121,7 @@ extension ServiceConfiguration {
                 resolveThreads = n
             }
         }
+        if let section = document["webhooks"] { webhooks = try WebhookSettings(section) }
     }
 
     /// Why a custom scheme cannot be an app's deep-link scheme, or nil.

@@ -99,6 +99,8 @@ public struct ServiceConfiguration: Sendable {
     /// service is given a worker command, as `switchyard serve` does) or "none" (in the service's
     /// own process, where a promise-job loop or one huge allocation cannot be stopped).
     public var resolveIsolatesScripts = true
+    /// Where events are delivered (`webhooks`); no endpoints by default.
+    public var webhooks = WebhookSettings()
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -135,6 +137,7 @@ public struct ServiceConfiguration: Sendable {
             "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
                                  "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int,
                                  "scriptIsolation": .string]),
+            "webhooks": WebhookSettings.shape,
         ]
         keys.merge(Router.tableKeys) { a, _ in a }
         return .object(keys)

@@ -3,6 +3,7 @@ import Foundation
 import LinkRules
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// The default fetcher: real HTTP(S) through AsyncHTTPClient, guarded.
 ///
@@ -39,7 +40,7 @@ public struct HTTPFetcher: Fetcher {
         var url = request.url
         var hops = 0
         while true {
-            let response = try await fetchOnce(url: url, method: request.method)
+            let response = try await fetchOnce(url: url, request: request)
             guard request.followRedirects, (300..<400).contains(response.status), let location = response.header("location") else {
                 return response
             }
@@ -54,15 +55,15 @@ public struct HTTPFetcher: Fetcher {
         }
     }
 
-    /// One request, no redirect following.
-    func fetchOnce(url: String, method: FetchRequest.Method) async throws(FetchError) -> FetchResponse {
+    /// One request to `url` (the request's, or a redirect's), no redirect following.
+    func fetchOnce(url: String, request: FetchRequest) async throws(FetchError) -> FetchResponse {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {
             throw FetchError(code: "invalid-url", message: "only absolute http(s) URLs can be fetched: '\(url)'")
         }
         let port = components.port ?? (scheme == "https" ? 443 : 80)
-        let address = try options.guardrail.resolve(host: host, port: port)
+        let address = try await Self.resolve(host: host, port: port, with: options.guardrail)
 
         let seconds = options.timeout.isFinite ? min(max(options.timeout, 0.001), 86_400) : 86_400
         let timeout = TimeAmount.milliseconds(Int64(seconds * 1000))
@@ -72,8 +73,14 @@ public struct HTTPFetcher: Fetcher {
         let result: Result<FetchResponse, FetchError>
         do {
             var httpRequest = HTTPClientRequest(url: url)
-            httpRequest.method = method == .get ? .GET : .HEAD
+            switch request.method {
+            case .get: httpRequest.method = .GET
+            case .head: httpRequest.method = .HEAD
+            case .post: httpRequest.method = .POST
+            }
             httpRequest.headers.replaceOrAdd(name: "User-Agent", value: options.userAgent)
+            for (name, value) in request.headers { httpRequest.headers.replaceOrAdd(name: name, value: value) }
+            if let body = request.body { httpRequest.body = .bytes(ByteBuffer(bytes: body)) }
             let deadline = NIODeadline.now() + timeout
             let response = try await client.execute(httpRequest, deadline: deadline)
             var buffer = try await response.body.collect(upTo: options.maximumBodyBytes)
@@ -90,6 +97,22 @@ public struct HTTPFetcher: Fetcher {
             result = .failure(FetchError(code: "network-error", message: "\(url): \(error)"))
         }
         try? await client.shutdown()
+        return try result.get()
+    }
+}
+
+extension HTTPFetcher {
+    /// The guard's DNS lookup (a blocking `getaddrinfo`) on NIO's thread pool, so no caller — an
+    /// event loop, Swift's cooperative pool — waits on it.
+    static func resolve(host: String, port: Int, with guardrail: AddressGuard) async throws(FetchError) -> String {
+        let result: Result<String, FetchError>
+        do {
+            result = try await NIOThreadPool.singleton.runIfActive { () -> Result<String, FetchError> in
+                do throws(FetchError) { return .success(try guardrail.resolve(host: host, port: port)) } catch { return .failure(error) }
+            }
+        } catch {
+            result = .failure(FetchError(code: "network-error", message: "cannot resolve host '\(host)': \(error)"))
+        }
         return try result.get()
     }
 }

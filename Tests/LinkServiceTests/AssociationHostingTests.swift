@@ -2,6 +2,7 @@ import AssociatedDomains
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LinkRouting
 import LinkService
 import SwitchyardJSON
 import Testing
@@ -92,7 +93,7 @@ import Testing
         RefusedCase(yaml: "rateLimit: {perToken: {perMinute: lots}}", message: #"rateLimit.perToken.perMinute: expected an integer, got "lots""#),
         RefusedCase(yaml: "resolve: {offline: yes please}", message: #"resolve.offline: expected true or false, got "yes please""#),
         RefusedCase(yaml: "routes: [{name: a, pattern: /a, qeury: {x: y}}]", message: "routes[0].qeury: unknown key — did you mean query?"),
-        RefusedCase(yaml: "databse: x", message: "databse: unknown key (known: android, apple, hosts, invites, landing, links, rateLimit, resolve, routes, service, webcredentials)"),
+        RefusedCase(yaml: "databse: x", message: "databse: unknown key (known: android, apple, hosts, invites, landing, links, rateLimit, resolve, routes, service, webcredentials, webhooks)"),
         RefusedCase(yaml: #"service: {publicURL: "https://evil.com\\@e.com"}"#, message: #"service.publicURL: "https://evil.com\\@e.com": the URL contains a backslash, which browsers read as a slash"#),
         RefusedCase(yaml: "service: {publicURL: https://e.com/links}", message: #"service.publicURL: "https://e.com/links" must be an origin such as https://links.example.com, without path, query or fragment"#),
         RefusedCase(yaml: "service: {redirectHosts: [example.com.]}", message: #"service.redirectHosts[0]: "example.com." has an empty label in its host (a leading, trailing or double dot)"#),
@@ -110,5 +111,27 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
         try Data(yaml.utf8).write(to: file)
         #expect(throws: ConfigurationError("\(file.path): \(c.message)")) { try ServiceConfiguration(contentsOf: file.path) }
+    }
+
+    /// YAML floats are numbers, as YAML 1.2's core schema reads them (they were once read as
+    /// text, so `scriptTimeLimit: 0.5` was refused with "expected a number").
+    @Test func yamlFloatsAreNumbers() throws {
+        let yaml = """
+            hosts: [e.com]
+            routes: [{name: a, pattern: /a}]
+            resolve: {scriptTimeLimit: 0.5, regexTimeLimit: .25}
+            webhooks: {firstRetryDelay: 2., maxRetryDelay: 1.5e2}
+
+            """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+        try Data(yaml.utf8).write(to: file)
+        let configuration = try ServiceConfiguration(contentsOf: file.path)
+        #expect(configuration.resolveScriptTimeLimit == 0.5)
+        #expect(configuration.resolveRegexTimeLimit == 0.25)
+        #expect(configuration.webhooks.firstRetryDelay == 2)
+        #expect(configuration.webhooks.maxRetryDelay == 150)
+        try Data("[1.5, -0.25, +2.0, 1e3, .inf, .nan, 1.2.3, 1e, e3, '0.5', 0.5x]".utf8).write(to: file)
+        let values = try #require(try Router.document(contentsOf: file.path).arrayValue)
+        #expect(values.map(JSONWriter.compact) == ["1.5", "-0.25", "2.0", "1e3", #"".inf""#, #"".nan""#, #""1.2.3""#, #""1e""#, #""e3""#, #""0.5""#, #""0.5x""#])
     }
 }

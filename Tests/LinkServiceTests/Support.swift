@@ -21,9 +21,15 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// A new, empty database of this kind, migrated.
     func freshStore() async throws -> LinkStore {
+        try await LinkStore.open(try await freshLocation())
+    }
+
+    /// Where a new, empty database of this kind is (opening it migrates it); open it twice for
+    /// two nodes sharing one database.
+    func freshLocation() async throws -> DatabaseLocation {
         switch self {
         case .sqlite:
-            return try await LinkStore.open(.sqlite(path: Self.temporaryPath("store") + "/links.sqlite"))
+            return .sqlite(path: Self.temporaryPath("store") + "/links.sqlite")
         case .postgres:
             let url = try #require(Self.postgresURL, "SWITCHYARD_TEST_POSTGRES is not set: run `bash .ci/run`, which starts a PostgreSQL for the tests")
             guard case .postgres(let host, let port, let user, let password, _, let tls) = try DatabaseLocation(parsing: url) else {
@@ -34,7 +40,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             let admin = try await PostgresStore.open(host: host, port: port, user: user, password: password, database: "postgres", tls: tls)
             try await admin.run("CREATE DATABASE \(name)", [])
             await admin.close()
-            return try await LinkStore.open(.postgres(host: host, port: port, user: user, password: password, database: name, tls: tls))
+            return .postgres(host: host, port: port, user: user, password: password, database: name, tls: tls)
         }
     }
 
@@ -64,12 +70,13 @@ struct Harness {
         func advance(_ s: Double) { lock.withLock { seconds += s; date += s } }
     }
 
-    static func make(extra: String = "", backend: Backend = .sqlite) async throws -> Harness {
+    static func make(extra: String = "", backend: Backend = .sqlite, store given: LinkStore? = nil) async throws -> Harness {
         let base = try String(contentsOfFile: try #require(ServiceConfiguration.examplePath), encoding: .utf8)
         let path = Backend.temporaryPath("config") + "/config.yaml"
         try (replacingSections(of: base, with: extra) + (extra.contains("resolve:") ? "\n" : "\nresolve: {offline: true}\n") + extra).write(toFile: path, atomically: true, encoding: .utf8)
         let configuration = try ServiceConfiguration(contentsOf: path)
-        let store = try await backend.freshStore()
+        let store: LinkStore
+        if let given { store = given } else { store = try await backend.freshStore() }
         let clock = ManualClock()
         let service = try LinkService(configuration: configuration, store: store, now: { clock.today }, clock: { clock.now })
         func token(_ name: String, _ scopes: [TokenScope]) async throws -> String {
@@ -77,7 +84,7 @@ struct Harness {
             try await store.insert(issued.record)
             return issued.token
         }
-        return Harness(service: service, store: store, clock: clock,
+        return Harness(service: service, store: service.store, clock: clock,
                        writer: try await token("writer", [.linksWrite, .linksRead]),
                        reader: try await token("reader", [.linksRead]),
                        admin: try await token("admin", [.admin]))

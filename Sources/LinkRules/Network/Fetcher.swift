@@ -1,15 +1,27 @@
 /// An HTTP request made on behalf of a script or of redirect following.
 public struct FetchRequest: Sendable, Equatable {
-    public enum Method: String, Sendable { case get = "GET", head = "HEAD" }
+    public enum Method: String, Sendable { case get = "GET", head = "HEAD", post = "POST" }
     public var url: String
     public var method: Method
     /// When false, a 3xx response is returned as is (its `Location` in `headers`).
     public var followRedirects: Bool
+    /// Headers sent beside the fetcher's own (`User-Agent`); a name given here replaces the fetcher's.
+    public var headers: [(name: String, value: String)]
+    /// The request body (a webhook's JSON); nil sends none.
+    public var body: [UInt8]?
 
-    public init(url: String, method: Method = .get, followRedirects: Bool = true) {
+    public init(url: String, method: Method = .get, followRedirects: Bool = true,
+                headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
         self.url = url
         self.method = method
         self.followRedirects = followRedirects
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func == (a: FetchRequest, b: FetchRequest) -> Bool {
+        a.url == b.url && a.method == b.method && a.followRedirects == b.followRedirects && a.body == b.body
+            && a.headers.map { "\($0.name):\($0.value)" } == b.headers.map { "\($0.name):\($0.value)" }
     }
 }
 

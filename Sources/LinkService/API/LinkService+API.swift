@@ -184,13 +184,20 @@ extension LinkService {
     func pageURL(_ code: String) -> String { configuration.publicURL + "/i/" + code }
 
     /// The deep link a stored link stands for.
-    func deepLink(of link: StoredLink) -> String? {
+    func deepLink(of link: StoredLink) -> String? { Self.deepLink(of: link, input: input) }
+
+    static func deepLink(of link: StoredLink, input: LinkInput) -> String? {
         if let d = link.deepLink { return d }
         if let r = link.route { return input.deepLink(route: r, parameters: link.parameters) }
         return nil
     }
 
-    func json(_ link: StoredLink) -> JSONValue {
+    func json(_ link: StoredLink) -> JSONValue { Self.json(link, configuration: configuration, input: input) }
+
+    /// A link as the API answers it (and as webhook events carry it).
+    static func json(_ link: StoredLink, configuration: ServiceConfiguration, input: LinkInput) -> JSONValue {
+        func pageURL(_ code: String) -> String { configuration.publicURL + "/i/" + code }
+        func deepLink(of link: StoredLink) -> String? { Self.deepLink(of: link, input: input) }
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }

@@ -24,7 +24,7 @@ extension LinkService {
             if link.maxUses != nil {
                 // Limited links are counted in the database at once, atomically.
                 do {
-                    switch try await store.click(code: code) {
+                    switch try await store.click(code: code, platform: LandingPage.Audience(userAgent: request.headers[.userAgent]).rawValue) {
                     case .counted: metrics.clicks.increment()
                     case .exhausted: return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
                     case .missing: hot.forget(code); return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
@@ -34,7 +34,7 @@ extension LinkService {
                     return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
                 }
             } else {
-                hot.countLater(code)
+                hot.countLater(code, platform: LandingPage.Audience(userAgent: request.headers[.userAgent]), at: now())
                 metrics.clicks.increment()
             }
         }
@@ -55,7 +55,7 @@ extension LinkService {
         guard input.isValidCode(code) else { return nil }
         let audience = LandingPage.Audience(userAgent: userAgent)
         guard let page = hot.servablePage(code, audience, now: now()) else { return nil }
-        hot.countLater(code)
+        hot.countLater(code, platform: audience, at: now())
         metrics.clicks.increment()
         return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
     }

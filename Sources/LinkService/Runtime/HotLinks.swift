@@ -20,11 +20,18 @@ public final class HotLinks: Sendable {
     private let now: @Sendable () -> Double
     private let entries = Mutex<[String: Entry]>([:])
     private let pendingClicks = Mutex<[String: Int64]>([:])
+    /// The clicks behind `pendingClicks`, kept for their `link.clicked` events when an endpoint
+    /// wants them; past `maximumPendingEvents` events are counted as dropped and logged.
+    private let pendingEvents = Mutex<[LinkStore.Click]>([])
+    private let recordsClicks: Bool
+    let maximumPendingEvents = 1_000_000
+    let droppedEvents = Atomic<Int>(0)
     private let flushing = AsyncLock()
     private let maximumEntries = 100_000
 
     init(store: LinkStore, ttl: Double = 5, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         self.store = store
+        self.recordsClicks = store.outbox?.wants("link.clicked") ?? false
         self.ttl = ttl
         self.now = now
     }
@@ -67,8 +74,16 @@ public final class HotLinks: Sendable {
     }
 
     /// Counts a click later (links without a use limit).
-    func countLater(_ code: String) {
+    func countLater(_ code: String, platform: LandingPage.Audience, at date: @autoclosure () -> Date) {
         pendingClicks.withLock { $0[code, default: 0] += 1 }
+        guard recordsClicks else { return }
+        let click = LinkStore.Click(code: code, platform: platform.rawValue, at: date())
+        let kept = pendingEvents.withLock { events -> Bool in
+            guard events.count < maximumPendingEvents else { return false }
+            events.append(click)
+            return true
+        }
+        if !kept { droppedEvents.wrappingAdd(1, ordering: .relaxed) }
     }
 
     /// Writes the pending click counts; on failure they are kept for the next flush. Flushes run
@@ -85,8 +100,10 @@ public final class HotLinks: Sendable {
 
     private func flushPending() async throws(StoreError) {
         let counts = pendingClicks.withLock { p -> [String: Int64] in defer { p.removeAll() }; return p }
-        do { try await store.addClicks(counts) } catch {
+        let clicks = pendingEvents.withLock { p -> [LinkStore.Click] in defer { p.removeAll() }; return p }
+        do { try await store.addClicks(counts, clicks: clicks) } catch {
             pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }
+            pendingEvents.withLock { p in p.insert(contentsOf: clicks, at: 0) }
             throw error
         }
     }
@@ -101,6 +118,10 @@ struct ClickFlusher: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             do { try await hot.flush() } catch { logger.error("click counts not written; retrying", metadata: ["error": "\(error)"]) }
+            let dropped = hot.droppedEvents.exchange(0, ordering: .relaxed)
+            if dropped > 0 {
+                logger.error("link.clicked events dropped: more than \(hot.maximumPendingEvents) waited to be written", metadata: ["dropped": "\(dropped)"])
+            }
         }
         do { try await hot.flush() } catch { logger.error("click counts lost at shutdown", metadata: ["error": "\(error)"]) }
     }

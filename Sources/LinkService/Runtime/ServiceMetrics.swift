@@ -13,12 +13,20 @@ public final class ServiceMetrics: Sendable {
     let clicks: Counter
     let rateLimited: Counter
     let authFailures: Counter
+    /// Webhook attempts by outcome: delivered (2xx), retry (failed, tried again later), failed (given up).
+    let webhookDelivered: Counter
+    let webhookRetried: Counter
+    let webhookFailed: Counter
 
     public init() {
         linksCreated = registry.makeCounter(name: "switchyard_links_created_total", help: "Links and invites created.")
         clicks = registry.makeCounter(name: "switchyard_link_clicks_total", help: "Landing-page views of stored links that were counted.")
         rateLimited = registry.makeCounter(name: "switchyard_rate_limited_total", help: "Requests refused with 429.")
         authFailures = registry.makeCounter(name: "switchyard_auth_failures_total", help: "Requests refused with 401 or 403.")
+        let help = "Webhook delivery attempts by outcome (delivered, retry, failed: given up)."
+        webhookDelivered = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "delivered")], help: help)
+        webhookRetried = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "retry")], help: help)
+        webhookFailed = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "failed")], help: help)
     }
 
     /// The request counter for a route pattern and status.

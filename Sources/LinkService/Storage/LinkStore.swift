@@ -72,6 +72,8 @@ public struct LinkStore: Sendable {
     package let db: any SQLDatabase
     /// The outcome of this store's most recent write (every write method records it).
     public let health: StorageHealth
+    /// Where link changes and clicks write their webhook events (nil: no endpoints configured).
+    var outbox: WebhookOutbox?
 
     package init(db: any SQLDatabase, health: StorageHealth = StorageHealth()) {
         self.db = db
@@ -94,13 +96,33 @@ public struct LinkStore: Sendable {
     /// Inserts a new link; `.duplicate` when its code is taken.
     public func insert(_ link: StoredLink) async throws(StoreError) {
         let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
-        try await write { () async throws(StoreError) in try await db.run("INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        let binds: [SQLValue] = [
             .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
             SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
             SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
             SQLValue(link.updatedAt.map(Self.millis)),
-        ]) }
+        ]
+        let sql = "INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        try await write { () async throws(StoreError) in
+            try await changing("link.created") { tx throws(StoreError) in
+                try await tx.run(sql, binds)
+                return [("link.created", link)]
+            }
+        }
+    }
+
+    /// Runs a change; when an endpoint wants `event`, the change and the events it returns are
+    /// written in one transaction (each event with the link it reports), otherwise it runs alone.
+    private func changing<T: Sendable>(_ event: String, _ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T
+    where T: Collection, T.Element == (String, StoredLink) {
+        guard let outbox, outbox.wants(event) else { return try await body(db) }
+        let now = Date()
+        return try await db.transaction { tx throws(StoreError) in
+            let events = try await body(tx)
+            for (name, link) in events { try await outbox.enqueue(name, data: outbox.render(link), at: now, in: tx) }
+            return events
+        }
     }
 
     /// Replaces what an edit may change — target, fallbacks, texts, expiry, use limit — and sets
@@ -110,14 +132,17 @@ public struct LinkStore: Sendable {
         let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
         let sql = "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
             + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ? WHERE code = ? RETURNING \(Self.columns)"
-        let rows = try await write { () async throws(StoreError) in
-            try await db.run(sql, [
-                SQLValue(link.deepLink), SQLValue(link.route), .text(parameters), SQLValue(link.webURL), SQLValue(link.appStoreURL),
-                SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
-                SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), SQLValue(link.updatedAt.map(Self.millis)), .text(link.code),
-            ])
+        let binds: [SQLValue] = [
+            SQLValue(link.deepLink), SQLValue(link.route), .text(parameters), SQLValue(link.webURL), SQLValue(link.appStoreURL),
+            SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
+            SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), SQLValue(link.updatedAt.map(Self.millis)), .text(link.code),
+        ]
+        let changed = try await write { () async throws(StoreError) in
+            try await changing("link.updated") { tx throws(StoreError) in
+                try await tx.run(sql, binds).first.map { [("link.updated", Self.link($0))] } ?? []
+            }
         }
-        return rows.first.map(Self.link)
+        return changed.first?.1
     }
 
     public func link(code: String) async throws(StoreError) -> StoredLink? {
@@ -136,26 +161,58 @@ public struct LinkStore: Sendable {
 
     /// Deletes a link; false when there was none.
     public func delete(code: String) async throws(StoreError) -> Bool {
-        !(try await write { () async throws(StoreError) in try await db.run("DELETE FROM links WHERE code = ? RETURNING code", [.text(code)]) }.isEmpty)
+        !(try await write { () async throws(StoreError) in
+            try await changing("link.deleted") { tx throws(StoreError) in
+                try await tx.run("DELETE FROM links WHERE code = ? RETURNING \(Self.columns)", [.text(code)]).map { ("link.deleted", Self.link($0)) }
+            }
+        }.isEmpty)
     }
 
-    /// Counts one use now, atomically refusing it once `max_uses` is reached.
-    public func click(code: String) async throws(StoreError) -> ClickOutcome {
-        let rows = try await write { () async throws(StoreError) in
-            try await db.run("UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING clicks", [.text(code)])
+    /// Counts one use now, atomically refusing it once `max_uses` is reached. With webhooks, the
+    /// use writes `link.clicked` (and `link.exhausted` when it was the last one) in its transaction.
+    /// - Parameter platform: the visitor's (`ios`, `android`, `desktop`), for the event.
+    public func click(code: String, platform: String? = nil) async throws(StoreError) -> ClickOutcome {
+        let sql = "UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING \(Self.columns)"
+        let counted: StoredLink?
+        if let outbox, outbox.wants("link.clicked") || outbox.wants("link.exhausted") {
+            let now = Date()
+            counted = try await write { () async throws(StoreError) in
+                try await db.transaction { tx throws(StoreError) in
+                    guard let link = try await tx.run(sql, [.text(code)]).first.map(Self.link) else { return nil }
+                    try await outbox.enqueue("link.clicked", data: outbox.clickData(code: code, platform: platform), at: now, in: tx)
+                    if let max = link.maxUses, link.clicks >= max { try await outbox.enqueue("link.exhausted", data: outbox.render(link), at: now, in: tx) }
+                    return link
+                }
+            }
+        } else {
+            counted = try await write { () async throws(StoreError) in try await db.run(sql, [.text(code)]) }.first.map(Self.link)
         }
-        if let n = rows.first?.first?.int { return .counted(clicks: n) }
+        if let counted { return .counted(clicks: counted.clicks) }
         return try await link(code: code) == nil ? .missing : .exhausted
     }
 
-    /// Adds batched click counts (links without a use limit) in one transaction.
-    public func addClicks(_ counts: [String: Int64]) async throws(StoreError) {
+    /// A click counted in memory, kept for its `link.clicked` event.
+    public struct Click: Sendable, Equatable {
+        public var code: String
+        public var platform: String?
+        public var at: Date
+    }
+
+    /// Adds batched click counts (links without a use limit) in one transaction, with the
+    /// `link.clicked` events of `clicks` (those of links that no longer exist are dropped).
+    public func addClicks(_ counts: [String: Int64], clicks: [Click] = []) async throws(StoreError) {
         guard !counts.isEmpty else { return }
         let sorted = counts.sorted { $0.key < $1.key }
+        let outbox = clicks.isEmpty ? nil : self.outbox
         try await write { () async throws(StoreError) in
             try await db.transaction { tx throws(StoreError) in
-                for (code, n) in sorted {
-                    try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ?", [.int(n), .text(code)])
+                var existing = Set<String>()
+                for (code, n) in sorted where !(try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ? RETURNING code", [.int(n), .text(code)]).isEmpty) {
+                    existing.insert(code)
+                }
+                guard let outbox else { return }
+                for click in clicks where existing.contains(click.code) {
+                    try await outbox.enqueue("link.clicked", data: outbox.clickData(code: click.code, platform: click.platform), at: click.at, in: tx)
                 }
             }
         }

@@ -64,6 +64,28 @@ enum Migrations {
             // When a link was last changed (PATCH /api/links/{code}); NULL until then.
             "ALTER TABLE links ADD COLUMN updated_at BIGINT",
         ]),
+        Migration(version: 5, name: "webhook outbox", statements: [
+            // One row per event and endpoint, written in the transaction of the change it reports.
+            // next_attempt_at is also the lease: a node that takes a delivery moves it forward.
+            """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY,
+                event_id TEXT NOT NULL,
+                event_type TEXT NOT NULL,
+                endpoint TEXT NOT NULL,
+                body TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                attempts BIGINT NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                leased_by TEXT,
+                delivered_at BIGINT,
+                failed_at BIGINT,
+                last_status BIGINT,
+                last_error TEXT
+            )
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE delivered_at IS NULL AND failed_at IS NULL",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -1,0 +1,161 @@
+import Crypto
+import Foundation
+import LinkRules
+import Logging
+import Prometheus
+import ServiceLifecycle
+import SwitchyardNetwork
+
+/// How a delivery is signed. A receiver recomputes the HMAC and compares in constant time:
+///
+///     Switchyard-Signature: t=1795000000,k=k1,v1=5d41…(64 hex digits)
+///
+/// `v1` is hex HMAC-SHA256 with the endpoint's secret over `"<t>.<body>"` — the decimal Unix
+/// time of the attempt, a dot, and the request body exactly as received. `k` names the key (so
+/// a secret can be rotated: accept both ids for a while). Receivers should refuse a `t` more
+/// than five minutes from their clock (replays) and de-duplicate on `Switchyard-Event-Id`
+/// (delivery is at least once).
+public enum WebhookSignature {
+    public static func header(secret: [UInt8], keyID: String, timestamp: Int, body: [UInt8]) -> String {
+        "t=\(timestamp),k=\(keyID),v1=" + mac(secret: secret, timestamp: timestamp, body: body)
+    }
+
+    static func mac(secret: [UInt8], timestamp: Int, body: [UInt8]) -> String {
+        var message = Array("\(timestamp).".utf8)
+        message += body
+        let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret))
+        return code.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Checks a header as a receiver does (used by the tests; the README shows the same in Python).
+    public static func verify(header: String, secret: [UInt8], body: [UInt8], now: Int, tolerance: Int = 300) -> Bool {
+        var fields: [String: String] = [:]
+        for part in header.split(separator: ",") {
+            guard let eq = part.firstIndex(of: "=") else { return false }
+            fields[String(part[..<eq])] = String(part[part.index(after: eq)...])
+        }
+        guard let t = fields["t"].flatMap({ Int($0) }), let given = fields["v1"], abs(now - t) <= tolerance else { return false }
+        let expected = Array(mac(secret: secret, timestamp: t, body: body).utf8)
+        let actual = Array(given.utf8)
+        guard expected.count == actual.count else { return false }
+        return zip(expected, actual).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
+/// Sends the outbox: takes due deliveries (leased, so nodes sharing a PostgreSQL database never
+/// send one at the same time), POSTs each signed through the guarded fetcher, and records the
+/// outcome — delivered on 2xx, else retried with backoff until `maxAttempts`. A node killed
+/// mid-delivery leaves the lease to run out; then any node sends it again (at least once).
+struct WebhookDeliverer: Service {
+    let store: LinkStore
+    let settings: WebhookSettings
+    let fetcher: any Fetcher
+    let metrics: ServiceMetrics
+    let logger: Logger
+    let now: @Sendable () -> Date
+    /// This process, in `leased_by`.
+    let node: String
+    let batchSize = 16
+
+    init(store: LinkStore, settings: WebhookSettings, fetcher: (any Fetcher)? = nil, metrics: ServiceMetrics, logger: Logger,
+         now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.settings = settings
+        self.fetcher = fetcher ?? HTTPFetcher(options: .init(
+            allowPrivateAddresses: settings.allowPrivateAddresses, timeout: settings.timeout, maximumBodyBytes: 1 << 20,
+            maximumRedirects: 0, userAgent: "Switchyard-Webhooks/0.1"))
+        self.metrics = metrics
+        self.logger = logger
+        self.now = now
+        node = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// How long a taken delivery stays this node's: the attempt's timeout and a margin.
+    var lease: Double { settings.timeout + 5 }
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let sent = await deliverDue()
+            if sent == 0 {
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(settings.pollInterval)) }
+            }
+        }
+    }
+
+    /// Takes one batch of due deliveries and sends them side by side; how many were taken.
+    @discardableResult
+    func deliverDue() async -> Int {
+        let batch: [WebhookDelivery]
+        do { batch = try await store.claimWebhookDeliveries(node: node, now: now(), lease: lease, limit: batchSize) } catch {
+            logger.error("webhook deliveries not read; retrying", metadata: ["error": "\(error)"])
+            return 0
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for delivery in batch { group.addTask { await send(delivery) } }
+        }
+        return batch.count
+    }
+
+    func send(_ delivery: WebhookDelivery) async {
+        guard let endpoint = settings.endpoints.first(where: { $0.name == delivery.endpoint }) else {
+            await finish(delivery, .failed(status: nil, error: "endpoint \(delivery.endpoint) is no longer configured"))
+            return
+        }
+        let body = Array(delivery.body.utf8)
+        let timestamp = Int(now().timeIntervalSince1970)
+        let request = FetchRequest(url: endpoint.url, method: .post, followRedirects: false, headers: [
+            ("Content-Type", "application/json"),
+            ("Switchyard-Event", delivery.event),
+            ("Switchyard-Event-Id", delivery.eventID),
+            ("Switchyard-Delivery-Attempt", String(delivery.attempts)),
+            ("Switchyard-Signature", WebhookSignature.header(secret: endpoint.secret, keyID: endpoint.keyID, timestamp: timestamp, body: body)),
+        ], body: body)
+        var status: Int?
+        var problem: String
+        do {
+            let response = try await fetcher.fetch(request)
+            if (200..<300).contains(response.status) {
+                await finish(delivery, .delivered(status: response.status))
+                return
+            }
+            status = response.status
+            problem = "HTTP \(response.status)"
+        } catch {
+            problem = error.description
+        }
+        if delivery.attempts >= settings.maxAttempts {
+            await finish(delivery, .failed(status: status, error: problem))
+        } else {
+            let delay = settings.retryDelay(after: delivery.attempts)
+            await finish(delivery, .retry(at: now().addingTimeInterval(delay), status: status, error: problem))
+        }
+    }
+
+    func finish(_ delivery: WebhookDelivery, _ outcome: LinkStore.DeliveryOutcome) async {
+        var metadata: Logger.Metadata = ["event": "\(delivery.event)", "eventId": "\(delivery.eventID)", "endpoint": "\(delivery.endpoint)",
+                                         "attempt": "\(delivery.attempts)"]
+        switch outcome {
+        case .delivered(let status):
+            metrics.webhookDelivered.increment()
+            metadata["status"] = "\(status)"
+            logger.debug("webhook delivered", metadata: metadata)
+        case .retry(let at, _, let error):
+            metrics.webhookRetried.increment()
+            metadata["error"] = "\(error)"
+            metadata["retryIn"] = "\(Int(at.timeIntervalSince(now()).rounded(.up))) s"
+            logger.warning("webhook not delivered; will retry", metadata: metadata)
+        case .failed(_, let error):
+            metrics.webhookFailed.increment()
+            metadata["error"] = "\(error)"
+            logger.error("webhook given up after \(delivery.attempts) attempts", metadata: metadata)
+        }
+        do {
+            if try await !store.finishWebhookDelivery(delivery, node: node, outcome, now: now()) {
+                logger.notice("webhook lease ran out before the attempt ended; another attempt owns it now", metadata: metadata)
+            }
+        } catch {
+            // The lease runs out and the delivery is attempted again: at least once.
+            logger.error("webhook outcome not recorded; it will be attempted again", metadata: ["error": "\(error)", "eventId": "\(delivery.eventID)"])
+        }
+    }
+}
