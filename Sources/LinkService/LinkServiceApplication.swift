@@ -150,6 +150,7 @@ public struct LinkService: Sendable {
         router.get("/i/{code}/qr.svg") { request, context in await handle { () async throws(APIError) in try await linkQR(request, context, png: false) } }
         router.get("/i/{code}/qr.png") { request, context in await handle { () async throws(APIError) in try await linkQR(request, context, png: true) } }
         router.get("/i/{code}/**") { request, context in routePage(request, context) }
+        adminRoutes(router)
         router.get("**") { request, context in routePage(request, context) }
         return router
     }

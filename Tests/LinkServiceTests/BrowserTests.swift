@@ -119,6 +119,66 @@ import Testing
         }
     }
 
+    /// The dashboard in a real browser: sign in with a token, create a link with the form, open
+    /// a visited link's page and find its chart and QR image drawn; screenshots are kept under
+    /// .build/test-artifacts/dashboard-*.png.
+    @Test(.enabled(if: chromium != nil || Backend.toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func headlessChromiumSignsInCreatesALinkAndSeesItsChartAndQRCode() async throws {
+        let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let h = try await Harness.make()
+        let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/test-artifacts").standardized
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        try await h.app().test(.live) { client in
+            let origin = "http://127.0.0.1:\(try #require(client.port))"
+            // A link visited yesterday and today from three platforms.
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Seen2345", "deepLink": "plur://group/v", "title": "Spring meetup"}"#)
+            #expect(created.status == .created)
+            for (days, agents) in [(0.0, [LandingPageTests.iPhone, "Mozilla/5.0 (X11; Linux x86_64)"]),
+                                   (1.0, [LandingPageTests.iPhone, LandingPageTests.iPhone, "Mozilla/5.0 (Linux; Android 14; Pixel 8)"])] {
+                h.clock.advance(days * 86_400)
+                for agent in agents { #expect(try await client.call(.get, "/i/Seen2345", headers: [.userAgent: agent]).status == .ok) }
+                try await h.service.flushClicks()
+            }
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/dashboard.py").path
+            let output = try await Self.offThePool { try Self.python([script, chromium, origin, h.writer, "Seen2345", artifacts.path]) }
+            let report = try #require(try? JSONParser.parse(output), "dashboard.py printed: \(output.prefix(800))")
+            print("dashboard in Chromium: \(output)")
+            #expect(report["failure"] == nil, "dashboard.py stopped: \(output)")
+
+            #expect(report.at("start.url")?.stringValue == origin + "/admin/sign-in", "signed out: the sign-in page")
+            #expect(report.at("signedIn.url")?.stringValue == origin + "/admin")
+            #expect(report.at("signedIn.links")?.arrayValue?.compactMap(\.stringValue) == ["Seen2345"])
+            #expect(report.at("signedIn.cookieVisibleToScript") == .bool(false), "HttpOnly")
+
+            let made = try #require(try await h.store.searchLinks("Made in Chromium", limit: 5).first, "the form created the link")
+            #expect(made.deepLink == "plur://group/from-the-dashboard" && made.maxUses == 3)
+            #expect(report.at("created.url")?.stringValue == origin + "/admin/links/\(made.code)?saved=1")
+            #expect(report.at("created.notice")?.stringValue == "Saved.")
+            #expect(report.at("created.chart.bars") == .int(0), "a new link has no visits")
+            #expect(report.at("created.qr.complete") == .bool(true))
+            #expect(Self.number(report.at("created.qr.naturalWidth")) > 0, "the QR image loaded: \(output)")
+
+            #expect(report.at("visited.chart.clicks")?.arrayValue == [.int(2), .int(3)], "two days of visits: \(output)")
+            #expect(Self.number(report.at("visited.chart.width")) > 300, "the chart is drawn at a readable size")
+            #expect(report.at("visited.platforms")?.arrayValue == [.array([.string("ios"), .int(3)]), .array([.string("android"), .int(1)]),
+                                                                    .array([.string("desktop"), .int(1)])])
+            #expect(Self.number(report.at("visited.qr.naturalWidth")) > 0)
+            #expect(report.at("visited.error") == .null)
+
+            #expect(report.at("signedOut.url")?.stringValue == origin + "/admin/sign-in")
+            #expect(report.at("afterSignOut.url")?.stringValue == origin + "/admin/sign-in")
+            for name in ["dashboard-list.png", "dashboard-created.png", "dashboard-link.png"] {
+                let png = try Data(contentsOf: artifacts.appendingPathComponent(name))
+                #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 5000, "\(name)")
+            }
+        }
+    }
+
+    static func number(_ value: JSONValue?) -> Double {
+        if case .number(let n, _)? = value { return n }
+        return 0
+    }
+
     static func python(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

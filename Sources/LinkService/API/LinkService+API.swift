@@ -244,6 +244,12 @@ extension LinkService {
         guard let text else {
             throw APIError(.unauthorized, "missing-token", "this endpoint needs a token: Authorization: Bearer <token>\(header.map { " or \($0.rawName)" } ?? "")")
         }
+        return try await verifyToken(text, scope)
+    }
+
+    /// The stored token `text` names: 401 when unknown, revoked or mistyped, 403 without
+    /// `scope`, 429 past the token's rate limit.
+    func verifyToken(_ text: String, _ scope: TokenScope) async throws(APIError) -> StoredToken {
         let invalid = APIError(.unauthorized, "invalid-token", "the token is not valid (unknown, revoked or mistyped)")
         guard let (id, secret) = APIToken.parse(text) else { throw invalid }
         let record = try await storeCall { () async throws(StoreError) in try await store.token(id: id) }

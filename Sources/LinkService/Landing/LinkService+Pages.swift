@@ -24,7 +24,7 @@ extension LinkService {
             if link.maxUses != nil {
                 // Limited links are counted in the database at once, atomically.
                 do {
-                    switch try await store.click(code: code, platform: LandingPage.Audience(userAgent: request.headers[.userAgent]).rawValue) {
+                    switch try await store.click(code: code, platform: LandingPage.Audience(userAgent: request.headers[.userAgent]).rawValue, at: now()) {
                     case .counted: metrics.clicks.increment()
                     case .exhausted: return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
                     case .missing: hot.forget(code); return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")

@@ -20,6 +20,8 @@ public final class HotLinks: Sendable {
     private let now: @Sendable () -> Double
     private let entries = Mutex<[String: Entry]>([:])
     private let pendingClicks = Mutex<[String: Int64]>([:])
+    /// The same clicks by link, day and platform (`click_days`).
+    private let pendingDays = Mutex<[ClickDay: Int64]>([:])
     /// The clicks behind `pendingClicks`, kept for their `link.clicked` events when an endpoint
     /// wants them; past `maximumPendingEvents` events are counted as dropped and logged.
     private let pendingEvents = Mutex<[LinkStore.Click]>([])
@@ -74,10 +76,11 @@ public final class HotLinks: Sendable {
     }
 
     /// Counts a click later (links without a use limit).
-    func countLater(_ code: String, platform: LandingPage.Audience, at date: @autoclosure () -> Date) {
+    func countLater(_ code: String, platform: LandingPage.Audience, at date: Date) {
         pendingClicks.withLock { $0[code, default: 0] += 1 }
+        pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: platform.rawValue), default: 0] += 1 }
         guard recordsClicks else { return }
-        let click = LinkStore.Click(code: code, platform: platform.rawValue, at: date())
+        let click = LinkStore.Click(code: code, platform: platform.rawValue, at: date)
         let kept = pendingEvents.withLock { events -> Bool in
             guard events.count < maximumPendingEvents else { return false }
             events.append(click)
@@ -100,9 +103,11 @@ public final class HotLinks: Sendable {
 
     private func flushPending() async throws(StoreError) {
         let counts = pendingClicks.withLock { p -> [String: Int64] in defer { p.removeAll() }; return p }
+        let days = pendingDays.withLock { p -> [ClickDay: Int64] in defer { p.removeAll() }; return p }
         let clicks = pendingEvents.withLock { p -> [LinkStore.Click] in defer { p.removeAll() }; return p }
-        do { try await store.addClicks(counts, clicks: clicks) } catch {
+        do { try await store.addClicks(counts, days: days, clicks: clicks) } catch {
             pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }
+            pendingDays.withLock { p in for (k, v) in days { p[k, default: 0] += v } }
             pendingEvents.withLock { p in p.insert(contentsOf: clicks, at: 0) }
             throw error
         }

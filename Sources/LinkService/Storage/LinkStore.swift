@@ -112,15 +112,17 @@ public struct LinkStore: Sendable {
         }
     }
 
-    /// Runs a change; when an endpoint wants `event`, the change and the events it returns are
-    /// written in one transaction (each event with the link it reports), otherwise it runs alone.
+    /// Runs a change in one transaction, with the events it returns (each with the link it
+    /// reports) when an endpoint wants `event`.
     private func changing<T: Sendable>(_ event: String, _ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T
     where T: Collection, T.Element == (String, StoredLink) {
-        guard let outbox, outbox.wants(event) else { return try await body(db) }
+        let outbox = self.outbox.flatMap { $0.wants(event) ? $0 : nil }
         let now = Date()
         return try await db.transaction { tx throws(StoreError) in
             let events = try await body(tx)
-            for (name, link) in events { try await outbox.enqueue(name, data: outbox.render(link), at: now, in: tx) }
+            if let outbox {
+                for (name, link) in events { try await outbox.enqueue(name, data: outbox.render(link), at: now, in: tx) }
+            }
             return events
         }
     }
@@ -163,29 +165,30 @@ public struct LinkStore: Sendable {
     public func delete(code: String) async throws(StoreError) -> Bool {
         !(try await write { () async throws(StoreError) in
             try await changing("link.deleted") { tx throws(StoreError) in
-                try await tx.run("DELETE FROM links WHERE code = ? RETURNING \(Self.columns)", [.text(code)]).map { ("link.deleted", Self.link($0)) }
+                try await tx.run("DELETE FROM click_days WHERE code = ?", [.text(code)])
+                return try await tx.run("DELETE FROM links WHERE code = ? RETURNING \(Self.columns)", [.text(code)]).map { ("link.deleted", Self.link($0)) }
             }
         }.isEmpty)
     }
 
-    /// Counts one use now, atomically refusing it once `max_uses` is reached. With webhooks, the
-    /// use writes `link.clicked` (and `link.exhausted` when it was the last one) in its transaction.
-    /// - Parameter platform: the visitor's (`ios`, `android`, `desktop`), for the event.
-    public func click(code: String, platform: String? = nil) async throws(StoreError) -> ClickOutcome {
+    /// Counts one use now, atomically refusing it once `max_uses` is reached, with its day row
+    /// (`click_days`) in the same transaction. With webhooks, the use writes `link.clicked` (and
+    /// `link.exhausted` when it was the last one) in its transaction too.
+    /// - Parameter platform: the visitor's (`ios`, `android`, `desktop`).
+    public func click(code: String, platform: String? = nil, at date: Date = Date()) async throws(StoreError) -> ClickOutcome {
         let sql = "UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING \(Self.columns)"
-        let counted: StoredLink?
-        if let outbox, outbox.wants("link.clicked") || outbox.wants("link.exhausted") {
-            let now = Date()
-            counted = try await write { () async throws(StoreError) in
-                try await db.transaction { tx throws(StoreError) in
-                    guard let link = try await tx.run(sql, [.text(code)]).first.map(Self.link) else { return nil }
-                    try await outbox.enqueue("link.clicked", data: outbox.clickData(code: code, platform: platform), at: now, in: tx)
-                    if let max = link.maxUses, link.clicks >= max { try await outbox.enqueue("link.exhausted", data: outbox.render(link), at: now, in: tx) }
-                    return link
+        let outbox = self.outbox.flatMap { $0.wants("link.clicked") || $0.wants("link.exhausted") ? $0 : nil }
+        let day = ClickDay(code: code, day: ClickDay.day(of: date), platform: platform ?? "unknown")
+        let counted = try await write { () async throws(StoreError) -> StoredLink? in
+            try await db.transaction { tx throws(StoreError) -> StoredLink? in
+                guard let link = try await tx.run(sql, [.text(code)]).first.map(Self.link) else { return nil }
+                try await Self.addDays([day: 1], in: tx)
+                if let outbox {
+                    try await outbox.enqueue("link.clicked", data: outbox.clickData(code: code, platform: platform), at: date, in: tx)
+                    if let max = link.maxUses, link.clicks >= max { try await outbox.enqueue("link.exhausted", data: outbox.render(link), at: date, in: tx) }
                 }
+                return link
             }
-        } else {
-            counted = try await write { () async throws(StoreError) in try await db.run(sql, [.text(code)]) }.first.map(Self.link)
         }
         if let counted { return .counted(clicks: counted.clicks) }
         return try await link(code: code) == nil ? .missing : .exhausted
@@ -198,9 +201,10 @@ public struct LinkStore: Sendable {
         public var at: Date
     }
 
-    /// Adds batched click counts (links without a use limit) in one transaction, with the
-    /// `link.clicked` events of `clicks` (those of links that no longer exist are dropped).
-    public func addClicks(_ counts: [String: Int64], clicks: [Click] = []) async throws(StoreError) {
+    /// Adds batched click counts (links without a use limit) and their day rows in one
+    /// transaction, with the `link.clicked` events of `clicks`; what belongs to links that no
+    /// longer exist is dropped.
+    public func addClicks(_ counts: [String: Int64], days: [ClickDay: Int64] = [:], clicks: [Click] = []) async throws(StoreError) {
         guard !counts.isEmpty else { return }
         let sorted = counts.sorted { $0.key < $1.key }
         let outbox = clicks.isEmpty ? nil : self.outbox
@@ -210,6 +214,7 @@ public struct LinkStore: Sendable {
                 for (code, n) in sorted where !(try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ? RETURNING code", [.int(n), .text(code)]).isEmpty) {
                     existing.insert(code)
                 }
+                try await Self.addDays(days.filter { existing.contains($0.key.code) }, in: tx)
                 guard let outbox else { return }
                 for click in clicks where existing.contains(click.code) {
                     try await outbox.enqueue("link.clicked", data: outbox.clickData(code: click.code, platform: click.platform), at: click.at, in: tx)
@@ -335,7 +340,7 @@ public struct LinkStore: Sendable {
     /// Runs one write and records its outcome in `health`. A duplicate key is a committed
     /// answer from the database, not a failure to write.
     @discardableResult
-    private func write<T>(source: String = "write", _ body: () async throws(StoreError) -> T) async throws(StoreError) -> T {
+    func write<T>(source: String = "write", _ body: () async throws(StoreError) -> T) async throws(StoreError) -> T {
         do {
             let result = try await body()
             health.record(failure: nil, source: source)

@@ -86,6 +86,29 @@ enum Migrations {
             """,
             "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE delivered_at IS NULL AND failed_at IS NULL",
         ]),
+        Migration(version: 6, name: "dashboard", statements: [
+            // Counted visits per link, UTC day (days since 1970) and platform, written with the
+            // click counts. Clicks counted before this migration are in links.clicks only.
+            """
+            CREATE TABLE click_days (
+                code TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                platform TEXT NOT NULL,
+                clicks BIGINT NOT NULL,
+                PRIMARY KEY (code, day, platform)
+            )
+            """,
+            // Dashboard sign-ins: only SHA-256 of the cookie's value is kept.
+            """
+            CREATE TABLE admin_sessions (
+                id_hash TEXT PRIMARY KEY,
+                token_id TEXT NOT NULL,
+                csrf TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

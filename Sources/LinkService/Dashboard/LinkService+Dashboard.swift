@@ -1,0 +1,496 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Prometheus
+import SwitchyardJSON
+
+/// The dashboard at `/admin`: sign in with an API token (`links:read` to look, `links:write` to
+/// change), then list, search, create, edit and delete links and see how each one is visited.
+///
+/// A sign-in is a row in `admin_sessions` (only the SHA-256 of the cookie is stored) that lasts
+/// `adminSessionLifetime`; every request checks that its token is still valid, so revoking the
+/// token ends its sessions. The cookie is `HttpOnly`, `SameSite=Strict`, limited to `/admin`, and
+/// `Secure` when the request came over https. Every form that changes something carries the
+/// session's own form token, and a request another site started (`Sec-Fetch-Site`, `Origin`) is
+/// refused. Pages run no script and load nothing from elsewhere (a strict Content-Security-Policy).
+extension LinkService {
+    static let adminCookie = "sy_admin"
+    static let adminSessionLifetime: TimeInterval = 8 * 3600
+    /// Links a list or search shows.
+    static let adminListLimit = 100
+    /// Days the visits chart covers, ending today.
+    static let adminChartDays = 30
+
+    struct AdminUser {
+        var token: StoredToken
+        var session: AdminSession
+        var idHash: String
+        var canWrite: Bool
+        var header: (name: String, scopes: String, csrf: String) { (token.name, token.scopes.joined(separator: " "), session.csrf) }
+    }
+
+    /// The link fields the forms edit, in page order: name, label, hint.
+    static let adminFields: [(name: String, label: String, hint: String)] = [
+        ("deepLink", "Deep link", "a URL with one of the app's schemes, e.g. plur://group/G7 — or give a route instead"),
+        ("route", "Route", "the name of a route of the configuration"),
+        ("parameters", "Route parameters", "one name=value per line"),
+        ("title", "Title", "shown on the page and in link previews"),
+        ("description", "Description", ""),
+        ("image", "Preview image URL", ""),
+        ("webURL", "Web fallback", "where visitors without the app go (a configured host)"),
+        ("appStoreURL", "App Store URL", ""),
+        ("playStoreURL", "Play Store URL", ""),
+        ("expiresAt", "Expires at", "ISO 8601, e.g. 2027-01-31T12:00:00Z; empty: never"),
+        ("maxUses", "Maximum uses", "empty: unlimited"),
+    ]
+
+    func adminRoutes(_ router: Router<ServiceContext>) {
+        router.get("/admin") { request, context in await adminPage(request, context) { user, _ throws(APIError) in try await adminList(request, user) } }
+        router.get("/admin/sign-in") { request, context in await adminSignInPage(request, context) }
+        router.post("/admin/sign-in") { request, context in await adminSignIn(request, context) }
+        router.post("/admin/sign-out") { request, context in await adminSignOut(request, context) }
+        router.get("/admin/new") { request, context in
+            await adminPage(request, context) { user, _ throws(APIError) in try adminNewForm(user, values: [:], error: nil, status: .ok) }
+        }
+        router.post("/admin/links") { request, context in
+            await adminPage(request, context, changes: true) { user, form throws(APIError) in try await adminCreate(form, user) }
+        }
+        router.get("/admin/links/{code}") { request, context in
+            await adminPage(request, context) { user, _ throws(APIError) in try await adminDetail(context, user, notice: request.uri.queryParameters["saved"] != nil ? "Saved." : nil) }
+        }
+        router.get("/admin/links/{code}/edit") { request, context in
+            await adminPage(request, context) { user, _ throws(APIError) in try await adminEditForm(context, user) }
+        }
+        router.post("/admin/links/{code}") { request, context in
+            await adminPage(request, context, changes: true) { user, form throws(APIError) in try await adminUpdate(form, context, user) }
+        }
+        router.post("/admin/links/{code}/delete") { request, context in
+            await adminPage(request, context, changes: true) { user, form throws(APIError) in try await adminDelete(form, context, user) }
+        }
+    }
+
+    // MARK: Sessions
+
+    /// Runs `body` for a signed-in user: signed out (or expired, or revoked) goes to the sign-in
+    /// page; `changes` also requires `links:write`, a request from this site and the form token.
+    func adminPage(_ request: Request, _ context: ServiceContext, changes: Bool = false,
+                   _ body: (AdminUser, AdminForm) async throws(APIError) -> Response) async -> Response {
+        do throws(APIError) {
+            guard let user = try await adminUser(request) else { return Self.seeOther("/admin/sign-in") }
+            if changes {
+                try limitAddress(request, context)
+                try checkSameSite(request)
+                guard user.canWrite else {
+                    throw APIError(.forbidden, "insufficient-scope", "token \(user.token.name) lacks the links:write scope; sign in with one that has it to change links")
+                }
+                let form = try await readForm(request, context)
+                guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
+                    throw APIError(.forbidden, "bad-form-token", "the form is not one this sign-in showed (reload the page and try again)")
+                }
+                return try await body(user, form)
+            }
+            return try await body(user, AdminForm(fields: []))
+        } catch {
+            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
+            return adminMessage(error.status, error.message, user: nil, retryAfter: error.retryAfter)
+        }
+    }
+
+    /// The signed-in user of a request, or nil.
+    func adminUser(_ request: Request) async throws(APIError) -> AdminUser? {
+        guard let value = Self.cookie(Self.adminCookie, in: request), value.utf8.count == 43 else { return nil }
+        let idHash = APIToken.hash(value)
+        guard let session = try await storeCall({ () async throws(StoreError) in try await store.session(idHash: idHash) }),
+              session.expiresAt > now(),
+              let token = try await storeCall({ () async throws(StoreError) in try await store.token(id: session.tokenID) }),
+              token.revokedAt == nil, APIToken.grants(token, .linksRead) else { return nil }
+        return AdminUser(token: token, session: session, idHash: idHash, canWrite: APIToken.grants(token, .linksWrite))
+    }
+
+    static func cookie(_ name: String, in request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for part in header.split(separator: ";") {
+                let pair = part.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces) == name { return pair[1].trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return nil
+    }
+
+    /// Refuses a state-changing request another site started: `Sec-Fetch-Site` other than
+    /// same-origin (or none: typed by the user), or an `Origin` whose host is not this request's.
+    func checkSameSite(_ request: Request) throws(APIError) {
+        func refused(_ why: String) -> APIError { APIError(.forbidden, "cross-site", "a form of another site cannot change anything here (\(why))") }
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin" && site != "none" {
+            throw refused("Sec-Fetch-Site: \(site)")
+        }
+        if let origin = request.headers[.origin] {
+            // "scheme://host[:port]" must name this request's host and port.
+            let authority = Self.authority(of: request) ?? ""
+            guard let separator = origin.range(of: "://"), origin[separator.upperBound...].lowercased() == authority.lowercased() else {
+                throw refused("Origin \(origin) is not this host, \(authority)")
+            }
+        }
+    }
+
+    /// The host and port the request was sent to (HTTP/1's Host header becomes the authority).
+    static func authority(of request: Request) -> String? { request.headers[HTTPField.Name("Host")!] ?? request.head.authority }
+
+    /// Whether the request came over https: the TLS proxy in front says so, or it names the
+    /// public https origin.
+    func cameOverHTTPS(_ request: Request) -> Bool {
+        if request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" { return true }
+        guard configuration.publicURL.hasPrefix("https://"), let authority = Self.authority(of: request) else { return false }
+        return "https://" + authority.lowercased() == configuration.publicURL.lowercased()
+    }
+
+    func adminSignInPage(_ request: Request, _ context: ServiceContext) async -> Response {
+        if (try? await adminUser(request)) != nil { return Self.seeOther("/admin") }
+        return signInForm(.ok, error: nil)
+    }
+
+    func signInForm(_ status: HTTPResponse.Status, error: String?) -> Response {
+        let main = """
+            <h1>Sign in</h1>\(DashboardHTML.error(error))
+            <form method="post" action="/admin/sign-in" class="card" id="sign-in">
+            <label for="token">API token</label>
+            <input type="password" id="token" name="token" autocomplete="off" required placeholder="sy_…">
+            <p class="field"><small>A token with links:read shows links; with links:write it can change them
+            (<code>switchyard token create --name NAME --scope links:write</code>).</small></p>
+            <button type="submit">Sign in</button></form>
+            """
+        return adminHTML(status, DashboardHTML.page(title: "Sign in", user: nil, main: main))
+    }
+
+    func adminSignIn(_ request: Request, _ context: ServiceContext) async -> Response {
+        do throws(APIError) {
+            try limitAddress(request, context)
+            try checkSameSite(request)
+            let form = try await readForm(request, context)
+            guard let text = form["token"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+                return signInForm(.badRequest, error: "Give an API token.")
+            }
+            let token: StoredToken
+            do { token = try await verifyToken(text, .linksRead) } catch {
+                if error.status == .unauthorized || error.status == .forbidden {
+                    metrics.authFailures.increment()
+                    return signInForm(error.status, error: error.message)
+                }
+                throw error
+            }
+            let secret = Base64URL.random(bytes: 32)
+            let started = now()
+            let session = AdminSession(tokenID: token.id, csrf: Base64URL.random(bytes: 32), createdAt: started,
+                                       expiresAt: started.addingTimeInterval(Self.adminSessionLifetime))
+            try await storeCall { () async throws(StoreError) in try await store.insertSession(idHash: APIToken.hash(secret), session) }
+            var response = Self.seeOther("/admin")
+            response.headers[.setCookie] = "\(Self.adminCookie)=\(secret); Path=/admin; Max-Age=\(Int(Self.adminSessionLifetime)); HttpOnly; SameSite=Strict"
+                + (cameOverHTTPS(request) ? "; Secure" : "")
+            return response
+        } catch {
+            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
+            return adminMessage(error.status, error.message, user: nil, retryAfter: error.retryAfter)
+        }
+    }
+
+    func adminSignOut(_ request: Request, _ context: ServiceContext) async -> Response {
+        do throws(APIError) {
+            try checkSameSite(request)
+            if let user = try await adminUser(request) {
+                let form = try await readForm(request, context)
+                guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
+                    throw APIError(.forbidden, "bad-form-token", "the form is not one this sign-in showed (reload the page and try again)")
+                }
+                try await storeCall { () async throws(StoreError) in try await store.deleteSession(idHash: user.idHash) }
+            }
+            var response = Self.seeOther("/admin/sign-in")
+            response.headers[.setCookie] = "\(Self.adminCookie)=; Path=/admin; Max-Age=0; HttpOnly; SameSite=Strict" + (cameOverHTTPS(request) ? "; Secure" : "")
+            return response
+        } catch {
+            return adminMessage(error.status, error.message, user: nil, retryAfter: error.retryAfter)
+        }
+    }
+
+    // MARK: Pages
+
+    func adminList(_ request: Request, _ user: AdminUser) async throws(APIError) -> Response {
+        let query = request.uri.queryParameters["q"].map(String.init) ?? ""
+        let links = try await storeCall { () async throws(StoreError) in try await store.searchLinks(query, limit: Self.adminListLimit + 1) }
+        var main = "<h1>Links</h1>"
+        main += #"<form method="get" action="/admin" class="card" role="search" id="search"><label for="q">Search by code, title or deep link</label>"#
+        main += #"<input type="search" id="q" name="q" value="\#(DashboardHTML.escape(query))"> <button type="submit">Search</button>"#
+        if user.canWrite { main += #" <a class="button" id="new-link" href="/admin/new">New link</a>"# }
+        main += "</form>"
+        if links.isEmpty {
+            main += query.isEmpty ? "<p>No links yet.</p>" : "<p>No link matches <b>\(DashboardHTML.escape(query))</b>.</p>"
+        } else {
+            main += #"<table id="links"><thead><tr><th>Code</th><th>Title</th><th>Opens</th><th class="num">Clicks</th><th>Created</th></tr></thead><tbody>"#
+            for link in links.prefix(Self.adminListLimit) {
+                let code = DashboardHTML.escape(link.code)
+                main += #"<tr><td><a href="/admin/links/\#(code)"><code>\#(code)</code></a></td><td>\#(DashboardHTML.escape(link.title ?? ""))</td>"#
+                main += #"<td><code>\#(DashboardHTML.escape(deepLink(of: link) ?? ""))</code></td><td class="num">\#(link.clicks)</td><td>\#(Self.isoDate(link.createdAt))</td></tr>"#
+            }
+            main += "</tbody></table>"
+            if links.count > Self.adminListLimit {
+                main += "<p>The newest \(Self.adminListLimit) are shown; search to find others.</p>"
+            }
+        }
+        return adminHTML(.ok, DashboardHTML.page(title: "Links", user: user.header, main: main))
+    }
+
+    func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?) async throws(APIError) -> Response {
+        let link = try await adminLink(context)
+        let today = ClickDay.day(of: now())
+        let days = try await storeCall { () async throws(StoreError) in try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1) }
+        let platforms = try await storeCall { () async throws(StoreError) in try await store.clicksByPlatform(code: link.code) }
+        let code = DashboardHTML.escape(link.code)
+        let url = pageURL(link.code)
+        var main = "<h1>Link <code>\(code)</code></h1>"
+        if let notice { main += #"<p class="notice" id="notice">\#(DashboardHTML.escape(notice))</p>"# }
+        if let e = link.expiresAt, e <= now() { main += #"<p class="error">This link expired on \#(Self.isoDate(e)).</p>"# }
+        main += #"<div class="grid"><div class="card"><dl id="fields">"#
+        func row(_ label: String, _ value: String?) {
+            guard let value, !value.isEmpty else { return }
+            main += "<dt>\(label)</dt><dd><code>\(DashboardHTML.escape(value))</code></dd>"
+        }
+        row("Page", url)
+        row("Opens", deepLink(of: link))
+        row("Route", link.route.map { r in r + (link.parameters.isEmpty ? "" : " (" + link.parameters.map { "\($0.0)=\($0.1)" }.joined(separator: ", ") + ")") })
+        row("Title", link.title)
+        row("Description", link.description)
+        row("Image", link.imageURL)
+        row("Web fallback", link.webURL)
+        row("App Store", link.appStoreURL)
+        row("Play Store", link.playStoreURL)
+        row("Expires", link.expiresAt.map(Self.isoDate))
+        row("Uses", link.maxUses.map { "\(link.clicks) of \($0)" })
+        row("Created", Self.isoDate(link.createdAt))
+        row("Changed", link.updatedAt.map(Self.isoDate))
+        main += "</dl>"
+        if user.canWrite {
+            main += #"<p><a class="button" id="edit-link" href="/admin/links/\#(code)/edit">Edit</a></p>"#
+        }
+        main += "</div>"
+        main += #"<div class="card"><img id="qr" src="/i/\#(code)/qr.svg" width="180" height="180" alt="QR code of \#(DashboardHTML.escape(url))">"#
+        main += #"<p><a href="/i/\#(code)/qr.png?size=1024" download="\#(code).png">PNG, 1024 px</a> · <a href="/i/\#(code)/qr.svg" download="\#(code).svg">SVG</a></p></div></div>"#
+        main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> counted in all. Last \#(Self.adminChartDays) days, by platform:</p>"#
+        main += DashboardHTML.clicksChart(days, lastDay: today, days: Self.adminChartDays) + DashboardHTML.legend()
+        main += "<h2>Platforms</h2>" + DashboardHTML.platformChart(platforms)
+        main += """
+            <p class="field"><small>Days and platforms are recorded from schema version 6 on; clicks counted before are in the
+            total only. Link-preview bots are not told apart yet and are counted as visits; referrers are not recorded yet.</small></p></div>
+            """
+        if user.canWrite {
+            main += #"<form method="post" action="/admin/links/\#(code)/delete" class="card" id="delete">\#(DashboardHTML.csrfField(user.session.csrf))"#
+            main += #"<label><input type="checkbox" name="confirm" value="yes" required> Delete this link: its page stops working at once</label>"#
+            main += #"<p><button type="submit" class="danger">Delete link</button></p></form>"#
+        }
+        return adminHTML(.ok, DashboardHTML.page(title: "Link \(link.code)", user: user.header, main: main))
+    }
+
+    func adminNewForm(_ user: AdminUser, values: [String: String], error: String?, status: HTTPResponse.Status) throws(APIError) -> Response {
+        guard user.canWrite else { throw APIError(.forbidden, "insufficient-scope", "token \(user.token.name) lacks the links:write scope") }
+        var main = "<h1>New link</h1>" + DashboardHTML.error(error)
+        main += #"<form method="post" action="/admin/links" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
+        main += field("code", "Code", "empty: a random one", values["code"])
+        for f in Self.adminFields { main += field(f.name, f.label, f.hint, values[f.name]) }
+        main += #"<p><button type="submit" id="save">Create link</button></p></form>"#
+        return adminHTML(status, DashboardHTML.page(title: "New link", user: user.header, main: main))
+    }
+
+    func adminEditForm(_ context: ServiceContext, _ user: AdminUser, values: [String: String]? = nil, error: String? = nil,
+                       status: HTTPResponse.Status = .ok) async throws(APIError) -> Response {
+        guard user.canWrite else { throw APIError(.forbidden, "insufficient-scope", "token \(user.token.name) lacks the links:write scope") }
+        let link = try await adminLink(context)
+        let shown = values ?? Self.formValues(link)
+        let code = DashboardHTML.escape(link.code)
+        var main = "<h1>Edit <code>\(code)</code></h1>" + DashboardHTML.error(error)
+        main += #"<form method="post" action="/admin/links/\#(code)" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
+        for f in Self.adminFields { main += field(f.name, f.label, f.hint, shown[f.name]) }
+        // What the form showed, so only the fields the user changed are sent on as the edit.
+        for f in Self.adminFields { main += #"<input type="hidden" name="was.\#(f.name)" value="\#(DashboardHTML.escape(Self.formValues(link)[f.name] ?? ""))">"# }
+        main += #"<p><button type="submit" id="save">Save</button> <a href="/admin/links/\#(code)">Cancel</a></p></form>"#
+        return adminHTML(status, DashboardHTML.page(title: "Edit \(link.code)", user: user.header, main: main))
+    }
+
+    func field(_ name: String, _ label: String, _ hint: String, _ value: String?) -> String {
+        let v = DashboardHTML.escape(value ?? "")
+        var html = #"<div class="field"><label for="f-\#(name)">\#(label)</label>"#
+        if name == "description" || name == "parameters" {
+            html += #"<textarea id="f-\#(name)" name="\#(name)" rows="3">\#(v)</textarea>"#
+        } else {
+            html += #"<input type="text" id="f-\#(name)" name="\#(name)" value="\#(v)">"#
+        }
+        if !hint.isEmpty { html += "<small>\(DashboardHTML.escape(hint))</small>" }
+        return html + "</div>"
+    }
+
+    // MARK: Changes
+
+    func adminCreate(_ form: AdminForm, _ user: AdminUser) async throws(APIError) -> Response {
+        var values: [String: String] = [:]
+        var body: [(key: String, value: JSONValue)] = []
+        for name in ["code"] + Self.adminFields.map(\.name) {
+            let text = Self.formText(form[name] ?? "", name)
+            values[name] = text
+            guard !text.isEmpty else { continue }
+            do { body.append((name, try Self.formJSON(name, text))) } catch {
+                return try adminNewForm(user, values: values, error: Self.describe(error), status: .badRequest)
+            }
+        }
+        var link: StoredLink
+        do {
+            link = try input.read(.object(body), now: now())
+            link.createdBy = user.token.id
+            try await insert(&link, chosenCode: !link.code.isEmpty)
+        } catch where error.status == .badRequest || error.status == .conflict {
+            return try adminNewForm(user, values: values, error: Self.describe(error), status: error.status)
+        }
+        metrics.linksCreated.increment()
+        return Self.seeOther("/admin/links/\(link.code)?saved=1")
+    }
+
+    func adminUpdate(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws(APIError) -> Response {
+        let current = try await adminLink(context)
+        let shown = Self.formValues(current)
+        var values = shown
+        var patch: [(key: String, value: JSONValue)] = []
+        for f in Self.adminFields {
+            guard let submitted = form[f.name].map({ Self.formText($0, f.name) }) else { continue }
+            values[f.name] = submitted
+            // Changed from what the form showed (or, without that, from the link as it is now).
+            guard submitted != (form["was.\(f.name)"].map { Self.formText($0, f.name) } ?? shown[f.name] ?? "") else { continue }
+            if submitted.isEmpty { patch.append((f.name, .null)); continue }
+            do { patch.append((f.name, try Self.formJSON(f.name, submitted))) } catch {
+                return try await adminEditForm(context, user, values: values, error: Self.describe(error), status: .badRequest)
+            }
+        }
+        guard !patch.isEmpty else { return Self.seeOther("/admin/links/\(current.code)") }
+        let stored: StoredLink?
+        do {
+            let edited = try input.edit(current, with: patch, now: now())
+            stored = try await storeCall { () async throws(StoreError) in try await store.update(edited) }
+        } catch where error.status == .badRequest {
+            return try await adminEditForm(context, user, values: values, error: Self.describe(error), status: .badRequest)
+        }
+        hot.forget(current.code)
+        guard stored != nil else { throw APIError(.notFound, "not-found", "no link with code \(current.code) (it was deleted meanwhile)") }
+        return Self.seeOther("/admin/links/\(current.code)?saved=1")
+    }
+
+    func adminDelete(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws(APIError) -> Response {
+        let code = try adminCode(context)
+        guard form["confirm"] == "yes" else { throw .badRequest("not-confirmed", "tick the box to confirm the deletion") }
+        let deleted = try await storeCall { () async throws(StoreError) in try await store.delete(code: code) }
+        hot.forget(code)
+        guard deleted else { throw APIError(.notFound, "not-found", "no link with code \(code)") }
+        return Self.seeOther("/admin?deleted=\(code)")
+    }
+
+    // MARK: Helpers
+
+    func adminCode(_ context: ServiceContext) throws(APIError) -> String {
+        let code = context.parameters.get("code") ?? ""
+        guard input.isValidCode(code) else { throw APIError(.notFound, "not-found", "no link with code \(JSONWriter.quote(code))") }
+        return code
+    }
+
+    func adminLink(_ context: ServiceContext) async throws(APIError) -> StoredLink {
+        let code = try adminCode(context)
+        guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
+            throw APIError(.notFound, "not-found", "no link with code \(code)")
+        }
+        return link
+    }
+
+    /// A form body, within the configured size limit.
+    func readForm(_ request: Request, _ context: ServiceContext) async throws(APIError) -> AdminForm {
+        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/x-www-form-urlencoded" else {
+            throw APIError(.unsupportedMediaType, "unsupported-media-type", "send the form as application/x-www-form-urlencoded")
+        }
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
+            throw APIError(.contentTooLarge, "body-too-large", "the form is larger than \(configuration.maximumBodyBytes) bytes")
+        }
+        guard let form = AdminForm(String(decoding: buffer.readableBytesView, as: UTF8.self)) else {
+            throw .badRequest("malformed-form", "the form is not valid form encoding")
+        }
+        return form
+    }
+
+    /// A form field as typed, without surrounding whitespace; line ends as \n.
+    static func formText(_ text: String, _ name: String) -> String {
+        let unified = text.replacingOccurrences(of: "\r\n", with: "\n")
+        return unified.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The JSON value of a non-empty form field, as the links API takes it.
+    static func formJSON(_ name: String, _ text: String) throws(APIError) -> JSONValue {
+        switch name {
+        case "maxUses":
+            return Int(text).map { .int($0) } ?? .string(text)
+        case "parameters":
+            var pairs: [(key: String, value: JSONValue)] = []
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+                let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw .badRequest("invalid-parameters", "line \(index + 1) is not name=value", field: "parameters")
+                }
+                pairs.append((parts[0].trimmingCharacters(in: .whitespaces), .string(parts[1].trimmingCharacters(in: .whitespaces))))
+            }
+            return .object(pairs)
+        default:
+            return .string(text)
+        }
+    }
+
+    /// The form's text for each field of a stored link.
+    static func formValues(_ link: StoredLink) -> [String: String] {
+        [
+            "deepLink": link.deepLink ?? "", "route": link.route ?? "",
+            "parameters": link.route == nil ? "" : link.parameters.map { "\($0.0)=\($0.1)" }.joined(separator: "\n"),
+            "title": link.title ?? "", "description": link.description ?? "", "image": link.imageURL ?? "",
+            "webURL": link.webURL ?? "", "appStoreURL": link.appStoreURL ?? "", "playStoreURL": link.playStoreURL ?? "",
+            "expiresAt": link.expiresAt.map(isoDate) ?? "", "maxUses": link.maxUses.map { String($0) } ?? "",
+        ]
+    }
+
+    /// An API error as a form shows it: the field's label, then the message.
+    static func describe(_ error: APIError) -> String {
+        let label = error.field.flatMap { f in (adminFields + [("code", "Code", "")]).first { $0.name == f }?.label }
+        return (label.map { "\($0): " } ?? "") + error.message
+    }
+
+    static func isoDate(_ date: Date) -> String {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime]
+        return iso.string(from: date)
+    }
+
+    static func seeOther(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store", .contentLength: "0"])
+    }
+
+    func adminMessage(_ status: HTTPResponse.Status, _ message: String, user: AdminUser?, retryAfter: Int?) -> Response {
+        let main = #"<h1>\#(DashboardHTML.escape(status.reasonPhrase))</h1>\#(DashboardHTML.error(message))<p><a href="/admin">Back to the links</a></p>"#
+        var response = adminHTML(status, DashboardHTML.page(title: status.reasonPhrase, user: user?.header, main: main))
+        if let retry = retryAfter ?? (status == .serviceUnavailable ? Self.retryAfterSeconds : nil) { response.headers[.retryAfter] = String(retry) }
+        return response
+    }
+
+    func adminHTML(_ status: HTTPResponse.Status, _ html: String) -> Response {
+        let body = ByteBuffer(string: html)
+        var headers = Self.htmlHeaders(cache: "no-store", length: body.readableBytes)
+        headers[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        // Not no-referrer: under it browsers send `Origin: null` with a form, and the same-site
+        // check needs the real origin. Referrers still never leave the site.
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+}

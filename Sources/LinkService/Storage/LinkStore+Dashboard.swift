@@ -1,0 +1,107 @@
+import Foundation
+
+/// One row of `click_days`: a link's counted visits on one UTC day from one platform.
+public struct ClickDay: Sendable, Hashable {
+    public var code: String
+    /// Days since 1970-01-01, UTC.
+    public var day: Int64
+    /// `ios`, `android`, `desktop` (the landing page's audience), `unknown` when not given.
+    public var platform: String
+
+    public init(code: String, day: Int64, platform: String) {
+        self.code = code
+        self.day = day
+        self.platform = platform
+    }
+
+    /// The UTC day number of a date.
+    public static func day(of date: Date) -> Int64 { Int64((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
+}
+
+/// A dashboard sign-in as stored: the token it was made with and its form token.
+public struct AdminSession: Sendable, Equatable {
+    public var tokenID: String
+    /// The value every form of this session carries (compared in constant time).
+    public var csrf: String
+    public var createdAt: Date
+    public var expiresAt: Date
+}
+
+extension LinkStore {
+    // MARK: Visits per day
+
+    /// Adds to the day rows, creating them as needed.
+    static func addDays(_ days: [ClickDay: Int64], in tx: any SQLExecutor) async throws(StoreError) {
+        // In a stable order, so two transactions touching the same rows cannot deadlock.
+        for (key, n) in days.sorted(by: { ($0.key.code, $0.key.day, $0.key.platform) < ($1.key.code, $1.key.day, $1.key.platform) }) {
+            try await tx.run(
+                "INSERT INTO click_days (code, day, platform, clicks) VALUES (?, ?, ?, ?) "
+                    + "ON CONFLICT (code, day, platform) DO UPDATE SET clicks = click_days.clicks + excluded.clicks",
+                [.text(key.code), .int(key.day), .text(key.platform), .int(n)])
+        }
+    }
+
+    /// A link's day rows from `firstDay` on, by day then platform.
+    public func clickDays(code: String, from firstDay: Int64) async throws(StoreError) -> [(day: Int64, platform: String, clicks: Int64)] {
+        try await db.read("SELECT day, platform, clicks FROM click_days WHERE code = ? AND day >= ? ORDER BY day, platform",
+                          [.text(code), .int(firstDay)])
+            .map { (day: $0[0].int ?? 0, platform: $0[1].text ?? "unknown", clicks: $0[2].int ?? 0) }
+    }
+
+    /// A link's visits by platform over every day recorded, most first.
+    public func clicksByPlatform(code: String) async throws(StoreError) -> [(platform: String, clicks: Int64)] {
+        try await db.read(// PostgreSQL sums BIGINT as NUMERIC: cast back.
+            "SELECT platform, CAST(SUM(clicks) AS BIGINT) AS total FROM click_days WHERE code = ? GROUP BY platform ORDER BY total DESC, platform",
+                          [.text(code)])
+            .map { (platform: $0[0].text ?? "unknown", clicks: $0[1].int ?? 0) }
+    }
+
+    // MARK: Search
+
+    /// The newest links first; with `query`, those whose code, title, deep link, route or route
+    /// parameters contain it (ignoring ASCII case).
+    public func searchLinks(_ query: String, limit: Int) async throws(StoreError) -> [StoredLink] {
+        let trimmed = query.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            return try await db.read("SELECT \(Self.columns) FROM links ORDER BY created_at DESC, code DESC LIMIT ?", [.int(Int64(limit))]).map(Self.link)
+        }
+        // LIKE with its wildcards escaped; LOWER on both sides, as PostgreSQL's LIKE is case-sensitive.
+        var pattern = "%"
+        for c in trimmed.lowercased() {
+            if c == "%" || c == "_" || c == "\\" { pattern.append("\\") }
+            pattern.append(c)
+        }
+        pattern += "%"
+        let columns = ["code", "title", "deep_link", "route", "parameters"]
+        let condition = columns.map { "LOWER(COALESCE(\($0), '')) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ")
+        return try await db.read("SELECT \(Self.columns) FROM links WHERE \(condition) ORDER BY created_at DESC, code DESC LIMIT ?",
+                                 Array(repeating: SQLValue.text(pattern), count: columns.count) + [.int(Int64(limit))]).map(Self.link)
+    }
+
+    // MARK: Dashboard sessions
+
+    public func insertSession(idHash: String, _ session: AdminSession) async throws(StoreError) {
+        try await write { () async throws(StoreError) in
+            try await db.transaction { tx throws(StoreError) in
+                // Sign-ins clear out what has expired.
+                try await tx.run("DELETE FROM admin_sessions WHERE expires_at <= ?", [.int(Self.millis(session.createdAt))])
+                try await tx.run("INSERT INTO admin_sessions (id_hash, token_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?)", [
+                    .text(idHash), .text(session.tokenID), .text(session.csrf), .int(Self.millis(session.createdAt)), .int(Self.millis(session.expiresAt)),
+                ])
+            }
+        }
+    }
+
+    /// The session with this hash, expired or not.
+    public func session(idHash: String) async throws(StoreError) -> AdminSession? {
+        try await db.read("SELECT token_id, csrf, created_at, expires_at FROM admin_sessions WHERE id_hash = ?", [.text(idHash)]).first.map {
+            AdminSession(tokenID: $0[0].text ?? "", csrf: $0[1].text ?? "", createdAt: Self.date($0[2].int ?? 0), expiresAt: Self.date($0[3].int ?? 0))
+        }
+    }
+
+    public func deleteSession(idHash: String) async throws(StoreError) {
+        try await write { () async throws(StoreError) in
+            try await db.run("DELETE FROM admin_sessions WHERE id_hash = ?", [.text(idHash)])
+        }
+    }
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Uses the dashboard in headless Chromium as a person would: signs in with a token, creates a
+link through the form, opens a link's page, and reports what the browser shows.
+
+    dashboard.py CHROMIUM ORIGIN TOKEN VISITED_CODE SCREENSHOT_DIR
+
+Driven over --remote-debugging-pipe with navigate.py's Browser (no extra Python package).
+Prints one JSON object with what each step found; screenshots go to SCREENSHOT_DIR.
+"""
+import base64
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from navigate import Browser  # noqa: E402
+
+
+class Tab:
+    def __init__(self, browser):
+        self.browser = browser
+        self.target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = browser.send("Target.attachToTarget", {"targetId": self.target, "flatten": True})["sessionId"]
+        self.send("Page.enable")
+        self.send("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 1400, "deviceScaleFactor": 1, "mobile": False})
+
+    def send(self, method, params=None):
+        return self.browser.send(method, params, session=self.session)
+
+    def wait_load(self):
+        event = self.browser.wait_event(lambda e: e.get("method") == "Page.loadEventFired" and e.get("sessionId") == self.session, 20)
+        if event is None:
+            raise TimeoutError("the page did not load")
+
+    def go(self, url):
+        self.browser.events.clear()
+        self.send("Page.navigate", {"url": url})
+        self.wait_load()
+
+    def run(self, script):
+        result = self.send("Runtime.evaluate", {"expression": script, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{script}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def submit(self, script):
+        """Runs a script that submits a form, and waits for the page it leads to."""
+        self.browser.events.clear()
+        self.run(script)
+        self.wait_load()
+
+    def screenshot(self, path):
+        data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+
+    def state(self):
+        return self.run("""(() => {
+            const qr = document.querySelector('img#qr');
+            const chart = document.querySelector('svg#clicks-chart');
+            return {
+              url: location.href,
+              title: document.title,
+              heading: (document.querySelector('h1') || {}).textContent || null,
+              error: (document.querySelector('#error') || {}).textContent || null,
+              notice: (document.querySelector('#notice') || {}).textContent || null,
+              chart: chart ? {bars: chart.querySelectorAll('g.bar').length,
+                              clicks: [...chart.querySelectorAll('g.bar')].map(g => Number(g.dataset.clicks)),
+                              width: chart.getBoundingClientRect().width} : null,
+              platforms: [...document.querySelectorAll('svg#platform-chart g.platform')].map(g => [g.dataset.platform, Number(g.dataset.clicks)]),
+              qr: qr ? {complete: qr.complete, naturalWidth: qr.naturalWidth, src: qr.getAttribute('src')} : null,
+              links: [...document.querySelectorAll('table#links a')].map(a => a.textContent),
+              cookieVisibleToScript: document.cookie.includes('sy_admin'),
+            };
+        })()""")
+
+
+def main():
+    chromium, origin, token, visited, shots = sys.argv[1:6]
+    report = {}
+    browser = Browser(chromium, "Mozilla/5.0 (X11; Linux x86_64) dashboard-test")
+    tab = None
+    try:
+        tab = Tab(browser)
+        tab.go(origin + "/admin")
+        report["start"] = tab.state()
+        tab.run("document.querySelector('#token').value = %s" % json.dumps(token))
+        tab.submit("document.querySelector('form#sign-in').submit()")
+        report["signedIn"] = tab.state()
+        tab.screenshot(os.path.join(shots, "dashboard-list.png"))
+
+        tab.submit("document.querySelector('a#new-link').click()")
+        tab.run("""(() => {
+            document.querySelector('#f-deepLink').value = 'plur://group/from-the-dashboard';
+            document.querySelector('#f-title').value = 'Made in Chromium';
+            document.querySelector('#f-maxUses').value = '3';
+        })()""")
+        tab.submit("document.querySelector('button#save').click()")
+        report["created"] = tab.state()
+        tab.screenshot(os.path.join(shots, "dashboard-created.png"))
+
+        tab.go(origin + "/admin/links/" + visited)
+        report["visited"] = tab.state()
+        tab.screenshot(os.path.join(shots, "dashboard-link.png"))
+
+        tab.submit("document.querySelector('button#sign-out').click()")
+        report["signedOut"] = tab.state()
+        tab.go(origin + "/admin")
+        report["afterSignOut"] = tab.state()
+    except Exception as error:  # what went wrong, with what the page showed then
+        report["failure"] = repr(error)
+        try:
+            report["failedOn"] = tab.state()
+        except Exception:
+            pass
+    finally:
+        browser.close()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
