@@ -96,7 +96,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json")],
+            resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json"), .copy("Resources/preview-agents.json")],
             swiftSettings: swiftSettings
         ),
         .target(

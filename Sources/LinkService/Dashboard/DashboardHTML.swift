@@ -52,6 +52,7 @@ enum DashboardHTML {
 
     static let platformColours: [(platform: String, label: String, colour: String)] = [
         ("ios", "iOS", "#0a84ff"), ("android", "Android", "#34c759"), ("desktop", "Desktop", "#8e8e93"), ("unknown", "Other", "#c7c7cc"),
+        ("bot", "Previews and bots", "#ff9f0a"),
     ]
 
     static func colour(_ platform: String) -> String { platformColours.first { $0.platform == platform }?.colour ?? "#c7c7cc" }

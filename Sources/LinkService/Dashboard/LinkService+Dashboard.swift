@@ -275,12 +275,13 @@ extension LinkService {
         main += "</div>"
         main += #"<div class="card"><img id="qr" src="/i/\#(code)/qr.svg" width="180" height="180" alt="QR code of \#(DashboardHTML.escape(url))">"#
         main += #"<p><a href="/i/\#(code)/qr.png?size=1024" download="\#(code).png">PNG, 1024 px</a> · <a href="/i/\#(code)/qr.svg" download="\#(code).svg">SVG</a></p></div></div>"#
-        main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> counted in all. Last \#(Self.adminChartDays) days, by platform:</p>"#
+        main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> clicks counted in all (previews and bots not included). Last \#(Self.adminChartDays) days, by platform:</p>"#
         main += DashboardHTML.clicksChart(days, lastDay: today, days: Self.adminChartDays) + DashboardHTML.legend()
         main += "<h2>Platforms</h2>" + DashboardHTML.platformChart(platforms)
         main += """
-            <p class="field"><small>Days and platforms are recorded from schema version 6 on; clicks counted before are in the
-            total only. Link-preview bots are not told apart yet and are counted as visits; referrers are not recorded yet.</small></p></div>
+            <p class="field"><small>Previews and bots are link unfurlers (Slack, iMessage, WhatsApp, …), crawlers and browser
+            prefetches: they get the page but are never counted as clicks or uses. Days and platforms are recorded from schema
+            version 6 on; clicks counted before are in the total only. Referrers are not recorded yet.</small></p></div>
             """
         if user.canWrite {
             main += #"<form method="post" action="/admin/links/\#(code)/delete" class="card" id="delete">\#(DashboardHTML.csrfField(user.session.csrf))"#

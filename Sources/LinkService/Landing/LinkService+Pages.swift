@@ -6,10 +6,12 @@ import NIOCore
 import Prometheus
 
 extension LinkService {
-    /// `/i/{code}`: the landing page of a stored link. Counts a click (GET only).
+    /// `/i/{code}`: the landing page of a stored link. Counts a click (GET only; a preview,
+    /// crawler or prefetch is counted apart, never as a click or a use).
     func linkPage(_ request: Request, _ context: ServiceContext) async -> Response {
         let code = context.parameters.get("code") ?? ""
-        if request.method == .get, let (fields, body) = hotLinkPage(code, userAgent: request.headers[.userAgent]) {
+        let preview = Self.isPreview(userAgent: request.headers[.userAgent]) { request.headers[$0] }
+        if request.method == .get, let (fields, body) = hotLinkPage(code, userAgent: request.headers[.userAgent], preview: preview) {
             return Response(status: .ok, headers: fields, body: .init(byteBuffer: body))
         }
         guard input.isValidCode(code) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
@@ -20,7 +22,12 @@ extension LinkService {
         }
         guard let link else { return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
         if let e = link.expiresAt, e <= now() { return messagePage(.gone, "Link expired", "This link has expired.") }
-        if request.method == .get {
+        if request.method == .get && preview {
+            // A link preview, crawler or prefetch: the page with its preview tags, never a use.
+            if let max = link.maxUses, link.clicks >= max { return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }
+            hot.countPreviewLater(code, at: now())
+            metrics.previewVisits.increment()
+        } else if request.method == .get {
             if link.maxUses != nil {
                 // Limited links are counted in the database at once, atomically.
                 do {
@@ -51,13 +58,24 @@ extension LinkService {
     /// for this visitor's platform, has no use limit and has not expired — with the click
     /// counted; nil when the full path (the store, a render, an atomic use count) is needed. The
     /// one implementation behind the router and the event-loop lane.
-    func hotLinkPage(_ code: String, userAgent: String?) -> (HTTPFields, ByteBuffer)? {
+    func hotLinkPage(_ code: String, userAgent: String?, preview: Bool) -> (HTTPFields, ByteBuffer)? {
         guard input.isValidCode(code) else { return nil }
         let audience = LandingPage.Audience(userAgent: userAgent)
         guard let page = hot.servablePage(code, audience, now: now()) else { return nil }
-        hot.countLater(code, platform: audience, at: now())
-        metrics.clicks.increment()
+        if preview {
+            hot.countPreviewLater(code, at: now())
+            metrics.previewVisits.increment()
+        } else {
+            hot.countLater(code, platform: audience, at: now())
+            metrics.clicks.increment()
+        }
         return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
+    }
+
+    /// Whether a landing-page request is a link preview, a crawler or a prefetch
+    /// (`PreviewAgents.standard`); `header` reads a request header.
+    static func isPreview(userAgent: String?, header: (HTTPField.Name) -> String?) -> Bool {
+        PreviewAgents.standard.isPreview(userAgent: userAgent) { name in HTTPField.Name(name).flatMap(header) }
     }
 
     /// Every other GET: the landing page of a universal-link route, or 404.

@@ -43,7 +43,8 @@ struct FastPath: Sendable {
             route = metrics
             answer = document.answer(ifNoneMatch: request.headerFields[.ifNoneMatch])
         } else if path.utf8.count > 3, path.hasPrefix("/i/"),
-                  let (fields, page) = service.hotLinkPage(String(path.dropFirst(3)), userAgent: request.headerFields[.userAgent]) {
+                  let (fields, page) = service.hotLinkPage(String(path.dropFirst(3)), userAgent: request.headerFields[.userAgent],
+                                                           preview: LinkService.isPreview(userAgent: request.headerFields[.userAgent]) { request.headerFields[$0] }) {
             route = pageRoute
             answer = (.ok, fields, page)
         } else {

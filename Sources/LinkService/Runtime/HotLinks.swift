@@ -89,6 +89,12 @@ public final class HotLinks: Sendable {
         if !kept { droppedEvents.wrappingAdd(1, ordering: .relaxed) }
     }
 
+    /// Counts a preview, crawler or prefetch visit later: a `bot` day row only — never a click,
+    /// never a use, never an event.
+    func countPreviewLater(_ code: String, at date: Date) {
+        pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: ClickDay.bot), default: 0] += 1 }
+    }
+
     /// Writes the pending click counts; on failure they are kept for the next flush. Flushes run
     /// one at a time, so a caller that flushes (a test, the shutdown) returns only after counts
     /// another flush had already taken are written too.

@@ -11,6 +11,7 @@ public final class ServiceMetrics: Sendable {
     private let durations = Mutex<[String: DurationHistogram]>([:])
     let linksCreated: Counter
     let clicks: Counter
+    let previewVisits: Counter
     let rateLimited: Counter
     let authFailures: Counter
     /// Webhook attempts by outcome: delivered (2xx), retry (failed, tried again later), failed (given up).
@@ -21,6 +22,8 @@ public final class ServiceMetrics: Sendable {
     public init() {
         linksCreated = registry.makeCounter(name: "switchyard_links_created_total", help: "Links and invites created.")
         clicks = registry.makeCounter(name: "switchyard_link_clicks_total", help: "Landing-page views of stored links that were counted.")
+        previewVisits = registry.makeCounter(name: "switchyard_link_preview_visits_total",
+                                             help: "Landing-page views by link previews, crawlers and prefetches (never clicks or uses).")
         rateLimited = registry.makeCounter(name: "switchyard_rate_limited_total", help: "Requests refused with 429.")
         authFailures = registry.makeCounter(name: "switchyard_auth_failures_total", help: "Requests refused with 401 or 403.")
         let help = "Webhook delivery attempts by outcome (delivered, retry, failed: given up)."

@@ -5,8 +5,12 @@ public struct ClickDay: Sendable, Hashable {
     public var code: String
     /// Days since 1970-01-01, UTC.
     public var day: Int64
-    /// `ios`, `android`, `desktop` (the landing page's audience), `unknown` when not given.
+    /// `ios`, `android`, `desktop` (the landing page's audience), `unknown` when not given, or
+    /// `bot` for link previews, crawlers and prefetches (never counted as clicks).
     public var platform: String
+
+    /// The platform of preview, crawler and prefetch visits.
+    public static let bot = "bot"
 
     public init(code: String, day: Int64, platform: String) {
         self.code = code

@@ -205,13 +205,18 @@ public struct LinkStore: Sendable {
     /// transaction, with the `link.clicked` events of `clicks`; what belongs to links that no
     /// longer exist is dropped.
     public func addClicks(_ counts: [String: Int64], days: [ClickDay: Int64] = [:], clicks: [Click] = []) async throws(StoreError) {
-        guard !counts.isEmpty else { return }
+        guard !counts.isEmpty || !days.isEmpty else { return }
         let sorted = counts.sorted { $0.key < $1.key }
         let outbox = clicks.isEmpty ? nil : self.outbox
         try await write { () async throws(StoreError) in
             try await db.transaction { tx throws(StoreError) in
                 var existing = Set<String>()
                 for (code, n) in sorted where !(try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ? RETURNING code", [.int(n), .text(code)]).isEmpty) {
+                    existing.insert(code)
+                }
+                // Links with only preview visits (a bot row, no click).
+                for code in Set(days.keys.map(\.code)).subtracting(counts.keys).sorted()
+                where !(try await tx.run("SELECT code FROM links WHERE code = ?", [.text(code)]).isEmpty) {
                     existing.insert(code)
                 }
                 try await Self.addDays(days.filter { existing.contains($0.key.code) }, in: tx)

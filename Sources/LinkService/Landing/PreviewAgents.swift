@@ -1,0 +1,96 @@
+import Foundation
+import SwitchyardJSON
+
+/// Link-preview fetchers, crawlers and browser prefetches, from `Resources/preview-agents.json`.
+/// Their visits to a landing page get the page with its preview tags, and never count as a click,
+/// never use up a use-limited link and never claim anything; they are counted apart as bot visits.
+public struct PreviewAgents: Sendable {
+    public struct Agent: Sendable, Equatable {
+        public var name: String
+        /// Found anywhere in the User-Agent, ASCII case ignored.
+        public var match: String
+        /// A User-Agent this entry classifies (the tests check each one).
+        public var example: String
+    }
+
+    public struct PrefetchHeader: Sendable, Equatable {
+        public var header: String
+        /// The header's value starts with this (ASCII case ignored): `prefetch`, `prefetch;prerender`.
+        public var startsWith: String
+    }
+
+    public let agents: [Agent]
+    public let prefetchHeaders: [PrefetchHeader]
+    /// Each entry's match as lowercased ASCII bytes (this runs on every landing-page request).
+    private let patterns: [[UInt8]]
+
+    public init(agents: [Agent], prefetchHeaders: [PrefetchHeader]) {
+        self.agents = agents
+        self.prefetchHeaders = prefetchHeaders
+        patterns = agents.map { $0.match.utf8.map(Self.lower) }
+    }
+
+    private static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
+
+    /// The list shipped with the service.
+    public static let standard: PreviewAgents = {
+        guard let path = Bundle.module.path(forResource: "preview-agents", ofType: "json"),
+              let text = try? String(contentsOfFile: path, encoding: .utf8), let list = try? PreviewAgents(json: text) else {
+            fatalError("Resources/preview-agents.json is missing or malformed: the package is broken")
+        }
+        return list
+    }()
+
+    /// Reads the data file's shape; a malformed entry is an error naming it.
+    public init(json text: String) throws {
+        let document = try JSONParser.parse(text)
+        var agents: [Agent] = []
+        for (index, entry) in (document["agents"]?.arrayValue ?? []).enumerated() {
+            guard let name = entry["name"]?.stringValue, let match = entry["match"]?.stringValue, !match.isEmpty,
+                  let example = entry["example"]?.stringValue else {
+                throw PreviewAgentsError(description: "agents[\(index)]: needs name, a non-empty match and an example")
+            }
+            agents.append(Agent(name: name, match: match, example: example))
+        }
+        var headers: [PrefetchHeader] = []
+        for (index, entry) in (document["prefetchHeaders"]?.arrayValue ?? []).enumerated() {
+            guard let header = entry["header"]?.stringValue, let start = entry["startsWith"]?.stringValue else {
+                throw PreviewAgentsError(description: "prefetchHeaders[\(index)]: needs header and startsWith")
+            }
+            headers.append(PrefetchHeader(header: header, startsWith: start.lowercased()))
+        }
+        self.init(agents: agents, prefetchHeaders: headers)
+    }
+
+    struct PreviewAgentsError: Error, CustomStringConvertible { var description: String }
+
+    /// The entry that names this User-Agent, or nil for a person's browser (or no User-Agent).
+    public func agent(userAgent: String?) -> Agent? {
+        guard let userAgent, !userAgent.isEmpty else { return nil }
+        let text = userAgent.utf8.map(Self.lower)
+        return patterns.firstIndex { Self.contains(text, $0) }.map { agents[$0] }
+    }
+
+    private static func contains(_ text: [UInt8], _ pattern: [UInt8]) -> Bool {
+        guard let first = pattern.first, pattern.count <= text.count else { return false }
+        var i = 0
+        let last = text.count - pattern.count
+        while i <= last {
+            if text[i] == first {
+                var j = 1
+                while j < pattern.count && text[i + j] == pattern[j] { j += 1 }
+                if j == pattern.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    /// Whether a request is a preview, a crawler or a prefetch rather than a person opening the
+    /// link: a known User-Agent, or a prefetch header (`Sec-Purpose: prefetch`, `Purpose: prefetch`, …).
+    /// `header` gives a request header's value by name.
+    public func isPreview(userAgent: String?, header: (String) -> String?) -> Bool {
+        if agent(userAgent: userAgent) != nil { return true }
+        return prefetchHeaders.contains { h in header(h.header)?.lowercased().hasPrefix(h.startsWith) == true }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkService
+import SwitchyardJSON
+import Testing
+
+/// Link previews, crawlers and prefetches get the page but never count as a click or a use.
+@Suite struct PreviewTests {
+    /// Each entry of `Resources/preview-agents.json` classifies its own example, as itself.
+    @Test(arguments: PreviewAgents.standard.agents.map(\.name))
+    func eachPreviewAgentIsRecognisedByItsExample(_ name: String) throws {
+        let entry = try #require(PreviewAgents.standard.agents.first { $0.name == name })
+        #expect(entry.example.lowercased().contains(entry.match.lowercased()))
+        #expect(PreviewAgents.standard.agent(userAgent: entry.example)?.name == name, "an earlier entry takes \(entry.example)")
+        #expect(PreviewAgents.standard.agent(userAgent: entry.example.uppercased())?.name == name, "ASCII case is ignored")
+    }
+
+    static let people = [
+        LandingPageTests.iPhone,
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+        "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15",
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.0.0",
+        // In-app browsers are people: Facebook's and Instagram's carry the app's name, not its fetcher's.
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/458.0.0.41.108;FBBV/571101637]",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 327.0.0.39.110",
+        // A phone brand that contains "bot".
+        "Mozilla/5.0 (Linux; Android 12; CUBOT KINGKONG 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+        "Mozilla/5.0 (Linux; Android 13; SAMSUNG SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36",
+        "",
+    ]
+
+    @Test(arguments: people)
+    func peopleAreNotPreviews(_ userAgent: String) {
+        #expect(PreviewAgents.standard.agent(userAgent: userAgent) == nil)
+        #expect(!PreviewAgents.standard.isPreview(userAgent: userAgent) { _ in nil })
+    }
+
+    @Test func browserPrefetchesArePreviews() {
+        let chrome = Self.people[1]
+        func preview(_ headers: [String: String]) -> Bool { PreviewAgents.standard.isPreview(userAgent: chrome) { headers[$0] } }
+        #expect(preview(["Sec-Purpose": "prefetch"]))
+        #expect(preview(["Sec-Purpose": "prefetch;prerender"]))
+        #expect(preview(["Purpose": "prefetch"]))
+        #expect(preview(["X-Moz": "prefetch"]))
+        #expect(preview(["X-Purpose": "preview"]))
+        #expect(!preview(["Sec-Purpose": ""]) && !preview(["Purpose": "navigate"]) && !preview([:]))
+    }
+
+    static let unfurlers = ["Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+                            "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)", "WhatsApp/2.23.20.0 A"]
+
+    /// The issue's own case: a one-use invite is unfurled three times, fetched with HEAD and
+    /// prefetched, then opened by a person (200) and by a second person (410).
+    @Test(arguments: Backend.available)
+    func previewsNeverUseUpALink(_ backend: Backend) async throws {
+        let h = try await Harness.make(backend: backend)
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/once", "title": "One seat", "maxUses": 1}"#)
+            let code = try #require(created.json?["code"]?.stringValue)
+            for agent in Self.unfurlers {
+                let page = try await client.call(.get, "/i/\(code)", headers: [.userAgent: agent])
+                #expect(page.status == .ok, "\(agent)")
+                #expect(page.text.contains(#"<meta property="og:title" content="One seat">"#))
+            }
+            #expect(try await client.call(.head, "/i/\(code)", headers: [.userAgent: Self.people[0]]).status == .ok)
+            #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.people[1], HTTPField.Name("Sec-Purpose")!: "prefetch"]).status == .ok)
+            #expect(try await h.store.link(code: code)?.clicks == 0, "nothing used")
+
+            #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.people[0]]).status == .ok, "the person it was for")
+            #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.people[2]]).status == .gone, "a second person")
+            #expect(try await h.store.link(code: code)?.clicks == 1)
+
+            try await h.service.flushClicks()
+            let days = try await h.store.clickDays(code: code, from: 0)
+            #expect(days.filter { $0.platform == ClickDay.bot }.map(\.clicks) == [4], "3 unfurls and a prefetch, apart; HEAD counts nothing: \(days)")
+            #expect(days.filter { $0.platform != ClickDay.bot }.map(\.clicks) == [1])
+            let metrics = String(decoding: h.service.metrics.text(), as: UTF8.self)
+            #expect(metrics.contains("switchyard_link_preview_visits_total 4"), "\(metrics)")
+        }
+    }
+
+    /// Links without a use limit, answered from memory on the event loop (the fast path) as well:
+    /// previews are never clicks.
+    @Test func previewsOfUnlimitedLinksAreCountedApartOnTheFastPathToo() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.live) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/many"}"#)
+            let code = try #require(created.json?["code"]?.stringValue)
+            // The first visit renders and keeps the page; the rest can be answered from memory.
+            for agent in [Self.people[0], Self.people[0]] + Self.unfurlers + [Self.people[0]] {
+                #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: agent]).status == .ok)
+            }
+            try await h.service.flushClicks()
+            #expect(try await h.store.link(code: code)?.clicks == 3)
+            let days = try await h.store.clickDays(code: code, from: 0)
+            #expect(days.map { "\($0.platform) \($0.clicks)" }.sorted() == ["bot 3", "ios 3"], "\(days)")
+        }
+    }
+}
