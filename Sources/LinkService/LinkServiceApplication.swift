@@ -85,7 +85,7 @@ public struct LinkService: Sendable {
         self.logger = logger
         self.now = now
         metrics = ServiceMetrics()
-        hot = HotLinks(store: self.store, now: clock)
+        hot = HotLinks(store: self.store, visits: configuration.visits, now: clock)
         documents = Self.documents(configuration)
         perToken = RateLimiter(configuration.perTokenLimit, now: clock)
         perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
@@ -136,6 +136,7 @@ public struct LinkService: Sendable {
         router.post("/api/links") { request, context in await handle { () async throws(APIError) in try await createLink(request, context) } }
         router.get("/api/links") { request, context in await handle { () async throws(APIError) in try await listLinks(request, context) } }
         router.get("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await getLink(request, context) } }
+        router.get("/api/links/{code}/stats") { request, context in await handle { () async throws(APIError) in try await linkStats(request, context) } }
         router.patch("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await patchLink(request, context) } }
         router.delete("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await deleteLink(request, context) } }
         router.post("/api/invite") { request, context in await handle { () async throws(APIError) in try await createInvite(request, context) } }
@@ -164,7 +165,7 @@ public struct LinkService: Sendable {
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: fastPath ? [FastPathHandler(fast)] : [])),
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
-            services: [ClickFlusher(hot: hot, logger: logger)] + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()]),
+            services: [ClickFlusher(hot: hot, logger: logger, now: now)] + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()]),
             onServerRunning: onServerRunning,
             logger: logger)
     }

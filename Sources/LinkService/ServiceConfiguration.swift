@@ -101,6 +101,8 @@ public struct ServiceConfiguration: Sendable {
     public var resolveIsolatesScripts = true
     /// Where events are delivered (`webhooks`); no endpoints by default.
     public var webhooks = WebhookSettings()
+    /// Whether and how visits are recorded one by one (`visits`; on by default).
+    public var visits = VisitSettings()
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -138,6 +140,7 @@ public struct ServiceConfiguration: Sendable {
                                  "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int,
                                  "scriptIsolation": .string]),
             "webhooks": WebhookSettings.shape,
+            "visits": VisitSettings.shape,
         ]
         keys.merge(Router.tableKeys) { a, _ in a }
         return .object(keys)

@@ -253,15 +253,17 @@ import Testing
             _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Charted2", "deepLink": "plur://group/c"}"#)
             _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Capped23", "deepLink": "plur://group/l", "maxUses": 10}"#)
             let iPhone = LandingPageTests.iPhone, android = "Mozilla/5.0 (Linux; Android 14; Pixel 8)", desktop = "Mozilla/5.0 (X11; Linux x86_64)"
-            func visit(_ code: String, _ ua: String) async throws {
-                let answer = try await client.call(.get, "/i/\(code)", headers: [.userAgent: ua])
+            func visit(_ code: String, _ ua: String, referer: String? = nil) async throws {
+                var headers: HTTPFields = [.userAgent: ua]
+                if let referer { headers[.referer] = referer }
+                let answer = try await client.call(.get, "/i/\(code)", headers: headers)
                 #expect(answer.status == .ok)
             }
             // Two days ago: 1 desktop; today: 3 iPhone, 1 Android, 2 desktop.
             try await visit("Charted2", desktop)
             try await h.service.flushClicks()
             h.clock.advance(2 * 86_400)
-            for ua in [iPhone, iPhone, iPhone, android, desktop, desktop] { try await visit("Charted2", ua) }
+            for ua in [iPhone, iPhone, iPhone, android, desktop, desktop] { try await visit("Charted2", ua, referer: ua == desktop ? "https://news.example.org/a" : "https://t.co/x") }
             for ua in [iPhone, android] { try await visit("Capped23", ua) }
             try await h.service.flushClicks()
 
@@ -281,6 +283,9 @@ import Testing
             #expect(page.text.contains(#"data-platform="android" data-clicks="1""#))
             #expect(page.text.contains(#"<b id="total-clicks">7</b>"#))
             #expect(page.text.contains(#"<img id="qr" src="/i/Charted2/qr.svg""#))
+            #expect(page.text.contains(#"<table id="referrers">"#))
+            #expect(page.text.contains(#"<tr><td><code>t.co</code></td><td class="num">4</td><td class="num">67 %</td></tr>"#), "\(page.text)")
+            #expect(page.text.contains(#"<tr><td><code>news.example.org</code></td><td class="num">2</td><td class="num">33 %</td></tr>"#))
             // Use-limited links record their day rows in the use's own transaction.
             let limited = try await browser.get("/admin/links/Capped23")
             #expect(limited.text.contains(#"data-day="\#(today)" data-clicks="2""#) && limited.text.contains("Uses</dt><dd><code>2 of 10"))

@@ -269,11 +269,19 @@ extension LinkService {
     }
 
     func clientAddress(_ request: Request, _ context: ServiceContext) -> String {
-        if configuration.trustForwardedFor, let f = request.headers[HTTPField.Name("X-Forwarded-For")!],
+        clientAddress(forwardedFor: request.headers[Self.forwardedFor], peer: { context.remoteAddress?.ipAddress }) ?? "unknown"
+    }
+
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
+    /// The client's address: the first of X-Forwarded-For when `service.trustForwardedFor`,
+    /// else the peer's.
+    func clientAddress(forwardedFor: String?, peer: () -> String?) -> String? {
+        if configuration.trustForwardedFor, let f = forwardedFor,
            let first = f.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
             return first
         }
-        return context.remoteAddress?.ipAddress ?? "unknown"
+        return peer()
     }
 
     func tooMany(_ wait: Double, _ who: String) -> APIError {

@@ -126,6 +126,18 @@ enum DashboardHTML {
         return svg + "</svg>"
     }
 
+    /// The hosts people came from, most first, with counts and shares of the listed visits.
+    static func referrerTable(_ rows: [(host: String, visits: Int64)]) -> String {
+        guard !rows.isEmpty else { return #"<p id="referrers">No referrers recorded: visits came without one, or none yet.</p>"# }
+        let total = rows.reduce(0) { $0 + $1.visits }
+        var html = #"<table id="referrers"><thead><tr><th>Host</th><th class="num">Visits</th><th class="num">Share</th></tr></thead><tbody>"#
+        for row in rows {
+            let share = total > 0 ? Int((Double(row.visits) / Double(total) * 100).rounded()) : 0
+            html += #"<tr><td><code>\#(escape(row.host))</code></td><td class="num">\#(row.visits)</td><td class="num">\#(share) %</td></tr>"#
+        }
+        return html + "</tbody></table>"
+    }
+
     static func legend() -> String {
         #"<p class="legend">"# + platformColours.map { #"<span><i class="swatch" style="background:\#($0.colour)"></i>\#($0.label)</span>"# }.joined() + "</p>"
     }

@@ -245,6 +245,7 @@ extension LinkService {
         let today = ClickDay.day(of: now())
         let days = try await storeCall { () async throws(StoreError) in try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1) }
         let platforms = try await storeCall { () async throws(StoreError) in try await store.clicksByPlatform(code: link.code) }
+        let referrers = try await storeCall { () async throws(StoreError) in try await store.referrers(code: link.code, limit: Self.topReferrers) }
         let code = DashboardHTML.escape(link.code)
         let url = pageURL(link.code)
         var main = "<h1>Link <code>\(code)</code></h1>"
@@ -278,10 +279,12 @@ extension LinkService {
         main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> clicks counted in all (previews and bots not included). Last \#(Self.adminChartDays) days, by platform:</p>"#
         main += DashboardHTML.clicksChart(days, lastDay: today, days: Self.adminChartDays) + DashboardHTML.legend()
         main += "<h2>Platforms</h2>" + DashboardHTML.platformChart(platforms)
+        main += "<h2>Top referrers</h2>" + DashboardHTML.referrerTable(referrers)
         main += """
             <p class="field"><small>Previews and bots are link unfurlers (Slack, iMessage, WhatsApp, …), crawlers and browser
             prefetches: they get the page but are never counted as clicks or uses. Days and platforms are recorded from schema
-            version 6 on; clicks counted before are in the total only. Referrers are not recorded yet.</small></p></div>
+            version 6 on; clicks counted before are in the total only. Referrers come from the visit records of the last
+            \(configuration.visits.retentionDays) days (people's visits only).</small></p></div>
             """
         if user.canWrite {
             main += #"<form method="post" action="/admin/links/\#(code)/delete" class="card" id="delete">\#(DashboardHTML.csrfField(user.session.csrf))"#

@@ -7,11 +7,14 @@ import Prometheus
 
 extension LinkService {
     /// `/i/{code}`: the landing page of a stored link. Counts a click (GET only; a preview,
-    /// crawler or prefetch is counted apart, never as a click or a use).
+    /// crawler or prefetch is counted apart, never as a click or a use) and records the visit.
     func linkPage(_ request: Request, _ context: ServiceContext) async -> Response {
         let code = context.parameters.get("code") ?? ""
-        let preview = Self.isPreview(userAgent: request.headers[.userAgent]) { request.headers[$0] }
-        if request.method == .get, let (fields, body) = hotLinkPage(code, userAgent: request.headers[.userAgent], preview: preview) {
+        let userAgent = request.headers[.userAgent]
+        let preview = Self.isPreview(userAgent: userAgent) { request.headers[$0] }
+        let address = { clientAddress(request, context) }
+        if request.method == .get,
+           let (fields, body) = hotLinkPage(code, userAgent: userAgent, preview: preview, referer: request.headers[.referer], address: address) {
             return Response(status: .ok, headers: fields, body: .init(byteBuffer: body))
         }
         guard input.isValidCode(code) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
@@ -22,16 +25,19 @@ extension LinkService {
         }
         guard let link else { return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
         if let e = link.expiresAt, e <= now() { return messagePage(.gone, "Link expired", "This link has expired.") }
-        if request.method == .get && preview {
-            // A link preview, crawler or prefetch: the page with its preview tags, never a use.
-            if let max = link.maxUses, link.clicks >= max { return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }
-            hot.countPreviewLater(code, at: now())
-            metrics.previewVisits.increment()
-        } else if request.method == .get {
-            if link.maxUses != nil {
-                // Limited links are counted in the database at once, atomically.
+        let audience = LandingPage.Audience(userAgent: userAgent)
+        if request.method == .get {
+            let date = now()
+            let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: request.headers[.referer], address: address)
+            if preview {
+                // A link preview, crawler or prefetch: the page with its preview tags, never a use.
+                if let max = link.maxUses, link.clicks >= max { return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }
+                hot.countPreviewLater(code, at: date, visit: visit)
+                metrics.previewVisits.increment()
+            } else if link.maxUses != nil {
+                // Limited links are counted in the database at once, atomically, with their record.
                 do {
-                    switch try await store.click(code: code, platform: LandingPage.Audience(userAgent: request.headers[.userAgent]).rawValue, at: now()) {
+                    switch try await store.click(code: code, platform: audience.rawValue, at: date, visit: visit) {
                     case .counted: metrics.clicks.increment()
                     case .exhausted: return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
                     case .missing: hot.forget(code); return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
@@ -41,11 +47,10 @@ extension LinkService {
                     return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
                 }
             } else {
-                hot.countLater(code, platform: LandingPage.Audience(userAgent: request.headers[.userAgent]), at: now())
+                hot.countLater(code, platform: audience, at: date, visit: visit)
                 metrics.clicks.increment()
             }
         }
-        let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
         let body: ByteBuffer
         if let cached = hot.page(code, audience) { body = cached } else {
             body = ByteBuffer(string: page(for: link).html(for: audience))
@@ -56,17 +61,20 @@ extension LinkService {
 
     /// GET `/i/{code}` answered from memory — the link is in the hot cache with a page rendered
     /// for this visitor's platform, has no use limit and has not expired — with the click
-    /// counted; nil when the full path (the store, a render, an atomic use count) is needed. The
-    /// one implementation behind the router and the event-loop lane.
-    func hotLinkPage(_ code: String, userAgent: String?, preview: Bool) -> (HTTPFields, ByteBuffer)? {
+    /// counted and the visit recorded; nil when the full path (the store, a render, an atomic
+    /// use count) is needed. The one implementation behind the router and the event-loop lane.
+    /// `address` (the client's) is asked only when addresses are kept.
+    func hotLinkPage(_ code: String, userAgent: String?, preview: Bool, referer: String?, address: () -> String?) -> (HTTPFields, ByteBuffer)? {
         guard input.isValidCode(code) else { return nil }
         let audience = LandingPage.Audience(userAgent: userAgent)
-        guard let page = hot.servablePage(code, audience, now: now()) else { return nil }
+        let date = now()
+        guard let page = hot.servablePage(code, audience, now: date) else { return nil }
+        let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: referer, address: address)
         if preview {
-            hot.countPreviewLater(code, at: now())
+            hot.countPreviewLater(code, at: date, visit: visit)
             metrics.previewVisits.increment()
         } else {
-            hot.countLater(code, platform: audience, at: now())
+            hot.countLater(code, platform: audience, at: date, visit: visit)
             metrics.clicks.increment()
         }
         return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)

@@ -43,8 +43,11 @@ struct FastPath: Sendable {
             route = metrics
             answer = document.answer(ifNoneMatch: request.headerFields[.ifNoneMatch])
         } else if path.utf8.count > 3, path.hasPrefix("/i/"),
-                  let (fields, page) = service.hotLinkPage(String(path.dropFirst(3)), userAgent: request.headerFields[.userAgent],
-                                                           preview: LinkService.isPreview(userAgent: request.headerFields[.userAgent]) { request.headerFields[$0] }) {
+                  let (fields, page) = service.hotLinkPage(
+                      String(path.dropFirst(3)), userAgent: request.headerFields[.userAgent],
+                      preview: LinkService.isPreview(userAgent: request.headerFields[.userAgent]) { request.headerFields[$0] },
+                      referer: request.headerFields[.referer],
+                      address: { service.clientAddress(forwardedFor: request.headerFields[LinkService.forwardedFor], peer: client) }) {
             route = pageRoute
             answer = (.ok, fields, page)
         } else {

@@ -25,14 +25,22 @@ public final class HotLinks: Sendable {
     /// The clicks behind `pendingClicks`, kept for their `link.clicked` events when an endpoint
     /// wants them; past `maximumPendingEvents` events are counted as dropped and logged.
     private let pendingEvents = Mutex<[LinkStore.Click]>([])
+    /// Visit records (`visits`), identical ones in one second added up.
+    private let pendingVisits = Mutex<[Visit: Int64]>([:])
     private let recordsClicks: Bool
+    let visitSettings: VisitSettings
     let maximumPendingEvents = 1_000_000
     let droppedEvents = Atomic<Int>(0)
+    /// Past this many distinct pending records, more are counted as dropped and logged.
+    let maximumPendingVisits = 1_000_000
+    let droppedVisits = Atomic<Int>(0)
     private let flushing = AsyncLock()
     private let maximumEntries = 100_000
 
-    init(store: LinkStore, ttl: Double = 5, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+    init(store: LinkStore, visits: VisitSettings = VisitSettings(), ttl: Double = 5,
+         now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         self.store = store
+        self.visitSettings = visits
         self.recordsClicks = store.outbox?.wants("link.clicked") ?? false
         self.ttl = ttl
         self.now = now
@@ -75,8 +83,28 @@ public final class HotLinks: Sendable {
         _ = entries.withLock { $0.removeValue(forKey: code) }
     }
 
-    /// Counts a click later (links without a use limit).
-    func countLater(_ code: String, platform: LandingPage.Audience, at date: Date) {
+    /// The record of a visit, or nil when visits are not recorded. `address` is asked only when
+    /// addresses are kept.
+    func visit(_ code: String, platform: LandingPage.Audience, at date: Date, bot: Bool, referer: String?, address: () -> String?) -> Visit? {
+        guard visitSettings.record else { return nil }
+        return Visit(code: code, at: date, platform: platform.rawValue, referrerHost: VisitSettings.referrerHost(referer), bot: bot,
+                     address: visitSettings.addresses == .none ? nil : visitSettings.kept(address()))
+    }
+
+    private func recordLater(_ visit: Visit?) {
+        guard let visit else { return }
+        let kept = pendingVisits.withLock { pending -> Bool in
+            if let n = pending[visit] { pending[visit] = n + 1; return true }
+            guard pending.count < maximumPendingVisits else { return false }
+            pending[visit] = 1
+            return true
+        }
+        if !kept { droppedVisits.wrappingAdd(1, ordering: .relaxed) }
+    }
+
+    /// Counts a click later (links without a use limit), with its visit record.
+    func countLater(_ code: String, platform: LandingPage.Audience, at date: Date, visit: Visit? = nil) {
+        recordLater(visit)
         pendingClicks.withLock { $0[code, default: 0] += 1 }
         pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: platform.rawValue), default: 0] += 1 }
         guard recordsClicks else { return }
@@ -91,7 +119,8 @@ public final class HotLinks: Sendable {
 
     /// Counts a preview, crawler or prefetch visit later: a `bot` day row only — never a click,
     /// never a use, never an event.
-    func countPreviewLater(_ code: String, at date: Date) {
+    func countPreviewLater(_ code: String, at date: Date, visit: Visit? = nil) {
+        recordLater(visit)
         pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: ClickDay.bot), default: 0] += 1 }
     }
 
@@ -111,29 +140,52 @@ public final class HotLinks: Sendable {
         let counts = pendingClicks.withLock { p -> [String: Int64] in defer { p.removeAll() }; return p }
         let days = pendingDays.withLock { p -> [ClickDay: Int64] in defer { p.removeAll() }; return p }
         let clicks = pendingEvents.withLock { p -> [LinkStore.Click] in defer { p.removeAll() }; return p }
-        do { try await store.addClicks(counts, days: days, clicks: clicks) } catch {
+        let visits = pendingVisits.withLock { p -> [Visit: Int64] in defer { p.removeAll() }; return p }
+        do { try await store.addClicks(counts, days: days, clicks: clicks, visits: visits) } catch {
             pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }
             pendingDays.withLock { p in for (k, v) in days { p[k, default: 0] += v } }
             pendingEvents.withLock { p in p.insert(contentsOf: clicks, at: 0) }
+            pendingVisits.withLock { p in for (k, v) in visits { p[k, default: 0] += v } }
             throw error
         }
     }
 }
 
-/// Flushes click counts every second; a last flush at graceful shutdown.
+/// Flushes click counts and visit records every second, with a last flush at graceful shutdown;
+/// deletes visit records past their retention at start and then hourly.
 struct ClickFlusher: Service {
     let hot: HotLinks
     let logger: Logger
+    var now: @Sendable () -> Date = { Date() }
+    var pruneInterval: Duration = .seconds(3600)
 
     func run() async throws {
+        var lastPrune: ContinuousClock.Instant?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if hot.visitSettings.record, lastPrune.map({ ContinuousClock.now - $0 >= pruneInterval }) ?? true {
+                lastPrune = ContinuousClock.now
+                await prune()
+            }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             do { try await hot.flush() } catch { logger.error("click counts not written; retrying", metadata: ["error": "\(error)"]) }
             let dropped = hot.droppedEvents.exchange(0, ordering: .relaxed)
             if dropped > 0 {
                 logger.error("link.clicked events dropped: more than \(hot.maximumPendingEvents) waited to be written", metadata: ["dropped": "\(dropped)"])
             }
+            let droppedVisits = hot.droppedVisits.exchange(0, ordering: .relaxed)
+            if droppedVisits > 0 {
+                logger.error("visit records dropped: more than \(hot.maximumPendingVisits) distinct records waited to be written",
+                             metadata: ["dropped": "\(droppedVisits)"])
+            }
         }
         do { try await hot.flush() } catch { logger.error("click counts lost at shutdown", metadata: ["error": "\(error)"]) }
+    }
+
+    /// Deletes visit records older than `visits.retentionDays`.
+    func prune() async {
+        let cutoff = now().addingTimeInterval(-Double(hot.visitSettings.retentionDays) * 86_400)
+        do { try await hot.store.pruneVisits(before: cutoff) } catch {
+            logger.error("old visit records not deleted; retrying in an hour", metadata: ["error": "\(error)"])
+        }
     }
 }

@@ -166,6 +166,7 @@ public struct LinkStore: Sendable {
         !(try await write { () async throws(StoreError) in
             try await changing("link.deleted") { tx throws(StoreError) in
                 try await tx.run("DELETE FROM click_days WHERE code = ?", [.text(code)])
+                try await tx.run("DELETE FROM visits WHERE code = ?", [.text(code)])
                 return try await tx.run("DELETE FROM links WHERE code = ? RETURNING \(Self.columns)", [.text(code)]).map { ("link.deleted", Self.link($0)) }
             }
         }.isEmpty)
@@ -174,8 +175,10 @@ public struct LinkStore: Sendable {
     /// Counts one use now, atomically refusing it once `max_uses` is reached, with its day row
     /// (`click_days`) in the same transaction. With webhooks, the use writes `link.clicked` (and
     /// `link.exhausted` when it was the last one) in its transaction too.
-    /// - Parameter platform: the visitor's (`ios`, `android`, `desktop`).
-    public func click(code: String, platform: String? = nil, at date: Date = Date()) async throws(StoreError) -> ClickOutcome {
+    /// - Parameters:
+    ///   - platform: the visitor's (`ios`, `android`, `desktop`).
+    ///   - visit: the visit's record, written in the same transaction (nil: not recorded).
+    public func click(code: String, platform: String? = nil, at date: Date = Date(), visit: Visit? = nil) async throws(StoreError) -> ClickOutcome {
         let sql = "UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING \(Self.columns)"
         let outbox = self.outbox.flatMap { $0.wants("link.clicked") || $0.wants("link.exhausted") ? $0 : nil }
         let day = ClickDay(code: code, day: ClickDay.day(of: date), platform: platform ?? "unknown")
@@ -183,6 +186,7 @@ public struct LinkStore: Sendable {
             try await db.transaction { tx throws(StoreError) -> StoredLink? in
                 guard let link = try await tx.run(sql, [.text(code)]).first.map(Self.link) else { return nil }
                 try await Self.addDays([day: 1], in: tx)
+                if let visit { try await Self.addVisits([visit: 1], in: tx) }
                 if let outbox {
                     try await outbox.enqueue("link.clicked", data: outbox.clickData(code: code, platform: platform), at: date, in: tx)
                     if let max = link.maxUses, link.clicks >= max { try await outbox.enqueue("link.exhausted", data: outbox.render(link), at: date, in: tx) }
@@ -201,11 +205,12 @@ public struct LinkStore: Sendable {
         public var at: Date
     }
 
-    /// Adds batched click counts (links without a use limit) and their day rows in one
-    /// transaction, with the `link.clicked` events of `clicks`; what belongs to links that no
-    /// longer exist is dropped.
-    public func addClicks(_ counts: [String: Int64], days: [ClickDay: Int64] = [:], clicks: [Click] = []) async throws(StoreError) {
-        guard !counts.isEmpty || !days.isEmpty else { return }
+    /// Adds batched click counts (links without a use limit), their day rows and visit records
+    /// in one transaction, with the `link.clicked` events of `clicks`; what belongs to links that
+    /// no longer exist is dropped.
+    public func addClicks(_ counts: [String: Int64], days: [ClickDay: Int64] = [:], clicks: [Click] = [],
+                          visits: [Visit: Int64] = [:]) async throws(StoreError) {
+        guard !counts.isEmpty || !days.isEmpty || !visits.isEmpty else { return }
         let sorted = counts.sorted { $0.key < $1.key }
         let outbox = clicks.isEmpty ? nil : self.outbox
         try await write { () async throws(StoreError) in
@@ -215,11 +220,12 @@ public struct LinkStore: Sendable {
                     existing.insert(code)
                 }
                 // Links with only preview visits (a bot row, no click).
-                for code in Set(days.keys.map(\.code)).subtracting(counts.keys).sorted()
+                for code in Set(days.keys.map(\.code)).union(visits.keys.map(\.code)).subtracting(counts.keys).sorted()
                 where !(try await tx.run("SELECT code FROM links WHERE code = ?", [.text(code)]).isEmpty) {
                     existing.insert(code)
                 }
                 try await Self.addDays(days.filter { existing.contains($0.key.code) }, in: tx)
+                try await Self.addVisits(visits.filter { existing.contains($0.key.code) }, in: tx)
                 guard let outbox else { return }
                 for click in clicks where existing.contains(click.code) {
                     try await outbox.enqueue("link.clicked", data: outbox.clickData(code: click.code, platform: click.platform), at: click.at, in: tx)

@@ -109,6 +109,23 @@ enum Migrations {
             )
             """,
         ]),
+        Migration(version: 7, name: "visit records", statements: [
+            // One row per link, second (unix seconds), platform, referrer host, bot flag and kept
+            // address, with the number of visits it stands for; deleted after visits.retentionDays.
+            """
+            CREATE TABLE visits (
+                code TEXT NOT NULL,
+                second BIGINT NOT NULL,
+                platform TEXT NOT NULL,
+                referrer_host TEXT,
+                bot BIGINT NOT NULL,
+                address TEXT,
+                visits BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX visits_by_code ON visits (code, second)",
+            "CREATE INDEX visits_by_second ON visits (second)",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import SwitchyardJSON
+
+extension LinkService {
+    /// How many referrer hosts the stats and the dashboard list.
+    static let topReferrers = 20
+
+    /// GET `/api/links/{code}/stats` (`links:read`): human clicks and bot visits in all, human
+    /// visits by platform, a day-by-day series over `days` days (default 30, at most 366) ending
+    /// today (UTC), and the hosts people came from (from the visit records, so within
+    /// `visits.retentionDays`). Visits of the last second may still be in memory.
+    func linkStats(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        _ = try await authenticate(request, .linksRead)
+        let code = try codeParameter(context)
+        var days = 30
+        if let d = request.uri.queryParameters["days"] {
+            guard let n = Int(d), (1...366).contains(n) else { throw .badRequest("invalid-days", "days must be a whole number from 1 to 366", field: "days") }
+            days = n
+        }
+        guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
+            throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code")
+        }
+        let today = ClickDay.day(of: now())
+        let firstDay = today - Int64(days) + 1
+        let rows = try await storeCall { () async throws(StoreError) in try await store.clickDays(code: code, from: firstDay) }
+        let platforms = try await storeCall { () async throws(StoreError) in try await store.clicksByPlatform(code: code) }
+        let referrers = try await storeCall { () async throws(StoreError) in try await store.referrers(code: code, limit: Self.topReferrers) }
+        var human = [Int64](repeating: 0, count: days), bot = [Int64](repeating: 0, count: days)
+        for row in rows where row.day >= firstDay && row.day <= today {
+            let i = Int(row.day - firstDay)
+            if row.platform == ClickDay.bot { bot[i] += row.clicks } else { human[i] += row.clicks }
+        }
+        let byDay: [JSONValue] = (0..<days).map { i in
+            .object([("day", .string(DashboardHTML.date(ofDay: firstDay + Int64(i)))), ("human", .int(Int(human[i]))), ("bot", .int(Int(bot[i])))])
+        }
+        let botTotal = platforms.filter { $0.platform == ClickDay.bot }.reduce(0) { $0 + $1.clicks }
+        return Response.json(.object([
+            ("code", .string(link.code)),
+            ("clicks", .object([("human", .int(Int(link.clicks))), ("bot", .int(Int(botTotal)))])),
+            ("byPlatform", .object(platforms.filter { $0.platform != ClickDay.bot }.map { ($0.platform, .int(Int($0.clicks))) })),
+            ("byDay", .array(byDay)),
+            ("referrers", .array(referrers.map { .object([("host", .string($0.host)), ("count", .int(Int($0.visits)))]) })),
+        ]))
+    }
+}

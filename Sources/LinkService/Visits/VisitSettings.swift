@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SwitchyardJSON
+
+/// The `visits` section: whether landing-page visits are recorded one by one (beside the click
+/// counts), how long they are kept, and what is kept of the visitor's address.
+///
+/// ```yaml
+/// visits:
+///   record: true            # default
+///   retentionDays: 90       # default; older records are deleted hourly
+///   addresses: anonymized   # default (IPv4 /24, IPv6 /48); or none
+/// ```
+public struct VisitSettings: Sendable, Equatable {
+    public enum Addresses: String, Sendable, Equatable {
+        /// The network, not the visitor: the last octet of an IPv4 address and all but the first
+        /// 48 bits of an IPv6 address are zeroed.
+        case anonymized
+        /// No address at all.
+        case none
+    }
+
+    public var record = true
+    public var retentionDays = 90
+    public var addresses = Addresses.anonymized
+
+    public init() {}
+
+    static let shape = DocumentShape.object(["record": .bool, "retentionDays": .int, "addresses": .string])
+
+    /// Reads the section (its shape was checked already); errors name the key.
+    init(_ section: JSONValue) throws(ConfigurationError) {
+        record = section["record"] != .bool(false)
+        if case .number(let n, _)? = section["retentionDays"] {
+            guard n == n.rounded(), (1...3650).contains(n) else { throw ConfigurationError("visits.retentionDays: a whole number of days from 1 to 3650") }
+            retentionDays = Int(n)
+        }
+        if let text = section["addresses"]?.stringValue {
+            guard let a = Addresses(rawValue: text) else {
+                throw ConfigurationError("visits.addresses: \(JSONWriter.quote(text)) is not one of anonymized, none")
+            }
+            addresses = a
+        }
+    }
+
+    /// What is kept of `address` (nil: nothing).
+    func kept(_ address: String?) -> String? {
+        guard addresses == .anonymized, let address else { return nil }
+        return Self.anonymize(address)
+    }
+
+    /// The network of an IP address: IPv4 with its last octet zeroed (`203.0.113.0`), IPv6 with
+    /// all but its first 48 bits zeroed (`2001:db8:85a3::`, in RFC 5952 form); nil when the text is not an address.
+    static func anonymize(_ address: String) -> String? {
+        var text = address
+        if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }  // fe80::1%eth0
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            var bytes = withUnsafeBytes(of: &v4) { Array($0) }
+            bytes[3] = 0
+            return bytes.map(String.init).joined(separator: ".")
+        }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+        var bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        // An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 address it carries.
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return "\(bytes[12]).\(bytes[13]).\(bytes[14]).0"
+        }
+        for i in 6..<16 { bytes[i] = 0 }
+        var network = in6_addr()
+        withUnsafeMutableBytes(of: &network) { $0.copyBytes(from: bytes) }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &network, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        return String(cString: buffer)
+    }
+
+    /// The host a `Referer` header names (lower case), for http, https and `android-app:` (the
+    /// package of the app that opened the link); nil for anything else.
+    static func referrerHost(_ referer: String?) -> String? {
+        guard let referer, referer.utf8.count <= 4096, let components = URLComponents(string: referer),
+              let scheme = components.scheme?.lowercased(), ["http", "https", "android-app"].contains(scheme),
+              let host = components.host?.lowercased(), !host.isEmpty, host.utf8.count <= 253,
+              host.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else { return nil }
+        return host
+    }
+}
+
+/// A landing-page visit as recorded: one row per link, second, platform, referrer host, bot flag
+/// and kept address, with how many visits it stands for (identical visits in one second share a
+/// row, so a burst costs one row, not thousands).
+public struct Visit: Sendable, Hashable {
+    public var code: String
+    /// Seconds since 1970, UTC.
+    public var second: Int64
+    /// `ios`, `android`, `desktop`, or `unknown`.
+    public var platform: String
+    public var referrerHost: String?
+    /// A link preview, crawler or prefetch (never a click).
+    public var bot: Bool
+    /// The anonymized address, or nil when addresses are not kept.
+    public var address: String?
+
+    public init(code: String, at date: Date, platform: String, referrerHost: String? = nil, bot: Bool = false, address: String? = nil) {
+        self.code = code
+        self.second = Int64(date.timeIntervalSince1970.rounded(.down))
+        self.platform = platform
+        self.referrerHost = referrerHost
+        self.bot = bot
+        self.address = address
+    }
+}
