@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LinkService", targets: ["LinkService"]),
         .library(name: "URLRelay", targets: ["URLRelay"]),
         .library(name: "CallbackURL", targets: ["CallbackURL"]),
+        .library(name: "DeferredLinking", targets: ["DeferredLinking"]),
         .library(name: "SwitchyardNetwork", targets: ["SwitchyardNetwork"]),
         .library(name: "URLRelayService", targets: ["URLRelayService"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
@@ -99,6 +100,8 @@ let package = Package(
             resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json"), .copy("Resources/preview-agents.json")],
             swiftSettings: swiftSettings
         ),
+        // App-facing: deferred deep links, redeemed on the first launch after install.
+        .target(name: "DeferredLinking", dependencies: ["SwitchyardJSON", "LinkRouting"], swiftSettings: swiftSettings),
         .target(
             name: "URLRelay",
             dependencies: ["SwitchyardJSON", .product(name: "CoreMetrics", package: "swift-metrics")],
@@ -142,12 +145,13 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardJSON", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "AssociatedDomains", "SwitchyardQR", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "URLRelayTests", dependencies: ["URLRelay", "URLRelayService"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardNetworkTests", dependencies: ["SwitchyardNetwork", "LinkRules", "AssociatedDomains"], swiftSettings: swiftSettings),
+        .testTarget(name: "DeferredLinkingTests", dependencies: ["DeferredLinking", "LinkRouting"], swiftSettings: swiftSettings),
         .testTarget(name: "CallbackURLTests", dependencies: ["CallbackURL", "URLRelay"], swiftSettings: swiftSettings),
         .testTarget(name: "switchyardTests", dependencies: ["switchyard"], exclude: ["Inputs", "Golden"], swiftSettings: swiftSettings),
     ]

@@ -150,9 +150,11 @@ public struct LinkService: Sendable {
         // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
         router.get("/i/{code}/qr.svg") { request, context in await handle { () async throws(APIError) in try await linkQR(request, context, png: false) } }
         router.get("/i/{code}/qr.png") { request, context in await handle { () async throws(APIError) in try await linkQR(request, context, png: true) } }
-        router.get("/i/{code}/**") { request, context in routePage(request, context) }
+        router.get("/i/{code}/**") { request, context in await routePage(request, context) }
         adminRoutes(router)
-        router.get("**") { request, context in routePage(request, context) }
+        router.post("/api/deferred/claim") { request, context in await handle { () async throws(APIError) in try await claimDeferred(request, context) } }
+        router.get("/d/{token}") { request, context in await claimPage(request, context) }
+        router.get("**") { request, context in await routePage(request, context) }
         return router
     }
 

@@ -103,6 +103,8 @@ public struct ServiceConfiguration: Sendable {
     public var webhooks = WebhookSettings()
     /// Whether and how visits are recorded one by one (`visits`; on by default).
     public var visits = VisitSettings()
+    /// Deferred deep links (`deferred`; on by default).
+    public var deferred = DeferredSettings()
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -141,6 +143,7 @@ public struct ServiceConfiguration: Sendable {
                                  "scriptIsolation": .string]),
             "webhooks": WebhookSettings.shape,
             "visits": VisitSettings.shape,
+            "deferred": DeferredSettings.shape,
         ]
         keys.merge(Router.tableKeys) { a, _ in a }
         return .object(keys)

@@ -20,8 +20,9 @@ import Testing
                 """)
             let code = try #require(created.json?["code"]?.stringValue)
             let expected: [(String, String)] = [
-                (Self.iPhone, #"href="https://apps.apple.com/app/id1234567890""#),
-                (Self.android, #"href="https://play.google.com/store/apps/details?id=community.rabble.plur""#),
+                // Phones: the store button carries a deferred deep link's claim (see DeferredTests).
+                (Self.iPhone, #"data-claim="https://rabble.community/d/"#),
+                (Self.android, #"href="https://play.google.com/store/apps/details?id=community.rabble.plur&amp;referrer=sy_claim%3D"#),
                 (Self.desktop, #"href="https://rabble.community/g/g1""#),
             ]
             for (ua, fallback) in expected {
@@ -34,7 +35,7 @@ import Testing
                 #expect(page.text.contains(#"<meta property="og:url" content="https://rabble.community/i/\#(code)">"#))
                 #expect(page.text.contains(#"<meta name="twitter:card" content="summary_large_image">"#))
                 #expect(page.text.contains(#"<a id="open-app" class="button" href="plur://group/g1">"#))
-                #expect(page.text.contains(#"id="fallback""#) && page.text.contains(fallback), "\(ua)")
+                #expect(page.text.contains(ua == Self.iPhone ? #"id="get-app""# : #"id="fallback""#) && page.text.contains(fallback), "\(ua)")
                 #expect(!page.text.contains("<&"))
             }
         }

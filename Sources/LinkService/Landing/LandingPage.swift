@@ -27,6 +27,9 @@ public struct LandingPage: Sendable, Equatable {
     public var playStoreURL: String?
     public var webURL: String?
     public var appStoreID: String?
+    /// A deferred deep link's claim URL (`publicURL/d/TOKEN`): on iPhone and iPad the store
+    /// button becomes "Get the app" (`#get-app`), which copies it when tapped, then goes on.
+    public var claimURL: String?
 
     /// The fallback for an audience: the store of the platform, the web on desktop.
     public func fallback(for audience: Audience) -> (label: String, url: String)? {
@@ -70,7 +73,9 @@ public struct LandingPage: Sendable, Equatable {
         var body = "<body><main>\n<h1>\(t)</h1>\n"
         if !description.isEmpty { body += "<p>\(d)</p>\n" }
         if let deepLink { body += "<a id=\"open-app\" class=\"button\" href=\"\(Self.escape(deepLink))\">Open in the app</a>\n" }
-        if let (label, url) = fallback(for: audience) {
+        if audience == .iOS, let claimURL, let store = appStoreURL {
+            body += "<a id=\"get-app\" class=\"button\" data-audience=\"ios\" data-claim=\"\(Self.escape(claimURL))\" href=\"\(Self.escape(store))\">Get the app</a>\n"
+        } else if let (label, url) = fallback(for: audience) {
             body += "<a id=\"fallback\" class=\"button\" data-audience=\"\(audience.rawValue)\" href=\"\(Self.escape(url))\">\(label)</a>\n"
         } else {
             // No fallback for this platform (a desktop without a web page): offer both stores.
@@ -82,8 +87,17 @@ public struct LandingPage: Sendable, Equatable {
             // Opening the app leaves the page; if it is still visible 1.5 s later, the app is
             // probably not installed, so go to the store (an href already on the page).
             body += """
-                <script>document.getElementById("open-app").addEventListener("click",function(){var f=document.getElementById("fallback").href;
+                <script>document.getElementById("open-app").addEventListener("click",function(){var f=(document.getElementById("fallback")||document.getElementById("get-app")).href;
                 setTimeout(function(){if(!document.hidden){location.href=f}},1500)});</script>
+
+                """
+        }
+        if audience == .iOS, claimURL != nil, appStoreURL != nil {
+            // The claim URL goes on the clipboard only here, when the person taps the button
+            // (a user gesture, as the clipboard requires); then on to the store either way.
+            body += """
+                <script>document.getElementById("get-app").addEventListener("click",function(e){var a=this,go=function(){location.href=a.href};
+                e.preventDefault();try{navigator.clipboard.writeText(a.getAttribute("data-claim")).then(go,go)}catch(x){go()}});</script>
 
                 """
         }

@@ -52,7 +52,12 @@ extension LinkService {
             }
         }
         let body: ByteBuffer
-        if let cached = hot.page(code, audience) { body = cached } else {
+        if request.method == .get, offersClaim(audience, preview: preview) {
+            // A phone's visit: a page of its own, with a claim token for a deferred deep link.
+            let landing = await withClaim(page(for: link), audience: audience, code: code, route: link.route,
+                                          parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }))
+            body = ByteBuffer(string: landing.html(for: audience))
+        } else if let cached = hot.page(code, audience) { body = cached } else {
             body = ByteBuffer(string: page(for: link).html(for: audience))
             hot.remember(code, audience, body)
         }
@@ -67,6 +72,8 @@ extension LinkService {
     func hotLinkPage(_ code: String, userAgent: String?, preview: Bool, referer: String?, address: () -> String?) -> (HTTPFields, ByteBuffer)? {
         guard input.isValidCode(code) else { return nil }
         let audience = LandingPage.Audience(userAgent: userAgent)
+        // A phone's visit gets a claim token: a page of its own, made on the full path.
+        guard !offersClaim(audience, preview: preview) else { return nil }
         let date = now()
         guard let page = hot.servablePage(code, audience, now: date) else { return nil }
         let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: referer, address: address)
@@ -87,7 +94,7 @@ extension LinkService {
     }
 
     /// Every other GET: the landing page of a universal-link route, or 404.
-    func routePage(_ request: Request, _ context: ServiceContext) -> Response {
+    func routePage(_ request: Request, _ context: ServiceContext) async -> Response {
         guard let host = configuration.router.hosts.first else { return messagePage(.notFound, "Not found", "Nothing here.") }
         var url = "https://" + host + request.uri.path
         if let q = request.uri.query, !q.isEmpty { url += "?" + q }
@@ -120,6 +127,12 @@ extension LinkService {
         landing.description = fill(settings?.description) ?? configuration.defaultDescription
         landing.deepLink = deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
+        if request.method == .get, offersClaim(audience, preview: Self.isPreview(userAgent: request.headers[.userAgent]) { request.headers[$0] }) {
+            // A phone's visit: with a claim token, so the page is this visitor's alone.
+            landing = await withClaim(landing, audience: audience, code: nil, route: settings?.appRoute ?? route.name,
+                                      parameters: match.parameters.mapValues(\.text))
+            return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "private, no-store")
+        }
         return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "public, max-age=300")
     }
 

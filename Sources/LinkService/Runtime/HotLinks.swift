@@ -152,7 +152,7 @@ public final class HotLinks: Sendable {
 }
 
 /// Flushes click counts and visit records every second, with a last flush at graceful shutdown;
-/// deletes visit records past their retention at start and then hourly.
+/// deletes visit records past their retention and old claims at start and then hourly.
 struct ClickFlusher: Service {
     let hot: HotLinks
     let logger: Logger
@@ -162,7 +162,7 @@ struct ClickFlusher: Service {
     func run() async throws {
         var lastPrune: ContinuousClock.Instant?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if hot.visitSettings.record, lastPrune.map({ ContinuousClock.now - $0 >= pruneInterval }) ?? true {
+            if lastPrune.map({ ContinuousClock.now - $0 >= pruneInterval }) ?? true {
                 lastPrune = ContinuousClock.now
                 await prune()
             }
@@ -181,11 +181,15 @@ struct ClickFlusher: Service {
         do { try await hot.flush() } catch { logger.error("click counts lost at shutdown", metadata: ["error": "\(error)"]) }
     }
 
-    /// Deletes visit records older than `visits.retentionDays`.
+    /// Deletes visit records older than `visits.retentionDays`, and deferred-link claims a week
+    /// after they expired.
     func prune() async {
-        let cutoff = now().addingTimeInterval(-Double(hot.visitSettings.retentionDays) * 86_400)
-        do { try await hot.store.pruneVisits(before: cutoff) } catch {
-            logger.error("old visit records not deleted; retrying in an hour", metadata: ["error": "\(error)"])
+        let date = now()
+        do {
+            if hot.visitSettings.record { try await hot.store.pruneVisits(before: date.addingTimeInterval(-Double(hot.visitSettings.retentionDays) * 86_400)) }
+            try await hot.store.pruneClaims(expiredBefore: date.addingTimeInterval(-DeferredSettings.keptAfterExpiry))
+        } catch {
+            logger.error("old visit records or claims not deleted; retrying in an hour", metadata: ["error": "\(error)"])
         }
     }
 }

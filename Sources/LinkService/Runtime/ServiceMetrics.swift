@@ -12,6 +12,9 @@ public final class ServiceMetrics: Sendable {
     let linksCreated: Counter
     let clicks: Counter
     let previewVisits: Counter
+    /// Deferred deep links: claim tokens shown on phones' landing pages, and redeemed by apps.
+    let claimsIssued: Counter
+    let claimsRedeemed: Counter
     let rateLimited: Counter
     let authFailures: Counter
     /// Webhook attempts by outcome: delivered (2xx), retry (failed, tried again later), failed (given up).
@@ -24,6 +27,8 @@ public final class ServiceMetrics: Sendable {
         clicks = registry.makeCounter(name: "switchyard_link_clicks_total", help: "Landing-page views of stored links that were counted.")
         previewVisits = registry.makeCounter(name: "switchyard_link_preview_visits_total",
                                              help: "Landing-page views by link previews, crawlers and prefetches (never clicks or uses).")
+        claimsIssued = registry.makeCounter(name: "switchyard_deferred_claims_issued_total", help: "Claim tokens shown on phones' landing pages.")
+        claimsRedeemed = registry.makeCounter(name: "switchyard_deferred_claims_redeemed_total", help: "Claim tokens redeemed by an installed app.")
         rateLimited = registry.makeCounter(name: "switchyard_rate_limited_total", help: "Requests refused with 429.")
         authFailures = registry.makeCounter(name: "switchyard_auth_failures_total", help: "Requests refused with 401 or 403.")
         let help = "Webhook delivery attempts by outcome (delivered, retry, failed: given up)."

@@ -126,6 +126,24 @@ enum Migrations {
             "CREATE INDEX visits_by_code ON visits (code, second)",
             "CREATE INDEX visits_by_second ON visits (second)",
         ]),
+        Migration(version: 8, name: "deferred deep links", statements: [
+            // One row per claim token shown on a phone's landing page; only SHA-256 of the token
+            // is kept. What the token stands for is copied in, so the claim answers as the page did.
+            """
+            CREATE TABLE deferred_claims (
+                token_hash TEXT PRIMARY KEY,
+                code TEXT,
+                deep_link TEXT,
+                route TEXT,
+                parameters TEXT,
+                platform TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                claimed_at BIGINT
+            )
+            """,
+            "CREATE INDEX deferred_claims_by_expiry ON deferred_claims (expires_at)",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -28,8 +28,8 @@ public struct WebhookSettings: Sendable, Equatable {
         public var events: Set<String>
     }
 
-    /// Every event a service emits today. `deferred.claimed` arrives with deferred deep links.
-    public static let events = ["link.created", "link.updated", "link.deleted", "link.clicked", "link.exhausted"]
+    /// Every event a service emits.
+    public static let events = ["link.created", "link.updated", "link.deleted", "link.clicked", "link.exhausted", "deferred.claimed"]
 
     public var endpoints: [Endpoint] = []
     public var allowedHosts: Set<String> = []
@@ -129,9 +129,6 @@ public struct WebhookSettings: Sendable, Equatable {
         if let list = value["events"]?.arrayValue {
             events = []
             for (j, e) in list.compactMap(\.stringValue).enumerated() {
-                if e == "deferred.claimed" {
-                    throw ConfigurationError("\(path).events[\(j)]: deferred.claimed arrives with deferred deep links, which this version does not have yet")
-                }
                 guard Self.events.contains(e) else {
                     throw ConfigurationError("\(path).events[\(j)]: unknown event \(JSONWriter.quote(e)) (known: \(Self.events.joined(separator: ", ")))")
                 }

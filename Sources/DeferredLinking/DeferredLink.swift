@@ -1,0 +1,162 @@
+import Foundation
+import LinkRouting
+import SwitchyardJSON
+
+/// Carries a link through an app install (a deferred deep link): on the first launch after
+/// install, finds the claim token the landing page handed over — the Play Store install
+/// referrer on Android (`sy_claim=TOKEN`), or the claim URL (`https://<your host>/d/TOKEN`) the
+/// person copied with "Get the app" on iOS — redeems it once with the link service, and gives
+/// back the link it stood for, ready for ``LinkRouting``.
+///
+/// ```swift
+/// let deferred = DeferredLink(service: URL(string: "https://rabble.community")!, markerFile: supportDirectory.appending(path: "deferred-link-checked"))
+/// if case .claimed(let claim) = try await deferred.runOnFirstLaunch(pasteboard: { UIPasteboard.general.hasURLs ? UIPasteboard.general.url?.absoluteString : nil }),
+///    let match = claim.match(in: router) { open(match) }
+/// ```
+///
+/// It runs once per install: a marker file is written after a launch that found no token or got
+/// an answer from the service. A launch whose claim could not reach the service writes no marker,
+/// so the next launch tries again (the token stays valid for the service's `claimLifetime`).
+public struct DeferredLink: Sendable {
+    /// What a redeemed token stood for.
+    public struct Claim: Sendable, Equatable {
+        /// The stored link's code (nil for a route's page, such as `/join/{groupId}`).
+        public var code: String?
+        /// The app link (custom scheme) the landing page offered.
+        public var deepLink: String?
+        /// The route name and its parameters.
+        public var route: String?
+        public var parameters: [String: String]
+
+        public init(code: String? = nil, deepLink: String? = nil, route: String? = nil, parameters: [String: String] = [:]) {
+            self.code = code
+            self.deepLink = deepLink
+            self.route = route
+            self.parameters = parameters
+        }
+
+        /// The deep link matched against the app's router (nil when there is none or no route matches).
+        public func match(in router: Router) -> RouteMatch? { deepLink.flatMap { router.route($0).match } }
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        case claimed(Claim)
+        /// No token in the referrer or on the pasteboard: an ordinary install.
+        case noToken
+        /// The marker says this install ran it before; nothing was looked at.
+        case alreadyRan
+        /// The service refused the token: 404 `claim-unknown`, 410 `claim-used` or `claim-expired`.
+        case refused(status: Int, code: String)
+    }
+
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The service could not be reached (retried on the next launch).
+        case unreachable(String)
+        /// An answer this client does not understand (a status or body the API does not give).
+        case unexpectedAnswer(status: Int, body: String)
+        /// The marker file could not be written.
+        case marker(String)
+
+        public var description: String {
+            switch self {
+            case .unreachable(let why): return "the link service could not be reached: \(why)"
+            case .unexpectedAnswer(let status, let body): return "unexpected answer from the link service: HTTP \(status) \(body.prefix(200))"
+            case .marker(let why): return "the first-launch marker could not be written: \(why)"
+            }
+        }
+    }
+
+    /// The link service's origin (`https://rabble.community`).
+    public let service: URL
+    /// Written once the first launch's work is done.
+    public let markerFile: URL
+    public let transport: any DeferredLinkTransport
+
+    public init(service: URL, markerFile: URL, transport: any DeferredLinkTransport = URLSessionTransport()) {
+        self.service = service
+        self.markerFile = markerFile
+        self.transport = transport
+    }
+
+    /// The token in a Play install referrer: the value of `sy_claim` in the referrer's
+    /// `key=value&…` text (as the Install Referrer API returns it, or still URL-encoded once).
+    public static func token(fromInstallReferrer referrer: String) -> String? {
+        var text = referrer
+        if !text.contains("="), let decoded = text.removingPercentEncoding { text = decoded }
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "sy_claim" else { continue }
+            let value = String(parts[1]).removingPercentEncoding ?? String(parts[1])
+            return isToken(value) ? value : nil
+        }
+        return nil
+    }
+
+    /// The token in pasteboard text: only this service's own claim URL (`<service>/d/TOKEN`,
+    /// same scheme and host, nothing after the token), so text from anywhere else is ignored.
+    public func token(fromPasteboard text: String?) -> String? {
+        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), text.utf8.count < 512,
+              let url = URLComponents(string: text), url.scheme?.lowercased() == service.scheme?.lowercased(),
+              let host = url.host?.lowercased(), host == service.host?.lowercased(), url.port == service.port,
+              url.query == nil, url.fragment == nil else { return nil }
+        let path = url.path
+        guard path.hasPrefix("/d/") else { return nil }
+        let token = String(path.dropFirst(3))
+        return Self.isToken(token) ? token : nil
+    }
+
+    /// Whether text has the shape of a claim token: 43 base64url characters (256 bits).
+    public static func isToken(_ text: String) -> Bool {
+        text.utf8.count == 43 && text.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+        }
+    }
+
+    /// Whether this install has run ``runOnFirstLaunch(installReferrer:pasteboard:)`` to the end.
+    public var hasRun: Bool { FileManager.default.fileExists(atPath: markerFile.path) }
+
+    /// The first launch's work: look for a token (the install referrer first; the pasteboard is
+    /// read only when there is none, and only through `pasteboard`), redeem it, write the marker.
+    /// - Throws: ``Failure/unreachable(_:)`` (no marker written: the next launch tries again),
+    ///   ``Failure/unexpectedAnswer(status:body:)``, ``Failure/marker(_:)``.
+    public func runOnFirstLaunch(installReferrer: String? = nil, pasteboard: () -> String? = { nil }) async throws(Failure) -> Outcome {
+        guard !hasRun else { return .alreadyRan }
+        guard let token = installReferrer.flatMap(Self.token(fromInstallReferrer:)) ?? token(fromPasteboard: pasteboard()) else {
+            try writeMarker()
+            return .noToken
+        }
+        let outcome = try await claim(token)
+        try writeMarker()
+        return outcome
+    }
+
+    /// Redeems a token: `POST <service>/api/deferred/claim` `{"token": "…"}`.
+    public func claim(_ token: String) async throws(Failure) -> Outcome {
+        let url = service.appendingPathComponent("api/deferred/claim")
+        let body = Data(JSONWriter.compact(.object([("token", .string(token))])).utf8)
+        let answer: (status: Int, body: Data)
+        do { answer = try await transport.post(url, json: body) } catch { throw .unreachable("\(error)") }
+        let text = String(decoding: answer.body, as: UTF8.self)
+        guard let json = try? JSONParser.parse(text) else { throw .unexpectedAnswer(status: answer.status, body: text) }
+        switch answer.status {
+        case 200:
+            var parameters: [String: String] = [:]
+            for (k, v) in json["parameters"]?.objectMembers ?? [] { if let s = v.stringValue { parameters[k] = s } }
+            return .claimed(Claim(code: json["code"]?.stringValue, deepLink: json["deepLink"]?.stringValue,
+                                  route: json["route"]?.stringValue, parameters: parameters))
+        case 404, 410:
+            guard let code = json["error"]?["code"]?.stringValue else { throw .unexpectedAnswer(status: answer.status, body: text) }
+            return .refused(status: answer.status, code: code)
+        default:
+            throw answer.status == 429 || answer.status >= 500
+                ? .unreachable("HTTP \(answer.status) \(text.prefix(200))") : .unexpectedAnswer(status: answer.status, body: text)
+        }
+    }
+
+    private func writeMarker() throws(Failure) {
+        do {
+            try FileManager.default.createDirectory(at: markerFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(ISO8601DateFormatter().string(from: Date()).utf8).write(to: markerFile, options: .atomic)
+        } catch { throw .marker("\(markerFile.path): \(error.localizedDescription)") }
+    }
+}

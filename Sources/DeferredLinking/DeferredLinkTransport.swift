@@ -1,0 +1,27 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How ``DeferredLink`` talks to the link service: one JSON POST. Inject your own (a test's, or
+/// your app's networking layer); ``URLSessionTransport`` is the default.
+public protocol DeferredLinkTransport: Sendable {
+    /// POSTs `json` to `url` and returns the status and body of the answer.
+    func post(_ url: URL, json: Data) async throws -> (status: Int, body: Data)
+}
+
+/// ``DeferredLinkTransport`` over `URLSession` (10 s timeout).
+public struct URLSessionTransport: DeferredLinkTransport {
+    public let session: URLSession
+
+    public init(session: URLSession = .shared) { self.session = session }
+
+    public func post(_ url: URL, json: Data) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: url, timeoutInterval: 10)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = json
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}

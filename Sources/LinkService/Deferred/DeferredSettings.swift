@@ -1,0 +1,45 @@
+import Foundation
+import SwitchyardJSON
+
+/// The `deferred` section: deferred deep links, which carry a link through an app install.
+///
+/// ```yaml
+/// deferred:
+///   enabled: true          # default
+///   claimLifetime: 86400   # seconds a claim token can be redeemed (default 24 h)
+/// ```
+///
+/// A phone's visit to a landing page (`/i/{code}` or a route's page) gets a claim token: on
+/// Android in the Play Store link's `referrer` (`sy_claim=TOKEN`), on iOS as a claim URL
+/// (`publicURL/d/TOKEN`) that the "Get the app" button copies when — and only when — the person
+/// taps it. The installed app redeems it once with `POST /api/deferred/claim`.
+public struct DeferredSettings: Sendable, Equatable {
+    public var enabled = true
+    public var claimLifetime: Double = 86_400
+
+    public init() {}
+
+    static let shape = DocumentShape.object(["enabled": .bool, "claimLifetime": .number])
+
+    init(_ section: JSONValue) throws(ConfigurationError) {
+        enabled = section["enabled"] != .bool(false)
+        if case .number(let n, _)? = section["claimLifetime"] {
+            guard (60...2_592_000).contains(n) else { throw ConfigurationError("deferred.claimLifetime: seconds from 60 to 2592000 (30 days)") }
+            claimLifetime = n
+        }
+    }
+
+    /// The key of the Play Store `referrer` value the app reads: `sy_claim=TOKEN`.
+    public static let referrerKey = "sy_claim"
+    /// How long a redeemed or expired claim is kept, so a second try says 410 rather than 404.
+    static let keptAfterExpiry: Double = 7 * 86_400
+}
+
+/// What a claim token stands for, copied when the page was shown.
+public struct DeferredClaim: Sendable, Equatable {
+    public var code: String?
+    public var deepLink: String?
+    public var route: String?
+    public var parameters: [String: String]
+    public var platform: String
+}

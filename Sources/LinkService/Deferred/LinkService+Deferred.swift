@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Hummingbird
+import NIOCore
+import Prometheus
+import SwitchyardJSON
+
+extension LinkService {
+    /// Whether this visit may get a claim token: deferred links on, a person (never a preview,
+    /// crawler or prefetch), on a phone or tablet (where the visit can end in an install).
+    func offersClaim(_ audience: LandingPage.Audience, preview: Bool) -> Bool {
+        configuration.deferred.enabled && !preview && audience != .desktop
+    }
+
+    /// The page with a fresh claim token in it — Android: in the Play Store link's `referrer`;
+    /// iOS: as the claim URL "Get the app" copies — stored with what it stands for. The page as
+    /// it was when there is nothing to carry, no store for this platform, or the token cannot be
+    /// stored (logged; the person still gets a working page).
+    func withClaim(_ page: LandingPage, audience: LandingPage.Audience, code: String?, route: String?,
+                   parameters: [String: String]) async -> LandingPage {
+        guard page.deepLink != nil || route != nil else { return page }
+        guard (audience == .iOS && page.appStoreURL != nil) || (audience == .android && page.playStoreURL != nil) else { return page }
+        let token = Self.newClaimToken()
+        let date = now()
+        let claim = DeferredClaim(code: code, deepLink: page.deepLink, route: route, parameters: parameters, platform: audience.rawValue)
+        do {
+            try await store.insertClaim(tokenHash: APIToken.hash(token), claim, at: date,
+                                        expiresAt: date.addingTimeInterval(configuration.deferred.claimLifetime))
+        } catch {
+            logger.error("claim token not stored; the page is shown without it", metadata: ["error": "\(error)"])
+            return page
+        }
+        metrics.claimsIssued.increment()
+        var page = page
+        if audience == .iOS {
+            page.claimURL = Self.claimURL(configuration.publicURL, token)
+        } else if let play = page.playStoreURL {
+            page.playStoreURL = Self.withReferrer(play, token: token)
+        }
+        return page
+    }
+
+    /// `publicURL/d/TOKEN`: what the iOS page copies and the app looks for on the pasteboard.
+    static func claimURL(_ publicURL: String, _ token: String) -> String { publicURL + "/d/" + token }
+
+    /// A Play Store URL with `referrer=sy_claim%3DTOKEN` (the value URL-encoded, as the Play
+    /// Install Referrer API hands it back decoded: `sy_claim=TOKEN`).
+    static func withReferrer(_ url: String, token: String) -> String {
+        url + (url.contains("?") ? "&" : "?") + "referrer=" + DeferredSettings.referrerKey + "%3D" + token
+    }
+
+    /// 256 random bits, base64url (43 characters).
+    static func newClaimToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    /// Whether text has the shape of a claim token (43 base64url characters).
+    static func isClaimToken(_ text: String) -> Bool {
+        text.utf8.count == 43 && text.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+        }
+    }
+
+    /// POST `/api/deferred/claim` `{"token": "…"}`: no API token (the claim token is the secret),
+    /// rate-limited per address. 200 `{"code", "deepLink", "route", "parameters"}` once; then 410
+    /// `claim-used`; 410 `claim-expired`; 404 `claim-unknown`; 400 for a body that is not
+    /// `{"token": "<43 base64url characters>"}`.
+    func claimDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        try limitAddress(request, context)
+        let body = try await readJSON(request, context)
+        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object: {\"token\": \"…\"}") }
+        if let extra = members.first(where: { $0.0 != "token" }) {
+            throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(extra.0)); the body is {\"token\": \"…\"}", field: extra.0)
+        }
+        guard let token = body["token"]?.stringValue, Self.isClaimToken(token) else {
+            throw .badRequest("invalid-claim-token", "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
+        }
+        let outcome = try await storeCall { () async throws(StoreError) in try await store.redeemClaim(tokenHash: APIToken.hash(token), at: now()) }
+        switch outcome {
+        case .claimed(let claim):
+            metrics.claimsRedeemed.increment()
+            return Response.json(.object([
+                ("code", claim.code.map(JSONValue.string) ?? .null),
+                ("deepLink", claim.deepLink.map(JSONValue.string) ?? .null),
+                ("route", claim.route.map(JSONValue.string) ?? .null),
+                ("parameters", .object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ]))
+        case .used: throw APIError(.gone, "claim-used", "this claim token was redeemed already", field: "token")
+        case .expired: throw APIError(.gone, "claim-expired", "this claim token has expired", field: "token")
+        case .unknown: throw APIError(.notFound, "claim-unknown", "no such claim token", field: "token")
+        }
+    }
+
+    /// GET `/d/{token}`: the claim URL opened in a browser (the app is not installed yet, or the
+    /// URL was pasted): a page with the app link and the store, which does not redeem the token.
+    func claimPage(_ request: Request, _ context: ServiceContext) async -> Response {
+        let token = context.parameters.get("token") ?? ""
+        guard Self.isClaimToken(token) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
+        let claim: DeferredClaim?
+        do { claim = try await store.pendingClaim(tokenHash: APIToken.hash(token), at: now()) } catch {
+            _ = storeFailure(error)
+            return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
+        }
+        guard let claim else { return messagePage(.notFound, "Link not found", "This link was used already or has expired.") }
+        var page = basePage(pageURL: Self.claimURL(configuration.publicURL, token))
+        page.deepLink = claim.deepLink.flatMap(allowedDeepLink)
+        let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
+        return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience)), cache: "private, no-store")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import SwitchyardJSON
+
+extension LinkStore {
+    /// What redeeming a claim token came to.
+    public enum ClaimOutcome: Sendable, Equatable {
+        case claimed(DeferredClaim)
+        /// No such token (never issued, or gone a week after it expired).
+        case unknown
+        /// Redeemed before.
+        case used
+        case expired
+    }
+
+    /// Stores a claim token's hash with what it stands for.
+    public func insertClaim(tokenHash: String, _ claim: DeferredClaim, at date: Date, expiresAt: Date) async throws(StoreError) {
+        let parameters = JSONWriter.compact(.object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        try await write { () async throws(StoreError) in
+            try await db.run(
+                "INSERT INTO deferred_claims (token_hash, code, deep_link, route, parameters, platform, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [.text(tokenHash), SQLValue(claim.code), SQLValue(claim.deepLink), SQLValue(claim.route), .text(parameters), .text(claim.platform),
+                 .int(Self.millis(date)), .int(Self.millis(expiresAt))])
+        }
+    }
+
+    /// Redeems a claim token once, atomically; with webhooks, `deferred.claimed` is written in
+    /// the same transaction.
+    public func redeemClaim(tokenHash: String, at date: Date) async throws(StoreError) -> ClaimOutcome {
+        let outbox = self.outbox.flatMap { $0.wants("deferred.claimed") ? $0 : nil }
+        let claimed = try await write { () async throws(StoreError) -> DeferredClaim? in
+            try await db.transaction { tx throws(StoreError) -> DeferredClaim? in
+                guard let claim = try await tx.run(
+                    "UPDATE deferred_claims SET claimed_at = ? WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
+                        + "RETURNING code, deep_link, route, parameters, platform",
+                    [.int(Self.millis(date)), .text(tokenHash), .int(Self.millis(date))]).first.map(Self.claim) else { return nil }
+                if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
+                return claim
+            }
+        }
+        if let claimed { return .claimed(claimed) }
+        guard let row = try await db.run("SELECT claimed_at FROM deferred_claims WHERE token_hash = ?", [.text(tokenHash)]).first else { return .unknown }
+        return row[0].int != nil ? .used : .expired
+    }
+
+    /// The claim behind a token without redeeming it, while it can still be redeemed.
+    public func pendingClaim(tokenHash: String, at date: Date) async throws(StoreError) -> DeferredClaim? {
+        try await db.read(
+            "SELECT code, deep_link, route, parameters, platform FROM deferred_claims WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ?",
+            [.text(tokenHash), .int(Self.millis(date))]).first.map(Self.claim)
+    }
+
+    /// Deletes claims that expired before `date`.
+    public func pruneClaims(expiredBefore date: Date) async throws(StoreError) {
+        try await write { () async throws(StoreError) in
+            try await db.run("DELETE FROM deferred_claims WHERE expires_at < ?", [.int(Self.millis(date))])
+        }
+    }
+
+    static func claim(_ row: [SQLValue]) -> DeferredClaim {
+        var parameters: [String: String] = [:]
+        if let text = row[3].text, case .object(let pairs)? = try? JSONParser.parse(text) {
+            for (k, v) in pairs { if let s = v.stringValue { parameters[k] = s } }
+        }
+        return DeferredClaim(code: row[0].text, deepLink: row[1].text, route: row[2].text, parameters: parameters, platform: row[4].text ?? "unknown")
+    }
+
+    /// A claim as the claim API and `deferred.claimed` show it.
+    static func json(_ claim: DeferredClaim) -> JSONValue {
+        .object([
+            ("code", claim.code.map(JSONValue.string) ?? .null),
+            ("deepLink", claim.deepLink.map(JSONValue.string) ?? .null),
+            ("route", claim.route.map(JSONValue.string) ?? .null),
+            ("parameters", .object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ("platform", .string(claim.platform)),
+        ])
+    }
+}

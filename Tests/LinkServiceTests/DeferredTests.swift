@@ -1,0 +1,175 @@
+import DeferredLinking
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LinkRouting
+@testable import LinkService
+import SwitchyardJSON
+import Testing
+
+/// Deferred deep links (issue 11, item 1): a phone's landing page carries a claim token through
+/// the install, and the app redeems it once.
+@Suite struct DeferredTests {
+    static let iPhone = LandingPageTests.iPhone
+    static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36"
+    static let desktop = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+
+    /// The value of `attribute` on the element with `id` in a page.
+    static func attribute(_ attribute: String, of id: String, in html: String) -> String? {
+        guard let start = html.range(of: "id=\"\(id)\"") else { return nil }
+        let tag = html[html[..<start.lowerBound].lastIndex(of: "<")!...].prefix { $0 != ">" }
+        guard let a = tag.range(of: " \(attribute)=\"") else { return nil }
+        return String(tag[a.upperBound...].prefix { $0 != "\"" }).replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    static func token(inPlayLink href: String) -> String? {
+        guard let r = href.range(of: "referrer=sy_claim%3D") else { return nil }
+        return String(href[r.upperBound...].prefix { $0 != "&" })
+    }
+
+    /// Android, end to end on a real connection: the Play link carries `sy_claim=TOKEN` in its
+    /// referrer; the app's `DeferredLink` (URLSession) redeems it once; a second claim is 410.
+    @Test(arguments: Backend.available)
+    func androidCarriesTheClaimInThePlayReferrer(_ backend: Backend) async throws {
+        let h = try await Harness.make(backend: backend)
+        try await h.app().test(.live) { client in
+            let port = try #require(client.port)
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Jnv2te55", "route": "join", "parameters": {"groupId": "g42", "code": "Jnv2te55"}}"#)
+            let page = try await client.call(.get, "/i/Jnv2te55", headers: [.userAgent: Self.android])
+            #expect(page.status == .ok && page.headers[.cacheControl] == "private, no-store")
+            let play = try #require(Self.attribute("href", of: "fallback", in: page.text), "\(page.text)")
+            #expect(play.hasPrefix("https://play.google.com/store/apps/details?id=community.rabble.plur&referrer=sy_claim%3D"), "\(play)")
+            let token = try #require(Self.token(inPlayLink: play))
+            #expect(DeferredLink.isToken(token))
+            // Two visits, two tokens.
+            let again = try await client.call(.get, "/i/Jnv2te55", headers: [.userAgent: Self.android])
+            #expect(Self.attribute("href", of: "fallback", in: again.text).flatMap(Self.token(inPlayLink:)) != token)
+
+            // The app, on its first launch: the Install Referrer API gives the decoded value.
+            let marker = FileManager.default.temporaryDirectory.appendingPathComponent("sy-deferred-\(UUID().uuidString)/checked")
+            let app = DeferredLink(service: URL(string: "http://127.0.0.1:\(port)")!, markerFile: marker)
+            let outcome = try await app.runOnFirstLaunch(installReferrer: "utm_source=google-play&sy_claim=\(token)")
+            guard case .claimed(let claim) = outcome else { Issue.record("\(outcome)"); return }
+            #expect(claim.code == "Jnv2te55" && claim.route == "join" && claim.parameters == ["groupId": "g42", "code": "Jnv2te55"])
+            // A stored link to a universal-link route opens as that route's URL, which the app's router takes.
+            #expect(claim.deepLink == "https://rabble.community/join/g42?code=Jnv2te55", "\(claim)")
+            #expect(claim.match(in: h.service.configuration.router)?.route == "join")
+            #expect(try await app.runOnFirstLaunch(installReferrer: "sy_claim=\(token)") == .alreadyRan)
+
+            let second = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
+            #expect(second.status == .gone && second.json?["error"]?["code"]?.stringValue == "claim-used")
+            let metrics = String(decoding: h.service.metrics.text(), as: UTF8.self)
+            #expect(metrics.contains("switchyard_deferred_claims_issued_total 2") && metrics.contains("switchyard_deferred_claims_redeemed_total 1"))
+        }
+    }
+
+    /// iOS: "Get the app" carries the claim URL for the clipboard (copied by the page's script
+    /// only when tapped — see BrowserTests); the token in it redeems as on Android.
+    @Test(arguments: Backend.available)
+    func iPhonesGetAClaimURLBehindGetTheApp(_ backend: Backend) async throws {
+        let h = try await Harness.make(backend: backend)
+        try await h.app().test(.router) { client in
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Ph2ne555", "deepLink": "plur://group/ios", "maxUses": 3}"#)
+            let page = try await client.call(.get, "/i/Ph2ne555", headers: [.userAgent: Self.iPhone])
+            let claimURL = try #require(Self.attribute("data-claim", of: "get-app", in: page.text), "\(page.text)")
+            #expect(Self.attribute("href", of: "get-app", in: page.text) == "https://apps.apple.com/app/id1234567890")
+            #expect(page.text.contains(">Get the app</a>") && !page.text.contains(#"id="fallback""#))
+            let app = DeferredLink(service: URL(string: "https://rabble.community")!, markerFile: URL(fileURLWithPath: "/nonexistent/marker"))
+            let token = try #require(app.token(fromPasteboard: claimURL), "\(claimURL)")
+            #expect(claimURL == "https://rabble.community/d/\(token)")
+
+            // The claim URL opened in a browser shows the app link and redeems nothing.
+            let opened = try await client.call(.get, "/d/\(token)", headers: [.userAgent: Self.iPhone])
+            #expect(opened.status == .ok && opened.text.contains(#"href="plur://group/ios""#))
+
+            let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
+            #expect(claim.status == .ok)
+            #expect(JSONWriter.compact(try #require(claim.json)) == #"{"code":"Ph2ne555","deepLink":"plur://group/ios","route":null,"parameters":{}}"#)
+            #expect(try await client.call(.get, "/d/\(token)").status == .notFound, "redeemed: the claim URL is spent")
+            #expect(try await h.store.link(code: "Ph2ne555")?.clicks == 1, "the visit used one use; the claim none")
+        }
+    }
+
+    /// Only a person on a phone gets a token: not a desktop, not a preview or prefetch, not HEAD.
+    @Test func desktopsPreviewsAndHeadRequestsGetNoClaim() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "N2cxa9mm", "deepLink": "plur://group/n"}"#)
+            let desktop = try await client.call(.get, "/i/N2cxa9mm", headers: [.userAgent: Self.desktop])
+            #expect(!desktop.text.contains("sy_claim") && !desktop.text.contains("data-claim"))
+            let slackOnIPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
+            let unfurl = try await client.call(.get, "/i/N2cxa9mm", headers: [.userAgent: slackOnIPhone])
+            #expect(unfurl.status == .ok && !unfurl.text.contains("data-claim"))
+            let prefetch = try await client.call(.get, "/i/N2cxa9mm", headers: [.userAgent: Self.android, HTTPField.Name("Sec-Purpose")!: "prefetch"])
+            #expect(prefetch.status == .ok && !prefetch.text.contains("sy_claim"))
+            #expect(try await client.call(.head, "/i/N2cxa9mm", headers: [.userAgent: Self.iPhone]).status == .ok)
+            let metrics = String(decoding: h.service.metrics.text(), as: UTF8.self)
+            #expect(metrics.contains("switchyard_deferred_claims_issued_total 0"), "\(metrics)")
+        }
+        let off = try await Harness.make(extra: "deferred: {enabled: false}\n")
+        try await off.app().test(.router) { client in
+            _ = try await client.call(.post, "/api/links", token: off.writer, body: #"{"code": "Qff2cxa9", "deepLink": "plur://group/n"}"#)
+            let page = try await client.call(.get, "/i/Qff2cxa9", headers: [.userAgent: Self.iPhone])
+            #expect(page.status == .ok && !page.text.contains("data-claim") && page.text.contains(#"id="fallback""#))
+        }
+    }
+
+    /// A route's own page (`/join/{groupId}?code=…`, no stored link) carries a claim too.
+    @Test func routePagesCarryAClaimWithTheirRouteAndParameters() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let page = try await client.call(.get, "/join/g7?code=Zz9yy8xx&relay=wss://relay.example", headers: [.userAgent: Self.android])
+            #expect(page.status == .ok && page.headers[.cacheControl] == "private, no-store")
+            let token = try #require(Self.attribute("href", of: "fallback", in: page.text).flatMap(Self.token(inPlayLink:)), "\(page.text)")
+            let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
+            #expect(claim.status == .ok)
+            let json = try #require(claim.json)
+            #expect(json["code"] == .null && json["route"]?.stringValue == "appJoinCommunity")
+            #expect(json["deepLink"]?.stringValue?.hasPrefix("plur://join-community?group-id=g7&code=Zz9yy8xx") == true, "\(claim.text)")
+            #expect(json["parameters"]?["groupId"]?.stringValue == "g7")
+            let desktop = try await client.call(.get, "/join/g7?code=Zz9yy8xx", headers: [.userAgent: Self.desktop])
+            #expect(desktop.headers[.cacheControl] == "public, max-age=300", "a desktop page is the same for everyone")
+        }
+    }
+
+    /// 404 unknown, 410 used or expired, 400 for a body that is not `{"token"}`; a claim writes
+    /// `deferred.claimed` into the webhook outbox in its transaction.
+    @Test(arguments: Backend.available)
+    func claimsAnswerUnknownExpiredAndMalformedTokensPlainly(_ backend: Backend) async throws {
+        let hooks = """
+            deferred: {claimLifetime: 600}
+            webhooks:
+              endpoints:
+                - {url: "https://hooks.example/in", secret: a-long-enough-secret-value, events: [deferred.claimed]}
+
+            """
+        let h = try await Harness.make(extra: hooks, backend: backend)
+        try await h.app().test(.router) { client in
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Exp9red2", "deepLink": "plur://group/e"}"#)
+            func newToken() async throws -> String {
+                let page = try await client.call(.get, "/i/Exp9red2", headers: [.userAgent: Self.android])
+                return try #require(Self.attribute("href", of: "fallback", in: page.text).flatMap(Self.token(inPlayLink:)))
+            }
+            let stale = try await newToken()
+            h.clock.advance(601)
+            let expired = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(stale)"}"#)
+            #expect(expired.status == .gone && expired.json?["error"]?["code"]?.stringValue == "claim-expired")
+
+            let unknown = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(String(repeating: "A", count: 43))"}"#)
+            #expect(unknown.status == .notFound && unknown.json?["error"]?["code"]?.stringValue == "claim-unknown")
+            for (body, code) in [(#"{"token": "short"}"#, "invalid-claim-token"), (#"{"token": 5}"#, "invalid-claim-token"), ("{}", "invalid-claim-token"),
+                                 (#"{"token": "\#(stale)", "code": "x"}"#, "unknown-field"), ("[1]", "not-an-object"), ("nope", "malformed-json")] {
+                let r = try await client.call(.post, "/api/deferred/claim", body: body)
+                #expect(r.status == .badRequest && r.json?["error"]?["code"]?.stringValue == code, "\(body): \(r.text)")
+            }
+
+            let fresh = try await newToken()
+            #expect(try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(fresh)"}"#).status == .ok)
+            let events = try await h.store.db.read("SELECT event_type, body FROM webhook_deliveries ORDER BY created_at", [])
+            #expect(events.map { $0[0].text } == ["deferred.claimed"], "only the claim that succeeded: \(events)")
+            let event = try #require(try JSONParser.parse(events.first?[1].text ?? ""))
+            #expect(event["data"]?["code"]?.stringValue == "Exp9red2" && event["data"]?["platform"]?.stringValue == "android")
+        }
+    }
+}
