@@ -174,6 +174,42 @@ import Testing
         }
     }
 
+    /// Deferred deep links in a real browser. Android: the Play link carries the claim in its
+    /// referrer. iPhone: loading the page leaves the clipboard alone; tapping "Get the app" puts
+    /// the claim URL on it and goes to the App Store. Both tokens then redeem once.
+    @Test(.enabled(if: chromium != nil || Backend.toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func headlessChromiumCarriesDeferredClaimsOnAndroidAndOnTapOnIPhone() async throws {
+        let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let h = try await Harness.make()
+        try await h.app().test(.live) { client in
+            let origin = "http://127.0.0.1:\(try #require(client.port))"
+            #expect(try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Defer234", "deepLink": "plur://group/after-install"}"#).status == .created)
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/deferred.py").path
+            let output = try await Self.offThePool { try Self.python([script, chromium, origin, "Defer234"]) }
+            print("deferred links in Chromium: \(output)")
+            let report = try #require(try? JSONParser.parse(output), "deferred.py printed: \(output.prefix(800))")
+            #expect(report["failure"] == nil, "deferred.py stopped: \(output)")
+
+            let store = try #require(report.at("android.store")?.stringValue)
+            #expect(store.hasPrefix("https://play.google.com/store/apps/details?id=community.rabble.plur&referrer=sy_claim%3D"), "\(store)")
+            #expect(report.at("android.getApp") == .bool(false))
+            let androidToken = try #require(DeferredTests.token(inPlayLink: store))
+
+            #expect(report.at("iphone.wroteFirst")?.stringValue == "ok")
+            #expect(report.at("iphone.claimOnFirstLoad")?.stringValue?.hasPrefix("https://rabble.community/d/") == true)
+            #expect(report.at("iphone.clipboardAfterLoad")?.stringValue == "something the person copied", "loading the page copies nothing")
+            let tapped = try #require(report.at("iphone.claimTapped")?.stringValue)
+            #expect(report.at("iphone.clipboardAfterTap")?.stringValue == tapped, "the tap copied the claim URL: \(output)")
+            #expect(report.at("iphone.navigatedTo")?.stringValue == "https://apps.apple.com/app/id1234567890")
+
+            let iPhoneToken = String(tapped.dropFirst("https://rabble.community/d/".count))
+            for token in [androidToken, iPhoneToken] {
+                let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
+                #expect(claim.status == .ok && claim.json?["deepLink"]?.stringValue == "plur://group/after-install", "\(claim.text)")
+            }
+        }
+    }
+
     static func number(_ value: JSONValue?) -> Double {
         if case .number(let n, _)? = value { return n }
         return 0

@@ -66,7 +66,7 @@ public struct LandingPage: Sendable, Equatable {
         head += """
             <style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f6f8;color:#222}
             main{max-width:28rem;padding:2rem;text-align:center}a.button{display:block;margin:.75rem 0;padding:.8rem 1rem;border-radius:.6rem;text-decoration:none;font-weight:600}
-            #open-app{background:#3a5bd9;color:#fff}#fallback,.store{background:#fff;color:#3a5bd9;border:1px solid #3a5bd9}</style>
+            #open-app{background:#3a5bd9;color:#fff}#fallback,#get-app,.store{background:#fff;color:#3a5bd9;border:1px solid #3a5bd9}</style>
             </head>
 
             """
