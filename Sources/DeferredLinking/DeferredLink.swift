@@ -119,9 +119,17 @@ public struct DeferredLink: Sendable {
     /// read only when there is none, and only through `pasteboard`), redeem it, write the marker.
     /// - Throws: ``Failure/unreachable(_:)`` (no marker written: the next launch tries again),
     ///   ``Failure/unexpectedAnswer(status:body:)``, ``Failure/marker(_:)``.
-    public func runOnFirstLaunch(installReferrer: String? = nil, pasteboard: () -> String? = { nil }) async throws(Failure) -> Outcome {
+    /// - Parameter matchingPlatform: `ios` or `android` to ask for a probabilistic match
+    ///   (``match(platform:)``) when there is no token; nil (the default) never asks.
+    public func runOnFirstLaunch(installReferrer: String? = nil, pasteboard: () -> String? = { nil },
+                                 matchingPlatform: String? = nil) async throws(Failure) -> Outcome {
         guard !hasRun else { return .alreadyRan }
         guard let token = installReferrer.flatMap(Self.token(fromInstallReferrer:)) ?? token(fromPasteboard: pasteboard()) else {
+            if let platform = matchingPlatform {
+                let outcome = try await match(platform: platform)
+                try writeMarker()
+                return outcome == .refused(status: 404, code: "no-match") ? .noToken : outcome
+            }
             try writeMarker()
             return .noToken
         }
@@ -132,8 +140,21 @@ public struct DeferredLink: Sendable {
 
     /// Redeems a token: `POST <service>/api/deferred/claim` `{"token": "…"}`.
     public func claim(_ token: String) async throws(Failure) -> Outcome {
-        let url = service.appendingPathComponent("api/deferred/claim")
-        let body = Data(JSONWriter.compact(.object([("token", .string(token))])).utf8)
+        try await post("api/deferred/claim", .object([("token", .string(token))]))
+    }
+
+    /// Asks for a probabilistic match — the most recent link opened from this device's address
+    /// on this platform — where the service offers it (`deferred.probabilisticMatching`; 403
+    /// `matching-disabled` comes back as ``Failure/unexpectedAnswer(status:body:)``). A guess:
+    /// use it only when your users know (see the service's README).
+    /// - Parameter platform: `ios` or `android`.
+    public func match(platform: String) async throws(Failure) -> Outcome {
+        try await post("api/deferred/match", .object([("platform", .string(platform))]))
+    }
+
+    private func post(_ path: String, _ json: JSONValue) async throws(Failure) -> Outcome {
+        let url = service.appendingPathComponent(path)
+        let body = Data(JSONWriter.compact(json).utf8)
         let answer: (status: Int, body: Data)
         do { answer = try await transport.post(url, json: body) } catch { throw .unreachable("\(error)") }
         let text = String(decoding: answer.body, as: UTF8.self)

@@ -153,7 +153,10 @@ public struct LinkService: Sendable {
         router.get("/i/{code}/**") { request, context in await routePage(request, context) }
         adminRoutes(router)
         router.post("/api/deferred/claim") { request, context in await handle { () async throws(APIError) in try await claimDeferred(request, context) } }
+        router.post("/api/deferred/match") { request, context in await handle { () async throws(APIError) in try await matchDeferred(request, context) } }
         router.get("/d/{token}") { request, context in await claimPage(request, context) }
+        // The root: a Firebase Dynamic Links long link (/?link=…), or a route's page.
+        router.get("/") { request, context in await routePage(request, context) }
         router.get("**") { request, context in await routePage(request, context) }
         return router
     }
@@ -167,7 +170,7 @@ public struct LinkService: Sendable {
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: fastPath ? [FastPathHandler(fast)] : [])),
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
-            services: [ClickFlusher(hot: hot, logger: logger, now: now)] + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()]),
+            services: [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow)] + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()]),
             onServerRunning: onServerRunning,
             logger: logger)
     }

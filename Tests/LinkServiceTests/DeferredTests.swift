@@ -172,4 +172,45 @@ import Testing
             #expect(event["data"]?["code"]?.stringValue == "Exp9red2" && event["data"]?["platform"]?.stringValue == "android")
         }
     }
+
+    /// Probabilistic matching, only when switched on: the most recent unredeemed visit from the
+    /// same address and platform within the window; the address is kept only as a hash, and
+    /// forgotten when matched.
+    @Test func probabilisticMatchingIsOffByDefaultAndGuessesByAddressWhenOn() async throws {
+        let off = try await Harness.make()
+        try await off.app().test(.router) { client in
+            let r = try await client.call(.post, "/api/deferred/match", body: #"{"platform": "ios"}"#)
+            #expect(r.status == .forbidden && r.json?["error"]?["code"]?.stringValue == "matching-disabled")
+        }
+        let h = try await Harness.make(extra: "deferred: {probabilisticMatching: true, matchWindow: 600}\n")
+        try await h.app().test(.live) { client in
+            let port = try #require(client.port)
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Guess234", "deepLink": "plur://group/guessed"}"#)
+            #expect(try await client.call(.get, "/i/Guess234", headers: [.userAgent: Self.iPhone]).status == .ok)
+            let keys = try await h.store.db.read("SELECT match_key FROM deferred_claims", []).compactMap { $0[0].text }
+            #expect(keys.count == 1 && keys[0].utf8.count == 64 && !keys[0].contains("127.0.0.1"), "a hash, not the address: \(keys)")
+
+            let marker = FileManager.default.temporaryDirectory.appendingPathComponent("sy-match-\(UUID().uuidString)/checked")
+            let app = DeferredLink(service: URL(string: "http://127.0.0.1:\(port)")!, markerFile: marker)
+            #expect(try await app.match(platform: "android") == .refused(status: 404, code: "no-match"), "another platform")
+            let outcome = try await app.runOnFirstLaunch(pasteboard: { "no claim URL here" }, matchingPlatform: "ios")
+            #expect(outcome == .claimed(DeferredLink.Claim(code: "Guess234", deepLink: "plur://group/guessed")), "\(outcome)")
+            #expect(try await app.match(platform: "ios") == .refused(status: 404, code: "no-match"), "matched once")
+            #expect(try await h.store.db.read("SELECT match_key FROM deferred_claims WHERE match_key IS NOT NULL", []).isEmpty)
+
+            #expect(try await client.call(.get, "/i/Guess234", headers: [.userAgent: Self.iPhone]).status == .ok)
+            h.clock.advance(601)
+            #expect(try await app.match(platform: "ios") == .refused(status: 404, code: "no-match"), "past the window")
+            for (body, code) in [(#"{"platform": "windows"}"#, "invalid-platform"), (#"{}"#, "invalid-platform"), (#"{"platform": "ios", "x": 1}"#, "unknown-field")] {
+                let r = try await client.call(.post, "/api/deferred/match", body: body)
+                #expect(r.status == .badRequest && r.json?["error"]?["code"]?.stringValue == code, "\(body)")
+            }
+        }
+        do {
+            _ = try await Harness.make(extra: "deferred: {enabled: false, probabilisticMatching: true}\n")
+            Issue.record("matching without deferred links was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.message.contains("deferred.probabilisticMatching: needs deferred.enabled"))
+        }
+    }
 }

@@ -174,6 +174,18 @@ struct LinkInput {
         (3...64).contains(code.count) && code.allSatisfy(configuration.codeAlphabet.contains)
     }
 
+    /// Whether a code can name a stored link: one of the configured alphabet, or an imported
+    /// Firebase short link's path (1–64 ASCII letters, digits, - and _).
+    func isStoredCode(_ code: String) -> Bool {
+        isValidCode(code) || Self.isImportedCode(code)
+    }
+
+    static func isImportedCode(_ code: String) -> Bool {
+        (1...64).contains(code.utf8.count) && code.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+        }
+    }
+
     /// The custom-scheme URL for a route and parameters, typed as the route declares.
     func deepLink(route: String, parameters: [(String, String)]) -> String? {
         guard let r = configuration.router.routes.first(where: { $0.name == route }) else { return nil }

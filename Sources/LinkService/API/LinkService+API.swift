@@ -215,7 +215,7 @@ extension LinkService {
 
     func codeParameter(_ context: ServiceContext) throws(APIError) -> String {
         let code = context.parameters.get("code") ?? ""
-        guard input.isValidCode(code) else {
+        guard input.isStoredCode(code) else {
             throw .badRequest("invalid-code", "code \(JSONWriter.quote(code)) has characters outside the configured alphabet or a bad length", field: "code")
         }
         return code

@@ -397,7 +397,7 @@ extension LinkService {
 
     func adminCode(_ context: ServiceContext) throws(APIError) -> String {
         let code = context.parameters.get("code") ?? ""
-        guard input.isValidCode(code) else { throw APIError(.notFound, "not-found", "no link with code \(JSONWriter.quote(code))") }
+        guard input.isStoredCode(code) else { throw APIError(.notFound, "not-found", "no link with code \(JSONWriter.quote(code))") }
         return code
     }
 

@@ -5,9 +5,16 @@ import SwitchyardJSON
 ///
 /// ```yaml
 /// deferred:
-///   enabled: true          # default
-///   claimLifetime: 86400   # seconds a claim token can be redeemed (default 24 h)
+///   enabled: true               # default
+///   claimLifetime: 86400        # seconds a claim token can be redeemed (default 24 h)
+///   probabilisticMatching: false  # default; see below
+///   matchWindow: 3600           # seconds a visit can be matched without a token
 /// ```
+///
+/// With `probabilisticMatching: true`, an app that found no token may ask
+/// `POST /api/deferred/match` for the most recent unredeemed claim made from its own address and
+/// platform within `matchWindow`. That is a guess: everyone behind the same address (an office,
+/// a carrier's NAT) looks the same, so it can hand one person's link to another. Off by default.
 ///
 /// A phone's visit to a landing page (`/i/{code}` or a route's page) gets a claim token: on
 /// Android in the Play Store link's `referrer` (`sy_claim=TOKEN`), on iOS as a claim URL
@@ -16,10 +23,12 @@ import SwitchyardJSON
 public struct DeferredSettings: Sendable, Equatable {
     public var enabled = true
     public var claimLifetime: Double = 86_400
+    public var probabilisticMatching = false
+    public var matchWindow: Double = 3600
 
     public init() {}
 
-    static let shape = DocumentShape.object(["enabled": .bool, "claimLifetime": .number])
+    static let shape = DocumentShape.object(["enabled": .bool, "claimLifetime": .number, "probabilisticMatching": .bool, "matchWindow": .number])
 
     init(_ section: JSONValue) throws(ConfigurationError) {
         enabled = section["enabled"] != .bool(false)
@@ -27,6 +36,18 @@ public struct DeferredSettings: Sendable, Equatable {
             guard (60...2_592_000).contains(n) else { throw ConfigurationError("deferred.claimLifetime: seconds from 60 to 2592000 (30 days)") }
             claimLifetime = n
         }
+        probabilisticMatching = section["probabilisticMatching"] == .bool(true)
+        if case .number(let n, _)? = section["matchWindow"] {
+            guard (60...86_400).contains(n) else { throw ConfigurationError("deferred.matchWindow: seconds from 60 to 86400 (24 h)") }
+            matchWindow = n
+        }
+        if probabilisticMatching && !enabled { throw ConfigurationError("deferred.probabilisticMatching: needs deferred.enabled") }
+    }
+
+    /// What a visit is matched by: SHA-256 of the platform and the full address (kept only
+    /// while the visit can be matched, and only with probabilistic matching on).
+    static func matchKey(platform: String, address: String) -> String {
+        APIToken.hash("match-v1|" + platform + "|" + address)
     }
 
     /// The key of the Play Store `referrer` value the app reads: `sy_claim=TOKEN`.

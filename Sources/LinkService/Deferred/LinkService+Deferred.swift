@@ -17,16 +17,19 @@ extension LinkService {
     /// iOS: as the claim URL "Get the app" copies — stored with what it stands for. The page as
     /// it was when there is nothing to carry, no store for this platform, or the token cannot be
     /// stored (logged; the person still gets a working page).
+    /// `address` (the visitor's) is asked only with probabilistic matching on.
     func withClaim(_ page: LandingPage, audience: LandingPage.Audience, code: String?, route: String?,
-                   parameters: [String: String]) async -> LandingPage {
+                   parameters: [String: String], address: () -> String?) async -> LandingPage {
         guard page.deepLink != nil || route != nil else { return page }
         guard (audience == .iOS && page.appStoreURL != nil) || (audience == .android && page.playStoreURL != nil) else { return page }
         let token = Self.newClaimToken()
         let date = now()
         let claim = DeferredClaim(code: code, deepLink: page.deepLink, route: route, parameters: parameters, platform: audience.rawValue)
         do {
+            let matchKey = configuration.deferred.probabilisticMatching
+                ? address().map { DeferredSettings.matchKey(platform: audience.rawValue, address: $0) } : nil
             try await store.insertClaim(tokenHash: APIToken.hash(token), claim, at: date,
-                                        expiresAt: date.addingTimeInterval(configuration.deferred.claimLifetime))
+                                        expiresAt: date.addingTimeInterval(configuration.deferred.claimLifetime), matchKey: matchKey)
         } catch {
             logger.error("claim token not stored; the page is shown without it", metadata: ["error": "\(error)"])
             return page
@@ -91,6 +94,41 @@ extension LinkService {
         case .expired: throw APIError(.gone, "claim-expired", "this claim token has expired", field: "token")
         case .unknown: throw APIError(.notFound, "claim-unknown", "no such claim token", field: "token")
         }
+    }
+
+    /// POST `/api/deferred/match` `{"platform": "ios" | "android"}`: probabilistic matching, only
+    /// with `deferred.probabilisticMatching` (403 `matching-disabled` otherwise). Redeems the most
+    /// recent unredeemed claim shown to this address on this platform within `matchWindow`: 200 as
+    /// `/api/deferred/claim` with `"match": "probabilistic"`, 404 `no-match`. Rate-limited per address.
+    func matchDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+        try limitAddress(request, context)
+        let settings = configuration.deferred
+        guard settings.probabilisticMatching else {
+            throw APIError(.forbidden, "matching-disabled", "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
+        }
+        let body = try await readJSON(request, context)
+        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object: {\"platform\": \"ios\"}") }
+        if let extra = members.first(where: { $0.0 != "platform" }) {
+            throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(extra.0)); the body is {\"platform\": \"ios\" or \"android\"}", field: extra.0)
+        }
+        guard let platform = body["platform"]?.stringValue, platform == "ios" || platform == "android" else {
+            throw .badRequest("invalid-platform", "platform must be \"ios\" or \"android\"", field: "platform")
+        }
+        let key = DeferredSettings.matchKey(platform: platform, address: clientAddress(request, context))
+        let date = now()
+        guard let claim = try await storeCall({ () async throws(StoreError) in
+            try await store.redeemMatch(matchKey: key, since: date.addingTimeInterval(-settings.matchWindow), at: date)
+        }) else {
+            throw APIError(.notFound, "no-match", "no unredeemed visit from this address on \(platform) in the last \(Int(settings.matchWindow)) s")
+        }
+        metrics.claimsRedeemed.increment()
+        return Response.json(.object([
+            ("code", claim.code.map(JSONValue.string) ?? .null),
+            ("deepLink", claim.deepLink.map(JSONValue.string) ?? .null),
+            ("route", claim.route.map(JSONValue.string) ?? .null),
+            ("parameters", .object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ("match", .string("probabilistic")),
+        ]))
     }
 
     /// GET `/d/{token}`: the claim URL opened in a browser (the app is not installed yet, or the

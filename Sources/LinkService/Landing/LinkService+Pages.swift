@@ -9,7 +9,12 @@ extension LinkService {
     /// `/i/{code}`: the landing page of a stored link. Counts a click (GET only; a preview,
     /// crawler or prefetch is counted apart, never as a click or a use) and records the visit.
     func linkPage(_ request: Request, _ context: ServiceContext) async -> Response {
-        let code = context.parameters.get("code") ?? ""
+        await storedLinkPage(code: context.parameters.get("code") ?? "", request, context)
+    }
+
+    /// The landing page of the stored link `code` (at `/i/{code}`, or at the path an imported
+    /// Firebase short link had).
+    func storedLinkPage(code: String, _ request: Request, _ context: ServiceContext) async -> Response {
         let userAgent = request.headers[.userAgent]
         let preview = Self.isPreview(userAgent: userAgent) { request.headers[$0] }
         let address = { clientAddress(request, context) }
@@ -17,7 +22,7 @@ extension LinkService {
            let (fields, body) = hotLinkPage(code, userAgent: userAgent, preview: preview, referer: request.headers[.referer], address: address) {
             return Response(status: .ok, headers: fields, body: .init(byteBuffer: body))
         }
-        guard input.isValidCode(code) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
+        guard input.isStoredCode(code) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
         let link: StoredLink?
         do { link = try await hot.link(code) } catch {
             _ = storeFailure(error)
@@ -55,7 +60,8 @@ extension LinkService {
         if request.method == .get, offersClaim(audience, preview: preview) {
             // A phone's visit: a page of its own, with a claim token for a deferred deep link.
             let landing = await withClaim(page(for: link), audience: audience, code: code, route: link.route,
-                                          parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }))
+                                          parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
+                                          address: { clientAddress(request, context) })
             body = ByteBuffer(string: landing.html(for: audience))
         } else if let cached = hot.page(code, audience) { body = cached } else {
             body = ByteBuffer(string: page(for: link).html(for: audience))
@@ -70,7 +76,7 @@ extension LinkService {
     /// use count) is needed. The one implementation behind the router and the event-loop lane.
     /// `address` (the client's) is asked only when addresses are kept.
     func hotLinkPage(_ code: String, userAgent: String?, preview: Bool, referer: String?, address: () -> String?) -> (HTTPFields, ByteBuffer)? {
-        guard input.isValidCode(code) else { return nil }
+        guard input.isStoredCode(code) else { return nil }
         let audience = LandingPage.Audience(userAgent: userAgent)
         // A phone's visit gets a claim token: a page of its own, made on the full path.
         guard !offersClaim(audience, preview: preview) else { return nil }
@@ -98,8 +104,10 @@ extension LinkService {
         guard let host = configuration.router.hosts.first else { return messagePage(.notFound, "Not found", "Nothing here.") }
         var url = "https://" + host + request.uri.path
         if let q = request.uri.query, !q.isEmpty { url += "?" + q }
+        if request.uri.path == "/", request.uri.queryParameters["link"] != nil { return await firebaseLongLink(request, context) }
         guard let match = configuration.router.route(url).match,
               let route = configuration.router.routes.first(where: { $0.name == match.route }), route.kind == .universal, !route.exclude else {
+            if let imported = await importedLinkPage(request, context) { return imported }
             return messagePage(.notFound, "Not found", "Nothing here.")
         }
         let settings = configuration.landingPages[route.name]
@@ -130,7 +138,7 @@ extension LinkService {
         if request.method == .get, offersClaim(audience, preview: Self.isPreview(userAgent: request.headers[.userAgent]) { request.headers[$0] }) {
             // A phone's visit: with a claim token, so the page is this visitor's alone.
             landing = await withClaim(landing, audience: audience, code: nil, route: settings?.appRoute ?? route.name,
-                                      parameters: match.parameters.mapValues(\.text))
+                                      parameters: match.parameters.mapValues(\.text), address: { clientAddress(request, context) })
             return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "private, no-store")
         }
         return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "public, max-age=300")

@@ -18,7 +18,7 @@ extension LinkService {
     func linkQR(_ request: Request, _ context: ServiceContext, png: Bool) async throws(APIError) -> Response {
         // Like the page: a code that cannot exist is simply not found.
         let code = context.parameters.get("code") ?? ""
-        guard input.isValidCode(code) else { throw APIError(.notFound, "not-found", "no link with code \(JSONWriter.quote(code))", field: "code") }
+        guard input.isStoredCode(code) else { throw APIError(.notFound, "not-found", "no link with code \(JSONWriter.quote(code))", field: "code") }
         var size = Self.defaultQRSize
         if png, let s = request.uri.queryParameters["size"] {
             guard let n = Int(s), Self.qrSizes.contains(n) else {

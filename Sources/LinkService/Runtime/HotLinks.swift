@@ -158,6 +158,8 @@ struct ClickFlusher: Service {
     let logger: Logger
     var now: @Sendable () -> Date = { Date() }
     var pruneInterval: Duration = .seconds(3600)
+    /// How long a visit's match key is kept (`deferred.matchWindow`).
+    var matchWindow: Double = 3600
 
     func run() async throws {
         var lastPrune: ContinuousClock.Instant?
@@ -187,7 +189,8 @@ struct ClickFlusher: Service {
         let date = now()
         do {
             if hot.visitSettings.record { try await hot.store.pruneVisits(before: date.addingTimeInterval(-Double(hot.visitSettings.retentionDays) * 86_400)) }
-            try await hot.store.pruneClaims(expiredBefore: date.addingTimeInterval(-DeferredSettings.keptAfterExpiry))
+            try await hot.store.pruneClaims(expiredBefore: date.addingTimeInterval(-DeferredSettings.keptAfterExpiry),
+                                            matchesBefore: date.addingTimeInterval(-matchWindow))
         } catch {
             logger.error("old visit records or claims not deleted; retrying in an hour", metadata: ["error": "\(error)"])
         }

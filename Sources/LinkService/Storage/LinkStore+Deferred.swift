@@ -12,14 +12,35 @@ extension LinkStore {
         case expired
     }
 
-    /// Stores a claim token's hash with what it stands for.
-    public func insertClaim(tokenHash: String, _ claim: DeferredClaim, at date: Date, expiresAt: Date) async throws(StoreError) {
+    /// Stores a claim token's hash with what it stands for (and, with probabilistic matching,
+    /// the visit's match key).
+    public func insertClaim(tokenHash: String, _ claim: DeferredClaim, at date: Date, expiresAt: Date, matchKey: String? = nil) async throws(StoreError) {
         let parameters = JSONWriter.compact(.object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         try await write { () async throws(StoreError) in
             try await db.run(
-                "INSERT INTO deferred_claims (token_hash, code, deep_link, route, parameters, platform, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO deferred_claims (token_hash, code, deep_link, route, parameters, platform, created_at, expires_at, match_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [.text(tokenHash), SQLValue(claim.code), SQLValue(claim.deepLink), SQLValue(claim.route), .text(parameters), .text(claim.platform),
-                 .int(Self.millis(date)), .int(Self.millis(expiresAt))])
+                 .int(Self.millis(date)), .int(Self.millis(expiresAt)), SQLValue(matchKey)])
+        }
+    }
+
+    /// Probabilistic matching: redeems the most recent unredeemed, unexpired claim with this
+    /// match key made since `since`; nil when there is none.
+    public func redeemMatch(matchKey: String, since: Date, at date: Date) async throws(StoreError) -> DeferredClaim? {
+        let outbox = self.outbox.flatMap { $0.wants("deferred.claimed") ? $0 : nil }
+        return try await write { () async throws(StoreError) -> DeferredClaim? in
+            try await db.transaction { tx throws(StoreError) -> DeferredClaim? in
+                guard let hash = try await tx.run(
+                    "SELECT token_hash FROM deferred_claims WHERE match_key = ? AND claimed_at IS NULL AND expires_at > ? AND created_at >= ? "
+                        + "ORDER BY created_at DESC, token_hash LIMIT 1",
+                    [.text(matchKey), .int(Self.millis(date)), .int(Self.millis(since))]).first?[0].text else { return nil }
+                guard let claim = try await tx.run(
+                    "UPDATE deferred_claims SET claimed_at = ?, match_key = NULL WHERE token_hash = ? AND claimed_at IS NULL "
+                        + "RETURNING code, deep_link, route, parameters, platform",
+                    [.int(Self.millis(date)), .text(hash)]).first.map(Self.claim) else { return nil }
+                if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
+                return claim
+            }
         }
     }
 
@@ -30,7 +51,7 @@ extension LinkStore {
         let claimed = try await write { () async throws(StoreError) -> DeferredClaim? in
             try await db.transaction { tx throws(StoreError) -> DeferredClaim? in
                 guard let claim = try await tx.run(
-                    "UPDATE deferred_claims SET claimed_at = ? WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
+                    "UPDATE deferred_claims SET claimed_at = ?, match_key = NULL WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
                         + "RETURNING code, deep_link, route, parameters, platform",
                     [.int(Self.millis(date)), .text(tokenHash), .int(Self.millis(date))]).first.map(Self.claim) else { return nil }
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
@@ -49,10 +70,11 @@ extension LinkStore {
             [.text(tokenHash), .int(Self.millis(date))]).first.map(Self.claim)
     }
 
-    /// Deletes claims that expired before `date`.
-    public func pruneClaims(expiredBefore date: Date) async throws(StoreError) {
+    /// Deletes claims that expired before `date`, and forgets match keys made before `matchesBefore`.
+    public func pruneClaims(expiredBefore date: Date, matchesBefore: Date) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.run("DELETE FROM deferred_claims WHERE expires_at < ?", [.int(Self.millis(date))])
+            try await db.run("UPDATE deferred_claims SET match_key = NULL WHERE match_key IS NOT NULL AND created_at < ?", [.int(Self.millis(matchesBefore))])
         }
     }
 

@@ -144,6 +144,12 @@ enum Migrations {
             """,
             "CREATE INDEX deferred_claims_by_expiry ON deferred_claims (expires_at)",
         ]),
+        Migration(version: 9, name: "deferred matching", statements: [
+            // Probabilistic matching (off by default): SHA-256 of platform and address, cleared
+            // when the claim is redeemed or its match window ends.
+            "ALTER TABLE deferred_claims ADD COLUMN match_key TEXT",
+            "CREATE INDEX deferred_claims_by_match_key ON deferred_claims (match_key)",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -1,0 +1,113 @@
+import Foundation
+import SwitchyardJSON
+
+/// A Firebase Dynamic Links long link (`/?link=…&apn=…&ibi=…&…`), read with Firebase's documented
+/// parameter names and checked as a link's fields are: `link` and every fallback must be on the
+/// configuration's hosts or `service.redirectHosts` (or the stores), so nothing is ever an open
+/// redirect. Each problem names the parameter.
+struct FirebaseLink: Equatable {
+    /// Every parameter Firebase documented, and what Switchyard does with it (the README's table).
+    static let parameters: [(name: String, use: String)] = [
+        ("link", "the link the app opens: the page's \"Open in the app\" (an https link on a configured host) and the last fallback; required"),
+        ("apn", "Android package: must be one of the configuration's; its Play Store page is the Android fallback"),
+        ("afl", "Android fallback, instead of the Play Store"),
+        ("amv", "minimum Android app version: accepted, not used"),
+        ("ibi", "iOS bundle ID: must be one of the configuration's"),
+        ("isi", "App Store ID (digits): its App Store page is the iOS fallback"),
+        ("ifl", "iOS fallback, instead of the App Store"),
+        ("ipfl", "iPad fallback, instead of ifl"),
+        ("ius", "iOS custom scheme: accepted, not used (the configuration's scheme is)"),
+        ("imv", "minimum iOS app version: accepted, not used"),
+        ("ofl", "fallback on other platforms (desktop), instead of link"),
+        ("st", "preview title"),
+        ("sd", "preview description"),
+        ("si", "preview image (http or https)"),
+        ("efr", "1: skip the preview page and send the visitor straight to the platform's target (302)"),
+        ("utm_source", "accepted, not used"), ("utm_medium", "accepted, not used"), ("utm_campaign", "accepted, not used"),
+        ("utm_term", "accepted, not used"), ("utm_content", "accepted, not used"),
+        ("at", "App Store affiliate token: accepted, not used"), ("ct", "App Store campaign token: accepted, not used"),
+        ("mt", "App Store media type: accepted, not used"), ("pt", "App Store provider token: accepted, not used"),
+        ("d", "Firebase's debug flow: accepted, not used"),
+    ]
+    static let known = Set(parameters.map(\.name))
+
+    var link: String
+    /// `link` when it can be the page's app link (an https link on a configured host).
+    var deepLink: String?
+    var iOSFallback: String?
+    var iPadFallback: String?
+    var androidFallback: String?
+    var webFallback: String?
+    var title: String?
+    var description: String?
+    var image: String?
+    var forceRedirect = false
+
+    /// Reads the parameters (later ones win, as in a query); unknown names are ignored.
+    init(_ pairs: [(String, String)], input: LinkInput) throws(APIError) {
+        var p: [String: String] = [:]
+        for (k, v) in pairs where Self.known.contains(k) { p[k] = v }
+        guard let link = p["link"], !link.isEmpty else {
+            throw .badRequest("missing-link", "a Firebase Dynamic Link needs link (the link the app opens)", field: "link")
+        }
+        self.link = try input.checkFallback(link, field: "link", requireAllowedHost: true)
+        deepLink = try? input.checkDeepLink(self.link, field: "link")
+        let configuration = input.configuration
+        if let apn = p["apn"], !apn.isEmpty {
+            guard configuration.android.contains(where: { $0.package == apn }) else {
+                throw .badRequest("unknown-app", "apn: \(JSONWriter.quote(apn)) is not an Android package of this configuration", field: "apn")
+            }
+            androidFallback = "https://play.google.com/store/apps/details?id=" + apn
+        }
+        if let ibi = p["ibi"], !ibi.isEmpty, !configuration.apple.contains(where: { $0.bundleID == ibi }) {
+            throw .badRequest("unknown-app", "ibi: \(JSONWriter.quote(ibi)) is not an iOS bundle ID of this configuration", field: "ibi")
+        }
+        if let isi = p["isi"], !isi.isEmpty {
+            guard isi.utf8.count <= 20, isi.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw .badRequest("invalid-app-store-id", "isi must be an App Store ID (digits)", field: "isi")
+            }
+            iOSFallback = "https://apps.apple.com/app/id" + isi
+        }
+        func fallback(_ name: String) throws(APIError) -> String? {
+            guard let v = p[name], !v.isEmpty else { return nil }
+            return try input.checkFallback(v, field: name, requireAllowedHost: true)
+        }
+        androidFallback = try fallback("afl") ?? androidFallback
+        iOSFallback = try fallback("ifl") ?? iOSFallback
+        iPadFallback = try fallback("ipfl")
+        webFallback = try fallback("ofl")
+        if let si = p["si"], !si.isEmpty { image = try input.checkFallback(si, field: "si", requireAllowedHost: false) }
+        if let st = p["st"], !st.isEmpty {
+            try LinkInput.checkText(st, field: "st")
+            title = st
+        }
+        if let sd = p["sd"], !sd.isEmpty {
+            try LinkInput.checkText(sd, field: "sd", lineBreaks: true)
+            description = sd
+        }
+        forceRedirect = p["efr"] == "1"
+    }
+
+    /// Where a visitor on this platform goes when the app does not open the link.
+    func target(for audience: LandingPage.Audience, iPad: Bool) -> String {
+        switch audience {
+        case .iOS: return (iPad ? iPadFallback : nil) ?? iOSFallback ?? link
+        case .android: return androidFallback ?? link
+        case .desktop: return webFallback ?? link
+        }
+    }
+
+    /// The link as stored by an import: the code is the short link's path.
+    func storedLink(code: String, now: Date) -> StoredLink {
+        var stored = StoredLink(code: code, createdAt: now)
+        stored.kind = "fdl"
+        stored.deepLink = deepLink
+        stored.webURL = webFallback ?? link
+        stored.appStoreURL = iOSFallback
+        stored.playStoreURL = androidFallback
+        stored.title = title
+        stored.description = description
+        stored.imageURL = image
+        return stored
+    }
+}

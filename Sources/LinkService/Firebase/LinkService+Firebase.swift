@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension LinkService {
+    /// GET `/?link=…&apn=…&…`: a Firebase Dynamic Links long link on the service's own domain.
+    /// Without `efr=1`, a preview page (title, description and image from `st`, `sd`, `si`) whose
+    /// buttons are the app link and the platform's target; with it, a 302 to that target (link
+    /// previews and crawlers still get the page). 400 and nothing redirected when `link` or a
+    /// fallback is not on an allowed host.
+    func firebaseLongLink(_ request: Request, _ context: ServiceContext) async -> Response {
+        let pairs = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        let link: FirebaseLink
+        do { link = try FirebaseLink(pairs, input: input) } catch {
+            return messagePage(.badRequest, "Link not valid", error.message)
+        }
+        let userAgent = request.headers[.userAgent]
+        let audience = LandingPage.Audience(userAgent: userAgent)
+        let iPad = userAgent?.contains("iPad") ?? false
+        let preview = Self.isPreview(userAgent: userAgent) { request.headers[$0] }
+        if link.forceRedirect && !preview {
+            return Response(status: .found, headers: [.location: link.target(for: audience, iPad: iPad), .cacheControl: "no-store",
+                                                      HTTPField.Name("Referrer-Policy")!: "no-referrer"])
+        }
+        var page = basePage(pageURL: configuration.publicURL + "/?" + (request.uri.query ?? ""))
+        page.title = link.title ?? configuration.defaultTitle
+        page.description = link.description ?? configuration.defaultDescription
+        page.image = link.image ?? page.image
+        page.deepLink = link.deepLink
+        page.appStoreURL = link.target(for: .iOS, iPad: iPad)
+        page.playStoreURL = link.target(for: .android, iPad: false)
+        page.webURL = link.target(for: .desktop, iPad: false)
+        if request.method == .get, offersClaim(audience, preview: preview) {
+            page = await withClaim(page, audience: audience, code: nil, route: nil, parameters: [:], address: { clientAddress(request, context) })
+            return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience)), cache: "private, no-store")
+        }
+        return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience)), cache: "public, max-age=300")
+    }
+
+    /// A link imported from Firebase Dynamic Links keeps its short link's path (`/abc`): a
+    /// one-segment path that no route takes is looked up as such a link.
+    func importedLinkPage(_ request: Request, _ context: ServiceContext) async -> Response? {
+        let path = request.uri.path
+        guard path.utf8.count > 1, path.hasPrefix("/") else { return nil }
+        let code = String(path.dropFirst())
+        guard !code.contains("/"), input.isStoredCode(code) else { return nil }
+        guard let link = try? await hot.link(code), link.kind == "fdl" else { return nil }
+        return await storedLinkPage(code: code, request, context)
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import SwitchyardJSON
+
+/// Reads links from CSV, checked exactly as the API checks them: a Firebase Dynamic Links export
+/// (`switchyard import fdl`) or Switchyard's own export (`switchyard import csv`). Rows that
+/// cannot be used are reported with their line and reason and left out; the rest are stored
+/// together, in one transaction (`LinkStore.importLinks`).
+public struct LinkImport: Sendable {
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        /// The line of the file the row starts on.
+        public var line: Int
+        public var message: String
+        public var description: String { "line \(line): \(message)" }
+
+        public init(line: Int, message: String) {
+            self.line = line
+            self.message = message
+        }
+    }
+
+    /// What a file holds: the links to store (each with its line) and the rows left out.
+    public struct Plan: Sendable {
+        public var links: [StoredLink] = []
+        public var lines: [Int] = []
+        public var problems: [Problem] = []
+        /// Data rows read (the header not counted).
+        public var rows = 0
+        /// Header names that were not used.
+        public var ignoredColumns: [String] = []
+        /// Things worth knowing that are not errors (short links on another host).
+        public var notes: [String] = []
+    }
+
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    let input: LinkInput
+
+    public init(configuration: ServiceConfiguration) { input = LinkInput(configuration: configuration) }
+
+    // MARK: Firebase Dynamic Links
+
+    /// Header names (compared without case, spaces, `_` or `-`) → what they are. Every Firebase
+    /// long-link parameter is taken under its own name (`apn`, `ifl`, `utm_source`, …).
+    static let firebaseAliases: [String: String] = [
+        "shortlink": "shortLink", "shortdynamiclink": "shortLink", "shorturl": "shortLink",
+        "longlink": "longLink", "longdynamiclink": "longLink", "longurl": "longLink",
+        "link": "link", "deeplink": "link",
+        "linkname": "name", "name": "name",
+    ]
+
+    /// The header `import fdl` accepts, for its help and the README.
+    public static let firebaseHeaderHelp = """
+        shortLink (or "Short link", "Short Dynamic Link"): required, the short link whose path the link keeps; \
+        longLink (or "Long link", "Long Dynamic Link"): the long link, whose query gives the parameters; \
+        link (or "Deep link") and every Firebase long-link parameter by its own name (apn, afl, ibi, isi, ifl, ipfl, ofl, st, sd, si, efr, \
+        utm_source, …): override the long link's; name (or "Link name"): the title when st is empty. \
+        Names are compared ignoring case, spaces, _ and -; other columns are ignored and listed.
+        """
+
+    static func normalized(_ header: String) -> String {
+        String(header.lowercased().unicodeScalars.filter { $0 != " " && $0 != "_" && $0 != "-" })
+    }
+
+    /// Maps a Firebase console export: one link per row, its code the short link's path.
+    public func firebase(_ text: String, now: Date) throws(Failure) -> Plan {
+        let records = try parse(text)
+        guard let header = records.first else { throw Failure(message: "the file is empty; it needs a header row with shortLink and longLink or link") }
+        let parameterNames = Dictionary(FirebaseLink.parameters.map { (Self.normalized($0.name), $0.name) }, uniquingKeysWith: { a, _ in a })
+        var columns: [(index: Int, name: String)] = []
+        var plan = Plan()
+        for (i, raw) in header.fields.enumerated() {
+            let key = Self.normalized(raw.trimmingCharacters(in: .whitespaces))
+            if let name = Self.firebaseAliases[key] ?? parameterNames[key] { columns.append((i, name)) } else if !raw.isEmpty { plan.ignoredColumns.append(raw) }
+        }
+        let names = Set(columns.map(\.name))
+        guard names.contains("shortLink") else {
+            throw Failure(message: "line \(header.line): no shortLink column (the header has: \(header.fields.joined(separator: ", "))); accepted: \(Self.firebaseHeaderHelp)")
+        }
+        guard names.contains("longLink") || names.contains("link") else {
+            throw Failure(message: "line \(header.line): needs a longLink or a link column besides shortLink")
+        }
+        let ownHost = URLComponents(string: input.configuration.publicURL)?.host?.lowercased()
+        var otherHosts: [String: Int] = [:]
+        var seen: [String: Int] = [:]
+        for record in records.dropFirst() {
+            plan.rows += 1
+            var values: [String: String] = [:]
+            for (index, name) in columns where index < record.fields.count {
+                let v = record.fields[index].trimmingCharacters(in: .whitespaces)
+                if !v.isEmpty { values[name] = v }
+            }
+            func problem(_ message: String) { plan.problems.append(Problem(line: record.line, message: message)) }
+            guard let short = values["shortLink"] else { problem("shortLink is empty"); continue }
+            guard let components = URLComponents(string: short), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
+                  let host = components.host?.lowercased(), !host.isEmpty else {
+                problem("shortLink \(JSONWriter.quote(short)) is not an http(s) URL"); continue
+            }
+            let code = String(components.path.dropFirst())
+            guard components.path.hasPrefix("/"), !code.contains("/"), LinkInput.isImportedCode(code) else {
+                problem("shortLink \(JSONWriter.quote(short)): its path must be one segment of 1–64 letters, digits, - or _"); continue
+            }
+            if let first = seen[code] { problem("shortLink path /\(code) is on line \(first) already"); continue }
+            var pairs: [(String, String)] = []
+            if let long = values["longLink"] {
+                guard let longComponents = URLComponents(string: long), longComponents.scheme != nil else {
+                    problem("longLink \(JSONWriter.quote(long)) is not a URL"); continue
+                }
+                pairs += (longComponents.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+            }
+            for (_, name) in columns where name != "shortLink" && name != "longLink" && name != "name" {
+                if let v = values[name] { pairs.append((name, v)) }
+            }
+            let link: FirebaseLink
+            do { link = try FirebaseLink(pairs, input: input) } catch {
+                let field = error.field ?? ""
+                problem(field.isEmpty || error.message.hasPrefix(field) ? error.message : "\(field): \(error.message)")
+                continue
+            }
+            var stored = link.storedLink(code: code, now: now)
+            if stored.title == nil, let name = values["name"] {
+                do { try LinkInput.checkText(name, field: "name") } catch { problem(error.message); continue }
+                stored.title = name
+            }
+            seen[code] = record.line
+            if host != ownHost { otherHosts[host, default: 0] += 1 }
+            plan.links.append(stored)
+            plan.lines.append(record.line)
+        }
+        for (host, n) in otherHosts.sorted(by: { $0.key < $1.key }) {
+            plan.notes.append("\(n) short link\(n == 1 ? " was" : "s were") on \(host), not on this service's host \(ownHost ?? "?"): imported under the same path, "
+                + "but a link keeps working only if \(host) now points at this service (*.page.link domains stopped with Firebase)")
+        }
+        return plan
+    }
+
+    // MARK: Switchyard's own CSV
+
+    /// The columns of `switchyard export csv`, in order.
+    public static let columns = ["code", "kind", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
+                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks"]
+
+    /// Links as CSV records, the header first unless `header` is false (a later page).
+    public static func export(_ links: [StoredLink], header: Bool = true) -> String {
+        var out = header ? CSV.record(columns) : ""
+        for link in links {
+            out += CSV.record([
+                link.code, link.kind, link.deepLink ?? "", link.route ?? "",
+                link.parameters.isEmpty && link.route == nil ? "" : JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) })),
+                link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", link.title ?? "", link.description ?? "", link.imageURL ?? "",
+                link.expiresAt.map(Self.iso) ?? "", link.maxUses.map(String.init) ?? "", Self.iso(link.createdAt), String(link.clicks),
+            ])
+        }
+        return out
+    }
+
+    static func iso(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date)
+    }
+
+    static func date(_ text: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = f.date(from: text) { return d }
+        f.formatOptions = [.withInternetDateTime]
+        return f.date(from: text)
+    }
+
+    /// Reads `switchyard export csv` output: every field checked as `POST /api/links` checks it;
+    /// code, kind, creation time and click count kept as they were.
+    public func ownLinks(_ text: String, now: Date) throws(Failure) -> Plan {
+        let records = try parse(text)
+        guard let header = records.first else { throw Failure(message: "the file is empty; it needs the header \(Self.columns.joined(separator: ","))") }
+        var index: [String: Int] = [:]
+        var plan = Plan()
+        for (i, name) in header.fields.enumerated() {
+            if Self.columns.contains(name) { index[name] = i } else if !name.isEmpty { plan.ignoredColumns.append(name) }
+        }
+        guard index["code"] != nil else { throw Failure(message: "line \(header.line): no code column; the header is \(Self.columns.joined(separator: ","))") }
+        var seen: [String: Int] = [:]
+        for record in records.dropFirst() {
+            plan.rows += 1
+            func value(_ name: String) -> String? {
+                guard let i = index[name], i < record.fields.count, !record.fields[i].isEmpty else { return nil }
+                return record.fields[i]
+            }
+            func problem(_ message: String) { plan.problems.append(Problem(line: record.line, message: message)) }
+            let code = value("code") ?? ""
+            let kind = value("kind") ?? "link"
+            guard ["link", "invite", "fdl"].contains(kind) else { problem("kind \(JSONWriter.quote(kind)) is not link, invite or fdl"); continue }
+            guard kind == "fdl" ? LinkInput.isImportedCode(code) : input.isValidCode(code) else {
+                problem("code \(JSONWriter.quote(code)) is not a code of the configured alphabet (3–64 characters)"); continue
+            }
+            if let first = seen[code] { problem("code \(code) is on line \(first) already"); continue }
+            var link: StoredLink
+            do {
+                var body: [(String, JSONValue)] = []
+                for name in ["deepLink", "route", "webURL", "appStoreURL", "playStoreURL", "title", "description", "image"] {
+                    if let v = value(name) { body.append((name, .string(v))) }
+                }
+                if let p = value("parameters") {
+                    guard let parsed = try? JSONParser.parse(p), parsed.objectMembers != nil else {
+                        problem("parameters must be a JSON object, as export writes it"); continue
+                    }
+                    if value("route") != nil { body.append(("parameters", parsed)) }
+                }
+                if let m = value("maxUses") {
+                    guard let n = Int64(m), n > 0 else { problem("maxUses must be a whole number above 0"); continue }
+                    body.append(("maxUses", .number(Double(n), text: m)))
+                }
+                if body.contains(where: { $0.0 == "deepLink" || $0.0 == "route" }) {
+                    link = try input.read(.object(body), now: now)
+                } else if kind == "fdl" {
+                    // An imported Firebase link whose link is not on a configured host: fallbacks only.
+                    link = StoredLink(code: code, createdAt: now)
+                    for (name, v) in body {
+                        if name == "title" || name == "description" { try LinkInput.checkText(v.stringValue ?? "", field: name, lineBreaks: name == "description") }
+                        else if name == "image" { link.imageURL = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: false) }
+                        else if name != "maxUses" { _ = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: true) }
+                    }
+                    link.webURL = value("webURL"); link.appStoreURL = value("appStoreURL"); link.playStoreURL = value("playStoreURL")
+                    link.title = value("title"); link.description = value("description")
+                    link.maxUses = value("maxUses").flatMap { Int64($0) }
+                } else {
+                    problem("needs deepLink or route"); continue
+                }
+            } catch {
+                problem("\(error.message)"); continue
+            }
+            link.code = code
+            link.kind = kind
+            if let e = value("expiresAt") {
+                guard let d = Self.date(e) else { problem("expiresAt \(JSONWriter.quote(e)) is not an ISO 8601 time"); continue }
+                link.expiresAt = d
+            }
+            if let c = value("createdAt") {
+                guard let d = Self.date(c) else { problem("createdAt \(JSONWriter.quote(c)) is not an ISO 8601 time"); continue }
+                link.createdAt = d
+            }
+            if let c = value("clicks") {
+                guard let n = Int64(c), n >= 0 else { problem("clicks must be a whole number, 0 or more"); continue }
+                link.clicks = n
+            }
+            seen[code] = record.line
+            plan.links.append(link)
+            plan.lines.append(record.line)
+        }
+        return plan
+    }
+
+    private func parse(_ text: String) throws(Failure) -> [(line: Int, fields: [String])] {
+        do { return try CSV.parse(text) } catch { throw Failure(message: "not CSV: \(error)") }
+    }
+}

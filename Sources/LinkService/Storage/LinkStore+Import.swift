@@ -1,0 +1,59 @@
+import Foundation
+import SwitchyardJSON
+
+extension LinkStore {
+    /// What importing one link did.
+    public enum ImportOutcome: String, Sendable, Equatable {
+        case created, updated, unchanged
+        /// A link of another kind has the code; it is left alone and this one not imported.
+        case conflict
+    }
+
+    /// Stores imported links in one transaction: new codes are created (with their creation
+    /// time and clicks), a link of the same kind under the same code is updated to the imported
+    /// fields (its clicks kept) or left as it is when nothing differs, and a link of another kind
+    /// is never touched (`conflict`). Running the same import again changes nothing. With
+    /// webhooks, `link.created` and `link.updated` are written in the same transaction.
+    public func importLinks(_ links: [StoredLink]) async throws(StoreError) -> [ImportOutcome] {
+        let outbox = self.outbox
+        let now = Date()
+        return try await write { () async throws(StoreError) -> [ImportOutcome] in
+            try await db.transaction { tx throws(StoreError) -> [ImportOutcome] in
+                var outcomes: [ImportOutcome] = []
+                for link in links {
+                    let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
+                    guard let existing = try await tx.run("SELECT \(Self.columns) FROM links WHERE code = ?", [.text(link.code)]).first.map(Self.link) else {
+                        try await tx.run("INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                            .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
+                            SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
+                            SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
+                            SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy), .null,
+                        ])
+                        if let outbox, outbox.wants("link.created") { try await outbox.enqueue("link.created", data: outbox.render(link), at: now, in: tx) }
+                        outcomes.append(.created)
+                        continue
+                    }
+                    guard existing.kind == link.kind else { outcomes.append(.conflict); continue }
+                    if Self.sameTarget(existing, link) { outcomes.append(.unchanged); continue }
+                    let updated = try await tx.run(
+                        "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
+                            + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ? WHERE code = ? RETURNING \(Self.columns)", [
+                            SQLValue(link.deepLink), SQLValue(link.route), .text(parameters), SQLValue(link.webURL), SQLValue(link.appStoreURL),
+                            SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
+                            SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), .int(Self.millis(now)), .text(link.code),
+                        ]).first.map(Self.link)
+                    if let outbox, outbox.wants("link.updated"), let updated { try await outbox.enqueue("link.updated", data: outbox.render(updated), at: now, in: tx) }
+                    outcomes.append(.updated)
+                }
+                return outcomes
+            }
+        }
+    }
+
+    /// Whether two links send people to the same places with the same texts and limits.
+    static func sameTarget(_ a: StoredLink, _ b: StoredLink) -> Bool {
+        a.deepLink == b.deepLink && a.route == b.route && a.parameters.elementsEqual(b.parameters, by: ==) && a.webURL == b.webURL
+            && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title && a.description == b.description
+            && a.imageURL == b.imageURL && a.expiresAt.map(millis) == b.expiresAt.map(millis) && a.maxUses == b.maxUses
+    }
+}

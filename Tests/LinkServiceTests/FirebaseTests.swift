@@ -1,0 +1,133 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkService
+import SwitchyardJSON
+import Testing
+
+/// Firebase Dynamic Links compatibility (issue 11, item 2): long links on the service's own
+/// domain, imported short links at their old paths, and the CSV underneath the import.
+@Suite struct FirebaseTests {
+    static let iPhone = LandingPageTests.iPhone
+    static let iPad = "Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+    static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36"
+    static let desktop = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+
+    @Test func csvIsReadAsRFC4180WritesIt() throws {
+        let text = "\u{FEFF}a,b,c\r\n\"x, y\",\"say \"\"hi\"\"\",\"two\nlines\"\n\nlast,,\n"
+        let records = try CSV.parse(text)
+        #expect(records.map(\.line) == [1, 2, 5])
+        #expect(records.map(\.fields) == [["a", "b", "c"], ["x, y", "say \"hi\"", "two\nlines"], ["last", "", ""]])
+        #expect(try CSV.parse("a,b") .map(\.fields) == [["a", "b"]], "no line break at the end")
+        #expect(throws: CSV.Error(line: 2, message: "a quoted field is not closed before the end of the file")) { try CSV.parse("a\n\"open,b\nc") }
+        #expect(throws: CSV.Error.self) { try CSV.parse("a\"b\n") }
+        #expect(throws: CSV.Error.self) { try CSV.parse("\"a\"b\n") }
+        for fields in [["plain", "with,comma", "with \"quote\"", "line\nbreak", " padded ", ""]] {
+            #expect(try CSV.parse(CSV.record(fields)).map(\.fields) == [fields], "written fields read back")
+        }
+    }
+
+    static func long(_ query: String) -> String { "/?link=https://rabble.community/g/spring&" + query }
+
+    /// With `efr=1`, straight to the platform's target; without, a preview page.
+    @Test(arguments: [
+        (iPhone, "isi=1234567890&efr=1", "https://apps.apple.com/app/id1234567890"),
+        (iPhone, "isi=1234567890&ifl=https://rabble.community/ios&efr=1", "https://rabble.community/ios"),
+        (iPad, "ifl=https://rabble.community/ios&ipfl=https://rabble.community/ipad&efr=1", "https://rabble.community/ipad"),
+        (android, "apn=community.rabble.plur&efr=1", "https://play.google.com/store/apps/details?id=community.rabble.plur"),
+        (android, "apn=community.rabble.plur&afl=https://rabble.community/android&efr=1", "https://rabble.community/android"),
+        (desktop, "apn=community.rabble.plur&isi=1&efr=1", "https://rabble.community/g/spring"),
+        (desktop, "ofl=https://rabble.community/web&efr=1", "https://rabble.community/web"),
+    ])
+    func longLinksWithEfrGoStraightToThePlatformsTarget(_ agent: String, _ query: String, _ target: String) async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let r = try await client.call(.get, Self.long(query), headers: [.userAgent: agent])
+            #expect(r.status == .found && r.headers[.location] == target, "\(r.status) \(r.headers)")
+        }
+    }
+
+    @Test func longLinksWithoutEfrShowAPreviewAndPreviewsNeverFollowARedirect() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let page = try await client.call(.get, Self.long("st=Spring%20meetup&sd=Bring%20friends&si=https://cdn.example/s.png&apn=community.rabble.plur&utm_source=news&ius=plur"),
+                                             headers: [.userAgent: Self.desktop])
+            #expect(page.status == .ok)
+            for tag in [#"<meta property="og:title" content="Spring meetup">"#, #"<meta property="og:description" content="Bring friends">"#,
+                        #"<meta property="og:image" content="https://cdn.example/s.png">"#,
+                        #"<a id="open-app" class="button" href="https://rabble.community/g/spring">"#,
+                        #"<a id="fallback" class="button" data-audience="desktop" href="https://rabble.community/g/spring">"#] {
+                #expect(page.text.contains(tag), "\(tag)")
+            }
+            let slack = try await client.call(.get, Self.long("st=Spring&efr=1"), headers: [.userAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"])
+            #expect(slack.status == .ok && slack.text.contains(#"content="Spring""#), "an unfurler gets the tags, not the redirect")
+            let phone = try await client.call(.get, Self.long("apn=community.rabble.plur"), headers: [.userAgent: Self.android])
+            #expect(phone.text.contains("referrer=sy_claim%3D"), "a phone's preview carries a deferred claim")
+        }
+    }
+
+    /// Nothing is ever redirected to a host the configuration does not allow.
+    @Test(arguments: [
+        ("/?link=https://evil.example/x&efr=1", "link: host evil.example"),
+        ("/?link=javascript:alert(1)&efr=1", "link: javascript: URLs are never accepted"),
+        ("/?link=https://rabble.community.evil.example/&efr=1", "host rabble.community.evil.example"),
+        ("/?link=https://rabble.community/x&afl=https://evil.example/&efr=1", "afl: host evil.example"),
+        ("/?link=https://rabble.community/x&ifl=//evil.example/&efr=1", "ifl"),
+        ("/?link=https://rabble.community/x&ofl=https://evil.example@rabble.community.evil.example/&efr=1", "ofl"),
+        ("/?link=https://rabble.community/x&apn=com.other.app&efr=1", "apn: \"com.other.app\" is not an Android package"),
+        ("/?link=https://rabble.community/x&ibi=com.other.app", "ibi: \"com.other.app\" is not an iOS bundle ID"),
+        ("/?link=https://rabble.community/x&isi=12ab", "isi must be an App Store ID"),
+        ("/?link=https://rabble.community/x&st=a%00b", "st contains the control character U+0000"),
+        ("/?link=&efr=1", "needs link"),
+    ])
+    func longLinksToHostsNotAllowedAreRefused(_ uri: String, _ reason: String) async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let r = try await client.call(.get, uri, headers: [.userAgent: Self.android])
+            #expect(r.status == .badRequest && r.headers[.location] == nil, "\(uri): \(r.status)")
+            #expect(r.text.contains(LandingPage.escape(reason)), "\(uri): \(r.text)")
+        }
+    }
+
+    /// Imported short links answer at their old paths (and at /i/{path}); routes keep theirs;
+    /// links made through the API are not served at the root.
+    @Test(arguments: Backend.available)
+    func importedShortLinksKeepTheirPaths(_ backend: Backend) async throws {
+        let h = try await Harness.make(backend: backend)
+        let csv = """
+            Short link,Long link,Link name
+            https://rabble.community/summer,"https://rabble.community/?link=https://rabble.community/g/summer&st=Summer%20rave&apn=community.rabble.plur",Summer
+            https://rabble.community/join,"https://rabble.community/?link=https://rabble.community/g/shadow",Shadowing a route
+
+            """
+        let plan = try LinkImport(configuration: h.service.configuration).firebase(csv, now: h.clock.today)
+        #expect(plan.problems.isEmpty && plan.links.map(\.code) == ["summer", "join"])
+        #expect(try await h.store.importLinks(plan.links) == [.created, .created])
+        #expect(try await h.store.importLinks(plan.links) == [.unchanged, .unchanged], "idempotent")
+        try await h.app().test(.router) { client in
+            let page = try await client.call(.get, "/summer", headers: [.userAgent: Self.desktop])
+            #expect(page.status == .ok && page.text.contains(#"<meta property="og:title" content="Summer rave">"#))
+            #expect(try await client.call(.get, "/i/summer", headers: [.userAgent: Self.desktop]).status == .ok)
+            let android = try await client.call(.get, "/summer", headers: [.userAgent: Self.android])
+            #expect(android.text.contains("https://play.google.com/store/apps/details?id=community.rabble.plur&amp;referrer=sy_claim%3D"))
+            let join = try await client.call(.get, "/join/g1?code=abc", headers: [.userAgent: Self.desktop])
+            #expect(join.status == .ok && join.text.contains("Join a Plur community"), "the route keeps its path")
+            let made = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "apyMade2", "deepLink": "plur://group/x"}"#)
+            #expect(made.status == .created)
+            #expect(try await client.call(.get, "/apyMade2").status == .notFound, "only imported links answer at the root")
+            #expect(try await client.call(.get, "/api/links/summer", token: h.reader).json?["kind"]?.stringValue == "fdl")
+            try await h.service.flushClicks()
+            #expect(try await h.store.link(code: "summer")?.clicks == 3, "visits at the old path count as clicks")
+        }
+        // A changed file updates what was imported; a link of another kind is never touched.
+        var changed = plan.links
+        changed[0].title = "Summer rave, moved"
+        var other = StoredLink(code: "apyMade2", createdAt: h.clock.today)
+        other.kind = "fdl"
+        other.webURL = "https://rabble.community/"
+        #expect(try await h.store.importLinks(changed + [other]) == [.updated, .unchanged, .conflict])
+        #expect(try await h.store.link(code: "summer")?.title == "Summer rave, moved")
+        #expect(try await h.store.link(code: "apyMade2")?.kind == "link")
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// `switchyard import fdl`, `import csv` and `export csv` through the built binary, on a
+/// synthetic Firebase console export (no customer data): thousands of rows, a few that cannot be
+/// used, columns we do not know; then the imported links served at their old paths.
+@Suite struct ImportCLITests {
+    static let validRows = 2_000
+
+    /// A Firebase export: header with extra columns, `validRows` good rows and five bad ones.
+    static func firebaseExport() -> (text: String, badLines: [Int]) {
+        var text = "Short Dynamic Link,Link name,Long Dynamic Link,Clicks (30 days),Created,apn\r\n"
+        for i in 0..<validRows {
+            let query = "link=https://rabble.community/g/group\(i)&isi=1234567890&st=Group%20\(i)%2C%20%22quoted%22&sd=Line%20one"
+            text += "https://rabble.community/s\(i),Group \(i),\"https://rabble.community/?\(query)\",\(i % 7),2024-05-01,community.rabble.plur\r\n"
+        }
+        let bad = [
+            "https://rabble.community/evil,,https://rabble.community/?link=https://evil.example/phish,0,2024-01-01,",
+            "https://rabble.community/other,,https://rabble.community/?link=https://rabble.community/g/x,0,2024-01-01,com.other.app",
+            "https://rabble.community/a/b,,https://rabble.community/?link=https://rabble.community/g/x,0,2024-01-01,",
+            "https://rabble.community/s1,dup,https://rabble.community/?link=https://rabble.community/g/x,0,2024-01-01,",
+            ",no short link,https://rabble.community/?link=https://rabble.community/g/x,0,2024-01-01,",
+        ]
+        var badLines: [Int] = []
+        for (i, row) in bad.enumerated() {
+            text += row + "\r\n"
+            badLines.append(validRows + 2 + i)
+        }
+        return (text, badLines)
+    }
+
+    @Test func aFirebaseExportIsImportedOnceWithEveryBadRowReportedAndServedAtItsPaths() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let (text, badLines) = Self.firebaseExport()
+        let export = directory.appendingPathComponent("firebase-export.csv")
+        try Data(text.utf8).write(to: export)
+
+        let first = try await CLITests.running(["import", "fdl", export.path, "--database", database])
+        #expect(first.status == 1, "a row was left out: \(first.stderr)")
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.last == "\(Self.validRows + 5) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 5 left out (sqlite, one transaction)", "\(first.stdout)")
+        let reported = lines.filter { $0.hasPrefix(export.path + ":") }
+        #expect(reported.count == 5)
+        #expect(reported.compactMap { Int($0.dropFirst(export.path.count + 1).prefix { $0 != ":" }) } == badLines, "\(reported)")
+        #expect(reported[0].hasSuffix("link: host evil.example is not in the configuration's hosts or service.redirectHosts"))
+        #expect(reported[1].hasSuffix(#"apn: "com.other.app" is not an Android package of this configuration"#))
+        #expect(reported[3].hasSuffix("shortLink path /s1 is on line 3 already"))
+        #expect(reported[4].hasSuffix("shortLink is empty"))
+        #expect(lines.contains("ignored columns: Clicks (30 days), Created"))
+
+        let again = try await CLITests.running(["import", "fdl", export.path, "--database", database, "--json"])
+        #expect(again.status == 1)
+        let report = try #require(try? JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any], "\(again.stdout)")
+        #expect(report["created"] as? Int == 0 && report["updated"] as? Int == 0 && report["unchanged"] as? Int == Self.validRows, "idempotent: \(again.stdout)")
+        #expect((report["problems"] as? [[String: Any]])?.count == 5)
+
+        // Our own CSV round-trips: export, import into an empty database, export again.
+        let exported = directory.appendingPathComponent("links.csv")
+        let out = try await CLITests.running(["export", "csv", "-o", exported.path, "--database", database])
+        #expect(out.status == 0 && out.stderr.contains("wrote \(exported.path): \(Self.validRows) links"), "\(out.stderr)")
+        let copy = "sqlite:" + directory.appendingPathComponent("copy.sqlite").path
+        let restored = try await CLITests.running(["import", "csv", exported.path, "--database", copy])
+        #expect(restored.status == 0, "\(restored.stdout)\(restored.stderr)")
+        #expect(restored.stdout.hasSuffix("\(Self.validRows) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 0 left out (sqlite, one transaction)\n"))
+        let second = try await CLITests.running(["export", "csv", "--database", copy])
+        #expect(second.stdout == (try String(contentsOf: exported, encoding: .utf8)), "the round trip keeps every field")
+        #expect(try await CLITests.running(["import", "csv", exported.path, "--database", copy]).stdout.contains("0 created, 0 updated, \(Self.validRows) unchanged"))
+
+        // The old paths answer.
+        let pages = try await CLITests.blocking { () throws -> [HTTP.Answer] in
+            let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
+                [HTTP.send("GET", service + "/s42"), HTTP.send("GET", service + "/i/s42"), HTTP.send("GET", service + "/evil")]
+            }
+            return try #require(run.result, "\(run.log)")
+        }
+        #expect(pages.map(\.status) == [200, 200, 404])
+        #expect(pages[0].body.contains(#"<meta property="og:title" content="Group 42, &quot;quoted&quot;">"#), "\(pages[0].body.prefix(600))")
+    }
+
+    @Test func filesThatAreNotAnExportAreRefusedWithTheirLine() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        func attempt(_ text: String, _ command: String = "fdl") async throws -> CLITests.Run {
+            let file = directory.appendingPathComponent("in-\(UUID().uuidString).csv")
+            try Data(text.utf8).write(to: file)
+            return try await CLITests.running(["import", command, file.path, "--database", database])
+        }
+        let unclosed = try await attempt("shortLink,link\nhttps://rabble.community/a,\"https://rabble.community/x\n")
+        #expect(unclosed.status == 2 && unclosed.stderr.contains("not CSV: line 2: a quoted field is not closed"), "\(unclosed.stderr)")
+        let noShort = try await attempt("url,link\nx,y\n")
+        #expect(noShort.status == 2 && noShort.stderr.contains("line 1: no shortLink column"), "\(noShort.stderr)")
+        let noCode = try await attempt("name\nx\n", "csv")
+        #expect(noCode.status == 2 && noCode.stderr.contains("no code column"), "\(noCode.stderr)")
+        let missing = try await CLITests.running(["import", "fdl", directory.appendingPathComponent("nope.csv").path, "--database", database])
+        #expect(missing.status == 2 && missing.stderr.contains("nope.csv"), "\(missing.stderr)")
+        let dry = try await attempt("shortLink,link\nhttps://rabble.community/ok1,https://rabble.community/g/1\n")
+        #expect(dry.status == 0)
+        let preview = try await attempt("shortLink,link\nhttps://rabble.community/ok2,https://rabble.community/g/2\n")
+        #expect(preview.status == 0)
+        let dryRun = try await CLITests.running(["import", "fdl", "--dry-run", "-", "--database", database],
+                                                stdin: "shortLink,link\nhttps://rabble.community/ok3,https://rabble.community/g/3\n")
+        #expect(dryRun.status == 0 && dryRun.stdout.contains("1 rows: 1 would be imported, 0 left out (dry run: nothing stored)"), "\(dryRun.stdout)")
+        let exported = try await CLITests.running(["export", "csv", "--database", database])
+        #expect(exported.stdout.contains("ok1,fdl,") && exported.stdout.contains("ok2,fdl,") && !exported.stdout.contains("ok3"), "the dry run stored nothing")
+    }
+}
