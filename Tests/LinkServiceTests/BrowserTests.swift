@@ -139,6 +139,12 @@ import Testing
                 for agent in agents { #expect(try await client.call(.get, "/i/Seen2345", headers: [.userAgent: agent]).status == .ok) }
                 try await h.service.flushClicks()
             }
+            // Today also: two people from a forum, one from a chat's web page, and Slack unfurling the link.
+            for referer in ["https://forum.rabble.community/t/spring", "https://forum.rabble.community/t/spring?x=1", "https://chat.example/room"] {
+                #expect(try await client.call(.get, "/i/Seen2345", headers: [.userAgent: "Mozilla/5.0 (X11; Linux x86_64)", .referer: referer]).status == .ok)
+            }
+            #expect(try await client.call(.get, "/i/Seen2345", headers: [.userAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"]).status == .ok)
+            try await h.service.flushClicks()
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/dashboard.py").path
             let output = try await Self.offThePool { try Self.python([script, chromium, origin, h.writer, "Seen2345", artifacts.path]) }
             let report = try #require(try? JSONParser.parse(output), "dashboard.py printed: \(output.prefix(800))")
@@ -158,10 +164,15 @@ import Testing
             #expect(report.at("created.qr.complete") == .bool(true))
             #expect(Self.number(report.at("created.qr.naturalWidth")) > 0, "the QR image loaded: \(output)")
 
-            #expect(report.at("visited.chart.clicks")?.arrayValue == [.int(2), .int(3)], "two days of visits: \(output)")
+            #expect(report.at("visited.chart.clicks")?.arrayValue == [.int(2), .int(7)], "two days of visits, the unfurl among them: \(output)")
+            #expect(report.at("visited.chart.bot")?.arrayValue == [.int(0), .int(1)], "the unfurl drawn apart: \(output)")
+            #expect(report.at("visited.referrers")?.arrayValue == [.array([.string("forum.rabble.community"), .int(2)]),
+                                                                    .array([.string("chat.example"), .int(1)])], "\(output)")
+            #expect(report.at("visited.totalClicks") == .string("8"), "people's clicks only: \(output)")
             #expect(Self.number(report.at("visited.chart.width")) > 300, "the chart is drawn at a readable size")
-            #expect(report.at("visited.platforms")?.arrayValue == [.array([.string("ios"), .int(3)]), .array([.string("android"), .int(1)]),
-                                                                    .array([.string("desktop"), .int(1)])])
+            #expect(report.at("visited.platforms")?.arrayValue == [.array([.string("desktop"), .int(4)]), .array([.string("ios"), .int(3)]),
+                                                                    .array([.string("android"), .int(1)])], "people only: \(output)")
+            #expect(report.at("visited.botVisits") == .string("1"), "\(output)")
             #expect(Self.number(report.at("visited.qr.naturalWidth")) > 0)
             #expect(report.at("visited.error") == .null)
 

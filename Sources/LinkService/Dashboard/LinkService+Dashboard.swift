@@ -278,7 +278,10 @@ extension LinkService {
         main += #"<p><a href="/i/\#(code)/qr.png?size=1024" download="\#(code).png">PNG, 1024 px</a> · <a href="/i/\#(code)/qr.svg" download="\#(code).svg">SVG</a></p></div></div>"#
         main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> clicks counted in all (previews and bots not included). Last \#(Self.adminChartDays) days, by platform:</p>"#
         main += DashboardHTML.clicksChart(days, lastDay: today, days: Self.adminChartDays) + DashboardHTML.legend()
-        main += "<h2>Platforms</h2>" + DashboardHTML.platformChart(platforms)
+        // The platform split is of people; previews and bots are counted beside it.
+        let bots = platforms.filter { $0.platform == "bot" }.reduce(0) { $0 + $1.clicks }
+        main += "<h2>Platforms</h2>" + DashboardHTML.platformChart(platforms.filter { $0.platform != "bot" })
+        main += #"<p>Previews and bots: <b id="bot-visits">\#(bots)</b>.</p>"#
         main += "<h2>Top referrers</h2>" + DashboardHTML.referrerTable(referrers)
         main += """
             <p class="field"><small>Previews and bots are link unfurlers (Slack, iMessage, WhatsApp, …), crawlers and browser
