@@ -12,7 +12,7 @@ let package = Package(
     name: "Switchyard",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "SwitchyardJSON", targets: ["SwitchyardJSON"]),
+        .library(name: "SwitchyardCore", targets: ["SwitchyardCore"]),
         .library(name: "LinkRules", targets: ["LinkRules"]),
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
         .library(name: "AssociatedDomains", targets: ["AssociatedDomains"]),
@@ -49,13 +49,13 @@ let package = Package(
             name: "CQRCode",
             providers: [.apt(["libqrencode-dev", "libpng-dev"]), .brew(["qrencode", "libpng"])]
         ),
-        .target(name: "SwitchyardJSON", swiftSettings: swiftSettings),
+        .target(name: "SwitchyardCore", swiftSettings: swiftSettings),
         // Adapter: QR codes (libqrencode, libpng) for the link service and the command line.
-        .target(name: "SwitchyardQR", dependencies: ["CQRCode"], swiftSettings: swiftSettings),
+        .target(name: "SwitchyardQR", dependencies: ["SwitchyardCore", "CQRCode"], swiftSettings: swiftSettings),
         .target(
             name: "LinkRules",
             dependencies: [
-                "SwitchyardJSON",
+                "SwitchyardCore",
                 .target(name: "CJavaScriptCore", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("Resources/default-rules.json")],
@@ -63,12 +63,12 @@ let package = Package(
         ),
         .target(
             name: "LinkRouting",
-            dependencies: ["SwitchyardJSON", .product(name: "Yams", package: "Yams")],
+            dependencies: ["SwitchyardCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "AssociatedDomains",
-            dependencies: ["SwitchyardJSON", "LinkRouting"],
+            dependencies: ["SwitchyardCore", "LinkRouting"],
             swiftSettings: swiftSettings
         ),
         // Adapters: the network edge (AsyncHTTPClient) for the rule engine and the hosting check.
@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "LinkService",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
+                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -101,10 +101,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // App-facing: deferred deep links, redeemed on the first launch after install.
-        .target(name: "DeferredLinking", dependencies: ["SwitchyardJSON", "LinkRouting"], swiftSettings: swiftSettings),
+        .target(name: "DeferredLinking", dependencies: ["SwitchyardCore", "LinkRouting"], swiftSettings: swiftSettings),
         .target(
             name: "URLRelay",
-            dependencies: ["SwitchyardJSON", .product(name: "CoreMetrics", package: "swift-metrics")],
+            dependencies: ["SwitchyardCore", .product(name: "CoreMetrics", package: "swift-metrics")],
             swiftSettings: swiftSettings
         ),
         // Adapter: the relay's drain loop as a ServiceLifecycle service.
@@ -115,18 +115,18 @@ let package = Package(
         ),
         .target(
             name: "CallbackURL",
-            dependencies: ["SwitchyardJSON", "URLRelay", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SwitchyardCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RelayLauncher",
-            dependencies: ["URLRelay", "CallbackURL", "SwitchyardJSON", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["URLRelay", "CallbackURL", "SwitchyardCore", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardJSON", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
+                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
                 "SwitchyardNetwork", "URLRelayService", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -139,10 +139,10 @@ let package = Package(
         ),
         // Helpers shared by the test targets only (a seeded generator for property tests).
         .target(name: "SwitchyardTestSupport", swiftSettings: swiftSettings),
-        .testTarget(name: "SwitchyardJSONTests", dependencies: ["SwitchyardJSON", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardJSON", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardJSON", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
             dependencies: ["LinkService", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", .product(name: "HummingbirdTesting", package: "hummingbird")],

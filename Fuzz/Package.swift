@@ -10,7 +10,7 @@ let package = Package(
         .target(name: "CFuzzerDriver"),
         .executableTarget(
             name: "FuzzAASA",
-            dependencies: ["CFuzzerDriver", .product(name: "AssociatedDomains", package: "Switchyard"), .product(name: "SwitchyardJSON", package: "Switchyard")]
+            dependencies: ["CFuzzerDriver", .product(name: "AssociatedDomains", package: "Switchyard"), .product(name: "SwitchyardCore", package: "Switchyard")]
         ),
         .executableTarget(
             name: "FuzzRouter",

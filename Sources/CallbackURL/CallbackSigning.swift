@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 import Synchronization
 
 /// Signs x-callback-url requests: a request id, key id, expiry and nonce go into `x-sy-*`

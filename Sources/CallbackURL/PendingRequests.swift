@@ -1,6 +1,5 @@
 import Foundation
-import SwitchyardJSON
-import URLRelay
+import SwitchyardCore
 
 /// A request sent to another app and not yet answered.
 public struct PendingRequest: Sendable, Equatable {
@@ -35,7 +34,7 @@ public struct PendingRequests: Sendable {
         let record = JSONWriter.compact(.object([("id", .string(request.id)), ("action", .string(request.action)),
                                                  ("expires", .int(Int(request.expires.timeIntervalSince1970)))]))
         do { try DurableFile.write(directory + "/pending/" + request.id + ".json", Array(record.utf8)) } catch {
-            throw CallbackError(.io, error.message)
+            throw CallbackError(.io, error.message, cause: error)
         }
     }
 
@@ -51,8 +50,8 @@ public struct PendingRequests: Sendable {
         }
         do {
             try DurableFile.append(answeredPath, id + "\n")
-            try DurableFile.remove(path)
-        } catch { throw CallbackError(.io, error.message) }
+            try DurableFile.removeDurably(path)
+        } catch { throw CallbackError(.io, error.message, cause: error) }
         return PendingRequest(id: id, action: action, expires: Date(timeIntervalSince1970: exp))
     }
 

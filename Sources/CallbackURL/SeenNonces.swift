@@ -1,5 +1,5 @@
+import SwitchyardCore
 import Foundation
-import URLRelay
 
 /// Nonces of verified requests, kept on disk until their request expires, so that a replay is
 /// refused across processes and restarts (`callback verify` runs once per request). One line per
@@ -32,18 +32,18 @@ public struct SeenNonces: Sendable {
                     live.append(line)
                 }
                 let entry = String(format: "%.0f", expiry.timeIntervalSince1970) + " " + key + "\n"
-                do {
+                do throws(FileError) {
                     if total > 256 && total > 2 * live.count {
                         try DurableFile.write(path, Array((live.map { $0 + "\n" }.joined() + entry).utf8))
                     } else {
                         try DurableFile.append(path, entry)
                     }
-                } catch { throw CallbackError(.io, "\(path): \(error)") }
+                } catch { throw CallbackError(.io, error.message, cause: error) }
             }
         } catch let error as CallbackError {
             throw error
         } catch {
-            throw CallbackError(.io, "\(path): \(error)")
+            throw CallbackError(.io, "\(path): \(error)", cause: error)
         }
     }
 }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// An x-callback-url request or response:
@@ -114,22 +115,24 @@ public struct XCallbackURL: Sendable, Equatable {
     }
 }
 
-/// A callback failure with a stable code.
-public struct CallbackError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case malformed
-        case unsigned
-        case unknownKey = "unknown-key"
-        case badSignature = "bad-signature"
-        case expired
-        case replayed
-        case unknownRequest = "unknown-request"
-        case alreadyAnswered = "already-answered"
-        case notAllowed = "not-allowed"
-        case io
-    }
-    public var code: Code
+/// A callback failure: `malformed`, `unsigned`, `unknown-key`, `bad-signature`, `expired`,
+/// `replayed`, `unknown-request`, `already-answered`, `not-allowed` or `io`.
+public struct CallbackError: SwitchyardError {
+    public var code: ErrorCode
     public var message: String
-    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
-    public var description: String { "\(code.rawValue): \(message)" }
+    /// The file-system error underneath, for `io`.
+    public var cause: (any Error)?
+
+    public init(_ code: ErrorCode, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+extension CallbackError: Equatable {
+    /// Equal when code and message are (the cause is not compared).
+    public static func == (a: CallbackError, b: CallbackError) -> Bool { a.code == b.code && a.message == b.message }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Carries a link through an app install (a deferred deep link): on the first launch after
 /// install, finds the claim token the landing page handed over — the Play Store install
@@ -46,23 +46,50 @@ public struct DeferredLink: Sendable {
         /// The marker says this install ran it before; nothing was looked at.
         case alreadyRan
         /// The service refused the token: 404 `claim-unknown`, 410 `claim-used` or `claim-expired`.
-        case refused(status: Int, code: String)
+        case refused(status: Int, code: ErrorCode)
     }
 
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The service could not be reached (retried on the next launch).
-        case unreachable(String)
-        /// An answer this client does not understand (a status or body the API does not give).
-        case unexpectedAnswer(status: Int, body: String)
-        /// The marker file could not be written.
-        case marker(String)
+    /// Why the first-launch work could not be done: `service-unreachable` (nothing was
+    /// decided: the next launch tries again), `unexpected-answer` (a status or body the API
+    /// does not give; ``status`` and ``body`` say which) or `io` (the marker file).
+    public struct Failure: SwitchyardError, Equatable {
+        public var code: ErrorCode
+        public var message: String
+        /// The HTTP status, for `unexpected-answer`.
+        public var status: Int?
+        /// The answer's body (its first 200 characters in ``message``), for `unexpected-answer`.
+        public var body: String?
+        /// The transport's or file system's error.
+        public var cause: (any Error)?
 
-        public var description: String {
-            switch self {
-            case .unreachable(let why): return "the link service could not be reached: \(why)"
-            case .unexpectedAnswer(let status, let body): return "unexpected answer from the link service: HTTP \(status) \(body.prefix(200))"
-            case .marker(let why): return "the first-launch marker could not be written: \(why)"
-            }
+        public init(code: ErrorCode, message: String, status: Int? = nil, body: String? = nil, cause: (any Error)? = nil) {
+            self.code = code
+            self.message = message
+            self.status = status
+            self.body = body
+            self.cause = cause
+        }
+
+        /// The service could not be reached (retried on the next launch).
+        public static func unreachable(_ why: String, cause: (any Error)? = nil) -> Failure {
+            Failure(code: .serviceUnreachable, message: "the link service could not be reached: \(why)", cause: cause)
+        }
+
+        /// An answer this client does not understand.
+        public static func unexpectedAnswer(status: Int, body: String) -> Failure {
+            Failure(code: .unexpectedAnswer, message: "unexpected answer from the link service: HTTP \(status) \(body.prefix(200))", status: status, body: body)
+        }
+
+        /// The marker file could not be written.
+        public static func marker(_ why: String, cause: (any Error)? = nil) -> Failure {
+            Failure(code: .io, message: "the first-launch marker could not be written: \(why)", cause: cause)
+        }
+
+        public var description: String { message }
+
+        /// Equal when code, message, status and body are (the cause is not compared).
+        public static func == (a: Failure, b: Failure) -> Bool {
+            a.code == b.code && a.message == b.message && a.status == b.status && a.body == b.body
         }
     }
 
@@ -128,7 +155,7 @@ public struct DeferredLink: Sendable {
             if let platform = matchingPlatform {
                 let outcome = try await match(platform: platform)
                 try writeMarker()
-                return outcome == .refused(status: 404, code: "no-match") ? .noToken : outcome
+                return outcome == .refused(status: 404, code: .noMatch) ? .noToken : outcome
             }
             try writeMarker()
             return .noToken
@@ -156,7 +183,7 @@ public struct DeferredLink: Sendable {
         let url = service.appendingPathComponent(path)
         let body = Data(JSONWriter.compact(json).utf8)
         let answer: (status: Int, body: Data)
-        do { answer = try await transport.post(url, json: body) } catch { throw .unreachable("\(error)") }
+        do { answer = try await transport.post(url, json: body) } catch { throw .unreachable("\(error)", cause: error) }
         let text = String(decoding: answer.body, as: UTF8.self)
         guard let json = try? JSONParser.parse(text) else { throw .unexpectedAnswer(status: answer.status, body: text) }
         switch answer.status {
@@ -167,7 +194,7 @@ public struct DeferredLink: Sendable {
                                   route: json["route"]?.stringValue, parameters: parameters))
         case 404, 410:
             guard let code = json["error"]?["code"]?.stringValue else { throw .unexpectedAnswer(status: answer.status, body: text) }
-            return .refused(status: answer.status, code: code)
+            return .refused(status: answer.status, code: ErrorCode(code))
         default:
             throw answer.status == 429 || answer.status >= 500
                 ? .unreachable("HTTP \(answer.status) \(text.prefix(200))") : .unexpectedAnswer(status: answer.status, body: text)
@@ -178,6 +205,13 @@ public struct DeferredLink: Sendable {
         do {
             try FileManager.default.createDirectory(at: markerFile.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(ISO8601DateFormatter().string(from: Date()).utf8).write(to: markerFile, options: .atomic)
-        } catch { throw .marker("\(markerFile.path): \(error.localizedDescription)") }
+        } catch { throw .marker("\(markerFile.path): \(error.localizedDescription)", cause: error) }
     }
+}
+
+extension ErrorCode {
+    /// The link service could not be reached.
+    public static let serviceUnreachable = ErrorCode("service-unreachable")
+    /// The link service answered with a status or body its API does not give.
+    public static let unexpectedAnswer = ErrorCode("unexpected-answer")
 }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// Percent-encoding shared by the routing and association modules.
 package enum PercentText {
     /// Decodes %XX (invalid sequences stay as written); `+` stays `+`.

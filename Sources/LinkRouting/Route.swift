@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// One entry of a route table.
 ///
@@ -101,10 +101,22 @@ public struct Route: Sendable, Equatable {
 }
 
 /// A route table that could not be built, and why.
-public struct RouteTableError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct RouteTableError: SwitchyardError, Equatable {
+    /// `invalid-route-table`.
+    public var code: ErrorCode { .invalidRouteTable }
     public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+    /// The file and key path, when the table came from a file.
+    public var location: SourceLocation?
+    public init(_ message: String, location: SourceLocation? = nil) {
+        self.message = message
+        self.location = location
+    }
+    public var description: String { location?.file.map { "\($0): \(message)" } ?? message }
+}
+
+extension ErrorCode {
+    /// A route table that cannot be used: a bad pattern, an unknown parameter type, an unknown key.
+    public static let invalidRouteTable = ErrorCode("invalid-route-table")
 }
 
 extension Route {

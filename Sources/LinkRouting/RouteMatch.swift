@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// A routed URL: the route's name and its typed parameters.
 public struct RouteMatch: Sendable, Equatable, CustomStringConvertible {
     public var route: String

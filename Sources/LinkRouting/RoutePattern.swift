@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 
 /// The type of a route parameter: `{name}` (string), `{name:int}`, `{name:uuid}`,
 /// `{name:a|b|c}` (one of these values), `{name:url}` (a whole URL embedded in the rest of the

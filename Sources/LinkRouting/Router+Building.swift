@@ -1,3 +1,4 @@
+import SwitchyardCore
 extension Router {
     /// The canonical URL for a route and its parameters (first host, https; or the custom
     /// scheme), every value percent-encoded so that routing it gives the same match back.

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Routes incoming universal links and custom-scheme URLs to named routes with typed
 /// parameters, and builds canonical URLs back from them.

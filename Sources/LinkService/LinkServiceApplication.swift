@@ -9,7 +9,7 @@ import NIOCore
 import Prometheus
 import NIOPosix
 import ServiceLifecycle
-import SwitchyardJSON
+import SwitchyardCore
 
 /// A response computed once at start-up: bytes, ETag and headers, served without re-encoding
 /// or rebuilding anything per request.
@@ -133,27 +133,27 @@ public struct LinkService: Sendable {
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
-        router.post("/api/links") { request, context in await handle { () async throws(APIError) in try await createLink(request, context) } }
-        router.get("/api/links") { request, context in await handle { () async throws(APIError) in try await listLinks(request, context) } }
-        router.get("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await getLink(request, context) } }
-        router.get("/api/links/{code}/stats") { request, context in await handle { () async throws(APIError) in try await linkStats(request, context) } }
-        router.patch("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await patchLink(request, context) } }
-        router.delete("/api/links/{code}") { request, context in await handle { () async throws(APIError) in try await deleteLink(request, context) } }
-        router.post("/api/invite") { request, context in await handle { () async throws(APIError) in try await createInvite(request, context) } }
-        router.get("/api/invite/{code}") { request, context in await handle { () async throws(APIError) in try await getInvite(request, context) } }
-        router.post("/api/transactions") { request, context in await handle { () async throws(APIError) in try await createTransaction(request, context) } }
-        router.post("/api/transactions/{id}/verify") { request, context in await handle { () async throws(APIError) in try await verifyTransaction(request, context) } }
-        router.get("/api/resolve") { request, context in await handle { () async throws(APIError) in try await resolve(request, context) } }
+        router.post("/api/links") { request, context in try await createLink(request, context) }
+        router.get("/api/links") { request, context in try await listLinks(request, context) }
+        router.get("/api/links/{code}") { request, context in try await getLink(request, context) }
+        router.get("/api/links/{code}/stats") { request, context in try await linkStats(request, context) }
+        router.patch("/api/links/{code}") { request, context in try await patchLink(request, context) }
+        router.delete("/api/links/{code}") { request, context in try await deleteLink(request, context) }
+        router.post("/api/invite") { request, context in try await createInvite(request, context) }
+        router.get("/api/invite/{code}") { request, context in try await getInvite(request, context) }
+        router.post("/api/transactions") { request, context in try await createTransaction(request, context) }
+        router.post("/api/transactions/{id}/verify") { request, context in try await verifyTransaction(request, context) }
+        router.get("/api/resolve") { request, context in try await resolve(request, context) }
         router.get("/i/{code}") { request, context in await linkPage(request, context) }
         router.head("/i/{code}") { request, context in await linkPage(request, context) }
         // The router does not fall back from /i/{code} to "**", so a path with more segments
         // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
-        router.get("/i/{code}/qr.svg") { request, context in await handle { () async throws(APIError) in try await linkQR(request, context, png: false) } }
-        router.get("/i/{code}/qr.png") { request, context in await handle { () async throws(APIError) in try await linkQR(request, context, png: true) } }
+        router.get("/i/{code}/qr.svg") { request, context in try await linkQR(request, context, png: false) }
+        router.get("/i/{code}/qr.png") { request, context in try await linkQR(request, context, png: true) }
         router.get("/i/{code}/**") { request, context in await routePage(request, context) }
         adminRoutes(router)
-        router.post("/api/deferred/claim") { request, context in await handle { () async throws(APIError) in try await claimDeferred(request, context) } }
-        router.post("/api/deferred/match") { request, context in await handle { () async throws(APIError) in try await matchDeferred(request, context) } }
+        router.post("/api/deferred/claim") { request, context in try await claimDeferred(request, context) }
+        router.post("/api/deferred/match") { request, context in try await matchDeferred(request, context) }
         router.get("/d/{token}") { request, context in await claimPage(request, context) }
         // The root: a Firebase Dynamic Links long link (/?link=…), or a route's page.
         router.get("/") { request, context in await routePage(request, context) }
@@ -184,13 +184,6 @@ public struct LinkService: Sendable {
     /// Writes pending click counts now (the flusher does this every second).
     public func flushClicks() async throws(StoreError) { try await hot.flush() }
 
-    func handle(_ body: () async throws(APIError) -> Response) async -> Response {
-        do { return try await body() } catch {
-            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
-            if error.status == .unauthorized || error.status == .forbidden { metrics.authFailures.increment() }
-            return error.response
-        }
-    }
 }
 
 /// Counts every request by route pattern and status and logs it (errors and writes at info).
@@ -201,7 +194,16 @@ struct ObservabilityMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response: Response
-        do { response = try await next(request, context) } catch {
+        do { response = try await next(request, context) } catch let error as APIError {
+            // An answer the API gives (it builds its own response): observed like any other.
+            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
+            if error.status == .unauthorized || error.status == .forbidden { metrics.authFailures.increment() }
+            let route = context.endpointPath ?? "unmatched"
+            Self.observe(record: { metrics.record(route: route, status: $0, seconds: $1) }, logger: context.logger, method: request.method,
+                         path: request.uri.path, status: error.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
+            if let cause = error.cause { context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "code": "\(error.code)", "cause": "\(cause)"]) }
+            throw error
+        } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             metrics.record(route: context.endpointPath ?? "unmatched", status: status, seconds: ContinuousClock.now - start)
             context.logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)", "error": "\(error)"])

@@ -1,6 +1,6 @@
 import Foundation
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 
 extension ServiceConfiguration {
     /// Reads the service's own sections: `service`, `links`, `landing`, `invites`, `rateLimit`,

@@ -1,7 +1,7 @@
 import AssociatedDomains
 import Foundation
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 
 /// What the link service serves: the apps, and the route table that drives both the app and
 /// the association files.
@@ -230,8 +230,26 @@ public struct ServiceConfiguration: Sendable {
     }
 }
 
-public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+/// A service configuration that cannot be used: `invalid-configuration`. The message starts
+/// with the key path at fault (`service.publicUrl: unknown key — did you mean publicURL?`).
+public struct ConfigurationError: SwitchyardError {
+    public var code: ErrorCode { .invalidConfiguration }
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The file, when the configuration was read from one.
+    public var location: SourceLocation?
+    /// The YAML reader's or the route table's error underneath.
+    public var cause: (any Error)?
+
+    public init(_ message: String, location: SourceLocation? = nil, cause: (any Error)? = nil) {
+        self.message = message
+        self.location = location
+        self.cause = cause
+    }
+
     public var description: String { message }
+}
+
+extension ConfigurationError: Equatable {
+    /// Equal when the messages are.
+    public static func == (a: ConfigurationError, b: ConfigurationError) -> Bool { a.message == b.message && a.location == b.location }
 }

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
-import SwitchyardJSON
+import SwitchyardCore
 import URLRelay
 
 /// The launcher page served by `relay watch --http`: a URL field, an Open button, quick-test

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import AsyncHTTPClient
 import Foundation
 import LinkRules
@@ -46,10 +47,10 @@ public struct HTTPFetcher: Fetcher {
             }
             hops += 1
             if hops > options.maximumRedirects {
-                throw FetchError(code: "too-many-redirects", message: "more than \(options.maximumRedirects) redirects starting at \(request.url)")
+                throw FetchError(code: .tooManyRedirects, message: "more than \(options.maximumRedirects) redirects starting at \(request.url)")
             }
             guard let next = URL(string: location, relativeTo: URL(string: url))?.absoluteString else {
-                throw FetchError(code: "invalid-url", message: "redirect to an invalid location '\(location)'")
+                throw FetchError(code: .invalidURL, message: "redirect to an invalid location '\(location)'")
             }
             url = next
         }
@@ -60,7 +61,7 @@ public struct HTTPFetcher: Fetcher {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {
-            throw FetchError(code: "invalid-url", message: "only absolute http(s) URLs can be fetched: '\(url)'")
+            throw FetchError(code: .invalidURL, message: "only absolute http(s) URLs can be fetched: '\(url)'")
         }
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         let address = try await Self.resolve(host: host, port: port, with: options.guardrail)
@@ -90,11 +91,11 @@ public struct HTTPFetcher: Fetcher {
                 headers: response.headers.map { ($0.name.lowercased(), $0.value) },
                 body: body, url: url))
         } catch is NIOTooManyBytesError {
-            result = .failure(FetchError(code: "body-too-large", message: "\(url): response body over \(options.maximumBodyBytes) bytes"))
+            result = .failure(FetchError(code: .bodyTooLarge, message: "\(url): response body over \(options.maximumBodyBytes) bytes"))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            result = .failure(FetchError(code: "network-timeout", message: "\(url): no complete response within \(options.timeout) s"))
+            result = .failure(FetchError(code: .networkTimeout, message: "\(url): no complete response within \(options.timeout) s"))
         } catch {
-            result = .failure(FetchError(code: "network-error", message: "\(url): \(error)"))
+            result = .failure(FetchError(code: .networkError, message: "\(url): \(error)", cause: error))
         }
         try? await client.shutdown()
         return try result.get()
@@ -111,7 +112,7 @@ extension HTTPFetcher {
                 do throws(FetchError) { return .success(try guardrail.resolve(host: host, port: port)) } catch { return .failure(error) }
             }
         } catch {
-            result = .failure(FetchError(code: "network-error", message: "cannot resolve host '\(host)': \(error)"))
+            result = .failure(FetchError(code: .networkError, message: "cannot resolve host '\(host)': \(error)", cause: error))
         }
         return try result.get()
     }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import AsyncHTTPClient
 import AssociatedDomains
 import Foundation
@@ -44,7 +45,7 @@ public struct HostingCheck: Sendable {
     public func fetch(_ url: String, maximumBytes: Int = AppSiteAssociation.maximumBytes) async -> Report {
         var report = Report(url: url, body: [], findings: [])
         guard url.hasPrefix("https://") else {
-            report.findings.append(Finding(.error, "not-https", at: "$", "association files must be served over https; \(url) is not"))
+            report.findings.append(Finding(.error, .notHttps, at: "$", "association files must be served over https; \(url) is not"))
             return report
         }
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -64,28 +65,28 @@ public struct HostingCheck: Sendable {
             report.body = buffer.readBytes(length: buffer.readableBytes) ?? []
             if (300..<400).contains(report.status ?? 0) {
                 report.redirect = response.headers.first(name: "location")
-                report.findings.append(Finding(.error, "redirect", at: "$", "the server answered \(report.status!) redirecting to \(report.redirect ?? "?"); Apple does not follow redirects for association files — serve the file directly at \(url)"))
+                report.findings.append(Finding(.error, .redirect, at: "$", "the server answered \(report.status!) redirecting to \(report.redirect ?? "?"); Apple does not follow redirects for association files — serve the file directly at \(url)"))
             } else if report.status != 200 {
-                report.findings.append(Finding(.error, "http-status", at: "$", "the server answered \(report.status!) instead of 200"))
+                report.findings.append(Finding(.error, .httpStatus, at: "$", "the server answered \(report.status!) instead of 200"))
             }
             if report.status == 200 {
                 let type = (report.contentType ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
                 if type != "application/json" {
-                    report.findings.append(Finding(.warning, "content-type", at: "$", "served as \(report.contentType.map { "\"\($0)\"" } ?? "no content type"); serve it as application/json"))
+                    report.findings.append(Finding(.warning, .contentType, at: "$", "served as \(report.contentType.map { "\"\($0)\"" } ?? "no content type"); serve it as application/json"))
                 }
                 if report.body.count > maximumBytes {
-                    report.findings.append(Finding(.error, "file-too-large", at: "$", "the file is \(report.body.count) bytes; the limit is \(maximumBytes)"))
+                    report.findings.append(Finding(.error, .fileTooLarge, at: "$", "the file is \(report.body.count) bytes; the limit is \(maximumBytes)"))
                 }
             }
         } catch is NIOTooManyBytesError {
             report.truncated = true
-            report.findings.append(Finding(.error, "file-too-large", at: "$", "the file is over \(maximumBytes * 2) bytes; the limit is \(maximumBytes)"))
+            report.findings.append(Finding(.error, .fileTooLarge, at: "$", "the file is over \(maximumBytes * 2) bytes; the limit is \(maximumBytes)"))
         } catch {
             let text = String(describing: error)
             if error is NIOSSLError || text.contains("handshakeFailed") || text.contains("CERTIFICATE_VERIFY_FAILED") {
-                report.findings.append(Finding(.error, "tls-failed", at: "$", "could not fetch \(url): the TLS handshake failed (\(text)); the certificate must be valid for this host and signed by a trusted authority (--ca-file adds one)"))
+                report.findings.append(Finding(.error, .tlsFailed, at: "$", "could not fetch \(url): the TLS handshake failed (\(text)); the certificate must be valid for this host and signed by a trusted authority (--ca-file adds one)"))
             } else {
-                report.findings.append(Finding(.error, "fetch-failed", at: "$", "could not fetch \(url): \(text)"))
+                report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): \(text)"))
             }
         }
         try? await client.shutdown()

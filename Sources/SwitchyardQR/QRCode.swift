@@ -1,3 +1,4 @@
+import SwitchyardCore
 import CQRCode
 import Foundation
 
@@ -11,21 +12,24 @@ public struct QRCode: Sendable {
     /// Light modules around the symbol on each side; the standard asks for four.
     public static let quietZone = 4
 
-    public struct EncodingError: Error, CustomStringConvertible, Sendable {
-        public let description: String
+    /// Why a text could not be drawn: `qr-too-long` (more than a QR code holds) or `qr-failed`.
+    public struct EncodingError: SwitchyardError {
+        public var code: ErrorCode
+        public let message: String
+        public var description: String { message }
     }
 
     /// Encodes `text` (UTF-8 bytes). Throws when it does not fit in a QR code (about 2,300 bytes
     /// at level M) or libqrencode fails.
     public init(encoding text: String) throws(EncodingError) {
         let bytes = Array(text.utf8)
-        guard !bytes.isEmpty else { throw EncodingError(description: "nothing to encode") }
+        guard !bytes.isEmpty else { throw EncodingError(code: .qrFailed, message: "nothing to encode") }
         let code = bytes.withUnsafeBufferPointer { buffer in
             QRcode_encodeData(Int32(buffer.count), buffer.baseAddress, 0, QR_ECLEVEL_M)
         }
         guard let code else {
-            let reason = errno == ERANGE ? "\(bytes.count) bytes are too many for a QR code at error correction level M" : String(cString: strerror(errno))
-            throw EncodingError(description: reason)
+            if errno == ERANGE { throw EncodingError(code: .qrTooLong, message: "\(bytes.count) bytes are too many for a QR code at error correction level M") }
+            throw EncodingError(code: .qrFailed, message: String(cString: strerror(errno)))
         }
         defer { QRcode_free(code) }
         let width = Int(code.pointee.width)
@@ -68,7 +72,7 @@ public struct QRCode: Sendable {
 
     /// A grey-scale PNG, `scale` pixels per module, with the quiet zone.
     public func png(scale: Int) throws(EncodingError) -> [UInt8] {
-        guard (1...256).contains(scale) else { throw EncodingError(description: "scale \(scale) is outside 1–256 pixels per module") }
+        guard (1...256).contains(scale) else { throw EncodingError(code: .qrFailed, message: "scale \(scale) is outside 1–256 pixels per module") }
         let side = pixels(scale: scale)
         var raster = [UInt8](repeating: 255, count: side * side)
         for y in 0..<width {
@@ -88,18 +92,25 @@ public struct QRCode: Sendable {
         var length: png_alloc_size_t = 0
         // First call: the size it needs; second: the bytes.
         guard raster.withUnsafeBytes({ png_image_write_to_memory(&image, nil, &length, 0, $0.baseAddress, 0, nil) }) != 0 else {
-            throw EncodingError(description: "libpng: " + Self.message(&image))
+            throw EncodingError(code: .qrFailed, message: "libpng: " + Self.message(&image))
         }
         var output = [UInt8](repeating: 0, count: Int(length))
         let written = output.withUnsafeMutableBytes { out in
             raster.withUnsafeBytes { png_image_write_to_memory(&image, out.baseAddress, &length, 0, $0.baseAddress, 0, nil) }
         }
         png_image_free(&image)
-        guard written != 0 else { throw EncodingError(description: "libpng: " + Self.message(&image)) }
+        guard written != 0 else { throw EncodingError(code: .qrFailed, message: "libpng: " + Self.message(&image)) }
         return Array(output.prefix(Int(length)))
     }
 
     private static func message(_ image: inout png_image) -> String {
         withUnsafeBytes(of: &image.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
+}
+
+extension ErrorCode {
+    /// The text is longer than a QR code holds.
+    public static let qrTooLong = ErrorCode("qr-too-long")
+    /// The QR code or its image could not be made.
+    public static let qrFailed = ErrorCode("qr-failed")
 }

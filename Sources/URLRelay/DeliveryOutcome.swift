@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// What a drain handler answers for one request: delivered, or failed with a reason. `Bool`
 /// (`false`: declined, no reason given) and `OpenOutcome` (`.failed(reason)`) are outcomes, so a
 /// handler returns whichever it has.

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// A directory-backed durable queue that several processes share.
@@ -157,7 +158,7 @@ public struct Inbox: Sendable {
         handler: (RelayRequest) async -> Outcome
     ) async throws(RelayError) -> DrainReport {
         let lock = try FileSystem.lock(directory + "/drain.lock")
-        defer { FileSystem.unlock(lock) }
+        defer { lock.unlock() }
         var handledIDs = journalIDs()
         var failures = failedAttempts()
         var report = DrainReport()

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// The drainer as a long-running loop: drains at start (the "app became active" moment),

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// What happens to an open request before any strategy runs.

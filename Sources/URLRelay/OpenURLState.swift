@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// State-driven opening: a feature keeps `urlToOpen`; setting it causes exactly one open.

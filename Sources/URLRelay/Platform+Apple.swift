@@ -1,17 +1,10 @@
 #if canImport(Darwin)
+import SwitchyardCore
 import Darwin
 import Foundation
 
 // On Apple platforms the inbox lives in an App Group container and the sender posts a Darwin
-// notification; the durable-write primitives in FileSystem.swift apply, with these differences.
-enum Platform {
-    /// F_FULLFSYNC reaches the platter; plain fsync when the file system refuses it.
-    static func syncFile(_ fd: Int32) -> Bool { fcntl(fd, F_FULLFSYNC) == 0 || fsync(fd) == 0 }
-    /// Best effort: some Apple file systems refuse fsync on a directory.
-    static func syncDirectory(_ fd: Int32) -> Bool { _ = fsync(fd); return true }
-    static let directoryFlag: Int32 = 0
-    static func rename(_ from: String, _ to: String) -> Int32 { Darwin.rename(from, to) }
-}
+// notification; the durable writes are the core's DurableFile (with F_FULLFSYNC).
 
 /// Wake-up on Apple platforms: a Darwin notification named after the inbox, posted by the
 /// sender; the drainer also polls, so a missed notification only delays a request.

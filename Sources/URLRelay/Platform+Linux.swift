@@ -1,14 +1,7 @@
 #if canImport(Glibc)
+import SwitchyardCore
 import Glibc
 import Foundation
-
-/// What differs on Linux: plain fsync, O_DIRECTORY, Glibc's rename.
-enum Platform {
-    static func syncFile(_ fd: Int32) -> Bool { fsync(fd) == 0 }
-    static func syncDirectory(_ fd: Int32) -> Bool { fsync(fd) == 0 }
-    static let directoryFlag = O_DIRECTORY
-    static func rename(_ from: String, _ to: String) -> Int32 { Glibc.rename(from, to) }
-}
 
 /// Wake-up on Linux: inotify on the inbox's `requests/` directory (a rename into it is a new request).
 final class DirectoryWatch: @unchecked Sendable {

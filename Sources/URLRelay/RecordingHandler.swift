@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import Synchronization
 
@@ -14,7 +15,7 @@ public final class RecordingHandler: Sendable {
         self.log = log
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         // A SIGKILL mid-append leaves a torn last line: end it, so the next record starts clean.
-        if !text.isEmpty && !text.hasSuffix("\n") { try DurableFile.append(path, "\n") }
+        if !text.isEmpty && !text.hasSuffix("\n") { try FileSystem.appendDurably(path, "\n") }
         seen = Mutex(Set(text.split(separator: "\n").compactMap { try? RelayRequest(record: Array($0.utf8)).id }))
     }
 

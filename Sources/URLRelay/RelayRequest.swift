@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// One request to open a URL, as it sits in the inbox.
 public struct RelayRequest: Sendable, Equatable {
@@ -51,17 +51,26 @@ public struct RelayRequest: Sendable, Equatable {
     }
 }
 
-/// A relay failure with a stable code.
-public struct RelayError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case badRecord = "bad-record"
-        case io
-        case locked
-        case denied
-        case tooLong = "too-long"
-    }
-    public var code: Code
+/// A relay failure: `bad-record`, `io`, `locked`, `denied` or `too-long`.
+public struct RelayError: SwitchyardError {
+    public var code: ErrorCode
     public var message: String
-    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+    /// The file-system error underneath, for `io` and `locked`.
+    public var cause: (any Error)?
+
+    public init(_ code: ErrorCode, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    /// A file operation's failure, with its code and message.
+    public init(_ error: FileError) { self.init(error.code, error.message, cause: error) }
+
     public var description: String { message }
+}
+
+extension RelayError: Equatable {
+    /// Equal when code and message are (the cause is not compared).
+    public static func == (a: RelayError, b: RelayError) -> Bool { a.code == b.code && a.message == b.message }
 }

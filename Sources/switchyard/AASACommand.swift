@@ -2,7 +2,7 @@ import ArgumentParser
 import AssociatedDomains
 import Foundation
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 
 struct AASACommand: ParsableCommand {
     static let configuration = CommandConfiguration(

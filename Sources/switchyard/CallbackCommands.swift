@@ -1,7 +1,7 @@
 import ArgumentParser
 import CallbackURL
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 struct CallbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,12 +1,12 @@
 import ArgumentParser
 import AssociatedDomains
 import SwitchyardNetwork
-import SwitchyardJSON
+import SwitchyardCore
 
 extension Finding {
     var json: JSONValue {
         .object([
-            ("severity", .string(severity.rawValue)), ("code", .string(code)), ("path", .string(path)),
+            ("severity", .string(severity.rawValue)), ("code", .string(code.name)), ("path", .string(path)),
             ("line", line.map(JSONValue.int) ?? .null), ("column", column.map(JSONValue.int) ?? .null), ("message", .string(message)),
         ])
     }
@@ -56,7 +56,7 @@ enum SourceValidation {
             if complete {
                 findings = validate(bytes)
             } else {
-                findings = [Finding(.error, "file-too-large", at: "$", "the file is over \(maximumBytes * 2) bytes (reading stopped there); the limit is \(maximumBytes)")]
+                findings = [Finding(.error, .fileTooLarge, at: "$", "the file is over \(maximumBytes * 2) bytes (reading stopped there); the limit is \(maximumBytes)")]
             }
         }
         if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

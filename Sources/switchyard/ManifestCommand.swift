@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 import ArgumentParser
 import Foundation
 import SwitchyardNetwork
@@ -83,7 +83,7 @@ struct ManifestCommand: AsyncParsableCommand {
             for d in findings {
                 if json {
                     Output.line(JSONWriter.compact(.object([
-                        ("severity", .string(d.severity.rawValue)), ("code", .string(d.code)),
+                        ("severity", .string(d.severity.rawValue)), ("code", .string(d.code.name)),
                         ("path", d.location.path.map(JSONValue.string) ?? .null),
                         ("line", d.location.line.map(JSONValue.int) ?? .null), ("column", d.location.column.map(JSONValue.int) ?? .null),
                         ("message", .string(d.message)),

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LinkRules
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Writing to stdout/stderr with explicit flushing, so that batch output streams line by line.
 enum Output {

@@ -9,7 +9,7 @@ import NIOCore
 import RelayLauncher
 import ServiceLifecycle
 import UnixSignals
-import SwitchyardJSON
+import SwitchyardCore
 import URLRelay
 import URLRelayService
 

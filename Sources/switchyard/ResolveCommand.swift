@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 import ArgumentParser
 import Foundation
 import LinkRules

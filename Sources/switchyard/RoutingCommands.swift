@@ -2,7 +2,7 @@ import ArgumentParser
 import AssociatedDomains
 import Foundation
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 
 func loadRouter(_ path: String) throws -> Router {
     do { return try Router(contentsOf: path) } catch {

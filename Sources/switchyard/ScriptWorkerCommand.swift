@@ -27,8 +27,7 @@ struct ScriptWorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var info = stat()
-        guard fstat(0, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else {
+        guard ScriptWorker.startedByEngine else {
             FileHandle.standardError.write(Data("error: script-worker is started by switchyard itself (resolve, manifest test, open, serve), with a Unix socket as its stdin and stdout; it is not meant to be run by hand\n".utf8))
             throw ExitCode(2)
         }

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import LinkService
 import Logging
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Options every command that touches the service's database shares.
 struct DatabaseOption: ParsableArguments {

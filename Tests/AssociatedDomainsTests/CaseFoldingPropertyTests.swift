@@ -1,3 +1,4 @@
+import SwitchyardCore
 import AssociatedDomains
 import Foundation
 import SwitchyardTestSupport

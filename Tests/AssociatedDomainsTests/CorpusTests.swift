@@ -1,6 +1,6 @@
 import AssociatedDomains
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// Walks every file of ../shared/fixtures/aasa-corpus: no crash, and every file the index marks
@@ -65,11 +65,11 @@ import Testing
         #expect(entries.count == 76)
         for e in entries {
             let findings = AppSiteAssociation.validate(bytes: try Self.bytes(e.file))
-            if !e.validJSON { #expect(findings.first?.code == "json-syntax" && findings.first?.line != nil, "\(e.file)") }
+            if !e.validJSON { #expect(findings.first?.code == .jsonSyntax && findings.first?.line != nil, "\(e.file)") }
             let broken = ["BROKEN", "SEMANTIC-BROKEN", "SUSPECT", "INCOMPLETE"].contains { e.notes.hasPrefix($0) }
             if broken { #expect(Self.expectedApple[e.file] != nil, "\(e.file) is marked broken but has no expectation: \(e.notes)") }
             if let code = Self.expectedApple[e.file] {
-                #expect(findings.contains { $0.code == code }, "\(e.file): expected \(code), got \(findings.map(\.code))")
+                #expect(findings.contains { $0.code.name == code }, "\(e.file): expected \(code), got \(findings.map(\.code.name))")
             }
             if !broken && e.validJSON && Self.expectedApple[e.file] == nil {
                 #expect(!findings.contains { $0.severity == .error }, "\(e.file) (\(e.notes)) got errors: \(findings)")
@@ -83,7 +83,7 @@ import Testing
         for e in entries {
             let (_, findings) = AssetLinks.validate(bytes: try Self.bytes(e.file))
             if let code = Self.expectedAndroid[e.file] {
-                #expect(findings.contains { $0.code == code }, "\(e.file): expected \(code), got \(findings.map(\.code))")
+                #expect(findings.contains { $0.code.name == code }, "\(e.file): expected \(code), got \(findings.map(\.code.name))")
             } else {
                 #expect(!findings.contains { $0.severity == .error }, "\(e.file) (\(e.notes)) got errors: \(findings)")
             }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import AssociatedDomains
 import Testing
 
@@ -359,7 +360,7 @@ extension DecideTests {
 
     @Test func legacyDetailsDictionaryIsAWarningNotAnError() throws {
         let good = AppSiteAssociation.validate(bytes: Array(Self.legacyFile.utf8))
-        #expect(good.map(\.code) == ["legacy-details-dictionary"])
+        #expect(good.map(\.code.name) == ["legacy-details-dictionary"])
         #expect(good.allSatisfy { $0.severity == .warning })
         #expect(good.first?.path == "applinks.details")
 

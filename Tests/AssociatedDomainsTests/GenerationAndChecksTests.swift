@@ -1,7 +1,7 @@
 import AssociatedDomains
 import Foundation
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 @Suite struct GenerationAndChecksTests {
@@ -31,9 +31,9 @@ import Testing
             ]}]}}
             """)
         let findings = RouteCoverage.check(router: router, aasa: aasa, appID: Self.appID)
-        let uncovered = findings.filter { $0.code == "route-not-covered" }.map(\.path)
+        let uncovered = findings.filter { $0.code == .routeNotCovered }.map(\.path)
         #expect(uncovered == ["routes[0]", "routes[1]", "routes[2]", "routes[3]"])
-        let orphan = try #require(findings.first { $0.code == "url-without-route" })
+        let orphan = try #require(findings.first { $0.code == .urlWithoutRoute })
         #expect(orphan.path == "applinks.details[0].components[1]")
         #expect(orphan.message.contains("https://rabble.community/blog/x"))
     }
@@ -58,7 +58,7 @@ import Testing
     ])
     func packageNames(_ c: PackageCase) {
         let json = #"[{"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "android_app", "package_name": "\#(c.name)", "sha256_cert_fingerprints": ["\#(String(repeating: "AB:", count: 31))CD"]}}]"#
-        let codes = AssetLinks.validate(bytes: Array(json.utf8)).1.map(\.code)
+        let codes = AssetLinks.validate(bytes: Array(json.utf8)).1.map(\.code.name)
         #expect(codes.contains("invalid-package-name") == !c.valid)
     }
 
@@ -98,7 +98,7 @@ import Testing
 
     @Test func oversizedFilesAndHostileBytesNeverCrash() {
         let big = "{\"applinks\": {\"details\": [{\"appIDs\": [\"ABCDE12345.a.b\"], \"paths\": [" + Array(repeating: "\"/a/very/long/path/pattern/*\"", count: 5_000).joined(separator: ",") + "]}]}}"
-        #expect(AppSiteAssociation.validate(bytes: Array(big.utf8)).contains { $0.code == "file-too-large" })
+        #expect(AppSiteAssociation.validate(bytes: Array(big.utf8)).contains { $0.code == .fileTooLarge })
         var rng = SystemRandomNumberGenerator()
         for _ in 0..<500 {
             let bytes = (0..<Int.random(in: 0..<200, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }

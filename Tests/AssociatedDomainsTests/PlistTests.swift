@@ -1,3 +1,4 @@
+import SwitchyardCore
 import AssociatedDomains
 import Foundation
 import Testing
@@ -43,9 +44,9 @@ import Testing
         #expect(!got.contains { $0.hasPrefix("app-not-in-aasa") })
         // A different team: the AASA does not list the app.
         try Self.writePlist(["application-identifier": "ZZZZZ99999.com.example.app", "com.apple.developer.associated-domains": ["applinks:example.com"]], to: ent, binary: binary)
-        #expect(PlistCheck.check(infoPlist: info.path, entitlements: ent.path, aasa: aasa).contains { $0.code == "app-not-in-aasa" })
+        #expect(PlistCheck.check(infoPlist: info.path, entitlements: ent.path, aasa: aasa).contains { $0.code == .appNotInAasa })
         let broken = dir.appendingPathComponent("broken.plist")
         try Data("<plist><dict><key>x".utf8).write(to: broken)
-        #expect(PlistCheck.check(infoPlist: broken.path).first?.code == "plist-syntax")
+        #expect(PlistCheck.check(infoPlist: broken.path).first?.code == .plistSyntax)
     }
 }

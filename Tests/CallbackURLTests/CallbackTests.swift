@@ -1,3 +1,4 @@
+import SwitchyardCore
 import CallbackURL
 import Foundation
 import Testing
@@ -35,7 +36,7 @@ import Testing
         #expect(try verifier.verify(roundTripped) == "req-1")
         do { try verifier.verify(roundTripped); Issue.record("replay accepted") } catch { #expect(error.code == .replayed) }
 
-        func expect(_ r: XCallbackURL, _ code: CallbackError.Code) {
+        func expect(_ r: XCallbackURL, _ code: ErrorCode) {
             do { try verifier.verify(r); Issue.record("accepted: \(r.url)") } catch { #expect(error.code == code, "\(r.url)") }
         }
         var tampered = signer.sign(base, requestID: "req-2", expires: clock.now.addingTimeInterval(60), nonce: "n2")

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import DeferredLinking
 import Foundation
 import LinkRouting
@@ -89,7 +90,7 @@ struct Offline: Error {}
         #expect(!c.hasRun)
         await #expect(throws: DeferredLink.Failure.self) { try await c.runOnFirstLaunch(pasteboard: pasteboard) }
         #expect(!c.hasRun, "a 503 is the service being away, not an answer")
-        #expect(try await c.runOnFirstLaunch(pasteboard: pasteboard) == .refused(status: 410, code: "claim-used"))
+        #expect(try await c.runOnFirstLaunch(pasteboard: pasteboard) == .refused(status: 410, code: ErrorCode("claim-used")))
         #expect(c.hasRun)
     }
 

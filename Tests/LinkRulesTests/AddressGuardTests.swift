@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Testing
 @testable import LinkRules
 
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func offlineFetcherRefusesEverything() async {
-        await #expect(throws: FetchError(code: "network-disabled", message: "network access is disabled (offline); GET https://example.com/ was not sent")) {
+        await #expect(throws: FetchError(code: ErrorCode("network-disabled"), message: "network access is disabled (offline); GET https://example.com/ was not sent")) {
             try await OfflineFetcher().fetch(FetchRequest(url: "https://example.com/"))
         }
     }

@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 import Foundation
 import Testing
 @testable import LinkRules

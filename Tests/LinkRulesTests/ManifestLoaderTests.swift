@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Testing
 @testable import LinkRules
 
@@ -68,7 +69,7 @@ import Testing
         let lenient = try Manifest(json: c.json)
         #expect(lenient.skipped.count == 1)
         let skipped = try #require(lenient.skipped.first)
-        #expect(skipped.code == c.code)
+        #expect(skipped.code.name == c.code)
         #expect(skipped.location.path == c.path)
         #expect(skipped.message.contains(c.message), "\(skipped.message)")
         // Strict: the same entry refuses the manifest, with the same location.
@@ -76,7 +77,7 @@ import Testing
             _ = try Manifest(json: c.json, strict: true)
             Issue.record("expected \(c.code)")
         } catch {
-            #expect(error.code == c.code)
+            #expect(error.code.name == c.code)
             #expect(error.location?.path == c.path)
             #expect(error.message.contains(c.message), "\(error.message)")
             #expect(error.description.hasPrefix("\(c.path): "))
@@ -86,7 +87,7 @@ import Testing
     @Test func aDocumentThatIsNotAnObjectIsRefused() {
         #expect(throws: ManifestError.self) { try Manifest(json: "[1, 2]") }
         do { _ = try Manifest(json: "[1, 2]") } catch {
-            #expect(error.code == "not-an-object")
+            #expect(error.code == .notAnObject)
             #expect(error.message.contains("must be a JSON object"))
         }
     }
@@ -145,7 +146,7 @@ import Testing
             _ = try Manifest(json: "{\n  \"apps\": [\n    {\"identifier\": \"a\",}\n  ]\n}")
             Issue.record("expected a syntax error")
         } catch {
-            #expect(error.code == "json-syntax")
+            #expect(error.code == .jsonSyntax)
             #expect(error.location?.line == 3)
             #expect(error.location?.column == 24)
             #expect(error.description.hasPrefix("line 3, column 24: invalid JSON"))

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 import SwitchyardTestSupport
 import Testing
 @testable import LinkRules

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import Testing
 @testable import LinkRules
@@ -66,13 +67,13 @@ import Testing
             """#
         let findings = await ManifestLinter.lint(data: Array(json.utf8))
         let errors = Dictionary(grouping: findings.filter { $0.severity == .error }, by: \.code).mapValues { $0.compactMap(\.location.path) }
-        #expect(errors["duplicate-identifier"] == ["apps[1].identifier"])
-        #expect(errors["regex-invalid"] == ["actions[0].regex"])
-        #expect(errors["unknown-app"] == ["actions[1].formats[0].appId"])
-        #expect(errors["test-count-mismatch"] == ["actions[2].formats[0].testResults"])
-        #expect(errors["format-and-script2"] == ["actions[3].formats[0]"])
-        #expect(errors["script-without-process"] == ["actions[4].formats[0].script2"])
-        #expect(errors["script-syntax"] == ["actions[5].formats[0].script2"])
+        #expect(errors[ErrorCode("duplicate-identifier")] == ["apps[1].identifier"])
+        #expect(errors[ErrorCode("regex-invalid")] == ["actions[0].regex"])
+        #expect(errors[ErrorCode("unknown-app")] == ["actions[1].formats[0].appId"])
+        #expect(errors[ErrorCode("test-count-mismatch")] == ["actions[2].formats[0].testResults"])
+        #expect(errors[ErrorCode("format-and-script2")] == ["actions[3].formats[0]"])
+        #expect(errors[ErrorCode("script-without-process")] == ["actions[4].formats[0].script2"])
+        #expect(errors[ErrorCode("script-syntax")] == ["actions[5].formats[0].script2"])
     }
 
     @Test func minifiedManifestResolvesExactlyLikeTheOriginal() async throws {

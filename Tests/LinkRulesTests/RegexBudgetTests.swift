@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import Testing
 @testable import LinkRules
@@ -39,13 +40,13 @@ import Testing
         // loose because the whole suite shares two cores with 100,000-line batches.
         #expect(ContinuousClock.now - start < .seconds(120))
         #expect(r.actions.map(\.action) == [0, 0, 1, 2])
-        #expect(r.actions.map { $0.error?.code } == ["regex-timeout", "regex-timeout", nil, "regex-timeout"])
+        #expect(r.actions.map { $0.error?.code.name } == ["regex-timeout", "regex-timeout", nil, "regex-timeout"])
         #expect(r.actions[2].url == "app://ok" + String(repeating: "a", count: 160) + "!")
         #expect(r.browsers.map(\.appId) == ["slow", "web"])
-        #expect(r.browsers[0].error?.code == "regex-timeout" && r.browsers[0].url == nil)
+        #expect(r.browsers[0].error?.code == .regexTimeout && r.browsers[0].url == nil)
         #expect(r.browsers[1].url == Self.hostileInput)
         let previews = await engine.previews(for: Self.hostileInput)
-        #expect(previews.map { $0.error?.code } == ["regex-timeout"])
+        #expect(previews.map { $0.error?.code.name } == ["regex-timeout"])
         // The budget is configurable: with a generous one, shorter runs of the same shapes finish.
         let shorter = "https://ok.example/" + String(repeating: "a", count: 10) + "!"
         let patient = LinkEngine(manifest: manifest, options: .init(offline: true, regexTimeLimit: 30))

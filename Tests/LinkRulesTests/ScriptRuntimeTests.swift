@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import Testing
 @testable import LinkRules
@@ -12,7 +13,7 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
 
     func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
         lock.withLock { requests.append(request.url) }
-        guard let body = responses[request.url] else { throw FetchError(code: "network-error", message: "no route to \(request.url)") }
+        guard let body = responses[request.url] else { throw FetchError(code: ErrorCode("network-error"), message: "no route to \(request.url)") }
         return FetchResponse(status: 200, body: Array(body.utf8), url: request.url)
     }
 }
@@ -47,11 +48,11 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
         // cores the wall time stretches many times, so the upper bound here is generous.
         let result = await Self.run(offline, script, "loop", within: 60)
         let elapsed = Date().timeIntervalSince(start)
-        #expect(result?.failureValue?.code == "script-timeout", "not stopped within 60 s")
+        #expect(result?.failureValue?.code == .scriptTimeout, "not stopped within 60 s")
         #expect(elapsed >= 0.4, "stopped after \(elapsed) s with a 0.5 s limit")
         // Same context, same process: the next call works and the limit re-arms.
         #expect(await offline.run(script, input: "fine") == .success("ok 2"))
-        #expect(await Self.run(offline, script, "loop", within: 60)?.failureValue?.code == "script-timeout")
+        #expect(await Self.run(offline, script, "loop", within: 60)?.failureValue?.code == .scriptTimeout)
     }
 
     @Test func aScriptPastItsMemoryLimitFailsWithScriptMemoryAndItsContextIsRenewed() async {
@@ -67,14 +68,14 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
             """
         #expect(await runtime.run(script, input: "fine") == .success("ok 1"))
         let hog = await Self.run(runtime, script, "hog", within: 120)
-        #expect(hog?.failureValue?.code == "script-memory", "\(String(describing: hog))")
+        #expect(hog?.failureValue?.code == .scriptMemory, "\(String(describing: hog))")
         #expect(hog?.failureValue?.message.contains("64 MB") == true)
         // A new context (globals start again), in the same process.
         #expect(await runtime.run(script, input: "fine") == .success("ok 1"))
-        #expect(await Self.run(runtime, script, "typed", within: 120)?.failureValue?.code == "script-memory")
+        #expect(await Self.run(runtime, script, "typed", within: 120)?.failureValue?.code == .scriptMemory)
         #expect(await runtime.run(script, input: "fine") == .success("ok 1"))
         // A top level that allocates without end is stopped the same way.
-        #expect(await runtime.run("var a = []; while (true) a.push(new Array(1e5).fill(0));", input: "x").failureValue?.code == "script-memory")
+        #expect(await runtime.run("var a = []; while (true) a.push(new Array(1e5).fill(0));", input: "x").failureValue?.code == .scriptMemory)
     }
 
     @Test func aNeighbourRunningWhileAScriptHogsMemoryIsNotStopped() async {
@@ -85,7 +86,7 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
         async let hogged = runtime.run(hog, input: "x")
         async let neighbour = runtime.run(busy, input: "x")
         let (h, n) = await (hogged, neighbour)
-        #expect(h.failureValue?.code == "script-memory")
+        #expect(h.failureValue?.code == .scriptMemory)
         #expect((try? n.get())??.hasPrefix("sum ") == true, "\(n)")
     }
 
@@ -96,7 +97,7 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
         var failures: [Int] = []
         for i in 1...600 {
             if case .failure(let e) = await runtime.run(script, input: "x") {
-                #expect(e.code == "script-memory")
+                #expect(e.code == .scriptMemory)
                 failures.append(i)
             }
         }
@@ -107,31 +108,31 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
 
     @Test func topLevelInfiniteLoopIsStoppedToo() async {
         let result = await offline.run("while (true) {}", input: "x")
-        #expect(result.failureValue?.code == "script-timeout")
+        #expect(result.failureValue?.code == .scriptTimeout)
     }
 
     @Test func exceptionFailsTheFormatWithItsMessage() async {
         let result = await offline.run("function process(url, completionHandler) { throw new Error('boom ' + url); }", input: "u")
-        #expect(result.failureValue?.code == "script-exception")
+        #expect(result.failureValue?.code == .scriptException)
         #expect(result.failureValue?.message.contains("boom u") == true)
     }
 
     @Test func completionNeverCalled() async {
         let result = await offline.run("function process(url, completionHandler) { var x = 1; }", input: "u")
-        #expect(result.failureValue?.code == "completion-not-called")
+        #expect(result.failureValue?.code == .completionNotCalled)
     }
 
     @Test func syntaxErrorAndMissingProcessAreReported() async {
-        #expect(await offline.run("function process(url, completionHandler) {", input: "u").failureValue?.code == "script-syntax")
-        #expect(await offline.run("function other() {}", input: "u").failureValue?.code == "script-without-process")
+        #expect(await offline.run("function process(url, completionHandler) {", input: "u").failureValue?.code == .scriptSyntax)
+        #expect(await offline.run("function other() {}", input: "u").failureValue?.code == .scriptWithoutProcess)
     }
 
     @Test func offlineRefusesNetworkHelpersEvenIfTheScriptCatches() async {
         let script = "function process(url, completionHandler) { try { httpRequest(url); } catch (e) { } completionHandler('swallowed'); }"
         let result = await offline.run(script, input: "https://example.com/")
-        #expect(result.failureValue?.code == "network-disabled")
+        #expect(result.failureValue?.code == .networkDisabled)
         let json = await offline.run("function process(url, completionHandler) { completionHandler(jsonRequest(url).a); }", input: "https://example.com/")
-        #expect(json.failureValue?.code == "network-disabled")
+        #expect(json.failureValue?.code == .networkDisabled)
     }
 
     @Test func scriptsDoNotShareGlobals() async {
@@ -146,7 +147,7 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
         let b64 = "function process(url, completionHandler) { completionHandler(btoa(url) + ' ' + atob(btoa(url))); }"
         #expect(await offline.run(b64, input: "hello, world") == .success("aGVsbG8sIHdvcmxk hello, world"))
         let bad = "function process(url, completionHandler) { completionHandler(btoa('\\u20ac')); }"
-        #expect(await offline.run(bad, input: "").failureValue?.code == "script-exception")
+        #expect(await offline.run(bad, input: "").failureValue?.code == .scriptException)
         // 'B' 'A' '_' in the base-64 alphabet are 1, 0, 63: 1*64^2 + 0*64 + 63 = 4159.
         let digits = "function process(url, completionHandler) { completionHandler(base64DigitsToBase10String([1, 0, 63])); }"
         #expect(await offline.run(digits, input: "") == .success("4159"))
@@ -182,8 +183,8 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
         let engine = LinkEngine(manifest: manifest, options: .init(offline: true, scriptTimeLimit: 0.3))
         let r = await engine.resolve("https://x.example/7")
         #expect(r.actions.map(\.appId) == ["a", "b", "c"])
-        #expect(r.actions[0].error?.code == "script-timeout")
+        #expect(r.actions[0].error?.code == .scriptTimeout)
         #expect(r.actions[1].url == "b://7")
-        #expect(r.actions[2].error?.code == "legacy-script-unsupported")
+        #expect(r.actions[2].error?.code == .legacyScriptUnsupported)
     }
 }

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LinkRouting
 import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 @Suite struct AssociationHostingTests {

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// A real browser: headless Chromium loads a landing page from the running service. The

@@ -5,7 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import LinkRouting
 @testable import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// Deferred deep links (issue 11, item 1): a phone's landing page carries a claim token through
@@ -192,15 +192,15 @@ import Testing
 
             let marker = FileManager.default.temporaryDirectory.appendingPathComponent("sy-match-\(UUID().uuidString)/checked")
             let app = DeferredLink(service: URL(string: "http://127.0.0.1:\(port)")!, markerFile: marker)
-            #expect(try await app.match(platform: "android") == .refused(status: 404, code: "no-match"), "another platform")
+            #expect(try await app.match(platform: "android") == .refused(status: 404, code: ErrorCode("no-match")), "another platform")
             let outcome = try await app.runOnFirstLaunch(pasteboard: { "no claim URL here" }, matchingPlatform: "ios")
             #expect(outcome == .claimed(DeferredLink.Claim(code: "Guess234", deepLink: "plur://group/guessed")), "\(outcome)")
-            #expect(try await app.match(platform: "ios") == .refused(status: 404, code: "no-match"), "matched once")
+            #expect(try await app.match(platform: "ios") == .refused(status: 404, code: ErrorCode("no-match")), "matched once")
             #expect(try await h.store.db.read("SELECT match_key FROM deferred_claims WHERE match_key IS NOT NULL", []).isEmpty)
 
             #expect(try await client.call(.get, "/i/Guess234", headers: [.userAgent: Self.iPhone]).status == .ok)
             h.clock.advance(601)
-            #expect(try await app.match(platform: "ios") == .refused(status: 404, code: "no-match"), "past the window")
+            #expect(try await app.match(platform: "ios") == .refused(status: 404, code: ErrorCode("no-match")), "past the window")
             for (body, code) in [(#"{"platform": "windows"}"#, "invalid-platform"), (#"{}"#, "invalid-platform"), (#"{"platform": "ios", "x": 1}"#, "unknown-field")] {
                 let r = try await client.call(.post, "/api/deferred/match", body: body)
                 #expect(r.status == .badRequest && r.json?["error"]?["code"]?.stringValue == code, "\(body)")

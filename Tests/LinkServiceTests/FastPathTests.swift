@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// The event-loop fast path must answer exactly as the router does, over a real socket.

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// Firebase Dynamic Links compatibility (issue 11, item 2): long links on the service's own

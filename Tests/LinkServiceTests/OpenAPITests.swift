@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// The OpenAPI document (`Sources/LinkService/Resources/openapi.json`, served at /openapi.json)

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// The Plur integration guide's client, as written: its Codable models decode our responses,

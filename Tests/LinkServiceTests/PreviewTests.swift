@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// Link previews, crawlers and prefetches get the page but never count as a click or a use.

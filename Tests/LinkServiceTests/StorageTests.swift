@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 @testable import LinkService
 import Testing

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// Where the storage tests run: always SQLite; PostgreSQL when SWITCHYARD_TEST_POSTGRES names a

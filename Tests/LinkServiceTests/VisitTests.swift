@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 @testable import LinkService
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// Visit records (issue 11, item 4) and `GET /api/links/{code}/stats`.

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
 import NIOCore
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// A real HTTP receiver on loopback: records every POST to /hook and answers 503 to the first

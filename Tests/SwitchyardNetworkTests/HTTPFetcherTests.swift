@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import LinkRules
 import SwitchyardNetwork
@@ -17,9 +18,9 @@ import Glibc
 
         let guarded = ScriptRuntime(fetcher: HTTPFetcher(), timeLimit: 5)
         let refused = await guarded.run(script, input: url)
-        #expect(refused.failureValue?.code == "network-refused")
+        #expect(refused.failureValue?.code == .networkRefused)
         let byName = await guarded.run(script, input: "http://localhost:\(server.port)/secret")
-        #expect(byName.failureValue?.code == "network-refused")
+        #expect(byName.failureValue?.code == .networkRefused)
         try await Task.sleep(for: .milliseconds(100))
         #expect(server.connections == 0)
 
@@ -34,7 +35,7 @@ import Glibc
         let runtime = ScriptRuntime(fetcher: UnconfiguredFetcher(), timeLimit: 5)
         let result = await runtime.run(script, input: "https://example.com/")
         guard case .failure(let error) = result else { Issue.record("\(result)"); return }
-        #expect(error.code == "network-unavailable")
+        #expect(error.code == .networkUnavailable)
         #expect(error.message.contains("HTTPFetcher"))
         // withHTTPFetcher() gives an online engine the guarded HTTP fetcher, and leaves an offline one alone.
         #expect(LinkEngine.Options(offline: false).withHTTPFetcher().fetcher is HTTPFetcher)

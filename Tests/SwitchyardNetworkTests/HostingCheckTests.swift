@@ -1,3 +1,4 @@
+import SwitchyardCore
 import AssociatedDomains
 import Foundation
 import SwitchyardNetwork
@@ -94,7 +95,7 @@ import Testing
     @Test func plainHTTPIsRefusedWithoutAConnection() async {
         let report = await HostingCheck().fetch(HostingCheck.location(of: "http://127.0.0.1:9/", file: "assetlinks.json"))
         #expect(report.url == "http://127.0.0.1:9/.well-known/assetlinks.json")
-        #expect(report.findings.map(\.code) == ["not-https"])
+        #expect(report.findings.map(\.code.name) == ["not-https"])
         #expect(report.status == nil)
     }
 
@@ -108,18 +109,18 @@ import Testing
         #expect(good.body == Array(Self.aasa.utf8))
 
         let moved = await check.fetch("https://localhost:\(server.port)/moved/.well-known/apple-app-site-association")
-        #expect(moved.findings.map(\.code) == ["redirect"])
+        #expect(moved.findings.map(\.code.name) == ["redirect"])
         #expect(moved.redirect == "/.well-known/apple-app-site-association")
 
         let text = await check.fetch("https://localhost:\(server.port)/text/.well-known/apple-app-site-association")
-        #expect(text.findings.map(\.code) == ["content-type"])
+        #expect(text.findings.map(\.code.name) == ["content-type"])
 
         let missing = await check.fetch("https://localhost:\(server.port)/nope")
-        #expect(missing.findings.map(\.code) == ["http-status"])
+        #expect(missing.findings.map(\.code.name) == ["http-status"])
 
         // Without trusting the test CA the certificate is rejected.
         let untrusted = await HostingCheck(timeout: 3).fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
-        #expect(untrusted.findings.map(\.code) == ["tls-failed"])
+        #expect(untrusted.findings.map(\.code.name) == ["tls-failed"])
         #expect(untrusted.findings.first?.message.contains("--ca-file") == true)
     }
 }

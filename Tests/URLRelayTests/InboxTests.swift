@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import Testing
 import URLRelayService
@@ -112,7 +113,7 @@ import URLRelayService
         try inbox.send(RelayRequest(source: "t", url: "plur://x"))
         let fd = try FileSystem.lock(inbox.directory + "/drain.lock")
         await #expect(throws: RelayError.self) { _ = try await inbox.drain { _ in true } }
-        FileSystem.unlock(fd)
+        fd.unlock()
         #expect(try await inbox.drain { _ in true }.handled.count == 1)
     }
 

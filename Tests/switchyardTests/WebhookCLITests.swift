@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

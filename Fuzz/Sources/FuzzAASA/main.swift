@@ -1,7 +1,7 @@
 import Foundation
 import CFuzzerDriver
 import AssociatedDomains
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Input: an AASA file, then a 0 byte, then a URL. Parses, validates, decides and explains.
 func fuzzAASA(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

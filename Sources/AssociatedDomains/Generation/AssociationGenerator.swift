@@ -1,5 +1,5 @@
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Builds association files from a route table, so that the app's routes and the web side's
 /// files cannot drift apart.
@@ -64,13 +64,13 @@ public enum RouteCoverage {
     public static func check(router: Router, aasa: AppSiteAssociation, appID: String) -> [Finding] {
         var findings: [Finding] = []
         guard let host = router.hosts.first else {
-            return [Finding(.error, "no-hosts", at: "routes", "the route table has no hosts, so it has no universal links to check")]
+            return [Finding(.error, .noHosts, at: "routes", "the route table has no hosts, so it has no universal links to check")]
         }
         for (i, route) in router.routes.enumerated() where route.kind == .universal && !route.exclude {
             guard let url = sampleURL(router, route) else { continue }
             let decision = aasa.decide(url, for: appID, domain: host)
             if decision != .match {
-                findings.append(Finding(.error, "route-not-covered", at: "routes[\(i)]", "route \(route.name): iOS would not open \(url) in \(appID) (\(decision.rawValue)); add a component such as {\"/\": \"\(AssociationGenerator.pathPattern(route))\"}"))
+                findings.append(Finding(.error, .routeNotCovered, at: "routes[\(i)]", "route \(route.name): iOS would not open \(url) in \(appID) (\(decision.rawValue)); add a component such as {\"/\": \"\(AssociationGenerator.pathPattern(route))\"}"))
             }
         }
         for detail in aasa.applinks?.details ?? [] where detail.appIDs.contains(appID) {
@@ -84,7 +84,7 @@ public enum RouteCoverage {
                 let url = "https://\(host)" + sample(pattern) + sampleQuery(query)
                 guard aasa.decide(url, for: appID, domain: host) == .match else { continue }  // shadowed by an earlier exclude
                 if case .unmatched(let reason) = router.route(url) {
-                    findings.append(Finding(.error, "url-without-route", at: path, "the AASA hands \(url) to \(appID) but no route handles it (\(reason)); add a route or narrow the pattern"))
+                    findings.append(Finding(.error, .urlWithoutRoute, at: path, "the AASA hands \(url) to \(appID) but no route handles it (\(reason)); add a route or narrow the pattern"))
                 }
             }
         }

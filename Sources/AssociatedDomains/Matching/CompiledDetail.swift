@@ -1,3 +1,4 @@
+import SwitchyardCore
 import LinkRouting
 
 /// The text of one URL in the forms a decision may need, computed at most once each.

@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// A compiled AASA pattern: `*` (zero or more characters, `/` included), `?` (exactly one
 /// character), `$(name)` substitution variables, everything else literal — no escapes.
 ///

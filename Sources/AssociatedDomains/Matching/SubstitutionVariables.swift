@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// The substitution variables iOS defines for `$(name)` in AASA patterns.
 public enum SubstitutionVariables {
     /// Built-in names.

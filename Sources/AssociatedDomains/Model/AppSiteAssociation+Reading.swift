@@ -1,9 +1,18 @@
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Why an association file could not be read at all.
-public struct AssociationError: Error, Sendable, CustomStringConvertible {
+public struct AssociationError: SwitchyardError, Equatable {
+    /// Every finding; at least one is an error.
     public var findings: [Finding]
-    public var description: String { findings.first(where: { $0.severity == .error }).map(\.description) ?? "invalid association file" }
+
+    public init(findings: [Finding]) { self.findings = findings }
+
+    private var first: Finding? { findings.first(where: { $0.severity == .error }) }
+    /// The first error finding's code.
+    public var code: ErrorCode { first?.code ?? .invalidValue }
+    public var message: String { first?.message ?? "invalid association file" }
+    public var location: SourceLocation? { first?.location }
+    public var description: String { first.map(\.description) ?? "invalid association file" }
 }
 
 extension AppSiteAssociation {
@@ -33,7 +42,7 @@ extension AppSiteAssociation {
             if text.contains("\u{201C}") || text.contains("\u{201D}") {
                 message += " (the file uses typographic quotes “ ”; JSON needs straight quotes \")"
             }
-            return (nil, [Finding(.error, "json-syntax", at: "$", message, line: error.line, column: error.column)])
+            return (nil, [Finding(.error, .jsonSyntax, at: "$", message, line: error.line, column: error.column)])
         }
         let value = reader.read(document)
         return (value, reader.findings)
@@ -49,18 +58,18 @@ extension AppSiteAssociation {
     struct Reader {
         var findings: [Finding] = []
 
-        mutating func error(_ code: String, _ path: String, _ message: String) { findings.append(Finding(.error, code, at: path, message)) }
-        mutating func warning(_ code: String, _ path: String, _ message: String) { findings.append(Finding(.warning, code, at: path, message)) }
+        mutating func error(_ code: ErrorCode, _ path: String, _ message: String) { findings.append(Finding(.error, code, at: path, message)) }
+        mutating func warning(_ code: ErrorCode, _ path: String, _ message: String) { findings.append(Finding(.warning, code, at: path, message)) }
 
         mutating func strings(_ value: JSONValue?, _ path: String) -> [String]? {
             guard let value else { return nil }
             guard case .array(let items) = value else {
-                error("wrong-type", path, "expected an array of strings, found \(value.typeName)")
+                error(.wrongType, path, "expected an array of strings, found \(value.typeName)")
                 return nil
             }
             var out: [String] = []
             for (i, item) in items.enumerated() {
-                if case .string(let s) = item { out.append(s) } else { error("wrong-type", "\(path)[\(i)]", "expected a string, found \(item.typeName)") }
+                if case .string(let s) = item { out.append(s) } else { error(.wrongType, "\(path)[\(i)]", "expected a string, found \(item.typeName)") }
             }
             return out
         }
@@ -68,21 +77,21 @@ extension AppSiteAssociation {
         mutating func bool(_ value: JSONValue?, _ path: String) -> Bool? {
             guard let value else { return nil }
             if case .bool(let b) = value { return b }
-            error("wrong-type", path, "expected true or false, found \(value.typeName)")
+            error(.wrongType, path, "expected true or false, found \(value.typeName)")
             return nil
         }
 
         mutating func string(_ value: JSONValue?, _ path: String) -> String? {
             guard let value else { return nil }
             if case .string(let s) = value { return s }
-            error("wrong-type", path, "expected a string, found \(value.typeName)")
+            error(.wrongType, path, "expected a string, found \(value.typeName)")
             return nil
         }
 
         mutating func defaults(_ value: JSONValue?, _ path: String) -> MatchingDefaults {
             guard let value else { return MatchingDefaults() }
             guard case .object = value else {
-                error("wrong-type", path, "expected an object with caseSensitive/percentEncoded, found \(value.typeName)")
+                error(.wrongType, path, "expected an object with caseSensitive/percentEncoded, found \(value.typeName)")
                 return MatchingDefaults()
             }
             return MatchingDefaults(caseSensitive: bool(value["caseSensitive"], "\(path).caseSensitive"), percentEncoded: bool(value["percentEncoded"], "\(path).percentEncoded"))
@@ -91,13 +100,13 @@ extension AppSiteAssociation {
         mutating func variables(_ value: JSONValue?, _ path: String) -> [String: [String]] {
             guard let value else { return [:] }
             guard let members = value.objectMembers else {
-                error("wrong-type", path, "expected an object of name → [values], found \(value.typeName)")
+                error(.wrongType, path, "expected an object of name → [values], found \(value.typeName)")
                 return [:]
             }
             var out: [String: [String]] = [:]
             for m in members {
                 if SubstitutionVariables.builtInNames.contains(m.key) {
-                    warning("variable-shadows-builtin", "\(path).\(m.key)", "\"\(m.key)\" is a built-in substitution variable; define a different name")
+                    warning(.variableShadowsBuiltin, "\(path).\(m.key)", "\"\(m.key)\" is a built-in substitution variable; define a different name")
                 }
                 out[m.key] = strings(m.value, "\(path).\(m.key)") ?? []
             }
@@ -107,11 +116,11 @@ extension AppSiteAssociation {
         mutating func apps(_ section: JSONValue?, _ path: String) -> [String]? {
             guard let section else { return nil }
             guard case .object = section else {
-                error("wrong-type", path, "expected an object with \"apps\", found \(section.typeName)")
+                error(.wrongType, path, "expected an object with \"apps\", found \(section.typeName)")
                 return nil
             }
             guard let apps = section["apps"] else {
-                error("missing-key", path, "has no \"apps\" array: list the app IDs (TEAMID.bundle.id) it applies to")
+                error(.missingKey, path, "has no \"apps\" array: list the app IDs (TEAMID.bundle.id) it applies to")
                 return []
             }
             return strings(apps, "\(path).apps")
@@ -119,7 +128,7 @@ extension AppSiteAssociation {
 
         mutating func read(_ document: JSONValue) -> AppSiteAssociation? {
             guard case .object = document else {
-                error("wrong-type", "$", "the file must be a JSON object with \"applinks\", found \(document.typeName)"
+                error(.wrongType, "$", "the file must be a JSON object with \"applinks\", found \(document.typeName)"
                     + (document.arrayValue != nil ? " (an array is the assetlinks.json shape, not AASA)" : ""))
                 return nil
             }
@@ -135,7 +144,7 @@ extension AppSiteAssociation {
 
         mutating func readAppLinks(_ links: JSONValue) -> AppLinks? {
             guard case .object = links else {
-                error("wrong-type", "applinks", "expected an object with \"details\", found \(links.typeName)")
+                error(.wrongType, "applinks", "expected an object with \"details\", found \(links.typeName)")
                 return nil
             }
             let domainDefaults = defaults(links["defaults"], "applinks.defaults")
@@ -144,7 +153,7 @@ extension AppSiteAssociation {
             var keyed = false
             switch links["details"] {
             case nil:
-                error("missing-details", "applinks", "has no \"details\": no app is associated, so no link opens an app")
+                error(.missingDetails, "applinks", "has no \"details\": no app is associated, so no link opens an app")
             case .array(let items)?:
                 for (i, item) in items.enumerated() {
                     if let d = readDetail(item, i, "applinks.details[\(i)]", keyedBy: nil, domainDefaults, domainVariables) { details.append(d) }
@@ -155,19 +164,19 @@ extension AppSiteAssociation {
                 // twice keeps only its last value; the others keep their file order here (with
                 // distinct keys the order never changes a decision, only explanations).
                 keyed = true
-                warning("legacy-details-dictionary", "applinks.details", "\"details\" is a dictionary keyed by app ID, the iOS 9 form; iOS still reads it, but write an array of {\"appIDs\": [\"TEAMID.bundle.id\"], \"components\": [...]} objects")
+                warning(.legacyDetailsDictionary, "applinks.details", "\"details\" is a dictionary keyed by app ID, the iOS 9 form; iOS still reads it, but write an array of {\"appIDs\": [\"TEAMID.bundle.id\"], \"components\": [...]} objects")
                 var last: [String: Int] = [:]
                 for (i, m) in members.enumerated() { last[m.key] = i }
                 for (i, m) in members.enumerated() {
                     let location = "applinks.details[\(JSONWriter.quote(m.key))]"
                     guard last[m.key] == i else {
-                        warning("duplicate-app-id", location, "the app ID \(JSONWriter.quote(m.key)) is a key again later in \"details\"; iOS keeps only the last one, so this one is ignored")
+                        warning(.duplicateAppID, location, "the app ID \(JSONWriter.quote(m.key)) is a key again later in \"details\"; iOS keeps only the last one, so this one is ignored")
                         continue
                     }
                     if let d = readDetail(m.value, i, location, keyedBy: m.key, domainDefaults, domainVariables) { details.append(d) }
                 }
             case let other?:
-                error("wrong-type", "applinks.details", "expected an array of detail objects, found \(other.typeName)")
+                error(.wrongType, "applinks.details", "expected an array of detail objects, found \(other.typeName)")
             }
             return AppLinks(apps: strings(links["apps"], "applinks.apps"), details: details, detailsKeyedByAppID: keyed, defaults: domainDefaults, substitutionVariables: domainVariables)
         }
@@ -176,14 +185,14 @@ extension AppSiteAssociation {
         /// the legacy dictionary member whose key is the app ID.
         mutating func readDetail(_ item: JSONValue, _ i: Int, _ path: String, keyedBy key: String?, _ domainDefaults: MatchingDefaults, _ domainVariables: [String: [String]]) -> Detail? {
             guard case .object = item else {
-                error("wrong-type", path, "expected a detail object, found \(item.typeName)" + (key != nil ? " (in the legacy dictionary form each value is an object with \"paths\")" : ""))
+                error(.wrongType, path, "expected a detail object, found \(item.typeName)" + (key != nil ? " (in the legacy dictionary form each value is an object with \"paths\")" : ""))
                 return nil
             }
             var appIDs: [String]
             if let key {
                 appIDs = [key]
                 for name in ["appIDs", "appID"] where item[name] != nil {
-                    warning("ignored-key", "\(path).\(name)", "in the legacy \"details\" dictionary the key is the app ID; \"\(name)\" inside the value is not read")
+                    warning(.ignoredKey, "\(path).\(name)", "in the legacy \"details\" dictionary the key is the app ID; \"\(name)\" inside the value is not read")
                 }
             } else {
                 appIDs = strings(item["appIDs"], "\(path).appIDs") ?? []
@@ -200,7 +209,7 @@ extension AppSiteAssociation {
                         if let comp = readComponent(c, "\(path).components[\(j)]", j) { components?.append(comp) }
                     }
                 } else {
-                    error("wrong-type", "\(path).components", "expected an array of component objects, found \(value.typeName)")
+                    error(.wrongType, "\(path).components", "expected an array of component objects, found \(value.typeName)")
                 }
             }
             let paths = strings(item["paths"], "\(path).paths")
@@ -225,7 +234,7 @@ extension AppSiteAssociation {
 
         mutating func readComponent(_ value: JSONValue, _ path: String, _ index: Int) -> Component? {
             guard case .object = value else {
-                error("wrong-type", path, "expected a component object like {\"/\": \"/path/*\"}, found \(value.typeName)"
+                error(.wrongType, path, "expected a component object like {\"/\": \"/path/*\"}, found \(value.typeName)"
                     + (value.stringValue.map { " \(JSONWriter.quote($0)); write {\"/\": \(JSONWriter.quote($0))}" } ?? ""))
                 return nil
             }
@@ -239,12 +248,12 @@ extension AppSiteAssociation {
                 for m in members {
                     if case .string(let s) = m.value { items.append(.init(name: m.key, pattern: s)) } else {
                         voided = true
-                        error("query-value-not-string", "\(path).?.\(m.key)", "query item patterns must be strings, found \(m.value.typeName); iOS then disregards the whole \"?\" dictionary")
+                        error(.queryValueNotString, "\(path).?.\(m.key)", "query item patterns must be strings, found \(m.value.typeName); iOS then disregards the whole \"?\" dictionary")
                     }
                 }
                 query = voided ? .voided : .items(items)
             case let other?:
-                error("wrong-type", "\(path).?", "expected a string or an object of item patterns, found \(other.typeName)")
+                error(.wrongType, "\(path).?", "expected a string or an object of item patterns, found \(other.typeName)")
             }
             return Component(
                 index: index, path: string(value["/"], "\(path)./"), query: query, fragment: string(value["#"], "\(path).#"),

@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 
 /// An apple-app-site-association file: which apps may open which URLs of a domain, and which
 /// apps share its web credentials, App Clips and Handoff.

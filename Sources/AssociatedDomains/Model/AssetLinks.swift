@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 
 /// An Android `assetlinks.json` (Digital Asset Links) file: a list of statements.
 public struct AssetLinks: Sendable, Equatable {
@@ -46,38 +46,38 @@ public struct AssetLinks: Sendable, Equatable {
     public static func validate(bytes: [UInt8]) -> (AssetLinks?, [Finding]) {
         let document: JSONValue
         do { document = try JSONParser.parse(bytes: bytes) } catch {
-            return (nil, [Finding(.error, "json-syntax", at: "$", "invalid JSON: \(error.reason)", line: error.line, column: error.column)])
+            return (nil, [Finding(.error, .jsonSyntax, at: "$", "invalid JSON: \(error.reason)", line: error.line, column: error.column)])
         }
         var findings: [Finding] = []
         guard case .array(let items) = document else {
-            return (nil, [Finding(.error, "wrong-type", at: "$", "assetlinks.json must be a JSON array of statements, found \(document.typeName)")])
+            return (nil, [Finding(.error, .wrongType, at: "$", "assetlinks.json must be a JSON array of statements, found \(document.typeName)")])
         }
-        if items.isEmpty { findings.append(Finding(.warning, "empty", at: "$", "the file has no statements: it links no app")) }
+        if items.isEmpty { findings.append(Finding(.warning, .empty, at: "$", "the file has no statements: it links no app")) }
         var statements: [Statement] = []
         for (i, item) in items.enumerated() {
             let path = "[\(i)]"
             guard case .object = item else {
-                findings.append(Finding(.error, "wrong-type", at: path, "expected a statement object, found \(item.typeName)"))
+                findings.append(Finding(.error, .wrongType, at: path, "expected a statement object, found \(item.typeName)"))
                 continue
             }
             var relations: [String] = []
             if case .array(let rels)? = item["relation"] {
                 for (j, r) in rels.enumerated() {
                     guard case .string(let s) = r else {
-                        findings.append(Finding(.error, "wrong-type", at: "\(path).relation[\(j)]", "expected a string, found \(r.typeName)"))
+                        findings.append(Finding(.error, .wrongType, at: "\(path).relation[\(j)]", "expected a string, found \(r.typeName)"))
                         continue
                     }
                     relations.append(s)
                     if !knownRelations.contains(s) {
                         let hint = s.contains("handle_all") ? " — did you mean delegate_permission/common.handle_all_urls?" : ""
-                        findings.append(Finding(.error, "unknown-relation", at: "\(path).relation[\(j)]", "unknown relation \(JSONWriter.quote(s))\(hint)"))
+                        findings.append(Finding(.error, .unknownRelation, at: "\(path).relation[\(j)]", "unknown relation \(JSONWriter.quote(s))\(hint)"))
                     }
                 }
             } else {
-                findings.append(Finding(.error, "missing-key", at: "\(path).relation", "each statement needs a \"relation\" array"))
+                findings.append(Finding(.error, .missingKey, at: "\(path).relation", "each statement needs a \"relation\" array"))
             }
             guard let target = item["target"], case .object = target else {
-                findings.append(Finding(.error, "missing-key", at: "\(path).target", "each statement needs a \"target\" object"))
+                findings.append(Finding(.error, .missingKey, at: "\(path).target", "each statement needs a \"target\" object"))
                 continue
             }
             let namespace = target["namespace"]?.stringValue ?? ""
@@ -85,31 +85,31 @@ public struct AssetLinks: Sendable, Equatable {
             case "android_app":
                 let package = target["package_name"]?.stringValue ?? ""
                 if !isValidPackageName(package) {
-                    findings.append(Finding(.error, "invalid-package-name", at: "\(path).target.package_name", "\(JSONWriter.quote(package)) is not an Android package name (dot-separated segments starting with a letter, e.g. com.example.app)"))
+                    findings.append(Finding(.error, .invalidPackageName, at: "\(path).target.package_name", "\(JSONWriter.quote(package)) is not an Android package name (dot-separated segments starting with a letter, e.g. com.example.app)"))
                 }
                 var fingerprints: [String] = []
                 if case .array(let fps)? = target["sha256_cert_fingerprints"], !fps.isEmpty {
                     for (j, fp) in fps.enumerated() {
                         let fpPath = "\(path).target.sha256_cert_fingerprints[\(j)]"
                         guard case .string(let s) = fp else {
-                            findings.append(Finding(.error, "wrong-type", at: fpPath, "expected a string, found \(fp.typeName)"))
+                            findings.append(Finding(.error, .wrongType, at: fpPath, "expected a string, found \(fp.typeName)"))
                             continue
                         }
                         fingerprints.append(s)
                         findings += fingerprintFindings(s, fpPath)
                     }
                 } else {
-                    findings.append(Finding(.error, "missing-fingerprints", at: "\(path).target.sha256_cert_fingerprints", "an android_app target needs at least one SHA-256 signing-certificate fingerprint"))
+                    findings.append(Finding(.error, .missingFingerprints, at: "\(path).target.sha256_cert_fingerprints", "an android_app target needs at least one SHA-256 signing-certificate fingerprint"))
                 }
                 statements.append(Statement(relations: relations, target: .androidApp(packageName: package, fingerprints: fingerprints)))
             case "web":
                 let site = target["site"]?.stringValue ?? ""
                 if !(site.hasPrefix("https://") || site.hasPrefix("http://")) {
-                    findings.append(Finding(.error, "invalid-site", at: "\(path).target.site", "a web target needs a \"site\" like https://example.com"))
+                    findings.append(Finding(.error, .invalidSite, at: "\(path).target.site", "a web target needs a \"site\" like https://example.com"))
                 }
                 statements.append(Statement(relations: relations, target: .web(site: site)))
             default:
-                findings.append(Finding(.error, "unknown-namespace", at: "\(path).target.namespace", "namespace must be \"android_app\" or \"web\", found \(JSONWriter.quote(namespace))"))
+                findings.append(Finding(.error, .unknownNamespace, at: "\(path).target.namespace", "namespace must be \"android_app\" or \"web\", found \(JSONWriter.quote(namespace))"))
             }
         }
         return (AssetLinks(statements: statements), findings.stablePartitioned())
@@ -130,7 +130,7 @@ public struct AssetLinks: Sendable, Equatable {
         let wellFormed = bytes.count == 32 && bytes.allSatisfy { $0.count == 2 && $0.allSatisfy { hex.contains($0) } }
         if wellFormed {
             if wellKnownDebugFingerprints.contains(s) {
-                return [Finding(.warning, "debug-fingerprint", at: path, "this is the widely shared debug keystore fingerprint (Android SDK / React Native template): release builds are signed with another key, so links will not verify for them")]
+                return [Finding(.warning, .debugFingerprint, at: path, "this is the widely shared debug keystore fingerprint (Android SDK / React Native template): release builds are signed with another key, so links will not verify for them")]
             }
             return []
         }
@@ -140,12 +140,12 @@ public struct AssetLinks: Sendable, Equatable {
                 let a = compact.index(compact.startIndex, offsetBy: i)
                 return compact[a...compact.index(after: a)].uppercased()
             }.joined(separator: ":")
-            return [Finding(.error, "fingerprint-format", at: path, "the fingerprint must be 32 upper-case hex bytes separated by colons: write \(fixed)")]
+            return [Finding(.error, .fingerprintFormat, at: path, "the fingerprint must be 32 upper-case hex bytes separated by colons: write \(fixed)")]
         }
         if !s.contains(where: \.isHexDigit) || s.uppercased().contains("FINGERPRINT") || s.uppercased().contains("SHA256") {
-            return [Finding(.error, "placeholder-fingerprint", at: path, "\(JSONWriter.quote(s)) is a placeholder: put the SHA-256 fingerprint of your signing certificate (keytool -list -v, or Play Console → App integrity)")]
+            return [Finding(.error, .placeholderFingerprint, at: path, "\(JSONWriter.quote(s)) is a placeholder: put the SHA-256 fingerprint of your signing certificate (keytool -list -v, or Play Console → App integrity)")]
         }
-        return [Finding(.error, "fingerprint-format", at: path, "\(JSONWriter.quote(s)) is not a SHA-256 fingerprint (32 upper-case hex bytes separated by colons)")]
+        return [Finding(.error, .fingerprintFormat, at: path, "\(JSONWriter.quote(s)) is not a SHA-256 fingerprint (32 upper-case hex bytes separated by colons)")]
     }
 }
 

@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Checks of `TEAMID.bundle.identifier` app IDs.
 enum AppIDCheck {
@@ -8,10 +8,10 @@ enum AppIDCheck {
     static func check(_ id: String, at path: String) -> [Finding] {
         let upper = id.uppercased()
         if let marker = placeholderMarkers.first(where: { upper.contains($0) }) {
-            return [Finding(.error, "placeholder-app-id", at: path, "\(JSONWriter.quote(id)) contains the placeholder \(JSONWriter.quote(marker)); put your real 10-character team ID (Membership details in the developer account) and bundle ID")]
+            return [Finding(.error, .placeholderAppID, at: path, "\(JSONWriter.quote(id)) contains the placeholder \(JSONWriter.quote(marker)); put your real 10-character team ID (Membership details in the developer account) and bundle ID")]
         }
         guard let dot = id.firstIndex(of: ".") else {
-            return [Finding(.error, "malformed-app-id", at: path, "\(JSONWriter.quote(id)) is not TEAMID.bundle.id: it needs the 10-character team ID, a dot, and the bundle ID")]
+            return [Finding(.error, .malformedAppID, at: path, "\(JSONWriter.quote(id)) is not TEAMID.bundle.id: it needs the 10-character team ID, a dot, and the bundle ID")]
         }
         let team = id[..<dot]
         let bundle = id[id.index(after: dot)...]
@@ -19,16 +19,16 @@ enum AppIDCheck {
         let teamIsWellFormed = team.count == 10 && team.allSatisfy { ($0.isASCII && $0.isUppercase) || ($0.isASCII && $0.isNumber) }
         if !teamIsWellFormed {
             let looksLikeBundle = team.allSatisfy { $0.isLowercase || $0 == "-" } && bundle.contains(".")
-            findings.append(Finding(.error, looksLikeBundle ? "missing-team-id" : "malformed-app-id", at: path, looksLikeBundle
+            findings.append(Finding(.error, looksLikeBundle ? .missingTeamID : .malformedAppID, at: path, looksLikeBundle
                 ? "\(JSONWriter.quote(id)) looks like a bare bundle ID: prefix it with your 10-character team ID (ABCDE12345.\(id))"
                 : "the team ID \(JSONWriter.quote(String(team))) in \(JSONWriter.quote(id)) must be 10 upper-case letters or digits"))
         } else if team.allSatisfy(\.isNumber) {
-            findings.append(Finding(.warning, "numeric-team-id", at: path, "the team ID \(JSONWriter.quote(String(team))) is all digits; team IDs mix letters and digits — this looks like an App Store ID"))
+            findings.append(Finding(.warning, .numericTeamID, at: path, "the team ID \(JSONWriter.quote(String(team))) is all digits; team IDs mix letters and digits — this looks like an App Store ID"))
         }
         let bundleOK = !bundle.isEmpty && bundle.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
             && !bundle.hasPrefix(".") && !bundle.hasSuffix(".") && !bundle.contains("..")
         if !bundleOK {
-            findings.append(Finding(.error, "malformed-bundle-id", at: path, "the bundle ID \(JSONWriter.quote(String(bundle))) may only contain letters, digits, '-' and '.' (reverse-DNS, e.g. com.example.app)"))
+            findings.append(Finding(.error, .malformedBundleID, at: path, "the bundle ID \(JSONWriter.quote(String(bundle))) may only contain letters, digits, '-' and '.' (reverse-DNS, e.g. com.example.app)"))
         }
         return findings
     }

@@ -1,11 +1,11 @@
-import SwitchyardJSON
+import SwitchyardCore
 extension AppSiteAssociation {
     /// Every problem in a file: syntax, shape, app IDs, unreachable or useless patterns, size.
     /// Never traps, whatever the bytes.
     public static func validate(bytes: [UInt8]) -> [Finding] {
         var findings: [Finding] = []
         if bytes.count > maximumBytes {
-            findings.append(Finding(.error, "file-too-large", at: "$", "the file is \(bytes.count) bytes; iOS ignores files over \(maximumBytes) bytes (128 KB) — use components with wildcards instead of listing paths"))
+            findings.append(Finding(.error, .fileTooLarge, at: "$", "the file is \(bytes.count) bytes; iOS ignores files over \(maximumBytes) bytes (128 KB) — use components with wildcards instead of listing paths"))
         }
         let (aasa, readFindings) = read(bytes: bytes)
         findings += readFindings
@@ -23,21 +23,21 @@ extension AppSiteAssociation {
     func semanticFindings() -> [Finding] {
         var findings: [Finding] = []
         if applinks == nil && webcredentials == nil && appclips == nil && activitycontinuation == nil {
-            findings.append(Finding(.error, "missing-applinks", at: "$", "the file has none of applinks, webcredentials, appclips, activitycontinuation: it associates nothing"))
+            findings.append(Finding(.error, .missingApplinks, at: "$", "the file has none of applinks, webcredentials, appclips, activitycontinuation: it associates nothing"))
         } else if applinks == nil {
-            findings.append(Finding(.warning, "missing-applinks", at: "$", "no \"applinks\" section: no URL of this domain opens an app (fine if you only share web credentials)"))
+            findings.append(Finding(.warning, .missingApplinks, at: "$", "no \"applinks\" section: no URL of this domain opens an app (fine if you only share web credentials)"))
         }
         for (key, apps) in [("webcredentials", webcredentials), ("appclips", appclips), ("activitycontinuation", activitycontinuation)] {
             for (i, id) in (apps ?? []).enumerated() { findings += AppIDCheck.check(id, at: "\(key).apps[\(i)]") }
         }
         guard let applinks else { return findings }
         if let apps = applinks.apps, !apps.isEmpty {
-            findings.append(Finding(.warning, "legacy-apps-key", at: "applinks.apps", "\"apps\" must be an empty array (or left out); app IDs belong in details"))
+            findings.append(Finding(.warning, .legacyAppsKey, at: "applinks.apps", "\"apps\" must be an empty array (or left out); app IDs belong in details"))
         }
         for d in applinks.details {
             let path = d.location
             if d.appIDs.isEmpty {
-                findings.append(Finding(.error, "no-app-ids", at: path, "the detail lists no app IDs (\"appIDs\" is empty or missing), so no app can claim these links"))
+                findings.append(Finding(.error, .noAppIDs, at: path, "the detail lists no app IDs (\"appIDs\" is empty or missing), so no app can claim these links"))
             }
             if applinks.detailsKeyedByAppID {
                 // The key is the app ID; its findings point at the member.
@@ -46,10 +46,10 @@ extension AppSiteAssociation {
                 for (i, id) in d.appIDs.enumerated() { findings += AppIDCheck.check(id, at: "\(path).appIDs[\(i)]") }
             }
             if d.components != nil && d.paths != nil {
-                findings.append(Finding(.warning, "paths-and-components", at: path, "has both \"paths\" and \"components\": iOS 13+ uses only components, older iOS only paths; keep them equivalent or drop paths"))
+                findings.append(Finding(.warning, .pathsAndComponents, at: path, "has both \"paths\" and \"components\": iOS 13+ uses only components, older iOS only paths; keep them equivalent or drop paths"))
             }
             if d.components == nil && d.paths == nil {
-                findings.append(Finding(.error, "no-patterns", at: path, "has neither \"components\" nor \"paths\": it matches no URL"))
+                findings.append(Finding(.error, .noPatterns, at: path, "has neither \"components\" nor \"paths\": it matches no URL"))
             }
             if let components = d.components { findings += componentFindings(components, path, d.substitutionVariables) }
             if let paths = d.paths, d.components == nil { findings += pathFindings(paths, path) }
@@ -69,7 +69,7 @@ extension AppSiteAssociation {
         for c in components {
             let cp = "\(path).components[\(c.index)]"
             if let earlier = catchAll {
-                findings.append(Finding(.warning, "unreachable-component", at: cp, "can never apply: components[\(earlier)] before it matches every URL and the first match decides"))
+                findings.append(Finding(.warning, .unreachableComponent, at: cp, "can never apply: components[\(earlier)] before it matches every URL and the first match decides"))
             }
             for (key, pattern) in [("/", c.path), ("#", c.fragment)] {
                 if let pattern { findings += variableFindings(pattern, "\(cp).\(key)", variables) }
@@ -79,9 +79,9 @@ extension AppSiteAssociation {
                 for item in items {
                     findings += variableFindings(item.pattern, "\(cp).?.\(item.name)", variables)
                     if item.pattern == "?" {
-                        findings.append(Finding(.warning, "query-single-character", at: "\(cp).?.\(item.name)", "\"?\" matches exactly one character; use \"*\" to accept any value or \"?*\" for a non-empty one"))
+                        findings.append(Finding(.warning, .querySingleCharacter, at: "\(cp).?.\(item.name)", "\"?\" matches exactly one character; use \"*\" to accept any value or \"?*\" for a non-empty one"))
                     } else if item.pattern.isEmpty {
-                        findings.append(Finding(.warning, "query-empty-pattern", at: "\(cp).?.\(item.name)", "\"\" matches only when \(item.name) is absent or empty; use \"*\" to accept any value"))
+                        findings.append(Finding(.warning, .queryEmptyPattern, at: "\(cp).?.\(item.name)", "\"\" matches only when \(item.name) is absent or empty; use \"*\" to accept any value"))
                     }
                 }
             case .whole(let s)?: findings += variableFindings(s, "\(cp).?", variables)
@@ -104,7 +104,7 @@ extension AppSiteAssociation {
             guard let close = rest[start.upperBound...].firstIndex(of: ")") else { break }
             let name = String(rest[start.upperBound..<close])
             if !SubstitutionVariables.builtInNames.contains(name) && variables[name] == nil {
-                findings.append(Finding(.error, "unknown-variable", at: path, "$(\(name)) is neither a built-in substitution variable nor defined in substitutionVariables; it would only match the literal text"))
+                findings.append(Finding(.error, .unknownVariable, at: path, "$(\(name)) is neither a built-in substitution variable nor defined in substitutionVariables; it would only match the literal text"))
             }
             rest = rest[rest.index(after: close)...]
         }
@@ -119,9 +119,9 @@ extension AppSiteAssociation {
             let exclude = p.hasPrefix("NOT ")
             let pattern = exclude ? String(p.dropFirst(4)) : p
             if let earlier = catchAll {
-                findings.append(Finding(.warning, exclude ? "unreachable-not" : "unreachable-path", at: pp, "\(JSONWriter.quote(p)) can never apply: paths[\(earlier)] before it matches every path and the first match decides — put NOT entries first"))
+                findings.append(Finding(.warning, exclude ? .unreachableNot : .unreachablePath, at: pp, "\(JSONWriter.quote(p)) can never apply: paths[\(earlier)] before it matches every path and the first match decides — put NOT entries first"))
             } else if exclude && !paths[(i + 1)...].contains(where: { !$0.hasPrefix("NOT ") }) {
-                findings.append(Finding(.warning, "useless-not", at: pp, "\(JSONWriter.quote(p)) excludes nothing: no later path would have matched, and unmatched paths are not handled anyway"))
+                findings.append(Finding(.warning, .uselessNot, at: pp, "\(JSONWriter.quote(p)) excludes nothing: no later path would have matched, and unmatched paths are not handled anyway"))
             }
             if !exclude && Self.isCatchAll(pattern) && catchAll == nil { catchAll = i }
         }

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 /// Turns web links into app links with an Opener-format manifest.
 ///
 /// ```swift
@@ -106,7 +106,7 @@ public struct LinkEngine: Sendable {
             }
         case .script(let source): return scripts.runOnExecutor(source, input: input)
         case .legacyScript:
-            return .failure(ScriptError(code: "legacy-script-unsupported", message: "only a legacy \"script\" (XMLHttpRequest) is given; it is not supported, add \"script2\""))
+            return .failure(ScriptError(code: .legacyScriptUnsupported, message: "only a legacy \"script\" (XMLHttpRequest) is given; it is not supported, add \"script2\""))
         }
     }
 

@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 /// What one format of a matching action produced.
 public struct ActionResult: Sendable, Equatable {
     /// Index of the action in the manifest file's `actions` array.
@@ -43,7 +43,7 @@ extension Resolution {
     public var json: JSONValue {
         func error(_ e: ScriptError?) -> JSONValue {
             guard let e else { return .null }
-            return .object([("code", .string(e.code)), ("message", .string(e.message))])
+            return .object([("code", .string(e.code.name)), ("message", .string(e.message))])
         }
         return .object([
             ("input", .string(input)),

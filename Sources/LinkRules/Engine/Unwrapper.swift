@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// The static redirect table: rules tried once, in file order; the first matching rule gives

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 extension Manifest {
@@ -9,7 +10,7 @@ extension Manifest {
     /// Switchyard's own rule set for popular services, used when no manifest is given.
     public static func defaultRules() throws(ManifestError) -> Manifest {
         guard let path = defaultRulesPath else {
-            throw ManifestError(code: "io", message: "the default rule set is missing from the installation (default-rules.json)")
+            throw ManifestError(code: .io, message: "the default rule set is missing from the installation (default-rules.json)")
         }
         return try Manifest(contentsOf: path, strict: true)
     }

@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 /// A rule set in the Opener manifest format: apps, actions that turn web URLs into app URLs,
 /// browsers, link previews and redirect-unwrapping rules.
 ///

@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 import Foundation
 
 extension Manifest {
@@ -6,11 +6,11 @@ extension Manifest {
     public init(contentsOf path: String, strict: Bool = false) throws(ManifestError) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw ManifestError(code: "io", message: "cannot read manifest file '\(path)': \(reason)")
+            throw ManifestError(code: .io, message: "cannot read manifest file '\(path)': \(reason)")
         }
         defer { try? handle.close() }
         guard let data = try? handle.readToEnd() else {
-            throw ManifestError(code: "io", message: "cannot read manifest file '\(path)'")
+            throw ManifestError(code: .io, message: "cannot read manifest file '\(path)'")
         }
         try self.init(data: Array(data), strict: strict)
     }
@@ -28,7 +28,7 @@ extension Manifest {
     public init(data: [UInt8], strict: Bool = false) throws(ManifestError) {
         let (manifest, diagnostics) = try ManifestLoader.load(data: data)
         let errors = diagnostics.filter { $0.severity == .error }
-        if let first = errors.first, strict || first.code == "not-an-object" {
+        if let first = errors.first, strict || first.code == .notAnObject {
             throw ManifestError(code: first.code, message: first.message, location: first.location, diagnostics: errors)
         }
         self = manifest
@@ -47,7 +47,7 @@ public enum ManifestLoader {
             document = try JSONParser.parse(bytes: data)
         } catch {
             throw ManifestError(
-                code: "json-syntax", message: "invalid JSON: \(error.reason)",
+                code: .jsonSyntax, message: "invalid JSON: \(error.reason)",
                 location: SourceLocation(line: error.line, column: error.column))
         }
         var reader = Reader()
@@ -60,11 +60,11 @@ public enum ManifestLoader {
         var patterns: [String: Pattern] = [:]
 
         /// Records why the entry at `path` is skipped (one error per skipped entry).
-        mutating func skip(_ code: String, _ path: String, _ message: String) {
+        mutating func skip(_ code: ErrorCode, _ path: String, _ message: String) {
             diagnostics.append(Diagnostic(.error, code, at: SourceLocation(path: path), message + "; entry skipped"))
         }
 
-        mutating func warning(_ code: String, _ path: String, _ message: String) {
+        mutating func warning(_ code: ErrorCode, _ path: String, _ message: String) {
             diagnostics.append(Diagnostic(.warning, code, at: SourceLocation(path: path), message))
         }
 
@@ -77,11 +77,11 @@ public enum ManifestLoader {
         /// A required string: nil (and the entry skipped) when missing or not a string.
         mutating func required(_ object: JSONValue, _ names: [String], _ path: String) -> String? {
             guard let (name, value) = member(object, names) else {
-                skip("missing-key", path, "missing required key \"\(names[0])\"")
+                skip(.missingKey, path, "missing required key \"\(names[0])\"")
                 return nil
             }
             if case .string(let s) = value { return s }
-            skip("wrong-type", "\(path).\(name)", "expected a string, found \(value.typeName)")
+            skip(.wrongType, "\(path).\(name)", "expected a string, found \(value.typeName)")
             return nil
         }
 
@@ -92,7 +92,7 @@ public enum ManifestLoader {
             case .string(let s): return s
             case .null: return nil
             default:
-                warning("wrong-type", "\(path).\(name)", "expected a string, found \(value.typeName); ignored")
+                warning(.wrongType, "\(path).\(name)", "expected a string, found \(value.typeName); ignored")
                 return nil
             }
         }
@@ -105,7 +105,7 @@ public enum ManifestLoader {
             case .number(_, let text): return text
             case .null: return nil
             default:
-                warning("wrong-type", "\(path).\(name)", "expected a number or string, found \(value.typeName); ignored")
+                warning(.wrongType, "\(path).\(name)", "expected a number or string, found \(value.typeName); ignored")
                 return nil
             }
         }
@@ -119,7 +119,7 @@ public enum ManifestLoader {
                 patterns[regex] = p
                 return (regex, p)
             } catch {
-                skip("regex-invalid", "\(path).regex", "regex does not compile: \(Pattern.diagnose(regex))")
+                skip(.regexInvalid, "\(path).regex", "regex does not compile: \(Pattern.diagnose(regex))")
                 return nil
             }
         }
@@ -128,7 +128,7 @@ public enum ManifestLoader {
         mutating func array(_ object: JSONValue, _ names: [String], _ path: String) -> [(String, JSONValue)] {
             guard let (name, value) = member(object, names) else { return [] }
             guard case .array(let items) = value else {
-                if value != .null { warning("wrong-type", "\(path.isEmpty ? "" : path + ".")\(name)", "expected an array, found \(value.typeName); ignored") }
+                if value != .null { warning(.wrongType, "\(path.isEmpty ? "" : path + ".")\(name)", "expected an array, found \(value.typeName); ignored") }
                 return []
             }
             return items.enumerated().map { ("\(path.isEmpty ? "" : path + ".")\(name)[\($0.offset)]", $0.element) }
@@ -140,7 +140,7 @@ public enum ManifestLoader {
             var out: [String] = []
             for (p, v) in array(object, ["testInputs"], path) {
                 guard case .string(let s) = v else {
-                    warning("wrong-type", p, "expected a string, found \(v.typeName); the entry's tests are ignored")
+                    warning(.wrongType, p, "expected a string, found \(v.typeName); the entry's tests are ignored")
                     return nil
                 }
                 out.append(s)
@@ -156,7 +156,7 @@ public enum ManifestLoader {
                 case .string(let s): out.append(s)
                 case .null: out.append(nil)
                 default:
-                    warning("wrong-type", p, "expected a string or null, found \(v.typeName); these tests are ignored")
+                    warning(.wrongType, p, "expected a string or null, found \(v.typeName); these tests are ignored")
                     return nil
                 }
             }
@@ -168,34 +168,34 @@ public enum ManifestLoader {
             let format = optional(object, ["format"], path)
             let script2 = optional(object, ["script2"], path)
             if format != nil && script2 != nil {
-                warning("format-and-script2", path, "has both \"format\" and \"script2\"; \"script2\" is used")
+                warning(.formatAndScript2, path, "has both \"format\" and \"script2\"; \"script2\" is used")
             }
             if let script2 {
                 if !script2.contains("process") {
-                    warning("script-without-process", "\(path).script2", "script2 does not define a process(url, completionHandler) function; it will fail when run")
+                    warning(.scriptWithoutProcess, "\(path).script2", "script2 does not define a process(url, completionHandler) function; it will fail when run")
                 }
                 return .script(script2)
             }
             if let format { return .template(format) }
             if object["script"] != nil { return .legacyScript }
-            skip("missing-key", path, "\(kind) needs \"format\" or \"script2\"")
+            skip(.missingKey, path, "\(kind) needs \"format\" or \"script2\"")
             return nil
         }
 
         /// An app object (from `apps`, or defined inline by a format); nil when it is skipped.
         mutating func app(_ v: JSONValue, _ p: String) -> App? {
             guard case .object = v else {
-                skip("wrong-type", p, "expected an object, found \(v.typeName)")
+                skip(.wrongType, p, "expected an object, found \(v.typeName)")
                 return nil
             }
             guard let identifier = required(v, ["identifier", "appIdentifier", "appId"], p) else { return nil }
             if identifier.isEmpty {
-                skip("empty-identifier", "\(p).identifier", "the identifier is empty")
+                skip(.emptyIdentifier, "\(p).identifier", "the identifier is empty")
                 return nil
             }
             var name = optional(v, ["name", "displayName"], p)
             if name == nil {
-                warning("missing-key", p, "no \"name\"; the identifier \"\(identifier)\" is shown instead")
+                warning(.missingKey, p, "no \"name\"; the identifier \"\(identifier)\" is shown instead")
                 name = identifier
             }
             var scheme = optional(v, ["scheme"], p) ?? ""
@@ -207,7 +207,7 @@ public enum ManifestLoader {
 
         mutating func read(_ document: JSONValue) -> Manifest {
             guard case .object = document else {
-                diagnostics.append(Diagnostic(.error, "not-an-object", at: SourceLocation(path: "$"), "the manifest must be a JSON object, found \(document.typeName)"))
+                diagnostics.append(Diagnostic(.error, .notAnObject, at: SourceLocation(path: "$"), "the manifest must be a JSON object, found \(document.typeName)"))
                 return Manifest(apps: [], actions: [], browsers: [], previews: [], redirects: [], document: document, warnings: [], skipped: [], appsByID: [:])
             }
             var apps: [App] = []
@@ -215,7 +215,7 @@ public enum ManifestLoader {
             for (p, v) in array(document, ["apps"], "") {
                 guard let app = app(v, p) else { continue }
                 if appsByID[app.identifier] != nil {
-                    skip("duplicate-identifier", "\(p).identifier", "identifier \"\(app.identifier)\" is used by an earlier app")
+                    skip(.duplicateIdentifier, "\(p).identifier", "identifier \"\(app.identifier)\" is used by an earlier app")
                     continue
                 }
                 appsByID[app.identifier] = app
@@ -224,20 +224,20 @@ public enum ManifestLoader {
 
             var actions: [Action] = []
             for (i, (p, v)) in array(document, ["actions"], "").enumerated() {
-                guard case .object = v else { skip("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
+                guard case .object = v else { skip(.wrongType, p, "expected an object, found \(v.typeName)"); continue }
                 guard let (regex, pattern) = self.pattern(v, p) else { continue }
                 let title = optional(v, ["title"], p) ?? ""
                 let headers = member(v, ["includeHeaders", "headers"])?.value.isTruthy ?? false
                 let inputs = testInputs(v, p)
                 var formats: [Format] = []
                 for (j, (fp, fv)) in array(v, ["formats"], p).enumerated() {
-                    guard case .object = fv else { skip("wrong-type", fp, "expected an object, found \(fv.typeName)"); continue }
+                    guard case .object = fv else { skip(.wrongType, fp, "expected an object, found \(fv.typeName)"); continue }
                     let appId: String
                     if let (key, inline) = member(fv, ["app", "appId", "appIdentifier"]), case .object = inline {
                         // An app defined inline where an identifier is expected.
                         guard let app = app(inline, "\(fp).\(key)") else { continue }
                         if let known = appsByID[app.identifier] {
-                            if known != app { warning("inline-app-differs", "\(fp).\(key)", "inline app \"\(app.identifier)\" differs from the one in apps; the one in apps is used") }
+                            if known != app { warning(.inlineAppDiffers, "\(fp).\(key)", "inline app \"\(app.identifier)\" differs from the one in apps; the one in apps is used") }
                         } else {
                             appsByID[app.identifier] = app
                             apps.append(app)
@@ -247,7 +247,7 @@ public enum ManifestLoader {
                         guard let id = required(fv, ["appId", "appIdentifier"], fp) else { continue }
                         guard appsByID[id] != nil else {
                             let key = fv["appId"] != nil ? "appId" : "appIdentifier"
-                            skip("unknown-app", "\(fp).\(key)", "\(JSONWriter.quote(id)) names no app")
+                            skip(.unknownApp, "\(fp).\(key)", "\(JSONWriter.quote(id)) names no app")
                             continue
                         }
                         appId = id
@@ -255,7 +255,7 @@ public enum ManifestLoader {
                     guard let t = transform(fv, fp, "a format") else { continue }
                     var results = inputs == nil ? nil : resultList(fv, fp)
                     if let r = results, r.count != inputs?.count ?? 0 {
-                        warning("test-count-mismatch", "\(fp).testResults", "has \(r.count) results for \(inputs?.count ?? 0) testInputs; these tests are ignored")
+                        warning(.testCountMismatch, "\(fp).testResults", "has \(r.count) results for \(inputs?.count ?? 0) testInputs; these tests are ignored")
                         results = nil
                     }
                     formats.append(Format(index: j, appId: appId, transform: t, testResults: results))
@@ -266,10 +266,10 @@ public enum ManifestLoader {
             var browsers: [Browser] = []
             var browserIDs: Set<String> = []
             for (i, (p, v)) in array(document, ["browsers"], "").enumerated() {
-                guard case .object = v else { skip("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
+                guard case .object = v else { skip(.wrongType, p, "expected an object, found \(v.typeName)"); continue }
                 guard let identifier = required(v, ["identifier", "appIdentifier"], p) else { continue }
                 guard browserIDs.insert(identifier).inserted else {
-                    skip("duplicate-identifier", "\(p).identifier", "identifier \"\(identifier)\" is used by an earlier browser")
+                    skip(.duplicateIdentifier, "\(p).identifier", "identifier \"\(identifier)\" is used by an earlier browser")
                     continue
                 }
                 guard let (regex, pattern) = self.pattern(v, p), let t = transform(v, p, "a browser") else { continue }
@@ -278,7 +278,7 @@ public enum ManifestLoader {
                 let inputs = testInputs(v, p)
                 var results = inputs == nil ? nil : resultList(v, p)
                 if let r = results, r.count != inputs?.count ?? 0 {
-                    warning("test-count-mismatch", "\(p).testResults", "has \(r.count) results for \(inputs?.count ?? 0) testInputs; these tests are ignored")
+                    warning(.testCountMismatch, "\(p).testResults", "has \(r.count) results for \(inputs?.count ?? 0) testInputs; these tests are ignored")
                     results = nil
                 }
                 browsers.append(Browser(
@@ -288,7 +288,7 @@ public enum ManifestLoader {
 
             var previews: [Preview] = []
             for (i, (p, v)) in array(document, ["previews"], "").enumerated() {
-                guard case .object = v else { skip("wrong-type", p, "expected an object, found \(v.typeName)"); continue }
+                guard case .object = v else { skip(.wrongType, p, "expected an object, found \(v.typeName)"); continue }
                 guard let (regex, pattern) = self.pattern(v, p), let t = transform(v, p, "a preview") else { continue }
                 previews.append(Preview(index: i, regex: regex, pattern: pattern, transform: t, canSave: v["canSave"]?.isTruthy ?? false))
             }
@@ -311,23 +311,23 @@ public enum ManifestLoader {
             case .array(let items):
                 for (i, item) in items.enumerated() {
                     let p = "\(name)[\(i)]"
-                    guard case .object = item else { skip("wrong-type", p, "expected an object, found \(item.typeName)"); continue }
+                    guard case .object = item else { skip(.wrongType, p, "expected an object, found \(item.typeName)"); continue }
                     guard let regex = required(item, ["regex"], p) else { continue }
                     entries.append((p, regex, item))
                 }
             case .null:
                 return []
             default:
-                warning("wrong-type", name, "expected an object, found \(value.typeName); no redirect rules loaded")
+                warning(.wrongType, name, "expected an object, found \(value.typeName); no redirect rules loaded")
                 return []
             }
             var rules: [RedirectRule] = []
             for (i, e) in entries.enumerated() {
-                guard case .object = e.rule else { skip("wrong-type", e.path, "expected an object, found \(e.rule.typeName)"); continue }
+                guard case .object = e.rule else { skip(.wrongType, e.path, "expected an object, found \(e.rule.typeName)"); continue }
                 let pattern: Pattern
                 if let cached = patterns[e.regex] { pattern = cached } else {
                     do { pattern = try Pattern(e.regex) } catch {
-                        skip("regex-invalid", e.path, "regex does not compile: \(Pattern.diagnose(e.regex))")
+                        skip(.regexInvalid, e.path, "regex does not compile: \(Pattern.diagnose(e.regex))")
                         continue
                     }
                     patterns[e.regex] = pattern
@@ -338,7 +338,7 @@ public enum ManifestLoader {
                 } else if let format = optional(e.rule, ["format"], e.path) {
                     output = .template(format)
                 } else {
-                    skip("missing-key", e.path, "a redirect rule needs \"param\" or \"format\"")
+                    skip(.missingKey, e.path, "a redirect rule needs \"param\" or \"format\"")
                     continue
                 }
                 var tests: [(String, String)] = []
@@ -346,11 +346,11 @@ public enum ManifestLoader {
                     if let members = tv.objectMembers {
                         for m in members {
                             if case .string(let expected) = m.value { tests.append((m.key, expected)) } else {
-                                warning("wrong-type", "\(e.path).\(tname)[\(JSONWriter.quote(m.key))]", "expected a string, found \(m.value.typeName); test ignored")
+                                warning(.wrongType, "\(e.path).\(tname)[\(JSONWriter.quote(m.key))]", "expected a string, found \(m.value.typeName); test ignored")
                             }
                         }
                     } else if tv != .null {
-                        warning("wrong-type", "\(e.path).\(tname)", "expected an object, found \(tv.typeName); tests ignored")
+                        warning(.wrongType, "\(e.path).\(tname)", "expected an object, found \(tv.typeName); tests ignored")
                     }
                 }
                 rules.append(RedirectRule(index: i, regex: e.regex, pattern: pattern, output: output, tests: tests))

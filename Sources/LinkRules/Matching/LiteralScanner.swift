@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// Aho–Corasick automaton over ASCII-lowercased bytes: one pass over the input reports which of
 /// many literals occur in it.
 struct LiteralScanner: Sendable {

@@ -1,3 +1,4 @@
+import SwitchyardCore
 extension Pattern {
     /// A best-effort explanation of why ICU rejected `source`, with a character offset, since
     /// Foundation reports only "the value is invalid".

@@ -1,12 +1,15 @@
 import Foundation
+import SwitchyardCore
 
 /// A regex evaluation stopped because it ran longer than its budget.
-public struct RegexTimeout: Error, Sendable, Equatable {
+public struct RegexTimeout: SwitchyardError, Equatable {
     public var seconds: Double
+    public var code: ErrorCode { .regexTimeout }
+    public var message: String { "the regex ran longer than \(seconds) s on this input and was stopped" }
 
     /// The result a format, browser or preview reports for it.
     public var scriptError: ScriptError {
-        ScriptError(code: "regex-timeout", message: "the regex ran longer than \(seconds) s on this input and was stopped")
+        ScriptError(code: code, message: message)
     }
 }
 

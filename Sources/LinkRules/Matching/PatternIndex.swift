@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// Finds which of an ordered list of patterns match an input, without running all of them.
 ///
 /// Each pattern is filed under the literal text its regex requires (see `RequiredLiterals`);

@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// Finds literal text that every match of an ICU regex must contain, so that an index can skip
 /// regexes whose literals are absent from the input.
 ///

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -20,12 +21,12 @@ public struct AddressGuard: Sendable {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let addresses = Self.lookup(bare, port: port)
         guard let first = addresses.first else {
-            throw FetchError(code: "network-error", message: "cannot resolve host '\(bare)'")
+            throw FetchError(code: .networkError, message: "cannot resolve host '\(bare)'")
         }
         if !allowPrivate {
             for address in addresses where !Self.isPublic(address) {
                 throw FetchError(
-                    code: "network-refused",
+                    code: .networkRefused,
                     message: "refusing to connect to \(bare) (\(Self.format(address))): loopback, private and link-local destinations are not allowed")
             }
         }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// An HTTP request made on behalf of a script or of redirect following.
 public struct FetchRequest: Sendable, Equatable {
     public enum Method: String, Sendable { case get = "GET", head = "HEAD", post = "POST" }
@@ -52,18 +53,26 @@ public struct FetchResponse: Sendable, Equatable {
 }
 
 /// Why a fetch failed.
-public struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct FetchError: SwitchyardError {
     /// `network-disabled` (offline), `network-refused` (private/loopback destination),
     /// `invalid-url`, `network-timeout`, `body-too-large`, `too-many-redirects`, `network-error`.
-    public var code: String
+    public var code: ErrorCode
     public var message: String
+    /// The HTTP client's own error, when there was one.
+    public var cause: (any Error)?
 
-    public init(code: String, message: String) {
+    public init(code: ErrorCode, message: String, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.cause = cause
     }
 
     public var description: String { "\(code): \(message)" }
+}
+
+extension FetchError: Equatable {
+    /// Equal when code and message are (the cause is not compared).
+    public static func == (a: FetchError, b: FetchError) -> Bool { a.code == b.code && a.message == b.message }
 }
 
 /// The single way scripts and redirect following reach the network. Asynchronous: a script's
@@ -78,7 +87,7 @@ public struct OfflineFetcher: Fetcher {
     public init() {}
 
     public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
-        throw FetchError(code: "network-disabled", message: "network access is disabled (offline); \(request.method.rawValue) \(request.url) was not sent")
+        throw FetchError(code: .networkDisabled, message: "network access is disabled (offline); \(request.method.rawValue) \(request.url) was not sent")
     }
 }
 
@@ -88,6 +97,6 @@ public struct UnconfiguredFetcher: Fetcher {
     public init() {}
 
     public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
-        throw FetchError(code: "network-unavailable", message: "no fetcher is configured, so \(request.method.rawValue) \(request.url) was not sent; pass LinkEngine.Options(fetcher:) (SwitchyardNetwork's HTTPFetcher, or your own), or set offline")
+        throw FetchError(code: .networkUnavailable, message: "no fetcher is configured, so \(request.method.rawValue) \(request.url) was not sent; pass LinkEngine.Options(fetcher:) (SwitchyardNetwork's HTTPFetcher, or your own), or set offline")
     }
 }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 /// Base64 (RFC 4648) for the `btoa`/`atob` script helpers.
 enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)

@@ -1,4 +1,5 @@
 #if canImport(JavaScriptCore)
+import SwitchyardCore
 import Darwin
 import Foundation
 import JavaScriptCore

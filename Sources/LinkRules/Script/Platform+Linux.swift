@@ -1,4 +1,5 @@
 #if !canImport(JavaScriptCore)
+import SwitchyardCore
 import CJavaScriptCore
 import Foundation
 import Glibc

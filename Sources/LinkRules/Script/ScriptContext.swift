@@ -1,3 +1,4 @@
+import SwitchyardCore
 #if canImport(JavaScriptCore)
 import JavaScriptCore
 #else
@@ -140,10 +141,10 @@ final class ScriptContext {
             throw fail(ScriptContext.memoryError(memoryLimit))
         }
         if host.terminated {
-            throw fail(ScriptError(code: "script-timeout", message: "the script's top level ran past the \(timeLimit) s time limit"))
+            throw fail(ScriptError(code: .scriptTimeout, message: "the script's top level ran past the \(timeLimit) s time limit"))
         }
         if let exception {
-            throw fail(ScriptError(code: "script-syntax", message: "the script failed to load: \(JSText.describe(context, exception))"))
+            throw fail(ScriptError(code: .scriptSyntax, message: "the script failed to load: \(JSText.describe(context, exception))"))
         }
         let processName = JSStringCreateWithUTF8CString("process")
         defer { JSStringRelease(processName) }
@@ -151,7 +152,7 @@ final class ScriptContext {
         guard let value, JSValueIsObject(context, value), let object = JSValueToObject(context, value, nil),
               JSObjectIsFunction(context, object)
         else {
-            throw fail(ScriptError(code: "script-without-process", message: "the script defines no function process(url, completionHandler)"))
+            throw fail(ScriptError(code: .scriptWithoutProcess, message: "the script defines no function process(url, completionHandler)"))
         }
         JSValueProtect(context, object)
         JSValueProtect(context, completion)
@@ -183,7 +184,7 @@ final class ScriptContext {
     static let maximumRequestURLBytes = 64 << 10
 
     static func memoryError(_ limit: Double) -> ScriptError {
-        ScriptError(code: "script-memory", message: "the script was stopped after its heap passed the \(Int(limit / 1_048_576)) MB memory limit")
+        ScriptError(code: .scriptMemory, message: "the script was stopped after its heap passed the \(Int(limit / 1_048_576)) MB memory limit")
     }
 
     /// Calls `process(input, completionHandler)`; the completion's argument is the result.
@@ -213,8 +214,8 @@ final class ScriptContext {
             isSpent = true
             return .failure(ScriptContext.memoryError(host.memoryLimit))
         }
-        if host.terminated && host.networkFailure?.code != "script-timeout" {
-            return .failure(ScriptError(code: "script-timeout", message: "the script was stopped after running past its time limit"))
+        if host.terminated && host.networkFailure?.code != .scriptTimeout {
+            return .failure(ScriptError(code: .scriptTimeout, message: "the script was stopped after running past its time limit"))
         }
         if let failure = host.networkFailure {
             return .failure(ScriptError(code: failure.code, message: failure.message))
@@ -222,13 +223,13 @@ final class ScriptContext {
         if let exception {
             var message = "the script threw: " + JSText.describe(context, exception)
             if let network = host.lastNetworkError { message += " (after a failed request: \(network.message))" }
-            return .failure(ScriptError(code: "script-exception", message: message))
+            return .failure(ScriptError(code: .scriptException, message: message))
         }
         guard host.completed else {
-            return .failure(ScriptError(code: "completion-not-called", message: "process() returned without calling completionHandler"))
+            return .failure(ScriptError(code: .completionNotCalled, message: "process() returned without calling completionHandler"))
         }
         if let result = host.result, result.utf8.count > ScriptContext.maximumResultBytes {
-            return .failure(ScriptError(code: "script-output-too-large", message: "the script's answer is larger than \(ScriptContext.maximumResultBytes >> 20) MB"))
+            return .failure(ScriptError(code: .scriptOutputTooLarge, message: "the script's answer is larger than \(ScriptContext.maximumResultBytes >> 20) MB"))
         }
         return .success(host.result)
     }
@@ -265,7 +266,7 @@ final class ScriptContext {
         func overrun() -> Bool {
             guard (ContinuousClock.now - host.started) > .seconds(host.wallLimit) else { return false }
             if host.networkFailure == nil {
-                host.networkFailure = FetchError(code: "script-timeout", message: "the script ran past its \(host.wallLimit) s wall-clock limit (its time limit twice, plus the network timeout) and its requests were refused")
+                host.networkFailure = FetchError(code: .scriptTimeout, message: "the script ran past its \(host.wallLimit) s wall-clock limit (its time limit twice, plus the network timeout) and its requests were refused")
             }
             _ = throwError(ctx, exception, "script-timeout: the wall-clock limit has passed")
             return true
@@ -273,7 +274,7 @@ final class ScriptContext {
         if overrun() { return nil }
         defer { _ = overrun() }
         guard url.utf8.count <= ScriptContext.maximumRequestURLBytes else {
-            let error = FetchError(code: "invalid-url", message: "the script asked for a URL longer than \(ScriptContext.maximumRequestURLBytes >> 10) KiB")
+            let error = FetchError(code: .invalidURL, message: "the script asked for a URL longer than \(ScriptContext.maximumRequestURLBytes >> 10) KiB")
             if host.networkFailure == nil { host.networkFailure = error }
             _ = throwError(ctx, exception, "\(error.code): \(error.message)")
             return nil
@@ -290,7 +291,7 @@ final class ScriptContext {
             return String(decoding: response.body, as: UTF8.self)
         } catch {
             switch error.code {
-            case "network-disabled", "network-unavailable", "network-refused", "invalid-url":
+            case .networkDisabled, .networkUnavailable, .networkRefused, .invalidURL:
                 // Policy refusals are never hidden from the caller, even if the script catches them.
                 if host.networkFailure == nil { host.networkFailure = error }
                 _ = throwError(ctx, exception, "\(error.code): \(error.message)")

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import Synchronization
 
@@ -89,7 +90,7 @@ public final class ScriptRuntime: Sendable {
             } catch {
                 // A script whose top level timed out or ran out of memory may succeed later (it
                 // may depend on the network); syntax errors are remembered.
-                if error.code != "script-timeout" && error.code != "script-memory" { slot.loadError = error }
+                if error.code != .scriptTimeout && error.code != .scriptMemory { slot.loadError = error }
                 return .failure(error)
             }
         }

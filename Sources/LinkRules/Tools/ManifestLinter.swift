@@ -1,10 +1,11 @@
+import SwitchyardCore
 /// Checks a manifest for mistakes an author can fix: regexes that do not compile, formats
 /// naming unknown apps, `testResults` whose length differs from `testInputs`, `format` and
 /// `script2` together, duplicate identifiers, scripts that do not load or define no `process`,
 /// test inputs their own action does not match.
 public enum ManifestLinter {
     /// Codes that are errors in lint even if loading only warns about them.
-    static let errorCodes: Set<String> = ["format-and-script2", "test-count-mismatch", "script-without-process"]
+    static let errorCodes: Set<ErrorCode> = [.formatAndScript2, .testCountMismatch, .scriptWithoutProcess]
 
     /// All findings, errors first in document order, then warnings.
     public static func lint(data: [UInt8]) async -> [Diagnostic] {
@@ -25,8 +26,8 @@ public enum ManifestLinter {
         var checked: Set<String> = []
         func checkScript(_ t: Transform, _ path: String) async {
             guard case .script(let source) = t, checked.insert(source).inserted else { return }
-            if case .failure(let e) = await runtime.run(source, input: ""), e.code == "script-syntax" || e.code == "script-without-process" {
-                if !diagnostics.contains(where: { $0.location.path == path && $0.code == "script-without-process" }) {
+            if case .failure(let e) = await runtime.run(source, input: ""), e.code == .scriptSyntax || e.code == .scriptWithoutProcess {
+                if !diagnostics.contains(where: { $0.location.path == path && $0.code == .scriptWithoutProcess }) {
                     diagnostics.append(Diagnostic(.error, e.code, at: SourceLocation(path: path), e.message))
                 }
             }
@@ -39,11 +40,11 @@ public enum ManifestLinter {
                 let templated = a.formats.filter { if case .template = $0.transform { return true } else { return false } }
                 for (i, input) in a.testInputs.enumerated() where a.pattern.regex != nil && !a.pattern.matches(input)
                     && templated.contains(where: { ($0.testResults?.count ?? 0) > i && $0.testResults?[i] != nil }) {
-                    diagnostics.append(Diagnostic(.warning, "test-input-unmatched", at: SourceLocation(path: "actions[\(a.index)].testInputs[\(i)]"), "the action's regex does not match this test input"))
+                    diagnostics.append(Diagnostic(.warning, .testInputUnmatched, at: SourceLocation(path: "actions[\(a.index)].testInputs[\(i)]"), "the action's regex does not match this test input"))
                 }
             }
             for f in a.formats where f.transform == .legacyScript {
-                diagnostics.append(Diagnostic(.warning, "legacy-script", at: SourceLocation(path: "actions[\(a.index)].formats[\(f.index)]"), "only a legacy \"script\"; it will be reported as unsupported"))
+                diagnostics.append(Diagnostic(.warning, .legacyScript, at: SourceLocation(path: "actions[\(a.index)].formats[\(f.index)]"), "only a legacy \"script\"; it will be reported as unsupported"))
             }
         }
         for b in manifest.browsers { await checkScript(b.transform, "browsers[\(b.index)].script2") }
@@ -52,7 +53,7 @@ public enum ManifestLinter {
         func checkShape(_ pattern: Pattern, _ path: String) {
             let problem = shapes[pattern.source] ?? Pattern.catastrophicShape(pattern.source)
             shapes[pattern.source] = problem
-            if let problem { diagnostics.append(Diagnostic(.warning, "regex-catastrophic", at: SourceLocation(path: path), problem)) }
+            if let problem { diagnostics.append(Diagnostic(.warning, .regexCatastrophic, at: SourceLocation(path: path), problem)) }
         }
         for a in manifest.actions { checkShape(a.pattern, "actions[\(a.index)].regex") }
         for b in manifest.browsers { checkShape(b.pattern, "browsers[\(b.index)].regex") }

@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 /// Drops what a client does not need to resolve links — tests, docs, notes, legacy scripts that
 /// `script2` replaces — and writes compact JSON. Key order (and so redirect order) is kept.
 public enum ManifestMinifier {

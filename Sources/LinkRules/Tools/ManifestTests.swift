@@ -1,4 +1,4 @@
-import SwitchyardJSON
+import SwitchyardCore
 /// Runs a manifest's own tests: every action test input against every format with
 /// `testResults`, every browser test, and every redirect rule's `tests`.
 ///
@@ -104,7 +104,7 @@ public struct ManifestTestRunner: Sendable {
         switch engine.applyOnExecutor(transform, pattern: pattern, to: input) {
         case .success(let got):
             return Outcome(status: got == expected ? .passed : .failed, location: location, input: input, expected: expected, got: got)
-        case .failure(let error) where error.code == "network-disabled":
+        case .failure(let error) where error.code == .networkDisabled:
             return Outcome(status: .skipped, location: location, input: input, expected: expected, reason: "needs the network (offline)")
         case .failure(let error):
             return Outcome(status: .failed, location: location, input: input, expected: expected, reason: error.description)

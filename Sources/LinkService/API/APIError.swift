@@ -2,28 +2,34 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import SwitchyardJSON
+import SwitchyardCore
 
 /// An API error: status, stable code, message and the field at fault. Rendered as
-/// `{"error":{"code":…,"message":…,"field":…}}`; internals never leak into it.
-struct APIError: Error, Sendable {
+/// `{"error":{"code":…,"message":…,"field":…}}`; internals never leak into it. Handlers just
+/// throw it: as Hummingbird's `HTTPResponseError` it builds its own response.
+struct APIError: SwitchyardError, HTTPResponseError {
     var status: HTTPResponse.Status
-    var code: String
+    var code: ErrorCode
     var message: String
     var field: String?
     var retryAfter: Int?
+    /// The storage's or engine's error behind a 5xx (logged, never sent).
+    var cause: (any Error)?
 
-    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil) {
+    init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, field: String? = nil, cause: (any Error)? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.field = field
+        self.cause = cause
     }
 
-    static func badRequest(_ code: String, _ message: String, field: String? = nil) -> APIError { APIError(.badRequest, code, message, field: field) }
+    static func badRequest(_ code: ErrorCode, _ message: String, field: String? = nil) -> APIError { APIError(.badRequest, code, message, field: field) }
+
+    var location: SourceLocation? { field.map { SourceLocation(path: $0) } }
 
     var response: Response {
-        var members: [(key: String, value: JSONValue)] = [("code", .string(code)), ("message", .string(message))]
+        var members: [(key: String, value: JSONValue)] = [("code", .string(code.name)), ("message", .string(message))]
         if let field { members.append(("field", .string(field))) }
         var headers: HTTPFields = [.contentType: "application/json"]
         // Every 503 says when to come back (the storage may recover; a 429 carries its own wait).
@@ -33,6 +39,8 @@ struct APIError: Error, Sendable {
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONWriter.compact(.object([("error", .object(members))])) + "\n")))
     }
+
+    func response(from request: Request, context: some RequestContext) -> Response { response }
 }
 
 extension Response {

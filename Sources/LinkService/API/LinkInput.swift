@@ -1,6 +1,6 @@
 import Foundation
 import LinkRouting
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Reads and checks a `POST /api/links` body; every rejection names the field.
 struct LinkInput {
@@ -30,21 +30,21 @@ struct LinkInput {
 
     /// A link (code empty unless the body chose one), or the first problem found.
     func read(_ body: JSONValue, now: Date) throws(APIError) -> StoredLink {
-        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object") }
+        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
         for (key, _) in members where !Self.fields.contains(key) {
-            throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.joined(separator: ", ")))", field: key)
+            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.joined(separator: ", ")))", field: key)
         }
         var link = StoredLink(code: "", createdAt: now)
         if let code = try string(body, "code") {
             guard isValidCode(code) else {
-                throw .badRequest("invalid-code", "code \(JSONWriter.quote(code)) must be 3–64 characters from the configured alphabet", field: "code")
+                throw .badRequest(.invalidCode, "code \(JSONWriter.quote(code)) must be 3–64 characters from the configured alphabet", field: "code")
             }
             link.code = code
         }
         link.deepLink = try string(body, "deepLink")
         link.route = try string(body, "route")
         if let p = body["parameters"] {
-            guard let pairs = p.objectMembers else { throw .badRequest("invalid-parameters", "parameters must be an object", field: "parameters") }
+            guard let pairs = p.objectMembers else { throw .badRequest(.invalidParameters, "parameters must be an object", field: "parameters") }
             for (k, v) in pairs {
                 switch v {
                 case .string(let s):
@@ -52,21 +52,21 @@ struct LinkInput {
                     link.parameters.append((k, s))
                 case .number(_, let text): link.parameters.append((k, text))
                 case .bool(let b): link.parameters.append((k, b ? "true" : "false"))
-                default: throw .badRequest("invalid-parameters", "parameters.\(k) must be a string or a number", field: "parameters.\(k)")
+                default: throw .badRequest(.invalidParameters, "parameters.\(k) must be a string or a number", field: "parameters.\(k)")
                 }
             }
         }
         switch (link.deepLink, link.route) {
-        case (nil, nil): throw .badRequest("missing-target", "give deepLink (a custom-scheme URL) or route (+ parameters)", field: "deepLink")
+        case (nil, nil): throw .badRequest(.missingTarget, "give deepLink (a custom-scheme URL) or route (+ parameters)", field: "deepLink")
         case (let d?, nil):
-            guard link.parameters.isEmpty else { throw .badRequest("invalid-parameters", "parameters go with route, not with deepLink", field: "parameters") }
+            guard link.parameters.isEmpty else { throw .badRequest(.invalidParameters, "parameters go with route, not with deepLink", field: "parameters") }
             link.deepLink = try checkDeepLink(d, field: "deepLink")
         case (nil, let r?):
             guard let built = deepLink(route: r, parameters: link.parameters) else {
-                throw .badRequest("invalid-route", routeProblem(r, link.parameters), field: configuration.router.routes.contains(where: { $0.name == r }) ? "parameters" : "route")
+                throw .badRequest(.invalidRoute, routeProblem(r, link.parameters), field: configuration.router.routes.contains(where: { $0.name == r }) ? "parameters" : "route")
             }
             _ = try checkDeepLink(built, field: "route")
-        case (_?, _?): throw .badRequest("ambiguous-target", "give deepLink or route, not both", field: "route")
+        case (_?, _?): throw .badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route")
         }
         for (key, path) in [("webURL", \StoredLink.webURL), ("appStoreURL", \.appStoreURL), ("playStoreURL", \.playStoreURL), ("image", \.imageURL)] {
             if let u = try string(body, key) {
@@ -81,28 +81,28 @@ struct LinkInput {
             let date: Date
             switch Timestamp.parse(e) {
             case .success(let parsed): date = parsed
-            case .failure(.shape): throw .badRequest("invalid-expiry", "expiresAt must be an RFC 3339 date-time such as 2026-12-31T23:59:00Z", field: "expiresAt")
-            case .failure(let problem): throw .badRequest("invalid-expiry", "expiresAt \(e): \(problem)", field: "expiresAt")
+            case .failure(let problem) where problem.code == .invalidTimestamp: throw .badRequest(.invalidExpiry, "expiresAt must be an RFC 3339 date-time such as 2026-12-31T23:59:00Z", field: "expiresAt")
+            case .failure(let problem): throw .badRequest(.invalidExpiry, "expiresAt \(e): \(problem)", field: "expiresAt")
             }
             // A link that is born expired would only ever answer 410.
             guard date > now else {
-                throw .badRequest("invalid-expiry", "expiresAt \(e) is not in the future (now: \(ISO8601DateFormatter().string(from: now)))", field: "expiresAt")
+                throw .badRequest(.invalidExpiry, "expiresAt \(e) is not in the future (now: \(ISO8601DateFormatter().string(from: now)))", field: "expiresAt")
             }
             guard date.timeIntervalSince(now) <= Self.longestLifetime else {
-                throw .badRequest("invalid-expiry", "expiresAt \(e) is more than 10 years ahead", field: "expiresAt")
+                throw .badRequest(.invalidExpiry, "expiresAt \(e) is more than 10 years ahead", field: "expiresAt")
             }
             link.expiresAt = date
         }
         if let v = body["expiresIn"] {
-            guard link.expiresAt == nil else { throw .badRequest("invalid-expiry", "give expiresAt or expiresIn, not both", field: "expiresIn") }
+            guard link.expiresAt == nil else { throw .badRequest(.invalidExpiry, "give expiresAt or expiresIn, not both", field: "expiresIn") }
             guard case .number(let seconds, _) = v, seconds > 0, seconds <= Self.longestLifetime else {
-                throw .badRequest("invalid-expiry", "expiresIn must be a positive number of seconds", field: "expiresIn")
+                throw .badRequest(.invalidExpiry, "expiresIn must be a positive number of seconds", field: "expiresIn")
             }
             link.expiresAt = now.addingTimeInterval(seconds)
         }
         if let v = body["maxUses"] {
             guard case .number(let n, _) = v, n >= 1, n == n.rounded(), n < 1e15 else {
-                throw .badRequest("invalid-max-uses", "maxUses must be a whole number ≥ 1", field: "maxUses")
+                throw .badRequest(.invalidMaxUses, "maxUses must be a whole number ≥ 1", field: "maxUses")
             }
             link.maxUses = Int64(n)
         }
@@ -115,11 +115,11 @@ struct LinkInput {
     /// `deepLink` replaces a route and its parameters, a new `route` replaces a deep link. The
     /// code, kind, creation time, creator and clicks stay; an expiry not mentioned stays as it is.
     func edit(_ link: StoredLink, with patch: [(key: String, value: JSONValue)], now: Date) throws(APIError) -> StoredLink {
-        guard !patch.isEmpty else { throw .badRequest("empty-edit", "the body names no field to change") }
+        guard !patch.isEmpty else { throw .badRequest(.emptyEdit, "the body names no field to change") }
         for (key, _) in patch {
-            if key == "code" { throw .badRequest("immutable-field", "a link's code cannot change (printed codes would break); create a new link", field: key) }
+            if key == "code" { throw .badRequest(.immutableField, "a link's code cannot change (printed codes would break); create a new link", field: key) }
             guard Self.fields.contains(key) else {
-                throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.filter { $0 != "code" }.joined(separator: ", ")))", field: key)
+                throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.filter { $0 != "code" }.joined(separator: ", ")))", field: key)
             }
         }
         func text(_ s: String?) -> JSONValue? { s.map(JSONValue.string) }
@@ -165,7 +165,7 @@ struct LinkInput {
             guard v < 0x20 || (0x7F...0x9F).contains(v) else { continue }
             if lineBreaks && (v == 0x09 || v == 0x0A || v == 0x0D) { continue }
             let allowed = lineBreaks ? "printable text, tabs and line breaks" : "printable text on one line"
-            throw .badRequest("invalid-text", "\(field) contains the control character \(String(format: "U+%04X", v)) at character \(position); \(field) takes \(allowed)",
+            throw .badRequest(.invalidText, "\(field) contains the control character \(String(format: "U+%04X", v)) at character \(position); \(field) takes \(allowed)",
                               field: field)
         }
     }
@@ -216,12 +216,12 @@ struct LinkInput {
         if scheme == "https" || scheme == "http" {
             let web = try webURL(url, field: field)
             guard configuration.router.hosts.contains(where: { $0.lowercased() == web.host }) else {
-                throw .badRequest("invalid-deep-link", "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
+                throw .badRequest(.invalidDeepLink, "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
             }
             return web.href
         }
         guard allowedSchemes.contains(scheme) else {
-            throw .badRequest("invalid-deep-link", "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.sorted().joined(separator: ", ")))", field: field)
+            throw .badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.sorted().joined(separator: ", ")))", field: field)
         }
         return url
     }
@@ -231,11 +231,11 @@ struct LinkInput {
     func checkFallback(_ url: String, field: String, requireAllowedHost: Bool) throws(APIError) -> String {
         let scheme = try schemeOf(url, field: field)
         guard scheme == "https" || scheme == "http" else {
-            throw .badRequest("invalid-url", "\(field) must be an http(s) URL with a host", field: field)
+            throw .badRequest(.invalidURL, "\(field) must be an http(s) URL with a host", field: field)
         }
         let web = try webURL(url, field: field)
         if requireAllowedHost && !allowedRedirectHosts.contains(web.host) {
-            throw .badRequest("host-not-allowed", "\(field): host \(web.host) is not in the configuration's hosts or service.redirectHosts", field: field)
+            throw .badRequest(.hostNotAllowed, "\(field): host \(web.host) is not in the configuration's hosts or service.redirectHosts", field: field)
         }
         return web.href
     }
@@ -243,37 +243,37 @@ struct LinkInput {
     private func webURL(_ url: String, field: String) throws(APIError) -> WebURL {
         switch WebURL.parse(url, trustedHosts: allowedRedirectHosts) {
         case .success(let web): return web
-        case .failure(let refusal): throw .badRequest("invalid-url", "\(field): the URL \(refusal.reason)", field: field)
+        case .failure(let refusal): throw .badRequest(.invalidURL, "\(field): the URL \(refusal.reason)", field: field)
         }
     }
 
     private func schemeOf(_ url: String, field: String) throws(APIError) -> String {
         guard url.utf8.count <= 4096, !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
               let colon = url.firstIndex(of: ":") else {
-            throw .badRequest("invalid-url", "\(field) is not a URL (no scheme, spaces or control characters, or longer than 4096 bytes)", field: field)
+            throw .badRequest(.invalidURL, "\(field) is not a URL (no scheme, spaces or control characters, or longer than 4096 bytes)", field: field)
         }
         // Browsers read a backslash in an http(s) URL as a path separator, so
         // `https://evil.example\@allowed.example/` goes to evil.example while URLComponents
         // sees allowed.example. Any URL whose reading could differ is refused.
         if url.contains("\\") {
-            throw .badRequest("invalid-url", "\(field) contains a backslash, which browsers and this check would read differently", field: field)
+            throw .badRequest(.invalidURL, "\(field) contains a backslash, which browsers and this check would read differently", field: field)
         }
         let scheme = url[..<colon].lowercased()
         guard let first = scheme.first, first.isLetter, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
-            throw .badRequest("invalid-url", "\(field) has no valid scheme", field: field)
+            throw .badRequest(.invalidURL, "\(field) has no valid scheme", field: field)
         }
         if Self.forbiddenSchemes.contains(scheme) {
-            throw .badRequest("forbidden-scheme", "\(field): \(scheme): URLs are never accepted", field: field)
+            throw .badRequest(.forbiddenScheme, "\(field): \(scheme): URLs are never accepted", field: field)
         }
-        guard URLComponents(string: url) != nil else { throw .badRequest("invalid-url", "\(field) is not a well-formed URL", field: field) }
+        guard URLComponents(string: url) != nil else { throw .badRequest(.invalidURL, "\(field) is not a well-formed URL", field: field) }
         return scheme
     }
 
     private func string(_ body: JSONValue, _ key: String, maximum: Int = 4096) throws(APIError) -> String? {
         guard let v = body[key] else { return nil }
         if v == .null { return nil }
-        guard let s = v.stringValue else { throw .badRequest("invalid-field", "\(key) must be a string, not \(v.typeName)", field: key) }
-        guard s.count <= maximum else { throw .badRequest("invalid-field", "\(key) is longer than \(maximum) characters", field: key) }
+        guard let s = v.stringValue else { throw .badRequest(.invalidField, "\(key) must be a string, not \(v.typeName)", field: key) }
+        guard s.count <= maximum else { throw .badRequest(.invalidField, "\(key) is longer than \(maximum) characters", field: key) }
         return s
     }
 }

@@ -6,7 +6,7 @@ import Logging
 import NIOCore
 import Prometheus
 import NIOPosix
-import SwitchyardJSON
+import SwitchyardCore
 
 extension LinkService {
     // MARK: Links API
@@ -26,7 +26,7 @@ extension LinkService {
         _ = try await authenticate(request, .linksRead)
         let code = try codeParameter(context)
         guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
-            throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code")
+            throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
         return Response.json(json(link))
     }
@@ -35,12 +35,12 @@ extension LinkService {
         _ = try await authenticate(request, .linksRead)
         var limit = 50
         if let l = request.uri.queryParameters["limit"] {
-            guard let n = Int(l), (1...200).contains(n) else { throw .badRequest("invalid-limit", "limit must be 1–200", field: "limit") }
+            guard let n = Int(l), (1...200).contains(n) else { throw .badRequest(.invalidLimit, "limit must be 1–200", field: "limit") }
             limit = n
         }
         var cursor: (Int64, String)?
         if let c = request.uri.queryParameters["cursor"] {
-            guard let decoded = Self.decodeCursor(String(c)) else { throw .badRequest("invalid-cursor", "cursor is not one this service returned", field: "cursor") }
+            guard let decoded = Self.decodeCursor(String(c)) else { throw .badRequest(.invalidCursor, "cursor is not one this service returned", field: "cursor") }
             cursor = decoded
         }
         let page = try await storeCall { () async throws(StoreError) in try await store.links(after: cursor, limit: limit + 1) }
@@ -58,14 +58,14 @@ extension LinkService {
         _ = try await authenticate(request, .linksWrite)
         let code = try codeParameter(context)
         let body = try await readJSON(request, context)
-        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object") }
+        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
         guard let current = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
-            throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code")
+            throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
         let edited = try input.edit(current, with: members, now: now())
         let stored = try await storeCall { () async throws(StoreError) in try await store.update(edited) }
         hot.forget(code)
-        guard let stored else { throw APIError(.notFound, "not-found", "no link with code \(code) (it was deleted meanwhile)", field: "code") }
+        guard let stored else { throw APIError(.notFound, .notFound, "no link with code \(code) (it was deleted meanwhile)", field: "code") }
         return Response.json(json(stored))
     }
 
@@ -75,20 +75,20 @@ extension LinkService {
         let code = try codeParameter(context)
         let deleted = try await storeCall { () async throws(StoreError) in try await store.delete(code: code) }
         hot.forget(code)
-        guard deleted else { throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code") }
+        guard deleted else { throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code") }
         return Response(status: .noContent)
     }
 
     // MARK: Plur-compatible invites
 
     func createInvite(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        guard let invites = configuration.invites else { throw APIError(.notFound, "invites-not-configured", "this service has no invites section in its configuration") }
+        guard let invites = configuration.invites else { throw APIError(.notFound, .invitesNotConfigured, "this service has no invites section in its configuration") }
         try limitAddress(request, context)
         let token = try await authenticate(request, .linksWrite, header: HTTPField.Name("X-Invite-Token")!)
         let body = try await readJSON(request, context)
-        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object") }
+        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
         for (key, _) in members where !invites.fields.contains(where: { $0.field == key }) {
-            throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(key)) (known: \(invites.fields.map(\.field).joined(separator: ", ")))", field: key)
+            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: \(invites.fields.map(\.field).joined(separator: ", ")))", field: key)
         }
         var link = StoredLink(code: "", createdAt: now())
         link.kind = "invite"
@@ -97,13 +97,13 @@ extension LinkService {
         for (field, parameter) in invites.fields {
             switch body[field] {
             case nil, .null?:
-                if invites.required.contains(field) { throw .badRequest("missing-field", "\(field) is required", field: field) }
+                if invites.required.contains(field) { throw .badRequest(.missingField, "\(field) is required", field: field) }
             case .string(let s)?:
-                if s.isEmpty && invites.required.contains(field) { throw .badRequest("missing-field", "\(field) is required and must not be empty", field: field) }
+                if s.isEmpty && invites.required.contains(field) { throw .badRequest(.missingField, "\(field) is required and must not be empty", field: field) }
                 try LinkInput.checkText(s, field: field)
                 link.parameters.append((parameter, s))
             case .number(_, let text)?: link.parameters.append((parameter, text))
-            case let v?: throw .badRequest("invalid-field", "\(field) must be a string, not \(v.typeName)", field: field)
+            case let v?: throw .badRequest(.invalidField, "\(field) must be a string, not \(v.typeName)", field: field)
             }
         }
         try await insert(&link, chosenCode: false)
@@ -116,12 +116,12 @@ extension LinkService {
     }
 
     func getInvite(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        guard let invites = configuration.invites else { throw APIError(.notFound, "invites-not-configured", "this service has no invites section in its configuration") }
+        guard let invites = configuration.invites else { throw APIError(.notFound, .invitesNotConfigured, "this service has no invites section in its configuration") }
         let code = try codeParameter(context)
         guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }), link.kind == "invite" else {
-            throw APIError(.notFound, "not-found", "no invite with code \(code)", field: "code")
+            throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
         }
-        if let e = link.expiresAt, e <= now() { throw APIError(.gone, "expired", "invite \(code) expired") }
+        if let e = link.expiresAt, e <= now() { throw APIError(.gone, .expired, "invite \(code) expired") }
         return Response.json(.object(inviteMembers(link, invites)))
     }
 
@@ -138,15 +138,15 @@ extension LinkService {
 
     func resolve(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
         guard let url = request.uri.queryParameters["url"].map(String.init), !url.isEmpty else {
-            throw .badRequest("missing-url", "give the link to resolve as ?url=…", field: "url")
+            throw .badRequest(.missingURL, "give the link to resolve as ?url=…", field: "url")
         }
-        guard url.utf8.count <= 4096 else { throw .badRequest("invalid-url", "url is longer than 4096 bytes", field: "url") }
+        guard url.utf8.count <= 4096 else { throw .badRequest(.invalidURL, "url is longer than 4096 bytes", field: "url") }
         try limitAddress(request, context)
         // The engine runs matching and scripts (and their network calls) on its own threads; a
         // request that would wait behind more than a few per thread is turned away at once.
         let gate = resolveGate
         return try await gate.enter(busy: { others in
-            var busy = APIError(.serviceUnavailable, "resolve-busy", "\(others) resolves are already running or waiting (the limit is \(gate.limit)); try again shortly")
+            var busy = APIError(.serviceUnavailable, .resolveBusy, "\(others) resolves are already running or waiting (the limit is \(gate.limit)); try again shortly")
             busy.retryAfter = 1
             return busy
         }) { () async throws(APIError) -> Response in
@@ -171,13 +171,13 @@ extension LinkService {
                 hot.forget(link.code)
                 return
             } catch where error.code == .duplicate {
-                if chosenCode { throw APIError(.conflict, "code-taken", "code \(link.code) is already taken", field: "code") }
+                if chosenCode { throw APIError(.conflict, .codeTaken, "code \(link.code) is already taken", field: "code") }
                 logger.notice("short code collision; drawing another", metadata: ["code": "\(link.code)"])
             } catch {
                 throw storeFailure(error)
             }
         }
-        throw APIError(.serviceUnavailable, "code-space-exhausted", "8 random codes in a row were taken; raise links.length")
+        throw APIError(.serviceUnavailable, .codeSpaceExhausted, "8 random codes in a row were taken; raise links.length")
     }
 
     /// The page URL of a code on the public origin.
@@ -216,7 +216,7 @@ extension LinkService {
     func codeParameter(_ context: ServiceContext) throws(APIError) -> String {
         let code = context.parameters.get("code") ?? ""
         guard input.isStoredCode(code) else {
-            throw .badRequest("invalid-code", "code \(JSONWriter.quote(code)) has characters outside the configured alphabet or a bad length", field: "code")
+            throw .badRequest(.invalidCode, "code \(JSONWriter.quote(code)) has characters outside the configured alphabet or a bad length", field: "code")
         }
         return code
     }
@@ -226,10 +226,10 @@ extension LinkService {
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
-            throw APIError(.contentTooLarge, "body-too-large", "the body is larger than \(configuration.maximumBodyBytes) bytes")
+            throw APIError(.contentTooLarge, .bodyTooLarge, "the body is larger than \(configuration.maximumBodyBytes) bytes")
         }
         do { return try JSONParser.parse(bytes: Array(buffer.readableBytesView), loneSurrogates: .refuse) } catch {
-            throw .badRequest("malformed-json", "the body is not valid JSON: \(error)")
+            throw .badRequest(.malformedJSON, "the body is not valid JSON: \(error)")
         }
     }
 
@@ -238,11 +238,11 @@ extension LinkService {
         var text: String?
         if let header, let v = request.headers[header] { text = v }
         if text == nil, let auth = request.headers[.authorization] {
-            guard auth.lowercased().hasPrefix("bearer ") else { throw APIError(.unauthorized, "invalid-token", "Authorization must be 'Bearer <token>'") }
+            guard auth.lowercased().hasPrefix("bearer ") else { throw APIError(.unauthorized, .invalidToken, "Authorization must be 'Bearer <token>'") }
             text = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         }
         guard let text else {
-            throw APIError(.unauthorized, "missing-token", "this endpoint needs a token: Authorization: Bearer <token>\(header.map { " or \($0.rawName)" } ?? "")")
+            throw APIError(.unauthorized, .missingToken, "this endpoint needs a token: Authorization: Bearer <token>\(header.map { " or \($0.rawName)" } ?? "")")
         }
         return try await verifyToken(text, scope)
     }
@@ -250,14 +250,14 @@ extension LinkService {
     /// The stored token `text` names: 401 when unknown, revoked or mistyped, 403 without
     /// `scope`, 429 past the token's rate limit.
     func verifyToken(_ text: String, _ scope: TokenScope) async throws(APIError) -> StoredToken {
-        let invalid = APIError(.unauthorized, "invalid-token", "the token is not valid (unknown, revoked or mistyped)")
+        let invalid = APIError(.unauthorized, .invalidToken, "the token is not valid (unknown, revoked or mistyped)")
         guard let (id, secret) = APIToken.parse(text) else { throw invalid }
         let record = try await storeCall { () async throws(StoreError) in try await store.token(id: id) }
         // Compare even when the id is unknown, so timing says nothing about which ids exist.
         let expected = record?.secretHash ?? String(repeating: "0", count: 64)
         guard APIToken.constantTimeEquals(APIToken.hash(secret), expected), let record, record.revokedAt == nil else { throw invalid }
         guard APIToken.grants(record, scope) else {
-            throw APIError(.forbidden, "insufficient-scope", "token \(record.name) lacks the \(scope.rawValue) scope")
+            throw APIError(.forbidden, .insufficientScope, "token \(record.name) lacks the \(scope.rawValue) scope")
         }
         if let wait = perToken.take("token:" + record.id) { throw tooMany(wait, "token \(record.name)") }
         return record
@@ -285,7 +285,7 @@ extension LinkService {
     }
 
     func tooMany(_ wait: Double, _ who: String) -> APIError {
-        var e = APIError(.tooManyRequests, "rate-limited", "too many requests from \(who); retry in \(Int(wait.rounded(.up))) s")
+        var e = APIError(.tooManyRequests, .rateLimited, "too many requests from \(who); retry in \(Int(wait.rounded(.up))) s")
         e.retryAfter = max(1, Int(wait.rounded(.up)))
         return e
     }
@@ -296,7 +296,7 @@ extension LinkService {
 
     func storeFailure(_ error: StoreError) -> APIError {
         logger.error("storage failed", metadata: ["error": "\(error)"])
-        return APIError(.serviceUnavailable, "storage-unavailable", "the database is not available; nothing was stored")
+        return APIError(.serviceUnavailable, .storageUnavailable, "the database is not available; nothing was stored")
     }
 
     static func encodeCursor(_ created: Int64, _ code: String) -> String {

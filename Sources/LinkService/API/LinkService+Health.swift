@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import SwitchyardJSON
+import SwitchyardCore
 
 extension LinkService {
     /// How long `/healthz` waits for its write probe before answering degraded.

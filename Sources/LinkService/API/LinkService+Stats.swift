@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import SwitchyardJSON
+import SwitchyardCore
 
 extension LinkService {
     /// How many referrer hosts the stats and the dashboard list.
@@ -15,11 +15,11 @@ extension LinkService {
         let code = try codeParameter(context)
         var days = 30
         if let d = request.uri.queryParameters["days"] {
-            guard let n = Int(d), (1...366).contains(n) else { throw .badRequest("invalid-days", "days must be a whole number from 1 to 366", field: "days") }
+            guard let n = Int(d), (1...366).contains(n) else { throw .badRequest(.invalidDays, "days must be a whole number from 1 to 366", field: "days") }
             days = n
         }
         guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
-            throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code")
+            throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
         let today = ClickDay.day(of: now())
         let firstDay = today - Int64(days) + 1

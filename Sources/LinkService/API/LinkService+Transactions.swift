@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import SwitchyardJSON
+import SwitchyardCore
 
 extension LinkService {
     /// `POST /api/transactions` `{"purpose"?: String, "ttl"?: seconds}` → 201 `{"id","expiresAt"}`.
@@ -13,16 +13,16 @@ extension LinkService {
         var ttl = 300.0
         if request.headers[.contentLength].map({ $0 != "0" }) ?? true {
             let body = try await readJSON(request, context)
-            guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object") }
+            guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
             for (key, value) in members {
                 switch (key, value) {
                 case ("purpose", .string(let s)) where s.count <= 200:
                     try LinkInput.checkText(s, field: "purpose")
                     purpose = s
                 case ("ttl", .number(let n, _)) where n >= 1 && n <= 86_400: ttl = n
-                case ("purpose", _): throw .badRequest("invalid-field", "purpose must be a string of at most 200 characters", field: "purpose")
-                case ("ttl", _): throw .badRequest("invalid-field", "ttl must be 1–86400 seconds", field: "ttl")
-                default: throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(key)) (known: purpose, ttl)", field: key)
+                case ("purpose", _): throw .badRequest(.invalidField, "purpose must be a string of at most 200 characters", field: "purpose")
+                case ("ttl", _): throw .badRequest(.invalidField, "ttl must be 1–86400 seconds", field: "ttl")
+                default: throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: purpose, ttl)", field: key)
                 }
             }
         }
@@ -41,15 +41,15 @@ extension LinkService {
         _ = try await authenticate(request, .transactions)
         let id = context.parameters.get("id") ?? ""
         guard (16...64).contains(id.count), id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            throw .badRequest("invalid-id", "not a transaction id", field: "id")
+            throw .badRequest(.invalidID, "not a transaction id", field: "id")
         }
         let t = now()
         switch try await storeCall({ () async throws(StoreError) in try await store.verifyTransaction(id: id, at: t) }) {
         case .verified(let tx):
             return Response.json(.object([("id", .string(id)), ("valid", .bool(true)), ("purpose", tx.purpose.map(JSONValue.string) ?? .null)]))
-        case .unknown: throw APIError(.notFound, "unknown-transaction", "no transaction \(id)")
-        case .expired: throw APIError(.gone, "expired", "transaction \(id) expired")
-        case .alreadyVerified: throw APIError(.conflict, "already-verified", "transaction \(id) was already verified (single use)")
+        case .unknown: throw APIError(.notFound, .unknownTransaction, "no transaction \(id)")
+        case .expired: throw APIError(.gone, .expired, "transaction \(id) expired")
+        case .alreadyVerified: throw APIError(.conflict, .alreadyVerified, "transaction \(id) was already verified (single use)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// An `application/x-www-form-urlencoded` body or query, as browsers send forms.

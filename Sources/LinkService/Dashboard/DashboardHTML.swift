@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// The dashboard's HTML: server-rendered pages with inline SVG charts, no script and no asset

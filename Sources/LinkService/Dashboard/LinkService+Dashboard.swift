@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
-import SwitchyardJSON
+import SwitchyardCore
 
 /// The dashboard at `/admin`: sign in with an API token (`links:read` to look, `links:write` to
 /// change), then list, search, create, edit and delete links and see how each one is visited.
@@ -83,11 +83,11 @@ extension LinkService {
                 try limitAddress(request, context)
                 try checkSameSite(request)
                 guard user.canWrite else {
-                    throw APIError(.forbidden, "insufficient-scope", "token \(user.token.name) lacks the links:write scope; sign in with one that has it to change links")
+                    throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope; sign in with one that has it to change links")
                 }
                 let form = try await readForm(request, context)
                 guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
-                    throw APIError(.forbidden, "bad-form-token", "the form is not one this sign-in showed (reload the page and try again)")
+                    throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
                 }
                 return try await body(user, form)
             }
@@ -122,7 +122,7 @@ extension LinkService {
     /// Refuses a state-changing request another site started: `Sec-Fetch-Site` other than
     /// same-origin (or none: typed by the user), or an `Origin` whose host is not this request's.
     func checkSameSite(_ request: Request) throws(APIError) {
-        func refused(_ why: String) -> APIError { APIError(.forbidden, "cross-site", "a form of another site cannot change anything here (\(why))") }
+        func refused(_ why: String) -> APIError { APIError(.forbidden, .crossSite, "a form of another site cannot change anything here (\(why))") }
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin" && site != "none" {
             throw refused("Sec-Fetch-Site: \(site)")
         }
@@ -201,7 +201,7 @@ extension LinkService {
             if let user = try await adminUser(request) {
                 let form = try await readForm(request, context)
                 guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
-                    throw APIError(.forbidden, "bad-form-token", "the form is not one this sign-in showed (reload the page and try again)")
+                    throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
                 }
                 try await storeCall { () async throws(StoreError) in try await store.deleteSession(idHash: user.idHash) }
             }
@@ -298,7 +298,7 @@ extension LinkService {
     }
 
     func adminNewForm(_ user: AdminUser, values: [String: String], error: String?, status: HTTPResponse.Status) throws(APIError) -> Response {
-        guard user.canWrite else { throw APIError(.forbidden, "insufficient-scope", "token \(user.token.name) lacks the links:write scope") }
+        guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
         var main = "<h1>New link</h1>" + DashboardHTML.error(error)
         main += #"<form method="post" action="/admin/links" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
         main += field("code", "Code", "empty: a random one", values["code"])
@@ -309,7 +309,7 @@ extension LinkService {
 
     func adminEditForm(_ context: ServiceContext, _ user: AdminUser, values: [String: String]? = nil, error: String? = nil,
                        status: HTTPResponse.Status = .ok) async throws(APIError) -> Response {
-        guard user.canWrite else { throw APIError(.forbidden, "insufficient-scope", "token \(user.token.name) lacks the links:write scope") }
+        guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
         let link = try await adminLink(context)
         let shown = values ?? Self.formValues(link)
         let code = DashboardHTML.escape(link.code)
@@ -383,16 +383,16 @@ extension LinkService {
             return try await adminEditForm(context, user, values: values, error: Self.describe(error), status: .badRequest)
         }
         hot.forget(current.code)
-        guard stored != nil else { throw APIError(.notFound, "not-found", "no link with code \(current.code) (it was deleted meanwhile)") }
+        guard stored != nil else { throw APIError(.notFound, .notFound, "no link with code \(current.code) (it was deleted meanwhile)") }
         return Self.seeOther("/admin/links/\(current.code)?saved=1")
     }
 
     func adminDelete(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws(APIError) -> Response {
         let code = try adminCode(context)
-        guard form["confirm"] == "yes" else { throw .badRequest("not-confirmed", "tick the box to confirm the deletion") }
+        guard form["confirm"] == "yes" else { throw .badRequest(.notConfirmed, "tick the box to confirm the deletion") }
         let deleted = try await storeCall { () async throws(StoreError) in try await store.delete(code: code) }
         hot.forget(code)
-        guard deleted else { throw APIError(.notFound, "not-found", "no link with code \(code)") }
+        guard deleted else { throw APIError(.notFound, .notFound, "no link with code \(code)") }
         return Self.seeOther("/admin?deleted=\(code)")
     }
 
@@ -400,14 +400,14 @@ extension LinkService {
 
     func adminCode(_ context: ServiceContext) throws(APIError) -> String {
         let code = context.parameters.get("code") ?? ""
-        guard input.isStoredCode(code) else { throw APIError(.notFound, "not-found", "no link with code \(JSONWriter.quote(code))") }
+        guard input.isStoredCode(code) else { throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))") }
         return code
     }
 
     func adminLink(_ context: ServiceContext) async throws(APIError) -> StoredLink {
         let code = try adminCode(context)
         guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
-            throw APIError(.notFound, "not-found", "no link with code \(code)")
+            throw APIError(.notFound, .notFound, "no link with code \(code)")
         }
         return link
     }
@@ -416,15 +416,15 @@ extension LinkService {
     func readForm(_ request: Request, _ context: ServiceContext) async throws(APIError) -> AdminForm {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application/x-www-form-urlencoded" else {
-            throw APIError(.unsupportedMediaType, "unsupported-media-type", "send the form as application/x-www-form-urlencoded")
+            throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the form as application/x-www-form-urlencoded")
         }
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
-            throw APIError(.contentTooLarge, "body-too-large", "the form is larger than \(configuration.maximumBodyBytes) bytes")
+            throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes")
         }
         guard let form = AdminForm(String(decoding: buffer.readableBytesView, as: UTF8.self)) else {
-            throw .badRequest("malformed-form", "the form is not valid form encoding")
+            throw .badRequest(.malformedForm, "the form is not valid form encoding")
         }
         return form
     }
@@ -445,7 +445,7 @@ extension LinkService {
             for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
                 let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, !parts[0].trimmingCharacters(in: .whitespaces).isEmpty else {
-                    throw .badRequest("invalid-parameters", "line \(index + 1) is not name=value", field: "parameters")
+                    throw .badRequest(.invalidParameters, "line \(index + 1) is not name=value", field: "parameters")
                 }
                 pairs.append((parts[0].trimmingCharacters(in: .whitespaces), .string(parts[1].trimmingCharacters(in: .whitespaces))))
             }

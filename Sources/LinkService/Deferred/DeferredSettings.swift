@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// The `deferred` section: deferred deep links, which carry a link through an app install.
 ///

@@ -4,7 +4,7 @@ import Logging
 import Hummingbird
 import NIOCore
 import Prometheus
-import SwitchyardJSON
+import SwitchyardCore
 
 extension LinkService {
     /// Whether this visit may get a claim token: deferred links on, a person (never a preview,
@@ -73,12 +73,12 @@ extension LinkService {
     func claimDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
         try limitAddress(request, context)
         let body = try await readJSON(request, context)
-        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object: {\"token\": \"…\"}") }
+        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object: {\"token\": \"…\"}") }
         if let extra = members.first(where: { $0.0 != "token" }) {
-            throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(extra.0)); the body is {\"token\": \"…\"}", field: extra.0)
+            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(extra.0)); the body is {\"token\": \"…\"}", field: extra.0)
         }
         guard let token = body["token"]?.stringValue, Self.isClaimToken(token) else {
-            throw .badRequest("invalid-claim-token", "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
+            throw .badRequest(.invalidClaimToken, "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
         }
         let outcome = try await storeCall { () async throws(StoreError) in try await store.redeemClaim(tokenHash: APIToken.hash(token), at: now()) }
         switch outcome {
@@ -90,9 +90,9 @@ extension LinkService {
                 ("route", claim.route.map(JSONValue.string) ?? .null),
                 ("parameters", .object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
             ]))
-        case .used: throw APIError(.gone, "claim-used", "this claim token was redeemed already", field: "token")
-        case .expired: throw APIError(.gone, "claim-expired", "this claim token has expired", field: "token")
-        case .unknown: throw APIError(.notFound, "claim-unknown", "no such claim token", field: "token")
+        case .used: throw APIError(.gone, .claimUsed, "this claim token was redeemed already", field: "token")
+        case .expired: throw APIError(.gone, .claimExpired, "this claim token has expired", field: "token")
+        case .unknown: throw APIError(.notFound, .claimUnknown, "no such claim token", field: "token")
         }
     }
 
@@ -104,22 +104,22 @@ extension LinkService {
         try limitAddress(request, context)
         let settings = configuration.deferred
         guard settings.probabilisticMatching else {
-            throw APIError(.forbidden, "matching-disabled", "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
+            throw APIError(.forbidden, .matchingDisabled, "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
         }
         let body = try await readJSON(request, context)
-        guard let members = body.objectMembers else { throw .badRequest("not-an-object", "the body must be a JSON object: {\"platform\": \"ios\"}") }
+        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object: {\"platform\": \"ios\"}") }
         if let extra = members.first(where: { $0.0 != "platform" }) {
-            throw .badRequest("unknown-field", "unknown field \(JSONWriter.quote(extra.0)); the body is {\"platform\": \"ios\" or \"android\"}", field: extra.0)
+            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(extra.0)); the body is {\"platform\": \"ios\" or \"android\"}", field: extra.0)
         }
         guard let platform = body["platform"]?.stringValue, platform == "ios" || platform == "android" else {
-            throw .badRequest("invalid-platform", "platform must be \"ios\" or \"android\"", field: "platform")
+            throw .badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
         }
         let key = DeferredSettings.matchKey(platform: platform, address: clientAddress(request, context))
         let date = now()
         guard let claim = try await storeCall({ () async throws(StoreError) in
             try await store.redeemMatch(matchKey: key, since: date.addingTimeInterval(-settings.matchWindow), at: date)
         }) else {
-            throw APIError(.notFound, "no-match", "no unredeemed visit from this address on \(platform) in the last \(Int(settings.matchWindow)) s")
+            throw APIError(.notFound, .noMatch, "no unredeemed visit from this address on \(platform) in the last \(Int(settings.matchWindow)) s")
         }
         metrics.claimsRedeemed.increment()
         return Response.json(.object([

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// A Firebase Dynamic Links long link (`/?link=…&apn=…&ibi=…&…`), read with Firebase's documented
 /// parameter names and checked as a link's fields are: `link` and every fallback must be on the
@@ -48,23 +48,23 @@ struct FirebaseLink: Equatable {
         var p: [String: String] = [:]
         for (k, v) in pairs where Self.known.contains(k) { p[k] = v }
         guard let link = p["link"], !link.isEmpty else {
-            throw .badRequest("missing-link", "a Firebase Dynamic Link needs link (the link the app opens)", field: "link")
+            throw .badRequest(.missingLink, "a Firebase Dynamic Link needs link (the link the app opens)", field: "link")
         }
         self.link = try input.checkFallback(link, field: "link", requireAllowedHost: true)
         deepLink = try? input.checkDeepLink(self.link, field: "link")
         let configuration = input.configuration
         if let apn = p["apn"], !apn.isEmpty {
             guard configuration.android.contains(where: { $0.package == apn }) else {
-                throw .badRequest("unknown-app", "apn: \(JSONWriter.quote(apn)) is not an Android package of this configuration", field: "apn")
+                throw .badRequest(.unknownApp, "apn: \(JSONWriter.quote(apn)) is not an Android package of this configuration", field: "apn")
             }
             androidFallback = "https://play.google.com/store/apps/details?id=" + apn
         }
         if let ibi = p["ibi"], !ibi.isEmpty, !configuration.apple.contains(where: { $0.bundleID == ibi }) {
-            throw .badRequest("unknown-app", "ibi: \(JSONWriter.quote(ibi)) is not an iOS bundle ID of this configuration", field: "ibi")
+            throw .badRequest(.unknownApp, "ibi: \(JSONWriter.quote(ibi)) is not an iOS bundle ID of this configuration", field: "ibi")
         }
         if let isi = p["isi"], !isi.isEmpty {
             guard isi.utf8.count <= 20, isi.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                throw .badRequest("invalid-app-store-id", "isi must be an App Store ID (digits)", field: "isi")
+                throw .badRequest(.invalidAppStoreID, "isi must be an App Store ID (digits)", field: "isi")
             }
             iOSFallback = "https://apps.apple.com/app/id" + isi
         }

@@ -1,12 +1,16 @@
+import SwitchyardCore
 import Foundation
 
 /// Comma-separated values as RFC 4180 writes them: fields separated by commas, records by CRLF
 /// or LF, a field in double quotes may hold commas, line breaks and `""` for a quote. A UTF-8
 /// byte order mark at the start is skipped.
 public enum CSV {
-    public struct Error: Swift.Error, Equatable, CustomStringConvertible {
+    /// Text that is not CSV (`csv-syntax`), with the line where reading stopped.
+    public struct Error: SwitchyardError, Equatable {
         public var line: Int
         public var message: String
+        public var code: ErrorCode { .csvSyntax }
+        public var location: SourceLocation? { SourceLocation(line: line) }
         public var description: String { "line \(line): \(message)" }
     }
 

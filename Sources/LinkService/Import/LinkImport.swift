@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Reads links from CSV, checked exactly as the API checks them: a Firebase Dynamic Links export
 /// (`switchyard import fdl`) or Switchyard's own export (`switchyard import csv`). Rows that
@@ -31,7 +31,10 @@ public struct LinkImport: Sendable {
         public var notes: [String] = []
     }
 
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A file that cannot be imported at all (`invalid-import`): not CSV, no header, missing
+    /// columns. Rows that cannot be used are ``Problem``s instead, and the rest is imported.
+    public struct Failure: SwitchyardError, Equatable {
+        public var code: ErrorCode { .invalidImport }
         public var message: String
         public var description: String { message }
     }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// The HTML page behind `/i/{code}` and every universal-link route: Open Graph and Twitter card

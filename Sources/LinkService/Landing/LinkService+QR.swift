@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
-import SwitchyardJSON
+import SwitchyardCore
 import SwitchyardQR
 
 extension LinkService {
@@ -18,18 +18,18 @@ extension LinkService {
     func linkQR(_ request: Request, _ context: ServiceContext, png: Bool) async throws(APIError) -> Response {
         // Like the page: a code that cannot exist is simply not found.
         let code = context.parameters.get("code") ?? ""
-        guard input.isStoredCode(code) else { throw APIError(.notFound, "not-found", "no link with code \(JSONWriter.quote(code))", field: "code") }
+        guard input.isStoredCode(code) else { throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))", field: "code") }
         var size = Self.defaultQRSize
         if png, let s = request.uri.queryParameters["size"] {
             guard let n = Int(s), Self.qrSizes.contains(n) else {
-                throw .badRequest("invalid-size", "size must be a whole number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound)", field: "size")
+                throw .badRequest(.invalidSize, "size must be a whole number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound)", field: "size")
             }
             size = n
         }
         guard let link = try await storeCall({ () async throws(StoreError) in try await hot.link(code) }) else {
-            throw APIError(.notFound, "not-found", "no link with code \(code)", field: "code")
+            throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
-        if let e = link.expiresAt, e <= now() { throw APIError(.gone, "expired", "the link with code \(code) has expired") }
+        if let e = link.expiresAt, e <= now() { throw APIError(.gone, .expired, "the link with code \(code) has expired") }
         let url = pageURL(code)
         let pixels = size
         let drawn: Result<[UInt8], QRCode.EncodingError>
@@ -41,7 +41,7 @@ extension LinkService {
                 }
             }
         } catch {
-            throw APIError(.serviceUnavailable, "shutting-down", "the service is stopping")
+            throw APIError(.serviceUnavailable, .shuttingDown, "the service is stopping")
         }
         switch drawn {
         case .success(let bytes):
@@ -52,7 +52,7 @@ extension LinkService {
             ]
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         case .failure(let error):
-            throw APIError(.internalServerError, "qr-failed", "the QR code could not be drawn: \(error)")
+            throw APIError(.internalServerError, .qrFailed, "the QR code could not be drawn: \(error)")
         }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// Link-preview fetchers, crawlers and browser prefetches, from `Resources/preview-agents.json`.
 /// Their visits to a landing page get the page with its preview tags, and never count as a click,
@@ -62,7 +62,12 @@ public struct PreviewAgents: Sendable {
         self.init(agents: agents, prefetchHeaders: headers)
     }
 
-    struct PreviewAgentsError: Error, CustomStringConvertible { var description: String }
+    struct PreviewAgentsError: SwitchyardError {
+        var message: String
+        var code: ErrorCode { .invalidValue }
+        init(description: String) { message = description }
+        var description: String { message }
+    }
 
     /// The entry that names this User-Agent, or nil for a person's browser (or no User-Agent).
     public func agent(userAgent: String?) -> Agent? {

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import SwitchyardJSON
+import SwitchyardCore
 
 /// A swift-log handler that writes one JSON object per line to stderr:
 /// `{"ts":"…","level":"info","label":"switchyard","msg":"request","method":"POST",…}`.

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// One row of `click_days`: a link's counted visits on one UTC day from one platform.

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 extension LinkStore {
     /// What redeeming a claim token came to.

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 extension LinkStore {
     /// What importing one link did.

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// A stored invite or short link.
 public struct StoredLink: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// Versioned schema changes, applied in order at start inside one transaction. The

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import Logging
 import NIOCore
@@ -40,7 +41,7 @@ final class PostgresStore: SQLDatabase {
         } catch {
             runner.cancel()
             if let e = error as? StoreError { throw StoreError(e.code == .failed ? .unavailable : e.code, e.code == .failed ? "\(where_): \(e.message)" : e.message) }
-            throw StoreError(.unavailable, "\(where_): \(error)")
+            throw StoreError(.unavailable, "\(where_): \(error)", cause: error)
         }
         return store
     }
@@ -136,9 +137,9 @@ final class PostgresStore: SQLDatabase {
         if let e = error as? PSQLError {
             let state = e.serverInfo?[.sqlState]
             let message = e.serverInfo?[.message] ?? "\(e.code)"
-            if state == "23505" { return StoreError(.duplicate, "postgres: \(message)") }
-            return StoreError(.failed, "postgres: \(message)\(state.map { " (SQLSTATE \($0))" } ?? "") (in: \(sql.prefix(80)))")
+            if state == "23505" { return StoreError(.duplicate, "postgres: \(message)", cause: e) }
+            return StoreError(.failed, "postgres: \(message)\(state.map { " (SQLSTATE \($0))" } ?? "") (in: \(sql.prefix(80)))", cause: e)
         }
-        return StoreError(.failed, "postgres: \(error)")
+        return StoreError(.failed, "postgres: \(error)", cause: error)
     }
 }

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 
 /// A value bound into, or read out of, a SQL statement. Both back ends store only these.
@@ -32,24 +33,28 @@ package protocol SQLDatabase: SQLExecutor {
     func close() async
 }
 
-/// A storage failure, with a stable code.
-public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        /// A row with the same key exists (a short code collision, a duplicate token).
-        case duplicate
-        /// The database could not be reached or opened.
-        case unavailable
-        /// The database URL is malformed or names an unknown back end.
-        case badURL = "bad-url"
-        /// A statement failed.
-        case failed
-        /// The schema in the database is newer than this build knows.
-        case schemaTooNew = "schema-too-new"
-    }
-    public var code: Code
+/// A storage failure: `duplicate` (a row with the same key exists: a code collision, a
+/// duplicate token), `unavailable` (the database could not be reached or opened), `bad-url`
+/// (a malformed database URL or unknown back end), `failed` (a statement failed) or
+/// `schema-too-new` (the database was migrated by a newer build).
+public struct StoreError: SwitchyardError {
+    public var code: ErrorCode
     public var message: String
-    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+    /// The driver's own error (SQLiteNIO's, PostgresNIO's), when there was one.
+    public var cause: (any Error)?
+
+    public init(_ code: ErrorCode, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
     public var description: String { message }
+}
+
+extension StoreError: Equatable {
+    /// Equal when code and message are (the cause is not compared).
+    public static func == (a: StoreError, b: StoreError) -> Bool { a.code == b.code && a.message == b.message }
 }
 
 /// Where the service stores its data: `sqlite:PATH` or `postgres://user:password@host:port/database`.

@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Foundation
 import NIOCore
 import SQLiteNIO
@@ -40,7 +41,7 @@ final class SQLiteStore: SQLDatabase {
         } catch {
             for c in opened { try? await c.close() }
             if let e = error as? StoreError { throw e }
-            throw StoreError(.unavailable, "sqlite:\(path): \(error)")
+            throw StoreError(.unavailable, "sqlite:\(path): \(error)", cause: error)
         }
         return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()))
     }
@@ -122,11 +123,11 @@ final class SQLiteStore: SQLDatabase {
             }
         } catch let error as SQLiteError {
             if [.constraintPrimaryKeyFailed, .constraintUniqueFailed].contains(error.reason) {
-                throw StoreError(.duplicate, "sqlite: \(error.message)")
+                throw StoreError(.duplicate, "sqlite: \(error.message)", cause: error)
             }
-            throw StoreError(.failed, "sqlite: \(error.message) (in: \(sql.prefix(80)))")
+            throw StoreError(.failed, "sqlite: \(error.message) (in: \(sql.prefix(80)))", cause: error)
         } catch {
-            throw StoreError(.failed, "sqlite: \(error)")
+            throw StoreError(.failed, "sqlite: \(error)", cause: error)
         }
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SwitchyardJSON
+import SwitchyardCore
 
 /// The `visits` section: whether landing-page visits are recorded one by one (beside the click
 /// counts), how long they are kept, and what is kept of the visitor's address.

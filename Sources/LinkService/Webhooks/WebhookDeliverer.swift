@@ -1,3 +1,4 @@
+import SwitchyardCore
 import Crypto
 import Foundation
 import LinkRules

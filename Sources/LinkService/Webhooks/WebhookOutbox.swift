@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 
 /// The durable outbox: an event is written into `webhook_deliveries` — one row per endpoint
 /// that wants it — in the same transaction as the change it reports, so a committed change

@@ -1,6 +1,6 @@
 import Foundation
 import LinkRules
-import SwitchyardJSON
+import SwitchyardCore
 
 /// The `webhooks` section: where events go, how they are signed, and how hard delivery tries.
 ///

@@ -1,3 +1,4 @@
+import SwitchyardCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,6 +17,13 @@ import Synchronization
 public enum ScriptWorker {
     /// Largest frame the worker accepts (a script source and its input, or a fetched body).
     static let maximumFrame = 160 << 20  // an input line may be 64 MiB (`--max-line-bytes`), plus the source
+
+    /// Whether standard input is a socket, as it is when the engine started this process (a
+    /// person running `script-worker` by hand has a terminal or a pipe there).
+    public static var startedByEngine: Bool {
+        var info = stat()
+        return fstat(0, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
 
     /// Serves requests on file descriptors 0 and 1 until the engine goes away; the exit status to use.
     /// With `offline`, scripts' requests fail with `network-disabled` here, as the engine's would.
@@ -62,10 +70,10 @@ public enum ScriptWorker {
                     switch runtime.runOnExecutor(source, input: frame.text(2)) {
                     case .success(let value?): reply = WorkerFrame("V", [value])
                     case .success(nil): reply = WorkerFrame("N")
-                    case .failure(let error): reply = WorkerFrame("X", [error.code, error.message])
+                    case .failure(let error): reply = WorkerFrame("X", [error.code.name, error.message])
                     }
                 } else {
-                    reply = WorkerFrame("X", ["script-worker", "the worker was asked to run script \(id) it was never given"])
+                    reply = WorkerFrame("X", [ErrorCode.scriptWorker.name, "the worker was asked to run script \(id) it was never given"])
                 }
                 // Answers to quick calls the engine wrote ahead go back together (one wake-up for
                 // it), but none waits more than a millisecond: the engine watches each call's time
@@ -78,7 +86,7 @@ public enum ScriptWorker {
         func fetchBlocking(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
             // Answers held back go first: the engine reads them in order before this request.
             guard outbox.add(WorkerFrame("F", [request.url]).encoded, sendNow: true) else {
-                throw FetchError(code: "network-error", message: "the engine that asked for this script is gone")
+                throw FetchError(code: .networkError, message: "the engine that asked for this script is gone")
             }
             while true {
                 let reply: WorkerFrame?
@@ -86,7 +94,7 @@ public enum ScriptWorker {
                 guard let reply else { exit(0) }
                 switch reply.kind {
                 case UInt8(ascii: "f"): return FetchResponse(status: 200, body: reply.fields.first ?? [], url: request.url)
-                case UInt8(ascii: "e"): throw FetchError(code: reply.text(0), message: reply.text(1))
+                case UInt8(ascii: "e"): throw FetchError(code: ErrorCode(reply.text(0)), message: reply.text(1))
                 case UInt8(ascii: "R"): queued.append(reply)
                 default: exit(3)
                 }

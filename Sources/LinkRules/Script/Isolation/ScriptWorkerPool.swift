@@ -1,3 +1,4 @@
+import SwitchyardCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -83,20 +84,20 @@ final class ScriptWorkerPool: Sendable {
         // An idle worker may have died since its last call (killed from outside): try a new one then.
         for attempt in 0..<2 {
             guard let worker = idle.withLock({ $0.popLast() }) ?? spawn() else {
-                return .failure(ScriptError(code: "script-worker", message: "could not start a script worker process (\(executable)): \(String(cString: strerror(errno)))"))
+                return .failure(ScriptError(code: .scriptWorker, message: "could not start a script worker process (\(executable)): \(String(cString: strerror(errno)))"))
             }
             let known = worker.knownScripts.contains(id)
             guard worker.socket.write(WorkerFrame("R", [String(id), known ? "" : source, input])) else {
                 let how = worker.end(kill: true)
                 if attempt == 0 { continue }
-                return .failure(ScriptError(code: "script-worker", message: "the script worker process \(how) before it took the call"))
+                return .failure(ScriptError(code: .scriptWorker, message: "the script worker process \(how) before it took the call"))
             }
             worker.knownScripts.insert(id)
             let (result, keep) = converse(worker)
             if keep { giveBack(worker) }
             return result
         }
-        return .failure(ScriptError(code: "script-worker", message: "could not start a script worker process"))
+        return .failure(ScriptError(code: .scriptWorker, message: "could not start a script worker process"))
     }
 
     /// Most bytes of run requests written ahead of their answers: they fit in the socket's
@@ -190,7 +191,7 @@ final class ScriptWorkerPool: Sendable {
                     let now = ContinuousClock.now
                     if now - start >= .seconds(wallLimit + 2) + longestFetch {
                         worker.end(kill: true)
-                        return (.failure(ScriptError(code: "script-timeout", message: "the script was stopped after running past its \(wallLimit) s wall-clock limit; its worker process was ended")), false)
+                        return (.failure(ScriptError(code: .scriptTimeout, message: "the script was stopped after running past its \(wallLimit) s wall-clock limit; its worker process was ended")), false)
                     }
                     if now - lastCheck >= .milliseconds(10) {
                         lastCheck = now
@@ -209,17 +210,17 @@ final class ScriptWorkerPool: Sendable {
                     let readiness = worker.socket.wait(upTo: 0.01)
                     if readiness == .timedOut || (readiness == .readable && worker.socket.fill()) { continue }
                     let how = worker.end(kill: false)
-                    return (.failure(ScriptError(code: "script-crashed", message: "the script's worker process \(how) during the call")), false)
+                    return (.failure(ScriptError(code: .scriptCrashed, message: "the script's worker process \(how) during the call")), false)
                 }
                 frame = next
             } catch {
                 worker.end(kill: true)
-                return (.failure(ScriptError(code: "script-output-too-large", message: "the script's worker sent more than \(ScriptWorkerPool.maximumOutput >> 20) MB at once (its answer, or a request URL); the worker was ended")), false)
+                return (.failure(ScriptError(code: .scriptOutputTooLarge, message: "the script's worker sent more than \(ScriptWorkerPool.maximumOutput >> 20) MB at once (its answer, or a request URL); the worker was ended")), false)
             }
             switch frame.kind {
             case UInt8(ascii: "V"): return (.success(frame.text(0)), true)
             case UInt8(ascii: "N"): return (.success(nil), true)
-            case UInt8(ascii: "X"): return (.failure(ScriptError(code: frame.text(0), message: frame.text(1))), true)
+            case UInt8(ascii: "X"): return (.failure(ScriptError(code: ErrorCode(frame.text(0)), message: frame.text(1))), true)
             case UInt8(ascii: "F"):
                 let started = ContinuousClock.now
                 let fetcher = self.fetcher
@@ -229,18 +230,18 @@ final class ScriptWorkerPool: Sendable {
                     let response = try ScriptExecutor.waitForAsync { () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }
                     reply = WorkerFrame(kind: UInt8(ascii: "f"), fields: [response.body])
                 } catch {
-                    reply = WorkerFrame("e", [error.code, error.message])
+                    reply = WorkerFrame("e", [error.code.name, error.message])
                 }
                 // The worker's wall-clock limit is checked between requests, so one request may end
                 // past it: the backstop allows for the longest one.
                 longestFetch = max(longestFetch, ContinuousClock.now - started)
                 guard worker.socket.write(reply) else {
                     let how = worker.end(kill: true)
-                    return (.failure(ScriptError(code: "script-crashed", message: "the script's worker process \(how) during the call")), false)
+                    return (.failure(ScriptError(code: .scriptCrashed, message: "the script's worker process \(how) during the call")), false)
                 }
             default:
                 worker.end(kill: true)
-                return (.failure(ScriptError(code: "script-worker", message: "the script worker sent an unknown message")), false)
+                return (.failure(ScriptError(code: .scriptWorker, message: "the script worker sent an unknown message")), false)
             }
         }
     }
@@ -261,7 +262,7 @@ final class ScriptWorkerPool: Sendable {
             used = elapsed
         }
         if used > allowance {
-            return ScriptError(code: "script-timeout", message: "the script was stopped after using more than \(allowance) s of CPU time (its \(timeLimit) s time limit, with a margin); its worker process was ended")
+            return ScriptError(code: .scriptTimeout, message: "the script was stopped after using more than \(allowance) s of CPU time (its \(timeLimit) s time limit, with a margin); its worker process was ended")
         }
         return memoryProblem(worker)
     }
@@ -269,7 +270,7 @@ final class ScriptWorkerPool: Sendable {
     /// `script-memory` when the worker's resident memory is past `residentLimit`.
     private func memoryProblem(_ worker: Worker) -> ScriptError? {
         guard residentLimit.isFinite, let resident = WorkerPlatform.residentBytes(opened: worker.residentMemory), resident > residentLimit else { return nil }
-        return ScriptError(code: "script-memory", message: "the script was stopped after its worker process passed the \(Int(memoryLimit / 1_048_576)) MB memory limit (\(Int(residentLimit / 1_048_576)) MB resident: \(Int(ScriptWorkerPool.residentHeadroom / 1_048_576)) MB more for the runtime); the worker was ended")
+        return ScriptError(code: .scriptMemory, message: "the script was stopped after its worker process passed the \(Int(memoryLimit / 1_048_576)) MB memory limit (\(Int(residentLimit / 1_048_576)) MB resident: \(Int(ScriptWorkerPool.residentHeadroom / 1_048_576)) MB more for the runtime); the worker was ended")
     }
 
     /// Puts a worker back after its calls, unless what they left behind (memory kept between

@@ -1,3 +1,4 @@
+import SwitchyardCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,4 @@
-@testable import SwitchyardJSON
+@testable import SwitchyardCore
 import Testing
 
 @Suite struct JSONParserTests {

@@ -1,10 +1,14 @@
 /// A strict RFC 8259 JSON parser that keeps object key order and reports errors by line and column.
 public struct JSONParser {
     /// A syntax error with its 1-based line and column.
-    public struct SyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+    public struct SyntaxError: SwitchyardError, Equatable {
         public var line: Int
         public var column: Int
+        /// What is wrong, in words: `expected ',' or '}'`.
         public var reason: String
+        public var code: ErrorCode { .jsonSyntax }
+        public var message: String { reason }
+        public var location: SourceLocation? { SourceLocation(line: line, column: column) }
         public var description: String { "line \(line), column \(column): \(reason)" }
     }
 

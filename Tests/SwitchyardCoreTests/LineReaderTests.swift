@@ -1,7 +1,7 @@
 import Foundation
 import SwitchyardTestSupport
 import Testing
-@testable import SwitchyardJSON
+@testable import SwitchyardCore
 
 @Suite struct LineReaderTests {
     /// Reads `bytes` through a pipe (so reads come in pieces, as from stdin).

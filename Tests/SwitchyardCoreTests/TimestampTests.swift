@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// RFC 3339 date-times, strictly: the instant they name (checked against Foundation's parser on

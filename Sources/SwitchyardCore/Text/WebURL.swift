@@ -28,8 +28,11 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { href }
 
-    public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why a URL is refused; `reason` completes "the URL …" (`contains a backslash`).
+    public struct Refusal: SwitchyardError, Equatable {
         public let reason: String
+        public var code: ErrorCode { .invalidURL }
+        public var message: String { reason }
         public var description: String { reason }
     }
 

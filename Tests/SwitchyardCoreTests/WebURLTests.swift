@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardJSON
+import SwitchyardCore
 import Testing
 
 /// `WebURL` against the URL Standard's own conformance data (../shared/fixtures/url/urltestdata.json,

@@ -70,17 +70,17 @@ public enum Timestamp {
         return .success(Date(timeIntervalSince1970: seconds))
     }
 
-    public enum Problem: Error, Equatable, CustomStringConvertible {
-        /// Not of the form `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
-        case shape
-        /// A field outside its range (what, in words).
-        case outOfRange(String)
+    /// Why a text is not a date-time: `invalid-timestamp` (not of the RFC 3339 form) or
+    /// `no-such-time` (a field out of range: 30 February, a 99-hour offset).
+    public struct Problem: SwitchyardError, Equatable {
+        public var code: ErrorCode
+        public var message: String
 
-        public var description: String {
-            switch self {
-            case .shape: "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z"
-            case .outOfRange(let what): "no such date-time: \(what)"
-            }
-        }
+        /// Not of the form `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
+        public static let shape = Problem(code: .invalidTimestamp, message: "not an RFC 3339 date-time such as 2026-12-31T23:59:00Z")
+        /// A field outside its range (what, in words).
+        public static func outOfRange(_ what: String) -> Problem { Problem(code: .noSuchTime, message: "no such date-time: \(what)") }
+
+        public var description: String { message }
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-@testable import SwitchyardJSON
+@testable import SwitchyardCore
 
 @Suite struct DocumentShapeTests {
     static let shape = DocumentShape.object([

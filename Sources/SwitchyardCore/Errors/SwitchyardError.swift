@@ -1,0 +1,50 @@
+/// The one shape of every error Switchyard's modules throw: a stable ``ErrorCode`` to switch on,
+/// a human ``message``, where the problem is (``location``: a file, a line and column, a JSON or
+/// YAML key path) and what caused it (``cause``: the underlying error, when there was one).
+///
+/// Each module has its own error type (`ManifestError`, `StoreError`, `RelayError`, …) so that
+/// functions can declare what they throw, and every one of them has this shape:
+///
+/// ```swift
+/// do {
+///     let manifest = try ManifestLoader.load(contentsOf: url)
+/// } catch {
+///     if error.code == .jsonSyntax, let where = error.location { print("syntax error at \(where)") }
+///     print(error)   // "manifest.json:12:7: expected ',' or '}'"
+/// }
+/// ```
+///
+/// Codes are compared with their constants (`.scriptTimeout`, `.notFound`), never with string
+/// literals; a new code never breaks a caller, because ``ErrorCode`` is a struct, not an enum.
+public protocol SwitchyardError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, stable across releases: switch on it.
+    var code: ErrorCode { get }
+    /// What went wrong and why, for people.
+    var message: String { get }
+    /// Where the problem is, when it is in a document or file.
+    var location: SourceLocation? { get }
+    /// The error underneath (a database driver's, the file system's, the network's), if any.
+    var cause: (any Error)? { get }
+}
+
+extension SwitchyardError {
+    public var location: SourceLocation? { nil }
+    public var cause: (any Error)? { nil }
+
+    /// The message, after the location when there is one: `manifest.json:12:7: expected ','`.
+    public var description: String {
+        guard let location, !location.isEmpty else { return message }
+        return "\(location): \(message)"
+    }
+
+    /// The chain of causes, this error first: for logs that want every layer.
+    public var causes: [any Error] {
+        var chain: [any Error] = [self]
+        var next = cause
+        while let error = next, chain.count < 16 {
+            chain.append(error)
+            next = (error as? any SwitchyardError)?.cause
+        }
+        return chain
+    }
+}

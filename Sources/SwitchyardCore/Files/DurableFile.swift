@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// File operations that survive a crash or a power cut at any point: new files are synced
+/// before they are renamed into place, renames and removals are made durable by syncing their
+/// directory, appends are synced before they return. The relay inbox, the x-callback-url
+/// request store and the seen-nonce list are built on these.
+///
+/// ```swift
+/// try DurableFile.write("/var/lib/app/state.json", Array(json.utf8))   // old or new, never half
+/// try DurableFile.append("/var/lib/app/journal", id + "\n")
+/// ```
+///
+/// The few calls that differ between Linux and Apple platforms (F_FULLFSYNC, O_DIRECTORY) come
+/// from `FilePlatform` in Platform+Linux.swift and Platform+Apple.swift.
+public enum DurableFile {
+    /// Writes `bytes` to `path` atomically and durably: a temporary file beside it is written and
+    /// synced, renamed over `path`, and the directory synced. Readers see the old file or the new
+    /// one, never a part.
+    public static func write(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+        let staging = path + ".tmp"
+        try remove(staging)
+        try create(staging, bytes)
+        try rename(staging, path)
+        try syncDirectory(directory(of: path))
+    }
+
+    /// Creates `path` (it must not exist) with `bytes`, and syncs it to disk. Not durable until
+    /// its directory is synced (``syncDirectory(_:)``) or it is renamed into place.
+    public static func create(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(path, "cannot create") }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { FilePlatform.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure(path, "write failed")
+            }
+            offset += n
+        }
+        guard FilePlatform.syncFile(fd) else { throw failure(path, "fsync failed") }
+    }
+
+    /// Appends `text` (a line, usually) to `path`, creating it if needed, and syncs it.
+    public static func append(_ path: String, _ text: String) throws(FileError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(path, "cannot open") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        let n = bytes.withUnsafeBytes { FilePlatform.write(fd, $0.baseAddress, $0.count) }
+        guard n == bytes.count else { throw failure(path, "append failed") }
+        guard FilePlatform.syncFile(fd) else { throw failure(path, "fsync failed") }
+    }
+
+    /// Renames `from` to `to`, replacing `to`. Durable once the directory is synced.
+    public static func rename(_ from: String, _ to: String) throws(FileError) {
+        guard FilePlatform.rename(from, to) == 0 else {
+            let code = errno
+            throw FileError(.io, path: from, "rename \(from) → \(to): \(reason(code))", errno: code)
+        }
+    }
+
+    /// Removes `path`; a file that is not there is no error. Durable once the directory is synced.
+    public static func remove(_ path: String) throws(FileError) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw failure(path, "cannot remove") }
+    }
+
+    /// Removes `path` and syncs its directory.
+    public static func removeDurably(_ path: String) throws(FileError) {
+        try remove(path)
+        try syncDirectory(directory(of: path))
+    }
+
+    /// Syncs a directory, so that a rename, creation or removal in it survives a crash.
+    public static func syncDirectory(_ path: String) throws(FileError) {
+        let fd = open(path, O_RDONLY | FilePlatform.directoryFlag | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(path, "cannot open directory") }
+        defer { close(fd) }
+        guard FilePlatform.syncDirectory(fd) else { throw failure(path, "fsync failed") }
+    }
+
+    /// Takes an exclusive lock on `path` (created if missing) without waiting: `locked` when
+    /// another process holds it. The lock lasts until ``FileLock/unlock()`` or the process ends.
+    public static func lock(_ path: String) throws(FileError) -> FileLock {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(path, "cannot open") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw FileError(.locked, path: path, "\(path): another process holds the lock")
+        }
+        return FileLock(descriptor: fd)
+    }
+
+    /// Runs `body` while holding an exclusive lock on `path` (created if missing), waiting for
+    /// other processes that hold it.
+    public static func withExclusiveLock<T, E: Error>(_ path: String, _ body: () throws(E) -> T) throws -> T {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure(path, "cannot open the lock file") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw failure(path, "cannot lock") }
+        }
+        return try body()
+    }
+
+    /// The directory part of `path` (`.` for a bare name).
+    static func directory(of path: String) -> String {
+        let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return parent.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : parent
+    }
+
+    /// The system's words for an error number.
+    public static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    private static func failure(_ path: String, _ what: String) -> FileError {
+        let code = errno
+        return FileError(.io, path: path, "\(path): \(what): \(reason(code))", errno: code)
+    }
+}
+
+/// An exclusive lock on a file, from ``DurableFile/lock(_:)``: held until ``unlock()`` or
+/// until the process ends (the kernel releases it then).
+public struct FileLock: Sendable {
+    let descriptor: Int32
+
+    /// Releases the lock.
+    public func unlock() { close(descriptor) }
+}
