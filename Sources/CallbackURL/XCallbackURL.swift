@@ -116,23 +116,11 @@ public struct XCallbackURL: Sendable, Equatable {
 }
 
 /// A callback failure: `malformed`, `unsigned`, `unknown-key`, `bad-signature`, `expired`,
-/// `replayed`, `unknown-request`, `already-answered`, `not-allowed` or `io`.
-public struct CallbackError: SwitchyardError {
-    public var code: ErrorCode
-    public var message: String
-    /// The file-system error underneath, for `io`.
-    public var cause: (any Error)?
+/// `replayed`, `unknown-request`, `already-answered`, `not-allowed` or `io`. Its description
+/// starts with the code (`bad-signature: …`).
+public typealias CallbackError = DomainError<CallbackErrors>
 
-    public init(_ code: ErrorCode, _ message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
-
-    public var description: String { "\(code): \(message)" }
-}
-
-extension CallbackError: Equatable {
-    /// Equal when code and message are (the cause is not compared).
-    public static func == (a: CallbackError, b: CallbackError) -> Bool { a.code == b.code && a.message == b.message }
+/// The domain of ``CallbackError``.
+public enum CallbackErrors: ErrorDomain {
+    public static var describesWithCode: Bool { true }
 }

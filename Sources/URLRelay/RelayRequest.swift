@@ -51,26 +51,14 @@ public struct RelayRequest: Sendable, Equatable {
     }
 }
 
-/// A relay failure: `bad-record`, `io`, `locked`, `denied` or `too-long`.
-public struct RelayError: SwitchyardError {
-    public var code: ErrorCode
-    public var message: String
-    /// The file-system error underneath, for `io` and `locked`.
-    public var cause: (any Error)?
+/// A relay failure: `bad-record`, `io`, `locked`, `denied` or `too-long`; for `io` and
+/// `locked` the file-system error is its cause.
+public typealias RelayError = DomainError<RelayErrors>
 
-    public init(_ code: ErrorCode, _ message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
+/// The domain of ``RelayError``.
+public enum RelayErrors: ErrorDomain {}
 
+extension DomainError where Domain == RelayErrors {
     /// A file operation's failure, with its code and message.
     public init(_ error: FileError) { self.init(error.code, error.message, cause: error) }
-
-    public var description: String { message }
-}
-
-extension RelayError: Equatable {
-    /// Equal when code and message are (the cause is not compared).
-    public static func == (a: RelayError, b: RelayError) -> Bool { a.code == b.code && a.message == b.message }
 }

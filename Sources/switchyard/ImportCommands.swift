@@ -28,16 +28,7 @@ struct ImportOptions: ParsableArguments {
     @Flag(help: "Print the report as JSON.") var json = false
     @OptionGroup var databaseOption: DatabaseOption
 
-    func configuration() throws -> ServiceConfiguration {
-        guard let path = config ?? ServiceConfiguration.examplePath else {
-            Output.error("error: the example configuration is missing from the installation")
-            throw ExitCode(2)
-        }
-        do { return try ServiceConfiguration(contentsOf: path) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
-    }
+    func configuration() throws -> ServiceConfiguration { try ServiceConfiguration.forCommandLine(config).configuration }
 
     func text() throws -> String {
         let bytes = try Output.readFile(file == "-" ? "/dev/stdin" : file)

@@ -43,15 +43,7 @@ struct LinkQR: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let path = config ?? ServiceConfiguration.examplePath else {
-            Output.error("error: the example configuration is missing from the installation")
-            throw ExitCode(2)
-        }
-        let configuration: ServiceConfiguration
-        do { configuration = try ServiceConfiguration(contentsOf: path) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
+        let configuration = try ServiceConfiguration.forCommandLine(config).configuration
         let store = try await databaseOption.open()
         let link: StoredLink?
         do { link = try await store.link(code: code) } catch {

@@ -6,6 +6,21 @@ import Logging
 import SwitchyardCore
 
 /// Options every command that touches the service's database shares.
+extension ServiceConfiguration {
+    /// The configuration at `path` (the built-in example when nil) and the path it came from;
+    /// a configuration that cannot be used is reported and exits 2.
+    static func forCommandLine(_ path: String?) throws -> (path: String, configuration: ServiceConfiguration) {
+        guard let path = path ?? examplePath else {
+            Output.error("error: the example configuration is missing from the installation")
+            throw ExitCode(2)
+        }
+        do { return (path, try ServiceConfiguration(contentsOf: path)) } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
+
 struct DatabaseOption: ParsableArguments {
     @Option(help: "sqlite:PATH or postgres://user:password@host:port/database (default: sqlite:.switchyard/switchyard.sqlite).")
     var database: String?
@@ -50,15 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Past a file-size limit (`ulimit -f`) a write must fail with EFBIG, answered 503 with
         // the reason, instead of SIGXFSZ ending the service.
         signal(SIGXFSZ, SIG_IGN)
-        guard let path = config ?? ServiceConfiguration.examplePath else {
-            Output.error("error: the example configuration is missing from the installation")
-            throw ExitCode(2)
-        }
-        let configuration: ServiceConfiguration
-        do { configuration = try ServiceConfiguration(contentsOf: path) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
+        let (path, configuration) = try ServiceConfiguration.forCommandLine(config)
         let level = Logger.Level(rawValue: logLevel)!
         let json = logFormat == "json"
         LoggingSystem.bootstrap { label in

@@ -200,17 +200,7 @@ public struct LinkEngine: Sendable {
     }
 
     /// Planned action or browser results with the answers of their scripts filled in.
-    static func finish(_ planned: [(ActionResult, Pending)], _ scripted: [Result<String?, ScriptError>]) -> [ActionResult] {
-        planned.map { result, pending in
-            var result = result
-            let r = pending.value(scripted)
-            result.url = try? r.get()
-            result.error = r.failureValue
-            return result
-        }
-    }
-
-    static func finish(_ planned: [(BrowserResult, Pending)], _ scripted: [Result<String?, ScriptError>]) -> [BrowserResult] {
+    static func finish<R: ScriptedResult>(_ planned: [(R, Pending)], _ scripted: [Result<String?, ScriptError>]) -> [R] {
         planned.map { result, pending in
             var result = result
             let r = pending.value(scripted)
@@ -415,3 +405,12 @@ public struct ResolveProfile: Sendable, Equatable {
 
     public init() {}
 }
+
+/// A result whose URL a script may give: an action's or a browser's.
+protocol ScriptedResult {
+    var url: String? { get set }
+    var error: ScriptError? { get set }
+}
+
+extension ActionResult: ScriptedResult {}
+extension BrowserResult: ScriptedResult {}

@@ -52,27 +52,14 @@ public struct FetchResponse: Sendable, Equatable {
     }
 }
 
-/// Why a fetch failed.
-public struct FetchError: SwitchyardError {
-    /// `network-disabled` (offline), `network-refused` (private/loopback destination),
-    /// `invalid-url`, `network-timeout`, `body-too-large`, `too-many-redirects`, `network-error`.
-    public var code: ErrorCode
-    public var message: String
-    /// The HTTP client's own error, when there was one.
-    public var cause: (any Error)?
+/// Why a fetch failed: `network-disabled` (offline), `network-refused` (a private or loopback
+/// destination), `invalid-url`, `network-timeout`, `body-too-large`, `too-many-redirects`,
+/// `network-error` (the HTTP client's error is its cause). Described as `code: message`.
+public typealias FetchError = DomainError<FetchErrors>
 
-    public init(code: ErrorCode, message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
-
-    public var description: String { "\(code): \(message)" }
-}
-
-extension FetchError: Equatable {
-    /// Equal when code and message are (the cause is not compared).
-    public static func == (a: FetchError, b: FetchError) -> Bool { a.code == b.code && a.message == b.message }
+/// The domain of ``FetchError``.
+public enum FetchErrors: ErrorDomain {
+    public static var describesWithCode: Bool { true }
 }
 
 /// The single way scripts and redirect following reach the network. Asynchronous: a script's

@@ -74,11 +74,10 @@ extension WorkerPlatform {
         var attributes: posix_spawnattr_t?
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
+        WorkerPlatform.withStartingSignals { all, none in
+            posix_spawnattr_setsigdefault(&attributes, all)
+            posix_spawnattr_setsigmask(&attributes, none)
+        }
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_CLOEXEC_DEFAULT))
         return launch(executable, arguments: arguments, socket: fds) { pid, argv, environment in
             posix_spawn(pid, executable, &actions, &attributes, argv, environment)

@@ -64,3 +64,15 @@ public struct DeferredClaim: Sendable, Equatable {
     public var parameters: [String: String]
     public var platform: String
 }
+
+extension DeferredClaim {
+    /// What a redemption answers: `{"code","deepLink","route","parameters"}`, parameters by name.
+    var answer: [(key: String, value: JSONValue)] {
+        [
+            ("code", code.map(JSONValue.string) ?? .null),
+            ("deepLink", deepLink.map(JSONValue.string) ?? .null),
+            ("route", route.map(JSONValue.string) ?? .null),
+            ("parameters", .object(parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+        ]
+    }
+}

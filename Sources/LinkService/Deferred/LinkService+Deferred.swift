@@ -84,12 +84,7 @@ extension LinkService {
         switch outcome {
         case .claimed(let claim):
             metrics.claimsRedeemed.increment()
-            return Response.json(.object([
-                ("code", claim.code.map(JSONValue.string) ?? .null),
-                ("deepLink", claim.deepLink.map(JSONValue.string) ?? .null),
-                ("route", claim.route.map(JSONValue.string) ?? .null),
-                ("parameters", .object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            ]))
+            return Response.json(.object(claim.answer))
         case .used: throw APIError(.gone, .claimUsed, "this claim token was redeemed already", field: "token")
         case .expired: throw APIError(.gone, .claimExpired, "this claim token has expired", field: "token")
         case .unknown: throw APIError(.notFound, .claimUnknown, "no such claim token", field: "token")
@@ -122,13 +117,7 @@ extension LinkService {
             throw APIError(.notFound, .noMatch, "no unredeemed visit from this address on \(platform) in the last \(Int(settings.matchWindow)) s")
         }
         metrics.claimsRedeemed.increment()
-        return Response.json(.object([
-            ("code", claim.code.map(JSONValue.string) ?? .null),
-            ("deepLink", claim.deepLink.map(JSONValue.string) ?? .null),
-            ("route", claim.route.map(JSONValue.string) ?? .null),
-            ("parameters", .object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            ("match", .string("probabilistic")),
-        ]))
+        return Response.json(.object(claim.answer + [("match", .string("probabilistic"))]))
     }
 
     /// GET `/d/{token}`: the claim URL opened in a browser (the app is not installed yet, or the

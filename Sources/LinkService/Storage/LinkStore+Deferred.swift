@@ -87,13 +87,8 @@ extension LinkStore {
     }
 
     /// A claim as the claim API and `deferred.claimed` show it.
+    /// The `deferred.claimed` event's data: the claim's answer and its platform.
     static func json(_ claim: DeferredClaim) -> JSONValue {
-        .object([
-            ("code", claim.code.map(JSONValue.string) ?? .null),
-            ("deepLink", claim.deepLink.map(JSONValue.string) ?? .null),
-            ("route", claim.route.map(JSONValue.string) ?? .null),
-            ("parameters", .object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            ("platform", .string(claim.platform)),
-        ])
+        .object(claim.answer + [("platform", .string(claim.platform))])
     }
 }

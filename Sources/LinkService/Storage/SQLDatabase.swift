@@ -37,25 +37,11 @@ package protocol SQLDatabase: SQLExecutor {
 /// duplicate token), `unavailable` (the database could not be reached or opened), `bad-url`
 /// (a malformed database URL or unknown back end), `failed` (a statement failed) or
 /// `schema-too-new` (the database was migrated by a newer build).
-public struct StoreError: SwitchyardError {
-    public var code: ErrorCode
-    public var message: String
-    /// The driver's own error (SQLiteNIO's, PostgresNIO's), when there was one.
-    public var cause: (any Error)?
+/// The driver's own error (SQLiteNIO's, PostgresNIO's) is its cause.
+public typealias StoreError = DomainError<StoreErrors>
 
-    public init(_ code: ErrorCode, _ message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
-
-    public var description: String { message }
-}
-
-extension StoreError: Equatable {
-    /// Equal when code and message are (the cause is not compared).
-    public static func == (a: StoreError, b: StoreError) -> Bool { a.code == b.code && a.message == b.message }
-}
+/// The domain of ``StoreError``.
+public enum StoreErrors: ErrorDomain {}
 
 /// Where the service stores its data: `sqlite:PATH` or `postgres://user:password@host:port/database`.
 public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {

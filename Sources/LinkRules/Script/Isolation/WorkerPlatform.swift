@@ -29,6 +29,15 @@ enum WorkerPlatform {
         return (pid, fds[0])
     }
 
+    /// The signal sets a worker starts with, for its spawn attributes: every signal at its
+    /// default action (`all`), none blocked (`none`).
+    static func withStartingSignals(_ body: (UnsafePointer<sigset_t>, UnsafePointer<sigset_t>) -> Void) {
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        body(&all, &none)
+    }
+
     /// This process's environment for a worker, with Swift's crash backtracer off: a worker that
     /// crashes must end at once (the engine then reports `script-crashed`), not wait in the
     /// backtracer, which also outlives it holding the engine's stderr. NULL-terminated; free each.
