@@ -36,7 +36,7 @@ public struct DeferredLink: Sendable {
         }
 
         /// The deep link matched against the app's router (nil when there is none or no route matches).
-        public func match(in router: Router) -> RouteMatch? { deepLink.flatMap { router.route($0).match } }
+        public func match(in router: LinkRouter) -> RouteMatch? { deepLink.flatMap { router.route($0).match } }
     }
 
     public enum Outcome: Sendable, Equatable {

@@ -2,7 +2,7 @@ import Foundation
 import SwitchyardCore
 import Yams
 
-extension Router {
+extension LinkRouter {
     /// Loads a route table from a JSON or YAML file (by extension; YAML is a superset of JSON).
     ///
     /// ```yaml

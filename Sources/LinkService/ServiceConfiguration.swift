@@ -55,7 +55,7 @@ public struct ServiceConfiguration: Sendable {
     public var apple: [AppleApp]
     public var android: [AndroidApp]
     public var webcredentials: Bool
-    public var router: Router
+    public var router: LinkRouter
     /// The public origin of the service, used in the links it hands out (default https://first host).
     public var publicURL: String
     /// Short-code alphabet and length for generated codes.
@@ -112,7 +112,7 @@ public struct ServiceConfiguration: Sendable {
     /// Loads a YAML or JSON configuration; errors say which key is wrong.
     public init(contentsOf path: String) throws(ConfigurationError) {
         let document: JSONValue
-        do { document = try Router.document(contentsOf: path) } catch { throw ConfigurationError(error.message) }
+        do { document = try LinkRouter.document(contentsOf: path) } catch { throw ConfigurationError(error.message) }
         do { try self.init(document: document) } catch { throw ConfigurationError("\(path): \(error.message)") }
     }
 
@@ -145,7 +145,7 @@ public struct ServiceConfiguration: Sendable {
             "visits": VisitSettings.shape,
             "deferred": DeferredSettings.shape,
         ]
-        keys.merge(Router.tableKeys) { a, _ in a }
+        keys.merge(LinkRouter.tableKeys) { a, _ in a }
         return .object(keys)
     }()
 
@@ -177,7 +177,7 @@ public struct ServiceConfiguration: Sendable {
             android.append(AndroidApp(package: package, fingerprints: fingerprints))
         }
         webcredentials = document["webcredentials"] == .bool(true)
-        do { router = try Router(document: document) } catch { throw ConfigurationError(error.message) }
+        do { router = try LinkRouter(document: document) } catch { throw ConfigurationError(error.message) }
         publicURL = "https://" + (router.hosts.first ?? "localhost")
         codeAlphabet = Array("23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ")
         codeLength = 8

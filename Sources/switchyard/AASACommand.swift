@@ -154,8 +154,8 @@ struct AASACommand: ParsableCommand {
         @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
 
         func run() throws {
-            let router: Router
-            do { router = try Router(contentsOf: routes) } catch {
+            let router: LinkRouter
+            do { router = try LinkRouter(contentsOf: routes) } catch {
                 Output.error("error: \(error)")
                 throw ExitCode(2)
             }

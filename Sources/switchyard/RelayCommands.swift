@@ -218,43 +218,33 @@ struct OpenCommand: AsyncParsableCommand {
         let manifest = try manifestOption.load()
         let engine = LinkEngine(manifest: manifest, options: .init(offline: offline, scriptIsolation: isolation.isolation).withHTTPFetcher())
         let resolution = await engine.resolve(url)
-        let candidates = resolution.actions.filter { $0.url != nil }
-        let chosen = prefer.lazy.compactMap { id in candidates.first { $0.appId == id } }.first ?? candidates.first
-        let target = chosen?.url ?? resolution.unwrapped ?? url
-        let app = chosen.map { manifest.app($0.appId)?.name ?? $0.appId } ?? "the browser"
-        var policy = OpenPolicy()
-        let decision = policy.decide(target, now: 0)
-        let inbox = try inboxOption.open()
-        if case .deny(let reason) = decision {
-            Output.error("refused: \(target): \(reason)")
-            throw ExitCode(1)
+        let candidates = resolution.actions.compactMap { action in
+            action.url.map { OpenTarget(url: $0, appId: action.appId, displayName: manifest.app(action.appId)?.name) }
         }
-        let delay: Double
-        if case .open(let d) = decision { delay = d } else { delay = 0 }
+        let target = LinkOpening.choose(from: candidates, prefer: prefer, fallback: OpenTarget(url: resolution.unwrapped ?? url))
+        let inbox = try inboxOption.open()
+        var opening = LinkOpening(opener: .standard(direct: CommandOpen(command: openWith.split(separator: " ").map(String.init)), inbox: inbox),
+                                  source: "switchyard open")
+        let plan: LinkOpening.Plan
+        switch opening.plan(target) {
+        case .refused(let reason):
+            Output.error("refused: \(target.url): \(reason)")
+            throw ExitCode(1)
+        case .ready(let ready): plan = ready
+        }
         if dryRun {
-            Output.line("would open \(target) (\(app))\(delay > 0 ? " after \(delay) s" : "")")
-            Output.line("  1. \(openWith) \(target)")
+            Output.line("would open \(target.url) (\(target.displayName))\(plan.delay > 0 ? " after \(plan.delay) s" : "")")
+            Output.line("  1. \(openWith) \(target.url)")
             Output.line("  2. then always relay to \(inbox.directory)")
             return
         }
-        if delay > 0 { try await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
-        let opener = URLOpener.standard(direct: CommandOpen(command: openWith.split(separator: " ").map(String.init)), inbox: inbox)
-        let (_, attempts) = await opener.open(RelayRequest(source: "switchyard open", url: target)) { attempt in
+        let report = await opening.open(plan) { attempt in
             switch attempt.outcome {
             case .opened: Output.error("open: \(attempt.strategy): done")
             case .failed(let why): Output.error("open: \(attempt.strategy): \(why)")
             }
         }
-        // Say what really happened: opened by the direct command, or only handed to the inbox.
-        let direct = attempts.first
-        let relayed = attempts.dropFirst().contains { $0.outcome == .opened }
-        if direct?.outcome == .opened {
-            Output.line("opened: \(target) (\(app))\(relayed ? "; also relayed to \(inbox.directory)" : "")")
-        } else if relayed {
-            Output.line("relayed, not opened: \(target) (\(app)) is waiting in \(inbox.directory) for a watcher; \(openWith) failed")
-        } else {
-            Output.line("not opened: \(target) (\(app))")
-            throw ExitCode(1)
-        }
+        Output.line(report.summary)
+        if !report.delivered { throw ExitCode(1) }
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 import LinkRouting
 import SwitchyardCore
 
-func loadRouter(_ path: String) throws -> Router {
-    do { return try Router(contentsOf: path) } catch {
+func loadRouter(_ path: String) throws -> LinkRouter {
+    do { return try LinkRouter(contentsOf: path) } catch {
         Output.error("error: \(error)")
         throw ExitCode(2)
     }

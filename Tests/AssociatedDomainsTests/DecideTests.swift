@@ -9,7 +9,7 @@ import Testing
         let name: String
         let components: String
         let url: String
-        let decision: Decision
+        let decision: AppSiteAssociation.Decision
         var detailExtra: String = ""
         var domainExtra: String = ""
         /// Why iOS decides so, for the cases added with the swcutil disagreements.
@@ -298,7 +298,7 @@ extension DecideTests {
         let json: String
         let url: String
         var appID: String = DecideTests.app
-        let decision: Decision
+        let decision: AppSiteAssociation.Decision
         let reason: String
         var description: String { "\(name): \(url)" }
     }
@@ -389,7 +389,7 @@ extension DecideTests {
         let name: String
         let url: String
         let domain: String?
-        let decision: Decision
+        let decision: AppSiteAssociation.Decision
         var note: String?
         let reason: String
         var description: String { "\(name): \(url) on \(domain.map { "\"\($0)\"" } ?? "nil")" }

@@ -8,7 +8,7 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let appID = "ABCDE12345.community.rabble.plur"
 
-    static func plur() throws -> Router { try Router(contentsOf: root.appendingPathComponent("Examples/plur-routes.yaml").path) }
+    static func plur() throws -> LinkRouter { try LinkRouter(contentsOf: root.appendingPathComponent("Examples/plur-routes.yaml").path) }
 
     @Test func generatedAASACoversEveryRouteBothWays() throws {
         let router = try Self.plur()

@@ -59,7 +59,7 @@ struct Offline: Error {}
     @Test func aClaimIsRedeemedOnceAndTheMarkerKeepsItFromRunningAgain() async throws {
         let transport = FakeTransport([.success((200, #"{"code":"Ab3dEf7h","deepLink":"plur://join/g1?code=Ab3dEf7h","route":"invite","parameters":{"groupId":"g1"}}"#))])
         let c = client(transport)
-        let router = try Router(hosts: ["rabble.community"], routes: [try Route(name: "join", pattern: "plur://join/{groupId}")])
+        let router = try LinkRouter(hosts: ["rabble.community"], routes: [try Route(name: "join", pattern: "plur://join/{groupId}")])
         var pasteboardRead = false
         let outcome = try await c.runOnFirstLaunch(installReferrer: "sy_claim=\(Self.token)", pasteboard: { pasteboardRead = true; return nil })
         let expected = DeferredLink.Claim(code: "Ab3dEf7h", deepLink: "plur://join/g1?code=Ab3dEf7h", route: "invite", parameters: ["groupId": "g1"])

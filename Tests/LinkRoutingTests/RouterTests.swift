@@ -7,7 +7,7 @@ import Testing
 enum PlurTable {
     static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Examples/plur-routes.yaml").path
-    static func load() throws -> Router { try Router(contentsOf: path) }
+    static func load() throws -> LinkRouter { try LinkRouter(contentsOf: path) }
 }
 
 /// What the Plur app does with a link, as a typed value.
@@ -79,7 +79,7 @@ enum PlurDestination: Equatable {
     }
 
     @Test func typedParametersAndEnumerations() throws {
-        let router = try Router(hosts: ["example.com"], routes: [
+        let router = try LinkRouter(hosts: ["example.com"], routes: [
             Route(name: "item", pattern: "/items/{id:int}"),
             Route(name: "user", pattern: "/users/{id:uuid}"),
             Route(name: "tab", pattern: "/tabs/{tab:home|search|profile}", query: [("page", "page:int?")]),
@@ -97,7 +97,7 @@ enum PlurDestination: Equatable {
     }
 
     @Test func firstMatchWinsAndEncodedSlashAndPlusStayInTheParameter() throws {
-        let router = try Router(hosts: ["example.com"], routes: [
+        let router = try LinkRouter(hosts: ["example.com"], routes: [
             Route(name: "specific", pattern: "/a/{x}"),
             Route(name: "literal", pattern: "/a/b"),
         ])
@@ -154,7 +154,7 @@ enum PlurDestination: Equatable {
             let tail = Int.random(in: 0..<10, using: &rng) == 0 ? ["{rest:*}"] : []
             routes.append(try Route(name: "r\(i)", pattern: "/" + (segments + tail).joined(separator: "/"), query: Bool.random(using: &rng) ? [("q", "q:int?")] : []))
         }
-        let router = try Router(hosts: ["h.example"], routes: routes)
+        let router = try LinkRouter(hosts: ["h.example"], routes: routes)
         for _ in 0..<3_000 {
             let path = (0..<Int.random(in: 0...4, using: &rng)).map { _ in (words + ["1", "22", "a", "zz"]).randomElement(using: &rng)! }.joined(separator: "/")
             let url = "https://h.example/\(path)" + (Bool.random(using: &rng) ? "?q=\(Int.random(in: 0...9, using: &rng))" : "")
@@ -164,13 +164,13 @@ enum PlurDestination: Equatable {
 
     @Test func loadErrorsSayWhere() {
         #expect(throws: RouteTableError("routes[1].pattern: route b needs a pattern")) {
-            try Router(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: b}\n")
+            try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: b}\n")
         }
         #expect(throws: RouteTableError("routes[0]: route a: a url or * parameter must be the last segment")) {
-            try Router(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/{u:url}/x'}\n")
+            try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/{u:url}/x'}\n")
         }
         #expect(throws: RouteTableError("route name a is used twice")) {
-            try Router(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: a, pattern: /b}\n")
+            try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: a, pattern: /b}\n")
         }
     }
 }

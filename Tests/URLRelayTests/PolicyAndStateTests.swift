@@ -87,6 +87,29 @@ import URLRelay
         #expect(attempts.first?.outcome == .failed("host refused"))
     }
 
+    @Test(arguments: [
+        (OpenOutcome.opened, OpenOutcome.opened, "opened: spotify:track:1 (Spotify); also relayed to inbox", true),
+        (.failed("no handler"), .opened, "relayed, not opened: spotify:track:1 (Spotify) is waiting in inbox for a watcher; xdg-open failed", true),
+        (.failed("no handler"), .failed("disk full"), "not opened: spotify:track:1 (Spotify)", false),
+    ])
+    func anOpeningReportsWhatReallyHappened(direct: OpenOutcome, relay: OpenOutcome, summary: String, delivered: Bool) async {
+        var opening = LinkOpening(opener: URLOpener([.init(Recording(name: "command(xdg-open)", outcome: direct)),
+                                                    .init(Recording(name: "relay(inbox)", outcome: relay), always: true)]),
+                                  source: "test")
+        let candidates = [OpenTarget(url: "twitter://x", appId: "twitter"), OpenTarget(url: "spotify:track:1", appId: "spotify", displayName: "Spotify")]
+        // The preferred app wins over the first candidate; nothing at all falls back to the link.
+        let target = LinkOpening.choose(from: candidates, prefer: ["nope", "spotify"], fallback: OpenTarget(url: "https://x"))
+        #expect(target.appId == "spotify")
+        #expect(LinkOpening.choose(from: [], fallback: OpenTarget(url: "https://x")).displayName == "the browser")
+        guard case .ready(let plan) = opening.plan(target) else { Issue.record("refused"); return }
+        #expect(plan.steps.map(\.name) == ["command(xdg-open)", "relay(inbox)"])
+        let report = await opening.open(plan)
+        #expect(report.summary == summary)
+        #expect(report.delivered == delivered)
+        // The policy still stands in front of every target.
+        #expect(opening.plan(OpenTarget(url: "javascript:alert(1)")) == .refused("scheme javascript: is denied"))
+    }
+
     @Test func commandStrategyUsesTheExitStatus() async {
         let r = RelayRequest(source: "t", url: "plur://x")
         #expect(await CommandOpen(command: ["true"]).open(r) == .opened)

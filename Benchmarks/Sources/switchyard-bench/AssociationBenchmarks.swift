@@ -22,7 +22,7 @@ enum RegexPerCallBaseline {
     }
 
     /// Components as (path, exclude) pairs; decides by path only, first match wins.
-    static func decide(_ components: [(String, Bool)], _ url: String) -> Decision {
+    static func decide(_ components: [(String, Bool)], _ url: String) -> AppSiteAssociation.Decision {
         guard let path = URLComponents(string: url)?.percentEncodedPath else { return .noMatch }
         let p = path.isEmpty ? "/" : path
         for (pattern, exclude) in components where matches(pattern, p) { return exclude ? .exclude : .match }
@@ -76,7 +76,7 @@ enum RouterBenchmarks {
             }
             routes.append(try! Route(name: "r\(i)", pattern: pattern, query: i % 7 == 0 ? [("ref", "ref?")] : []))
         }
-        let router = try! Router(hosts: ["example.com"], routes: routes)
+        let router = try! LinkRouter(hosts: ["example.com"], routes: routes)
         var urls: [String] = []
         for i in stride(from: 0, to: 1_000, by: 3) {
             let a = words[i % words.count], b = words[(i / words.count) % words.count]

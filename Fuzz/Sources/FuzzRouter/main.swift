@@ -2,7 +2,7 @@ import Foundation
 import CFuzzerDriver
 import LinkRouting
 
-let table: Router = {
+let table: LinkRouter = {
     let yaml = """
         hosts: [rabble.community, www.rabble.community]
         routes:
@@ -15,7 +15,7 @@ let table: Router = {
           - {name: appGroup, pattern: 'plur://group/{groupId}', query: {relay: relay?}}
           - {name: appHome, pattern: 'plur://'}
         """
-    return try! Router(yaml: yaml)
+    return try! LinkRouter(yaml: yaml)
 }()
 
 /// Input: a URL. Routes it, builds the canonical URL back, routes that again (it must agree),

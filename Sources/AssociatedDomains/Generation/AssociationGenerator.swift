@@ -11,7 +11,7 @@ public enum AssociationGenerator {
     /// let json = AssociationGenerator.appSiteAssociation(router: router, appIDs: ["ABCDE12345.com.example.app"])
     /// ```
     public static func appSiteAssociation(
-        router: Router, appIDs: [String], webcredentials: Bool = false, appClips: [String] = []
+        router: LinkRouter, appIDs: [String], webcredentials: Bool = false, appClips: [String] = []
     ) -> JSONValue {
         // Routes with the same pattern share one component (the comment names them all).
         var components: [(key: [(key: String, value: JSONValue)], names: [String])] = []
@@ -61,7 +61,7 @@ public enum AssociationGenerator {
 public enum RouteCoverage {
     /// Findings: universal routes the AASA does not hand to `appID`, and URLs the AASA hands
     /// to `appID` that no route handles. Sample URLs are built from the patterns.
-    public static func check(router: Router, aasa: AppSiteAssociation, appID: String) -> [Finding] {
+    public static func check(router: LinkRouter, aasa: AppSiteAssociation, appID: String) -> [Finding] {
         var findings: [Finding] = []
         guard let host = router.hosts.first else {
             return [Finding(.error, .noHosts, at: "routes", "the route table has no hosts, so it has no universal links to check")]
@@ -74,7 +74,7 @@ public enum RouteCoverage {
             }
         }
         for detail in aasa.applinks?.details ?? [] where detail.appIDs.contains(appID) {
-            let patterns: [(String, String, Component.Query?)]
+            let patterns: [(String, String, AppLinks.Component.Query?)]
             if let components = detail.components {
                 patterns = components.filter { !$0.exclude }.map { ("\(detail.location).components[\($0.index)]", $0.path ?? "/*", $0.query) }
             } else {
@@ -101,7 +101,7 @@ public enum RouteCoverage {
         return p.hasPrefix("/") ? p : "/" + p
     }
 
-    static func sampleQuery(_ q: Component.Query?) -> String {
+    static func sampleQuery(_ q: AppLinks.Component.Query?) -> String {
         switch q {
         case .items(let items)?: return items.isEmpty ? "" : "?" + items.map { "\($0.name)=\(sample($0.pattern).dropFirst())" }.joined(separator: "&")
         case .whole(let s)?: return s.isEmpty ? "" : "?" + s.replacingOccurrences(of: "*", with: "x").replacingOccurrences(of: "?", with: "x")
@@ -109,7 +109,7 @@ public enum RouteCoverage {
         }
     }
 
-    static func sampleURL(_ router: Router, _ route: Route) -> String? {
+    static func sampleURL(_ router: LinkRouter, _ route: Route) -> String? {
         var params: [String: RouteValue] = [:]
         for segment in route.parameterNames {
             params[segment] = .string("sample")

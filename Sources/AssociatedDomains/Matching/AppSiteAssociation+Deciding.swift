@@ -65,26 +65,28 @@ extension AppSiteAssociation {
     }
 }
 
-/// Why a URL was (or was not) handed to an app.
-public struct Explanation: Sendable {
-    /// One component (or legacy path) that was tried, in the order iOS tries them.
-    public struct Step: Sendable, Equatable {
-        /// The `Detail.index` of the detail the entry belongs to.
-        public var detail: Int
-        /// Index into the detail's `components` (or legacy `paths`).
-        public var entry: Int
-        /// True when the entry is a legacy `paths` pattern rather than a component.
-        public var legacyPath: Bool
-        /// The first key that did not match; nil when the entry matched.
-        public var failed: FailedKey?
-    }
-    /// What iOS does with the URL.
-    public var decision: Decision
-    /// (detail index, component/path index) of the entry that decided.
-    public var decidedBy: (detail: Int, entry: Int)?
-    public var steps: [Step] = []
-    /// Why nothing could match at all, when that is the case.
-    public var note: String?
+extension AppSiteAssociation {
+    /// Why a URL was (or was not) handed to an app.
+    public struct Explanation: Sendable {
+        /// One component (or legacy path) that was tried, in the order iOS tries them.
+        public struct Step: Sendable, Equatable {
+            /// The `Detail.index` of the detail the entry belongs to.
+            public var detail: Int
+            /// Index into the detail's `components` (or legacy `paths`).
+            public var entry: Int
+            /// True when the entry is a legacy `paths` pattern rather than a component.
+            public var legacyPath: Bool
+            /// The first key that did not match; nil when the entry matched.
+            public var failed: FailedKey?
+        }
+        /// What iOS does with the URL.
+        public var decision: Decision
+        /// (detail index, component/path index) of the entry that decided.
+        public var decidedBy: (detail: Int, entry: Int)?
+        public var steps: [Step] = []
+        /// Why nothing could match at all, when that is the case.
+        public var note: String?
 
-    init(decision: Decision) { self.decision = decision }
+        init(decision: Decision) { self.decision = decision }
+    }
 }

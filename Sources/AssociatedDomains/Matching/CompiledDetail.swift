@@ -111,7 +111,7 @@ struct CompiledComponent: Sendable {
         return out
     }
 
-    init(_ c: Component, defaults: [MatchingDefaults], variables: [String: [String]]) {
+    init(_ c: AppLinks.Component, defaults: [MatchingDefaults], variables: [String: [String]]) {
         exclude = c.exclude
         caseSensitive = c.caseSensitive ?? defaults.lazy.compactMap(\.caseSensitive).first ?? true
         percentEncoded = c.percentEncoded ?? defaults.lazy.compactMap(\.percentEncoded).first ?? true
@@ -178,13 +178,13 @@ struct CompiledDetail: Sendable {
     }
 
     /// The decision and the entries tried, in order.
-    func decide(_ s: inout Subject, explain: Bool) -> (Decision, [Step]) {
+    func decide(_ s: inout Subject, explain: Bool) -> (AppSiteAssociation.Decision, [Step]) {
         var steps: [Step] = []
         switch kind {
         case .components(let components, let uniform?) where !explain:
             // Usual case: every component compares the same form of the path; fetch it once.
             let bytes = s.path(encoded: uniform.0, cased: uniform.1)
-            let decision: Decision? = bytes.withUnsafeBufferPointer { buffer in
+            let decision: AppSiteAssociation.Decision? = bytes.withUnsafeBufferPointer { buffer in
                 for i in components.indices where components[i].failure(&s, path: buffer) == nil {
                     return components[i].exclude ? .exclude : .match
                 }

@@ -149,7 +149,7 @@ extension AppSiteAssociation {
             }
             let domainDefaults = defaults(links["defaults"], "applinks.defaults")
             let domainVariables = variables(links["substitutionVariables"], "applinks.substitutionVariables")
-            var details: [Detail] = []
+            var details: [AppLinks.Detail] = []
             var keyed = false
             switch links["details"] {
             case nil:
@@ -183,7 +183,7 @@ extension AppSiteAssociation {
 
         /// One detail at `path`: an element of the `details` array, or (with `key`) the value of
         /// the legacy dictionary member whose key is the app ID.
-        mutating func readDetail(_ item: JSONValue, _ i: Int, _ path: String, keyedBy key: String?, _ domainDefaults: MatchingDefaults, _ domainVariables: [String: [String]]) -> Detail? {
+        mutating func readDetail(_ item: JSONValue, _ i: Int, _ path: String, keyedBy key: String?, _ domainDefaults: MatchingDefaults, _ domainVariables: [String: [String]]) -> AppLinks.Detail? {
             guard case .object = item else {
                 error(.wrongType, path, "expected a detail object, found \(item.typeName)" + (key != nil ? " (in the legacy dictionary form each value is an object with \"paths\")" : ""))
                 return nil
@@ -201,7 +201,7 @@ extension AppSiteAssociation {
             let detailDefaults = defaults(item["defaults"], "\(path).defaults")
             var vars = domainVariables
             for (k, v) in variables(item["substitutionVariables"], "\(path).substitutionVariables") { vars[k] = v }
-            var components: [Component]?
+            var components: [AppLinks.Component]?
             if let value = item["components"] {
                 if case .array(let items) = value {
                     components = []
@@ -229,21 +229,21 @@ extension AppSiteAssociation {
             } else {
                 kind = .nothing
             }
-            return Detail(index: i, location: path, appIDs: appIDs, components: components, paths: paths, defaults: detailDefaults, substitutionVariables: vars, compiled: CompiledDetail(kind: kind))
+            return AppLinks.Detail(index: i, location: path, appIDs: appIDs, components: components, paths: paths, defaults: detailDefaults, substitutionVariables: vars, compiled: CompiledDetail(kind: kind))
         }
 
-        mutating func readComponent(_ value: JSONValue, _ path: String, _ index: Int) -> Component? {
+        mutating func readComponent(_ value: JSONValue, _ path: String, _ index: Int) -> AppLinks.Component? {
             guard case .object = value else {
                 error(.wrongType, path, "expected a component object like {\"/\": \"/path/*\"}, found \(value.typeName)"
                     + (value.stringValue.map { " \(JSONWriter.quote($0)); write {\"/\": \(JSONWriter.quote($0))}" } ?? ""))
                 return nil
             }
-            var query: Component.Query?
+            var query: AppLinks.Component.Query?
             switch value["?"] {
             case nil: query = nil
             case .string(let s)?: query = .whole(s)
             case .object(let members)?:
-                var items: [Component.QueryItem] = []
+                var items: [AppLinks.Component.QueryItem] = []
                 var voided = false
                 for m in members {
                     if case .string(let s) = m.value { items.append(.init(name: m.key, pattern: s)) } else {
@@ -255,7 +255,7 @@ extension AppSiteAssociation {
             case let other?:
                 error(.wrongType, "\(path).?", "expected a string or an object of item patterns, found \(other.typeName)")
             }
-            return Component(
+            return AppLinks.Component(
                 index: index, path: string(value["/"], "\(path)./"), query: query, fragment: string(value["#"], "\(path).#"),
                 exclude: bool(value["exclude"], "\(path).exclude") ?? false,
                 caseSensitive: bool(value["caseSensitive"], "\(path).caseSensitive"), percentEncoded: bool(value["percentEncoded"], "\(path).percentEncoded"),

@@ -40,59 +40,63 @@ public struct MatchingDefaults: Sendable, Equatable {
     }
 }
 
-/// One entry of `applinks.details`: an object of the `details` array, or one member of the
-/// legacy `details` dictionary keyed by app ID.
-public struct Detail: Sendable {
-    /// Position in `details` (array index, or member position in the legacy dictionary).
-    public var index: Int
-    /// Where the detail is in the file, as a JSON path: `applinks.details[0]`, or
-    /// `applinks.details["TEAMID.bundle.id"]` for the legacy dictionary form.
-    public var location: String
-    /// `appIDs`, or the legacy single `appID` (both are merged, `appIDs` first); in the legacy
-    /// dictionary form, the member's key.
-    public var appIDs: [String]
-    /// iOS 13+ `components`; when present, `paths` is ignored.
-    public var components: [Component]?
-    /// Legacy `paths` (with `NOT ` exclusions).
-    public var paths: [String]?
-    public var defaults: MatchingDefaults
-    public var substitutionVariables: [String: [String]]
-    /// Compiled matchers, built once when the file is read.
-    var compiled: CompiledDetail
-}
-
-/// One entry of `components`. An absent key matches anything.
-public struct Component: Sendable {
-    public enum Query: Sendable, Equatable {
-        /// A pattern for the whole query string.
-        case whole(String)
-        /// Named items, each with a pattern; order irrelevant.
-        case items([QueryItem])
-        /// A dictionary with a non-string value: iOS disregards it.
-        case voided
+extension AppLinks {
+    /// One entry of `applinks.details`: an object of the `details` array, or one member of the
+    /// legacy `details` dictionary keyed by app ID.
+    public struct Detail: Sendable {
+        /// Position in `details` (array index, or member position in the legacy dictionary).
+        public var index: Int
+        /// Where the detail is in the file, as a JSON path: `applinks.details[0]`, or
+        /// `applinks.details["TEAMID.bundle.id"]` for the legacy dictionary form.
+        public var location: String
+        /// `appIDs`, or the legacy single `appID` (both are merged, `appIDs` first); in the legacy
+        /// dictionary form, the member's key.
+        public var appIDs: [String]
+        /// iOS 13+ `components`; when present, `paths` is ignored.
+        public var components: [Component]?
+        /// Legacy `paths` (with `NOT ` exclusions).
+        public var paths: [String]?
+        public var defaults: MatchingDefaults
+        public var substitutionVariables: [String: [String]]
+        /// Compiled matchers, built once when the file is read.
+        var compiled: CompiledDetail
     }
 
-    public struct QueryItem: Sendable, Equatable {
-        public var name: String
-        public var pattern: String
-    }
+    /// One entry of `components`. An absent key matches anything.
+    public struct Component: Sendable {
+        public enum Query: Sendable, Equatable {
+            /// A pattern for the whole query string.
+            case whole(String)
+            /// Named items, each with a pattern; order irrelevant.
+            case items([QueryItem])
+            /// A dictionary with a non-string value: iOS disregards it.
+            case voided
+        }
 
-    public var index: Int
-    public var path: String?
-    public var query: Query?
-    public var fragment: String?
-    public var exclude: Bool
-    public var caseSensitive: Bool?
-    public var percentEncoded: Bool?
-    public var comment: String?
+        public struct QueryItem: Sendable, Equatable {
+            public var name: String
+            public var pattern: String
+        }
+
+        public var index: Int
+        public var path: String?
+        public var query: Query?
+        public var fragment: String?
+        public var exclude: Bool
+        public var caseSensitive: Bool?
+        public var percentEncoded: Bool?
+        public var comment: String?
+    }
 }
 
-/// What iOS does with a URL for an app.
-public enum Decision: String, Sendable, Equatable {
-    /// The app is offered the URL.
-    case match
-    /// A component with `exclude: true` (or a `NOT` path) matched: the URL is not handled.
-    case exclude
-    /// Nothing matched.
-    case noMatch = "no_match"
+extension AppSiteAssociation {
+    /// What iOS does with a URL for an app.
+    public enum Decision: String, Sendable, Equatable {
+        /// The app is offered the URL.
+        case match
+        /// A component with `exclude: true` (or a `NOT` path) matched: the URL is not handled.
+        case exclude
+        /// Nothing matched.
+        case noMatch = "no_match"
+    }
 }

@@ -63,7 +63,7 @@ extension AppSiteAssociation {
         return p.isEmpty || p == "/"
     }
 
-    func componentFindings(_ components: [Component], _ path: String, _ variables: [String: [String]]) -> [Finding] {
+    func componentFindings(_ components: [AppLinks.Component], _ path: String, _ variables: [String: [String]]) -> [Finding] {
         var findings: [Finding] = []
         var catchAll: Int?
         for c in components {

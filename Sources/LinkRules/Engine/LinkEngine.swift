@@ -90,12 +90,12 @@ public struct LinkEngine: Sendable {
     }
 
     /// Applies a format's or browser's transform to `input`.
-    public func apply(_ transform: Transform, pattern: Pattern, to input: String) async -> Result<String?, ScriptError> {
+    public func apply(_ transform: Manifest.Transform, pattern: Pattern, to input: String) async -> Result<String?, ScriptError> {
         await onExecutor { $0.applyOnExecutor(transform, pattern: pattern, to: input) }
     }
 
     /// `matches`: the search a caller already made for `pattern` on `input` (its result, or its timeout).
-    func applyOnExecutor(_ transform: Transform, pattern: Pattern, to input: String,
+    func applyOnExecutor(_ transform: Manifest.Transform, pattern: Pattern, to input: String,
                          matches: Result<[NSTextCheckingResult], RegexTimeout>? = nil) -> Result<String?, ScriptError> {
         switch transform {
         case .template(let template):

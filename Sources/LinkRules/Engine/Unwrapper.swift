@@ -4,7 +4,7 @@ import Foundation
 /// The static redirect table: rules tried once, in file order; the first matching rule gives
 /// the output (a query item's value, percent-decoded, or a template); no match leaves the URL as is.
 struct Unwrapper: Sendable {
-    let rules: [RedirectRule]
+    let rules: [Manifest.RedirectRule]
     /// Seconds each rule's regex may take; a rule that runs out is treated as not matching.
     var regexBudget = Pattern.defaultTimeLimit
 

@@ -164,7 +164,7 @@ public enum ManifestLoader {
         }
 
         /// The transform of a format, browser or preview; nil (entry skipped) when there is none.
-        mutating func transform(_ object: JSONValue, _ path: String, _ kind: String) -> Transform? {
+        mutating func transform(_ object: JSONValue, _ path: String, _ kind: String) -> Manifest.Transform? {
             let format = optional(object, ["format"], path)
             let script2 = optional(object, ["script2"], path)
             if format != nil && script2 != nil {
@@ -183,7 +183,7 @@ public enum ManifestLoader {
         }
 
         /// An app object (from `apps`, or defined inline by a format); nil when it is skipped.
-        mutating func app(_ v: JSONValue, _ p: String) -> App? {
+        mutating func app(_ v: JSONValue, _ p: String) -> Manifest.App? {
             guard case .object = v else {
                 skip(.wrongType, p, "expected an object, found \(v.typeName)")
                 return nil
@@ -200,7 +200,7 @@ public enum ManifestLoader {
             }
             var scheme = optional(v, ["scheme"], p) ?? ""
             if scheme.hasSuffix("://") { scheme.removeLast(3) }
-            return App(
+            return Manifest.App(
                 identifier: identifier, name: name!, storeId: storeID(v, p), scheme: scheme,
                 platform: optional(v, ["platform"], p), country: optional(v, ["country"], p))
         }
@@ -210,8 +210,8 @@ public enum ManifestLoader {
                 diagnostics.append(Diagnostic(.error, .notAnObject, at: SourceLocation(path: "$"), "the manifest must be a JSON object, found \(document.typeName)"))
                 return Manifest(apps: [], actions: [], browsers: [], previews: [], redirects: [], document: document, warnings: [], skipped: [], appsByID: [:])
             }
-            var apps: [App] = []
-            var appsByID: [String: App] = [:]
+            var apps: [Manifest.App] = []
+            var appsByID: [String: Manifest.App] = [:]
             for (p, v) in array(document, ["apps"], "") {
                 guard let app = app(v, p) else { continue }
                 if appsByID[app.identifier] != nil {
@@ -222,14 +222,14 @@ public enum ManifestLoader {
                 apps.append(app)
             }
 
-            var actions: [Action] = []
+            var actions: [Manifest.Action] = []
             for (i, (p, v)) in array(document, ["actions"], "").enumerated() {
                 guard case .object = v else { skip(.wrongType, p, "expected an object, found \(v.typeName)"); continue }
                 guard let (regex, pattern) = self.pattern(v, p) else { continue }
                 let title = optional(v, ["title"], p) ?? ""
                 let headers = member(v, ["includeHeaders", "headers"])?.value.isTruthy ?? false
                 let inputs = testInputs(v, p)
-                var formats: [Format] = []
+                var formats: [Manifest.Format] = []
                 for (j, (fp, fv)) in array(v, ["formats"], p).enumerated() {
                     guard case .object = fv else { skip(.wrongType, fp, "expected an object, found \(fv.typeName)"); continue }
                     let appId: String
@@ -258,12 +258,12 @@ public enum ManifestLoader {
                         warning(.testCountMismatch, "\(fp).testResults", "has \(r.count) results for \(inputs?.count ?? 0) testInputs; these tests are ignored")
                         results = nil
                     }
-                    formats.append(Format(index: j, appId: appId, transform: t, testResults: results))
+                    formats.append(Manifest.Format(index: j, appId: appId, transform: t, testResults: results))
                 }
-                actions.append(Action(index: i, title: title, regex: regex, pattern: pattern, includeHeaders: headers, testInputs: inputs ?? [], formats: formats))
+                actions.append(Manifest.Action(index: i, title: title, regex: regex, pattern: pattern, includeHeaders: headers, testInputs: inputs ?? [], formats: formats))
             }
 
-            var browsers: [Browser] = []
+            var browsers: [Manifest.Browser] = []
             var browserIDs: Set<String> = []
             for (i, (p, v)) in array(document, ["browsers"], "").enumerated() {
                 guard case .object = v else { skip(.wrongType, p, "expected an object, found \(v.typeName)"); continue }
@@ -281,16 +281,16 @@ public enum ManifestLoader {
                     warning(.testCountMismatch, "\(p).testResults", "has \(r.count) results for \(inputs?.count ?? 0) testInputs; these tests are ignored")
                     results = nil
                 }
-                browsers.append(Browser(
+                browsers.append(Manifest.Browser(
                     index: i, identifier: identifier, name: optional(v, ["name", "displayName"], p) ?? identifier,
                     storeId: storeID(v, p), scheme: scheme, regex: regex, pattern: pattern, transform: t, testInputs: inputs ?? [], testResults: results))
             }
 
-            var previews: [Preview] = []
+            var previews: [Manifest.Preview] = []
             for (i, (p, v)) in array(document, ["previews"], "").enumerated() {
                 guard case .object = v else { skip(.wrongType, p, "expected an object, found \(v.typeName)"); continue }
                 guard let (regex, pattern) = self.pattern(v, p), let t = transform(v, p, "a preview") else { continue }
-                previews.append(Preview(index: i, regex: regex, pattern: pattern, transform: t, canSave: v["canSave"]?.isTruthy ?? false))
+                previews.append(Manifest.Preview(index: i, regex: regex, pattern: pattern, transform: t, canSave: v["canSave"]?.isTruthy ?? false))
             }
 
             let redirects = readRedirects(document)
@@ -302,7 +302,7 @@ public enum ManifestLoader {
 
         /// `redirects` (v4) or `redirectRules`: an object from regex to rule, in file order; an
         /// array of rules with a `regex` key is accepted too.
-        mutating func readRedirects(_ document: JSONValue) -> [RedirectRule] {
+        mutating func readRedirects(_ document: JSONValue) -> [Manifest.RedirectRule] {
             guard let (name, value) = member(document, ["redirects", "redirectRules"]) else { return [] }
             var entries: [(path: String, regex: String, rule: JSONValue)] = []
             switch value {
@@ -321,7 +321,7 @@ public enum ManifestLoader {
                 warning(.wrongType, name, "expected an object, found \(value.typeName); no redirect rules loaded")
                 return []
             }
-            var rules: [RedirectRule] = []
+            var rules: [Manifest.RedirectRule] = []
             for (i, e) in entries.enumerated() {
                 guard case .object = e.rule else { skip(.wrongType, e.path, "expected an object, found \(e.rule.typeName)"); continue }
                 let pattern: Pattern
@@ -332,7 +332,7 @@ public enum ManifestLoader {
                     }
                     patterns[e.regex] = pattern
                 }
-                let output: RedirectRule.Output
+                let output: Manifest.RedirectRule.Output
                 if let param = optional(e.rule, ["param"], e.path) {
                     output = .param(param)
                 } else if let format = optional(e.rule, ["format"], e.path) {
@@ -353,7 +353,7 @@ public enum ManifestLoader {
                         warning(.wrongType, "\(e.path).\(tname)", "expected an object, found \(tv.typeName); tests ignored")
                     }
                 }
-                rules.append(RedirectRule(index: i, regex: e.regex, pattern: pattern, output: output, tests: tests))
+                rules.append(Manifest.RedirectRule(index: i, regex: e.regex, pattern: pattern, output: output, tests: tests))
             }
             return rules
         }

@@ -24,7 +24,7 @@ public enum ManifestLinter {
         // Load every script for real (offline, short limit): syntax errors, missing process().
         let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 2)
         var checked: Set<String> = []
-        func checkScript(_ t: Transform, _ path: String) async {
+        func checkScript(_ t: Manifest.Transform, _ path: String) async {
             guard case .script(let source) = t, checked.insert(source).inserted else { return }
             if case .failure(let e) = await runtime.run(source, input: ""), e.code == .scriptSyntax || e.code == .scriptWithoutProcess {
                 if !diagnostics.contains(where: { $0.location.path == path && $0.code == .scriptWithoutProcess }) {

@@ -85,7 +85,7 @@ public struct ManifestTestRunner: Sendable {
         return cases
     }
 
-    static func check(_ engine: LinkEngine, pattern: Pattern, transform: Transform, input: String, expected: String?, location: String) -> Outcome {
+    static func check(_ engine: LinkEngine, pattern: Pattern, transform: Manifest.Transform, input: String, expected: String?, location: String) -> Outcome {
         // A null expectation also covers inputs the regex is meant not to match. A script format
         // is judged by running the script on the input, as Opener's own test harness does.
         var isScript = false

@@ -5,7 +5,7 @@ import SwitchyardCore
 /// parameters, and builds canonical URLs back from them.
 ///
 /// ```swift
-/// let router = try Router(hosts: ["rabble.community", "www.rabble.community"], routes: [
+/// let router = try LinkRouter(hosts: ["rabble.community", "www.rabble.community"], routes: [
 ///     Route(name: "group", pattern: "/g/{groupId}", query: [("relay", "relay?")]),
 /// ])
 /// router.route("https://www.rabble.community/g/abc?relay=wss%3A%2F%2Fr.example")
@@ -15,7 +15,7 @@ import SwitchyardCore
 ///
 /// Routes are tried as if in table order (the first that matches wins), but the lookup walks a
 /// segment trie, so a table of a thousand routes costs about as much as one of ten.
-public struct Router: Sendable {
+public struct LinkRouter: Sendable {
     /// Hosts served for universal routes; the first is canonical (used when building URLs).
     public let hosts: [String]
     public let routes: [Route]

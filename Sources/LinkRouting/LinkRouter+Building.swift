@@ -1,5 +1,5 @@
 import SwitchyardCore
-extension Router {
+extension LinkRouter {
     /// The canonical URL for a route and its parameters (first host, https; or the custom
     /// scheme), every value percent-encoded so that routing it gives the same match back.
     /// Returns nil when the route does not exist or a required parameter is missing or ill-typed.
