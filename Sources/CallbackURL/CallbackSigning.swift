@@ -10,9 +10,11 @@ import Synchronization
 /// x-success, x-error, x-cancel, then every other parameter except `x-sy-sig` as
 /// `percent(name)=percent(value)`, sorted. Changing any byte of any of them breaks the signature.
 public struct CallbackSigner: Sendable {
+    /// The id of the signing key, sent as `x-sy-kid` so that the verifier knows which secret to check with.
     public var keyID: String
     let secret: [UInt8]
 
+    /// A signer that uses `secret` as the HMAC key and names it `keyID`.
     public init(keyID: String, secret: [UInt8]) {
         self.keyID = keyID
         self.secret = secret
@@ -53,6 +55,8 @@ public final class CallbackVerifier: Sendable {
     let durable: SeenNonces?
     private let seen = Mutex<[String: Date]>([:])
 
+    /// A verifier for the secrets in `keys` (by key id). With `seen`, nonces are kept on
+    /// disk instead of in this object's memory; `now` is the clock, replaceable in tests.
     public init(keys: [String: [UInt8]], seen durable: SeenNonces? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
         self.keys = keys
         self.durable = durable

@@ -3,10 +3,14 @@ import SwitchyardCore
 
 /// A request sent to another app and not yet answered.
 public struct PendingRequest: Sendable, Equatable {
+    /// The id the response is matched by: 1–64 letters, digits, `-` or `_`.
     public var id: String
+    /// The x-callback-url action the request asked for.
     public var action: String
+    /// When the request expires; stored to the whole second. `answer(id:)` does not check it.
     public var expires: Date
 
+    /// A request record, to `register` before the request is sent.
     public init(id: String, action: String, expires: Date) {
         self.id = id
         self.action = action
@@ -18,9 +22,11 @@ public struct PendingRequest: Sendable, Equatable {
 /// app being killed: one durable file per request, plus a journal of answered ids. A response
 /// for an unknown id, or for an id already answered, is refused.
 public struct PendingRequests: Sendable {
+    /// Where the records live: `pending/` holds one file per waiting request, `answered` the answered ids.
     public let directory: String
     var answeredPath: String { directory + "/answered" }
 
+    /// The store in `directory`, creating `pending/` if needed; throws `io` when it cannot.
     public init(directory: String) throws(CallbackError) {
         self.directory = directory
         do { try FileManager.default.createDirectory(atPath: directory + "/pending", withIntermediateDirectories: true) } catch {
@@ -72,9 +78,12 @@ public struct PendingRequests: Sendable {
 /// Which callback URLs may be opened: each must start with one of the allowed prefixes
 /// (`myapp://x-callback-url/`, `https://example.com/cb/`).
 public struct CallbackAllowlist: Sendable {
+    /// The allowed URL prefixes, compared without regard to case.
     public var prefixes: [String]
+    /// An allowlist of `prefixes`; an empty list allows nothing.
     public init(_ prefixes: [String]) { self.prefixes = prefixes }
 
+    /// Returns when `url` starts with an allowed prefix (ignoring case); throws `not-allowed` otherwise.
     public func check(_ url: String) throws(CallbackError) {
         guard prefixes.contains(where: { url.lowercased().hasPrefix($0.lowercased()) }) else {
             throw CallbackError(.notAllowed, "callback \(url.prefix(80)) is not on the allowlist")

@@ -11,8 +11,10 @@ import Foundation
 /// try verifier.verify(request)   // a second call with the same request throws .replayed
 /// ```
 public struct SeenNonces: Sendable {
+    /// The nonce file; a `.lock` file beside it serialises the processes writing it.
     public let path: String
 
+    /// Nonces kept in the file at `path`, created (with its directory) on the first insert.
     public init(path: String) { self.path = path }
 
     /// Records `key` until `expiry`, or throws `.replayed` if it is recorded and not expired.

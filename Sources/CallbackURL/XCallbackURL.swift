@@ -6,15 +6,22 @@ import Foundation
 /// Nested URLs are percent-encoded as whole query values (every reserved character escaped), so
 /// their own queries survive the round trip.
 public struct XCallbackURL: Sendable, Equatable {
+    /// The target app's URL scheme, before `://`.
     public var scheme: String
+    /// The action after `x-callback-url/`, decoded.
     public var action: String
+    /// `x-source`: the name of the app that sends the request, for the target app to show.
     public var source: String?
+    /// `x-success`: the URL the target app opens when the action succeeds.
     public var success: String?
+    /// `x-error`: the URL the target app opens when the action fails.
     public var error: String?
+    /// `x-cancel`: the URL the target app opens when the user cancels the action.
     public var cancel: String?
     /// Other parameters, in order.
     public var parameters: [(name: String, value: String)]
 
+    /// A request or response from its parts; `url` gives its text.
     public init(scheme: String, action: String, source: String? = nil, success: String? = nil, error: String? = nil,
                 cancel: String? = nil, parameters: [(name: String, value: String)] = []) {
         self.scheme = scheme
@@ -26,11 +33,14 @@ public struct XCallbackURL: Sendable, Equatable {
         self.parameters = parameters
     }
 
+    /// Equal when every part is, the other parameters compared in order.
     public static func == (a: XCallbackURL, b: XCallbackURL) -> Bool {
         a.scheme == b.scheme && a.action == b.action && a.source == b.source && a.success == b.success && a.error == b.error
             && a.cancel == b.cancel && a.parameters.elementsEqual(b.parameters, by: { $0 == $1 })
     }
 
+    /// The value of the last other parameter named `name`, or nil;
+    /// the `x-source` and callback fields are not among them.
     public func parameter(_ name: String) -> String? { parameters.last(where: { $0.name == name })?.value }
 
     /// The URL text.
@@ -122,5 +132,6 @@ public typealias CallbackError = DomainError<CallbackErrors>
 
 /// The domain of ``CallbackError``.
 public enum CallbackErrors: ErrorDomain {
+    /// Callback errors are described with their code first (`bad-signature: …`).
     public static var describesWithCode: Bool { true }
 }

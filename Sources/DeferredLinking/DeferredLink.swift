@@ -26,8 +26,10 @@ public struct DeferredLink: Sendable {
         public var deepLink: String?
         /// The route name and its parameters.
         public var route: String?
+        /// The route's parameters by name, as text (empty when there are none).
         public var parameters: [String: String]
 
+        /// A claim; every part left out is absent (no parameters by default).
         public init(code: String? = nil, deepLink: String? = nil, route: String? = nil, parameters: [String: String] = [:]) {
             self.code = code
             self.deepLink = deepLink
@@ -39,6 +41,7 @@ public struct DeferredLink: Sendable {
         public func match(in router: LinkRouter) -> RouteMatch? { deepLink.flatMap { router.route($0).match } }
     }
 
+    /// What the first launch, a claim or a match came to.
     public enum Outcome: Sendable, Equatable {
         case claimed(Claim)
         /// No token in the referrer or on the pasteboard: an ordinary install.
@@ -53,7 +56,9 @@ public struct DeferredLink: Sendable {
     /// decided: the next launch tries again), `unexpected-answer` (a status or body the API
     /// does not give; ``status`` and ``body`` say which) or `io` (the marker file).
     public struct Failure: SwitchyardError, Equatable {
+        /// `service-unreachable`, `unexpected-answer` or `io`.
         public var code: ErrorCode
+        /// What went wrong, for people.
         public var message: String
         /// The HTTP status, for `unexpected-answer`.
         public var status: Int?
@@ -62,6 +67,7 @@ public struct DeferredLink: Sendable {
         /// The transport's or file system's error.
         public var cause: (any Error)?
 
+        /// A failure with its code and message; `status` and `body` for an unexpected answer, `cause` for the error underneath.
         public init(code: ErrorCode, message: String, status: Int? = nil, body: String? = nil, cause: (any Error)? = nil) {
             self.code = code
             self.message = message
@@ -85,6 +91,7 @@ public struct DeferredLink: Sendable {
             Failure(code: .io, message: "the first-launch marker could not be written: \(why)", cause: cause)
         }
 
+        /// The message alone.
         public var description: String { message }
 
         /// Equal when code, message, status and body are (the cause is not compared).
@@ -97,8 +104,11 @@ public struct DeferredLink: Sendable {
     public let service: URL
     /// Written once the first launch's work is done.
     public let markerFile: URL
+    /// How requests reach the link service (`URLSessionTransport` by default).
     public let transport: any DeferredLinkTransport
 
+    /// A client of the link service at `service` that records its first run in `markerFile`; nothing is
+    /// read or sent until it is asked to.
     public init(service: URL, markerFile: URL, transport: any DeferredLinkTransport = URLSessionTransport()) {
         self.service = service
         self.markerFile = markerFile

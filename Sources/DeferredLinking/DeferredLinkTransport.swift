@@ -13,10 +13,14 @@ public protocol DeferredLinkTransport: Sendable {
 
 /// ``DeferredLinkTransport`` over `URLSession` (10 s timeout).
 public struct URLSessionTransport: DeferredLinkTransport {
+    /// The session requests are made with.
     public let session: URLSession
 
+    /// A transport over `session` (the shared session by default).
     public init(session: URLSession = .shared) { self.session = session }
 
+    /// POSTs `json` as `application/json` with a 10 s timeout; the status is 0 when the answer is not HTTP.
+    /// Throws the session's error.
     public func post(_ url: URL, json: Data) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: url, timeoutInterval: 10)
         request.httpMethod = "POST"

@@ -7,6 +7,8 @@ extension LinkRouter {
         url(route: match.route, parameters: match.parameters)
     }
 
+    /// The canonical URL for the route named `name` with `parameters`, built as `url(for:)` describes; nil
+    /// when the route does not exist or a required parameter is missing or ill-typed.
     public func url(route name: String, parameters: [String: RouteValue]) -> String? {
         guard let route = routes.first(where: { $0.name == name }) else { return nil }
         var text: String

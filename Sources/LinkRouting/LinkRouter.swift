@@ -18,6 +18,7 @@ import SwitchyardCore
 public struct LinkRouter: Sendable {
     /// Hosts served for universal routes; the first is canonical (used when building URLs).
     public let hosts: [String]
+    /// The route table, in the order routes are tried.
     public let routes: [Route]
     private let roots: [String: Node]  // "https" for universal routes, else the scheme
 
@@ -31,6 +32,8 @@ public struct LinkRouter: Sendable {
         var rest: [(name: String, type: ParameterType, route: Int)] = []
     }
 
+    /// A router for `routes` on `hosts` (lower-cased); throws when two routes share a name or there are
+    /// universal routes but no host.
     public init(hosts: [String], routes: [Route]) throws(RouteTableError) {
         self.hosts = hosts.map { $0.lowercased() }
         self.routes = routes

@@ -7,6 +7,7 @@ import SwitchyardCore
 /// or a custom-scheme URL (`plur://group/{groupId}`, whose host is the first segment).
 /// `plur://` alone is a scheme-only route; a trailing `{rest:*}` or `*` is a catch-all.
 public struct Route: Sendable, Equatable {
+    /// Whether a route is a universal link on the table's hosts or a custom-scheme URL.
     public enum Kind: Sendable, Equatable {
         /// https (and http) on the table's hosts.
         case universal
@@ -14,10 +15,14 @@ public struct Route: Sendable, Equatable {
         case scheme(String)
     }
 
+    /// The route's name, unique in its table; matches report it and URL building looks routes up by it.
     public var name: String
+    /// The pattern as written: `/join/{groupId}` or `plur://group/{groupId}`.
     public var pattern: String
+    /// Universal link or custom scheme, taken from the pattern's scheme (none, http or https mean universal).
     public var kind: Kind
     var segments: [Segment]
+    /// The query items the route reads, in the order given.
     public var query: [QueryParameter]
     /// When true, AASA generation emits an `exclude` component for it.
     public var exclude: Bool
@@ -104,13 +109,16 @@ public struct Route: Sendable, Equatable {
 public struct RouteTableError: SwitchyardError, Equatable {
     /// `invalid-route-table`.
     public var code: ErrorCode { .invalidRouteTable }
+    /// What is wrong with the table, for people.
     public var message: String
     /// The file and key path, when the table came from a file.
     public var location: SourceLocation?
+    /// An error saying `message`, with the file and key path when the table came from a file.
     public init(_ message: String, location: SourceLocation? = nil) {
         self.message = message
         self.location = location
     }
+    /// The message, after the file name when there is one (the key path is not shown).
     public var description: String { location?.file.map { "\($0): \(message)" } ?? message }
 }
 

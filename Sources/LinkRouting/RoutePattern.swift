@@ -31,6 +31,7 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The type in words, for messages: `string`, `integer`, `UUID`, `one of a, b`, `URL`, `path`.
     public var description: String {
         switch self {
         case .string: return "string"
@@ -73,6 +74,7 @@ public indirect enum RouteValue: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The value as text, the same as `text`.
     public var description: String { text }
 }
 
@@ -84,9 +86,13 @@ enum Segment: Sendable, Equatable {
 
 /// A query item a route reads: item name → parameter, optional or required.
 public struct QueryParameter: Sendable, Equatable {
+    /// The query item's name in the URL.
     public var item: String
+    /// The parameter name the item's value is bound to in a match.
     public var parameter: String
+    /// The type the value must have (never `url` or `rest`).
     public var type: ParameterType
+    /// Whether the URL may leave the item out (a spec ending in `?`); a missing required item means the route does not match.
     public var optional: Bool
 }
 

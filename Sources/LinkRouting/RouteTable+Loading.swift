@@ -29,6 +29,8 @@ extension LinkRouter {
         "routes": .array(.object(["name": .string, "pattern": .string, "query": .map(.string), "exclude": .bool])),
     ]
 
+    /// Loads a route table from YAML (or JSON) text; `source` names it in error messages. Throws on invalid
+    /// YAML, an empty document or a bad table.
     public init(yaml: String, source: String? = nil) throws(RouteTableError) {
         let prefix = source.map { "\($0): " } ?? ""
         let node: Yams.Node?

@@ -51,8 +51,11 @@ struct StaticDocument: Sendable {
 /// await store.close()
 /// ```
 public struct LinkService: Sendable {
+    /// The configuration the service was started with.
     public let configuration: ServiceConfiguration
+    /// The store given at start, with this service's webhook outbox attached, so link changes and clicks write their events.
     public let store: LinkStore
+    /// This service's Prometheus metrics, served at `/metrics`.
     public let metrics: ServiceMetrics
     let hot: HotLinks
     let engine: LinkEngine
@@ -105,7 +108,6 @@ public struct LinkService: Sendable {
             scriptIsolation: configuration.resolveIsolatesScripts ? scriptWorker ?? .inProcess : .inProcess).withHTTPFetcher())
     }
 
-    /// The HTTP routes.
     /// The association files, generated and encoded once, by path.
     static func documents(_ configuration: ServiceConfiguration) -> [String: StaticDocument] {
         let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
@@ -118,6 +120,8 @@ public struct LinkService: Sendable {
         .flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
         .map { StaticDocument($0) }
 
+    /// Builds the Hummingbird router: association files, health, metrics, the APIs, landing pages,
+    /// QR codes, deferred links and the dashboard, behind a middleware that counts and logs requests.
     public func router() -> Router<ServiceContext> {
         let aasa = documents["/.well-known/apple-app-site-association"]!
         let assetLinks = documents["/.well-known/assetlinks.json"]!

@@ -6,26 +6,38 @@ import SwitchyardCore
 /// What the link service serves: the apps, and the route table that drives both the app and
 /// the association files.
 public struct ServiceConfiguration: Sendable {
+    /// An iOS app from the `apple` list: the AASA names it, and landing pages use its store ID and scheme.
     public struct AppleApp: Sendable, Equatable {
+        /// The Apple developer team ID (`teamId`, required).
         public var teamID: String
+        /// The app's bundle identifier (`bundleId`, required).
         public var bundleID: String
+        /// The numeric App Store ID (`appStoreId`, a string or a number); nil when the app has none.
         public var appStoreID: String?
+        /// The app's custom URL scheme (`scheme`), accepted for deep links; nil when the app has none.
         public var scheme: String?
         /// The App Clip's bundle ID, listed under `appclips` in the AASA.
         public var appClipBundleID: String?
+        /// The app identifier the AASA lists: `TEAMID.bundle.id`.
         public var appID: String { "\(teamID).\(bundleID)" }
     }
 
+    /// An Android app from the `android` list, published in assetlinks.json.
     public struct AndroidApp: Sendable, Equatable {
+        /// The application ID (`package`, required); also names the app's Play Store page.
         public var package: String
+        /// SHA-256 fingerprints of the app's signing certificates (`fingerprints`; none by default).
         public var fingerprints: [String]
     }
 
     /// A landing page for a universal-link route: the app route its "Open in the app" button
     /// builds (same parameters), and preview text where `{name}` is a route parameter.
     public struct LandingPage: Sendable, Equatable {
+        /// The route the button opens, filled with the parameters of the same name (`app`, or the page's value when it is a plain string); nil: no app route.
         public var appRoute: String?
+        /// The preview title (`title`); nil: `landing.title`.
         public var title: String?
+        /// The preview description (`description`); nil: `landing.description`.
         public var description: String?
     }
 
@@ -40,6 +52,7 @@ public struct ServiceConfiguration: Sendable {
         /// Fields the request must carry.
         public var required: [String]
 
+        /// Equal when route, code parameter, required fields and field mappings (in order) are.
         public static func == (a: Invites, b: Invites) -> Bool {
             a.route == b.route && a.codeParameter == b.codeParameter && a.required == b.required
                 && a.fields.elementsEqual(b.fields, by: { $0 == $1 })
@@ -48,33 +61,45 @@ public struct ServiceConfiguration: Sendable {
 
     /// A token bucket: `burst` requests at once, refilled at `perMinute`.
     public struct RateLimit: Sendable, Equatable {
+        /// Requests added back to the bucket per minute (`perMinute`, a positive whole number).
         public var perMinute: Double
+        /// The bucket's size: requests allowed at once (`burst`; default a tenth of `perMinute`, at least 1).
         public var burst: Double
     }
 
+    /// The iOS apps (`apple`; none by default).
     public var apple: [AppleApp]
+    /// The Android apps (`android`; none by default).
     public var android: [AndroidApp]
+    /// Whether the AASA also lists the apps under `webcredentials` (`webcredentials: true`; off by default).
     public var webcredentials: Bool
+    /// The route table read from `hosts` and `routes`; the association files and landing pages follow it.
     public var router: LinkRouter
     /// The public origin of the service, used in the links it hands out (default https://first host).
     public var publicURL: String
     /// Short-code alphabet and length for generated codes.
     public var codeAlphabet: [Character]
+    /// Characters in a generated short code (`links.length`, 4–32; default 8).
     public var codeLength: Int
     /// Landing pages by universal-link route name.
     public var landingPages: [String: LandingPage]
     /// Preview shown when a link has none.
     public var defaultTitle: String
+    /// The preview description of links and pages without one (`landing.description`; empty by default).
     public var defaultDescription: String
+    /// The preview image URL of links without one (`landing.image`); nil: no image.
     public var defaultImage: String?
     /// Where desktop visitors go when a link has no web fallback (nil: a page with store links).
     public var defaultWebURL: String?
+    /// The invite API's mapping (`invites`); nil when the section is absent, and the invite endpoints answer 404.
     public var invites: Invites?
     /// Hosts, beyond the configuration's own and the two stores, that fallbacks may send people to.
     public var redirectHosts: [String]
     /// Custom schemes deep links may use, beyond the apps' own.
     public var deepLinkSchemes: [String]
+    /// The rate limit per API token (`rateLimit.perToken`; default 600 a minute, burst 60).
     public var perTokenLimit: RateLimit
+    /// The rate limit per client address (`rateLimit.perAddress`; default 300 a minute, burst 30).
     public var perAddressLimit: RateLimit
     /// Take the client address from X-Forwarded-For (only behind a proxy you run).
     public var trustForwardedFor: Bool
@@ -83,6 +108,7 @@ public struct ServiceConfiguration: Sendable {
     /// The Opener manifest behind /api/resolve (nil: Switchyard's default rules), and whether
     /// its scripts may use the network.
     public var manifestPath: String?
+    /// Whether resolve scripts are kept off the network (`resolve.offline`; off by default).
     public var resolveOffline: Bool
     /// Whether redirect following and scripts may reach loopback and private addresses
     /// (`resolve.allowPrivateAddresses`, off by default: SSRF protection).
@@ -90,7 +116,9 @@ public struct ServiceConfiguration: Sendable {
     /// `/api/resolve`'s bounds: seconds one script may run, megabytes its heap may hold, seconds
     /// one regex evaluation may take.
     public var resolveScriptTimeLimit: Double = 5
+    /// Megabytes one script's heap may hold (`resolve.scriptMemoryMB`, 16–65536; default 256).
     public var resolveScriptMemoryMB: Int = 256
+    /// Seconds one regex evaluation may take (`resolve.regexTimeLimit`, 0.001–3600; default 0.1).
     public var resolveRegexTimeLimit: Double = 0.1
     /// Threads for `/api/resolve` (scripts mostly wait on the network); 4 × as many requests may
     /// wait or run at once, the rest get 503 `resolve-busy`.
@@ -149,6 +177,8 @@ public struct ServiceConfiguration: Sendable {
         return .object(keys)
     }()
 
+    /// Reads a configuration already parsed into a JSON value, checking it against ``shape`` first; sections that are absent keep their defaults.
+    /// Throws ``ConfigurationError`` naming the key at fault.
     public init(document: JSONValue) throws(ConfigurationError) {
         guard case .object = document else { throw ConfigurationError("the configuration must be an object with apple, android, hosts and routes") }
         let problems = Self.shape.problems(in: document)
@@ -233,19 +263,23 @@ public struct ServiceConfiguration: Sendable {
 /// A service configuration that cannot be used: `invalid-configuration`. The message starts
 /// with the key path at fault (`service.publicUrl: unknown key — did you mean publicURL?`).
 public struct ConfigurationError: SwitchyardError {
+    /// Always `invalid-configuration`.
     public var code: ErrorCode { .invalidConfiguration }
+    /// What is wrong, starting with the key path at fault.
     public var message: String
     /// The file, when the configuration was read from one.
     public var location: SourceLocation?
     /// The YAML reader's or the route table's error underneath.
     public var cause: (any Error)?
 
+    /// An error with this message, and optionally the file it concerns and the error underneath.
     public init(_ message: String, location: SourceLocation? = nil, cause: (any Error)? = nil) {
         self.message = message
         self.location = location
         self.cause = cause
     }
 
+    /// Prints as the message alone.
     public var description: String { message }
 }
 

@@ -17,10 +17,15 @@ import URLRelay
 /// Host header must name the loopback address, so other web pages (CSRF) and DNS-rebinding sites
 /// cannot drive it.
 public struct Launcher: Sendable {
+    /// The inbox launched URLs are sent to; its policy decides which are refused.
     public let inbox: Inbox
+    /// A random token made for each launcher (32 hex digits)
+    /// that every POST must send as `X-Switchyard-Token`.
     public let token: String
+    /// URLs offered as one-click test buttons on the page.
     public let quickTests: [String]
 
+    /// A launcher for `inbox` with a fresh token; `quickTests` become the page's test buttons.
     public init(inbox: Inbox, quickTests: [String] = ["plur://group/launcher-test", "https://twitter.com/jack/status/20"]) {
         self.inbox = inbox
         var rng = SystemRandomNumberGenerator()
@@ -28,8 +33,11 @@ public struct Launcher: Sendable {
         self.quickTests = quickTests
     }
 
+    /// Whether `host` is exactly `127.0.0.1`, `::1` or `localhost`.
     public static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
 
+    /// The routes: `GET /` serves the page; `POST /open` with `{"url": …}` and the token
+    /// queues the URL and answers its request id. Both answer 403 unless the Host is loopback.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         let page = ByteBuffer(string: html)

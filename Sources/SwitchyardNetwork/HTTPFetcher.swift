@@ -13,14 +13,23 @@ import NIOPosix
 /// name that resolves to a public address during the check cannot connect to a private one
 /// afterwards. Timeouts and a body size cap bound every request.
 public struct HTTPFetcher: Fetcher {
+    /// The limits and settings every request of a fetcher uses.
     public struct Options: Sendable {
+        /// Checks the address of every hop; unless private
+        /// addresses are allowed, only public ones may be reached.
         public var guardrail: AddressGuard
         /// Seconds for the whole request (connect + response + body).
         public var timeout: Double
+        /// The largest response body read, in bytes (default
+        /// 2 MiB); a larger one fails with `body-too-large`.
         public var maximumBodyBytes: Int
+        /// Redirects followed for one request before it fails with `too-many-redirects` (default 10).
         public var maximumRedirects: Int
+        /// The User-Agent sent, unless the request sets its own.
         public var userAgent: String
 
+        /// Options with these limits; `allowPrivateAddresses` lets requests
+        /// reach private and loopback addresses (tests, intranets).
         public init(
             allowPrivateAddresses: Bool = false, timeout: Double = 10, maximumBodyBytes: Int = 2 << 20,
             maximumRedirects: Int = 10, userAgent: String = "Switchyard/0.1 (+link resolver)"
@@ -33,10 +42,14 @@ public struct HTTPFetcher: Fetcher {
         }
     }
 
+    /// The settings this fetcher's requests use.
     public let options: Options
 
+    /// A fetcher with `options` (by default: public addresses only, 10 s, 2 MiB, 10 redirects).
     public init(options: Options = Options()) { self.options = options }
 
+    /// Sends `request`, following redirects (up to `maximumRedirects`) when it asks to. Throws
+    /// for refused addresses, invalid URLs, timeouts, oversized bodies and network failures.
     public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
         var url = request.url
         var hops = 0

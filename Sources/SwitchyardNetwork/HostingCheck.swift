@@ -9,22 +9,30 @@ import NIOSSL
 /// Fetches a domain's association file the way Apple's CDN does and reports what a person must
 /// fix: status, content type, redirects (not allowed), size.
 public struct HostingCheck: Sendable {
+    /// What one fetch found.
     public struct Report: Sendable {
+        /// The URL fetched.
         public var url: String
+        /// The HTTP status; nil when no response arrived.
         public var status: Int?
+        /// The `Content-Type` header, if the server sent one.
         public var contentType: String?
         /// The Location of a redirect, if the server answered with one.
         public var redirect: String?
+        /// The body read, up to twice the size limit; empty when none was read.
         public var body: [UInt8]
         /// The body was longer than twice the limit; reading stopped and `body` is not the file.
         public var truncated = false
+        /// What a person must fix, errors and warnings in the order found; empty when the hosting is right.
         public var findings: [Finding]
     }
 
     /// Extra certificate authority to trust (PEM file), e.g. a test CA.
     public var trustedCAFile: String?
+    /// Seconds allowed to connect and for the response to arrive (default 10).
     public var timeout: Double
 
+    /// A check trusting the system's authorities, plus the one in `trustedCAFile` if given.
     public init(trustedCAFile: String? = nil, timeout: Double = 10) {
         self.trustedCAFile = trustedCAFile
         self.timeout = timeout

@@ -14,8 +14,11 @@ public struct QRCode: Sendable {
 
     /// Why a text could not be drawn: `qr-too-long` (more than a QR code holds) or `qr-failed`.
     public struct EncodingError: SwitchyardError {
+        /// `qr-too-long` or `qr-failed`.
         public var code: ErrorCode
+        /// What went wrong, for people.
         public let message: String
+        /// The message alone, without the code.
         public var description: String { message }
     }
 

@@ -13,10 +13,12 @@ public protocol DeliveryOutcome: Sendable {
 }
 
 extension Bool: DeliveryOutcome {
+    /// Nil for `true`; for `false`, a reason saying the handler declined the request.
     public var failure: String? { self ? nil : "the handler declined it" }
 }
 
 extension OpenOutcome: DeliveryOutcome {
+    /// Nil for `.opened`; the reason given for `.failed`.
     public var failure: String? {
         switch self {
         case .opened: return nil

@@ -35,6 +35,7 @@ import Foundation
 /// let report = try await inbox.drain { request in await open(request.url) }
 /// ```
 public struct Inbox: Sendable {
+    /// The inbox's root directory, without a trailing slash.
     public let directory: String
     var requests: String { directory + "/requests" }
     var temporary: String { directory + "/tmp" }
@@ -44,6 +45,8 @@ public struct Inbox: Sendable {
     /// The URL rules applied at send and at drain.
     public let policy: OpenPolicy
 
+    /// Opens the inbox at `directory`, creating it and its `requests/`,
+    /// `tmp/` and `rejected/` folders as needed; throws `io` when it cannot.
     public init(directory: String, policy: OpenPolicy = OpenPolicy()) throws(RelayError) {
         self.policy = policy
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
@@ -83,6 +86,7 @@ public struct Inbox: Sendable {
 
     /// The longest `source`, and the most metadata (keys and values together), in bytes.
     public static let maximumSourceBytes = 1024
+    /// The most metadata a request may carry, keys and values together, in bytes.
     public static let maximumMetadataBytes = 8192
 
     /// Why `request` may never be stored or delivered, or nil: the policy's verdict on its URL
@@ -134,6 +138,7 @@ public struct Inbox: Sendable {
 
     /// What one drain did.
     public struct DrainReport: Sendable, Equatable {
+        /// Requests the handler acknowledged in this drain, in delivery order.
         public var handled: [UUID] = []
         /// Requests found already handled (the drainer died between journal and removal).
         public var alreadyHandled: [UUID] = []

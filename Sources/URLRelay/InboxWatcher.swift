@@ -14,13 +14,18 @@ public struct InboxWatcher: Sendable {
     /// The default retry budget: failed deliveries before a request is moved to `rejected/`.
     public static let defaultMaxAttempts = 5
 
+    /// The inbox drained.
     public var inbox: Inbox
+    /// Seconds after which a waiting request is dropped instead of
+    /// delivered (default 24 h); nil keeps requests however old.
     public var ttl: Double?
+    /// Seconds between drains when no ping arrives (default 5).
     public var pollInterval: Double
     /// Failed deliveries before a request is given up (nil: retried forever, strictly in order).
     public var maxAttempts: Int?
     /// Delivers one request; nil when delivered, otherwise why not.
     public var deliver: @Sendable (RelayRequest) async -> String?
+    /// Receives a line for each notable event: a retry, a drop, a request given up, a drain that failed.
     public var log: @Sendable (String) -> Void
 
     /// - Parameter handler: answers `true` / `.opened` for a delivered request, `false` /

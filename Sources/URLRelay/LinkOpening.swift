@@ -48,6 +48,7 @@ public struct LinkOpening: Sendable {
         /// The strategies that will be tried, in order, each marked when it always runs.
         public var steps: [(name: String, always: Bool)]
 
+        /// Equal when target, delay and steps (name and `always`) are.
         public static func == (a: Plan, b: Plan) -> Bool {
             a.target == b.target && a.delay == b.delay && a.steps.elementsEqual(b.steps) { $0.name == $1.name && $0.always == $1.always }
         }

@@ -22,24 +22,32 @@ public struct OpenPolicy: Sendable {
 
     /// Only these schemes (empty: any scheme not denied).
     public var allowedSchemes: Set<String>
+    /// Schemes refused in addition to `alwaysDenied`.
     public var deniedSchemes: Set<String>
     /// Only these hosts for http(s) URLs (empty: any host not denied). `*.example.com` matches subdomains.
     public var allowedHosts: [String]
+    /// Hosts refused for http(s) URLs; `*.example.com` matches the domain and its subdomains.
     public var deniedHosts: [String]
     /// Opened after `trustedDelay` seconds, so a burst can still be cancelled or collapsed.
     public var trustedSchemes: Set<String>
+    /// Seconds a URL of a trusted scheme waits before it is opened (default 0.3).
     public var trustedDelay: Double
     /// Token bucket: `burst` opens at once, refilled at `perSecond`.
     public var perSecond: Double
+    /// Opens allowed at once before the rate limit applies: the bucket's size (default 10).
     public var burst: Double
     /// The same URL again within this many seconds is collapsed into the first.
     public var debounce: Double
+    /// The longest URL accepted, in UTF-8 bytes (default 8192).
     public var maximumLength: Int
 
     private var tokens: Double
     private var updated: Double?
     private var recent: [String: Double] = [:]
 
+    /// A policy with these rules; schemes and hosts are lower-cased. By default any
+    /// URL of up to 8192 bytes whose scheme is not in `alwaysDenied` is allowed, at
+    /// 5 opens a second in bursts of 10, a repeat within 1 s collapsed.
     public init(allowedSchemes: Set<String> = [], deniedSchemes: Set<String> = [], allowedHosts: [String] = [], deniedHosts: [String] = [],
                 trustedSchemes: Set<String> = [], trustedDelay: Double = 0.3, perSecond: Double = 5, burst: Double = 10,
                 debounce: Double = 1, maximumLength: Int = 8192) {

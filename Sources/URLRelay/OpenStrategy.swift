@@ -16,17 +16,22 @@ public protocol URLOpenStrategy: Sendable {
 
 /// Runs a command with the URL as its last argument (`xdg-open` by default); exit status 0 is success.
 public struct CommandOpen: URLOpenStrategy {
+    /// The program and its leading arguments; the URL is added as the last argument.
     public var command: [String]
     /// Seconds the command may run; then it and everything it started are stopped (SIGTERM, and
     /// SIGKILL 2 s later) and the attempt fails, so a handler that hangs cannot stall a drain.
     public var timeLimit: Double
+    /// `command(PROGRAM)`, for logs and reports.
     public var name: String { "command(\(command.first ?? ""))" }
 
+    /// Runs `command` (`xdg-open` by default) with a time limit of `timeLimit` seconds (30 by default).
     public init(command: [String] = ["xdg-open"], timeLimit: Double = 30) {
         self.command = command
         self.timeLimit = timeLimit
     }
 
+    /// Runs the command with the request's URL, passing its id and source in the environment as
+    /// `SWITCHYARD_REQUEST_ID` and `SWITCHYARD_REQUEST_SOURCE`; `.opened` when it exits with 0.
     public func open(_ request: RelayRequest) async -> OpenOutcome {
         await run(arguments: [request.url], request: request)
     }
@@ -71,10 +76,15 @@ public struct CommandOpen: URLOpenStrategy {
 /// Activates the container app (a "nudge") by running a command, e.g. `gtk-launch plur.desktop`
 /// or a D-Bus call; the URL itself travels through the relay.
 public struct NudgeApp: URLOpenStrategy {
+    /// The program and arguments that activate the app; no URL is added.
     public var command: [String]
+    /// `nudge(PROGRAM)`, for logs and reports.
     public var name: String { "nudge(\(command.first ?? ""))" }
+    /// Nudges the app by running `command`.
     public init(command: [String]) { self.command = command }
 
+    /// Runs the command without the URL, under `CommandOpen`'s
+    /// default time limit; `.opened` when it exits with status 0.
     public func open(_ request: RelayRequest) async -> OpenOutcome {
         // The command gets no URL: only the app is activated.
         await CommandOpen(command: command).run(arguments: [], request: request)
@@ -83,10 +93,15 @@ public struct NudgeApp: URLOpenStrategy {
 
 /// Drops the request into an inbox for the container app to drain.
 public struct RelayToInbox: URLOpenStrategy {
+    /// The inbox requests are sent to.
     public var inbox: Inbox
+    /// `relay(DIRECTORY)`, for logs and reports.
     public var name: String { "relay(\(inbox.directory))" }
+    /// Relays into `inbox`.
     public init(inbox: Inbox) { self.inbox = inbox }
 
+    /// Sends the request into the inbox: `.opened` once it is stored durably,
+    /// `.failed` with the reason when it is refused or the write fails.
     public func open(_ request: RelayRequest) async -> OpenOutcome {
         do { try inbox.send(request); return .opened } catch { return .failed(error.message) }
     }
@@ -95,20 +110,27 @@ public struct RelayToInbox: URLOpenStrategy {
 /// A chain of strategies behind a policy. `always` strategies run whatever happened before
 /// (the proven design: try to open directly, and always also relay).
 public struct URLOpener: Sendable {
+    /// One strategy of the chain, and whether it runs even after an earlier one opened the URL.
     public struct Step: Sendable {
+        /// The strategy tried.
         public var strategy: any URLOpenStrategy
         /// Run even when an earlier step succeeded.
         public var always: Bool
+        /// A step running `strategy`; with `always`, it runs even after an earlier step succeeded.
         public init(_ strategy: any URLOpenStrategy, always: Bool = false) { self.strategy = strategy; self.always = always }
     }
 
     /// One attempt, for logs and metrics.
     public struct Attempt: Sendable, Equatable {
+        /// The `name` of the strategy tried.
         public var strategy: String
+        /// What the attempt did.
         public var outcome: OpenOutcome
     }
 
+    /// The steps, tried in order.
     public var steps: [Step]
+    /// A chain of `steps`.
     public init(_ steps: [Step]) { self.steps = steps }
 
     /// The default chain: open directly, and always relay into `inbox`.

@@ -12,16 +12,19 @@ import Foundation
 /// state.urlToOpen   // nil again after success
 /// ```
 public struct OpenURLState: Sendable, Equatable {
+    /// Where the state is: idle, an open handed out and not finished, or the last open failed.
     public enum Phase: Sendable, Equatable {
         case idle
         case opening(URL)
         case failed(URL, reason: String)
     }
 
+    /// What the owner has to do next.
     public enum Work: Sendable, Equatable {
         case open(URL)
     }
 
+    /// What the owner reports to `finish(_:)`.
     public enum Result: Sendable, Equatable {
         case success
         case failure(String)
@@ -31,10 +34,12 @@ public struct OpenURLState: Sendable, Equatable {
     public var urlToOpen: URL? {
         didSet { if urlToOpen != oldValue { handedOut = nil } }
     }
+    /// The current phase; only `next()` and `finish(_:)` change it.
     public private(set) var phase: Phase = .idle
     /// The URL already handed out for opening (so it is opened once, not once per call).
     private var handedOut: URL?
 
+    /// A state, with a URL already waiting to be opened if given.
     public init(urlToOpen: URL? = nil) { self.urlToOpen = urlToOpen }
 
     /// The open to perform now, if any; each value of `urlToOpen` is handed out once.

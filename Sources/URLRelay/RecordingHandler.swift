@@ -6,10 +6,13 @@ import Synchronization
 /// recognises a request delivered again after a crash by its id, so each is recorded once.
 /// `relay watch --record FILE` uses it; the crash test reads the file.
 public final class RecordingHandler: Sendable {
+    /// The file records are appended to, one JSON line per request.
     public let path: String
     private let seen: Mutex<Set<UUID>>
     private let log: @Sendable (String) -> Void
 
+    /// Records into `path`, remembering the ids already in it; `log` gets a line for each
+    /// repeated delivery and failed write. Throws when a torn last line cannot be ended.
     public init(path: String, log: @escaping @Sendable (String) -> Void = { _ in }) throws(RelayError) {
         self.path = path
         self.log = log

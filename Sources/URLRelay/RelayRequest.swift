@@ -3,14 +3,19 @@ import SwitchyardCore
 
 /// One request to open a URL, as it sits in the inbox.
 public struct RelayRequest: Sendable, Equatable {
+    /// Unique per request; a request delivered again after
+    /// a crash keeps it, so handlers can recognise repeats.
     public var id: UUID
     /// When the sender enqueued it.
     public var time: Date
     /// Who sent it (an extension's bundle id, a process name).
     public var source: String
+    /// The URL to open.
     public var url: String
+    /// Extra name–value pairs for the handler; the inbox bounds their size and refuses control characters.
     public var metadata: [String: String]
 
+    /// A request; it gets a new id and the current time unless given.
     public init(id: UUID = UUID(), time: Date = Date(), source: String, url: String, metadata: [String: String] = [:]) {
         self.id = id
         self.time = time

@@ -8,6 +8,7 @@ public struct RelayWatcher: Service {
     /// The default retry budget: failed deliveries before a request is moved to `rejected/`.
     public static let defaultMaxAttempts = InboxWatcher.defaultMaxAttempts
 
+    /// The drain loop this service runs.
     public var watcher: InboxWatcher
 
     /// - Parameter handler: answers `true` / `.opened` for a delivered request, `false` /
@@ -19,6 +20,7 @@ public struct RelayWatcher: Service {
         watcher = InboxWatcher(inbox: inbox, ttl: ttl, pollInterval: pollInterval, maxAttempts: maxAttempts, log: log, handler: handler)
     }
 
+    /// Runs the watcher until graceful shutdown cancels it; the watcher's errors are rethrown.
     public func run() async throws {
         let watcher = self.watcher
         // Graceful shutdown cancels the loop; a cancelled loop ends at its next check.

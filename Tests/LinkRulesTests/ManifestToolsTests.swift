@@ -84,8 +84,10 @@ import Testing
             #expect(!minifiedText.contains("testInputs") && !minifiedText.contains("\"docs\""))
             #expect(minifiedText.utf8.count < (try Data(contentsOf: URL(fileURLWithPath: path))).count * 3 / 4)
             #expect(minified.redirects.map(\.regex) == original.redirects.map(\.regex))
-            let a = LinkEngine(manifest: original, options: .init(offline: true))
-            let b = LinkEngine(manifest: minified, options: .init(offline: true))
+            // A wall-clock regex budget far above any real match: this compares the two manifests,
+            // and a loaded machine must not turn a slow match into a regex-timeout on one side only.
+            let a = LinkEngine(manifest: original, options: .init(offline: true, regexTimeLimit: 10))
+            let b = LinkEngine(manifest: minified, options: .init(offline: true, regexTimeLimit: 10))
             let inputs = original.actions.flatMap(\.testInputs) + original.browsers.flatMap(\.testInputs) + original.redirects.flatMap { $0.tests.map(\.input) }
             for input in inputs {
                 let fromOriginal = await a.resolve(input)

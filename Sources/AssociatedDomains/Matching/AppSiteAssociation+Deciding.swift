@@ -83,6 +83,8 @@ extension AppSiteAssociation {
         public var decision: Decision
         /// (detail index, component/path index) of the entry that decided.
         public var decidedBy: (detail: Int, entry: Int)?
+        /// Every entry tried, in order, across the details
+        /// listing the app; the last one decided, when one did.
         public var steps: [Step] = []
         /// Why nothing could match at all, when that is the case.
         public var note: String?

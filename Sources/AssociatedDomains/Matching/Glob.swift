@@ -183,5 +183,6 @@ public struct ClosedRangeSet: Sendable, Equatable {
         }
         return out
     }
+    /// Two sets are equal when they hold the same bytes.
     public static func == (a: ClosedRangeSet, b: ClosedRangeSet) -> Bool { a.bits == b.bits }
 }

@@ -5,7 +5,9 @@ import LinkRouting
 /// The pieces of a URL as iOS compares them: raw (percent-encoded) text, split without
 /// normalisation, so that `percentEncoded: true` really compares what was written.
 public struct URLParts: Sendable, Equatable {
+    /// The scheme, lower-cased.
     public var scheme: String
+    /// The host, lower-cased, without the port.
     public var host: String
     /// The raw path; "/" when the URL has none.
     public var path: String

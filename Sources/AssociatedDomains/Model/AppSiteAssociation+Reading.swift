@@ -5,13 +5,17 @@ public struct AssociationError: SwitchyardError, Equatable {
     /// Every finding; at least one is an error.
     public var findings: [Finding]
 
+    /// An error carrying the findings of a failed read.
     public init(findings: [Finding]) { self.findings = findings }
 
     private var first: Finding? { findings.first(where: { $0.severity == .error }) }
     /// The first error finding's code.
     public var code: ErrorCode { first?.code ?? .invalidValue }
+    /// The first error finding's message, or a generic one when there is none.
     public var message: String { first?.message ?? "invalid association file" }
+    /// Where the first error finding points, if anywhere.
     public var location: SourceLocation? { first?.location }
+    /// The first error finding as one line (`error: path: message [code]`), or a generic text.
     public var description: String { first.map(\.description) ?? "invalid association file" }
 }
 
@@ -24,6 +28,8 @@ extension AppSiteAssociation {
         try self.init(bytes: Array(json.utf8))
     }
 
+    /// Reads a file's raw bytes strictly: throws when it is not
+    /// JSON or has any error finding; warnings are dropped.
     public init(bytes: [UInt8]) throws(AssociationError) {
         let (value, findings) = Self.read(bytes: bytes)
         guard let value, !findings.contains(where: { $0.severity == .error }) else { throw AssociationError(findings: findings) }

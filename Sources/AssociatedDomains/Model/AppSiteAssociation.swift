@@ -8,9 +8,16 @@ import SwitchyardCore
 /// aasa.decide("https://example.com/buy/42", for: "ABCDE12345.com.example.app")  // .match
 /// ```
 public struct AppSiteAssociation: Sendable {
+    /// The `applinks` section: which URLs of the domain iOS opens in which apps; nil when the file has none.
     public var applinks: AppLinks?
+    /// `webcredentials.apps`: app IDs iOS lets use the site's saved
+    /// passwords (Password AutoFill); nil when the section is absent.
     public var webcredentials: [String]?
+    /// `appclips.apps`: App Clip app IDs iOS may launch for
+    /// the domain's URLs; nil when the section is absent.
     public var appclips: [String]?
+    /// `activitycontinuation.apps`: app IDs that may continue (Handoff)
+    /// activities from the domain's web pages; nil when absent.
     public var activitycontinuation: [String]?
 }
 
@@ -31,9 +38,14 @@ public struct AppLinks: Sendable {
 
 /// `caseSensitive` and `percentEncoded`, each unset, true or false.
 public struct MatchingDefaults: Sendable, Equatable {
+    /// Whether patterns compare letters case-sensitively; nil
+    /// inherits from the next level out, and iOS's default is true.
     public var caseSensitive: Bool?
+    /// Whether patterns compare the URL as written (percent-encoded)
+    /// rather than decoded; nil inherits, and iOS's default is true.
     public var percentEncoded: Bool?
 
+    /// Defaults with the given settings; a setting left nil is inherited.
     public init(caseSensitive: Bool? = nil, percentEncoded: Bool? = nil) {
         self.caseSensitive = caseSensitive
         self.percentEncoded = percentEncoded
@@ -56,7 +68,11 @@ extension AppLinks {
         public var components: [Component]?
         /// Legacy `paths` (with `NOT ` exclusions).
         public var paths: [String]?
+        /// The detail's own `defaults`; a component's own keys
+        /// override them, and they override the domain-wide ones.
         public var defaults: MatchingDefaults
+        /// The substitution variables in effect for the detail:
+        /// the domain-wide ones, overridden by the detail's own.
         public var substitutionVariables: [String: [String]]
         /// Compiled matchers, built once when the file is read.
         var compiled: CompiledDetail
@@ -64,6 +80,7 @@ extension AppLinks {
 
     /// One entry of `components`. An absent key matches anything.
     public struct Component: Sendable {
+        /// The `?` key of a component: one pattern for the whole query, or a pattern per item.
         public enum Query: Sendable, Equatable {
             /// A pattern for the whole query string.
             case whole(String)
@@ -73,18 +90,34 @@ extension AppLinks {
             case voided
         }
 
+        /// One entry of a component's `?` dictionary: a query
+        /// item's name and the pattern its value must match.
         public struct QueryItem: Sendable, Equatable {
+            /// The name of the query item to look for in the URL.
             public var name: String
+            /// The pattern (`*`, `?`, `$(name)`) the item's value must
+            /// match; a missing item is compared as an empty value.
             public var pattern: String
         }
 
+        /// Position of the component in its detail's `components` array.
         public var index: Int
+        /// The `/` key: a pattern for the URL's path; nil matches any path.
         public var path: String?
+        /// The `?` key; nil matches any query.
         public var query: Query?
+        /// The `#` key: a pattern for the fragment; nil matches any fragment.
         public var fragment: String?
+        /// The `exclude` key: when true and the component matches,
+        /// iOS does not open the URL in the app (false when absent).
         public var exclude: Bool
+        /// The component's own `caseSensitive`; nil takes the
+        /// detail's, then the domain's defaults (true if none is set).
         public var caseSensitive: Bool?
+        /// The component's own `percentEncoded`; nil takes the
+        /// detail's, then the domain's defaults (true if none is set).
         public var percentEncoded: Bool?
+        /// The `comment` key, a note for people; iOS ignores it.
         public var comment: String?
     }
 }

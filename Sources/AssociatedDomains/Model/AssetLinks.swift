@@ -2,19 +2,27 @@ import SwitchyardCore
 
 /// An Android `assetlinks.json` (Digital Asset Links) file: a list of statements.
 public struct AssetLinks: Sendable, Equatable {
+    /// One statement: the relations granted and the app or site they are granted to.
     public struct Statement: Sendable, Equatable {
+        /// The `relation` strings, such as `delegate_permission/common.handle_all_urls`
+        /// (the app may open the site's links).
         public var relations: [String]
+        /// The app or site the relations are granted to.
         public var target: Target
     }
 
+    /// A statement's `target`: an Android app with its signing
+    /// fingerprints, a website, or another namespace by name.
     public enum Target: Sendable, Equatable {
         case androidApp(packageName: String, fingerprints: [String])
         case web(site: String)
         case other(namespace: String)
     }
 
+    /// The statements, in file order.
     public var statements: [Statement]
 
+    /// A file holding `statements`.
     public init(statements: [Statement]) { self.statements = statements }
 
     /// Relations Google documents for Digital Asset Links.

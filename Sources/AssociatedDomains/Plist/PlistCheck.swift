@@ -11,6 +11,7 @@ public enum PlistCheck {
         "itms-services", "file", "ftp", "data", "javascript", "about", "message", "music", "videos", "shortcuts", "prefs", "app-settings",
     ]
 
+    /// The service prefixes an associated-domains entry may use (`applinks:example.com`).
     public static let associatedDomainServices: Set<String> = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
 
     /// Parses a plist file (XML or binary) into a dictionary, or gives a finding.
@@ -35,6 +36,9 @@ public enum PlistCheck {
         return s.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+-.".unicodeScalars.contains($0)) }
     }
 
+    /// Checks the Info.plist at `infoPlist`, the entitlements file if
+    /// given, and their agreement with the domain's AASA if given; findings
+    /// come errors first. Never throws: an unreadable file is a finding.
     public static func check(infoPlist: String, entitlements: String? = nil, aasa: AppSiteAssociation? = nil) -> [Finding] {
         var findings: [Finding] = []
         let (info, infoFindings) = load(infoPlist, "Info.plist")

@@ -13,6 +13,7 @@ import SwitchyardCore
 /// JavaScriptCore, the network calls scripts and redirect following make — runs on the engine's
 /// own threads (`executor`), so calling it from an event loop never blocks that loop.
 public struct LinkEngine: Sendable {
+    /// How an engine runs: network access, time and memory limits, matching, threads, script isolation.
     public struct Options: Sendable {
         /// When true every network helper fails with `network-disabled` and redirects are not followed.
         public var offline: Bool
@@ -44,6 +45,8 @@ public struct LinkEngine: Sendable {
         /// Where scripts run (in process by default; `switchyard` uses worker processes).
         public var scriptIsolation: ScriptIsolation
 
+        /// Options; by default online with no fetcher, 15 s per script, 0.1 s per regex, 10 s per request, 5
+        /// redirect hops, the literal index, scripts in process.
         public init(
             offline: Bool = false, scriptTimeLimit: Double = 15, allowPrivateAddresses: Bool = false, useIndex: Bool = true,
             maximumRedirectHops: Int = 5, fetcher: (any Fetcher)? = nil, executor: ScriptExecutor? = nil, networkTimeout: Double = 10,
@@ -64,12 +67,17 @@ public struct LinkEngine: Sendable {
         }
     }
 
+    /// The rules the engine resolves with.
     public let manifest: Manifest
+    /// The options the engine was made with.
     public let options: Options
+    /// The runtime that runs the manifest's `script2` sources, set up from `options`.
     public let scripts: ScriptRuntime
     let actionIndex: PatternIndex
     let unwrapper: Unwrapper
 
+    /// An engine for `manifest`: builds the action index and the script runtime (an offline engine's
+    /// scripts get a fetcher that refuses every request).
     public init(manifest: Manifest, options: Options = Options()) {
         self.manifest = manifest
         self.options = options
@@ -391,6 +399,7 @@ extension Result {
 
 /// Time spent in each stage of `resolve`, summed over the inputs of a `LinkEngine.profile` run.
 public struct ResolveProfile: Sendable, Equatable {
+    /// Number of inputs resolved in the profiled run.
     public var inputs = 0
     /// Finding the matching actions (literal index or linear scan).
     public var matching: Duration = .zero
@@ -403,6 +412,7 @@ public struct ResolveProfile: Sendable, Equatable {
     /// The scripts of formats and browsers, run together per batch.
     public var scripts: Duration = .zero
 
+    /// An empty profile: no inputs, no time in any stage.
     public init() {}
 }
 

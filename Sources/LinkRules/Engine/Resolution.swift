@@ -3,36 +3,49 @@ import SwitchyardCore
 public struct ActionResult: Sendable, Equatable {
     /// Index of the action in the manifest file's `actions` array.
     public var action: Int
+    /// The action's title from the manifest (empty when it has none).
     public var title: String
     /// Index into that action's `formats`.
     public var format: Int
+    /// Identifier of the app this format opens.
     public var appId: String
     /// The app URL; nil when the script returned null or failed.
     public var url: String?
+    /// Why the format gave no URL (a script error, a regex timeout), or nil.
     public var error: ScriptError?
 }
 
 /// What a matching browser produced.
 public struct BrowserResult: Sendable, Equatable {
+    /// Index of the browser in the manifest file's `browsers` array.
     public var browser: Int
+    /// The browser's identifier.
     public var appId: String
+    /// The URL that opens the page in the browser; nil when the script returned null or failed.
     public var url: String?
+    /// Why the browser gave no URL, or nil.
     public var error: ScriptError?
 }
 
 /// A preview image URL for a web URL.
 public struct PreviewResult: Sendable, Equatable {
+    /// Index of the rule in the manifest file's `previews` array.
     public var preview: Int
+    /// The preview image URL; nil when the rule produced none or failed.
     public var url: String?
+    /// The rule's `canSave` flag from the manifest (false when absent), passed on unchanged.
     public var canSave: Bool
+    /// Why the rule gave no URL, or nil.
     public var error: ScriptError?
 }
 
 /// The result of resolving one input.
 public struct Resolution: Sendable, Equatable {
+    /// The input as given, before any redirect unwrapping.
     public var input: String
     /// Every format of every matching action, in manifest order.
     public var actions: [ActionResult]
+    /// Every browser whose regex matches the (unwrapped) URL, in manifest order; empty unless it is http(s).
     public var browsers: [BrowserResult]
     /// When no action matched the input: the URL that redirects led to, if it differs.
     public var unwrapped: String?

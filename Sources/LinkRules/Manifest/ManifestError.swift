@@ -6,12 +6,16 @@ import SwitchyardCore
 public struct ManifestError: SwitchyardError, Equatable {
     /// `json-syntax`, `io`, `not-an-object`, or the code of the first error diagnostic.
     public var code: ErrorCode
+    /// What is wrong, for people (the first error, when there are several).
     public var message: String
+    /// Where the (first) problem is, when known.
     public var location: SourceLocation?
     /// Every error found, in document order (the first one is repeated in `message`).
     public var diagnostics: [Diagnostic]
+    /// Always nil: a manifest error carries no underlying error.
     public var cause: (any Error)? { nil }
 
+    /// An error with `code` and `message`, and where it is and every error found, when known.
     public init(code: ErrorCode, message: String, location: SourceLocation? = nil, diagnostics: [Diagnostic] = []) {
         self.code = code
         self.message = message
@@ -19,12 +23,14 @@ public struct ManifestError: SwitchyardError, Equatable {
         self.diagnostics = diagnostics
     }
 
+    /// The message after the location, saying how many more errors there are when there are several.
     public var description: String {
         var text = location.map { "\($0): \(message)" } ?? message
         if diagnostics.count > 1 { text += " (and \(diagnostics.count - 1) more error\(diagnostics.count == 2 ? "" : "s"))" }
         return text
     }
 
+    /// Equal when code, message, location and diagnostics are.
     public static func == (a: ManifestError, b: ManifestError) -> Bool {
         a.code == b.code && a.message == b.message && a.location == b.location && a.diagnostics == b.diagnostics
     }

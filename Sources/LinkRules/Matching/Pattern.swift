@@ -3,8 +3,11 @@ import SwitchyardCore
 
 /// A regex evaluation stopped because it ran longer than its budget.
 public struct RegexTimeout: SwitchyardError, Equatable {
+    /// The budget, in seconds, that the evaluation ran past.
     public var seconds: Double
+    /// Always `regex-timeout`.
     public var code: ErrorCode { .regexTimeout }
+    /// Says that the regex was stopped after `seconds`.
     public var message: String { "the regex ran longer than \(seconds) s on this input and was stopped" }
 
     /// The result a format, browser or preview reports for it.
@@ -20,6 +23,7 @@ public struct RegexTimeout: SwitchyardError, Equatable {
 /// first group and text such as `$web_only` stays literal.
 public final class Pattern: @unchecked Sendable {
     // NSRegularExpression is immutable and documented as safe to use from several threads.
+    /// The regex as written in the manifest.
     public let source: String
     let regex: NSRegularExpression?
 

@@ -9,6 +9,7 @@ import SwitchyardCore
 ///
 /// The result is the same as `linearMatches` (a property test checks this on real and random URLs).
 public struct PatternIndex: Sendable {
+    /// The indexed patterns, in the order given; results are positions in this array.
     public let patterns: [Pattern]
     private let scanner: LiteralScanner
     /// literal id → pattern indexes.
@@ -17,6 +18,7 @@ public struct PatternIndex: Sendable {
     public let alwaysRun: [Int]
     private let caseInsensitive: [Int]
 
+    /// Files each of `patterns` under the literal text its regex requires; their order is kept.
     public init(patterns: [Pattern]) {
         self.patterns = patterns
         var literalIDs: [String: Int] = [:]

@@ -13,6 +13,7 @@ public struct AddressGuard: Sendable {
     /// Allow every destination (tests against a local server, intranet deployments).
     public var allowPrivate: Bool
 
+    /// A guard that refuses non-public destinations unless `allowPrivate` is true (default false).
     public init(allowPrivate: Bool = false) { self.allowPrivate = allowPrivate }
 
     /// The addresses `host` resolves to, or the reason it must not be contacted.

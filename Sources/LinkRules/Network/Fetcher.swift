@@ -1,8 +1,11 @@
 import SwitchyardCore
 /// An HTTP request made on behalf of a script or of redirect following.
 public struct FetchRequest: Sendable, Equatable {
+    /// The HTTP methods a request may use.
     public enum Method: String, Sendable { case get = "GET", head = "HEAD", post = "POST" }
+    /// The absolute URL to request.
     public var url: String
+    /// The HTTP method (GET by default).
     public var method: Method
     /// When false, a 3xx response is returned as is (its `Location` in `headers`).
     public var followRedirects: Bool
@@ -11,6 +14,7 @@ public struct FetchRequest: Sendable, Equatable {
     /// The request body (a webhook's JSON); nil sends none.
     public var body: [UInt8]?
 
+    /// A request; by default a GET that follows redirects, with no extra headers and no body.
     public init(url: String, method: Method = .get, followRedirects: Bool = true,
                 headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
         self.url = url
@@ -20,6 +24,7 @@ public struct FetchRequest: Sendable, Equatable {
         self.body = body
     }
 
+    /// Equal when URL, method, redirect policy, body and headers (in order) are.
     public static func == (a: FetchRequest, b: FetchRequest) -> Bool {
         a.url == b.url && a.method == b.method && a.followRedirects == b.followRedirects && a.body == b.body
             && a.headers.map { "\($0.name):\($0.value)" } == b.headers.map { "\($0.name):\($0.value)" }
@@ -28,11 +33,16 @@ public struct FetchRequest: Sendable, Equatable {
 
 /// A response: status, headers (names lower-cased, in order), body and the URL finally fetched.
 public struct FetchResponse: Sendable, Equatable {
+    /// The HTTP status code.
     public var status: Int
+    /// The response headers in the order received, names lower-cased (`header(_:)` relies on it).
     public var headers: [(name: String, value: String)]
+    /// The response body as received.
     public var body: [UInt8]
+    /// The URL finally fetched, after any redirects that were followed.
     public var url: String
 
+    /// A response with `status` from `url`; headers and body default to empty.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], url: String) {
         self.status = status
         self.headers = headers
@@ -40,6 +50,7 @@ public struct FetchResponse: Sendable, Equatable {
         self.url = url
     }
 
+    /// Equal when status, body, URL and headers (in order) are.
     public static func == (a: FetchResponse, b: FetchResponse) -> Bool {
         a.status == b.status && a.body == b.body && a.url == b.url
             && a.headers.map { "\($0.name):\($0.value)" } == b.headers.map { "\($0.name):\($0.value)" }
@@ -59,6 +70,7 @@ public typealias FetchError = DomainError<FetchErrors>
 
 /// The domain of ``FetchError``.
 public enum FetchErrors: ErrorDomain {
+    /// Fetch errors are described as `code: message`.
     public static var describesWithCode: Bool { true }
 }
 
@@ -71,8 +83,10 @@ public protocol Fetcher: Sendable {
 
 /// A fetcher that refuses everything with `network-disabled` (`--offline`).
 public struct OfflineFetcher: Fetcher {
+    /// Makes the fetcher; it has no settings.
     public init() {}
 
+    /// Always throws `network-disabled`; nothing is sent.
     public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
         throw FetchError(code: .networkDisabled, message: "network access is disabled (offline); \(request.method.rawValue) \(request.url) was not sent")
     }
@@ -81,8 +95,10 @@ public struct OfflineFetcher: Fetcher {
 /// The fetcher of an engine that is online but was given no fetcher: every request fails with
 /// `network-unavailable`, saying how to give it one.
 public struct UnconfiguredFetcher: Fetcher {
+    /// Makes the fetcher; it has no settings.
     public init() {}
 
+    /// Always throws `network-unavailable`, saying how to give the engine a fetcher; nothing is sent.
     public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
         throw FetchError(code: .networkUnavailable, message: "no fetcher is configured, so \(request.method.rawValue) \(request.url) was not sent; pass LinkEngine.Options(fetcher:) (SwitchyardNetwork's HTTPFetcher, or your own), or set offline")
     }

@@ -9,5 +9,6 @@ public typealias ScriptError = DomainError<ScriptErrors>
 
 /// The domain of ``ScriptError``.
 public enum ScriptErrors: ErrorDomain {
+    /// Script errors are described as `code: message`.
     public static var describesWithCode: Bool { true }
 }

@@ -22,10 +22,12 @@ public final class ScriptRuntime: Sendable {
     /// and the script's context is dropped (a new one is made for the next call). `.infinity`
     /// turns the watch off (the benchmark's baseline).
     public let memoryLimit: Double
+    /// The default heap limit of one script: 256 MiB, in bytes.
     public static let defaultMemoryLimit: Double = 256 * 1_048_576
     /// Seconds of wall-clock time one call may take, network waits included (a script that loops
     /// over slow requests uses little CPU time); its requests are refused past it.
     public let wallLimit: Double
+    /// How scripts' network helpers reach the network.
     public let fetcher: any Fetcher
     /// The threads scripts run on.
     public let executor: ScriptExecutor

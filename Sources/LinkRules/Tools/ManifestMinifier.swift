@@ -6,6 +6,8 @@ public enum ManifestMinifier {
         "testInputs", "testResults", "tests", "test", "docs", "note", "notes", "useful", "testsThatCantBeRunCuzHeaders",
     ]
 
+    /// `document` as compact JSON without what clients do not need (tests, docs, notes, `script` where
+    /// `script2` exists); redirect rules' regex keys are kept.
     public static func minify(_ document: JSONValue) -> String {
         JSONWriter.compact(strip(document, inRedirects: false))
     }

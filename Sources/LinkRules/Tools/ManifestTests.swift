@@ -6,12 +6,17 @@ import SwitchyardCore
 public struct ManifestTestRunner: Sendable {
     /// One test's outcome.
     public struct Outcome: Sendable, Equatable {
+        /// Whether the test passed, failed, or was skipped (it needed the network while offline).
         public enum Status: String, Sendable { case passed, failed, skipped }
+        /// How the test ended.
         public var status: Status
         /// Where the test lives, e.g. `actions[3].formats[1] #2`.
         public var location: String
+        /// The test input the rule was run on.
         public var input: String
+        /// The expected result; nil when the test expects none (null).
         public var expected: String?
+        /// What the rule produced; nil when it produced nothing or the test ended before a result.
         public var got: String?
         /// Why it failed or was skipped, when not a plain mismatch.
         public var reason: String?
@@ -19,14 +24,20 @@ public struct ManifestTestRunner: Sendable {
 
     /// Totals of a run.
     public struct Summary: Sendable, Equatable {
+        /// Number of tests that passed.
         public var passed = 0
+        /// Number of tests that failed.
         public var failed = 0
+        /// Number of tests skipped because they needed the network while offline.
         public var skipped = 0
+        /// The totals on one line: `12 passed, 1 failed, 0 skipped`.
         public var line: String { "\(passed) passed, \(failed) failed, \(skipped) skipped" }
     }
 
+    /// The engine whose manifest's tests are run, and which runs them.
     public let engine: LinkEngine
 
+    /// A runner for the tests of `engine`'s manifest.
     public init(engine: LinkEngine) { self.engine = engine }
 
     /// A test to run, so that callers can show progress.

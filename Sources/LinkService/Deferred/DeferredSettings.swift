@@ -21,11 +21,16 @@ import SwitchyardCore
 /// (`publicURL/d/TOKEN`) that the "Get the app" button copies when — and only when — the person
 /// taps it. The installed app redeems it once with `POST /api/deferred/claim`.
 public struct DeferredSettings: Sendable, Equatable {
+    /// Whether phone visits to landing pages get claim tokens (`enabled`; default true).
     public var enabled = true
+    /// Seconds a claim token can be redeemed (`claimLifetime`, 60–2592000; default 86400, one day).
     public var claimLifetime: Double = 86_400
+    /// Whether `POST /api/deferred/match` may match an app by address and platform without a token (`probabilisticMatching`; default false; needs `enabled`).
     public var probabilisticMatching = false
+    /// Seconds after a visit during which it can be matched without a token (`matchWindow`, 60–86400; default 3600).
     public var matchWindow: Double = 3600
 
+    /// The defaults, as when the configuration has no `deferred` section.
     public init() {}
 
     static let shape = DocumentShape.object(["enabled": .bool, "claimLifetime": .number, "probabilisticMatching": .bool, "matchWindow": .number])
@@ -58,10 +63,16 @@ public struct DeferredSettings: Sendable, Equatable {
 
 /// What a claim token stands for, copied when the page was shown.
 public struct DeferredClaim: Sendable, Equatable {
+    /// The short code of the link visited; nil for a route's landing page or a Firebase long link.
     public var code: String?
+    /// The deep link the page offered, if it had one.
     public var deepLink: String?
+    /// The route the claim stands for: a stored link's route, or a route page's app route (else
+    /// the page's own route); nil for a link given as a deep link, and for a Firebase long link.
     public var route: String?
+    /// The route's parameters by name.
     public var parameters: [String: String]
+    /// The platform the token was issued for: `ios` or `android`.
     public var platform: String
 }
 

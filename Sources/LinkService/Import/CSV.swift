@@ -7,10 +7,15 @@ import Foundation
 public enum CSV {
     /// Text that is not CSV (`csv-syntax`), with the line where reading stopped.
     public struct Error: SwitchyardError, Equatable {
+        /// The line, counting from 1, where reading stopped.
         public var line: Int
+        /// What is wrong there.
         public var message: String
+        /// Always `csv-syntax`.
         public var code: ErrorCode { .csvSyntax }
+        /// The line, as a source location without file or column.
         public var location: SourceLocation? { SourceLocation(line: line) }
+        /// `line N: message`.
         public var description: String { "line \(line): \(message)" }
     }
 

@@ -6,12 +6,16 @@ import SwitchyardCore
 /// cannot be used are reported with their line and reason and left out; the rest are stored
 /// together, in one transaction (`LinkStore.importLinks`).
 public struct LinkImport: Sendable {
+    /// A row left out of an import, with its line and why.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
         /// The line of the file the row starts on.
         public var line: Int
+        /// Why the row cannot be used.
         public var message: String
+        /// `line N: message`.
         public var description: String { "line \(line): \(message)" }
 
+        /// A problem with the row that starts on `line`.
         public init(line: Int, message: String) {
             self.line = line
             self.message = message
@@ -20,8 +24,11 @@ public struct LinkImport: Sendable {
 
     /// What a file holds: the links to store (each with its line) and the rows left out.
     public struct Plan: Sendable {
+        /// The links to store, ready for `LinkStore.importLinks`.
         public var links: [StoredLink] = []
+        /// The file line of each link in `links`, at the same index.
         public var lines: [Int] = []
+        /// The rows left out, in file order.
         public var problems: [Problem] = []
         /// Data rows read (the header not counted).
         public var rows = 0
@@ -34,13 +41,17 @@ public struct LinkImport: Sendable {
     /// A file that cannot be imported at all (`invalid-import`): not CSV, no header, missing
     /// columns. Rows that cannot be used are ``Problem``s instead, and the rest is imported.
     public struct Failure: SwitchyardError, Equatable {
+        /// Always `invalid-import`.
         public var code: ErrorCode { .invalidImport }
+        /// What is wrong with the file.
         public var message: String
+        /// Prints as the message alone.
         public var description: String { message }
     }
 
     let input: LinkInput
 
+    /// An importer that checks every row against this configuration, as the API would.
     public init(configuration: ServiceConfiguration) { input = LinkInput(configuration: configuration) }
 
     // MARK: Firebase Dynamic Links

@@ -9,6 +9,7 @@ public struct LandingPage: Sendable, Equatable {
     public enum Audience: String, Sendable, Hashable {
         case iOS = "ios", android, desktop
 
+        /// iOS for an iPhone, iPad or iPod User-Agent, Android for one that says Android, desktop otherwise (and when there is none).
         public init(userAgent: String?) {
             guard let ua = userAgent else { self = .desktop; return }
             if ua.contains("iPhone") || ua.contains("iPad") || ua.contains("iPod") { self = .iOS }
@@ -17,16 +18,23 @@ public struct LandingPage: Sendable, Equatable {
         }
     }
 
+    /// The page's heading and its og:title and twitter:title.
     public var title: String
+    /// Text under the heading and in og:description and twitter:description; no paragraph when empty.
     public var description: String
+    /// The preview image's URL (og:image, twitter:image); nil: a summary card without image.
     public var image: String?
     /// The canonical URL of the page (og:url).
     public var pageURL: String
     /// The custom-scheme link; nil when the link has none the configuration allows.
     public var deepLink: String?
+    /// The App Store page: the fallback on iPhone and iPad, and a store button on desktop without `webURL`.
     public var appStoreURL: String?
+    /// The Play Store page: the fallback on Android, and a store button on desktop without `webURL`.
     public var playStoreURL: String?
+    /// Where desktop visitors continue; nil: both store buttons instead.
     public var webURL: String?
+    /// The numeric App Store ID for the `apple-itunes-app` Smart App Banner tag; nil: no banner.
     public var appStoreID: String?
     /// A deferred deep link's claim URL (`publicURL/d/TOKEN`): on iPhone and iPad the store
     /// button becomes "Get the app" (`#get-app`), which copies it when tapped, then goes on.
@@ -41,6 +49,7 @@ public struct LandingPage: Sendable, Equatable {
         }
     }
 
+    /// The complete HTML document for this audience: preview tags, the open-in-app button and the platform's fallback, with every value HTML-escaped.
     public func html(for audience: Audience) -> String {
         let t = Self.escape(title), d = Self.escape(description)
         var head = """

@@ -5,7 +5,9 @@ import SwitchyardCore
 /// Their visits to a landing page get the page with its preview tags, and never count as a click,
 /// never use up a use-limited link and never claim anything; they are counted apart as bot visits.
 public struct PreviewAgents: Sendable {
+    /// A link-preview fetcher or crawler, recognised by a substring of its User-Agent.
     public struct Agent: Sendable, Equatable {
+        /// Who it is, for people (`iMessage`, `Slack`, …).
         public var name: String
         /// Found anywhere in the User-Agent, ASCII case ignored.
         public var match: String
@@ -13,17 +15,22 @@ public struct PreviewAgents: Sendable {
         public var example: String
     }
 
+    /// A request header by which a browser marks a prefetch or preview (`Sec-Purpose: prefetch`).
     public struct PrefetchHeader: Sendable, Equatable {
+        /// The header's name (`Sec-Purpose`, `Purpose`, …).
         public var header: String
         /// The header's value starts with this (ASCII case ignored): `prefetch`, `prefetch;prerender`.
         public var startsWith: String
     }
 
+    /// The known preview fetchers and crawlers, in file order.
     public let agents: [Agent]
+    /// The headers that mark a prefetch or preview request.
     public let prefetchHeaders: [PrefetchHeader]
     /// Each entry's match as lowercased ASCII bytes (this runs on every landing-page request).
     private let patterns: [[UInt8]]
 
+    /// A classifier made of these entries; ``standard`` is the list the service ships.
     public init(agents: [Agent], prefetchHeaders: [PrefetchHeader]) {
         self.agents = agents
         self.prefetchHeaders = prefetchHeaders

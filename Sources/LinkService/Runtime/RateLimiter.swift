@@ -13,6 +13,7 @@ public final class RateLimiter: Sendable {
     /// Buckets kept before idle (full) ones are dropped.
     private let maximumKeys = 50_000
 
+    /// Buckets for `limit`, each starting full; `now` gives monotonic seconds (injected in tests).
     public init(_ limit: ServiceConfiguration.RateLimit, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         rate = limit.perMinute / 60
         burst = limit.burst

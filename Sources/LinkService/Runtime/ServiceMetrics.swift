@@ -6,6 +6,7 @@ import Synchronization
 /// The service's Prometheus metrics, in a registry of its own (no process-wide bootstrap, so
 /// several services can live in one test process). Served at `/metrics`.
 public final class ServiceMetrics: Sendable {
+    /// The registry holding every metric of this service; `/metrics` renders it.
     public let registry = PrometheusCollectorRegistry()
     private struct Key: Hashable { var route: String; var status: Int }
     private let requests = Mutex<[Key: Counter]>([:])
@@ -23,6 +24,7 @@ public final class ServiceMetrics: Sendable {
     let webhookRetried: Counter
     let webhookFailed: Counter
 
+    /// Creates the counters (links created, clicks, preview visits, deferred claims, rate limits, auth failures, webhook deliveries) in a fresh registry.
     public init() {
         linksCreated = registry.makeCounter(name: "switchyard_links_created_total", help: "Links and invites created.")
         clicks = registry.makeCounter(name: "switchyard_link_clicks_total", help: "Landing-page views of stored links that were counted.")

@@ -3,6 +3,7 @@ import Foundation
 
 /// One row of `click_days`: a link's counted visits on one UTC day from one platform.
 public struct ClickDay: Sendable, Hashable {
+    /// The short code of the link visited.
     public var code: String
     /// Days since 1970-01-01, UTC.
     public var day: Int64
@@ -13,6 +14,7 @@ public struct ClickDay: Sendable, Hashable {
     /// The platform of preview, crawler and prefetch visits.
     public static let bot = "bot"
 
+    /// A row key for this link, UTC day number (see ``day(of:)``) and platform.
     public init(code: String, day: Int64, platform: String) {
         self.code = code
         self.day = day
@@ -25,10 +27,13 @@ public struct ClickDay: Sendable, Hashable {
 
 /// A dashboard sign-in as stored: the token it was made with and its form token.
 public struct AdminSession: Sendable, Equatable {
+    /// The id of the API token the user signed in with; the session ends when it is revoked.
     public var tokenID: String
     /// The value every form of this session carries (compared in constant time).
     public var csrf: String
+    /// When the user signed in.
     public var createdAt: Date
+    /// When the session stops being accepted.
     public var expiresAt: Date
 }
 
@@ -85,6 +90,7 @@ extension LinkStore {
 
     // MARK: Dashboard sessions
 
+    /// Stores a new sign-in under the hex SHA-256 of its cookie value, first deleting every session already expired.
     public func insertSession(idHash: String, _ session: AdminSession) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.transaction { tx throws(StoreError) in
@@ -104,6 +110,7 @@ extension LinkStore {
         }
     }
 
+    /// Deletes the session with this hash (signing out); nothing happens when there is none.
     public func deleteSession(idHash: String) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.run("DELETE FROM admin_sessions WHERE id_hash = ?", [.text(idHash)])

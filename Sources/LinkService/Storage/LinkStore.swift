@@ -5,34 +5,49 @@ import SwitchyardCore
 public struct StoredLink: Sendable, Equatable {
     /// `link` (the links API) or `invite` (the Plur-compatible invite API).
     public var kind: String = "link"
+    /// The short code, unique among links; the link's page is `/i/{code}`.
     public var code: String
     /// The custom-scheme URL the link stands for, if given directly.
     public var deepLink: String?
     /// Or a route of the configuration and its parameters; the deep link is built from them.
     public var route: String?
+    /// The route's parameters as name–value pairs, in order (empty with `deepLink`).
     public var parameters: [(String, String)] = []
+    /// Where desktop visitors go instead of the app; nil: the configured default.
     public var webURL: String?
+    /// The App Store page for iOS visitors without the app; nil: the configured app's page.
     public var appStoreURL: String?
+    /// The Play Store page for Android visitors without the app; nil: the configured app's page.
     public var playStoreURL: String?
+    /// The preview title; nil: `landing.title`.
     public var title: String?
+    /// The preview description; nil: `landing.description`.
     public var description: String?
+    /// The preview image's URL; nil: `landing.image`.
     public var imageURL: String?
+    /// When the link stops opening; nil: never.
     public var expiresAt: Date?
+    /// How many clicks the link allows before it stops opening; nil: no limit.
     public var maxUses: Int64?
+    /// When the link was created; with the code, the order of listings.
     public var createdAt: Date
+    /// Clicks counted so far (previews and bots excluded).
     public var clicks: Int64 = 0
     /// The id of the token that created it.
     public var createdBy: String?
     /// When it was last edited; nil until the first edit.
     public var updatedAt: Date?
 
+    /// A `link` with this code and creation time, no target yet, and nothing else set.
     public init(code: String, createdAt: Date) {
         self.code = code
         self.createdAt = createdAt
     }
 
+    /// The value of the first route parameter with this name, or nil.
     public func parameter(_ name: String) -> String? { parameters.first(where: { $0.0 == name })?.1 }
 
+    /// Equal when every stored field is, parameters compared in order.
     public static func == (a: StoredLink, b: StoredLink) -> Bool {
         a.kind == b.kind && a.code == b.code && a.deepLink == b.deepLink && a.route == b.route
             && a.parameters.elementsEqual(b.parameters, by: { $0 == $1 }) && a.webURL == b.webURL
@@ -44,12 +59,17 @@ public struct StoredLink: Sendable, Equatable {
 
 /// A stored API token: only the hash of its secret is kept.
 public struct StoredToken: Sendable, Equatable {
+    /// The 12-character id, the part of the token between `sy_` and the secret.
     public var id: String
+    /// A label chosen when the token was issued; `revokeToken` accepts it in place of the id.
     public var name: String
     /// Hex SHA-256 of the secret part.
     public var secretHash: String
+    /// The scopes granted, as their raw values (`links:read`, `links:write`, `transactions`, `admin`).
     public var scopes: [String]
+    /// When the token was issued.
     public var createdAt: Date
+    /// When the token was revoked; nil while it is valid.
     public var revokedAt: Date?
 }
 
@@ -85,8 +105,10 @@ public struct LinkStore: Sendable {
         LinkStore(db: try await location.open())
     }
 
+    /// The database in use: `sqlite` or `postgres`.
     public var kind: String { db.kind }
 
+    /// Closes the database's connections; the store is not used afterwards.
     public func close() async { await db.close() }
 
     // MARK: Links
@@ -147,6 +169,7 @@ public struct LinkStore: Sendable {
         return changed.first?.1
     }
 
+    /// The link with this code, or nil when there is none.
     public func link(code: String) async throws(StoreError) -> StoredLink? {
         try await db.read("SELECT \(Self.columns) FROM links WHERE code = ?", [.text(code)]).first.map(Self.link)
     }
@@ -200,8 +223,11 @@ public struct LinkStore: Sendable {
 
     /// A click counted in memory, kept for its `link.clicked` event.
     public struct Click: Sendable, Equatable {
+        /// The code of the link clicked.
         public var code: String
+        /// The visitor's platform (`ios`, `android`, `desktop`), or nil when not known.
         public var platform: String?
+        /// When the click happened; the time its event reports.
         public var at: Date
     }
 
@@ -260,14 +286,21 @@ public struct LinkStore: Sendable {
 
     /// A transaction id issued for a callback round trip (the ThereAndBack design's third party).
     public struct Transaction: Sendable, Equatable {
+        /// The transaction's random id (43 characters, 256 bits), used once to verify it.
         public var id: String
+        /// What the transaction is for, as its creator said (up to 200 characters); nil when not given.
         public var purpose: String?
+        /// The id of the API token that created the transaction.
         public var createdBy: String?
+        /// When the transaction was issued.
         public var createdAt: Date
+        /// When the transaction can no longer be verified (issue time plus its `ttl`, 300 s by default).
         public var expiresAt: Date
+        /// When it was verified; nil until then.
         public var verifiedAt: Date?
     }
 
+    /// What verifying a transaction found: verified now (with the record), unknown, expired, or verified before.
     public enum VerifyOutcome: Sendable, Equatable {
         case verified(Transaction)
         case unknown
@@ -275,6 +308,7 @@ public struct LinkStore: Sendable {
         case alreadyVerified
     }
 
+    /// Stores a newly issued transaction.
     public func insert(_ t: Transaction) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.run("INSERT INTO transactions (id, purpose, created_by, created_at, expires_at, verified_at) VALUES (?, ?, ?, ?, ?, ?)", [
@@ -306,6 +340,7 @@ public struct LinkStore: Sendable {
 
     // MARK: Tokens
 
+    /// Stores a newly issued token record; `.duplicate` when its id exists.
     public func insert(_ token: StoredToken) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)", [
@@ -315,10 +350,12 @@ public struct LinkStore: Sendable {
         }
     }
 
+    /// The token with this id, revoked or not, or nil.
     public func token(id: String) async throws(StoreError) -> StoredToken? {
         try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens WHERE id = ?", [.text(id)]).first.map(Self.token)
     }
 
+    /// Every token, revoked ones included, oldest first.
     public func tokens() async throws(StoreError) -> [StoredToken] {
         try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens ORDER BY created_at, id", []).map(Self.token)
     }

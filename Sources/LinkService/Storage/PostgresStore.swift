@@ -61,17 +61,14 @@ final class PostgresStore: SQLDatabase {
 
     func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
         do {
-            return try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: Self.logger)
-                do {
-                    let result = try await body(Connection(connection: connection))
-                    try await connection.query("COMMIT", logger: Self.logger)
-                    return result
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: Self.logger)
-                    throw error
-                }
+            return try await client.withTransaction(logger: Self.logger) { connection in
+                try await body(Connection(connection: connection))
             }
+        } catch let error as PostgresTransactionError {
+            // The body's own error (already a StoreError) is what callers act on; BEGIN, COMMIT
+            // or ROLLBACK failing is a storage failure with the driver's error as its cause.
+            if let own = error.closureError as? StoreError { throw own }
+            throw Self.storeError(error.closureError ?? error.commitError ?? error.beginError ?? error, "BEGIN/COMMIT")
         } catch let error as StoreError {
             throw error
         } catch {

@@ -20,6 +20,7 @@ public final class StorageHealth: Sendable {
         public var source: String
         /// When, on the monotonic clock (for freshness) and as a date (for people).
         public var at: Double
+        /// The same moment as a wall-clock date, for people reading `/healthz`.
         public var date: Date
         /// While writes fail: the date of the first failure in a row.
         public var failingSince: Date?
@@ -34,6 +35,7 @@ public final class StorageHealth: Sendable {
     private let state = Mutex<Observation?>(nil)
     private let running = Mutex<Task<Void, Never>?>(nil)
 
+    /// A tracker with no outcome yet. Intervals are in seconds; `clock` (monotonic seconds) and `date` are injected in tests.
     public init(probeAfterSuccess: Double = 10, probeAfterFailure: Double = 1,
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime },
                 date: @escaping @Sendable () -> Date = { Date() }) {

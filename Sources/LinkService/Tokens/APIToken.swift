@@ -20,6 +20,7 @@ public enum TokenScope: String, Sendable, CaseIterable {
 /// print(issued.token)          // shown once
 /// ```
 public enum APIToken {
+    /// A newly made token: the secret to show once, and the record to store.
     public struct Issued: Sendable {
         /// The full token, to hand to the user once.
         public var token: String

@@ -16,6 +16,7 @@ import SwitchyardCore
 ///   addresses: anonymized   # default (IPv4 /24, IPv6 /48); or none
 /// ```
 public struct VisitSettings: Sendable, Equatable {
+    /// What a visit record keeps of the visitor's address (`addresses`).
     public enum Addresses: String, Sendable, Equatable {
         /// The network, not the visitor: the last octet of an IPv4 address and all but the first
         /// 48 bits of an IPv6 address are zeroed.
@@ -24,10 +25,14 @@ public struct VisitSettings: Sendable, Equatable {
         case none
     }
 
+    /// Whether each visit is recorded beside the click counts (`record`; default true); counts are kept either way.
     public var record = true
+    /// Days a visit record is kept before the hourly clean-up deletes it (`retentionDays`, 1–3650; default 90).
     public var retentionDays = 90
+    /// What is kept of the visitor's address (`addresses`: `anonymized`, the default, or `none`).
     public var addresses = Addresses.anonymized
 
+    /// The defaults, as when the configuration has no `visits` section.
     public init() {}
 
     static let shape = DocumentShape.object(["record": .bool, "retentionDays": .int, "addresses": .string])
@@ -94,17 +99,20 @@ public struct VisitSettings: Sendable, Equatable {
 /// and kept address, with how many visits it stands for (identical visits in one second share a
 /// row, so a burst costs one row, not thousands).
 public struct Visit: Sendable, Hashable {
+    /// The short code of the link visited.
     public var code: String
     /// Seconds since 1970, UTC.
     public var second: Int64
     /// `ios`, `android`, `desktop`, or `unknown`.
     public var platform: String
+    /// The lower-cased host of the `Referer` header (http, https or `android-app:`); nil when there was none or it was not one of those.
     public var referrerHost: String?
     /// A link preview, crawler or prefetch (never a click).
     public var bot: Bool
     /// The anonymized address, or nil when addresses are not kept.
     public var address: String?
 
+    /// A visit of this link at `date`, truncated to the whole second.
     public init(code: String, at date: Date, platform: String, referrerHost: String? = nil, bot: Bool = false, address: String? = nil) {
         self.code = code
         self.second = Int64(date.timeIntervalSince1970.rounded(.down))

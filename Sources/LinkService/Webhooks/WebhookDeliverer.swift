@@ -17,6 +17,7 @@ import SwitchyardNetwork
 /// than five minutes from their clock (replays) and de-duplicate on `Switchyard-Event-Id`
 /// (delivery is at least once).
 public enum WebhookSignature {
+    /// The `Switchyard-Signature` value for `body` sent at `timestamp` (Unix seconds): `t=…,k=…,v1=…`.
     public static func header(secret: [UInt8], keyID: String, timestamp: Int, body: [UInt8]) -> String {
         "t=\(timestamp),k=\(keyID),v1=" + mac(secret: secret, timestamp: timestamp, body: body)
     }

@@ -14,9 +14,11 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Comparable {
         case error, warning
 
+        /// Errors sort before warnings.
         public static func < (a: Severity, b: Severity) -> Bool { a == .error && b == .warning }
     }
 
+    /// Whether the problem makes the document or entry unusable (`error`) or is only worth fixing (`warning`).
     public var severity: Severity
     /// Stable machine-readable code: `placeholder-team-id`, `regex-invalid`.
     public var code: ErrorCode
@@ -25,6 +27,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// What is wrong and what to do, in words a person can act on.
     public var message: String
 
+    /// A finding of `severity` and `code` at `location`, with a message a person can act on.
     public init(_ severity: Severity, _ code: ErrorCode, at location: SourceLocation, _ message: String) {
         self.severity = severity
         self.code = code
@@ -40,7 +43,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 
     /// The JSON path, `"$"` for the whole document.
     public var path: String { location.path ?? "$" }
+    /// The 1-based line of the problem in the text, when known.
     public var line: Int? { location.line }
+    /// The 1-based column of the problem in the text, when known.
     public var column: Int? { location.column }
 
     /// `error: applinks.details[0]: message [code]`; a line and column stand for the path when known.

@@ -9,6 +9,7 @@ public protocol ErrorDomain: Sendable {
 }
 
 extension ErrorDomain {
+    /// By default a description shows the message without the code.
     public static var describesWithCode: Bool { false }
 }
 
@@ -16,11 +17,16 @@ extension ErrorDomain {
 /// underneath. `RelayError`, `CallbackError`, `StoreError`, `FetchError` and `ScriptError` are
 /// this type for their own ``ErrorDomain``.
 public struct DomainError<Domain: ErrorDomain>: SwitchyardError {
+    /// What went wrong, stable across releases: compare it with the `ErrorCode` constants.
     public var code: ErrorCode
+    /// What went wrong and why, for people.
     public var message: String
+    /// Where the problem is (file, line and column, key path); nil when it is not in a document.
     public var location: SourceLocation?
+    /// The underlying error this one reports (a driver's, the file system's, the network's), if any.
     public var cause: (any Error)?
 
+    /// An error with `code` and `message`, and where it happened and the error underneath when known.
     public init(_ code: ErrorCode, _ message: String, location: SourceLocation? = nil, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
@@ -33,6 +39,7 @@ public struct DomainError<Domain: ErrorDomain>: SwitchyardError {
         self.init(code, message, location: location, cause: cause)
     }
 
+    /// The message (after `code: ` when the domain asks for it), after the location when there is one.
     public var description: String {
         let text = Domain.describesWithCode ? "\(code): \(message)" : message
         guard let location, !location.isEmpty else { return text }

@@ -20,6 +20,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// A code with this name. Declare it once, as a static constant of `ErrorCode`.
     public init(_ name: String) { self.name = name }
 
+    /// The code's name, as written in output.
     public var description: String { name }
 }
 

@@ -13,6 +13,7 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
     /// The key path inside the document: `actions[12].formats[1].appId`.
     public var path: String?
 
+    /// A location made of whatever is known; every part left out is unknown (nil).
     public init(file: String? = nil, line: Int? = nil, column: Int? = nil, path: String? = nil) {
         self.file = file
         self.line = line
@@ -30,6 +31,7 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
         return copy
     }
 
+    /// `file:line:column` (`line L, column C` without a file), then the key path, joined by `: `; empty when nothing is known.
     public var description: String {
         var parts: [String] = []
         switch (file, line, column) {

@@ -28,7 +28,9 @@ public protocol SwitchyardError: Error, Sendable, CustomStringConvertible {
 }
 
 extension SwitchyardError {
+    /// No location, unless the error type has one.
     public var location: SourceLocation? { nil }
+    /// No underlying error, unless the error type has one.
     public var cause: (any Error)? { nil }
 
     /// The message, after the location when there is one: `manifest.json:12:7: expected ','`.

@@ -2,13 +2,19 @@
 public struct JSONParser {
     /// A syntax error with its 1-based line and column.
     public struct SyntaxError: SwitchyardError, Equatable {
+        /// 1-based line of the error.
         public var line: Int
+        /// 1-based column of the error, counted in characters (not bytes).
         public var column: Int
         /// What is wrong, in words: `expected ',' or '}'`.
         public var reason: String
+        /// Always `json-syntax`.
         public var code: ErrorCode { .jsonSyntax }
+        /// The reason alone, without the line and column.
         public var message: String { reason }
+        /// The line and column, as a location.
         public var location: SourceLocation? { SourceLocation(line: line, column: column) }
+        /// `line L, column C: reason`.
         public var description: String { "line \(line), column \(column): \(reason)" }
     }
 

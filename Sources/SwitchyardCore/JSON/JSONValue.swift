@@ -12,6 +12,7 @@ public enum JSONValue: Sendable, Equatable {
     /// Object members in source order. Duplicate keys are kept; lookups return the last one.
     case object([(key: String, value: JSONValue)])
 
+    /// Structural equality: numbers by value (not source text), objects member by member in order, duplicate keys included.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true

@@ -2,6 +2,7 @@ import Foundation
 
 /// Comparison whose time does not depend on where two strings differ (tokens, signatures).
 public enum ConstantTime {
+    /// Whether `a` and `b` have the same UTF-8 bytes, in a time that depends only on the longer length, not on where they differ.
     public static func equals(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         var difference = UInt8(x.count == y.count ? 0 : 1)
@@ -12,6 +13,7 @@ public enum ConstantTime {
 
 /// Base64url without padding (RFC 4648 §5): tokens, ids, signatures, cursors.
 public enum Base64URL {
+    /// `bytes` as base64url text: `-` and `_` for `+` and `/`, no `=` padding.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

@@ -73,7 +73,9 @@ public enum Timestamp {
     /// Why a text is not a date-time: `invalid-timestamp` (not of the RFC 3339 form) or
     /// `no-such-time` (a field out of range: 30 February, a 99-hour offset).
     public struct Problem: SwitchyardError, Equatable {
+        /// `invalid-timestamp` (not of the RFC 3339 form) or `no-such-time` (a field out of range).
         public var code: ErrorCode
+        /// What is wrong with the text, for people.
         public var message: String
 
         /// Not of the form `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
@@ -81,6 +83,7 @@ public enum Timestamp {
         /// A field outside its range (what, in words).
         public static func outOfRange(_ what: String) -> Problem { Problem(code: .noSuchTime, message: "no such date-time: \(what)") }
 
+        /// The message alone.
         public var description: String { message }
     }
 }

@@ -26,13 +26,18 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
     /// The serialisation a browser would produce for the input.
     public let href: String
 
+    /// The browser's serialisation, `href`.
     public var description: String { href }
 
     /// Why a URL is refused; `reason` completes "the URL …" (`contains a backslash`).
     public struct Refusal: SwitchyardError, Equatable {
+        /// What is wrong, completing "the URL …" (`contains a backslash`).
         public let reason: String
+        /// Always `invalid-url`.
         public var code: ErrorCode { .invalidURL }
+        /// The reason alone.
         public var message: String { reason }
+        /// The reason alone.
         public var description: String { reason }
     }
 
