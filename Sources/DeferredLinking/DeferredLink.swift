@@ -6,7 +6,7 @@ import SwitchyardCore
 /// install, finds the claim token the landing page handed over — the Play Store install
 /// referrer on Android (`sy_claim=TOKEN`), or the claim URL (`https://<your host>/d/TOKEN`) the
 /// person copied with "Get the app" on iOS — redeems it once with the link service, and gives
-/// back the link it stood for, ready for ``LinkRouting``.
+/// back the link it stood for, ready for `LinkRouting`.
 ///
 /// ```swift
 /// let deferred = DeferredLink(service: URL(string: "https://rabble.community")!, markerFile: supportDirectory.appending(path: "deferred-link-checked"))
@@ -149,17 +149,24 @@ public struct DeferredLink: Sendable {
         }
     }
 
-    /// Whether this install has run ``runOnFirstLaunch(installReferrer:pasteboard:)`` to the end.
+    /// Whether this install has run ``runOnFirstLaunch(installReferrer:pasteboard:matchingPlatform:isolation:)`` to the end.
     public var hasRun: Bool { FileManager.default.fileExists(atPath: markerFile.path) }
 
     /// The first launch's work: look for a token (the install referrer first; the pasteboard is
     /// read only when there is none, and only through `pasteboard`), redeem it, write the marker.
-    /// - Throws: ``Failure/unreachable(_:)`` (no marker written: the next launch tries again),
-    ///   ``Failure/unexpectedAnswer(status:body:)``, ``Failure/marker(_:)``.
-    /// - Parameter matchingPlatform: `ios` or `android` to ask for a probabilistic match
-    ///   (``match(platform:)``) when there is no token; nil (the default) never asks.
+    /// - Throws: ``Failure/unreachable(_:cause:)`` (no marker written: the next launch tries again),
+    ///   ``Failure/unexpectedAnswer(status:body:)``, ``Failure/marker(_:cause:)``.
+    /// - Parameters:
+    ///   - installReferrer: The Play install referrer string (Android), when the app has it.
+    ///   - pasteboard: Reads the pasteboard's URL as text (iOS); called at most once, only when
+    ///     the referrer carries no token, on the caller's actor (so a main-actor closure reading
+    ///     `UIPasteboard.general` may be passed as it is).
+    ///   - matchingPlatform: `ios` or `android` to ask for a probabilistic match
+    ///     (``match(platform:)``) when there is no token; nil (the default) never asks.
+    ///   - isolation: The caller's actor, inferred: the work runs there.
     public func runOnFirstLaunch(installReferrer: String? = nil, pasteboard: () -> String? = { nil },
-                                 matchingPlatform: String? = nil) async throws(Failure) -> Outcome {
+                                 matchingPlatform: String? = nil,
+                                 isolation: isolated (any Actor)? = #isolation) async throws(Failure) -> Outcome {
         guard !hasRun else { return .alreadyRan }
         guard let token = installReferrer.flatMap(Self.token(fromInstallReferrer:)) ?? token(fromPasteboard: pasteboard()) else {
             if let platform = matchingPlatform {

@@ -28,8 +28,14 @@ public struct InboxWatcher: Sendable {
     /// Receives a line for each notable event: a retry, a drop, a request given up, a drain that failed.
     public var log: @Sendable (String) -> Void
 
-    /// - Parameter handler: answers `true` / `.opened` for a delivered request, `false` /
-    ///   `.failed(reason)` otherwise.
+    /// - Parameters:
+    ///   - inbox: The inbox to drain.
+    ///   - ttl: Seconds a request may wait before it is dropped (nil: kept until delivered).
+    ///   - pollInterval: Seconds between drains when no ping arrives.
+    ///   - maxAttempts: Failed deliveries before a request is given up (nil: retried forever).
+    ///   - log: Receives a line for each retry, drop, give-up and failed drain.
+    ///   - handler: answers `true` / `.opened` for a delivered request, `false` /
+    ///     `.failed(reason)` otherwise.
     public init<Outcome: DeliveryOutcome>(inbox: Inbox, ttl: Double? = 24 * 3600, pollInterval: Double = 5,
                                           maxAttempts: Int? = InboxWatcher.defaultMaxAttempts,
                                           log: @escaping @Sendable (String) -> Void = { _ in },

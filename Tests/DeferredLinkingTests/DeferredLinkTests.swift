@@ -100,3 +100,10 @@ struct Offline: Error {}
         await #expect(throws: DeferredLink.Failure.self) { try await c.claim(Self.token) }
     }
 }
+
+/// Compiles only if an app's main-actor code can pass a main-actor closure (as reading
+/// `UIPasteboard.general` is) straight to `runOnFirstLaunch`, as the README shows.
+@MainActor private var pasteboardStandIn: String? = nil
+@MainActor private func firstLaunchFromTheMainActor(_ link: DeferredLink) async throws -> DeferredLink.Outcome {
+    try await link.runOnFirstLaunch(installReferrer: nil, pasteboard: { pasteboardStandIn })
+}

@@ -2,7 +2,7 @@ import SwitchyardCore
 
 /// The error thrown when a manifest cannot be used at all: it is not JSON, not an object, or
 /// (with `strict`) an entry had to be skipped. Entries that are merely odd are skipped with a
-/// ``Diagnostic`` instead (``Manifest/skipped``).
+/// `Diagnostic` instead (``Manifest/skipped``).
 public struct ManifestError: SwitchyardError, Equatable {
     /// `json-syntax`, `io`, `not-an-object`, or the code of the first error diagnostic.
     public var code: ErrorCode
