@@ -125,7 +125,9 @@ public struct LinkService: Sendable {
     public func router() -> Router<ServiceContext> {
         let aasa = documents["/.well-known/apple-app-site-association"]!
         let assetLinks = documents["/.well-known/assetlinks.json"]!
-        let router = Router(context: ServiceContext.self)
+        // HEAD answers as GET without the body, on every GET route (handlers count clicks and issue
+        // claims on GET only, so a HEAD never uses a link).
+        let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ObservabilityMiddleware(metrics: metrics))
         router.get("/.well-known/apple-app-site-association") { request, _ in aasa.response(for: request) }
         router.get("/apple-app-site-association") { request, _ in aasa.response(for: request) }

@@ -70,8 +70,13 @@ public struct QRCode: Sendable {
     /// Pixels per side of a PNG drawn at `scale` pixels per module.
     public func pixels(scale: Int) -> Int { (width + 2 * Self.quietZone) * scale }
 
-    /// The largest scale whose image fits in `size` pixels (at least 1).
-    public func scale(fitting size: Int) -> Int { max(1, size / (width + 2 * Self.quietZone)) }
+    /// The fewest pixels per module a fitted image gets: at one pixel per module, scanners
+    /// (zbar among them) fail to read a code.
+    public static let minimumScale = 2
+
+    /// The largest scale whose image fits in `size` pixels, but at least ``minimumScale`` (so a
+    /// small size can give a slightly larger image).
+    public func scale(fitting size: Int) -> Int { max(Self.minimumScale, size / (width + 2 * Self.quietZone)) }
 
     /// A grey-scale PNG, `scale` pixels per module, with the quiet zone.
     public func png(scale: Int) throws(EncodingError) -> [UInt8] {

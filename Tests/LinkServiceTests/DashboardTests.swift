@@ -242,6 +242,9 @@ import Testing
             #expect(try await codes("%") == ["Beta2345"], "LIKE wildcards are text")
             #expect(try await codes("sp_ing") == [], "_ is no wildcard either")
             #expect(try await codes("nothing like it") == [])
+            // A browser sends the GET form's spaces as `+`.
+            let plus = try await browser.get("/admin?q=Spring+sale")
+            #expect(plus.text.contains(#"<a href="/admin/links/Apex2345"#) && !plus.text.contains(#"<a href="/admin/links/Beta2345"#))
         }
     }
 

@@ -170,6 +170,32 @@ import Testing
             #expect(events.map { $0[0].text } == ["deferred.claimed"], "only the claim that succeeded: \(events)")
             let event = try #require(try JSONParser.parse(events.first?[1].text ?? ""))
             #expect(event["data"]?["code"]?.stringValue == "Exp9red2" && event["data"]?["platform"]?.stringValue == "android")
+
+            // A link deleted (or expired) after its page was seen: its claims deliver nothing.
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Gvne2345", "deepLink": "plur://group/secret", "maxUses": 1}"#)
+            let page = try await client.call(.get, "/i/Gvne2345", headers: [.userAgent: Self.android])
+            let orphan = try #require(Self.attribute("href", of: "fallback", in: page.text).flatMap(Self.token(inPlayLink:)))
+            #expect(try await client.call(.delete, "/api/links/Gvne2345", token: h.writer).status == .noContent)
+            let gone = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(orphan)"}"#)
+            #expect(gone.status == .gone && gone.json?["error"]?["code"]?.stringValue == "claim-link-gone", "\(gone.text)")
+            #expect(!gone.text.contains("secret"))
+        }
+    }
+
+    /// A link that embeds a URL the page would not offer (another host) gets no claim token: a
+    /// claim would hand that URL to the app at its first launch.
+    @Test func embeddedURLsThePageRefusesGetNoClaim() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            for path in ["/i/https://evil.example/x", "/i/javascript:alert(1)"] {
+                let page = try await client.call(.get, path, headers: [.userAgent: Self.android])
+                #expect(!page.text.contains("sy_claim"), "\(path): \(page.text)")
+            }
+            let count = try await h.store.db.read("SELECT count(*) FROM deferred_claims", [])
+            #expect(count.first?[0].int == 0)
+            // An app link of the configuration's own scheme still carries one.
+            let allowed = try await client.call(.get, "/i/plur://join-community?group-id=g1&code=c1&relay=wss://relay.example", headers: [.userAgent: Self.android])
+            #expect(allowed.text.contains("sy_claim"), "\(allowed.text)")
         }
     }
 

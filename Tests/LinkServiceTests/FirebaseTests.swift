@@ -130,4 +130,34 @@ import Testing
         #expect(try await h.store.link(code: "summer")?.title == "Summer rave, moved")
         #expect(try await h.store.link(code: "apyMade2")?.kind == "link")
     }
+
+    /// An export row is checked as the API checks a link: a title past its limit, or a short link
+    /// on a path the service answers itself (or a route matches first), is reported, not imported.
+    @Test func rowsTheServiceCouldNeverServeAreReportedWithTheirLine() async throws {
+        let h = try await Harness.make()
+        let long = String(repeating: "a", count: LinkInput.maximumTitleLength + 1)
+        let csv = """
+            shortLink,longLink
+            https://rabble.community/healthz,"https://rabble.community/?link=https://rabble.community/g/a"
+            https://rabble.community/admin,"https://rabble.community/?link=https://rabble.community/g/a"
+            https://rabble.community/toolong,"https://rabble.community/?link=https://rabble.community/g/a&st=\(long)"
+            https://rabble.community/fine,"https://rabble.community/?link=https://rabble.community/g/a&st=Fine"
+
+            """
+        let plan = try LinkImport(configuration: h.service.configuration).firebase(csv, now: h.clock.today)
+        #expect(plan.links.map(\.code) == ["fine"])
+        #expect(plan.problems.map(\.line) == [2, 3, 4])
+        #expect(plan.problems[0].message.contains("/healthz is one of the service's own paths"), "\(plan.problems)")
+        #expect(plan.problems[2].message.contains("st is longer than \(LinkInput.maximumTitleLength) characters"), "\(plan.problems)")
+        #expect(!plan.problems[2].message.contains(long), "the value is not repeated back")
+    }
+
+    /// Free text that a spreadsheet would run as a formula is exported behind a `'`, and an
+    /// import gives back exactly what was stored.
+    @Test(arguments: ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=x", "''y", "'plain", "plain", ""])
+    func exportedTextIsSafeInASpreadsheetAndRoundTrips(_ title: String) {
+        let written = LinkImport.spreadsheetSafe(title)
+        #expect(!(written.first.map(LinkImport.formulaStarts.contains) ?? false))
+        #expect(LinkImport.spreadsheetText(written) == title)
+    }
 }

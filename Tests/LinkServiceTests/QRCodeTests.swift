@@ -62,7 +62,7 @@ import Testing
             }
         }
         #expect(qr.pixels(scale: 5) == (qr.width + 8) * 5)
-        #expect(qr.scale(fitting: 10) == 1)
+        #expect(qr.scale(fitting: 10) == QRCode.minimumScale, "never one pixel per module")
         let svg = qr.svg()
         #expect(svg.contains(#"viewBox="0 0 \#(qr.width + 8) \#(qr.width + 8)""#))
         #expect(throws: QRCode.EncodingError.self) { try QRCode(encoding: String(repeating: "a", count: 5_000)) }
@@ -84,6 +84,15 @@ import Testing
             #expect(png.0 == .ok)
             #expect(png.1[.contentType] == "image/png")
             #expect(try Self.decode(png.2, suffix: "png") == url)
+            // The smallest size still scans (never one pixel per module); an empty size is the default.
+            let smallest = try await client.execute(uri: "/i/\(code)/qr.png?size=\(LinkService.qrSizes.lowerBound)", method: .get) { Array(buffer: $0.body) }
+            #expect(try Self.decode(smallest, suffix: "png") == url)
+            let unsized = try await client.execute(uri: "/i/\(code)/qr.png?size=", method: .get) { ($0.status, Array(buffer: $0.body)) }
+            let standard = try await client.execute(uri: "/i/\(code)/qr.png", method: .get) { Array(buffer: $0.body) }
+            #expect(unsized.0 == .ok && unsized.1 == standard)
+            // HEAD gives the headers alone.
+            let head = try await client.execute(uri: "/i/\(code)/qr.svg", method: .head) { ($0.status, $0.body.readableBytes) }
+            #expect(head.0 == .ok && head.1 == 0)
             let svg = try await client.execute(uri: "/i/\(code)/qr.svg", method: .get) { ($0.status, $0.headers, String(buffer: $0.body)) }
             #expect(svg.0 == .ok)
             #expect(svg.1[.contentType] == "image/svg+xml")

@@ -37,7 +37,9 @@ struct LinkInput {
         var link = StoredLink(code: "", createdAt: now)
         if let code = try string(body, "code") {
             guard isValidCode(code) else {
-                throw .badRequest(.invalidCode, "code \(JSONWriter.quote(code)) must be 3–64 characters from the configured alphabet", field: "code")
+                let outside = Array(Set(code.filter { !configuration.codeAlphabet.contains($0) })).sorted().prefix(10)
+                let why = outside.isEmpty ? "has \(code.count) characters" : "has \(outside.map { JSONWriter.quote(String($0)) }.joined(separator: ", ")), outside the alphabet"
+                throw .badRequest(.invalidCode, "code \(JSONWriter.quote(code)) \(why); a code is 3–64 characters of the configured alphabet (\(String(configuration.codeAlphabet)))", field: "code")
             }
             link.code = code
         }
@@ -73,9 +75,9 @@ struct LinkInput {
                 link[keyPath: path] = try checkFallback(u, field: key, requireAllowedHost: key != "image")
             }
         }
-        link.title = try string(body, "title", maximum: 300)
+        link.title = try string(body, "title", maximum: Self.maximumTitleLength)
         if let title = link.title { try Self.checkText(title, field: "title") }
-        link.description = try string(body, "description", maximum: 1000)
+        link.description = try string(body, "description", maximum: Self.maximumDescriptionLength)
         if let description = link.description { try Self.checkText(description, field: "description", lineBreaks: true) }
         if let e = try string(body, "expiresAt") {
             let date: Date
@@ -96,13 +98,13 @@ struct LinkInput {
         if let v = body["expiresIn"] {
             guard link.expiresAt == nil else { throw .badRequest(.invalidExpiry, "give expiresAt or expiresIn, not both", field: "expiresIn") }
             guard case .number(let seconds, _) = v, seconds > 0, seconds <= Self.longestLifetime else {
-                throw .badRequest(.invalidExpiry, "expiresIn must be a positive number of seconds", field: "expiresIn")
+                throw .badRequest(.invalidExpiry, "expiresIn must be a number of seconds above 0 and at most 10 years (\(Int(Self.longestLifetime)))", field: "expiresIn")
             }
             link.expiresAt = now.addingTimeInterval(seconds)
         }
         if let v = body["maxUses"] {
             guard case .number(let n, _) = v, n >= 1, n == n.rounded(), n < 1e15 else {
-                throw .badRequest(.invalidMaxUses, "maxUses must be a whole number ≥ 1", field: "maxUses")
+                throw .badRequest(.invalidMaxUses, "maxUses must be a whole number from 1 to 999999999999999", field: "maxUses")
             }
             link.maxUses = Int64(n)
         }
@@ -157,6 +159,13 @@ struct LinkInput {
     /// Refuses text that would not be stored, shown or sent on as written: any control
     /// character (C0 such as NUL, DEL, C1). `lineBreaks` allows tab, line feed and carriage
     /// return (a description typed in a text area). 400 `invalid-text` naming the field.
+    /// The longest `title` a link may have, in characters.
+    static let maximumTitleLength = 300
+    /// The longest `description`, in characters.
+    static let maximumDescriptionLength = 1000
+    /// The longest URL or other string field, in characters.
+    static let maximumURLLength = 4096
+
     static func checkText(_ text: String, field: String, lineBreaks: Bool = false) throws(APIError) {
         var position = 0
         for scalar in text.unicodeScalars {
@@ -269,7 +278,7 @@ struct LinkInput {
         return scheme
     }
 
-    private func string(_ body: JSONValue, _ key: String, maximum: Int = 4096) throws(APIError) -> String? {
+    private func string(_ body: JSONValue, _ key: String, maximum: Int = Self.maximumURLLength) throws(APIError) -> String? {
         guard let v = body[key] else { return nil }
         if v == .null { return nil }
         guard let s = v.stringValue else { throw .badRequest(.invalidField, "\(key) must be a string, not \(v.typeName)", field: key) }

@@ -216,7 +216,8 @@ extension LinkService {
     // MARK: Pages
 
     func adminList(_ request: Request, _ user: AdminUser) async throws(APIError) -> Response {
-        let query = request.uri.queryParameters["q"].map(String.init) ?? ""
+        // The search form is a GET form: its query is form-encoded (`+` is a space).
+        let query = request.uri.query.flatMap { AdminForm($0)?["q"] } ?? ""
         let links = try await storeCall { () async throws(StoreError) in try await store.searchLinks(query, limit: Self.adminListLimit + 1) }
         var main = "<h1>Links</h1>"
         main += #"<form method="get" action="/admin" class="card" role="search" id="search"><label for="q">Search by code, title or deep link</label>"#

@@ -17,17 +17,23 @@ extension LinkService {
     /// iOS: as the claim URL "Get the app" copies — stored with what it stands for. The page as
     /// it was when there is nothing to carry, no store for this platform, or the token cannot be
     /// stored (logged; the person still gets a working page).
-    /// `address` (the visitor's) is asked only with probabilistic matching on.
+    /// Claims count against the visitor's address in the per-address rate limit (as its own
+    /// bucket): past it, the page comes without a token, so a script cannot fill the claims table.
     func withClaim(_ page: LandingPage, audience: LandingPage.Audience, code: String?, route: String?,
                    parameters: [String: String], address: () -> String?) async -> LandingPage {
         guard page.deepLink != nil || route != nil else { return page }
         guard (audience == .iOS && page.appStoreURL != nil) || (audience == .android && page.playStoreURL != nil) else { return page }
+        let visitor = address()
+        if perAddress.take("claims:" + (visitor ?? "unknown")) != nil {
+            metrics.claimsRefused.increment()
+            return page
+        }
         let token = Self.newClaimToken()
         let date = now()
         let claim = DeferredClaim(code: code, deepLink: page.deepLink, route: route, parameters: parameters, platform: audience.rawValue)
         do {
             let matchKey = configuration.deferred.probabilisticMatching
-                ? address().map { DeferredSettings.matchKey(platform: audience.rawValue, address: $0) } : nil
+                ? visitor.map { DeferredSettings.matchKey(platform: audience.rawValue, address: $0) } : nil
             try await store.insertClaim(tokenHash: APIToken.hash(token), claim, at: date,
                                         expiresAt: date.addingTimeInterval(configuration.deferred.claimLifetime), matchKey: matchKey)
         } catch {
@@ -68,7 +74,7 @@ extension LinkService {
 
     /// POST `/api/deferred/claim` `{"token": "…"}`: no API token (the claim token is the secret),
     /// rate-limited per address. 200 `{"code", "deepLink", "route", "parameters"}` once; then 410
-    /// `claim-used`; 410 `claim-expired`; 404 `claim-unknown`; 400 for a body that is not
+    /// `claim-used`; 410 `claim-expired`; 410 `claim-link-gone`; 404 `claim-unknown`; 400 for a body that is not
     /// `{"token": "<43 base64url characters>"}`.
     func claimDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
         try limitAddress(request, context)
@@ -87,6 +93,7 @@ extension LinkService {
             return Response.json(.object(claim.answer))
         case .used: throw APIError(.gone, .claimUsed, "this claim token was redeemed already", field: "token")
         case .expired: throw APIError(.gone, .claimExpired, "this claim token has expired", field: "token")
+        case .linkGone: throw APIError(.gone, .claimLinkGone, "the link this claim token was issued for has been deleted or has expired", field: "token")
         case .unknown: throw APIError(.notFound, .claimUnknown, "no such claim token", field: "token")
         }
     }

@@ -47,6 +47,13 @@ struct FirebaseLink: Equatable {
     init(_ pairs: [(String, String)], input: LinkInput) throws(APIError) {
         var p: [String: String] = [:]
         for (k, v) in pairs where Self.known.contains(k) { p[k] = v }
+        // The same limits as the links API: a title, a description, any URL.
+        for (name, value) in p {
+            let maximum = name == "st" ? LinkInput.maximumTitleLength : name == "sd" ? LinkInput.maximumDescriptionLength : LinkInput.maximumURLLength
+            guard value.count <= maximum else {
+                throw .badRequest(.invalidField, "\(name) is longer than \(maximum) characters (\(value.count))", field: name)
+            }
+        }
         guard let link = p["link"], !link.isEmpty else {
             throw .badRequest(.missingLink, "a Firebase Dynamic Link needs link (the link the app opens)", field: "link")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchyardCore
+import LinkRouting
 
 /// Reads links from CSV, checked exactly as the API checks them: a Firebase Dynamic Links export
 /// (`switchyard import fdl`) or Switchyard's own export (`switchyard import csv`). Rows that
@@ -78,6 +79,25 @@ public struct LinkImport: Sendable {
         String(header.lowercased().unicodeScalars.filter { $0 != " " && $0 != "_" && $0 != "-" })
     }
 
+    /// Paths the service answers itself, at the root.
+    static let servicePaths: Set<String> = ["healthz", "metrics", "admin", "api", "i", "d", "apple-app-site-association"]
+
+    /// Why an imported short link cannot keep `/code`: the service answers that path itself, or
+    /// a universal-link route of the configuration matches it first. Nil when it can.
+    func reservedPath(_ code: String) -> String? {
+        if Self.servicePaths.contains(code.lowercased()) { return "is one of the service's own paths" }
+        if let host = input.configuration.router.hosts.first,
+           let match = input.configuration.router.route("https://\(host)/\(code)").match {
+            return "is the route \(JSONWriter.quote(match.route)) of this configuration"
+        }
+        return nil
+    }
+
+    /// A value quoted for a message, cut to its first 120 characters.
+    static func excerpt(_ text: String) -> String {
+        text.count <= 120 ? JSONWriter.quote(text) : JSONWriter.quote(String(text.prefix(120))) + "… (\(text.count) characters)"
+    }
+
     /// Maps a Firebase console export: one link per row, its code the short link's path.
     public func firebase(_ text: String, now: Date) throws(Failure) -> Plan {
         let records = try parse(text)
@@ -110,17 +130,20 @@ public struct LinkImport: Sendable {
             guard let short = values["shortLink"] else { problem("shortLink is empty"); continue }
             guard let components = URLComponents(string: short), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
                   let host = components.host?.lowercased(), !host.isEmpty else {
-                problem("shortLink \(JSONWriter.quote(short)) is not an http(s) URL"); continue
+                problem("shortLink \(Self.excerpt(short)) is not an http(s) URL"); continue
             }
             let code = String(components.path.dropFirst())
             guard components.path.hasPrefix("/"), !code.contains("/"), LinkInput.isImportedCode(code) else {
-                problem("shortLink \(JSONWriter.quote(short)): its path must be one segment of 1–64 letters, digits, - or _"); continue
+                problem("shortLink \(Self.excerpt(short)): its path must be one segment of 1–64 letters, digits, - or _"); continue
+            }
+            if let reason = reservedPath(code) {
+                problem("shortLink path /\(code) \(reason), so the link could never be served there; give it another path"); continue
             }
             if let first = seen[code] { problem("shortLink path /\(code) is on line \(first) already"); continue }
             var pairs: [(String, String)] = []
             if let long = values["longLink"] {
                 guard let longComponents = URLComponents(string: long), longComponents.scheme != nil else {
-                    problem("longLink \(JSONWriter.quote(long)) is not a URL"); continue
+                    problem("longLink \(Self.excerpt(long)) is not a URL"); continue
                 }
                 pairs += (longComponents.queryItems ?? []).map { ($0.name, $0.value ?? "") }
             }
@@ -163,11 +186,33 @@ public struct LinkImport: Sendable {
             out += CSV.record([
                 link.code, link.kind, link.deepLink ?? "", link.route ?? "",
                 link.parameters.isEmpty && link.route == nil ? "" : JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) })),
-                link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", link.title ?? "", link.description ?? "", link.imageURL ?? "",
+                link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", Self.spreadsheetSafe(link.title ?? ""), Self.spreadsheetSafe(link.description ?? ""), link.imageURL ?? "",
                 link.expiresAt.map(Self.iso) ?? "", link.maxUses.map(String.init) ?? "", Self.iso(link.createdAt), String(link.clicks),
             ])
         }
         return out
+    }
+
+    /// Characters that make a spreadsheet read a cell as a formula when they come first.
+    static let formulaStarts: Set<Character> = ["=", "+", "-", "@", "\t", "\r"]
+
+    /// Free text as export writes it: a leading `'` before a value a spreadsheet would run as a
+    /// formula (`=HYPERLINK(…)`), and before one that already starts with `'` and such a
+    /// character, so that ``spreadsheetText(_:)`` gives back exactly the original.
+    static func spreadsheetSafe(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        if formulaStarts.contains(first) { return "'" + text }
+        if first == "'", let second = text.dropFirst().first, formulaStarts.contains(second) { return "'" + text }
+        return text
+    }
+
+    /// The inverse of ``spreadsheetSafe(_:)``.
+    static func spreadsheetText(_ text: String) -> String {
+        guard text.first == "'", let second = text.dropFirst().first, formulaStarts.contains(second) || second == "'" else { return text }
+        let rest = text.dropFirst()
+        // "''=x" came from "'=x"; "'=x" from "=x"; "''x" was written as it is.
+        if second == "'" { return rest.dropFirst().first.map { formulaStarts.contains($0) } == true ? String(rest) : text }
+        return String(rest)
     }
 
     static func iso(_ date: Date) -> String {
@@ -211,10 +256,10 @@ public struct LinkImport: Sendable {
             }
             if let first = seen[code] { problem("code \(code) is on line \(first) already"); continue }
             var link: StoredLink
-            do {
+            do throws(APIError) {
                 var body: [(String, JSONValue)] = []
                 for name in ["deepLink", "route", "webURL", "appStoreURL", "playStoreURL", "title", "description", "image"] {
-                    if let v = value(name) { body.append((name, .string(v))) }
+                    if let v = value(name) { body.append((name, .string(name == "title" || name == "description" ? Self.spreadsheetText(v) : v))) }
                 }
                 if let p = value("parameters") {
                     guard let parsed = try? JSONParser.parse(p), parsed.objectMembers != nil else {
@@ -232,12 +277,17 @@ public struct LinkImport: Sendable {
                     // An imported Firebase link whose link is not on a configured host: fallbacks only.
                     link = StoredLink(code: code, createdAt: now)
                     for (name, v) in body {
-                        if name == "title" || name == "description" { try LinkInput.checkText(v.stringValue ?? "", field: name, lineBreaks: name == "description") }
+                        if name == "title" || name == "description" {
+                            let text = v.stringValue ?? ""
+                            let maximum = name == "title" ? LinkInput.maximumTitleLength : LinkInput.maximumDescriptionLength
+                            guard text.count <= maximum else { throw APIError.badRequest(.invalidField, "\(name) is longer than \(maximum) characters", field: name) }
+                            try LinkInput.checkText(text, field: name, lineBreaks: name == "description")
+                        }
                         else if name == "image" { link.imageURL = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: false) }
                         else if name != "maxUses" { _ = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: true) }
                     }
                     link.webURL = value("webURL"); link.appStoreURL = value("appStoreURL"); link.playStoreURL = value("playStoreURL")
-                    link.title = value("title"); link.description = value("description")
+                    link.title = value("title").map(Self.spreadsheetText); link.description = value("description").map(Self.spreadsheetText)
                     link.maxUses = value("maxUses").flatMap { Int64($0) }
                 } else {
                     problem("needs deepLink or route"); continue

@@ -136,7 +136,11 @@ extension LinkService {
         landing.description = fill(settings?.description) ?? configuration.defaultDescription
         landing.deepLink = deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
-        if request.method == .get, offersClaim(audience, preview: Self.isPreview(userAgent: request.headers[.userAgent]) { request.headers[$0] }) {
+        // A claim hands its parameters to the app at first launch: none for a link that embeds a
+        // URL the page itself would not offer (`/i/https://elsewhere.example/…`).
+        let embeddedAllowed = match.parameters.values.compactMap(Self.embeddedURL).allSatisfy { allowedDeepLink($0) != nil }
+        if request.method == .get, embeddedAllowed,
+           offersClaim(audience, preview: Self.isPreview(userAgent: request.headers[.userAgent]) { request.headers[$0] }) {
             // A phone's visit: with a claim token, so the page is this visitor's alone.
             landing = await withClaim(landing, audience: audience, code: nil, route: settings?.appRoute ?? route.name,
                                       parameters: match.parameters.mapValues(\.text), address: { clientAddress(request, context) })

@@ -8,7 +8,8 @@ import SwitchyardQR
 
 extension LinkService {
     /// Pixel sizes a PNG may be asked for (`?size=`); the image is the largest whole number of
-    /// pixels per module that fits.
+    /// pixels per module that fits, but never fewer than `QRCode.minimumScale` (a code drawn at
+    /// one pixel per module does not scan), so a small size can give a slightly larger image.
     static let qrSizes = 64...2048
     static let defaultQRSize = 512
 
@@ -20,7 +21,7 @@ extension LinkService {
         let code = context.parameters.get("code") ?? ""
         guard input.isStoredCode(code) else { throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))", field: "code") }
         var size = Self.defaultQRSize
-        if png, let s = request.uri.queryParameters["size"] {
+        if png, let s = request.uri.queryParameters["size"], !s.isEmpty {
             guard let n = Int(s), Self.qrSizes.contains(n) else {
                 throw .badRequest(.invalidSize, "size must be a whole number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound)", field: "size")
             }

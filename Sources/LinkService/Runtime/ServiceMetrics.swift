@@ -16,6 +16,8 @@ public final class ServiceMetrics: Sendable {
     let previewVisits: Counter
     /// Deferred deep links: claim tokens shown on phones' landing pages, and redeemed by apps.
     let claimsIssued: Counter
+    /// Pages shown without a claim token because the visitor's address was past its rate limit.
+    let claimsRefused: Counter
     let claimsRedeemed: Counter
     let rateLimited: Counter
     let authFailures: Counter
@@ -31,6 +33,7 @@ public final class ServiceMetrics: Sendable {
         previewVisits = registry.makeCounter(name: "switchyard_link_preview_visits_total",
                                              help: "Landing-page views by link previews, crawlers and prefetches (never clicks or uses).")
         claimsIssued = registry.makeCounter(name: "switchyard_deferred_claims_issued_total", help: "Claim tokens shown on phones' landing pages.")
+        claimsRefused = registry.makeCounter(name: "switchyard_deferred_claims_rate_limited_total", help: "Phones' landing pages shown without a claim token: the address was past its rate limit.")
         claimsRedeemed = registry.makeCounter(name: "switchyard_deferred_claims_redeemed_total", help: "Claim tokens redeemed by an installed app.")
         rateLimited = registry.makeCounter(name: "switchyard_rate_limited_total", help: "Requests refused with 429.")
         authFailures = registry.makeCounter(name: "switchyard_auth_failures_total", help: "Requests refused with 401 or 403.")

@@ -9,7 +9,10 @@ extension LinkStore {
         case unknown
         /// Redeemed before.
         case used
+        /// Past its lifetime.
         case expired
+        /// The link it was issued for has been deleted or has expired since.
+        case linkGone
     }
 
     /// Stores a claim token's hash with what it stands for (and, with probabilistic matching,
@@ -52,15 +55,19 @@ extension LinkStore {
             try await db.transaction { tx throws(StoreError) -> DeferredClaim? in
                 guard let claim = try await tx.run(
                     "UPDATE deferred_claims SET claimed_at = ?, match_key = NULL WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
+                        + "AND (code IS NULL OR EXISTS (SELECT 1 FROM links WHERE links.code = deferred_claims.code "
+                        + "AND (links.expires_at IS NULL OR links.expires_at > ?))) "
                         + "RETURNING code, deep_link, route, parameters, platform",
-                    [.int(Self.millis(date)), .text(tokenHash), .int(Self.millis(date))]).first.map(Self.claim) else { return nil }
+                    [.int(Self.millis(date)), .text(tokenHash), .int(Self.millis(date)), .int(Self.millis(date))]).first.map(Self.claim) else { return nil }
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
                 return claim
             }
         }
         if let claimed { return .claimed(claimed) }
-        guard let row = try await db.run("SELECT claimed_at FROM deferred_claims WHERE token_hash = ?", [.text(tokenHash)]).first else { return .unknown }
-        return row[0].int != nil ? .used : .expired
+        guard let row = try await db.run("SELECT claimed_at, expires_at FROM deferred_claims WHERE token_hash = ?", [.text(tokenHash)]).first else { return .unknown }
+        if row[0].int != nil { return .used }
+        if let expires = row[1].int, expires <= Self.millis(date) { return .expired }
+        return .linkGone
     }
 
     /// The claim behind a token without redeeming it, while it can still be redeemed.
