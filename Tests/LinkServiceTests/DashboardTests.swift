@@ -95,6 +95,9 @@ import Testing
             var secure = Browser(client: client)
             #expect(try await secure.signIn(h.writer, headers: [HTTPField.Name("X-Forwarded-Proto")!: "https"]).hasSuffix("; Secure"))
             #expect(try await secure.signIn(h.writer, headers: [HTTPField.Name("Host")!: "rabble.community"]).hasSuffix("; Secure"))
+            #expect(try await secure.signIn(h.writer, headers: [HTTPField.Name("Host")!: "rabble.community:443"]).hasSuffix("; Secure"), "the default port is the same origin")
+            var plain = Browser(client: client)
+            #expect(try await !plain.signIn(h.writer, headers: [HTTPField.Name("Host")!: "rabble.community:8443"]).hasSuffix("; Secure"))
         }
     }
 

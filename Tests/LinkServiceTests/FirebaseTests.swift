@@ -64,6 +64,9 @@ import Testing
             #expect(slack.status == .ok && slack.text.contains(#"content="Spring""#), "an unfurler gets the tags, not the redirect")
             let phone = try await client.call(.get, Self.long("apn=community.rabble.plur"), headers: [.userAgent: Self.android])
             #expect(phone.text.contains("referrer=sy_claim%3D"), "a phone's preview carries a deferred claim")
+            // The Smart App Banner offers the app the link names (isi), as Get the app does.
+            let iPhone = try await client.call(.get, Self.long("isi=42"), headers: [.userAgent: LandingPageTests.iPhone])
+            #expect(iPhone.text.contains(#"content="app-id=42"#) && iPhone.text.contains("https://apps.apple.com/app/id42"), "\(iPhone.text)")
         }
     }
 

@@ -142,8 +142,12 @@ extension LinkService {
     /// public https origin.
     func cameOverHTTPS(_ request: Request) -> Bool {
         if request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" { return true }
-        guard configuration.publicURL.hasPrefix("https://"), let authority = Self.authority(of: request) else { return false }
-        return "https://" + authority.lowercased() == configuration.publicURL.lowercased()
+        guard configuration.publicURL.hasPrefix("https://"), var authority = Self.authority(of: request)?.lowercased() else { return false }
+        // `host:443` is the same origin as `host` over https.
+        if authority.hasSuffix(":443") { authority.removeLast(4) }
+        var publicAuthority = String(configuration.publicURL.lowercased().dropFirst("https://".count).prefix { $0 != "/" })
+        if publicAuthority.hasSuffix(":443") { publicAuthority.removeLast(4) }
+        return authority == publicAuthority
     }
 
     func adminSignInPage(_ request: Request, _ context: ServiceContext) async -> Response {

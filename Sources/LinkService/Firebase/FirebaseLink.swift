@@ -35,6 +35,8 @@ struct FirebaseLink: Equatable {
     /// `link` when it can be the page's app link (an https link on a configured host).
     var deepLink: String?
     var iOSFallback: String?
+    /// `isi`: the App Store ID the link names, for the page's Smart App Banner too.
+    var appStoreID: String?
     var iPadFallback: String?
     var androidFallback: String?
     var webFallback: String?
@@ -74,6 +76,7 @@ struct FirebaseLink: Equatable {
                 throw .badRequest(.invalidAppStoreID, "isi must be an App Store ID (digits)", field: "isi")
             }
             iOSFallback = "https://apps.apple.com/app/id" + isi
+            appStoreID = isi
         }
         func fallback(_ name: String) throws(APIError) -> String? {
             guard let v = p[name], !v.isEmpty else { return nil }

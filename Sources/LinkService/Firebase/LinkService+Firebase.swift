@@ -32,6 +32,8 @@ extension LinkService {
         page.appStoreURL = link.target(for: .iOS, iPad: iPad)
         page.playStoreURL = link.target(for: .android, iPad: false)
         page.webURL = link.target(for: .desktop, iPad: false)
+        // The banner offers the app the link names, as "Get the app" does.
+        page.appStoreID = link.appStoreID ?? page.appStoreID
         if request.method == .get, offersClaim(audience, preview: preview) {
             page = await withClaim(page, audience: audience, code: nil, route: nil, parameters: [:], address: { clientAddress(request, context) })
             return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience)), cache: "private, no-store")
