@@ -39,6 +39,17 @@ struct ImportOptions: ParsableArguments {
         return text
     }
 
+    /// Reads the file, maps it with `read` (a file that is not such an export exits 2), then
+    /// stores and reports the plan as ``run(_:source:)`` does.
+    func run(_ read: (LinkImport, String) throws(LinkImport.Failure) -> LinkImport.Plan) async throws {
+        let plan: LinkImport.Plan
+        do { plan = try read(LinkImport(configuration: try configuration()), try text()) } catch let error as LinkImport.Failure {
+            Output.error("error: \(file): \(error)")
+            throw ExitCode(2)
+        }
+        try await run(plan, source: file)
+    }
+
     /// Stores the plan (unless --dry-run) and prints the report. Exit 0 when every row was
     /// imported, 1 when a row was left out or conflicted.
     func run(_ plan: LinkImport.Plan, source: String) async throws {
@@ -103,12 +114,7 @@ struct ImportFirebase: AsyncParsableCommand {
     @OptionGroup var options: ImportOptions
 
     func run() async throws {
-        let plan: LinkImport.Plan
-        do { plan = try LinkImport(configuration: try options.configuration()).firebase(try options.text(), now: Date()) } catch let error as LinkImport.Failure {
-            Output.error("error: \(options.file): \(error)")
-            throw ExitCode(2)
-        }
-        try await options.run(plan, source: options.file)
+        try await options.run { importer, text throws(LinkImport.Failure) in try importer.firebase(text, now: Date()) }
     }
 }
 
@@ -126,12 +132,7 @@ struct ImportCSV: AsyncParsableCommand {
     @OptionGroup var options: ImportOptions
 
     func run() async throws {
-        let plan: LinkImport.Plan
-        do { plan = try LinkImport(configuration: try options.configuration()).ownLinks(try options.text(), now: Date()) } catch let error as LinkImport.Failure {
-            Output.error("error: \(options.file): \(error)")
-            throw ExitCode(2)
-        }
-        try await options.run(plan, source: options.file)
+        try await options.run { importer, text throws(LinkImport.Failure) in try importer.ownLinks(text, now: Date()) }
     }
 }
 
