@@ -25,4 +25,10 @@ JS_EXPORT void JSSynchronousGarbageCollectForDebugging(JSContextRef ctx);
 // such exception costs a native backtrace with a dladdr lookup per frame.
 JS_EXPORT void JSGlobalContextSetIncludesNativeCallStackWhenReportingExceptions(JSGlobalContextRef ctx, bool includesNativeCallStack);
 
+// The GLib API's option setter (jsc/jsc-options.h, which needs GLib's headers), declared with
+// its ABI (gboolean is int): sets a JavaScriptCore option in this process without touching the
+// environment. Effective only before the first virtual machine is made.
+int jsc_options_set_boolean(const char *option, int value);
+int jsc_options_get_boolean(const char *option, int *value);
+
 #endif

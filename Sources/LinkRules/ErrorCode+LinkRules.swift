@@ -16,6 +16,9 @@ extension ErrorCode {
     public static let legacyScript = ErrorCode("legacy-script")
     /// The result of a format with only a legacy `script`: it is not run and gives no URL.
     public static let legacyScriptUnsupported = ErrorCode("legacy-script-unsupported")
+    /// A format's, browser's or preview's result that is not a link: not a string, not an absolute
+    /// URL, or a URL with a control character (which would forge lines on a terminal).
+    public static let invalidResult = ErrorCode("invalid-result")
     /// A request refused because the engine is offline; nothing was sent.
     public static let networkDisabled = ErrorCode("network-disabled")
     /// A request that failed on the way: the host did not resolve, or the connection or HTTP exchange failed.
@@ -28,6 +31,8 @@ extension ErrorCode {
     public static let regexCatastrophic = ErrorCode("regex-catastrophic")
     /// A regex that does not compile; its entry is skipped.
     public static let regexInvalid = ErrorCode("regex-invalid")
+    /// A regex longer than `Pattern.maximumLength` (32 KiB); its entry is skipped.
+    public static let regexTooLong = ErrorCode("regex-too-long")
     /// A regex evaluation that ran past its time budget and was stopped.
     public static let regexTimeout = ErrorCode("regex-timeout")
     /// A script's worker process died during the call.

@@ -5,6 +5,7 @@ import LinkRules
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// The default fetcher: real HTTP(S) through AsyncHTTPClient, guarded.
 ///
@@ -62,7 +63,7 @@ public struct HTTPFetcher: Fetcher {
             if hops > options.maximumRedirects {
                 throw FetchError(code: .tooManyRedirects, message: "more than \(options.maximumRedirects) redirects starting at \(request.url)")
             }
-            guard let next = URL(string: location, relativeTo: URL(string: url))?.absoluteString else {
+            guard let next = RedirectLocation.resolve(location, against: url) else {
                 throw FetchError(code: .invalidURL, message: "redirect to an invalid location '\(location)'")
             }
             url = next
@@ -79,9 +80,15 @@ public struct HTTPFetcher: Fetcher {
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         let address = try await Self.resolve(host: host, port: port, with: options.guardrail)
 
-        let seconds = options.timeout.isFinite ? min(max(options.timeout, 0.001), 86_400) : 86_400
-        let timeout = TimeAmount.milliseconds(Int64(seconds * 1000))
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
+        // One time limit for the whole request: connection, head and every byte of the body
+        // (a body sent a byte at a time cannot stretch it; see `RequestDeadline`).
+        let timeout = RequestDeadline.amount(options.timeout)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        // A connection ended by the deadline is closed without waiting 5 s (NIOSSL's default)
+        // for the server's close_notify: a server trickling its answer never sends one.
+        tls.shutdownTimeout = .milliseconds(250)
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
         configuration.dnsOverride = [host: address]
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         let result: Result<FetchResponse, FetchError>
@@ -96,16 +103,23 @@ public struct HTTPFetcher: Fetcher {
             for (name, value) in request.headers { httpRequest.headers.replaceOrAdd(name: name, value: value) }
             if let body = request.body { httpRequest.body = .bytes(ByteBuffer(bytes: body)) }
             let deadline = NIODeadline.now() + timeout
-            let response = try await client.execute(httpRequest, deadline: deadline)
-            var buffer = try await response.body.collect(upTo: options.maximumBodyBytes)
-            let body = buffer.readBytes(length: buffer.readableBytes) ?? []
-            result = .success(FetchResponse(
-                status: Int(response.status.code),
-                headers: response.headers.map { ($0.name.lowercased(), $0.value) },
-                body: body, url: url))
+            let maximumBodyBytes = options.maximumBodyBytes
+            let sent = httpRequest
+            result = .success(try await RequestDeadline.run(seconds: options.timeout) {
+                let response = try await client.execute(sent, deadline: deadline)
+                var buffer = try await response.body.collect(upTo: maximumBodyBytes)
+                try Task.checkCancellation()  // a body cut short by the deadline is not a response
+                let body = buffer.readBytes(length: buffer.readableBytes) ?? []
+                return FetchResponse(
+                    status: Int(response.status.code),
+                    headers: response.headers.map { ($0.name.lowercased(), $0.value) },
+                    body: body, url: url)
+            })
         } catch is NIOTooManyBytesError {
             result = .failure(FetchError(code: .bodyTooLarge, message: "\(url): response body over \(options.maximumBodyBytes) bytes"))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            result = .failure(FetchError(code: .networkTimeout, message: "\(url): no complete response within \(options.timeout) s"))
+        } catch is RequestDeadline.Exceeded {
             result = .failure(FetchError(code: .networkTimeout, message: "\(url): no complete response within \(options.timeout) s"))
         } catch {
             result = .failure(FetchError(code: .networkError, message: "\(url): \(error)", cause: error))

@@ -29,7 +29,7 @@ public struct HostingCheck: Sendable {
 
     /// Extra certificate authority to trust (PEM file), e.g. a test CA.
     public var trustedCAFile: String?
-    /// Seconds allowed to connect and for the response to arrive (default 10).
+    /// Seconds the whole fetch may take — connection, response and body (default 10).
     public var timeout: Double
 
     /// A check trusting the system's authorities, plus the one in `trustedCAFile` if given.
@@ -57,22 +57,42 @@ public struct HostingCheck: Sendable {
             return report
         }
         var tls = TLSConfiguration.makeClientConfiguration()
-        if let trustedCAFile { tls.additionalTrustRoots = [.file(trustedCAFile)] }
+        // A connection ended by the deadline is closed without waiting 5 s (NIOSSL's default)
+        // for the server's close_notify: a server trickling its answer never sends one.
+        tls.shutdownTimeout = .milliseconds(250)
+        if let trustedCAFile {
+            // Loaded here, once: a file that cannot be read or holds no certificate is said at
+            // once, instead of every connection attempt failing until the timeout.
+            switch Self.loadCertificates(trustedCAFile) {
+            case .success(let certificates): tls.additionalTrustRoots = [.certificates(certificates)]
+            case .failure(let problem):
+                report.findings.append(Finding(.error, .tlsFailed, at: "$", "cannot use the CA file '\(trustedCAFile)': \(problem.message); nothing was fetched"))
+                return report
+            }
+        }
+        let timeout = RequestDeadline.amount(self.timeout)
         let configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls, redirectConfiguration: .disallow,
-            timeout: .init(connect: .milliseconds(Int64(timeout * 1000)), read: .milliseconds(Int64(timeout * 1000))))
+            tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {
             var request = HTTPClientRequest(url: url)
             request.headers.add(name: "User-Agent", value: "Switchyard hosting check")
-            let response = try await client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
-            report.status = Int(response.status.code)
-            report.contentType = response.headers.first(name: "content-type")
-            // Read up to twice the limit so that an oversized file is reported with its size.
-            var buffer = try await response.body.collect(upTo: maximumBytes * 2)
-            report.body = buffer.readBytes(length: buffer.readableBytes) ?? []
+            let deadline = NIODeadline.now() + timeout
+            let sent = request
+            // One time limit for the whole fetch, body included (a server trickling the body
+            // cannot stretch it; see `RequestDeadline`).
+            let (status, headers, body) = try await RequestDeadline.run(seconds: self.timeout) {
+                let response = try await client.execute(sent, deadline: deadline)
+                // Read up to twice the limit so that an oversized file is reported with its size.
+                var buffer = try await response.body.collect(upTo: maximumBytes * 2)
+                try Task.checkCancellation()  // a body cut short by the deadline is not the file
+                return (Int(response.status.code), response.headers, buffer.readBytes(length: buffer.readableBytes) ?? [])
+            }
+            report.status = status
+            report.contentType = headers.first(name: "content-type")
+            report.body = body
             if (300..<400).contains(report.status ?? 0) {
-                report.redirect = response.headers.first(name: "location")
+                report.redirect = headers.first(name: "location")
                 report.findings.append(Finding(.error, .redirect, at: "$", "the server answered \(report.status!) redirecting to \(report.redirect ?? "?"); Apple does not follow redirects for association files — serve the file directly at \(url)"))
             } else if report.status != 200 {
                 report.findings.append(Finding(.error, .httpStatus, at: "$", "the server answered \(report.status!) instead of 200"))
@@ -89,6 +109,9 @@ public struct HostingCheck: Sendable {
         } catch is NIOTooManyBytesError {
             report.truncated = true
             report.findings.append(Finding(.error, .fileTooLarge, at: "$", "the file is over \(maximumBytes * 2) bytes; the limit is \(maximumBytes)"))
+        } catch let error where error is RequestDeadline.Exceeded || Self.isTimeout(error) {
+            // The whole-request timer, or the client's own (no byte for `timeout`): one message.
+            report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): no complete response within \(self.timeout) s"))
         } catch {
             let text = String(describing: error)
             if error is NIOSSLError || text.contains("handshakeFailed") || text.contains("CERTIFICATE_VERIFY_FAILED") {
@@ -99,5 +122,31 @@ public struct HostingCheck: Sendable {
         }
         try? await client.shutdown()
         return report
+    }
+
+    /// Whether AsyncHTTPClient gave up waiting (its read timeout or its deadline).
+    static func isTimeout(_ error: any Error) -> Bool {
+        guard let error = error as? HTTPClientError else { return false }
+        return error == .readTimeout || error == .deadlineExceeded || error == .connectTimeout
+    }
+
+    /// Why a CA file cannot be used: it cannot be read, or it holds no PEM certificate.
+    public struct CAFileProblem: Error, Sendable {
+        /// The reason, e.g. "no such file" or "it holds no PEM certificate".
+        public var message: String
+    }
+
+    /// The certificates of the PEM file at `path`, or why there are none.
+    public static func loadCertificates(_ path: String) -> Result<[NIOSSLCertificate], CAFileProblem> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
+            return .failure(CAFileProblem(message: reason))
+        }
+        guard let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(data)), !certificates.isEmpty else {
+            return .failure(CAFileProblem(message: "it holds no PEM certificate"))
+        }
+        return .success(certificates)
     }
 }

@@ -27,7 +27,8 @@ struct AASACommand: ParsableCommand {
             discussion: """
                 Input lines: {"id": …, "aasa": {…}, "domain": "example.com", "appId": "TEAMID.bundle", "url": "https://…"}.
                 Output lines: {"id": …, "decision": "match"|"exclude"|"no_match"}, or {"id": …, "error": {"code", "message"}}
-                for a broken case; the run goes on.
+                for a broken case (with "line": N, the stdin line number, when the case has no id); the run goes on. \
+                Blank and whitespace-only lines are skipped: they give no output line.
                 """
         )
 
@@ -40,7 +41,13 @@ struct AASACommand: ParsableCommand {
             let lines = InputLines([], maximumLineBytes: AppSiteAssociation.maximumBytes + (64 << 10))
             var failed = 0
             for line in lines {
-                let result = Self.decide(line, cache: &cache)
+                var result = Self.decide(line, cache: &cache)
+                // A case without an id (a line that is not JSON, not an object, or has no "id")
+                // is told by its line number.
+                if case .null? = result["id"], result["error"] != nil, let number = lines.lineNumber, case .object(var members) = result {
+                    members.insert(("line", .int(number)), at: 1)
+                    result = .object(members)
+                }
                 if result["error"] != nil { failed += 1 }
                 Output.line(JSONWriter.compact(result))
             }
@@ -60,6 +67,7 @@ struct AASACommand: ParsableCommand {
             guard case .object = value else { return failure(id, "wrong-type", "each line must be a JSON object") }
             guard let url = value["url"]?.stringValue else { return failure(id, "missing-key", "\"url\" must be a string") }
             guard let appID = value["appId"]?.stringValue else { return failure(id, "missing-key", "\"appId\" must be a string") }
+            if let problem = Output.urlProblem(url) { return failure(id, "invalid-url", "\"url\" \(problem)") }
             // Without "domain" (or with null) the URL's own host is the domain.
             let domain: String?
             switch value["domain"] {
@@ -111,10 +119,17 @@ struct AASACommand: ParsableCommand {
         func run() throws {
             let aasa = try AASACommand.load(file)
             if let problem = Output.urlProblem(url) {
-                Output.error("error: \(url): \(problem)")
+                Output.error("error: \(Output.escaped(url)): \(problem)")
                 throw ExitCode(1)
             }
             let e = aasa.explain(url, for: appID, domain: domain)
+            // A URL without a host ("plur:/x") cannot be explained: the note says why, and it is
+            // invalid input (status 1), unlike a URL the file does not hand to the app.
+            show(e, aasa)
+            if URLParts(url) == nil { throw ExitCode(1) }
+        }
+
+        func show(_ e: AppSiteAssociation.Explanation, _ aasa: AppSiteAssociation) {
             if json {
                 Output.line(JSONWriter.compact(.object([
                     ("decision", .string(e.decision.rawValue)),

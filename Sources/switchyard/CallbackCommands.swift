@@ -16,14 +16,25 @@ struct KeyArgument {
     var id: String
     var secret: [UInt8]
 
+    /// The shape ID=FILE, checked in `validate()` so a mistake prints the subcommand's usage.
+    static func validate(_ text: String) throws {
+        guard let eq = text.firstIndex(of: "="), eq != text.startIndex, text.index(after: eq) != text.endIndex else {
+            throw ValidationError("--key '\(text)' is not ID=FILE")
+        }
+    }
+
+    /// Reads the key file: one that cannot be read exits with 2 and the reason (no such file,
+    /// permission denied, a directory); one shorter than 16 bytes too.
     init(_ text: String) throws {
-        guard let eq = text.firstIndex(of: "=") else { throw ValidationError("key '\(text)' is not ID=FILE") }
+        try Self.validate(text)
+        let eq = text.firstIndex(of: "=")!
         id = String(text[..<eq])
         let path = String(text[text.index(after: eq)...])
-        guard let data = FileManager.default.contents(atPath: path), data.count >= 16 else {
-            throw ValidationError("key file \(path) is missing or shorter than 16 bytes")
+        secret = try Output.readFile(path, maximumBytes: 1 << 20)
+        if secret.count < 16 {
+            Output.error("error: key file '\(path)' has \(secret.count) byte\(secret.count == 1 ? "" : "s"); a key needs at least 16 random bytes (head -c 32 /dev/urandom > \(path))")
+            throw ExitCode(2)
         }
-        secret = Array(data)
     }
 }
 
@@ -42,12 +53,14 @@ struct CallbackBuild: ParsableCommand {
 
     func validate() throws {
         if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds from 0 to 2592000 (30 days)") }
+        for p in parameters where !p.contains("=") { throw ValidationError("--param '\(p)' is not name=value") }
+        if let key { try KeyArgument.validate(key) }
     }
 
     func run() throws {
         var request = XCallbackURL(scheme: scheme, action: action, source: source, success: success, error: error, cancel: cancel)
         for p in parameters {
-            guard let eq = p.firstIndex(of: "=") else { throw ValidationError("--param '\(p)' is not name=value") }
+            let eq = p.firstIndex(of: "=")!  // checked in validate()
             request.parameters.append((String(p[..<eq]), String(p[p.index(after: eq)...])))
         }
         if let key {
@@ -85,6 +98,10 @@ struct CallbackVerify: ParsableCommand {
     @Option(help: "A key ID=FILE the request may be signed with (repeatable).") var key: [String] = []
     @Option(help: "File of nonces already accepted, so a replay is refused (default: $XDG_STATE_HOME or ~/.local/state, then switchyard/callback-nonces).")
     var seen: String?
+
+    func validate() throws {
+        for k in key { try KeyArgument.validate(k) }
+    }
 
     func run() throws {
         var keys: [String: [UInt8]] = [:]

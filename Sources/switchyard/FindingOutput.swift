@@ -1,5 +1,6 @@
 import ArgumentParser
 import AssociatedDomains
+import Foundation
 import SwitchyardNetwork
 import SwitchyardCore
 
@@ -39,16 +40,29 @@ enum SourceValidation {
     ) async throws {
         var findings: [Finding]
         var subject = source
-        if source.hasPrefix("https://") || source.hasPrefix("http://") {
+        if let scheme = SourceValidation.urlScheme(source) {
             let url = HostingCheck.location(of: source, file: file)
             subject = url
-            let report = await HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: maximumBytes)
-            if !json {
-                Output.line("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
-                    + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes")
+            if scheme != "https" {
+                // Nothing is fetched: association files count only when served over https.
+                findings = [Finding(.error, .notHttps, at: "$", "only https URLs are fetched (association files must be served over https); \(url) is a \(scheme): URL, nothing was fetched")]
+            } else {
+                if let caFile {
+                    // A CA file that cannot be read is unreadable input (status 2), said at once.
+                    _ = try Output.readFile(caFile, upTo: 16 << 20)
+                    if case .failure(let problem) = HostingCheck.loadCertificates(caFile) {
+                        Output.error("error: cannot use '\(caFile)' as a certificate authority: \(problem.message)")
+                        throw ExitCode(2)
+                    }
+                }
+                let report = await HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: maximumBytes)
+                if !json {
+                    Output.line("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
+                        + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes")
+                }
+                findings = report.findings
+                if report.status == 200 && !report.truncated { findings += validate(report.body) }
             }
-            findings = report.findings
-            if report.status == 200 && !report.truncated { findings += validate(report.body) }
         } else {
             // Read up to twice the limit, so that an oversized file is reported with its size
             // and a huge one (or /dev/zero) is not loaded at all.
@@ -60,5 +74,14 @@ enum SourceValidation {
             }
         }
         if FindingOutput.print(findings, json: json, subject: subject) { throw ExitCode(1) }
+    }
+
+    /// The lower-cased scheme when `source` is a URL (`scheme://…`), nil when it is a file path.
+    static func urlScheme(_ source: String) -> String? {
+        guard let separator = source.range(of: "://") else { return nil }
+        let scheme = source[..<separator.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return scheme.lowercased()
     }
 }

@@ -57,11 +57,11 @@ struct ManifestCommand: AsyncParsableCommand {
             }
             if !json {
                 for o in outcomes where o.status == .failed {
-                    Output.line("FAIL \(o.location)")
-                    Output.line("  input:    \(o.input)")
-                    if let reason = o.reason { Output.line("  reason:   \(reason)") }
-                    Output.line("  expected: \(o.expected ?? "null")")
-                    Output.line("  got:      \(o.got ?? "null")")
+                    Output.line(Output.escaped("FAIL \(o.location)"))
+                    Output.line(Output.escaped("  input:    \(o.input)"))
+                    if let reason = o.reason { Output.line(Output.escaped("  reason:   \(reason)")) }
+                    Output.line(Output.escaped("  expected: \(o.expected ?? "null")"))
+                    Output.line(Output.escaped("  got:      \(o.got ?? "null")"))
                 }
             }
             Output.line(summary.line)
@@ -89,7 +89,7 @@ struct ManifestCommand: AsyncParsableCommand {
                         ("message", .string(d.message)),
                     ])))
                 } else {
-                    Output.line("\(d.severity.rawValue): \(d.location): \(d.message) [\(d.code)]")
+                    Output.line(Output.escaped("\(d.severity.rawValue): \(d.location): \(d.message) [\(d.code)]"))
                 }
             }
             let errors = findings.filter { $0.severity == .error }.count

@@ -16,10 +16,34 @@ enum Output {
               input[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
               input.first!.isLetter, input.index(after: colon) < input.endIndex
         else { return "not an absolute URL (expected a scheme such as https: followed by the rest of the link)" }
-        if input.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
-            return "contains a space or a control character"
+        if let scalar = input.unicodeScalars.first(where: { $0.value < 0x21 || Output.isControl($0) }) {
+            return scalar == " " ? "contains a space" : "contains the control character \(String(format: "U+%04X", scalar.value))"
         }
         return nil
+    }
+
+    /// C0 controls, DEL and the C1 controls (U+0080–U+009F: U+009B is a CSI that some terminals obey).
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// `text` for one line of human-readable output: each control character (C0, DEL, C1) is
+    /// written as `\u{1B}`, so nothing read from a manifest, a script or a URL can move the
+    /// cursor, retitle the terminal or forge another line.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) { out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    /// The start of a URL for a message, quoted, control characters as "?" (as `relay send`
+    /// shows a refused URL; C1 controls too), at most 80 characters.
+    static func excerpt(_ url: String) -> String {
+        let head = String(String.UnicodeScalarView(url.unicodeScalars.prefix(80).map { isControl($0) ? "?" : $0 }))
+        return "'" + head + (url.unicodeScalars.count > 80 ? "…' (\(url.utf8.count) bytes)" : "'")
     }
 
     /// When `error` says the address is taken, says which one and what to do, and exits with 1.
@@ -89,13 +113,16 @@ enum Output {
     }
 }
 
-/// Command inputs: the arguments, or stdin's lines (trimmed, blank ones skipped) read with
+/// Command inputs: the arguments, or stdin's lines (trimmed; blank and whitespace-only lines are
+/// skipped and give no output line, as each command's help says) read with
 /// bounded memory. A line over the cap is reported on stderr with its number and skipped;
 /// `skipped` counts them so the command can exit with 1.
 final class InputLines: Sequence, IteratorProtocol {
     private var arguments: IndexingIterator<[String]>?
     private var reader: LineReader?
     private(set) var skipped = 0
+    /// The stdin line number of the input `next()` returned last (nil for arguments).
+    private(set) var lineNumber: Int?
     private let tooLong: ((Int, Int) -> String)?
 
     init(_ arguments: [String], maximumLineBytes: Int = 64 << 10, tooLong: ((Int, Int) -> String)? = nil) {
@@ -117,9 +144,12 @@ final class InputLines: Sequence, IteratorProtocol {
         if arguments != nil { return arguments!.next() }
         while let line = reader!.next() {
             switch line {
-            case .line(let text, _):
+            case .line(let text, let number):
                 let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                if !trimmed.isEmpty { return trimmed }
+                if !trimmed.isEmpty {
+                    lineNumber = number
+                    return trimmed
+                }
             case .tooLong(let number, let length):
                 skipped += 1
                 Output.error(tooLong?(number, length)
@@ -145,7 +175,8 @@ final class InputLines: Sequence, IteratorProtocol {
 
 /// The stdin line limit of the batch commands (`resolve`, `unwrap`, `route`).
 struct LineLimitOption: ParsableArguments {
-    @Option(help: "The longest stdin line, in bytes; a longer one is reported on stderr and skipped, without being kept in memory.")
+    // `.unconditional`: "-5" is this option's (out of range) value, not an unknown option.
+    @Option(parsing: .unconditional, help: "The longest stdin line, in bytes; a longer one is reported on stderr and skipped, without being kept in memory.")
     var maxLineBytes = 64 << 10
 
     func validate() throws {
@@ -169,6 +200,8 @@ struct ManifestOption: ParsableArguments {
         do {
             // Read with the same 64 MB cap as `manifest lint`, so `--manifest /dev/zero` stops.
             if let manifest { loaded = try Manifest(data: try Output.readFile(manifest)) } else { loaded = try Manifest.defaultRules() }
+        } catch let exit as ExitCode {
+            throw exit  // readFile said why already (not found, permission denied, …)
         } catch {
             Output.error("error: \(manifest ?? "default rules"): \(error)")
             throw ExitCode(2)
@@ -183,11 +216,11 @@ struct ManifestOption: ParsableArguments {
     static func report(_ manifest: Manifest, source: String, strict: Bool) {
         if !manifest.warnings.isEmpty {
             let n = manifest.warnings.count
-            Output.error("warning: \(source): \(n) value\(n == 1 ? "" : "s") ignored or defaulted (first: \(manifest.warnings[0].location): \(manifest.warnings[0].message)); `switchyard manifest lint` lists \(n == 1 ? "it" : "them all")")
+            Output.error(Output.escaped("warning: \(source): \(n) value\(n == 1 ? "" : "s") ignored or defaulted (first: \(manifest.warnings[0].location): \(manifest.warnings[0].message)); `switchyard manifest lint` lists \(n == 1 ? "it" : "them all")"))
         }
         guard !manifest.skipped.isEmpty else { return }
         let label = strict ? "error" : "warning"
-        for d in manifest.skipped { Output.error("\(label): \(source): \(d.location): \(d.message) [\(d.code)]") }
+        for d in manifest.skipped { Output.error(Output.escaped("\(label): \(source): \(d.location): \(d.message) [\(d.code)]")) }
         let n = manifest.skipped.count
         Output.error("\(label): \(source): \(n) entr\(n == 1 ? "y" : "ies") skipped; \(manifest.actions.count) actions, "
             + "\(manifest.browsers.count) browsers, \(manifest.redirects.count) redirect rules loaded"

@@ -20,10 +20,35 @@ struct InboxOption: ParsableArguments {
     func open() throws -> Inbox {
         let path = inbox ?? ProcessInfo.processInfo.environment["SWITCHYARD_INBOX"]
             ?? (NSHomeDirectory() + "/.local/state/switchyard/inbox")
+        // The directory first, here, so that a failure says the system's reason ("permission
+        // denied", "no such file or directory") rather than Foundation's generic text.
+        if let reason = Self.makeDirectories(path) {
+            Output.error("error: cannot use '\(path)' as the inbox: \(reason)")
+            throw ExitCode(2)
+        }
         do { return try Inbox(directory: path) } catch {
             Output.error("error: \(error)")
             throw ExitCode(2)
         }
+    }
+}
+
+extension InboxOption {
+    /// Creates `path` and its missing parents (as `mkdir -p`); nil when done, else why not.
+    static func makeDirectories(_ path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            var status = stat()
+            if stat(prefix, &status) == 0 {
+                if status.st_mode & S_IFMT != S_IFDIR { return "\(prefix) is not a directory" }
+                continue
+            }
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                return "cannot create \(prefix): \(String(cString: strerror(errno)).lowercased())"
+            }
+        }
+        return nil
     }
 }
 
@@ -228,23 +253,23 @@ struct OpenCommand: AsyncParsableCommand {
         let plan: LinkOpening.Plan
         switch opening.plan(target) {
         case .refused(let reason):
-            Output.error("refused: \(target.url): \(reason)")
+            Output.error("refused: \(Output.excerpt(target.url)): \(reason)")
             throw ExitCode(1)
         case .ready(let ready): plan = ready
         }
         if dryRun {
-            Output.line("would open \(target.url) (\(target.displayName))\(plan.delay > 0 ? " after \(plan.delay) s" : "")")
-            Output.line("  1. \(openWith) \(target.url)")
+            Output.line(Output.escaped("would open \(target.url) (\(target.displayName))\(plan.delay > 0 ? " after \(plan.delay) s" : "")"))
+            Output.line(Output.escaped("  1. \(openWith) \(target.url)"))
             Output.line("  2. then always relay to \(inbox.directory)")
             return
         }
         let report = await opening.open(plan) { attempt in
             switch attempt.outcome {
-            case .opened: Output.error("open: \(attempt.strategy): done")
-            case .failed(let why): Output.error("open: \(attempt.strategy): \(why)")
+            case .opened: Output.error(Output.escaped("open: \(attempt.strategy): done"))
+            case .failed(let why): Output.error(Output.escaped("open: \(attempt.strategy): \(why)"))
             }
         }
-        Output.line(report.summary)
+        Output.line(Output.escaped(report.summary))
         if !report.delivered { throw ExitCode(1) }
     }
 }

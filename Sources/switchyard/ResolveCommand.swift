@@ -10,7 +10,7 @@ struct ResolveCommand: AsyncParsableCommand {
         abstract: "Turn web links into app links.",
         discussion: """
             With no URL arguments, reads URLs from stdin (one per line) and streams one result per line, in input \
-            order, using every core. Exit status: 0 when every input gave an app link; 1 when one did not, was not \
+            order, using every core. Blank and whitespace-only lines are skipped: they give no output line. Exit status: 0 when every input gave an app link; 1 when one did not, was not \
             an absolute URL, or was a stdin line over the length limit (the others are still resolved); 2 usage \
             error or an unreadable manifest.
             """
@@ -30,16 +30,16 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(name: .customLong("header"), help: "A response header 'Name: value' for header actions (repeatable).")
     var headers: [String] = []
 
-    @Option(help: "Seconds a script may run.")
+    @Option(parsing: .unconditional, help: "Seconds a script may run.")
     var timeLimit: Double = 15
 
-    @Option(help: "Seconds one network request may take (redirect following, script helpers).")
+    @Option(parsing: .unconditional, help: "Seconds one network request may take (redirect following, script helpers).")
     var networkTimeout: Double = 10
 
-    @Option(help: "Megabytes one script's heap may hold; past it the script fails with script-memory.")
+    @Option(parsing: .unconditional, help: "Megabytes one script's heap may hold; past it the script fails with script-memory.")
     var scriptMemory: Int = 256
 
-    @Option(help: "Seconds one regex evaluation may take; a longer one fails its action with regex-timeout.")
+    @Option(parsing: .unconditional, help: "Seconds one regex evaluation may take; a longer one fails its action with regex-timeout.")
     var regexTimeLimit: Double = Pattern.defaultTimeLimit
 
     @Flag(help: "Let scripts and redirect following reach loopback and private addresses.")
@@ -136,8 +136,9 @@ struct ResolveCommand: AsyncParsableCommand {
                     ("input", .string(input)), ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
                 ]))], invalid: true, handled: false)
             }
-            Output.error("error: \(input): \(problem)")
-            return Outcome(lines: batch ? [input, "  error: \(problem)"] : [], invalid: true, handled: false)
+            let shown = Output.escaped(input)
+            Output.error("error: \(shown): \(problem)")
+            return Outcome(lines: batch ? [shown, "  error: \(problem)"] : [], invalid: true, handled: false)
         }
 
         func outcome(_ r: Resolution) -> Outcome {
@@ -156,7 +157,9 @@ struct ResolveCommand: AsyncParsableCommand {
                 let name = manifest.browsers.first { $0.index == b.browser }?.name ?? b.appId
                 lines.append("\(indent)\(name) (browser) → \(describe(b.url, b.error))")
             }
-            return Outcome(lines: lines, handled: handled)
+            // Names come from the manifest, URLs and error messages from scripts and servers:
+            // no control character reaches the terminal.
+            return Outcome(lines: lines.map(Output.escaped), handled: handled)
         }
 
         func describe(_ url: String?, _ error: ScriptError?) -> String {
@@ -171,7 +174,7 @@ struct UnwrapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unwrap",
         abstract: "Apply the manifest's static redirect table once (first matching rule wins).",
-        discussion: "With no URL arguments, reads URLs from stdin, one per line."
+        discussion: "With no URL arguments, reads URLs from stdin, one per line, and writes one result per line. Blank and whitespace-only lines are skipped: they give no output line."
     )
 
     @OptionGroup var manifestOption: ManifestOption
@@ -196,7 +199,7 @@ struct UnwrapCommand: ParsableCommand {
                         ("input", .string(input)), ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
                     ])))
                 } else {
-                    Output.error("error: \(input): \(problem)")
+                    Output.error("error: \(Output.escaped(input)): \(problem)")
                 }
                 continue
             }
@@ -204,7 +207,7 @@ struct UnwrapCommand: ParsableCommand {
             if json {
                 Output.line(JSONWriter.compact(.object([("input", .string(input)), ("output", .string(output))])))
             } else {
-                Output.line(output)
+                Output.line(Output.escaped(output))  // a decoded parameter may hold %1B or %0A
             }
         }
         if inputs.skipped > 0 || invalid > 0 { throw ExitCode(1) }

@@ -14,7 +14,8 @@ func loadRouter(_ path: String) throws -> LinkRouter {
 struct RouteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "route",
-        abstract: "Route URLs with a route table: which route, which typed parameters (stdin when no URL is given)."
+        abstract: "Route URLs with a route table: which route, which typed parameters (stdin when no URL is given).",
+        discussion: "With no URL arguments, reads URLs from stdin, one per line, and writes one result per line. Blank and whitespace-only lines are skipped: they give no output line."
     )
     @Option(help: "Route table (JSON or YAML).") var routes: String
     @Flag(help: "One JSON object per URL.") var json = false
@@ -46,13 +47,14 @@ struct RouteCommand: ParsableCommand {
                 if json {
                     Output.line(JSONWriter.compact(.object([("url", .string(url))] + (Self.json(m).objectMembers ?? []))))
                 } else {
-                    Output.line("\(url) → \(m)")
-                    if let canonical = router.url(for: m), canonical != url { Output.line("  canonical: \(canonical)") }
+                    // Parameters are percent-decoded (%1B, %0A): escaped for the terminal.
+                    Output.line(Output.escaped("\(url) → \(m)"))
+                    if let canonical = router.url(for: m), canonical != url { Output.line(Output.escaped("  canonical: \(canonical)")) }
                 }
             case .unmatched(let reason):
                 failed = true
                 if json { Output.line(JSONWriter.compact(.object([("url", .string(url)), ("route", .null), ("reason", .string(reason))]))) } else {
-                    Output.line("\(url) → no route: \(reason)")
+                    Output.line(Output.escaped("\(url) → no route: \(reason)"))
                 }
             }
         }
@@ -125,6 +127,9 @@ struct PlistCommand: ParsableCommand {
         @Flag(help: "JSON output.") var json = false
 
         func run() throws {
+            // An Info.plist or entitlements file that cannot be read is unreadable input (status 2,
+            // with the reason), not a finding.
+            for path in [infoPlist] + (entitlements.map { [$0] } ?? []) { _ = try Output.readFile(path) }
             let association = try aasa.map(AASACommand.load)
             let findings = PlistCheck.check(infoPlist: infoPlist, entitlements: entitlements, aasa: association)
             if FindingOutput.print(findings, json: json, subject: infoPlist) { throw ExitCode(1) }

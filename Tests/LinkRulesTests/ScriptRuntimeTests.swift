@@ -2,6 +2,9 @@ import SwitchyardCore
 import Foundation
 import Testing
 @testable import LinkRules
+#if canImport(CJavaScriptCore)
+import CJavaScriptCore
+#endif
 
 /// A fetcher that answers from a table and records what it was asked.
 final class RecordingFetcher: Fetcher, @unchecked Sendable {
@@ -39,6 +42,18 @@ final class RecordingFetcher: Fetcher, @unchecked Sendable {
             return first
         }
     }
+
+    #if canImport(CJavaScriptCore)
+    /// Polling traps (see `JSPlatform.configured`) are on once a script ran, and the environment
+    /// was left alone: it is set through JavaScriptCore's option API, since changing `environ`
+    /// while other threads read it is a data race.
+    @Test func pollingTrapsAreOnWithoutTouchingTheEnvironment() async {
+        #expect(await offline.run("function process(url, completionHandler) { completionHandler('ok') }", input: "x") == .success("ok"))
+        var on: Int32 = 0
+        #expect(jsc_options_get_boolean("usePollingTraps", &on) != 0 && on != 0)
+        #expect(ProcessInfo.processInfo.environment["JSC_usePollingTraps"] == nil)
+    }
+    #endif
 
     @Test func infiniteLoopIsStoppedWithinTheLimitAndTheContextSurvives() async {
         let script = "var calls = 0; function process(url, completionHandler) { calls++; if (url == 'loop') { while (true) {} } completionHandler('ok ' + calls); }"

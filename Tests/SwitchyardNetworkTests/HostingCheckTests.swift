@@ -57,9 +57,20 @@ import Testing
                             self.reply(301, [('Location', '/.well-known/apple-app-site-association')])
                         elif self.path == '/text/.well-known/apple-app-site-association':
                             self.reply(200, [('Content-Type', 'text/plain')], AASA)
+                        elif self.path == '/trickle':
+                            self.send_response(200); self.send_header('Content-Type', 'application/json')
+                            self.send_header('Content-Length', '60'); self.send_header('Connection', 'close'); self.end_headers()
+                            for _ in range(60):
+                                try:
+                                    self.wfile.write(b' '); self.wfile.flush()
+                                except Exception:
+                                    return
+                                time.sleep(1)
                         else:
                             self.reply(404, [])
-                s = http.server.HTTPServer(('127.0.0.1', 0), H)
+                class S(http.server.ThreadingHTTPServer):
+                    daemon_threads = True
+                s = S(('127.0.0.1', 0), H)
                 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(sys.argv[1], sys.argv[2])
                 s.socket = ctx.wrap_socket(s.socket, server_side=True)
                 print(s.server_address[1], flush=True)
@@ -122,5 +133,38 @@ import Testing
         let untrusted = await HostingCheck(timeout: 3).fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
         #expect(untrusted.findings.map(\.code.name) == ["tls-failed"])
         #expect(untrusted.findings.first?.message.contains("--ca-file") == true)
+    }
+
+    /// The whole fetch ends at the timeout: a body sent one byte a second (60 s here) does not
+    /// stretch it (only the response head was bounded before).
+    @Test func aBodyTrickledAByteASecondEndsAtTheTimeout() async throws {
+        let server = try TLSServer(directory: try Self.temp())
+        defer { server.stop() }
+        let start = Date()
+        let report = await HostingCheck(trustedCAFile: server.caFile, timeout: 1).fetch("https://localhost:\(server.port)/trickle")
+        let took = Date().timeIntervalSince(start)
+        // Far below the 60 s the body would take; generous, since the whole suite shares two
+        // cores with this test's TLS server (an unbounded body read is what this guards against).
+        #expect(took < 30, "took \(took) s")
+        #expect(report.findings.map(\.code.name) == ["fetch-failed"])
+        #expect(report.findings.first?.message.contains("no complete response within 1.0 s") == true, "\(report.findings)")
+        #expect(report.status == nil)
+        #expect(report.body.isEmpty)
+    }
+
+    /// A CA file that cannot be used is a finding at once, without a connection attempt that
+    /// would fail until the timeout.
+    @Test func anUnusableCAFileIsSaidAtOnce() async throws {
+        let directory = try Self.temp()
+        let junk = directory.appendingPathComponent("junk.pem")
+        try Data("junk\n".utf8).write(to: junk)
+        for (file, reason) in [("/nonexistent/ca.pem", "no such file"), (junk.path, "it holds no PEM certificate"), (directory.path, "it is a directory")] {
+            let start = Date()
+            let report = await HostingCheck(trustedCAFile: file).fetch("https://127.0.0.1:9/.well-known/apple-app-site-association")
+            #expect(Date().timeIntervalSince(start) < 2)
+            #expect(report.findings.map(\.code.name) == ["tls-failed"])
+            #expect(report.findings.first?.message == "cannot use the CA file '\(file)': \(reason); nothing was fetched")
+            if case .success = HostingCheck.loadCertificates(file) { Issue.record("\(file) loaded") }
+        }
     }
 }

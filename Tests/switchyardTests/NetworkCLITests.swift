@@ -27,15 +27,25 @@ final class LocalServer {
 
     /// How many requests the server answered so far.
     func hits() throws -> Int {
+        Int(try get("/hits").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// The request targets the server answered so far, as sent (escapes as they were on the wire).
+    func seen() throws -> [String] {
+        try get("/seen").split(separator: "\n").map(String.init)
+    }
+
+    /// The body of one of the server's bookkeeping paths, fetched by Python (not by the code under test).
+    private func get(_ path: String) throws -> String {
         let task = Process()
         task.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        task.arguments = ["python3", "-c", "import ssl, urllib.request; print(urllib.request.urlopen('\(origin)/hits', context=ssl._create_unverified_context()).read().decode())"]
+        task.arguments = ["python3", "-c", "import ssl, sys, urllib.request; sys.stdout.write(urllib.request.urlopen('\(origin)\(path)', context=ssl._create_unverified_context()).read().decode())"]
         let out = Pipe()
         task.standardOutput = out
         try task.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         task.waitUntilExit()
-        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        return String(decoding: data, as: UTF8.self)
     }
 
     deinit { process.terminate() }
@@ -124,6 +134,67 @@ struct TestCA {
         #expect(Date().timeIntervalSince(start) < 15)
         #expect(r.status == 1)
         #expect(r.stdout == "no app handles this link\n")
+    }
+
+    /// A body sent one byte a second must not stretch a request past `--network-timeout`: the
+    /// whole request (head and body) ends at the timeout, so the script gets null in time.
+    @Test func aBodyTrickledAByteASecondEndsAtTheNetworkTimeout() async throws {
+        let server = try LocalServer()
+        let directory = try Self.temporaryDirectory()
+        let manifest = directory.appendingPathComponent("manifest.json")
+        let script = JSONSerialization.string(#"function process(url, done) { done(httpRequest("\#(server.origin)/trickle?n=40") === null ? "app://t/cut" : "app://t/read"); }"#)
+        try Data(#"{"apps": [{"identifier": "app", "name": "App", "scheme": "app"}], "actions": [{"title": "T", "regex": "^https://t\\.example/", "formats": [{"appId": "app", "script2": \#(script)}]}]}"#.utf8)
+            .write(to: manifest)
+        let start = Date()
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "--time-limit", "1", "--network-timeout", "2",
+                                            "--manifest", manifest.path, "https://t.example/"])
+        let took = Date().timeIntervalSince(start)
+        // 40 s before the fix; 2 s now (a loose bound for a loaded machine).
+        #expect(took < 20, "took \(took) s")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""url":"app://t/cut""#), "\(r.stdout)")
+    }
+
+    /// A Location with a raw space is encoded as a browser does it: the space only, the escape
+    /// already there kept (it was encoded twice: `a%252Fb%20c`).
+    @Test func aRedirectLocationWithASpaceKeepsItsEscapes() async throws {
+        let server = try LocalServer()
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/spaced"])
+        #expect(try Self.json(r.stdout)["unwrapped"] as? String == "\(server.origin)/text?x=a%2Fb%20c", "\(r.stdout)")
+        #expect(try server.seen() == ["/spaced", "/text?x=a%2Fb%20c"])
+    }
+
+    /// `--ca-file` that cannot be read is unreadable input: status 2 at once, with the reason
+    /// (it waited for the 10 s timeout and said NIOSSLError.failedToLoadCertificate).
+    @Test(arguments: ["aasa", "assetlinks"])
+    func anUnreadableCAFileIsSaidAtOnceWithStatus2(_ command: String) async throws {
+        let start = Date()
+        let missing = try await CLITests.running([command, "validate", "https://127.0.0.1:9/", "--ca-file", "/nonexistent/ca.pem"])
+        #expect(Date().timeIntervalSince(start) < 5)
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "error: cannot read '/nonexistent/ca.pem': no such file\n", "\(missing.stderr)")
+        #expect(missing.stdout.isEmpty)
+        let directory = try Self.temporaryDirectory()
+        let junk = directory.appendingPathComponent("junk.pem")
+        try Data("not a certificate\n".utf8).write(to: junk)
+        let notPEM = try await CLITests.running([command, "validate", "https://127.0.0.1:9/", "--ca-file", junk.path])
+        #expect(notPEM.status == 2)
+        #expect(notPEM.stderr.contains("as a certificate authority: it holds no PEM certificate"), "\(notPEM.stderr)")
+        let aDirectory = try await CLITests.running([command, "validate", "https://127.0.0.1:9/", "--ca-file", directory.path])
+        #expect(aDirectory.status == 2)
+        #expect(aDirectory.stderr.contains("it is a directory"), "\(aDirectory.stderr)")
+    }
+
+    /// Only https URLs are fetched; any other scheme is said so (not "cannot read 'ftp://…'"),
+    /// and nothing claims a fetch happened.
+    @Test(arguments: ["ftp://x.example/", "http://127.0.0.1:9/"])
+    func aNonHTTPSURLIsNotFetchedAndSaysSo(_ source: String) async throws {
+        let r = try await CLITests.running(["aasa", "validate", source])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("only https URLs are fetched"), "\(r.stdout)")
+        #expect(r.stdout.contains("[not-https]"))
+        #expect(!r.stdout.contains("fetched \(source)"), "\(r.stdout)")
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
     }
 
     static func scriptManifest(_ origin: String) -> String {

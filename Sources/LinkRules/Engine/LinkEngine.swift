@@ -211,7 +211,7 @@ public struct LinkEngine: Sendable {
     static func finish<R: ScriptedResult>(_ planned: [(R, Pending)], _ scripted: [Result<String?, ScriptError>]) -> [R] {
         planned.map { result, pending in
             var result = result
-            let r = pending.value(scripted)
+            let r = checked(pending.value(scripted))
             result.url = try? r.get()
             result.error = r.failureValue
             return result
@@ -265,7 +265,7 @@ public struct LinkEngine: Sendable {
                 case .success(false): return nil
                 case .failure(let timeout): return PreviewResult(preview: p.index, url: nil, canSave: p.canSave, error: timeout.scriptError)
                 }
-                let r = engine.applyOnExecutor(p.transform, pattern: p.pattern, to: url)
+                let r = LinkEngine.checked(engine.applyOnExecutor(p.transform, pattern: p.pattern, to: url))
                 return PreviewResult(preview: p.index, url: try? r.get(), canSave: p.canSave, error: r.failureValue)
             }
         }
@@ -387,6 +387,27 @@ public struct LinkEngine: Sendable {
             current = next
         }
         return current
+    }
+}
+
+extension LinkEngine {
+    /// `result`, unless it is a string that is not a link: one with a control character (C0, DEL
+    /// or C1 — an escape sequence or a newline would rewrite the terminal or forge output lines)
+    /// or without a scheme. Such a result fails its format, browser or preview with
+    /// `invalid-result`; null stays null.
+    static func checked(_ result: Result<String?, ScriptError>) -> Result<String?, ScriptError> {
+        guard case .success(let text?) = result else { return result }
+        if let (offset, scalar) = text.unicodeScalars.enumerated().first(where: { $0.element.value < 0x20 || (0x7F...0x9F).contains($0.element.value) }) {
+            return .failure(ScriptError(code: .invalidResult, message: "the result contains the control character \(String(format: "U+%04X", scalar.value)) at character \(offset); a link is one line of printable text"))
+        }
+        let scheme = text.unicodeScalars.prefix { $0 != ":" }
+        guard let first = scheme.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first), scheme.count < text.unicodeScalars.count,
+              scheme.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) })
+        else {
+            let excerpt = text.count > 80 ? String(text.prefix(80)) + "…" : text
+            return .failure(ScriptError(code: .invalidResult, message: "the result \"\(excerpt)\" is not an absolute URL (it needs a scheme such as app:)"))
+        }
+        return result
     }
 }
 

@@ -35,8 +35,8 @@ struct Unwrapper: Sendable {
         return nil
     }
 
-    /// `reference` (a Location header) resolved against `base`.
+    /// `reference` (a Location header) resolved against `base`, its existing escapes kept.
     static func resolveReference(_ reference: String, against base: String) -> String? {
-        URL(string: reference, relativeTo: URL(string: base))?.absoluteString
+        RedirectLocation.resolve(reference, against: base)
     }
 }

@@ -113,13 +113,26 @@ public enum ManifestLoader {
         /// The entry's compiled regex, or nil (entry skipped) when it is missing or does not compile.
         mutating func pattern(_ object: JSONValue, _ path: String) -> (String, Pattern)? {
             guard let regex = required(object, ["regex"], path) else { return nil }
-            if let cached = patterns[regex] { return (regex, cached) }
+            guard let p = compile(regex, "\(path).regex") else { return nil }
+            return (regex, p)
+        }
+
+        /// `regex` compiled (once per distinct source), or nil with the entry at `path` skipped:
+        /// longer than `Pattern.maximumLength` (not compiled, not diagnosed: either would cost
+        /// memory in proportion), or not compiling.
+        mutating func compile(_ regex: String, _ path: String) -> Pattern? {
+            if let cached = patterns[regex] { return cached }
+            let length = regex.utf8.count
+            if length > Pattern.maximumLength {
+                skip(.regexTooLong, path, "the regex is \(length) bytes; the limit is \(Pattern.maximumLength)")
+                return nil
+            }
             do {
                 let p = try Pattern(regex)
                 patterns[regex] = p
-                return (regex, p)
+                return p
             } catch {
-                skip(.regexInvalid, "\(path).regex", "regex does not compile: \(Pattern.diagnose(regex))")
+                skip(.regexInvalid, path, "regex does not compile: \(Pattern.diagnose(regex))")
                 return nil
             }
         }
@@ -307,7 +320,11 @@ public enum ManifestLoader {
             var entries: [(path: String, regex: String, rule: JSONValue)] = []
             switch value {
             case .object(let members):
-                for m in members { entries.append(("\(name)[\(JSONWriter.quote(m.key))]", m.key, m.value)) }
+                for m in members {
+                    // A key (a regex) too long to load is named by its start, so its message stays one readable line.
+                    let key = m.key.utf8.count > Pattern.maximumLength ? String(m.key.prefix(40)) + "…" : m.key
+                    entries.append(("\(name)[\(JSONWriter.quote(key))]", m.key, m.value))
+                }
             case .array(let items):
                 for (i, item) in items.enumerated() {
                     let p = "\(name)[\(i)]"
@@ -324,14 +341,7 @@ public enum ManifestLoader {
             var rules: [Manifest.RedirectRule] = []
             for (i, e) in entries.enumerated() {
                 guard case .object = e.rule else { skip(.wrongType, e.path, "expected an object, found \(e.rule.typeName)"); continue }
-                let pattern: Pattern
-                if let cached = patterns[e.regex] { pattern = cached } else {
-                    do { pattern = try Pattern(e.regex) } catch {
-                        skip(.regexInvalid, e.path, "regex does not compile: \(Pattern.diagnose(e.regex))")
-                        continue
-                    }
-                    patterns[e.regex] = pattern
-                }
+                guard let pattern = compile(e.regex, e.path) else { continue }
                 let output: Manifest.RedirectRule.Output
                 if let param = optional(e.rule, ["param"], e.path) {
                     output = .param(param)

@@ -41,6 +41,11 @@ public final class Pattern: @unchecked Sendable {
     /// A pattern that never matches (stands in for one that failed to compile while linting).
     static func never(_ source: String) -> Pattern { Pattern(never: source) }
 
+    /// The longest regex a manifest entry may have, in UTF-8 bytes (32 KiB). The longest in the
+    /// Opener sample is under 1 KiB; a 12 MB one took 2 GB to compile and index. An entry with a
+    /// longer regex is skipped with `regex-too-long`, as other unusable entries are.
+    public static let maximumLength = 32 << 10
+
     /// Seconds one evaluation may take unless a caller gives its own budget. Ordinary manifest
     /// regexes take microseconds; a catastrophic one (`(a+)+$` on a long run of `a`s) would
     /// otherwise run for minutes.

@@ -55,9 +55,11 @@ enum JSPlatform {
     /// optimised `while (true) {}` code then runs forever (seen in about one run in five of the
     /// script tests on a loaded machine). Polling traps make compiled code check for the stop
     /// request itself: no signal, and every time limit holds. A user's own `JSC_usePollingTraps`
-    /// setting wins.
+    /// setting wins. Set through JavaScriptCore's option API, not `setenv`: changing the
+    /// environment while other threads read it (`Process`, a worker's spawn) is a data race that
+    /// crashed a process reading `environ` at the wrong moment.
     static let configured: Void = {
-        setenv("JSC_usePollingTraps", "1", 0)
+        if getenv("JSC_usePollingTraps") == nil { _ = jsc_options_set_boolean("usePollingTraps", 1) }
     }()
 
     /// Makes the current thread fit to run scripts: JavaScriptCore's collector may suspend a

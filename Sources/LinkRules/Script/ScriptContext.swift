@@ -11,6 +11,9 @@ final class ScriptHost {
     let fetcher: any Fetcher
     var completed = false
     var result: String?
+    /// What the script passed to `completionHandler` when it was neither a string nor null
+    /// ("a number", "an object", …); such a call gives no result but an error.
+    var resultKind: String?
     var terminated = false
     /// The evaluation was stopped because its heap passed `memoryLimit`.
     var memoryExceeded = false
@@ -46,6 +49,7 @@ final class ScriptHost {
         started = ContinuousClock.now
         completed = false
         result = nil
+        resultKind = nil
         terminated = false
         memoryExceeded = false
         ticks = 0
@@ -228,6 +232,9 @@ final class ScriptContext {
         guard host.completed else {
             return .failure(ScriptError(code: .completionNotCalled, message: "process() returned without calling completionHandler"))
         }
+        if let kind = host.resultKind {
+            return .failure(ScriptError(code: .invalidResult, message: "the script passed \(kind) to completionHandler; it takes a URL string or null"))
+        }
         if let result = host.result, result.utf8.count > ScriptContext.maximumResultBytes {
             return .failure(ScriptError(code: .scriptOutputTooLarge, message: "the script's answer is larger than \(ScriptContext.maximumResultBytes >> 20) MB"))
         }
@@ -322,7 +329,13 @@ final class ScriptContext {
         if !host.completed {
             host.completed = true
             if let value = argument(ctx, count, args, 0), !JSValueIsNull(ctx, value), !JSValueIsUndefined(ctx, value) {
-                host.result = JSText.string(ctx, value)
+                if JSValueIsString(ctx, value) {
+                    host.result = JSText.string(ctx, value)
+                } else {
+                    // A link is a string: `completionHandler(12345)` is a mistake, not the URL "12345".
+                    host.resultKind = JSValueIsNumber(ctx, value) ? "a number" : JSValueIsBoolean(ctx, value) ? "a boolean"
+                        : JSValueIsObject(ctx, value) ? "an object" : "a value that is not a string"
+                }
             }
         }
         return JSValueMakeUndefined(ctx)

@@ -25,8 +25,8 @@ public enum JSONWriter {
     }
 
     /// Appends `s` as a JSON string literal to `out` (UTF-8). Runs of bytes that need no escape
-    /// are copied whole. Escaped: quote, backslash, control characters, and U+2028/U+2029
-    /// (line breaks to JavaScript).
+    /// are copied whole. Escaped: quote, backslash, control characters (C0, DEL and C1 — U+009B
+    /// is a CSI to some terminals), and U+2028/U+2029 (line breaks to JavaScript).
     static func quote(_ s: String, into out: inout [UInt8]) {
         var s = s
         out.append(0x22)
@@ -34,7 +34,7 @@ public enum JSONWriter {
             var run = 0, i = 0
             while i < bytes.count {
                 let b = bytes[i]
-                if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0xE2 { i += 1; continue }
+                if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0xE2 && b != 0x7F && b != 0xC2 { i += 1; continue }
                 out.append(contentsOf: bytes[run..<i])
                 switch b {
                 case 0x22: out += [0x5C, 0x22]
@@ -49,6 +49,15 @@ public enum JSONWriter {
                     if i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 {
                         out += Array((bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
                         i += 2
+                    } else {
+                        out.append(b)
+                    }
+                case 0xC2:
+                    // U+0080–U+009F (the C1 controls) are C2 80 – C2 9F.
+                    if i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) {
+                        let hex = Array("0123456789abcdef".utf8)
+                        out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(bytes[i + 1] >> 4)], hex[Int(bytes[i + 1] & 0xF)]]
+                        i += 1
                     } else {
                         out.append(b)
                     }

@@ -11,7 +11,10 @@ Prints the port it listens on (127.0.0.1), then serves until its parent process 
   /text          200 "hello from loopback"
   /json          200 {"id": "42", "name": "loopback"}
   /.well-known/apple-app-site-association, /.well-known/assetlinks.json   the files in $TEST_AASA / $TEST_ASSETLINKS
+  /trickle?n=N   200 with an N-byte body sent one byte a second (default 60)
+  /spaced        302 -> "/text?x=a%2Fb c" (a Location with a raw space and an escape)
   /hits          how many requests the server has answered (for "no connection was made" checks)
+  /seen          the request targets answered so far, one per line (as sent: escapes visible)
 anything else    404
 """
 import http.server, os, ssl, sys, threading, time
@@ -24,6 +27,7 @@ def watch():
 threading.Thread(target=watch, daemon=True).start()
 
 hits = 0
+seen = []
 lock = threading.Lock()
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -43,8 +47,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def route(self):
         global hits
         path = self.path.split("?")[0]
-        if path != "/hits":
-            with lock: hits += 1
+        if path not in ("/hits", "/seen"):
+            with lock:
+                hits += 1
+                seen.append(self.path)
         if path == "/r1": return self.reply(301, [("Location", "/r2")])
         if path == "/r2": return self.reply(302, [("Location", "https://twitter.com/jack/status/20")])
         if path == "/loop": return self.reply(302, [("Location", "/loop")])
@@ -54,6 +60,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/big": return self.reply(200, [("Content-Type", "application/json")], b"x" * (5 << 20))
         if path == "/text": return self.reply(200, [("Content-Type", "text/plain")], b"hello from loopback")
         if path == "/json": return self.reply(200, [("Content-Type", "application/json")], b'{"id": "42", "name": "loopback"}')
+        if path == "/trickle":
+            n = int(self.path.partition("n=")[2] or "60")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(n))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for _ in range(n):
+                try:
+                    self.wfile.write(b"x"); self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+                time.sleep(1)
+            return
+        if path == "/spaced": return self.reply(302, [("Location", "/text?x=a%2Fb c")])
+        if path == "/seen":
+            with lock: listed = "\n".join(seen)
+            return self.reply(200, [("Content-Type", "text/plain")], listed.encode())
         if path == "/hits": return self.reply(200, [("Content-Type", "text/plain")], str(hits).encode())
         for name, env in (("/.well-known/apple-app-site-association", "TEST_AASA"), ("/.well-known/assetlinks.json", "TEST_ASSETLINKS")):
             if path == name and os.environ.get(env):

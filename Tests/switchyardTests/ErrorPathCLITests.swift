@@ -1,0 +1,111 @@
+import SwitchyardCore
+import Foundation
+import Testing
+
+/// What the commands say, and with which status, when an input cannot be read or is wrong:
+/// the reason in plain words, never internal text, and the README's exit statuses.
+@Suite struct ErrorPathCLITests {
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-err-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A missing manifest: one line with the reason, status 2 (a second line
+    /// "error: /nonexistent: ExitCode(rawValue: 2)" leaked before).
+    @Test(arguments: [["resolve", "--offline"], ["unwrap"], ["manifest", "test"]])
+    func aMissingManifestIsOneLineAndStatus2(_ command: [String]) async throws {
+        let arguments = command == ["manifest", "test"] ? command + ["/nonexistent/m.json"] : command + ["--manifest", "/nonexistent/m.json", "https://x.example/"]
+        let r = try await CLITests.running(arguments)
+        #expect(r.status == 2)
+        #expect(r.stderr == "error: cannot read '/nonexistent/m.json': no such file\n", "\(r.stderr)")
+    }
+
+    @Test func plistCheckOfAMissingFileIsStatus2() async throws {
+        let missing = try await CLITests.running(["plist", "check", "--info-plist", "/nonexistent/Info.plist"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "error: cannot read '/nonexistent/Info.plist': no such file\n", "\(missing.stderr)")
+        #expect(missing.stdout.isEmpty)
+        let directory = try Self.temporaryDirectory()
+        let entitlements = try await CLITests.running(["plist", "check", "--info-plist", "Inputs/shop-aasa.json", "--entitlements", directory.path])
+        #expect(entitlements.status == 2)
+        #expect(entitlements.stderr.contains("it is a directory"), "\(entitlements.stderr)")
+    }
+
+    @Test func callbackKeysSayWhatIsWrongWithThem() async throws {
+        let directory = try Self.temporaryDirectory()
+        let missing = try await CLITests.running(["callback", "verify", "helper://x-callback-url/a", "--key", "k1=/nonexistent/k1.key"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "error: cannot read '/nonexistent/k1.key': no such file\n", "\(missing.stderr)")
+        let short = directory.appendingPathComponent("short.key")
+        try Data("0123456789".utf8).write(to: short)
+        let tooShort = try await CLITests.running(["callback", "verify", "helper://x-callback-url/a", "--key", "k1=\(short.path)"])
+        #expect(tooShort.status == 2)
+        #expect(tooShort.stderr.contains("has 10 bytes; a key needs at least 16 random bytes"), "\(tooShort.stderr)")
+        let aDirectory = try await CLITests.running(["callback", "build", "--scheme", "helper", "--action", "a", "--key", "k1=\(directory.path)"])
+        #expect(aDirectory.status == 2)
+        #expect(aDirectory.stderr.contains("it is a directory"), "\(aDirectory.stderr)")
+        // A malformed --key is a usage error that shows the subcommand's usage, not the top level's.
+        let shape = try await CLITests.running(["callback", "verify", "helper://x-callback-url/a", "--key", "k1"])
+        #expect(shape.status == 2)
+        #expect(shape.stderr.contains("--key 'k1' is not ID=FILE"), "\(shape.stderr)")
+        #expect(shape.stderr.contains("Usage: switchyard callback verify"), "\(shape.stderr)")
+    }
+
+    @Test func anInboxThatCannotBeMadeSaysTheSystemsReason() async throws {
+        let r = try await CLITests.running(["relay", "send", "--inbox", "/proc/switchyard-test/inbox", "plur://x"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "error: cannot use '/proc/switchyard-test/inbox' as the inbox: cannot create /proc/switchyard-test: no such file or directory\n", "\(r.stderr)")
+        let file = try Self.temporaryDirectory().appendingPathComponent("file")
+        try Data().write(to: file)
+        let notADirectory = try await CLITests.running(["relay", "status", "--inbox", file.path + "/inbox"])
+        #expect(notADirectory.status == 2)
+        #expect(notADirectory.stderr.contains("\(file.path) is not a directory"), "\(notADirectory.stderr)")
+    }
+
+    /// A negative number is the option's (out of range) value, not "Missing value".
+    @Test(arguments: [["resolve", "--max-line-bytes", "-5"], ["unwrap", "--max-line-bytes", "-5"], ["resolve", "--time-limit", "-1"], ["resolve", "--network-timeout", "-1"]])
+    func aNegativeValueIsSaidToBeOutOfRange(_ arguments: [String]) async throws {
+        let r = try await CLITests.running(arguments + ["https://x.example/"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("\(arguments[1]) must be"), "\(r.stderr)")
+        #expect(!r.stderr.contains("Missing value"))
+    }
+
+    @Test func aasaDecideRefusesCasesWhoseURLIsNoURLAndNumbersLinesWithoutAnID() async throws {
+        let aasa = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "*"}]}]}}"#
+        let input = [
+            #"{"id": 1, "aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": "not a url"}"#,
+            "not json",
+            "   ",
+            #"{"aasa": \#(aasa), "appId": "ABCDE12345.com.example.app"}"#,
+            #"{"id": 5, "aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x"}"#,
+        ].joined(separator: "\n") + "\n"
+        let r = try await CLITests.running(["aasa", "decide", "--jsonl"], stdin: input)
+        #expect(r.status == 1)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "the blank line gives no output line: \(r.stdout)")
+        #expect(lines[0] == #"{"id":1,"error":{"code":"invalid-url","message":"\"url\" not an absolute URL (expected a scheme such as https: followed by the rest of the link)"}}"#, "\(lines[0])")
+        #expect(lines[1].hasPrefix(#"{"id":null,"line":2,"error":{"code":"json-syntax","#), "\(lines[1])")
+        #expect(lines[2].hasPrefix(#"{"id":null,"line":4,"error":{"code":"missing-key","#), "\(lines[2])")
+        #expect(lines[3] == #"{"id":5,"decision":"match"}"#)
+    }
+
+    @Test func aasaExplainOfAURLWithoutAHostIsStatus1() async throws {
+        let r = try await CLITests.running(["aasa", "explain", "Inputs/shop-aasa.json", "plur:/x", "--app-id", "ABCDE12345.com.example.shop"])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("not an absolute URL"), "\(r.stdout)")
+        // A well-formed URL the file does not hand to the app is an answer, not an error.
+        let other = try await CLITests.running(["aasa", "explain", "Inputs/shop-aasa.json", "https://other.example/", "--app-id", "ABCDE12345.com.example.shop"])
+        #expect(other.status == 0, "\(other.stdout)")
+    }
+
+    /// Blank and whitespace-only stdin lines are skipped, and the help says so.
+    @Test(arguments: [["resolve"], ["unwrap"], ["route"], ["aasa", "decide"]])
+    func theHelpSaysBlankLinesAreSkipped(_ command: [String]) async throws {
+        let r = try await CLITests.running(command + ["--help"])
+        #expect(r.status == 0)
+        let text = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("Blank and whitespace-only lines are skipped"), "\(r.stdout)")
+    }
+}
