@@ -1,4 +1,9 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CallbackURL
 import Foundation
 import SwitchyardNetwork
