@@ -44,9 +44,9 @@ extension InboxOption {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            var status = stat()
-            if stat(prefix, &status) == 0 {
-                if status.st_mode & S_IFMT != S_IFDIR { return "\(prefix) is not a directory" }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory) {
+                if !isDirectory.boolValue { return "\(prefix) is not a directory" }
                 continue
             }
             if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
