@@ -171,14 +171,25 @@ import Testing
             let event = try #require(try JSONParser.parse(events.first?[1].text ?? ""))
             #expect(event["data"]?["code"]?.stringValue == "Exp9red2" && event["data"]?["platform"]?.stringValue == "android")
 
-            // A link deleted (or expired) after its page was seen: its claims deliver nothing.
+            // A link deleted after its page was seen: its claims go with it, and a new link under
+            // the same code does not bring them back.
             _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Gvne2345", "deepLink": "plur://group/secret", "maxUses": 1}"#)
             let page = try await client.call(.get, "/i/Gvne2345", headers: [.userAgent: Self.android])
             let orphan = try #require(Self.attribute("href", of: "fallback", in: page.text).flatMap(Self.token(inPlayLink:)))
             #expect(try await client.call(.delete, "/api/links/Gvne2345", token: h.writer).status == .noContent)
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Gvne2345", "deepLink": "plur://group/other"}"#)
             let gone = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(orphan)"}"#)
-            #expect(gone.status == .gone && gone.json?["error"]?["code"]?.stringValue == "claim-link-gone", "\(gone.text)")
-            #expect(!gone.text.contains("secret"))
+            #expect(gone.status == .notFound && gone.json?["error"]?["code"]?.stringValue == "claim-unknown", "\(gone.text)")
+            #expect(try await client.call(.get, "/d/\(orphan)").status == .notFound)
+            // A link that expired after its page was seen: 410, and its claim page shows nothing.
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Shrt2345", "deepLink": "plur://group/secret", "expiresIn": 60}"#)
+            let short = try await client.call(.get, "/i/Shrt2345", headers: [.userAgent: Self.android])
+            let late = try #require(Self.attribute("href", of: "fallback", in: short.text).flatMap(Self.token(inPlayLink:)))
+            h.clock.advance(61)
+            #expect(!(try await client.call(.get, "/d/\(late)").text.contains("secret")))
+            let lapsed = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(late)"}"#)
+            #expect(lapsed.status == .gone && lapsed.json?["error"]?["code"]?.stringValue == "claim-link-gone", "\(lapsed.text)")
+            #expect(!lapsed.text.contains("secret"))
         }
     }
 
@@ -193,6 +204,12 @@ import Testing
             }
             let count = try await h.store.db.read("SELECT count(*) FROM deferred_claims", [])
             #expect(count.first?[0].int == 0)
+            // Nor through the API or a Firebase long link to such a page.
+            let stored = try await client.call(.post, "/api/links", token: h.writer, body: #"{"route": "inviteEmbedded", "parameters": {"target": "https://evil.example/x"}}"#)
+            #expect(stored.status == .badRequest && stored.json?["error"]?["code"]?.stringValue == "invalid-deep-link", "\(stored.text)")
+            let long = try await client.call(.get, "/?link=https%3A%2F%2Frabble.community%2Fi%2Fhttps%3A%2F%2Fevil.example%2Fx&apn=community.rabble.plur",
+                                             headers: [.userAgent: Self.android])
+            #expect(!long.text.contains("sy_claim") && !long.text.contains(#"href="https://rabble.community/i/https://evil.example"#), "\(long.text)")
             // An app link of the configuration's own scheme still carries one.
             let allowed = try await client.call(.get, "/i/plur://join-community?group-id=g1&code=c1&relay=wss://relay.example", headers: [.userAgent: Self.android])
             #expect(allowed.text.contains("sy_claim"), "\(allowed.text)")

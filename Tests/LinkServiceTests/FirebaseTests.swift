@@ -153,6 +153,10 @@ import Testing
         #expect(plan.problems[0].message.contains("/healthz is one of the service's own paths"), "\(plan.problems)")
         #expect(plan.problems[2].message.contains("st is longer than \(LinkInput.maximumTitleLength) characters"), "\(plan.problems)")
         #expect(!plan.problems[2].message.contains(long), "the value is not repeated back")
+        // The name column stands in for a missing title, under the same limit.
+        let named = try LinkImport(configuration: h.service.configuration).firebase(
+            "shortLink,link,name\nhttps://rabble.community/nmbig,https://rabble.community/g/a,\(long)\n", now: h.clock.today)
+        #expect(named.links.isEmpty && named.problems.first?.message.contains("name is longer than") == true, "\(named.problems)")
     }
 
     /// Free text that a spreadsheet would run as a formula is exported behind a `'`, and an

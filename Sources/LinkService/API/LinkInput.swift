@@ -97,8 +97,8 @@ struct LinkInput {
         }
         if let v = body["expiresIn"] {
             guard link.expiresAt == nil else { throw .badRequest(.invalidExpiry, "give expiresAt or expiresIn, not both", field: "expiresIn") }
-            guard case .number(let seconds, _) = v, seconds > 0, seconds <= Self.longestLifetime else {
-                throw .badRequest(.invalidExpiry, "expiresIn must be a number of seconds above 0 and at most 10 years (\(Int(Self.longestLifetime)))", field: "expiresIn")
+            guard case .number(let seconds, _) = v, seconds >= 1, seconds <= Self.longestLifetime else {
+                throw .badRequest(.invalidExpiry, "expiresIn must be a number of seconds from 1 to 10 years (\(Int(Self.longestLifetime)))", field: "expiresIn")
             }
             link.expiresAt = now.addingTimeInterval(seconds)
         }
@@ -221,18 +221,44 @@ struct LinkInput {
     /// A deep link must use an app's scheme (or a configured one), or be a universal link on our
     /// hosts. Returns what is stored and emitted: for http(s), the URL as a browser serialises it.
     func checkDeepLink(_ url: String, field: String) throws(APIError) -> String {
+        try checkDeepLink(url, field: field, depth: 0)
+    }
+
+    /// A deep link, and every URL a route of the configuration finds embedded in it
+    /// (`/i/{target:url}`), must each be a deep link of the configuration: an app link that
+    /// carries `https://elsewhere.example/` would hand that URL to the app (as a page's button, a
+    /// claim or a webhook).
+    private func checkDeepLink(_ url: String, field: String, depth: Int) throws(APIError) -> String {
         let scheme = try schemeOf(url, field: field)
+        let checked: String
         if scheme == "https" || scheme == "http" {
             let web = try webURL(url, field: field)
             guard configuration.router.hosts.contains(where: { $0.lowercased() == web.host }) else {
                 throw .badRequest(.invalidDeepLink, "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
             }
-            return web.href
+            checked = web.href
+        } else {
+            guard allowedSchemes.contains(scheme) else {
+                throw .badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.sorted().joined(separator: ", ")))", field: field)
+            }
+            checked = url
         }
-        guard allowedSchemes.contains(scheme) else {
-            throw .badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.sorted().joined(separator: ", ")))", field: field)
+        guard let match = configuration.router.route(checked).match else { return checked }
+        for value in match.parameters.values {
+            guard case .url(let embedded, _) = value else { continue }
+            guard depth < 3 else {
+                throw .badRequest(.invalidDeepLink, "\(field): links are embedded more than 3 deep", field: field)
+            }
+            do { _ = try checkDeepLink(embedded, field: field, depth: depth + 1) } catch {
+                throw .badRequest(.invalidDeepLink, "\(field): the link embeds \(Self.excerpt(embedded)), which is not a deep link of this configuration (\(error.message))", field: field)
+            }
         }
-        return url
+        return checked
+    }
+
+    /// A value quoted for a message, cut to its first 120 characters.
+    static func excerpt(_ text: String) -> String {
+        text.count <= 120 ? JSONWriter.quote(text) : JSONWriter.quote(String(text.prefix(120))) + "… (\(text.count) characters)"
     }
 
     /// Fallbacks must be https (or http) on an allowed host: no open redirect. The host is the one

@@ -93,7 +93,7 @@ extension LinkService {
             return Response.json(.object(claim.answer))
         case .used: throw APIError(.gone, .claimUsed, "this claim token was redeemed already", field: "token")
         case .expired: throw APIError(.gone, .claimExpired, "this claim token has expired", field: "token")
-        case .linkGone: throw APIError(.gone, .claimLinkGone, "the link this claim token was issued for has been deleted or has expired", field: "token")
+        case .linkGone: throw APIError(.gone, .claimLinkGone, "the link this claim token was issued for has expired", field: "token")
         case .unknown: throw APIError(.notFound, .claimUnknown, "no such claim token", field: "token")
         }
     }

@@ -94,9 +94,7 @@ public struct LinkImport: Sendable {
     }
 
     /// A value quoted for a message, cut to its first 120 characters.
-    static func excerpt(_ text: String) -> String {
-        text.count <= 120 ? JSONWriter.quote(text) : JSONWriter.quote(String(text.prefix(120))) + "… (\(text.count) characters)"
-    }
+    static func excerpt(_ text: String) -> String { LinkInput.excerpt(text) }
 
     /// Maps a Firebase console export: one link per row, its code the short link's path.
     public func firebase(_ text: String, now: Date) throws(Failure) -> Plan {
@@ -158,6 +156,10 @@ public struct LinkImport: Sendable {
             }
             var stored = link.storedLink(code: code, now: now)
             if stored.title == nil, let name = values["name"] {
+                // The name stands in for the title: the title's limit holds.
+                guard name.count <= LinkInput.maximumTitleLength else {
+                    problem("name is longer than \(LinkInput.maximumTitleLength) characters (\(name.count)); it would be the link's title"); continue
+                }
                 do { try LinkInput.checkText(name, field: "name") } catch { problem(error.message); continue }
                 stored.title = name
             }

@@ -11,7 +11,8 @@ extension LinkStore {
         case used
         /// Past its lifetime.
         case expired
-        /// The link it was issued for has been deleted or has expired since.
+        /// The link it was issued for has expired since (a deleted link's claims are deleted
+        /// with it, and answer as unknown).
         case linkGone
     }
 
@@ -55,9 +56,7 @@ extension LinkStore {
             try await db.transaction { tx throws(StoreError) -> DeferredClaim? in
                 guard let claim = try await tx.run(
                     "UPDATE deferred_claims SET claimed_at = ?, match_key = NULL WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
-                        + "AND (code IS NULL OR EXISTS (SELECT 1 FROM links WHERE links.code = deferred_claims.code "
-                        + "AND (links.expires_at IS NULL OR links.expires_at > ?))) "
-                        + "RETURNING code, deep_link, route, parameters, platform",
+                        + Self.linkAlive + " RETURNING code, deep_link, route, parameters, platform",
                     [.int(Self.millis(date)), .text(tokenHash), .int(Self.millis(date)), .int(Self.millis(date))]).first.map(Self.claim) else { return nil }
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
                 return claim
@@ -70,11 +69,17 @@ extension LinkStore {
         return .linkGone
     }
 
+    /// The condition (one bind: now) that a claim's link, when it has one, still exists and has
+    /// not expired.
+    static let linkAlive = "AND (code IS NULL OR EXISTS (SELECT 1 FROM links WHERE links.code = deferred_claims.code "
+        + "AND (links.expires_at IS NULL OR links.expires_at > ?)))"
+
     /// The claim behind a token without redeeming it, while it can still be redeemed.
     public func pendingClaim(tokenHash: String, at date: Date) async throws(StoreError) -> DeferredClaim? {
         try await db.read(
-            "SELECT code, deep_link, route, parameters, platform FROM deferred_claims WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ?",
-            [.text(tokenHash), .int(Self.millis(date))]).first.map(Self.claim)
+            "SELECT code, deep_link, route, parameters, platform FROM deferred_claims WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
+                + Self.linkAlive,
+            [.text(tokenHash), .int(Self.millis(date)), .int(Self.millis(date))]).first.map(Self.claim)
     }
 
     /// Deletes claims that expired before `date`, and forgets match keys made before `matchesBefore`.

@@ -190,6 +190,8 @@ public struct LinkStore: Sendable {
             try await changing("link.deleted") { tx throws(StoreError) in
                 try await tx.run("DELETE FROM click_days WHERE code = ?", [.text(code)])
                 try await tx.run("DELETE FROM visits WHERE code = ?", [.text(code)])
+                // Its claims go with it: a code used again later is another link.
+                try await tx.run("DELETE FROM deferred_claims WHERE code = ?", [.text(code)])
                 return try await tx.run("DELETE FROM links WHERE code = ? RETURNING \(Self.columns)", [.text(code)]).map { ("link.deleted", Self.link($0)) }
             }
         }.isEmpty)

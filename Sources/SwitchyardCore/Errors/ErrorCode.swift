@@ -59,7 +59,7 @@ extension ErrorCode {
     public static let claimUsed = ErrorCode("claim-used")
     /// A claim token past its lifetime.
     public static let claimExpired = ErrorCode("claim-expired")
-    /// A claim token whose link was deleted or has expired since it was issued.
+    /// A claim token whose link has expired since it was issued.
     public static let claimLinkGone = ErrorCode("claim-link-gone")
     /// An app identifier, package or bundle ID that the document or configuration does not know.
     public static let unknownApp = ErrorCode("unknown-app")
