@@ -19,7 +19,7 @@ public struct HTTPFetcher: Fetcher {
         /// Checks the address of every hop; unless private
         /// addresses are allowed, only public ones may be reached.
         public var guardrail: AddressGuard
-        /// Seconds for the whole request (connect + response + body).
+        /// Seconds for the whole call: connect, response and body of every hop, redirects included.
         public var timeout: Double
         /// The largest response body read, in bytes (default
         /// 2 MiB); a larger one fails with `body-too-large`.
@@ -51,11 +51,27 @@ public struct HTTPFetcher: Fetcher {
 
     /// Sends `request`, following redirects (up to `maximumRedirects`) when it asks to. Throws
     /// for refused addresses, invalid URLs, timeouts, oversized bodies and network failures.
+    ///
+    /// `timeout` bounds the whole call, its redirects included (each hop gets what is left), and
+    /// so does the request's own `deadline` when it comes sooner: no hop is sent after either.
     public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var end = started.advanced(by: .milliseconds(Int64(RequestDeadline.clamped(options.timeout) * 1000)))
+        var limit = "the \(options.timeout) s network timeout"
+        if let deadline = request.deadline, deadline < end {
+            end = deadline
+            limit = "the caller's deadline (a script's wall-clock limit)"
+        }
         var url = request.url
         var hops = 0
         while true {
-            let response = try await fetchOnce(url: url, request: request)
+            let left = (end - clock.now) / .seconds(1)
+            guard left > 0 else {
+                let followed = hops == 0 ? "" : " after \(hops) redirect\(hops == 1 ? "" : "s")"
+                throw FetchError(code: .networkTimeout, message: "\(request.url): no complete response within \(limit)\(followed); \(url) was not requested")
+            }
+            let response = try await fetchOnce(url: url, request: request, seconds: left, limit: limit)
             guard request.followRedirects, (300..<400).contains(response.status), let location = response.header("location") else {
                 return response
             }
@@ -70,8 +86,9 @@ public struct HTTPFetcher: Fetcher {
         }
     }
 
-    /// One request to `url` (the request's, or a redirect's), no redirect following.
-    func fetchOnce(url: String, request: FetchRequest) async throws(FetchError) -> FetchResponse {
+    /// One request to `url` (the request's, or a redirect's), no redirect following, within
+    /// `seconds` (what is left of the call's time; `limit` names that bound in a timeout's message).
+    func fetchOnce(url: String, request: FetchRequest, seconds: Double, limit: String) async throws(FetchError) -> FetchResponse {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {
@@ -82,7 +99,7 @@ public struct HTTPFetcher: Fetcher {
 
         // One time limit for the whole request: connection, head and every byte of the body
         // (a body sent a byte at a time cannot stretch it; see `RequestDeadline`).
-        let timeout = RequestDeadline.amount(options.timeout)
+        let timeout = RequestDeadline.amount(seconds)
         var tls = TLSConfiguration.makeClientConfiguration()
         // A connection ended by the deadline is closed without waiting 5 s (NIOSSL's default)
         // for the server's close_notify: a server trickling its answer never sends one.
@@ -105,7 +122,7 @@ public struct HTTPFetcher: Fetcher {
             let deadline = NIODeadline.now() + timeout
             let maximumBodyBytes = options.maximumBodyBytes
             let sent = httpRequest
-            result = .success(try await RequestDeadline.run(seconds: options.timeout) {
+            result = .success(try await RequestDeadline.run(seconds: seconds) {
                 let response = try await client.execute(sent, deadline: deadline)
                 var buffer = try await response.body.collect(upTo: maximumBodyBytes)
                 try Task.checkCancellation()  // a body cut short by the deadline is not a response
@@ -118,9 +135,9 @@ public struct HTTPFetcher: Fetcher {
         } catch is NIOTooManyBytesError {
             result = .failure(FetchError(code: .bodyTooLarge, message: "\(url): response body over \(options.maximumBodyBytes) bytes"))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            result = .failure(FetchError(code: .networkTimeout, message: "\(url): no complete response within \(options.timeout) s"))
+            result = .failure(FetchError(code: .networkTimeout, message: "\(url): no complete response within \(limit)"))
         } catch is RequestDeadline.Exceeded {
-            result = .failure(FetchError(code: .networkTimeout, message: "\(url): no complete response within \(options.timeout) s"))
+            result = .failure(FetchError(code: .networkTimeout, message: "\(url): no complete response within \(limit)"))
         } catch {
             result = .failure(FetchError(code: .networkError, message: "\(url): \(error)", cause: error))
         }

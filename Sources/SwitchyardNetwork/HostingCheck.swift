@@ -120,7 +120,13 @@ public struct HostingCheck: Sendable {
                 report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): \(text)"))
             }
         }
-        try? await client.shutdown()
+        if report.findings.contains(where: { $0.code == .fetchFailed }) {
+            // A request cut off by the deadline may still be closing its connection: shut the
+            // client down behind the answer rather than making the caller wait for the peer.
+            Task { try? await client.shutdown() }
+        } else {
+            try? await client.shutdown()
+        }
         return report
     }
 

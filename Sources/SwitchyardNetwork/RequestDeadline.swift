@@ -1,3 +1,4 @@
+import Synchronization
 import NIOCore
 
 /// A bound on a whole request — connection, response head and every byte of the body.
@@ -25,20 +26,59 @@ enum RequestDeadline {
     /// (the same `seconds`) reports first, with its reason (a TLS failure, a refused connection).
     static let margin = 0.5
 
-    /// The result of `operation`, or `Exceeded` once `seconds` (plus `margin`) have passed; the
-    /// operation is cancelled then.
+    /// The result of `operation`, or `Exceeded` once `seconds` (plus `margin`) have passed. At
+    /// the deadline the operation is cancelled and `run` returns at once: it does not wait for the
+    /// cancellation to reach a connection that is still handshaking or reading (a task group
+    /// would), so a slow or stuck peer cannot stretch the bound.
     static func run<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let limit = clamped(seconds) + margin
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: .milliseconds(Int64(limit * 1000)))
-                return nil
+        let outcome = Outcome<T>()
+        let work = Task {
+            do { outcome.finish(.success(try await operation())) } catch { outcome.finish(.failure(error)) }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: .milliseconds(Int64(limit * 1000)))
+            if !Task.isCancelled { outcome.finish(.failure(Exceeded())) }
+            work.cancel()
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            work.cancel()
+            outcome.finish(.failure(CancellationError()))
+        }
+    }
+
+    /// The first result handed to it, for whoever waits (once).
+    private final class Outcome<T: Sendable>: Sendable {
+        private struct State {
+            var result: Result<T, any Error>?
+            var waiter: CheckedContinuation<T, any Error>?
+        }
+        private let state = Mutex(State())
+
+        /// Keeps `result` unless one came first, and wakes the waiter.
+        func finish(_ result: Result<T, any Error>) {
+            let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
+                guard state.result == nil else { return nil }
+                state.result = result
+                defer { state.waiter = nil }
+                return state.waiter
             }
-            defer { group.cancelAll() }
-            // The first child to finish decides: the request's value, or nil from the timer.
-            guard let first = try await group.next(), let value = first else { throw Exceeded() }
-            return value
+            waiter?.resume(with: result)
+        }
+
+        /// The result, once there is one.
+        func value() async throws -> T {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready = state.withLock { state -> Result<T, any Error>? in
+                    if let result = state.result { return result }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
         }
     }
 }

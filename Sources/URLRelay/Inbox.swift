@@ -47,9 +47,19 @@ public struct Inbox: Sendable {
 
     /// Opens the inbox at `directory`, creating it and its `requests/`,
     /// `tmp/` and `rejected/` folders as needed; throws `io` when it cannot.
-    public init(directory: String, policy: OpenPolicy = OpenPolicy()) throws(RelayError) {
+    /// With `creating: false` (a reader such as a status check) nothing is created: a missing
+    /// directory throws `io` saying so, and missing folders read as empty.
+    public init(directory: String, policy: OpenPolicy = OpenPolicy(), creating: Bool = true) throws(RelayError) {
         self.policy = policy
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        guard creating else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: self.directory, isDirectory: &isDirectory) else {
+                throw RelayError(.io, "\(self.directory): there is no inbox here (no such directory; it is made by the first send or watch)")
+            }
+            guard isDirectory.boolValue else { throw RelayError(.io, "\(self.directory): there is no inbox here (not a directory)") }
+            return
+        }
         for d in [self.directory, requests, temporary, rejected] {
             do { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) } catch {
                 throw RelayError(.io, "\(d): cannot create the inbox directory: \(error.localizedDescription)")
@@ -113,9 +123,12 @@ public struct Inbox: Sendable {
         text.unicodeScalars.first { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }.map { String(format: "U+%04X", $0.value) }
     }
 
-    /// The start of a URL for messages (a refused URL may be megabytes long).
+    /// The start of a URL for messages (a refused URL may be megabytes long), control and
+    /// bidirectional format characters as "?".
     package static func excerpt(_ url: String) -> String {
-        let head = url.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
+        let head = url.unicodeScalars.prefix(80).map {
+            $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || OpenPolicy.isDeceptiveFormat($0) ? "?" : String($0)
+        }.joined()
         return "'" + head + (url.unicodeScalars.count > 80 ? "…' (\(url.utf8.count) bytes)" : "'")
     }
 

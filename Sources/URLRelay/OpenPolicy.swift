@@ -65,13 +65,17 @@ public struct OpenPolicy: Sendable {
     }
 
     /// Why `url` may never be opened, or nil: the rules that do not depend on time (length,
-    /// absolute URL, no spaces or control characters, scheme and host lists). `Inbox.send`
+    /// absolute URL, no spaces or control characters — C0, DEL and C1 —, no bidirectional or
+    /// line-separator format characters, scheme and host lists). `Inbox.send`
     /// refuses such a URL, a drain moves a stored one to `rejected/`, and `decide` denies it.
     public func check(_ url: String) -> String? {
         guard url.utf8.count <= maximumLength else { return "the URL is longer than \(maximumLength) bytes" }
         guard let scheme = Self.scheme(of: url) else { return "not an absolute URL (no scheme)" }
-        if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+        if url.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) {
             return "the URL contains a space or a control character"
+        }
+        if let scalar = url.unicodeScalars.first(where: Self.isDeceptiveFormat) {
+            return "the URL contains the invisible format character \(String(format: "U+%04X", scalar.value)) (bidirectional override or line separator: it makes a link read differently from where it goes)"
         }
         guard url.count > scheme.count + 1, URLComponents(string: url) != nil else { return "not a valid absolute URL" }
         if Self.alwaysDenied.contains(scheme) || deniedSchemes.contains(scheme) { return "scheme \(scheme): is denied" }
@@ -101,6 +105,13 @@ public struct OpenPolicy: Sendable {
         tokens -= 1
         recent[url] = now
         return .open(delay: trustedSchemes.contains(scheme) ? trustedDelay : 0)
+    }
+
+    /// Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and the
+    /// line and paragraph separators (U+2028, U+2029): invisible characters that make a displayed
+    /// link read differently from the one that is opened. No URL may hold them raw.
+    package static func isDeceptiveFormat(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     static func scheme(of url: String) -> String? {

@@ -184,7 +184,7 @@ struct AASACommand: ParsableCommand {
             if let output {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             } else {
-                FileHandle.standardOutput.write(Data(text.utf8))
+                Output.standardOutput(Data(text.utf8))
             }
         }
     }

@@ -55,6 +55,11 @@ struct CallbackBuild: ParsableCommand {
         if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds from 0 to 2592000 (30 days)") }
         for p in parameters where !p.contains("=") { throw ValidationError("--param '\(p)' is not name=value") }
         if let key { try KeyArgument.validate(key) }
+        // The id comes back from `callback verify` on a terminal: one line of printable text.
+        if let id, let scalar = id.unicodeScalars.first(where: Output.isUnsafe) {
+            throw ValidationError("--id must not contain control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))")
+        }
+        if id?.isEmpty == true { throw ValidationError("--id is empty") }
     }
 
     func run() throws {
@@ -79,7 +84,7 @@ struct CallbackParse: ParsableCommand {
     func run() throws {
         let r: XCallbackURL
         do { r = try XCallbackURL(parsing: url) } catch {
-            Output.error("error: \(error)")
+            Output.error(Output.escaped("error: \(error)"))
             throw ExitCode(1)
         }
         func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
@@ -111,9 +116,10 @@ struct CallbackVerify: ParsableCommand {
         let store = SeenNonces(path: seen ?? state + "/switchyard/callback-nonces")
         do {
             let id = try CallbackVerifier(keys: keys, seen: store).verify(try XCallbackURL(parsing: url))
-            Output.line(id)
+            // The id and the refusal (a key id, a nonce) are the sender's text: escaped.
+            Output.line(Output.escaped(id))
         } catch {
-            Output.error("refused: \(error)")
+            Output.error(Output.escaped("refused: \(error)"))
             throw ExitCode(1)
         }
     }

@@ -24,8 +24,9 @@ enum FindingOutput {
                 ("findings", .array(findings.map(\.json))),
             ])))
         } else {
-            for f in findings { Output.line(f.description) }
-            Output.line("\(subject): \(errors == 0 ? "valid" : "invalid"), \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            // Findings quote what a server sent (headers, a redirect, file content): escaped.
+            for f in findings { Output.line(Output.escaped(f.description)) }
+            Output.line(Output.escaped("\(subject): \(errors == 0 ? "valid" : "invalid"), \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"))
         }
         return errors > 0
     }
@@ -41,6 +42,11 @@ enum SourceValidation {
         var findings: [Finding]
         var subject = source
         if let scheme = SourceValidation.urlScheme(source) {
+            // A URL with a space or a control character is not fetched (and not echoed raw).
+            if let problem = Output.urlProblem(source) {
+                Output.error("error: \(Output.escaped(source)): \(problem)")
+                throw ExitCode(1)
+            }
             let url = HostingCheck.location(of: source, file: file)
             subject = url
             if scheme != "https" {
@@ -57,8 +63,9 @@ enum SourceValidation {
                 }
                 let report = await HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: maximumBytes)
                 if !json {
-                    Output.line("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
-                        + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes")
+                    // The content type and the redirect are the server's: escaped.
+                    Output.line(Output.escaped("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
+                        + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes"))
                 }
                 findings = report.findings
                 if report.status == 200 && !report.truncated { findings += validate(report.body) }

@@ -166,7 +166,7 @@ struct ExportCSV: AsyncParsableCommand {
         }
         await store.close()
         if output == "-" {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Output.standardOutput(Data(text.utf8))
         } else {
             do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
                 Output.error("error: cannot write '\(output)': \(error.localizedDescription)")

@@ -74,7 +74,7 @@ struct LinkQR: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if output == "-" {
-            FileHandle.standardOutput.write(Data(bytes))
+            Output.standardOutput(Data(bytes))
         } else {
             do { try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
                 Output.error("error: cannot write '\(output)': \(error.localizedDescription)")

@@ -51,8 +51,8 @@ struct ManifestCommand: AsyncParsableCommand {
                 if filled != lastDrawn || done == total {
                     lastDrawn = filled
                     let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-                    FileHandle.standardError.write(Data("\r\(bar) \(done)/\(total)".utf8))
-                    if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
+                    Output.standardError(Data("\r\(bar) \(done)/\(total)".utf8))
+                    if done == total { Output.standardError(Data("\n".utf8)) }
                 }
             }
             if !json {

@@ -2,11 +2,23 @@ import ArgumentParser
 import Foundation
 import LinkRules
 import SwitchyardCore
+import URLRelay
 
 /// Writing to stdout/stderr with explicit flushing, so that batch output streams line by line.
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        standardOutput(Data((text + "\n").utf8))
+    }
+
+    /// Writes to stdout; when the reader has gone (`… | head`), stops quietly with status 141
+    /// (128 + SIGPIPE, as a shell reports it) instead of trapping on the failed write.
+    static func standardOutput(_ data: Data) {
+        do { try FileHandle.standardOutput.write(contentsOf: data) } catch { exit(141) }
+    }
+
+    /// Writes to stderr; a closed stderr is ignored (there is nowhere left to say anything).
+    static func standardError(_ data: Data) {
+        try? FileHandle.standardError.write(contentsOf: data)
     }
 
     /// Why `input` is not a URL a command can work on, or nil: it must be an absolute URL (a scheme, then
@@ -27,22 +39,30 @@ enum Output {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// `text` for one line of human-readable output: each control character (C0, DEL, C1) is
-    /// written as `\u{1B}`, so nothing read from a manifest, a script or a URL can move the
-    /// cursor, retitle the terminal or forge another line.
+    /// A character human output never writes raw: a control character (`isControl`), or a
+    /// bidirectional override, embedding or isolate (U+202A–U+202E, U+2066–U+2069) or a line or
+    /// paragraph separator (U+2028, U+2029), which make a displayed link read differently.
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        isControl(scalar) || OpenPolicy.isDeceptiveFormat(scalar)
+    }
+
+    /// `text` for one line of human-readable output: each control character (C0, DEL, C1) and
+    /// each bidirectional or line-separator format character is written as `\u{1B}`, so nothing
+    /// read from a manifest, a script or a URL can move the cursor, retitle the terminal, forge
+    /// another line or make a link read differently.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if isControl(scalar) { out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" } else { out.unicodeScalars.append(scalar) }
+            if isUnsafe(scalar) { out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" } else { out.unicodeScalars.append(scalar) }
         }
         return out
     }
 
-    /// The start of a URL for a message, quoted, control characters as "?" (as `relay send`
-    /// shows a refused URL; C1 controls too), at most 80 characters.
+    /// The start of a URL for a message, quoted, control and bidirectional format characters as
+    /// "?" (as `relay send` shows a refused URL), at most 80 characters.
     static func excerpt(_ url: String) -> String {
-        let head = String(String.UnicodeScalarView(url.unicodeScalars.prefix(80).map { isControl($0) ? "?" : $0 }))
+        let head = String(String.UnicodeScalarView(url.unicodeScalars.prefix(80).map { isUnsafe($0) ? "?" : $0 }))
         return "'" + head + (url.unicodeScalars.count > 80 ? "…' (\(url.utf8.count) bytes)" : "'")
     }
 
@@ -57,11 +77,11 @@ enum Output {
     /// Several lines in one write.
     static func write(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        standardOutput(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        standardError(Data((text + "\n").utf8))
     }
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }

@@ -22,9 +22,21 @@ struct InboxOption: ParsableArguments {
     @Option(help: "Inbox directory (default: $SWITCHYARD_INBOX or ~/.local/state/switchyard/inbox).")
     var inbox: String?
 
-    func open() throws -> Inbox {
+    /// The inbox, created when missing — only commands that write to it (`send`, `watch`, `open`)
+    /// may create it; `creating: false` (status) reports a missing inbox with exit status 2.
+    func open(creating: Bool = true) throws -> Inbox {
         let path = inbox ?? ProcessInfo.processInfo.environment["SWITCHYARD_INBOX"]
             ?? (NSHomeDirectory() + "/.local/state/switchyard/inbox")
+        guard creating else {
+            if let reason = Self.missing(path) {
+                Output.error(Output.escaped("error: there is no inbox at '\(path)': \(reason) (it is made by the first relay send or watch)"))
+                throw ExitCode(2)
+            }
+            do { return try Inbox(directory: path, creating: false) } catch {
+                Output.error(Output.escaped("error: cannot read the inbox '\(path)': \(error)"))
+                throw ExitCode(2)
+            }
+        }
         // The directory first, here, so that a failure says the system's reason ("permission
         // denied", "no such file or directory") rather than Foundation's generic text.
         if let reason = Self.makeDirectories(path) {
@@ -39,6 +51,19 @@ struct InboxOption: ParsableArguments {
 }
 
 extension InboxOption {
+    /// Why `path` is not an existing directory (the first missing component, or one that is not
+    /// a directory), or nil; nothing is created.
+    static func missing(_ path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory) else { return "\(prefix) does not exist" }
+            if !isDirectory.boolValue { return "\(prefix) is not a directory" }
+        }
+        return nil
+    }
+
     /// Creates `path` and its missing parents (as `mkdir -p`); nil when done, else why not.
     static func makeDirectories(_ path: String) -> String? {
         var prefix = path.hasPrefix("/") ? "" : "."
@@ -174,8 +199,8 @@ struct RelayWatch: AsyncParsableCommand {
             }
             let outcome = await CommandOpen(command: command, timeLimit: handlerTimeout).open(request)
             switch outcome {
-            case .opened: Output.line("handled \(id) \(request.url)")
-            case .failed(let reason): Output.error("relay: \(id) not handled: \(reason)")
+            case .opened: Output.line(Output.escaped("handled \(id) \(request.url)"))
+            case .failed(let reason): Output.error(Output.escaped("relay: \(id) not handled: \(reason)"))
             }
             return outcome
         }
@@ -205,7 +230,8 @@ struct RelayStatus: ParsableCommand {
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let inbox = try inboxOption.open()
+        // A status check creates nothing: a missing inbox is reported (status 2).
+        let inbox = try inboxOption.open(creating: false)
         let names = inbox.pendingNames()
         let pending = inbox.pending()
         let rejected = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory + "/rejected")) ?? []).filter { !$0.hasSuffix(".reason") }.count
@@ -218,8 +244,9 @@ struct RelayStatus: ParsableCommand {
             ])))
             return
         }
-        Output.line("\(inbox.directory): \(pending.count) waiting\(oldest.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected")
-        for r in pending.prefix(10) { Output.line("  \(r.id.uuidString.lowercased())  \(r.source)  \(r.url)") }
+        // Records are read back from files anyone may write: nothing in them reaches the terminal raw.
+        Output.line(Output.escaped("\(inbox.directory): \(pending.count) waiting\(oldest.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected"))
+        for r in pending.prefix(10) { Output.line(Output.escaped("  \(r.id.uuidString.lowercased())  \(r.source)  \(r.url)")) }
         if pending.count > 10 { Output.line("  … \(pending.count - 10) more") }
     }
 }

@@ -33,7 +33,7 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds a script may run.")
     var timeLimit: Double = 15
 
-    @Option(parsing: .unconditional, help: "Seconds one network request may take (redirect following, script helpers).")
+    @Option(parsing: .unconditional, help: "Seconds one network call may take, its redirects included (a script helper call; all of redirect following).")
     var networkTimeout: Double = 10
 
     @Option(parsing: .unconditional, help: "Megabytes one script's heap may hold; past it the script fails with script-memory.")
@@ -174,7 +174,7 @@ struct UnwrapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unwrap",
         abstract: "Apply the manifest's static redirect table once (first matching rule wins).",
-        discussion: "With no URL arguments, reads URLs from stdin, one per line, and writes one result per line. Blank and whitespace-only lines are skipped: they give no output line."
+        discussion: "With no URL arguments, reads URLs from stdin, one per line, and writes one result per line (an input that is not a URL gets an 'error:' line, and the reason on stderr). Blank and whitespace-only lines are skipped: they give no output line."
     )
 
     @OptionGroup var manifestOption: ManifestOption
@@ -199,7 +199,11 @@ struct UnwrapCommand: ParsableCommand {
                         ("input", .string(input)), ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
                     ])))
                 } else {
-                    Output.error("error: \(Output.escaped(input)): \(problem)")
+                    // As resolve does: the reason on stderr, and — when several inputs are
+                    // answered — a line on stdout too, so output lines keep matching input lines.
+                    let line = "error: \(Output.escaped(input)): \(problem)"
+                    Output.error(line)
+                    if urls.count != 1 { Output.line(line) }
                 }
                 continue
             }

@@ -41,6 +41,20 @@ struct RouteCommand: ParsableCommand {
         var failed = false
         let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes)
         for url in inputs {
+            // The same input check as resolve and unwrap: an absolute URL without spaces or
+            // control characters; an invalid one still gets its line (one line per input).
+            if let problem = Output.urlProblem(url) {
+                failed = true
+                if json {
+                    Output.line(JSONWriter.compact(.object([
+                        ("url", .string(url)), ("route", .null),
+                        ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
+                    ])))
+                } else {
+                    Output.line("\(Output.escaped(url)) → error: \(problem)")
+                }
+                continue
+            }
             let result = router.route(url)
             switch result {
             case .matched(let m):

@@ -28,7 +28,7 @@ struct ScriptWorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard ScriptWorker.startedByEngine else {
-            FileHandle.standardError.write(Data("error: script-worker is started by switchyard itself (resolve, manifest test, open, serve), with a Unix socket as its stdin and stdout; it is not meant to be run by hand\n".utf8))
+            Output.standardError(Data("error: script-worker is started by switchyard itself (resolve, manifest test, open, serve), with a Unix socket as its stdin and stdout; it is not meant to be run by hand\n".utf8))
             throw ExitCode(2)
         }
         let status = await ScriptWorker.serve(timeLimit: timeLimit, memoryLimit: memoryLimitBytes > 0 ? Double(memoryLimitBytes) : .infinity, wallLimit: wallLimit, offline: offline, parent: parent)

@@ -25,7 +25,7 @@ func runCommandLine() async -> Never {
         Switchyard.exit()
     } catch {
         if Switchyard.exitCode(for: error) == .validationFailure {
-            FileHandle.standardError.write(Data((Switchyard.fullMessage(for: error) + "\n").utf8))
+            Output.standardError(Data((Switchyard.fullMessage(for: error) + "\n").utf8))
             Switchyard.exit(withError: ExitCode(2))
         }
         Switchyard.exit(withError: error)

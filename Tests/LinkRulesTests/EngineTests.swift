@@ -56,7 +56,9 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
 
     @Test func followsHTTPRedirectsWithHEADWhenOnline() async {
         let fetcher = RedirectingFetcher(["https://short.example/x": "https://mid.example/y", "https://mid.example/y": "/z", "https://mid.example/z": "https://tw.example/b/status/9"])
-        let engine = LinkEngine(manifest: manifest, options: .init(fetcher: fetcher))
+        // A generous network timeout: the whole unwrap shares it, and a test run that keeps the
+        // cooperative pool busy can hold a hop back for seconds.
+        let engine = LinkEngine(manifest: manifest, options: .init(fetcher: fetcher, networkTimeout: 3600))
         let r = await engine.resolve("https://short.example/x")
         #expect(r.unwrapped == "https://tw.example/b/status/9")
         #expect(r.actions.first?.url == "tw://status?id=9")
@@ -80,9 +82,49 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
 
     @Test func redirectHopsAreBounded() async {
         let loop = RedirectingFetcher(["https://a.example/": "https://b.example/", "https://b.example/": "https://a.example/"])
-        let engine = LinkEngine(manifest: manifest, options: .init(maximumRedirectHops: 3, fetcher: loop))
+        let engine = LinkEngine(manifest: manifest, options: .init(maximumRedirectHops: 3, fetcher: loop, networkTimeout: 3600))
         _ = await engine.resolve("https://a.example/")
         #expect(loop.seen.count == 3)
+    }
+
+    /// A browser never follows a redirect (or a wrapper link) to `javascript:` or `file:`: such a
+    /// target is not reported as the unwrapped URL, from an HTTP redirect or from the table.
+    @Test(arguments: ["javascript:alert(document.cookie)", "JavaScript:alert(1)", "file:///etc/passwd", "data:text/html,<b>x</b>"])
+    func aRedirectToAScriptOrALocalFileIsNotTheUnwrappedURL(_ target: String) async {
+        let fetcher = RedirectingFetcher(["https://short.example/x": target])
+        let followed = await LinkEngine(manifest: manifest, options: .init(fetcher: fetcher)).resolve("https://short.example/x")
+        #expect(followed.unwrapped == nil)
+        let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let table = await LinkEngine(manifest: manifest, options: .init(offline: true)).resolve("https://wrap.example/?to=\(encoded)")
+        #expect(table.unwrapped == nil)
+        // A redirect to an app's own scheme still counts.
+        let app = RedirectingFetcher(["https://short.example/x": "tw://status?id=1"])
+        #expect(await LinkEngine(manifest: manifest, options: .init(fetcher: app)).resolve("https://short.example/x").unwrapped == "tw://status?id=1")
+    }
+
+    /// The whole unwrap is bounded by the network timeout, not each hop: every hop is asked to end
+    /// by one deadline, and no hop is sent after it.
+    @Test func redirectFollowingSharesOneDeadline() async {
+        final class SlowFetcher: Fetcher, @unchecked Sendable {
+            let lock = NSLock()
+            var deadlines: [ContinuousClock.Instant?] = []
+            func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
+                lock.withLock { deadlines.append(request.deadline) }
+                try? await Task.sleep(for: .milliseconds(200))
+                return FetchResponse(status: 302, headers: [("location", request.url + "x")], url: request.url)
+            }
+        }
+        let fetcher = SlowFetcher()
+        let engine = LinkEngine(manifest: manifest, options: .init(maximumRedirectHops: 50, fetcher: fetcher, networkTimeout: 0.5))
+        let start = ContinuousClock.now
+        _ = await engine.resolve("https://a.example/")
+        let deadlines = fetcher.lock.withLock { fetcher.deadlines }
+        // 0.5 s of 0.2 s hops: three (fewer when a busy test run holds hops back), never 50.
+        #expect((1...4).contains(deadlines.count), "\(deadlines.count) hops")
+        #expect(Set(deadlines.compactMap { $0 }).count == 1 && !deadlines.contains(nil))
+        if let deadline = deadlines.first ?? nil {
+            #expect(deadline - start <= .milliseconds(510), "the deadline is the network timeout from the start")
+        }
     }
 
     @Test func previews() async {

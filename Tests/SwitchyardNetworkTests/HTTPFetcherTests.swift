@@ -16,7 +16,9 @@ import Glibc
         let url = "http://127.0.0.1:\(server.port)/secret"
         let script = "function process(url, completionHandler) { completionHandler(httpRequest(url)); }"
 
-        let guarded = ScriptRuntime(fetcher: HTTPFetcher(), timeLimit: 5)
+        // Time limits far above what these calls take: the point is the refusal, and a loaded machine
+        // must not turn it into a script-timeout.
+        let guarded = ScriptRuntime(fetcher: HTTPFetcher(), timeLimit: 60)
         let refused = await guarded.run(script, input: url)
         #expect(refused.failureValue?.code == .networkRefused)
         let byName = await guarded.run(script, input: "http://localhost:\(server.port)/secret")
@@ -25,7 +27,7 @@ import Glibc
         #expect(server.connections == 0)
 
         // Explicitly allowed: the same request reaches the server.
-        let allowed = ScriptRuntime(fetcher: HTTPFetcher(options: .init(allowPrivateAddresses: true)), timeLimit: 5)
+        let allowed = ScriptRuntime(fetcher: HTTPFetcher(options: .init(allowPrivateAddresses: true)), timeLimit: 60)
         #expect(await allowed.run(script, input: url) == .success("hello from loopback"))
         #expect(server.connections == 1)
     }

@@ -22,6 +22,15 @@ import URLRelay
         Case(url: "https://ads.rabble.community/x", expected: .deny(reason: "host ads.rabble.community is denied")),
         Case(url: "https://cdn.rabble.community/x", expected: .open(delay: 0)),
         Case(url: "no scheme here", expected: .deny(reason: "not an absolute URL (no scheme)")),
+        // C1 controls (U+009B is a CSI to some terminals), like C0 ones.
+        Case(url: "plur://group/\u{9B}2J", expected: .deny(reason: "the URL contains a space or a control character")),
+        Case(url: "plur://group/\u{85}", expected: .deny(reason: "the URL contains a space or a control character")),
+        // Bidirectional overrides, isolates and line separators make a link read differently.
+        Case(url: "plur://group/a\u{202E}gpj.exe", expected: .deny(reason: "the URL contains the invisible format character U+202E (bidirectional override or line separator: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/\u{2066}a", expected: .deny(reason: "the URL contains the invisible format character U+2066 (bidirectional override or line separator: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{2029}b", expected: .deny(reason: "the URL contains the invisible format character U+2029 (bidirectional override or line separator: it makes a link read differently from where it goes)")),
+        // Other non-ASCII text is fine.
+        Case(url: "plur://group/caf\u{E9}", expected: .open(delay: 0.3)),
         Case(url: "plur://" + String(repeating: "a", count: 200), expected: .deny(reason: "the URL is longer than 100 bytes")),
     ]
 

@@ -108,4 +108,66 @@ import Testing
         let text = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("Blank and whitespace-only lines are skipped"), "\(r.stdout)")
     }
+
+    /// A status check creates nothing: a missing inbox is reported with status 2 (only send and
+    /// watch, which write, make it).
+    @Test func relayStatusOfAMissingInboxCreatesNothingAndSaysSo() async throws {
+        let directory = try Self.temporaryDirectory()
+        let missing = directory.appendingPathComponent("no/such/inbox").path
+        for arguments in [["relay", "status", "--inbox", missing], ["relay", "status", "--json", "--inbox", missing]] {
+            let r = try await CLITests.running(arguments)
+            #expect(r.status == 2)
+            #expect(r.stdout.isEmpty, "\(r.stdout)")
+            #expect(r.stderr == "error: there is no inbox at '\(missing)': \(directory.path)/no does not exist (it is made by the first relay send or watch)\n", "\(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("no").path))
+        // Once something was sent, status reads it.
+        #expect(try await CLITests.running(["relay", "send", "--inbox", missing, "plur://x"]).status == 0)
+        let r = try await CLITests.running(["relay", "status", "--inbox", missing])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("\(missing): 1 waiting"), "\(r.stdout)")
+    }
+
+    /// `route` applies the input check of resolve and unwrap (a space, a control character, no
+    /// scheme), still one line per input; `aasa validate` fetches no URL with a control character.
+    @Test func routeAndAASAValidateRefuseURLsWithSpacesOrControlCharacters() async throws {
+        let routes = CLITests.root.appendingPathComponent("Examples/plur-routes.yaml").path
+        let inputs = ["plur://group/ravers", "plur://group/a b", "plur://group/\u{1B}[2J", "not a url", "plur://group/x\u{9B}1m"]
+        let human = try await CLITests.running(["route", "--routes", routes], stdin: inputs.joined(separator: "\n") + "\n")
+        #expect(human.status == 1)
+        let lines = human.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == inputs.count, "\(human.stdout)")
+        #expect(lines.dropFirst().allSatisfy { $0.contains(" → error: ") }, "\(human.stdout)")
+        #expect(lines[1] == "plur://group/a b → error: contains a space")
+        #expect(lines[2] == "plur://group/\\u{1B}[2J → error: contains the control character U+001B")
+        #expect(!TerminalSafetyCLITests.hasControl(human.stdout))
+        let json = try await CLITests.running(["route", "--routes", routes, "--json", "plur://group/a b"])
+        #expect(json.status == 1)
+        #expect(json.stdout == #"{"url":"plur://group/a b","route":null,"error":{"code":"invalid-url","message":"contains a space"}}"# + "\n", "\(json.stdout)")
+
+        let server = try LocalServer()
+        for command in ["aasa", "assetlinks"] {
+            let r = try await CLITests.running([command, "validate", "https://127.0.0.1:\(server.port)/\u{1B}[2J"])
+            #expect(r.status == 1)
+            #expect(r.stderr == "error: https://127.0.0.1:\(server.port)/\\u{1B}[2J: contains the control character U+001B\n", "\(r.stderr)")
+            #expect(r.stdout.isEmpty && !TerminalSafetyCLITests.hasControl(r.stderr.replacingOccurrences(of: "\n", with: "")))
+        }
+        #expect(try server.hits() == 0)
+    }
+
+    /// `unwrap` answers every input with a line, an invalid one too, so output lines keep
+    /// matching input lines.
+    @Test func unwrapPrintsALineForEveryInputAnInvalidOneToo() async throws {
+        let inputs = (0..<1000).map { $0 % 10 == 3 ? "not a url \($0)" : "https://example.com/\($0)" }
+        let r = try await CLITests.running(["unwrap"], stdin: inputs.joined(separator: "\n") + "\n")
+        #expect(r.status == 1)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == inputs.count)
+        #expect(lines[3] == "error: not a url 3: not an absolute URL (expected a scheme such as https: followed by the rest of the link)", "\(lines[3])")
+        #expect(lines[4] == "https://example.com/4")
+        #expect(r.stderr.split(separator: "\n").count == 100)
+        // One argument: the reason on stderr only, as resolve does.
+        let one = try await CLITests.running(["unwrap", "not a url"])
+        #expect(one.status == 1 && one.stdout.isEmpty && one.stderr.hasPrefix("error: not a url: "))
+    }
 }

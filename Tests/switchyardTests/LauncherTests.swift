@@ -97,10 +97,10 @@ import Testing
         defer { watcher.terminate(); watcher.waitUntilExit() }
         let page = String(decoding: try await URLSession.shared.data(from: URL(string: base)!).0, as: UTF8.self)
         let token = try #require(page.range(of: #"var token = ""#).map { String(page[$0.upperBound...].prefix(32)) })
-        func post(_ token: String?, host: String? = nil) async throws -> Int {
+        func post(_ token: String?, host: String? = nil, url: String = "plur://group/posted") async throws -> Int {
             var request = URLRequest(url: URL(string: base + "open")!)
             request.httpMethod = "POST"
-            request.httpBody = Data(#"{"url": "plur://group/posted"}"#.utf8)
+            request.httpBody = try JSONSerialization.data(withJSONObject: ["url": url])
             if let token { request.setValue(token, forHTTPHeaderField: "X-Switchyard-Token") }
             if let host { request.setValue(host, forHTTPHeaderField: "Host") }
             return (try await URLSession.shared.data(for: request).1 as! HTTPURLResponse).statusCode
@@ -108,6 +108,9 @@ import Testing
         #expect(try await post(nil) == 403)
         #expect(try await post(String(repeating: "0", count: 32)) == 403)
         #expect(try await post(token, host: "evil.example") == 403)
+        // The one URL policy: C1 controls and bidirectional overrides are refused here too.
+        #expect(try await post(token, url: "plur://group/\u{9B}2J") == 400)
+        #expect(try await post(token, url: "plur://group/a\u{202E}gpj.exe") == 400)
         #expect(try await post(token) == 200)
         #expect(Self.waitForRecord(record, containing: "plur://group/posted").contains("plur://group/posted"))
         let bad = try CLITests.run(["relay", "watch", "--http", "0.0.0.0:8080"])

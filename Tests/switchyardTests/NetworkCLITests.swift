@@ -30,6 +30,13 @@ final class LocalServer {
         Int(try get("/hits").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
+    /// When each request arrived, in seconds after the first one (on the server's clock), and its target.
+    func stamps() throws -> [(seconds: Double, target: String)] {
+        let lines = try get("/stamps").split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+        let first = lines.first.flatMap { Double($0[0]) } ?? 0
+        return lines.map { ((Double($0[0]) ?? .nan) - first, $0.count > 1 ? $0[1] : "") }
+    }
+
     /// The request targets the server answered so far, as sent (escapes as they were on the wire).
     func seen() throws -> [String] {
         try get("/seen").split(separator: "\n").map(String.init)
@@ -254,6 +261,76 @@ struct TestCA {
         #expect(r.stdout.contains("3.0 s wall-clock limit"), "\(r.stdout)")
         let hits = try server.hits()
         #expect(hits <= 6, "requests: \(hits)")
+    }
+
+    /// A manifest whose one action's script runs `body` (the server's origin is `origin`).
+    static func oneScriptManifest(_ body: String, in directory: URL) throws -> String {
+        let manifest = directory.appendingPathComponent("manifest.json")
+        let script = JSONSerialization.string("function process(url, done) { \(body) }")
+        try Data(#"{"apps": [{"identifier": "app", "name": "App", "scheme": "app"}], "actions": [{"title": "T", "regex": "^https://t\\.example/", "formats": [{"appId": "app", "script2": \#(script)}]}]}"#.utf8)
+            .write(to: manifest)
+        return manifest.path
+    }
+
+    /// `--network-timeout` bounds a script's whole `httpRequest`, its redirects included: a chain
+    /// of redirects each just under the timeout was followed to its end (6 hops, 11.5 s, far past
+    /// the 4 s wall-clock limit); now the call ends at 2 s and the third hop is never sent.
+    @Test(arguments: ["process", "none"])
+    func aScriptRequestFollowingRedirectsEndsAtTheNetworkTimeout(_ isolation: String) async throws {
+        let server = try LocalServer()
+        let manifest = try Self.oneScriptManifest(#"done(httpRequest("\#(server.origin)/chain/5?d=1.9") === null ? "app://t/cut" : "app://t/read");"#,
+                                                  in: try Self.temporaryDirectory())
+        let start = Date()
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "--network-timeout", "2", "--time-limit", "1",
+                                            "--script-isolation", isolation, "--manifest", manifest, "https://t.example/"])
+        let took = Date().timeIntervalSince(start)
+        #expect(r.stdout.contains(#""url":"app://t/cut""#), "\(r.stdout) \(r.stderr)")
+        #expect(took < 9, "took \(took) s")  // 2 s; loose for a loaded machine
+        let stamps = try server.stamps()
+        #expect(stamps.count <= 2, "\(stamps)")
+        #expect(stamps.allSatisfy { $0.seconds < 2.3 }, "\(stamps)")
+    }
+
+    /// Nothing is fetched after a script's wall-clock limit (2 × 0.5 + 2 = 3 s): a request that
+    /// starts before it (a redirect chain, each hop 0.9 s) is ended there, not at its own
+    /// network timeout 2 s later, and the format fails with script-timeout.
+    @Test(arguments: ["process", "none"])
+    func nothingIsFetchedAfterAScriptsWallClockLimit(_ isolation: String) async throws {
+        let server = try LocalServer()
+        let manifest = try Self.oneScriptManifest(#"for (;;) httpRequest("\#(server.origin)/chain/3?d=0.9");"#, in: try Self.temporaryDirectory())
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "--network-timeout", "2", "--time-limit", "0.5",
+                                            "--script-isolation", isolation, "--manifest", manifest, "https://t.example/"])
+        #expect(r.stdout.contains(#""code":"script-timeout""#), "\(r.stdout) \(r.stderr)")
+        let stamps = try server.stamps()
+        // Hops at 0, 0.9, 1.8 (ended at 2), then 2.0 and 2.9 (ended at 3); before, one at 3.8.
+        #expect(stamps.count >= 2 && stamps.allSatisfy { $0.seconds < 3.3 }, "\(stamps)")
+    }
+
+    /// The engine's own HEAD redirect following (a short link) is bounded as a whole by the network
+    /// timeout: five hops of 0.9 s took 4.5 s with a 2 s timeout; now the unwrap ends at 2 s.
+    @Test func unwrappingAShortLinkEndsAtTheNetworkTimeout() async throws {
+        let server = try LocalServer()
+        let start = Date()
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "--network-timeout", "2", "\(server.origin)/chain/5?d=0.9"])
+        let took = Date().timeIntervalSince(start)
+        #expect(took < 9, "took \(took) s")
+        let stamps = try server.stamps()
+        #expect(stamps.count <= 3 && stamps.allSatisfy { $0.seconds < 2.3 }, "\(stamps)")
+        // It stops at the last URL it learnt, as on any error.
+        #expect(try Self.json(r.stdout)["unwrapped"] as? String == "\(server.origin)/chain/3?d=0.9", "\(r.stdout)")
+    }
+
+    /// A browser never follows a redirect to `javascript:` or `file:`: it is not the unwrapped URL.
+    @Test(arguments: ["javascript:alert(document.domain)", "file:///etc/passwd"])
+    func aRedirectToJavascriptOrFileIsNotReportedAsUnwrapped(_ target: String) async throws {
+        let server = try LocalServer()
+        let location = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let r = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?u=\(location)"])
+        #expect(r.status == 1)
+        let result = try Self.json(r.stdout)
+        #expect(result["unwrapped"] is NSNull, "\(r.stdout)")
+        #expect(!r.stdout.contains(target), "\(r.stdout)")
+        #expect(try server.hits() == 1)
     }
 
     @Test func aasaAndAssetlinksAreValidatedOverHTTPSWithATestCA() async throws {

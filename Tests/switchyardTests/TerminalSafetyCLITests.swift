@@ -85,4 +85,121 @@ import Testing
         #expect(r.status == 1)
         #expect(r.stderr == "refused: 'javascript:x?]0;pwned??2J': the URL contains a space or a control character\n", "\(r.stderr.debugDescription)")
     }
+
+    /// Control characters, bidirectional format characters and line separators.
+    static func hasUnsafe(_ text: String) -> Bool {
+        hasControl(text) || text.unicodeScalars.contains {
+            (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029
+        }
+    }
+
+    /// C1 controls (U+009B is a CSI), bidirectional overrides and isolates and line separators
+    /// are refused by the one URL policy: `relay send` stores nothing, `open` hands nothing to
+    /// its command, and neither echoes them raw.
+    @Test(arguments: ["plur://group/\u{9B}2J", "plur://group/\u{85}x", "plur://group/a\u{202E}txt.exe", "plur://group/\u{2066}a\u{2069}", "plur://group/a\u{2028}b"])
+    func relaySendAndOpenRefuseC1AndBidiCharacters(_ url: String) async throws {
+        let directory = try Self.temporaryDirectory()
+        let inbox = directory.appendingPathComponent("inbox").path
+        let sent = try await CLITests.running(["relay", "send", "--inbox", inbox, url])
+        #expect(sent.status == 1)
+        #expect(sent.stderr.hasPrefix("refused: 'plur://group/"), "\(sent.stderr.debugDescription)")
+        #expect(!Self.hasUnsafe(sent.stderr), "\(sent.stderr.debugDescription)")
+        #expect(sent.stdout.isEmpty)
+        let stdin = try await CLITests.running(["relay", "send", "--stdin", "--inbox", inbox], stdin: url + "\nplur://group/ok\n")
+        #expect(stdin.status == 1)
+        #expect(stdin.stdout.split(separator: "\n").count == 1)
+        let status = try await CLITests.running(["relay", "status", "--inbox", inbox, "--json"])
+        #expect(status.stdout.contains(#""pending":1"#), "\(status.stdout)")
+
+        // `open --open-with`: the command is never run with such a URL.
+        let marker = directory.appendingPathComponent("ran").path
+        let opened = try await CLITests.running(["open", "--offline", "--script-isolation", "none", "--inbox", inbox, "--open-with", "touch \(marker)", url])
+        #expect(opened.status == 1)
+        #expect(opened.stderr.hasPrefix("refused: "), "\(opened.stderr.debugDescription)")
+        #expect(!Self.hasUnsafe(opened.stderr + opened.stdout), "\(opened.stderr.debugDescription)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    /// A record stored with such a URL (by an older version, or written by hand): `relay status`
+    /// escapes it, and a drain moves it to rejected/ instead of handing it over.
+    @Test func storedRecordsWithC1OrBidiURLsAreEscapedByStatusAndRejectedByTheDrain() async throws {
+        let directory = try Self.temporaryDirectory()
+        let inbox = directory.appendingPathComponent("inbox").path
+        #expect(try await CLITests.running(["relay", "send", "--inbox", inbox, "plur://group/first"]).status == 0)
+        let id = UUID()
+        let record = RelayRecord.line(id: id, url: "plur://group/\u{9B}2J\u{202E}gpj.exe", source: "old\u{9B}31m")
+        try Data(record.utf8).write(to: URL(fileURLWithPath: inbox + "/requests/99999999999999999999-\(id.uuidString.lowercased()).json"))
+        let status = try await CLITests.running(["relay", "status", "--inbox", inbox])
+        #expect(status.status == 0)
+        #expect(!Self.hasUnsafe(status.stdout), "\(status.stdout.debugDescription)")
+        #expect(status.stdout.contains("old\\u{9B}31m  plur://group/\\u{9B}2J\\u{202E}gpj.exe"), "\(status.stdout)")
+
+        let handled = directory.appendingPathComponent("handled.jsonl").path
+        let watch = try RelayCLITests.startWatch(["relay", "watch", "--inbox", inbox, "--record", handled])
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { usleep(20_000) }
+        watch.terminate()
+        watch.waitUntilExit()
+        let rejected = try FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")
+        let reason = try String(contentsOfFile: inbox + "/rejected/" + (rejected.first { $0.hasSuffix(".reason") } ?? ""), encoding: .utf8)
+        #expect(reason == "the URL contains a space or a control character\n", "\(reason)")
+        let delivered = try String(contentsOfFile: handled, encoding: .utf8)
+        #expect(delivered.contains("plur://group/first") && !delivered.contains("gpj.exe"), "\(delivered)")
+    }
+
+    /// Human output escapes bidirectional overrides and line separators as it does control characters.
+    @Test func bidiAndLineSeparatorsAreEscapedInHumanOutput() async throws {
+        let r = try await CLITests.running(["unwrap", "https://www.youtube.com/redirect?q=https%3A%2F%2Fa.example%2F%E2%80%AEexe.txt%E2%80%A8FAKE&v=x"])
+        #expect(r.stdout == "https://a.example/\\u{202E}exe.txt\\u{2028}FAKE\n", "\(r.stdout.debugDescription)")
+    }
+
+    /// Sign an x-callback-url as `callback build` does, with any request id (build refuses control
+    /// characters in `--id`; a sender need not use it).
+    static func signedCallback(id: String, keyID: String, secret: String) throws -> String {
+        let python = """
+            import hashlib, hmac, base64, sys, time, urllib.parse
+            q = lambda s: urllib.parse.quote(s, safe="")
+            rid, kid, secret = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+            params = [("x-sy-id", rid), ("x-sy-kid", kid), ("x-sy-exp", str(int(time.time()) + 300)), ("x-sy-nonce", "00112233445566778899aabbccddeeff")]
+            canonical = "\\n".join([q(x) for x in ["switchyard-callback-v1", "helper", "act", "", "", "", ""]] + sorted(q(k) + "=" + q(v) for k, v in params))
+            sig = base64.urlsafe_b64encode(hmac.new(secret, canonical.encode(), hashlib.sha256).digest()).decode().rstrip("=")
+            sys.stdout.write("helper://x-callback-url/act?" + "&".join(q(k) + "=" + q(v) for k, v in params + [("x-sy-sig", sig)]))
+            """
+        let task = Process()
+        task.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        task.arguments = ["python3", "-c", python, id, keyID, secret]
+        let out = Pipe()
+        task.standardOutput = out
+        try task.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        task.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `callback verify` prints the sender's request id and key id escaped; `callback build --id`
+    /// refuses control characters.
+    @Test func callbackVerifyEscapesWhatTheSenderWroteAndBuildRefusesControlIDs() async throws {
+        let directory = try Self.temporaryDirectory()
+        let keyFile = directory.appendingPathComponent("k1.key").path
+        try Data("0123456789abcdef0123456789abcdef".utf8).write(to: URL(fileURLWithPath: keyFile))
+        let seen = directory.appendingPathComponent("nonces").path
+        let signed = try Self.signedCallback(id: "req\u{1B}]0;pwned\u{7}\nFAKE", keyID: "k1", secret: "0123456789abcdef0123456789abcdef")
+        let verified = try await CLITests.running(["callback", "verify", signed, "--key", "k1=\(keyFile)", "--seen", seen])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout == "req\\u{1B}]0;pwned\\u{7}\\u{A}FAKE\n", "\(verified.stdout.debugDescription)")
+
+        // An unknown key id with an escape sequence: refused, and said escaped.
+        let unknown = try Self.signedCallback(id: "r1", keyID: "k\u{1B}[2J\u{9B}2J", secret: "0123456789abcdef0123456789abcdef")
+        let refused = try await CLITests.running(["callback", "verify", unknown, "--key", "k1=\(keyFile)", "--seen", seen])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("unknown"), "\(refused.stderr)")
+        #expect(!Self.hasControl(String(refused.stderr.dropLast())), "\(refused.stderr.debugDescription)")
+
+        for id in ["req\u{1B}[2J", "a\nb", "x\u{9B}1m", "a\u{202E}b"] {
+            let built = try await CLITests.running(["callback", "build", "--scheme", "helper", "--action", "act", "--key", "k1=\(keyFile)", "--id", id])
+            #expect(built.status == 2, "\(id.debugDescription): \(built.status)")
+            #expect(built.stderr.contains("--id must not contain control or bidirectional format characters"), "\(built.stderr)")
+            #expect(built.stdout.isEmpty)
+        }
+    }
 }

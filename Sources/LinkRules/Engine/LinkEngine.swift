@@ -35,8 +35,9 @@ public struct LinkEngine: Sendable {
         public var fetcher: (any Fetcher)?
         /// Threads for matching and scripts (default: one per core). Engines may share one.
         public var executor: ScriptExecutor?
-        /// Seconds one network request may take (scripts' helpers, redirect following; read by the
-        /// fetcher that `withHTTPFetcher()` makes).
+        /// Seconds one network call may take, its redirects included (a script's helper call, read
+        /// by the fetcher that `withHTTPFetcher()` makes), and the whole of HEAD redirect following
+        /// when unwrapping (every hop together).
         public var networkTimeout: Double
         /// Seconds one regex evaluation may take; a regex that runs longer fails what it was for
         /// with `regex-timeout` (an action's formats, a browser, a preview) or, in the redirect
@@ -373,16 +374,21 @@ public struct LinkEngine: Sendable {
     }
 
     /// Follows redirects from `url`, stopping early at a URL for which `done` is true (a rule
-    /// already handles it, so it need not be fetched).
+    /// already handles it, so it need not be fetched). The whole unwrap, every hop together, is
+    /// bounded by `networkTimeout`: each hop gets what is left, and none is sent after it.
+    /// It also stops at a redirect to a URL a browser never follows (`javascript:`, `file:`, …).
     func followRedirectsOnExecutor(_ url: String, until done: (String) -> Bool = { _ in false }) -> String {
         var current = url
         let fetcher = scripts.fetcher
+        let seconds = options.networkTimeout.isFinite ? min(max(options.networkTimeout, 0), 86_400) : 86_400
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
         for _ in 0..<options.maximumRedirectHops {
             if current != url && done(current) { return current }
-            let request = FetchRequest(url: current, method: .head, followRedirects: false)
+            guard ContinuousClock.now < deadline else { return current }
+            let request = FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline)
             guard let response = try? ScriptExecutor.waitForAsync({ () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }),
                   (300..<400).contains(response.status), let location = response.header("location"),
-                  let next = Unwrapper.resolveReference(location, against: current)
+                  let next = Unwrapper.resolveReference(location, against: current), !Unwrapper.isNeverFollowed(next)
             else { return current }
             current = next
         }

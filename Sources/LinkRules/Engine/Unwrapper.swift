@@ -8,16 +8,33 @@ struct Unwrapper: Sendable {
     /// Seconds each rule's regex may take; a rule that runs out is treated as not matching.
     var regexBudget = Pattern.defaultTimeLimit
 
+    /// The URL behind `url`'s wrapper, or `url` when no rule matches or the rule gives a URL a
+    /// browser would never open from a link (`javascript:`, `file:`, …; see `isNeverFollowed`).
     func unwrap(_ url: String) -> String {
         for rule in rules where rule.pattern.matches(url, budget: regexBudget) {
+            let target: String
             switch rule.output {
             case .param(let name):
-                return Self.queryValue(name, in: url) ?? url
+                target = Self.queryValue(name, in: url) ?? url
             case .template(let template):
-                return rule.pattern.replace(in: url, with: template, budget: regexBudget)
+                target = rule.pattern.replace(in: url, with: template, budget: regexBudget)
             }
+            return Self.isNeverFollowed(target) ? url : target
         }
         return url
+    }
+
+    /// Schemes a browser never navigates to from a redirect or a wrapper link (script, local
+    /// file and in-memory URLs): such a target is not an unwrapped URL.
+    static let neverFollowedSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "about"]
+
+    /// True when `url`'s scheme is one of `neverFollowedSchemes` (case-insensitive, as browsers
+    /// compare schemes, leading spaces and controls ignored as browsers strip them).
+    static func isNeverFollowed(_ url: String) -> Bool {
+        let trimmed = url.unicodeScalars.drop { $0.value <= 0x20 }
+        guard let colon = trimmed.firstIndex(of: ":") else { return false }
+        let scheme = String(String.UnicodeScalarView(trimmed[..<colon].filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })).lowercased()
+        return neverFollowedSchemes.contains(scheme)
     }
 
     /// The first value of query item `name` in `url`, percent-decoded (`+` stays `+`).

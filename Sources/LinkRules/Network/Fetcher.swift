@@ -13,20 +13,26 @@ public struct FetchRequest: Sendable, Equatable {
     public var headers: [(name: String, value: String)]
     /// The request body (a webhook's JSON); nil sends none.
     public var body: [UInt8]?
+    /// When the whole request, redirects included, must be over (a script's wall-clock limit, an
+    /// unwrap's time): the fetcher ends it then, or sooner at its own timeout, and sends nothing
+    /// after it. nil: only the fetcher's own timeout applies.
+    public var deadline: ContinuousClock.Instant?
 
-    /// A request; by default a GET that follows redirects, with no extra headers and no body.
+    /// A request; by default a GET that follows redirects, with no extra headers, no body and no
+    /// deadline beyond the fetcher's own timeout.
     public init(url: String, method: Method = .get, followRedirects: Bool = true,
-                headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+                headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, deadline: ContinuousClock.Instant? = nil) {
         self.url = url
         self.method = method
         self.followRedirects = followRedirects
         self.headers = headers
         self.body = body
+        self.deadline = deadline
     }
 
-    /// Equal when URL, method, redirect policy, body and headers (in order) are.
+    /// Equal when URL, method, redirect policy, body, deadline and headers (in order) are.
     public static func == (a: FetchRequest, b: FetchRequest) -> Bool {
-        a.url == b.url && a.method == b.method && a.followRedirects == b.followRedirects && a.body == b.body
+        a.url == b.url && a.method == b.method && a.followRedirects == b.followRedirects && a.body == b.body && a.deadline == b.deadline
             && a.headers.map { "\($0.name):\($0.value)" } == b.headers.map { "\($0.name):\($0.value)" }
     }
 }

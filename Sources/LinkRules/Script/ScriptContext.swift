@@ -288,7 +288,11 @@ final class ScriptContext {
         }
         do {
             let fetcher = host.fetcher
-            let request = FetchRequest(url: url, method: .get)
+            // The fetcher ends the request (its redirects included) at the wall-clock limit, so
+            // nothing is fetched after it.
+            let deadline = host.wallLimit.isFinite && host.wallLimit < 86_400
+                ? host.started.advanced(by: .milliseconds(Int64(host.wallLimit * 1000))) : nil
+            let request = FetchRequest(url: url, method: .get, deadline: deadline)
             let response: FetchResponse
             if let blocking = fetcher as? any BlockingFetcher {
                 response = try blocking.fetchBlocking(request)

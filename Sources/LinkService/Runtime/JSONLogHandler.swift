@@ -30,6 +30,7 @@ public struct JSONLogHandler: LogHandler {
         var line = "{\"ts\":\"\(Date().formatted(.iso8601))\",\"level\":\"\(event.level)\",\"label\":\(JSONWriter.quote(label)),\"msg\":\(JSONWriter.quote("\(event.message)"))"
         for key in fields.keys.sorted() { line += ",\(JSONWriter.quote(key)):\(JSONWriter.quote("\(fields[key]!)"))" }
         line += "}\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        // A closed stderr (its reader gone) must not stop the service: the line is dropped.
+        try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
     }
 }

@@ -13,11 +13,14 @@ Prints the port it listens on (127.0.0.1), then serves until its parent process 
   /.well-known/apple-app-site-association, /.well-known/assetlinks.json   the files in $TEST_AASA / $TEST_ASSETLINKS
   /trickle?n=N   200 with an N-byte body sent one byte a second (default 60)
   /spaced        302 -> "/text?x=a%2Fb c" (a Location with a raw space and an escape)
+  /chain/N?d=S   waits S seconds, then 302 -> /chain/N-1?d=S; /chain/0 answers 200 "end of chain"
+  /goto?u=URL    302 -> URL, as given (a redirect to javascript:, file:, …)
+  /stamps        each request so far as "SECONDS TARGET", SECONDS on the server's clock (when it arrived)
   /hits          how many requests the server has answered (for "no connection was made" checks)
   /seen          the request targets answered so far, one per line (as sent: escapes visible)
 anything else    404
 """
-import http.server, os, ssl, sys, threading, time
+import http.server, os, ssl, sys, threading, time, urllib.parse
 
 parent = os.getppid()
 def watch():
@@ -28,6 +31,7 @@ threading.Thread(target=watch, daemon=True).start()
 
 hits = 0
 seen = []
+stamps = []
 lock = threading.Lock()
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -47,10 +51,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def route(self):
         global hits
         path = self.path.split("?")[0]
-        if path not in ("/hits", "/seen"):
+        if path not in ("/hits", "/seen", "/stamps"):
             with lock:
                 hits += 1
                 seen.append(self.path)
+                stamps.append("%.3f %s" % (time.time(), self.path))
         if path == "/r1": return self.reply(301, [("Location", "/r2")])
         if path == "/r2": return self.reply(302, [("Location", "https://twitter.com/jack/status/20")])
         if path == "/loop": return self.reply(302, [("Location", "/loop")])
@@ -74,6 +79,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return
                 time.sleep(1)
             return
+        if path.startswith("/chain/"):
+            n = int(path.split("/")[2])
+            d = float(urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("d", ["0"])[0])
+            time.sleep(d)
+            if n <= 0: return self.reply(200, [("Content-Type", "text/plain")], b"end of chain")
+            return self.reply(302, [("Location", "/chain/%d?d=%s" % (n - 1, d))])
+        if path == "/goto":
+            target = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)["u"][0]
+            return self.reply(302, [("Location", target)])
+        if path == "/stamps":
+            with lock: listed = "\n".join(stamps)
+            return self.reply(200, [("Content-Type", "text/plain")], listed.encode())
         if path == "/spaced": return self.reply(302, [("Location", "/text?x=a%2Fb c")])
         if path == "/seen":
             with lock: listed = "\n".join(seen)

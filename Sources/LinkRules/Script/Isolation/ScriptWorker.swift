@@ -85,7 +85,9 @@ public enum ScriptWorker {
 
         func fetchBlocking(_ request: FetchRequest) throws(FetchError) -> FetchResponse {
             // Answers held back go first: the engine reads them in order before this request.
-            guard outbox.add(WorkerFrame("F", [request.url]).encoded, sendNow: true) else {
+            // The engine makes the request: it is told how long the script may still wait for it.
+            let left = request.deadline.map { String(max(0, ($0 - ContinuousClock.now) / .seconds(1))) } ?? ""
+            guard outbox.add(WorkerFrame("F", [request.url, left]).encoded, sendNow: true) else {
                 throw FetchError(code: .networkError, message: "the engine that asked for this script is gone")
             }
             while true {

@@ -224,7 +224,13 @@ final class ScriptWorkerPool: Sendable {
             case UInt8(ascii: "F"):
                 let started = ContinuousClock.now
                 let fetcher = self.fetcher
-                let request = FetchRequest(url: frame.text(0), method: .get)
+                // Ended at the script's wall-clock limit (what the worker says is left of it, and
+                // never later than this call's own), so nothing is fetched after it.
+                var deadline = start.advanced(by: .milliseconds(Int64(min(wallLimit, 86_400) * 1000)))
+                if let left = Double(frame.text(1)), left.isFinite, left >= 0 {
+                    deadline = min(deadline, started.advanced(by: .milliseconds(Int64(min(left, 86_400) * 1000))))
+                }
+                let request = FetchRequest(url: frame.text(0), method: .get, deadline: deadline)
                 let reply: WorkerFrame
                 do {
                     let response = try ScriptExecutor.waitForAsync { () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }

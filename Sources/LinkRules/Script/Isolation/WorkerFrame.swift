@@ -13,7 +13,7 @@ import Darwin
 /// | kind | direction | fields |
 /// |---|---|---|
 /// | `R` run | engine → worker | script id, source (empty once the worker has it), input |
-/// | `F` fetch | worker → engine | URL a script's `httpRequest`/`jsonRequest` asks for |
+/// | `F` fetch | worker → engine | URL a script's `httpRequest`/`jsonRequest` asks for, seconds left before its wall-clock limit (empty: none) |
 /// | `f` fetched | engine → worker | response body |
 /// | `e` fetch failed | engine → worker | code, message |
 /// | `V` value / `N` null | worker → engine | the completion's argument / none |
