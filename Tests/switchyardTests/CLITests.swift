@@ -43,6 +43,20 @@ import Glibc
         return Run(stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self), status: wait(pid))
     }
 
+    /// The stdout of a helper program (`/usr/bin/env` resolves `arguments[0]` on the PATH), started
+    /// like the binary under test (see `spawn`); its stderr goes to the test's.
+    static func output(of arguments: [String]) throws -> String {
+        let out = Pipe(), input = Pipe()
+        let pid = try spawn("/usr/bin/env", arguments, environment: ProcessInfo.processInfo.environment, directory: testsDirectory.path,
+                            stdin: input.fileHandleForReading.fileDescriptor, stdout: out.fileHandleForWriting.fileDescriptor, stderr: 2)
+        try input.fileHandleForReading.close()
+        try input.fileHandleForWriting.close()
+        try out.fileHandleForWriting.close()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        _ = wait(pid)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Starts `path` with posix_spawn: Foundation's `Process.run` on Linux lists /proc/self/fd to
     /// find the descriptors to close and overreads its directory buffer when the process has many
     /// (about 1,400 while the whole suite runs), which crashed the test process now and then

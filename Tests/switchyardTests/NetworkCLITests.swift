@@ -44,15 +44,7 @@ final class LocalServer {
 
     /// The body of one of the server's bookkeeping paths, fetched by Python (not by the code under test).
     private func get(_ path: String) throws -> String {
-        let task = Process()
-        task.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        task.arguments = ["python3", "-c", "import ssl, sys, urllib.request; sys.stdout.write(urllib.request.urlopen('\(origin)\(path)', context=ssl._create_unverified_context()).read().decode())"]
-        let out = Pipe()
-        task.standardOutput = out
-        try task.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        task.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try CLITests.output(of: ["python3", "-c", "import ssl, sys, urllib.request; sys.stdout.write(urllib.request.urlopen('\(origin)\(path)', context=ssl._create_unverified_context()).read().decode())"])
     }
 
     deinit { process.terminate() }

@@ -165,15 +165,7 @@ import Testing
             sig = base64.urlsafe_b64encode(hmac.new(secret, canonical.encode(), hashlib.sha256).digest()).decode().rstrip("=")
             sys.stdout.write("helper://x-callback-url/act?" + "&".join(q(k) + "=" + q(v) for k, v in params + [("x-sy-sig", sig)]))
             """
-        let task = Process()
-        task.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        task.arguments = ["python3", "-c", python, id, keyID, secret]
-        let out = Pipe()
-        task.standardOutput = out
-        try task.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        task.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return try CLITests.output(of: ["python3", "-c", python, id, keyID, secret])
     }
 
     /// `callback verify` prints the sender's request id and key id escaped; `callback build --id`
