@@ -120,14 +120,14 @@ public struct Inbox: Sendable {
 
     /// The first control character (C0, DEL or C1) in `text`, as `U+XXXX`.
     static func controlCharacter(in text: String) -> String? {
-        text.unicodeScalars.first { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }.map { String(format: "U+%04X", $0.value) }
+        text.unicodeScalars.first { $0.isControlCharacter }.map { String(format: "U+%04X", $0.value) }
     }
 
     /// The start of a URL for messages (a refused URL may be megabytes long), control and
     /// bidirectional format characters as "?".
     package static func excerpt(_ url: String) -> String {
         let head = url.unicodeScalars.prefix(80).map {
-            $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || OpenPolicy.isDeceptiveFormat($0) ? "?" : String($0)
+            $0.isControlCharacter || OpenPolicy.isDeceptiveFormat($0) ? "?" : String($0)
         }.joined()
         return "'" + head + (url.unicodeScalars.count > 80 ? "…' (\(url.utf8.count) bytes)" : "'")
     }
@@ -255,7 +255,7 @@ public struct Inbox: Sendable {
 
     /// A handler's failure text on one line, without control characters, at most 500 characters.
     static func oneLine(_ text: String) -> String {
-        let clean = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? " " : $0 }))
+        let clean = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isControlCharacter ? " " : $0 }))
         let trimmed = clean.trimmingCharacters(in: .whitespaces)
         let short = trimmed.count > 500 ? String(trimmed.prefix(500)) + "…" : trimmed
         return short.isEmpty ? "no reason given" : short

@@ -71,7 +71,7 @@ public struct OpenPolicy: Sendable {
     public func check(_ url: String) -> String? {
         guard url.utf8.count <= maximumLength else { return "the URL is longer than \(maximumLength) bytes" }
         guard let scheme = Self.scheme(of: url) else { return "not an absolute URL (no scheme)" }
-        if url.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) {
+        if url.unicodeScalars.contains(where: { $0.value == 0x20 || $0.isControlCharacter }) {
             return "the URL contains a space or a control character"
         }
         if let scalar = url.unicodeScalars.first(where: Self.isDeceptiveFormat) {

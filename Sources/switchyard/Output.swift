@@ -28,22 +28,18 @@ enum Output {
               input[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
               input.first!.isLetter, input.index(after: colon) < input.endIndex
         else { return "not an absolute URL (expected a scheme such as https: followed by the rest of the link)" }
-        if let scalar = input.unicodeScalars.first(where: { $0.value < 0x21 || Output.isControl($0) }) {
+        if let scalar = input.unicodeScalars.first(where: { $0.value < 0x21 || $0.isControlCharacter }) {
             return scalar == " " ? "contains a space" : "contains the control character \(String(format: "U+%04X", scalar.value))"
         }
         return nil
     }
 
-    /// C0 controls, DEL and the C1 controls (U+0080–U+009F: U+009B is a CSI that some terminals obey).
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
 
     /// A character human output never writes raw: a control character (`isControl`), or a
     /// bidirectional override, embedding or isolate (U+202A–U+202E, U+2066–U+2069) or a line or
     /// paragraph separator (U+2028, U+2029), which make a displayed link read differently.
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        isControl(scalar) || OpenPolicy.isDeceptiveFormat(scalar)
+        scalar.isControlCharacter || OpenPolicy.isDeceptiveFormat(scalar)
     }
 
     /// `text` for one line of human-readable output: each control character (C0, DEL, C1) and

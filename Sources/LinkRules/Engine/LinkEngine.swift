@@ -403,7 +403,7 @@ extension LinkEngine {
     /// `invalid-result`; null stays null.
     static func checked(_ result: Result<String?, ScriptError>) -> Result<String?, ScriptError> {
         guard case .success(let text?) = result else { return result }
-        if let (offset, scalar) = text.unicodeScalars.enumerated().first(where: { $0.element.value < 0x20 || (0x7F...0x9F).contains($0.element.value) }) {
+        if let (offset, scalar) = text.unicodeScalars.enumerated().first(where: { $0.element.isControlCharacter }) {
             return .failure(ScriptError(code: .invalidResult, message: "the result contains the control character \(String(format: "U+%04X", scalar.value)) at character \(offset); a link is one line of printable text"))
         }
         let scheme = text.unicodeScalars.prefix { $0 != ":" }

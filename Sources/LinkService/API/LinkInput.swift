@@ -171,7 +171,7 @@ struct LinkInput {
         for scalar in text.unicodeScalars {
             position += 1
             let v = scalar.value
-            guard v < 0x20 || (0x7F...0x9F).contains(v) else { continue }
+            guard scalar.isControlCharacter else { continue }
             if lineBreaks && (v == 0x09 || v == 0x0A || v == 0x0D) { continue }
             let allowed = lineBreaks ? "printable text, tabs and line breaks" : "printable text on one line"
             throw .badRequest(.invalidText, "\(field) contains the control character \(String(format: "U+%04X", v)) at character \(position); \(field) takes \(allowed)",
