@@ -93,8 +93,6 @@ public struct LinkImport: Sendable {
         return nil
     }
 
-    /// A value quoted for a message, cut to its first 120 characters.
-    static func excerpt(_ text: String) -> String { LinkInput.excerpt(text) }
 
     /// Maps a Firebase console export: one link per row, its code the short link's path.
     public func firebase(_ text: String, now: Date) throws(Failure) -> Plan {
@@ -128,11 +126,11 @@ public struct LinkImport: Sendable {
             guard let short = values["shortLink"] else { problem("shortLink is empty"); continue }
             guard let components = URLComponents(string: short), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
                   let host = components.host?.lowercased(), !host.isEmpty else {
-                problem("shortLink \(Self.excerpt(short)) is not an http(s) URL"); continue
+                problem("shortLink \(LinkInput.excerpt(short)) is not an http(s) URL"); continue
             }
             let code = String(components.path.dropFirst())
             guard components.path.hasPrefix("/"), !code.contains("/"), LinkInput.isImportedCode(code) else {
-                problem("shortLink \(Self.excerpt(short)): its path must be one segment of 1–64 letters, digits, - or _"); continue
+                problem("shortLink \(LinkInput.excerpt(short)): its path must be one segment of 1–64 letters, digits, - or _"); continue
             }
             if let reason = reservedPath(code) {
                 problem("shortLink path /\(code) \(reason), so the link could never be served there; give it another path"); continue
@@ -141,7 +139,7 @@ public struct LinkImport: Sendable {
             var pairs: [(String, String)] = []
             if let long = values["longLink"] {
                 guard let longComponents = URLComponents(string: long), longComponents.scheme != nil else {
-                    problem("longLink \(Self.excerpt(long)) is not a URL"); continue
+                    problem("longLink \(LinkInput.excerpt(long)) is not a URL"); continue
                 }
                 pairs += (longComponents.queryItems ?? []).map { ($0.name, $0.value ?? "") }
             }
