@@ -139,7 +139,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Helpers shared by the test targets only (a seeded generator for property tests).
+        // Helpers shared by the test targets only (a seeded generator for property tests, a child
+        // process runner that does not use Foundation's Process).
         .target(name: "SwitchyardTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
@@ -147,14 +148,14 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "URLRelayTests", dependencies: ["URLRelay", "URLRelayService"], swiftSettings: swiftSettings),
-        .testTarget(name: "SwitchyardNetworkTests", dependencies: ["SwitchyardNetwork", "LinkRules", "AssociatedDomains"], swiftSettings: swiftSettings),
+        .testTarget(name: "URLRelayTests", dependencies: ["URLRelay", "URLRelayService", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SwitchyardNetworkTests", dependencies: ["SwitchyardNetwork", "LinkRules", "AssociatedDomains", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeferredLinkingTests", dependencies: ["DeferredLinking", "LinkRouting"], swiftSettings: swiftSettings),
         .testTarget(name: "CallbackURLTests", dependencies: ["CallbackURL", "URLRelay"], swiftSettings: swiftSettings),
-        .testTarget(name: "switchyardTests", dependencies: ["switchyard"], exclude: ["Inputs", "Golden"], swiftSettings: swiftSettings),
+        .testTarget(name: "switchyardTests", dependencies: ["switchyard", "SwitchyardTestSupport"], exclude: ["Inputs", "Golden"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -14,7 +15,7 @@ import Testing
     }
 
     static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try #require(chromium))
         // Root needs --no-sandbox; a fresh profile keeps runs independent.
         let profile = Backend.temporaryPath("chromium")
@@ -227,7 +228,7 @@ import Testing
     }
 
     static func python(_ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
         let out = Pipe()

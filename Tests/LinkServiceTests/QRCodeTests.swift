@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -17,7 +18,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).\(suffix)")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try #require(zbarimg))
         process.arguments = ["-q", "--raw", file.path]
         let out = Pipe()

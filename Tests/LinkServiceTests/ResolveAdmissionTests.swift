@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -57,7 +58,7 @@ import Testing
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(with: Result {
-                    let process = Process()
+                    let process = ChildProcess()
                     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
                     process.arguments = ["-s", "-i", "--max-time", "60", url]
                     let out = Pipe()

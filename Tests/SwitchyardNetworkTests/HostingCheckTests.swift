@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import AssociatedDomains
 import Foundation
@@ -18,14 +19,14 @@ import Testing
 
     /// A local HTTPS server (Python's http.server) with a certificate made for the test.
     final class TLSServer {
-        let process = Process()
+        let process = ChildProcess()
         let port: Int
         let caFile: String
 
         init(directory: URL) throws {
             let cert = directory.appendingPathComponent("cert.pem").path
             let key = directory.appendingPathComponent("key.pem").path
-            let openssl = Process()
+            let openssl = ChildProcess()
             openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
                                  "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]

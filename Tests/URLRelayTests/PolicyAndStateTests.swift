@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -141,7 +142,7 @@ import URLRelay
         // once measured there for a 1 s limit).
         #expect(ContinuousClock.now - start < .seconds(120))
         try await Task.sleep(for: .milliseconds(500))
-        let pgrep = Process()
+        let pgrep = ChildProcess()
         pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
         pgrep.arguments = ["-f", "sleep \(marker)"]
         pgrep.standardOutput = FileHandle.nullDevice

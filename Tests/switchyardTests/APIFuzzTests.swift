@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -41,7 +42,7 @@ import Testing
         let (log, outcome) = try await CLITests.blocking { () throws -> (String, (Int32, String)?) in
             let run = try CLITests.withService(CLITests.binary, ["serve", "--config", config.path, "--port", "0", "--database", database]) { service -> (Int32, String) in
                 // A dashboard session too, so the /admin pages are reached (not only their sign-in redirect).
-                let curl = Process()
+                let curl = ChildProcess()
                 curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
                 curl.arguments = ["-s", "-o", "/dev/null", "-D", "-", "--data-urlencode", "token=\(token)", service + "/admin/sign-in"]
                 let headers = Pipe()
@@ -51,7 +52,7 @@ import Testing
                 curl.waitUntilExit()
                 guard let cookie = signIn.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("set-cookie: sy_admin=") })?
                     .dropFirst("set-cookie: ".count).split(separator: ";").first else { return (-1, "no session cookie from sign-in: \(signIn)") }
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = URL(fileURLWithPath: tool)
                 process.currentDirectoryURL = directory   // its .schemathesis/ cache stays out of the checkout
                 process.arguments = [

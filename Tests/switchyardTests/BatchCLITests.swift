@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -49,7 +50,7 @@ import Testing
             if count: kept[count - 1] = text
             print(json.dumps({"code": code, "rss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "stderr": err, "count": count, "lines": kept}))
             """
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let command = String(decoding: try JSONSerialization.data(withJSONObject: [CLITests.binary.path] + arguments), as: UTF8.self)
         process.arguments = ["python3", "-c", wrapper, command, inFile.path, outFile.path, String(timeLimit), String(stride)]
@@ -129,7 +130,7 @@ import Testing
     /// arrives, not after a chunk of lines.
     @Test func resolveAnswersEachLineWhileStdinStaysOpen() async throws {
         let seconds = try await CLITests.blocking { () throws -> Double in
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = CLITests.binary
             process.arguments = ["resolve", "--offline", "--json"]
             let input = Pipe(), output = Pipe()

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -27,7 +28,7 @@ import Glibc
     /// - Parameter environment: variables added to this process's environment for the command.
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
         let out = Pipe(), err = Pipe(), input = Pipe()
-        let pid = try spawn(binary.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+        let pid = try ChildProcess.spawn(binary.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                             directory: testsDirectory.path,
                             stdin: input.fileHandleForReading.fileDescriptor, stdout: out.fileHandleForWriting.fileDescriptor,
                             stderr: err.fileHandleForWriting.fileDescriptor)
@@ -40,70 +41,21 @@ import Glibc
         let errors = LogCollector(err.fileHandleForReading)  // read beside stdout, so neither pipe fills
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         let stderrData = Data(errors.finished().utf8)
-        return Run(stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self), status: wait(pid))
+        return Run(stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self), status: ChildProcess.wait(pid))
     }
 
     /// The stdout of a helper program (`/usr/bin/env` resolves `arguments[0]` on the PATH), started
-    /// like the binary under test (see `spawn`); its stderr goes to the test's.
+    /// like the binary under test (see `ChildProcess`); its stderr goes to the test's.
     static func output(of arguments: [String]) throws -> String {
         let out = Pipe(), input = Pipe()
-        let pid = try spawn("/usr/bin/env", arguments, environment: ProcessInfo.processInfo.environment, directory: testsDirectory.path,
+        let pid = try ChildProcess.spawn("/usr/bin/env", arguments, environment: ProcessInfo.processInfo.environment, directory: testsDirectory.path,
                             stdin: input.fileHandleForReading.fileDescriptor, stdout: out.fileHandleForWriting.fileDescriptor, stderr: 2)
         try input.fileHandleForReading.close()
         try input.fileHandleForWriting.close()
         try out.fileHandleForWriting.close()
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        _ = wait(pid)
+        _ = ChildProcess.wait(pid)
         return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Starts `path` with posix_spawn: Foundation's `Process.run` on Linux lists /proc/self/fd to
-    /// find the descriptors to close and overreads its directory buffer when the process has many
-    /// (about 1,400 while the whole suite runs), which crashed the test process now and then
-    /// (SIGSEGV in `findMaximumOpenFromProcSelfFD`). Here the child closes everything above 2 with
-    /// `closefrom`, signals reset to their defaults and unblocked.
-    static func spawn(_ path: String, _ arguments: [String], environment: [String: String], directory: String,
-                      stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        // glibc 2.34+ has both; Swift's Glibc module does not declare them.
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        typealias ChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-        guard let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np"),
-              let changeDirectory = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else {
-            throw POSIXError(.ENOSYS)
-        }
-        _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
-        _ = directory.withCString { unsafeBitCast(changeDirectory, to: ChangeDirectory.self)(&actions, $0) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-        return pid
-    }
-
-    /// Waits for `pid`: its exit status, or the number of the signal that ended it (as
-    /// `Process.terminationStatus` gives it).
-    static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : signal
     }
 
     /// `run` on a thread of its own: a test that waits long for a command must not hold one of
@@ -124,7 +76,7 @@ import Glibc
     /// origin, and stops it. Blocking: call it inside `blocking`. `result` is nil when the service
     /// never said where it listens; `stillRunning` is read after `body`.
     static func withService<T>(_ executable: URL, _ arguments: [String], _ body: (String) throws -> T) throws -> (log: String, result: T?, stillRunning: Bool) {
-        let serve = Process()
+        let serve = ChildProcess()
         serve.executableURL = executable
         serve.arguments = arguments
         let pipe = Pipe()  // the service logs (JSON lines) to stderr

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 #if canImport(FoundationNetworking)
@@ -13,10 +14,10 @@ import Testing
     static var toolsRequired: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
 
     /// Starts the watcher with the launcher; returns the process, the launcher URL and the record file.
-    static func startWatcher() throws -> (Process, String, String) {
+    static func startWatcher() throws -> (ChildProcess, String, String) {
         let dir = try ServiceProcessTests.temporaryDirectory()
         let record = dir.appendingPathComponent("handled.jsonl").path
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = CLITests.binary
         process.arguments = ["relay", "watch", "--inbox", dir.appendingPathComponent("inbox").path, "--record", record, "--http", "127.0.0.1:0"]
         let err = Pipe()
@@ -52,7 +53,7 @@ import Testing
         let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
         let (watcher, base, record) = try Self.startWatcher()
         defer { watcher.terminate(); watcher.waitUntilExit() }
-        let browser = Process()
+        let browser = ChildProcess()
         browser.executableURL = URL(fileURLWithPath: chromium)
         let profile = try ServiceProcessTests.temporaryDirectory().path
         // The fragment makes the page fill the field and click Open, through the same handler as a person's click.
@@ -78,7 +79,7 @@ import Testing
         let (watcher, base, record) = try Self.startWatcher()
         defer { watcher.terminate(); watcher.waitUntilExit() }
         for (fragment, url) in [("squirrel", "plur://group/via-squirrel"), ("message", "plur://group/via-message-handler")] {
-            let browser = Process()
+            let browser = ChildProcess()
             browser.executableURL = URL(fileURLWithPath: chromium)
             let profile = try ServiceProcessTests.temporaryDirectory().path
             browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",

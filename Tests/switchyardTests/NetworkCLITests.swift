@@ -1,10 +1,11 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
 
 /// A local HTTP or HTTPS server (Inputs/test-server.py) on 127.0.0.1, stopped with the test.
 final class LocalServer {
-    let process = Process()
+    let process = ChildProcess()
     let port: Int
     let scheme: String
     var origin: String { "\(scheme)://127.0.0.1:\(port)" }
@@ -70,7 +71,7 @@ struct TestCA {
              "-extfile", path("san.ext")],
         ]
         for arguments in steps {
-            let openssl = Process()
+            let openssl = ChildProcess()
             openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             openssl.arguments = ["openssl"] + arguments
             openssl.standardError = FileHandle.nullDevice

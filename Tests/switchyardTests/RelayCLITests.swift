@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -9,8 +10,8 @@ import Testing
     }
 
     /// Starts `switchyard` with `arguments` (a `relay watch`), its output discarded.
-    static func startWatch(_ arguments: [String]) throws -> Process {
-        let watch = Process()
+    static func startWatch(_ arguments: [String]) throws -> ChildProcess {
+        let watch = ChildProcess()
         watch.executableURL = CLITests.binary
         watch.arguments = arguments
         watch.standardOutput = FileHandle.nullDevice
@@ -146,7 +147,7 @@ import Testing
         for i in 3...6 { try await send("plur://good/\(i)") }
 
         let (log, elapsed) = try await CLITests.blocking { () throws -> (String, Double) in
-            let watch = Process()
+            let watch = ChildProcess()
             watch.executableURL = CLITests.binary
             watch.arguments = ["relay", "watch", "--inbox", inbox, "--open-with", "/bin/sh \(handler)", "--max-attempts", "3"]
             let err = Pipe()
@@ -183,7 +184,7 @@ import Testing
     @Test func openWithFailingCommandLeavesTheRequestForARetry() throws {
         let inbox = try Self.inbox()
         _ = try CLITests.run(["relay", "send", "plur://group/x", "--inbox", inbox])
-        let watch = Process()
+        let watch = ChildProcess()
         watch.executableURL = CLITests.binary
         watch.arguments = ["relay", "watch", "--inbox", inbox, "--open-with", "false"]
         let err = Pipe()
@@ -240,7 +241,7 @@ import Testing
 
     @Test func crashTestLosesNothingAndHandlesNothingTwice() async throws {
         let (summary, status) = try await CLITests.blocking { () throws -> (String, Int32) in
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", CLITests.root.appendingPathComponent("Scripts/relay-crash.py").path, "--binary", CLITests.binary.path, "--requests", "10000"]
             let out = Pipe()

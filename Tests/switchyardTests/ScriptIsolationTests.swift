@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -20,8 +21,8 @@ import Testing
 
     /// Starts the binary resolving `url` with the endless `Await` script, its workers marked;
     /// `output` receives its stdout (or nil to drop it).
-    static func startEndless(timeLimit: Int, marker: String, output: Pipe?) throws -> Process {
-        let process = Process()
+    static func startEndless(timeLimit: Int, marker: String, output: Pipe?) throws -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = CLITests.binary
         process.arguments = ["resolve", "--offline", "--json", "--time-limit", String(timeLimit), "--manifest", Self.manifest, "https://await.example/"]
         process.currentDirectoryURL = CLITests.testsDirectory
@@ -33,7 +34,7 @@ import Testing
     }
 
     /// The worker processes of `engine` (marked with `marker`), once there is one (30 s at most).
-    static func workers(of engine: Process, marked marker: String) -> [Int32] {
+    static func workers(of engine: ChildProcess, marked marker: String) -> [Int32] {
         var workers: [Int32] = []
         let deadline = Date().addingTimeInterval(30)
         while workers.isEmpty && Date() < deadline {

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 #if canImport(FoundationNetworking)
@@ -52,7 +53,7 @@ import Testing
         }
         let command = arguments
         let (summary, status) = try await CLITests.blocking { () throws -> (String, Int32) in
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3"] + command
             let out = Pipe()

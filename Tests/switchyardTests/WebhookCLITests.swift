@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 #if canImport(FoundationNetworking)
@@ -20,8 +21,8 @@ import Testing
     }
 
     /// Starts a process and returns it with the first line of its stdout.
-    static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (Process, String, CLITests.LogCollector) {
-        let process = Process()
+    static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (ChildProcess, String, CLITests.LogCollector) {
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -39,8 +40,8 @@ import Testing
     }
 
     /// Starts `serve`, waiting for the log line that says where it listens.
-    static func serve(_ arguments: [String], environment: [String: String]) throws -> (Process, String, CLITests.LogCollector) {
-        let process = Process()
+    static func serve(_ arguments: [String], environment: [String: String]) throws -> (ChildProcess, String, CLITests.LogCollector) {
+        let process = ChildProcess()
         process.executableURL = CLITests.binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
