@@ -169,16 +169,34 @@ public struct LinkService: Sendable {
 
     /// The application on `host:port`, with the click flusher as a service beside the server.
     /// `fastPath: false` sends every request through the router (the reference behaviour).
+    /// A store opened with `pool: .serviceGroup` has its PostgreSQL pool run here, first, so that
+    /// it stops last (after the flusher's final write), and is checked and migrated before the
+    /// server accepts connections.
     public func application(host: String = "127.0.0.1", port: Int = 8080, fastPath: Bool = true,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let fast = FastPath(service: self, documents: documents)
-        return Application(
+        let store = self.store
+        var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow)]
+            + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()])
+        let ready = StoreReadiness()
+        if !store.services.isEmpty {
+            // ServiceGroup starts every service at once: the ones that write wait for the migrations.
+            background = background.map { AfterStoreIsReady(ready: ready, service: $0) }
+        }
+        var app = Application(
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: fastPath ? [FastPathHandler(fast)] : [])),
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
-            services: [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow)] + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()]),
+            services: store.services + background,
             onServerRunning: onServerRunning,
             logger: logger)
+        if !store.services.isEmpty {
+            app.beforeServerStarts {
+                try await store.prepare()
+                ready.open()
+            }
+        }
+        return app
     }
 
     /// The service that sends the webhook outbox (`fetcher`: a test's; nil: the guarded HTTP
@@ -190,6 +208,30 @@ public struct LinkService: Sendable {
     /// Writes pending click counts now (the flusher does this every second).
     public func flushClicks() async throws(StoreError) { try await hot.flush() }
 
+}
+
+/// Set once the store is connected and migrated.
+final class StoreReadiness: Sendable {
+    private let isOpen = Mutex(false)
+    func open() { isOpen.withLock { $0 = true } }
+    var opened: Bool { isOpen.withLock { $0 } }
+}
+
+/// Runs `service` once the store is ready; returns without running it when the group stops first.
+struct AfterStoreIsReady: Service {
+    let ready: StoreReadiness
+    let service: any Service
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                while !ready.opened { try await Task.sleep(for: .milliseconds(20)) }
+            }
+        } catch is CancellationError {
+            return
+        }
+        try await service.run()
+    }
 }
 
 /// Counts every request by route pattern and status and logs it (errors and writes at info).

@@ -25,10 +25,10 @@ struct DatabaseOption: ParsableArguments {
     @Option(help: "sqlite:PATH or postgres://user:password@host:port/database (default: sqlite:.switchyard/switchyard.sqlite).")
     var database: String?
 
-    func open() async throws -> LinkStore {
+    func open(pool: ConnectionPoolRunner = .store) async throws -> LinkStore {
         do {
             let location = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultSQLite
-            return try await LinkStore.open(location)
+            return try await LinkStore.open(location, pool: pool)
         } catch {
             Output.error("error: \(error)")
             throw ExitCode(2)
@@ -75,7 +75,9 @@ struct ServeCommand: AsyncParsableCommand {
             return h
         }
         let logger = Logger(label: "switchyard")
-        let store = try await databaseOption.open()
+        // The PostgreSQL pool runs in the service's ServiceGroup (connected and migrated before
+        // the server listens); SQLite is opened and migrated here.
+        let store = try await databaseOption.open(pool: .serviceGroup)
         let service: LinkService
         do { service = try LinkService(configuration: configuration, store: store, logger: logger, scriptWorker: ScriptWorkerCommand.isolation) } catch {
             await store.close()
@@ -91,6 +93,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do { try await app.runService() } catch {
             await store.close()
+            if let error = error as? StoreError {  // the database could not be reached or migrated
+                Output.error("error: \(error)")
+                throw ExitCode(2)
+            }
             Output.failIfAddressInUse(error, address: "\(host):\(port)", hint: "stop the other server or choose another --port (0 picks a free one)")
             throw error
         }

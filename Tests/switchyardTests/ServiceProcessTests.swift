@@ -68,6 +68,41 @@ import Testing
         #expect(!summary.contains(#""acknowledged": 0,"#))
     }
 
+    /// On PostgreSQL `serve` runs the connection pool in its ServiceGroup: migrated before it
+    /// listens, and stopped only after the click flusher's last write at SIGTERM. A database that
+    /// cannot be reached ends `serve` with the reason and status 2.
+    @Test func servePostgresPoolStopsAfterTheLastClickWrite() async throws {
+        guard let database = Self.postgresURL else {
+            try #require(!Self.toolsRequired, "SWITCHYARD_TEST_POSTGRES is not set; run bash .ci/run")
+            return
+        }
+        let created = try await CLITests.running(["token", "create", "--name", "pool", "--scope", "links:write", "--scope", "links:read", "--database", database])
+        let token = try #require(created.stdout.split(separator: "\n").last.map(String.init), "\(created.stderr)")
+        let group = "pool-\(UUID().uuidString.prefix(8))"
+        let first = try await CLITests.blocking { () throws -> (log: String, result: String?, stillRunning: Bool) in
+            try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service -> String in
+                let made = HTTP.send("POST", service + "/api/links", token: token, body: #"{"deepLink": "plur://group/\#(group)"}"#)
+                guard made.status == 201, let range = made.body.range(of: #""code":"[^"]+""#, options: .regularExpression) else { return "create: \(made.status) \(made.body)" }
+                let code = String(made.body[range].dropFirst(8).dropLast())
+                for _ in 0..<3 { _ = HTTP.send("GET", service + "/i/\(code)") }
+                return code
+            }
+        }
+        let code = try #require(first.result, "\(first.log)")
+        try #require(!code.hasPrefix("create:"), "\(code)")
+        #expect(!first.log.contains(#""level":"error""#), "\(first.log)")
+        let counted = try await CLITests.blocking { () throws -> String? in
+            try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
+                HTTP.send("GET", service + "/api/links/\(code)", token: token).body
+            }.result
+        }
+        #expect(counted?.contains(#""clicks":3"#) == true, "the clicks held in memory were written at SIGTERM: \(counted ?? "nothing")")
+
+        let unreachable = try await CLITests.running(["serve", "--port", "0", "--database", "postgres://nobody:x@127.0.0.1:1/none?sslmode=disable"])
+        #expect(unreachable.status == 2)
+        #expect(unreachable.stderr.hasSuffix("error: postgres://nobody@127.0.0.1:1/none: no connection within 15.0 seconds (wrong password, or the server is down?)\n"), "\(unreachable.stderr)")
+    }
+
     /// The red-team case: the disk fills up under a running service. Here the service may not
     /// grow any file past 128 KiB (`ulimit -f`, SIGXFSZ ignored, so a write fails with EFBIG as
     /// it would with ENOSPC); links go in until a write fails.

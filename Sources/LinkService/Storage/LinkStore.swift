@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 import SwitchyardCore
 
 /// A stored invite or short link.
@@ -100,9 +101,21 @@ public struct LinkStore: Sendable {
         self.health = health
     }
 
-    /// Opens the database, applying pending migrations.
-    public static func open(_ location: DatabaseLocation) async throws(StoreError) -> LinkStore {
-        LinkStore(db: try await location.open())
+    /// Opens the database, applying pending migrations (see ``ConnectionPoolRunner`` for
+    /// `pool`: the default runs PostgreSQL's pool inside the store).
+    public static func open(_ location: DatabaseLocation, pool: ConnectionPoolRunner = .store) async throws(StoreError) -> LinkStore {
+        LinkStore(db: try await location.open(pool: pool))
+    }
+
+    /// What the caller's ServiceGroup must run for this store to work: PostgreSQL's connection
+    /// pool when opened with `pool: .serviceGroup`, nothing otherwise.
+    public var services: [any Service] { (db as? PostgresStore)?.services ?? [] }
+
+    /// Checks the connection and applies pending migrations (a no-op for a store that `open`
+    /// already migrated); for a pool run by the caller's ServiceGroup, call it once that runs.
+    public func prepare() async throws(StoreError) {
+        if let postgres = db as? PostgresStore { try await postgres.checkReachable() }
+        _ = try await Migrations.apply(to: db)
     }
 
     /// The database in use: `sqlite` or `postgres`.

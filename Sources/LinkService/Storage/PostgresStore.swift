@@ -4,46 +4,65 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
+import ServiceLifecycle
 
 /// The PostgreSQL back end, for more than one service node. Every node runs the same
 /// migrations at start (serialised with an advisory lock) and shares the data.
 final class PostgresStore: SQLDatabase {
     let kind = "postgres"
     private let client: PostgresClient
-    private let runner: Task<Void, Never>
+    /// The task that runs the pool when the store runs it itself (nil: a ServiceGroup does).
+    private let runner: Task<Void, Never>?
+    private let location: String
 
-    private init(client: PostgresClient, runner: Task<Void, Never>) {
+    private init(client: PostgresClient, runner: Task<Void, Never>?, location: String) {
         self.client = client
         self.runner = runner
+        self.location = location
     }
 
-    /// Connects and checks the connection within `timeout` (postgres-nio retries a wrong password
-    /// forever, so the first query is bounded).
+    /// Connects. With `.store` the store runs its connection pool until `close()` and the
+    /// connection is checked before this returns; with `.serviceGroup` the pool is in `services`
+    /// for the caller's ServiceGroup to run, and `checkReachable` is for once it runs.
     static func open(host: String, port: Int, user: String, password: String?, database: String, tls: Bool,
-                     timeout: Duration = .seconds(15)) async throws(StoreError) -> PostgresStore {
+                     pool: ConnectionPoolRunner = .store) async throws(StoreError) -> PostgresStore {
         let tlsMode: PostgresClient.Configuration.TLS = tls ? .prefer(.makeClientConfiguration()) : .disable
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tlsMode)
         configuration.options.maximumConnections = 8
         let client = PostgresClient(configuration: configuration)
+        let location = "postgres://\(user)@\(host):\(port)/\(database)"
+        guard pool == .store else { return PostgresStore(client: client, runner: nil, location: location) }
         let runner = Task { await client.run() }
-        let store = PostgresStore(client: client, runner: runner)
-        let where_ = "postgres://\(user)@\(host):\(port)/\(database)"
+        let store = PostgresStore(client: client, runner: runner, location: location)
+        do { try await store.checkReachable() } catch {
+            runner.cancel()
+            throw error
+        }
+        return store
+    }
+
+    /// The connection pool, when the caller's ServiceGroup runs it.
+    var services: [any Service] { runner == nil ? [client] : [] }
+
+    /// Runs a first query within `timeout` (postgres-nio retries a wrong password forever, so
+    /// the first query is bounded).
+    func checkReachable(timeout: Duration = .seconds(15)) async throws(StoreError) {
+        let location = self.location
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { _ = try await store.run("SELECT 1", []) }
+                group.addTask { _ = try await self.run("SELECT 1", []) }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    throw StoreError(.unavailable, "\(where_): no connection within \(timeout) (wrong password, or the server is down?)")
+                    throw StoreError(.unavailable, "\(location): no connection within \(timeout) (wrong password, or the server is down?)")
                 }
                 try await group.next()
                 group.cancelAll()
             }
+        } catch let e as StoreError {
+            throw StoreError(e.code == .failed ? .unavailable : e.code, e.code == .failed ? "\(location): \(e.message)" : e.message)
         } catch {
-            runner.cancel()
-            if let e = error as? StoreError { throw StoreError(e.code == .failed ? .unavailable : e.code, e.code == .failed ? "\(where_): \(e.message)" : e.message) }
-            throw StoreError(.unavailable, "\(where_): \(error)", cause: error)
+            throw StoreError(.unavailable, "\(location): \(error)", cause: error)
         }
-        return store
     }
 
     func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
@@ -77,6 +96,7 @@ final class PostgresStore: SQLDatabase {
     }
 
     func close() async {
+        guard let runner else { return }  // the ServiceGroup stopped the pool
         runner.cancel()
         _ = await runner.value
     }

@@ -80,13 +80,16 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Opens the database and applies pending migrations.
-    package func open() async throws(StoreError) -> any SQLDatabase {
+    /// Opens the database and applies pending migrations (PostgreSQL with `pool: .serviceGroup`:
+    /// only once its pool runs, in `LinkStore.prepare()`).
+    package func open(pool: ConnectionPoolRunner = .store) async throws(StoreError) -> any SQLDatabase {
         let db: any SQLDatabase
         switch self {
         case .sqlite(let path): db = try await SQLiteStore.open(path: path)
         case .postgres(let host, let port, let user, let password, let database, let tls):
-            db = try await PostgresStore.open(host: host, port: port, user: user, password: password, database: database, tls: tls)
+            let postgres = try await PostgresStore.open(host: host, port: port, user: user, password: password, database: database, tls: tls, pool: pool)
+            if pool == .serviceGroup { return postgres }
+            db = postgres
         }
         do { try await Migrations.apply(to: db) } catch {
             await db.close()
@@ -94,6 +97,16 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         }
         return db
     }
+}
+
+/// Who runs a PostgreSQL store's connection pool (SQLite has none).
+public enum ConnectionPoolRunner: Sendable {
+    /// The store, from `open` to `close`: for one-shot commands and tests.
+    case store
+    /// The caller's ServiceGroup, which runs `LinkStore.services` (the pool) beside the server
+    /// and stops it after the services that write on shutdown; `LinkStore.prepare()` checks the
+    /// connection and migrates once it runs. `LinkService.application` does both.
+    case serviceGroup
 }
 
 /// Serialises async work (one SQLite writer at a time, transactions included).
