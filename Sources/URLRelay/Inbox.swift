@@ -80,7 +80,7 @@ public struct Inbox: Sendable {
     public func send(batch: [RelayRequest]) throws(RelayError) -> String {
         guard let first = batch.first else { throw RelayError(.badRecord, "an empty batch") }
         for request in batch {
-            if let reason = check(request) { throw RelayError(.denied, "refused \(Self.excerpt(request.url)): \(reason)") }
+            if let reason = check(request) { throw RelayError(.denied, "refused \(request.url.displayExcerpt()): \(reason)") }
         }
         let nanos = UInt64(max(0, first.time.timeIntervalSince1970) * 1_000_000_000)
         let name = String(format: "%020llu", nanos) + "-" + first.id.uuidString.lowercased() + ".json"
@@ -111,8 +111,8 @@ public struct Inbox: Sendable {
         for (key, value) in request.metadata.sorted(by: { $0.key < $1.key }) {
             size += key.utf8.count + value.utf8.count
             if key.isEmpty { return "a metadata key is empty" }
-            if let c = Self.controlCharacter(in: key) { return "metadata key \(Self.excerpt(key)) contains a control character (\(c))" }
-            if let c = Self.controlCharacter(in: value) { return "metadata \(Self.excerpt(key)) contains a control character (\(c))" }
+            if let c = Self.controlCharacter(in: key) { return "metadata key \(key.displayExcerpt()) contains a control character (\(c))" }
+            if let c = Self.controlCharacter(in: value) { return "metadata \(key.displayExcerpt()) contains a control character (\(c))" }
         }
         if size > Self.maximumMetadataBytes { return "the metadata is larger than \(Self.maximumMetadataBytes) bytes" }
         return nil
@@ -121,15 +121,6 @@ public struct Inbox: Sendable {
     /// The first control character (C0, DEL or C1) in `text`, as `U+XXXX`.
     static func controlCharacter(in text: String) -> String? {
         text.unicodeScalars.first { $0.isControlCharacter }.map { String(format: "U+%04X", $0.value) }
-    }
-
-    /// The start of a URL for messages (a refused URL may be megabytes long), control and
-    /// bidirectional format characters as "?".
-    package static func excerpt(_ url: String) -> String {
-        let head = url.unicodeScalars.prefix(80).map {
-            $0.isControlCharacter || OpenPolicy.isDeceptiveFormat($0) ? "?" : String($0)
-        }.joined()
-        return "'" + head + (url.unicodeScalars.count > 80 ? "…' (\(url.utf8.count) bytes)" : "'")
     }
 
     /// File names waiting in `requests/`, oldest first.
@@ -196,7 +187,7 @@ public struct Inbox: Sendable {
                     continue
                 }
                 if let reason = check(request) {
-                    log("rejected request \(request.id) from \(Self.excerpt(request.source)): \(reason); kept in rejected/")
+                    log("rejected request \(request.id) from \(request.source.displayExcerpt()): \(reason); kept in rejected/")
                     try keep(line, as: name + ".\(n)", reason: reason)
                     try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
                     handledIDs.insert(request.id)
@@ -222,7 +213,7 @@ public struct Inbox: Sendable {
                         break files
                     }
                     let why = "not delivered after \(count) attempts (the retry budget is \(maxAttempts)); last failure: \(reason)"
-                    log("gave up on request \(id) from \(Self.excerpt(request.source)): \(why); kept in rejected/, the requests behind it go on")
+                    log("gave up on request \(id) from \(request.source.displayExcerpt()): \(why); kept in rejected/, the requests behind it go on")
                     try keep(line, as: name + ".\(n)", reason: why)
                     try FileSystem.appendDurably(journal, id + "\n")
                     handledIDs.insert(request.id)

@@ -74,7 +74,7 @@ public struct OpenPolicy: Sendable {
         if url.unicodeScalars.contains(where: { $0.value == 0x20 || $0.isControlCharacter }) {
             return "the URL contains a space or a control character"
         }
-        if let scalar = url.unicodeScalars.first(where: Self.isDeceptiveFormat) {
+        if let scalar = url.unicodeScalars.first(where: \.isDeceptiveFormat) {
             return "the URL contains the invisible format character \(String(format: "U+%04X", scalar.value)) (bidirectional override or line separator: it makes a link read differently from where it goes)"
         }
         guard url.count > scheme.count + 1, URLComponents(string: url) != nil else { return "not a valid absolute URL" }
@@ -105,13 +105,6 @@ public struct OpenPolicy: Sendable {
         tokens -= 1
         recent[url] = now
         return .open(delay: trustedSchemes.contains(scheme) ? trustedDelay : 0)
-    }
-
-    /// Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and the
-    /// line and paragraph separators (U+2028, U+2029): invisible characters that make a displayed
-    /// link read differently from the one that is opened. No URL may hold them raw.
-    package static func isDeceptiveFormat(_ scalar: Unicode.Scalar) -> Bool {
-        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     static func scheme(of url: String) -> String? {

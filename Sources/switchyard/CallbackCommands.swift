@@ -56,7 +56,7 @@ struct CallbackBuild: ParsableCommand {
         for p in parameters where !p.contains("=") { throw ValidationError("--param '\(p)' is not name=value") }
         if let key { try KeyArgument.validate(key) }
         // The id comes back from `callback verify` on a terminal: one line of printable text.
-        if let id, let scalar = id.unicodeScalars.first(where: Output.isUnsafe) {
+        if let id, let scalar = id.unicodeScalars.first(where: \.isUnsafeToDisplay) {
             throw ValidationError("--id must not contain control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))")
         }
         if id?.isEmpty == true { throw ValidationError("--id is empty") }

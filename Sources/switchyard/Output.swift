@@ -35,31 +35,17 @@ enum Output {
     }
 
 
-    /// A character human output never writes raw: a control character (`isControl`), or a
-    /// bidirectional override, embedding or isolate (U+202A–U+202E, U+2066–U+2069) or a line or
-    /// paragraph separator (U+2028, U+2029), which make a displayed link read differently.
-    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isControlCharacter || OpenPolicy.isDeceptiveFormat(scalar)
-    }
-
     /// `text` for one line of human-readable output: each control character (C0, DEL, C1) and
     /// each bidirectional or line-separator format character is written as `\u{1B}`, so nothing
     /// read from a manifest, a script or a URL can move the cursor, retitle the terminal, forge
     /// another line or make a link read differently.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        guard text.unicodeScalars.contains(where: \.isUnsafeToDisplay) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if isUnsafe(scalar) { out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" } else { out.unicodeScalars.append(scalar) }
+            if scalar.isUnsafeToDisplay { out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" } else { out.unicodeScalars.append(scalar) }
         }
         return out
-    }
-
-    /// The start of a URL for a message, quoted, control and bidirectional format characters as
-    /// "?" (as `relay send` shows a refused URL), at most 80 characters.
-    static func excerpt(_ url: String) -> String {
-        let head = String(String.UnicodeScalarView(url.unicodeScalars.prefix(80).map { isUnsafe($0) ? "?" : $0 }))
-        return "'" + head + (url.unicodeScalars.count > 80 ? "…' (\(url.utf8.count) bytes)" : "'")
     }
 
     /// When `error` says the address is taken, says which one and what to do, and exits with 1.

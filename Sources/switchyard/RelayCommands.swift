@@ -132,7 +132,7 @@ struct RelaySend: ParsableCommand {
             let request = RelayRequest(source: source, url: url, metadata: meta)
             if let reason = inbox.check(request) {
                 refused += 1
-                Output.error("refused: \(Inbox.excerpt(url)): \(reason)")
+                Output.error("refused: \(url.displayExcerpt()): \(reason)")
                 continue
             }
             pending.append(request)
@@ -285,7 +285,7 @@ struct OpenCommand: AsyncParsableCommand {
         let plan: LinkOpening.Plan
         switch opening.plan(target) {
         case .refused(let reason):
-            Output.error("refused: \(Output.excerpt(target.url)): \(reason)")
+            Output.error("refused: \(target.url.displayExcerpt()): \(reason)")
             throw ExitCode(1)
         case .ready(let ready): plan = ready
         }

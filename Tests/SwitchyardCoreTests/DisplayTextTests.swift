@@ -1,0 +1,23 @@
+import SwitchyardCore
+import Testing
+
+/// The one definition of text that is never shown raw (terminals, logs, messages).
+@Suite struct DisplayTextTests {
+    @Test func controlAndDeceptiveFormatCharactersAreUnsafeToDisplay() {
+        let unsafe: [UInt32] = [0x00, 0x07, 0x1B, 0x1F, 0x7F, 0x80, 0x9B, 0x9F, 0x202A, 0x202E, 0x2066, 0x2069, 0x2028, 0x2029]
+        let safe: [UInt32] = [0x20, 0x41, 0x7E, 0xA0, 0xE9, 0x200B, 0x2027, 0x202F, 0x2065, 0x206A, 0x1F600]
+        for v in unsafe { #expect(Unicode.Scalar(v)!.isUnsafeToDisplay, "U+\(String(v, radix: 16))") }
+        for v in safe { #expect(!Unicode.Scalar(v)!.isUnsafeToDisplay, "U+\(String(v, radix: 16))") }
+        #expect(Unicode.Scalar(0x202E)!.isDeceptiveFormat && !Unicode.Scalar(0x202E)!.isControlCharacter)
+        #expect(Unicode.Scalar(0x1B)!.isControlCharacter && !Unicode.Scalar(0x1B)!.isDeceptiveFormat)
+    }
+
+    @Test func excerptsAreQuotedCutAndReplaceWhatCannotBeShown() {
+        #expect("https://a.example/x".displayExcerpt() == "'https://a.example/x'")
+        #expect("javascript:\u{1B}]0;pwned\u{07}\u{202E}gpj.exe".displayExcerpt() == "'javascript:?]0;pwned??gpj.exe'")
+        let long = "https://a.example/" + String(repeating: "é", count: 100)
+        #expect(long.displayExcerpt() == "'https://a.example/" + String(repeating: "é", count: 62) + "…' (\(long.utf8.count) bytes)")
+        #expect("abcdef".displayExcerpt(limit: 3) == "'abc…' (6 bytes)")
+        #expect("".displayExcerpt() == "''")
+    }
+}
