@@ -19,7 +19,11 @@ public struct SeenNonces: Sendable {
 
     /// Records `key` until `expiry`, or throws `.replayed` if it is recorded and not expired.
     public func insert(_ key: String, until expiry: Date, now: Date) throws(CallbackError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        var isDirectory: ObjCBool = false
+        if path.isEmpty || path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue) {
+            throw CallbackError(.io, "\(path): a directory, not a nonce file (give a file path such as DIR/callback-nonces)")
+        }
         do {
             if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
             try DurableFile.withExclusiveLock(path + ".lock") { () throws(CallbackError) in

@@ -56,7 +56,7 @@ public struct Route: Sendable, Equatable {
         for (i, part) in parts.enumerated() {
             if part == "*" {
                 segments.append(.parameter(name: "*", type: .rest))
-            } else if part.hasPrefix("{") && part.hasSuffix("}") {
+            } else if part.hasPrefix("{") && part.hasSuffix("}") && part.dropFirst().dropLast().allSatisfy({ $0 != "{" && $0 != "}" }) {
                 let inner = part.dropFirst().dropLast()
                 let colon = inner.firstIndex(of: ":")
                 let pname = String(colon.map { inner[..<$0] } ?? inner)
@@ -67,7 +67,7 @@ public struct Route: Sendable, Equatable {
                 guard !pname.isEmpty else { throw RouteTableError("route \(name): empty parameter name in \(JSONWriter.quote(String(part)))") }
                 segments.append(.parameter(name: pname, type: type))
             } else if part.contains("{") || part.contains("}") {
-                throw RouteTableError("route \(name): \(JSONWriter.quote(String(part))) mixes text and a parameter; a parameter must be a whole segment")
+                throw RouteTableError("route \(name): \(JSONWriter.quote(String(part))) mixes text and a parameter, or holds more than one; a parameter must be a whole segment")
             } else {
                 segments.append(.literal(String(part)))
             }

@@ -107,6 +107,9 @@ public struct HTTPFetcher: Fetcher {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
         configuration.dnsOverride = [host: address]
+        // One request: a refused connection or a failed handshake is the answer, said at once
+        // (the default retries until the timeout).
+        configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         let result: Result<FetchResponse, FetchError>
         do {
@@ -139,7 +142,7 @@ public struct HTTPFetcher: Fetcher {
         } catch is RequestDeadline.Exceeded {
             result = .failure(FetchError(code: .networkTimeout, message: "\(url): no complete response within \(limit)"))
         } catch {
-            result = .failure(FetchError(code: .networkError, message: "\(url): \(error)", cause: error))
+            result = .failure(FetchError(code: .networkError, message: "\(url): \(NetworkFailure.describe(error))", cause: error))
         }
         try? await client.shutdown()
         return try result.get()

@@ -71,8 +71,11 @@ public struct HostingCheck: Sendable {
             }
         }
         let timeout = RequestDeadline.amount(self.timeout)
-        let configuration = HTTPClient.Configuration(
+        var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
+        // One request: a refused connection or a failed handshake is the answer, said at once
+        // (the default retries until the timeout).
+        configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {
             var request = HTTPClientRequest(url: url)
@@ -113,9 +116,9 @@ public struct HostingCheck: Sendable {
             // The whole-request timer, or the client's own (no byte for `timeout`): one message.
             report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): no complete response within \(self.timeout) s"))
         } catch {
-            let text = String(describing: error)
-            if error is NIOSSLError || text.contains("handshakeFailed") || text.contains("CERTIFICATE_VERIFY_FAILED") {
-                report.findings.append(Finding(.error, .tlsFailed, at: "$", "could not fetch \(url): the TLS handshake failed (\(text)); the certificate must be valid for this host and signed by a trusted authority (--ca-file adds one)"))
+            let text = NetworkFailure.describe(error)
+            if NetworkFailure.isTLSFailure(error) {
+                report.findings.append(Finding(.error, .tlsFailed, at: "$", "could not fetch \(url): \(text)" + (text.contains("certificate") ? "; the certificate must be valid for this host and signed by a trusted authority (--ca-file adds one)" : "")))
             } else {
                 report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): \(text)"))
             }

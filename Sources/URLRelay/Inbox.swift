@@ -136,7 +136,7 @@ public struct Inbox: Sendable {
 
     /// The records of one file in `requests/` that decode (a file holds one commit).
     func decodedRecords(_ name: String) -> [RelayRequest] {
-        guard let data = FileManager.default.contents(atPath: requests + "/" + name) else { return [] }
+        guard let data = try? DurableFile.readRegularFile(requests + "/" + name) else { return [] }
         return data.split(separator: UInt8(ascii: "\n")).compactMap { try? RelayRequest(record: Array($0)) }
     }
 
@@ -173,7 +173,21 @@ public struct Inbox: Sendable {
         var report = DrainReport()
         files: for name in pendingNames() {
             let path = requests + "/" + name
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            let data: [UInt8]
+            do {
+                guard let bytes = try DurableFile.readRegularFile(path) else { continue }
+                data = bytes
+            } catch {
+                // A symbolic link (or a directory, a device) put in requests/ is never followed
+                // or read: it is moved to rejected/ as it is.
+                log("rejected \(name): \(error.message.replacingOccurrences(of: path + ": ", with: "")); moved to rejected/")
+                try FileSystem.remove(rejected + "/" + name)
+                try FileSystem.rename(path, rejected + "/" + name)
+                try FileSystem.syncDirectory(rejected)
+                try FileSystem.syncDirectory(requests)
+                report.rejected.append(name)
+                continue
+            }
             for (n, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() {
                 let request: RelayRequest
                 do { request = try RelayRequest(record: Array(line)) } catch {
@@ -187,7 +201,7 @@ public struct Inbox: Sendable {
                     continue
                 }
                 if let reason = check(request) {
-                    log("rejected request \(request.id) from \(request.source.displayExcerpt()): \(reason); kept in rejected/")
+                    log("rejected request \(request.id.uuidString.lowercased()) from \(request.source.displayExcerpt()): \(reason); kept in rejected/")
                     try keep(line, as: name + ".\(n)", reason: reason)
                     try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
                     handledIDs.insert(request.id)
@@ -195,7 +209,7 @@ public struct Inbox: Sendable {
                     continue
                 }
                 if let ttl, now.timeIntervalSince(request.time) > ttl {
-                    log("dropped stale request \(request.id) from \(request.source) (\(Int(now.timeIntervalSince(request.time))) s old, TTL \(Int(ttl)) s): \(request.url)")
+                    log("dropped stale request \(request.id.uuidString.lowercased()) from \(request.source.displayExcerpt()) (\(Int(now.timeIntervalSince(request.time))) s old, TTL \(Int(ttl)) s): \(request.url)")
                     try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
                     handledIDs.insert(request.id)
                     report.expired.append(request)

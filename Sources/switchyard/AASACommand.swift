@@ -182,7 +182,7 @@ struct AASACommand: ParsableCommand {
             }
             let text = JSONWriter.pretty(AssociationGenerator.appSiteAssociation(router: router, appIDs: appIDs, webcredentials: webcredentials, appClips: appClips)) + "\n"
             if let output {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+                try Output.writeFile(output, Array(text.utf8))
             } else {
                 Output.standardOutput(Data(text.utf8))
             }

@@ -19,7 +19,11 @@ struct KeyArgument {
     /// The shape ID=FILE, checked in `validate()` so a mistake prints the subcommand's usage.
     static func validate(_ text: String) throws {
         guard let eq = text.firstIndex(of: "="), eq != text.startIndex, text.index(after: eq) != text.endIndex else {
-            throw ValidationError("--key '\(text)' is not ID=FILE")
+            throw ValidationError("--key '\(text.displayExcerpt().dropFirst().dropLast())' is not ID=FILE")
+        }
+        // The key id travels in the signed URL and comes back in messages: printable text only.
+        if let scalar = text[..<eq].unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == " " }) {
+            throw ValidationError("--key: the key id must not contain spaces, control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))")
         }
     }
 
@@ -52,7 +56,13 @@ struct CallbackBuild: ParsableCommand {
     @Option(help: "Seconds until a signed request expires (at most 30 days).") var expiresIn: Double = 300
 
     func validate() throws {
-        if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds from 0 to 2592000 (30 days)") }
+        // RFC 3986: a scheme is a letter, then letters, digits, "+", "-" or ".".
+        let letter = { (b: UInt8) in (65...90).contains(b) || (97...122).contains(b) }
+        let bytes = Array(scheme.utf8)
+        if !(bytes.first.map(letter) ?? false) || !bytes.allSatisfy({ letter($0) || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46 }) {
+            throw ValidationError("--scheme '\(scheme.displayExcerpt().dropFirst().dropLast())' is not a URL scheme (a letter, then letters, digits, +, - or .)")
+        }
+        if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds above 0, at most 2592000 (30 days)") }
         for p in parameters where !p.contains("=") { throw ValidationError("--param '\(p)' is not name=value") }
         if let key { try KeyArgument.validate(key) }
         // The id comes back from `callback verify` on a terminal: one line of printable text.
@@ -111,13 +121,15 @@ struct CallbackVerify: ParsableCommand {
     func run() throws {
         var keys: [String: [UInt8]] = [:]
         for k in key { let parsed = try KeyArgument(k); keys[parsed.id] = parsed.secret }
-        let environment = ProcessInfo.processInfo.environment
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/state")
-        let store = SeenNonces(path: seen ?? state + "/switchyard/callback-nonces")
+        let store = SeenNonces(path: seen ?? Output.stateDirectory + "/switchyard/callback-nonces")
         do {
             let id = try CallbackVerifier(keys: keys, seen: store).verify(try XCallbackURL(parsing: url))
             // The id and the refusal (a key id, a nonce) are the sender's text: escaped.
             Output.line(Output.escaped(id))
+        } catch where error.code == .io {
+            // The nonce file cannot be used: the request was not judged.
+            Output.error("error: \(error.message)")
+            throw ExitCode(2)
         } catch {
             Output.error(Output.escaped("refused: \(error)"))
             throw ExitCode(1)

@@ -62,7 +62,9 @@ enum SourceValidation {
                     }
                 }
                 let report = await HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: maximumBytes)
-                if !json {
+                if !json, report.status == nil {
+                    Output.line(Output.escaped("fetched \(url): no complete response"))
+                } else if !json {
                     // The content type and the redirect are the server's: escaped.
                     Output.line(Output.escaped("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
                         + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes"))

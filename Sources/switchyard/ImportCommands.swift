@@ -168,10 +168,7 @@ struct ExportCSV: AsyncParsableCommand {
         if output == "-" {
             Output.standardOutput(Data(text.utf8))
         } else {
-            do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                Output.error("error: cannot write '\(output)': \(error.localizedDescription)")
-                throw ExitCode(2)
-            }
+            try Output.writeFile(output, Array(text.utf8))
             Output.error("wrote \(output): \(count) link\(count == 1 ? "" : "s")")
         }
     }

@@ -76,10 +76,7 @@ struct LinkQR: AsyncParsableCommand {
         if output == "-" {
             Output.standardOutput(Data(bytes))
         } else {
-            do { try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                Output.error("error: cannot write '\(output)': \(error.localizedDescription)")
-                throw ExitCode(2)
-            }
+            try Output.writeFile(output, bytes)
             Output.error("wrote \(output) (\(detail)): \(url)")
         }
     }

@@ -26,7 +26,7 @@ struct ManifestCommand: AsyncParsableCommand {
         @OptionGroup var isolation: ScriptIsolationOption
 
         func validate() throws {
-            if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds from 0 to 3600") }
+            if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds above 0, at most 3600") }
         }
 
         func run() async throws {
@@ -118,10 +118,7 @@ struct ManifestCommand: AsyncParsableCommand {
             ManifestOption.report(manifest, source: path, strict: false)
             let text = ManifestMinifier.minify(manifest.document)
             if let output {
-                do { try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                    Output.error("error: cannot write '\(output)': \(error.localizedDescription)")
-                    throw ExitCode(2)
-                }
+                try Output.writeFile(output, Array((text + "\n").utf8))
                 Output.error("\(bytes.count) → \(text.utf8.count + 1) bytes written to \(output)")
             } else {
                 Output.line(text)

@@ -62,8 +62,48 @@ enum Output {
         standardOutput(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 
+    /// A message on stderr. Whatever it quotes (a file's text, a parser's context), no control
+    /// or deceptive format character reaches the terminal raw; its own line breaks stay.
     static func error(_ text: String) {
-        standardError(Data((text + "\n").utf8))
+        let safe = text.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
+        standardError(Data((safe + "\n").utf8))
+    }
+
+    /// The user's state directory: $XDG_STATE_HOME, or $HOME/.local/state.
+    static var stateDirectory: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state }
+        return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.local/state"
+    }
+
+    /// Writes `bytes` to the file an `-o` option names: `-` is stdout; a FIFO or a device (such as
+    /// /dev/stdout) is written through; a symbolic link writes its target; a regular file is
+    /// replaced whole (written beside it, synced, renamed into place). Exit status 2 with the
+    /// reason when it cannot be written (a directory, no permission).
+    static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+        if path == "-" { return standardOutput(Data(bytes)) }
+        var info = stat()
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        do throws(FileError) {
+            if stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG {
+                guard info.st_mode & S_IFMT != S_IFDIR else { throw FileError(.io, path: path, "it is a directory") }
+                let fd = open(path, O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw FileError(.io, path: path, DurableFile.reason(errno)) }
+                defer { close(fd) }
+                var offset = 0
+                while offset < bytes.count {
+                    let n = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { throw FileError(.io, path: path, DurableFile.reason(errno)) }
+                    offset += n
+                }
+            } else {
+                try DurableFile.write(target, bytes)
+            }
+        } catch {
+            Output.error("error: cannot write '\(path)': \(error.message)")
+            throw ExitCode(2)
+        }
     }
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }

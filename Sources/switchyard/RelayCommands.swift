@@ -19,14 +19,14 @@ import URLRelay
 import URLRelayService
 
 struct InboxOption: ParsableArguments {
-    @Option(help: "Inbox directory (default: $SWITCHYARD_INBOX or ~/.local/state/switchyard/inbox).")
+    @Option(help: "Inbox directory (default: $SWITCHYARD_INBOX, else switchyard/inbox in $XDG_STATE_HOME or ~/.local/state).")
     var inbox: String?
 
     /// The inbox, created when missing — only commands that write to it (`send`, `watch`, `open`)
     /// may create it; `creating: false` (status) reports a missing inbox with exit status 2.
     func open(creating: Bool = true) throws -> Inbox {
-        let path = inbox ?? ProcessInfo.processInfo.environment["SWITCHYARD_INBOX"]
-            ?? (NSHomeDirectory() + "/.local/state/switchyard/inbox")
+        let path = inbox ?? ProcessInfo.processInfo.environment["SWITCHYARD_INBOX"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (Output.stateDirectory + "/switchyard/inbox")
         guard creating else {
             if let reason = Self.missing(path) {
                 Output.error(Output.escaped("error: there is no inbox at '\(path)': \(reason) (it is made by the first relay send or watch)"))

@@ -59,10 +59,10 @@ struct ResolveCommand: AsyncParsableCommand {
         for h in headers where !h.contains(":") {
             throw ValidationError("--header '\(h)' is not 'Name: value'")
         }
-        if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds from 0 to 3600") }
-        if !(networkTimeout > 0 && networkTimeout <= 3600) { throw ValidationError("--network-timeout must be a number of seconds from 0 to 3600") }
+        if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds above 0, at most 3600") }
+        if !(networkTimeout > 0 && networkTimeout <= 3600) { throw ValidationError("--network-timeout must be a number of seconds above 0, at most 3600") }
         if !(16...65536).contains(scriptMemory) { throw ValidationError("--script-memory must be a number of megabytes from 16 to 65536") }
-        if !(regexTimeLimit > 0 && regexTimeLimit <= 3600) { throw ValidationError("--regex-time-limit must be a number of seconds from 0 to 3600") }
+        if !(regexTimeLimit > 0 && regexTimeLimit <= 3600) { throw ValidationError("--regex-time-limit must be a number of seconds above 0, at most 3600") }
     }
 
     /// What one input produced: its output lines and how it counts for the exit status.
@@ -147,7 +147,9 @@ struct ResolveCommand: AsyncParsableCommand {
             var lines: [String] = []
             if batch { lines.append(r.input) }
             let indent = batch ? "  " : ""
-            if let u = r.unwrapped { lines.append("\(indent)(unwrapped to \(u))") }
+            if let u = r.unwrapped {
+                lines.append("\(indent)(unwrapped to \(u)\(r.unwrapStopped.map { "; redirects not followed to the end: \($0)" } ?? ""))")
+            }
             if r.actions.isEmpty { lines.append("\(indent)no app handles this link") }
             for a in r.actions {
                 let name = manifest.app(a.appId)?.name ?? a.appId

@@ -169,6 +169,13 @@ enum PlurDestination: Equatable {
         #expect(throws: RouteTableError("routes[0]: route a: a url or * parameter must be the last segment")) {
             try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/{u:url}/x'}\n")
         }
+        // Two parameters in one segment, or text beside one, are refused (`/{a}{b}` read as a
+        // parameter named "a}{b" before).
+        for segment in ["{a}{b}", "x{a}", "{a}x", "{a{b}}"] {
+            #expect(throws: RouteTableError("routes[0]: route a: \"\(segment)\" mixes text and a parameter, or holds more than one; a parameter must be a whole segment")) {
+                try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/\(segment)'}\n")
+            }
+        }
         #expect(throws: RouteTableError("route name a is used twice")) {
             try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: a, pattern: /b}\n")
         }

@@ -7,6 +7,22 @@ import Testing
 @Suite struct HostileInputCLITests {
     static let hostile = "https://ok.example/" + String(repeating: "a", count: 160) + "!"
 
+    /// `callback build` makes only URLs it could verify: a scheme per RFC 3986, a printable key id.
+    @Test func callbackBuildRefusesASchemeThatIsNotOneAndAKeyIdWithControlCharacters() throws {
+        let directory = try ErrorPathCLITests.temporaryDirectory()
+        let key = directory.appendingPathComponent("k.key").path
+        try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: key))
+        for scheme in ["a b", "1app", "", "app\u{1B}[31m", "h\u{00E9}"] {
+            let r = try CLITests.run(["callback", "build", "--scheme", scheme, "--action", "x"])
+            #expect(r.status == 2 && r.stdout.isEmpty, "\(scheme): \(r.stdout)")
+            #expect(r.stderr.contains("is not a URL scheme"), "\(r.stderr)")
+            #expect(!r.stderr.contains("\u{1B}"), "escaped")
+        }
+        #expect(try CLITests.run(["callback", "build", "--scheme", "x-app+v1.2", "--action", "x"]).status == 0)
+        let bad = try CLITests.run(["callback", "build", "--scheme", "h", "--action", "x", "--key", "k\u{1B}[31m=\(key)"])
+        #expect(bad.status == 2 && bad.stderr.contains("the key id must not contain spaces, control or bidirectional format characters (it holds U+001B)"), "\(bad.stderr)")
+    }
+
     @Test func aCatastrophicRegexFailsItsActionWithRegexTimeoutAndTheRestIsAnswered() async throws {
         let start = Date()
         let r = try await CLITests.running(["resolve", "--offline", "--json", "--manifest", "Inputs/catastrophic-manifest.json", Self.hostile])

@@ -309,8 +309,38 @@ struct TestCA {
         #expect(took < 9, "took \(took) s")
         let stamps = try server.stamps()
         #expect(stamps.count <= 3 && stamps.allSatisfy { $0.seconds < 2.3 }, "\(stamps)")
-        // It stops at the last URL it learnt, as on any error.
-        #expect(try Self.json(r.stdout)["unwrapped"] as? String == "\(server.origin)/chain/3?d=0.9", "\(r.stdout)")
+        // It stops at the last URL it learnt, and says the chain was cut there.
+        let result = try Self.json(r.stdout)
+        #expect(result["unwrapped"] as? String == "\(server.origin)/chain/3?d=0.9", "\(r.stdout)")
+        #expect(result["unwrapStopped"] as? String == "no answer within the network timeout (2.0 s)", "\(r.stdout)")
+    }
+
+    /// A chain longer than the hop limit is not passed off as its end; one that ends is not flagged.
+    @Test func aRedirectChainCutAtTheHopLimitSaysSo() async throws {
+        let server = try LocalServer()
+        let cut = try await CLITests.running(["resolve", "--allow-private-addresses", "\(server.origin)/chain/7?d=0"])
+        #expect(cut.stdout.hasPrefix("(unwrapped to \(server.origin)/chain/2?d=0.0; redirects not followed to the end: more than 5 redirects)\n"), "\(cut.stdout)")
+        let whole = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/chain/3?d=0"])
+        let result = try Self.json(whole.stdout)
+        #expect(result["unwrapped"] as? String == "\(server.origin)/chain/0?d=0.0", "\(whole.stdout)")
+        #expect(result["unwrapStopped"] == nil, "\(whole.stdout)")
+    }
+
+    /// A refused connection or a handshake with a plain-HTTP port is the answer at once (the HTTP
+    /// client's default retried until the timeout: 10 s per dead link), in words without paths.
+    @Test func aRefusedConnectionOrAPlainHTTPPortFailsAtOnce() async throws {
+        let server = try LocalServer()
+        let start = Date()
+        let refused = try await CLITests.running(["aasa", "validate", "https://127.0.0.1:9/"])
+        let plain = try await CLITests.running(["aasa", "validate", "https://127.0.0.1:\(server.port)/"])
+        let dead = try await CLITests.running(["resolve", "--allow-private-addresses"], stdin: "http://127.0.0.1:9/a\nhttp://127.0.0.1:9/b\nhttp://127.0.0.1:9/c\n")
+        let took = Date().timeIntervalSince(start)
+        #expect(took < 8, "took \(took) s (the timeout is 10 s per request)")
+        #expect(refused.status == 1 && refused.stdout.contains("could not fetch https://127.0.0.1:9/.well-known/apple-app-site-association: connection refused [fetch-failed]"), "\(refused.stdout)")
+        #expect(refused.stdout.hasPrefix("fetched https://127.0.0.1:9/.well-known/apple-app-site-association: no complete response\n"), "\(refused.stdout)")
+        #expect(plain.stdout.contains("the TLS handshake failed: the server did not answer in TLS (a plain-HTTP port?) [tls-failed]"), "\(plain.stdout)")
+        #expect(!plain.stdout.contains("/.build/") && !plain.stdout.contains("BoringSSL"), "\(plain.stdout)")
+        #expect(dead.status == 1 && dead.stdout == ["a", "b", "c"].map { "http://127.0.0.1:9/\($0)\n  no app handles this link\n" }.joined(), "\(dead.stdout)")
     }
 
     /// A browser never follows a redirect to `javascript:` or `file:`: it is not the unwrapped URL.
@@ -345,7 +375,8 @@ struct TestCA {
         // Without the CA the certificate is not trusted: a clear finding, status 1, no crash.
         let untrusted = try await CLITests.running(["aasa", "validate", server.origin])
         #expect(untrusted.status == 1)
-        #expect(untrusted.stdout.contains("the TLS handshake failed"), "\(untrusted.stdout)")
+        #expect(untrusted.stdout.contains("the TLS handshake failed: the certificate is not trusted or not valid for this host"), "\(untrusted.stdout)")
+        #expect(!untrusted.stdout.contains("/.build/"), "no build paths: \(untrusted.stdout)")
         #expect(untrusted.stdout.contains("--ca-file"))
         let json = try await CLITests.running(["assetlinks", "validate", "--json", server.origin])
         #expect(json.status == 1)

@@ -301,6 +301,7 @@ public struct LinkEngine: Sendable {
     private struct Planned {
         var input: String
         var unwrapped: String?
+        var unwrapStopped: String?
         var actions: [(ActionResult, Pending)]
         var browsers: [(BrowserResult, Pending)]
     }
@@ -324,10 +325,11 @@ public struct LinkEngine: Sendable {
             var (matched, timedOut) = evaluateActions(url, headers: headers)
             lap(\.matching)
             var unwrapped: String?
+            var stopped: String?
             if matched.isEmpty && timedOut.isEmpty {
                 var target = unwrap(url)
                 if !options.offline && matchingActions(target, headers: headers).isEmpty {
-                    target = followRedirectsOnExecutor(target, until: { self.matchingActions($0, headers: headers).isEmpty == false })
+                    (target, stopped) = followRedirectsOnExecutor(target, until: { self.matchingActions($0, headers: headers).isEmpty == false })
                 }
                 if target != url {
                     unwrapped = target
@@ -340,13 +342,14 @@ public struct LinkEngine: Sendable {
             lap(\.formats)
             let browsers = planBrowsers(for: url, calls: &calls)
             lap(\.browsers)
-            planned.append(Planned(input: input, unwrapped: unwrapped, actions: actions, browsers: browsers))
+            planned.append(Planned(input: input, unwrapped: unwrapped, unwrapStopped: unwrapped == nil ? nil : stopped, actions: actions, browsers: browsers))
         }
         let scripted = calls.isEmpty ? [] : scripts.runManyOnExecutor(calls)
         lap(\.scripts)
         profile?.inputs += inputs.count
         return planned.map {
-            Resolution(input: $0.input, actions: Self.finish($0.actions, scripted), browsers: Self.finish($0.browsers, scripted), unwrapped: $0.unwrapped)
+            Resolution(input: $0.input, actions: Self.finish($0.actions, scripted), browsers: Self.finish($0.browsers, scripted),
+                       unwrapped: $0.unwrapped, unwrapStopped: $0.unwrapStopped)
         }
     }
 
@@ -370,29 +373,36 @@ public struct LinkEngine: Sendable {
     /// Follows HTTP redirects with HEAD requests (bounded, every hop address-checked). Stops
     /// quietly at the last good URL on any error.
     public func followRedirects(_ url: String) async -> String {
-        await onExecutor { $0.followRedirectsOnExecutor(url) }
+        await onExecutor { $0.followRedirectsOnExecutor(url).url }
     }
 
     /// Follows redirects from `url`, stopping early at a URL for which `done` is true (a rule
     /// already handles it, so it need not be fetched). The whole unwrap, every hop together, is
     /// bounded by `networkTimeout`: each hop gets what is left, and none is sent after it.
     /// It also stops at a redirect to a URL a browser never follows (`javascript:`, `file:`, …).
-    func followRedirectsOnExecutor(_ url: String, until done: (String) -> Bool = { _ in false }) -> String {
+    /// `stopped` says why the chain was cut before its end (the hop limit, the timeout, a request
+    /// that failed); nil when it ended (an answer that is not a redirect) or a rule took it.
+    func followRedirectsOnExecutor(_ url: String, until done: (String) -> Bool = { _ in false }) -> (url: String, stopped: String?) {
         var current = url
         let fetcher = scripts.fetcher
         let seconds = options.networkTimeout.isFinite ? min(max(options.networkTimeout, 0), 86_400) : 86_400
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
         for _ in 0..<options.maximumRedirectHops {
-            if current != url && done(current) { return current }
-            guard ContinuousClock.now < deadline else { return current }
+            if current != url && done(current) { return (current, nil) }
+            guard ContinuousClock.now < deadline else { return (current, "no answer within the network timeout (\(seconds) s)") }
             let request = FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline)
-            guard let response = try? ScriptExecutor.waitForAsync({ () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }),
-                  (300..<400).contains(response.status), let location = response.header("location"),
+            let response: FetchResponse
+            do { response = try ScriptExecutor.waitForAsync({ () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }) } catch {
+                // Cut off by the unwrap's own time limit, or failed on its own.
+                let timedOut = ContinuousClock.now >= deadline.advanced(by: .milliseconds(-100))
+                return (current, timedOut ? "no answer within the network timeout (\(seconds) s)" : error.message)
+            }
+            guard (300..<400).contains(response.status), let location = response.header("location"),
                   let next = Unwrapper.resolveReference(location, against: current), !Unwrapper.isNeverFollowed(next)
-            else { return current }
+            else { return (current, nil) }
             current = next
         }
-        return current
+        return (current, done(current) ? nil : "more than \(options.maximumRedirectHops) redirects")
     }
 }
 

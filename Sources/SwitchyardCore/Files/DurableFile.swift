@@ -108,6 +108,35 @@ public enum DurableFile {
         return try body()
     }
 
+    /// The bytes of `path` if it is a regular file, nil if there is nothing at `path`. Anything
+    /// else — a symbolic link, a directory, a FIFO, a device — is never read: `io`, naming it.
+    public static func readRegularFile(_ path: String) throws(FileError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP { throw FileError(.io, path: path, "\(path): a symbolic link (not read)", errno: ELOOP) }
+            throw failure(path, "cannot open")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure(path, "cannot stat") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            let kind = info.st_mode & S_IFMT == S_IFDIR ? "a directory" : info.st_mode & S_IFMT == S_IFIFO ? "a FIFO" : "not a regular file"
+            throw FileError(.io, path: path, "\(path): \(kind) (not read)")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure(path, "read failed")
+            }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
+        }
+    }
+
     /// The directory part of `path` (`.` for a bare name).
     static func directory(of path: String) -> String {
         let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")

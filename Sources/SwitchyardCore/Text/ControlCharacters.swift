@@ -4,10 +4,11 @@ extension Unicode.Scalar {
     public var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 
     /// An invisible format character that makes text read differently from what it is: the
-    /// bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and the
-    /// line and paragraph separators (U+2028, U+2029).
+    /// bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F,
+    /// U+202A–U+202E, U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029).
     public var isDeceptiveFormat: Bool {
         (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x2028 || value == 0x2029
+            || value == 0x200E || value == 0x200F || value == 0x061C
     }
 
     /// A control character or a deceptive format character: not to be shown as it is.

@@ -1,0 +1,111 @@
+import Foundation
+import SwitchyardTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the commands do with the files around them: `-o` writes where the user points (through
+/// a link, a FIFO, a device) instead of replacing it; the relay never follows a link planted in
+/// its inbox; state goes under the user's $HOME; a nonce file that is a directory is a usage error.
+@Suite struct FileSafetyCLITests {
+    static let manifest = #"{"apps": [], "actions": []}"#
+
+    @Test func outputThroughASymbolicLinkWritesItsTargetAndKeepsTheLink() throws {
+        let directory = try ErrorPathCLITests.temporaryDirectory()
+        let target = directory.appendingPathComponent("target.json").path
+        let link = directory.appendingPathComponent("link.json").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.json")
+        let r = try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", link], stdin: Self.manifest)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.json", "the link is still a link")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == #"{"apps":[],"actions":[]}"# + "\n")
+    }
+
+    @Test func outputToAFIFOOrStdoutWritesThroughIt() throws {
+        let directory = try ErrorPathCLITests.temporaryDirectory()
+        let fifo = directory.appendingPathComponent("out.fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        // A reader on the FIFO, as `-o >(…)` or a named pipe would have.
+        let reader = ChildProcess()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.arguments = [fifo]
+        let out = Pipe()
+        reader.standardOutput = out
+        try reader.run()
+        let r = try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", fifo], stdin: Self.manifest)
+        let read = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        reader.waitUntilExit()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(read == #"{"apps":[],"actions":[]}"# + "\n")
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still a FIFO")
+        // /dev/stdout is a device (here the test's pipe): written through, never replaced.
+        let stdout = try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", "/dev/stdout"], stdin: Self.manifest)
+        #expect(stdout.stdout == #"{"apps":[],"actions":[]}"# + "\n", "\(stdout.stderr)")
+        let dash = try CLITests.run(["export", "csv", "-o", "-", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path])
+        #expect(dash.status == 0 && dash.stdout.hasPrefix("code,"), "\(dash.stdout) \(dash.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: CLITests.testsDirectory.appendingPathComponent("-").path))
+        let intoDirectory = try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", directory.path], stdin: Self.manifest)
+        #expect(intoDirectory.status == 2)
+        #expect(intoDirectory.stderr.hasSuffix("error: cannot write '\(directory.path)': it is a directory\n"), "\(intoDirectory.stderr)")
+    }
+
+    /// Anyone who can write to a shared inbox could plant a link to a file only the watcher may
+    /// read; the watcher moves the link itself to rejected/ without reading through it.
+    @Test func aSymbolicLinkInTheInboxIsNeverFollowed() throws {
+        let directory = try ErrorPathCLITests.temporaryDirectory()
+        let inbox = directory.appendingPathComponent("inbox").path
+        let secret = directory.appendingPathComponent("secret.txt").path
+        try Data("plur://group/secret-line-1\nthe secret\n".utf8).write(to: URL(fileURLWithPath: secret))
+        #expect(try CLITests.run(["relay", "send", "plur://group/real", "--inbox", inbox]).status == 0)
+        let planted = inbox + "/requests/00000000000000000001-planted.json"
+        try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: secret)
+        let watch = ChildProcess()
+        watch.executableURL = CLITests.binary
+        watch.arguments = ["relay", "watch", "--inbox", inbox, "--poll", "0.2"]
+        let out = Pipe(), err = Pipe()
+        watch.standardOutput = out
+        watch.standardError = err
+        try watch.run()
+        let output = CLITests.LogCollector(out.fileHandleForReading)
+        let log = CLITests.LogCollector(err.fileHandleForReading)
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline && !output.text.contains("plur://group/real") { Thread.sleep(forTimeInterval: 0.05) }
+        watch.terminate()
+        watch.waitUntilExit()
+        #expect(output.finished().contains("plur://group/real"))
+        #expect(!output.text.contains("secret"), "\(output.text)")
+        #expect(log.finished().contains("rejected 00000000000000000001-planted.json: a symbolic link (not read); moved to rejected/"), "\(log.text)")
+        let kept = inbox + "/rejected/00000000000000000001-planted.json"
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: kept)) == secret, "the link itself was moved")
+        let rejected = try FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")
+        for name in rejected where name != "00000000000000000001-planted.json" {
+            let text = (try? String(contentsOfFile: inbox + "/rejected/" + name, encoding: .utf8)) ?? ""
+            #expect(!text.contains("secret"), "\(name) holds the secret's text")
+        }
+    }
+
+    /// $HOME (and $XDG_STATE_HOME) decide where state goes, as the README says.
+    @Test func stateFollowsHomeAndANonceFileThatIsADirectoryIsAUsageError() throws {
+        let home = try ErrorPathCLITests.temporaryDirectory()
+        let key = home.appendingPathComponent("k1.key").path
+        try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: key))
+        let url = try CLITests.run(["callback", "build", "--scheme", "helper", "--action", "a", "--key", "k1=\(key)"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let environment = ["HOME": home.path, "XDG_STATE_HOME": ""]
+        let verified = try CLITests.run(["callback", "verify", url, "--key", "k1=\(key)"], environment: environment)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home.path + "/.local/state/switchyard/callback-nonces"))
+        let status = try CLITests.run(["relay", "status"], environment: environment.merging(["SWITCHYARD_INBOX": ""]) { $1 })
+        #expect(status.stderr.contains("'\(home.path)/.local/state/switchyard/inbox'"), "\(status.stderr)")
+
+        for seen in [".", home.path, home.path + "/"] {
+            let r = try CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", seen])
+            #expect(r.status == 2, "\(seen): \(r.stderr)")
+            #expect(r.stderr.contains("a directory, not a nonce file"), "\(seen): \(r.stderr)")
+            #expect(!r.stderr.contains("crashed"))
+        }
+    }
+}
