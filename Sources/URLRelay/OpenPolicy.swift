@@ -66,7 +66,7 @@ public struct OpenPolicy: Sendable {
 
     /// Why `url` may never be opened, or nil: the rules that do not depend on time (length,
     /// absolute URL, no spaces or control characters — C0, DEL and C1 —, no bidirectional or
-    /// line-separator format characters, scheme and host lists). `Inbox.send`
+    /// line-separator format characters, no U+FFFD (bytes that were not UTF-8), scheme and host lists). `Inbox.send`
     /// refuses such a URL, a drain moves a stored one to `rejected/`, and `decide` denies it.
     public func check(_ url: String) -> String? {
         guard url.utf8.count <= maximumLength else { return "the URL is longer than \(maximumLength) bytes" }
@@ -76,6 +76,10 @@ public struct OpenPolicy: Sendable {
         }
         if let scalar = url.unicodeScalars.first(where: \.isDeceptiveFormat) {
             return "the URL contains the invisible format character \(String(format: "U+%04X", scalar.value)) (bidirectional override or line separator: it makes a link read differently from where it goes)"
+        }
+        if url.unicodeScalars.contains("\u{FFFD}") {
+            // What bytes that are not UTF-8 decode to: the URL stored would not be the one sent.
+            return "the URL contains U+FFFD, the replacement for bytes that are not UTF-8 (percent-encode them)"
         }
         guard url.count > scheme.count + 1, URLComponents(string: url) != nil else { return "not a valid absolute URL" }
         if Self.alwaysDenied.contains(scheme) || deniedSchemes.contains(scheme) { return "scheme \(scheme): is denied" }

@@ -30,6 +30,9 @@ import URLRelay
         Case(url: "plur://group/a\u{202E}gpj.exe", expected: .deny(reason: "the URL contains the invisible format character U+202E (bidirectional override or line separator: it makes a link read differently from where it goes)")),
         Case(url: "plur://group/\u{2066}a", expected: .deny(reason: "the URL contains the invisible format character U+2066 (bidirectional override or line separator: it makes a link read differently from where it goes)")),
         Case(url: "plur://group/a\u{2029}b", expected: .deny(reason: "the URL contains the invisible format character U+2029 (bidirectional override or line separator: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{200F}b", expected: .deny(reason: "the URL contains the invisible format character U+200F (bidirectional override or line separator: it makes a link read differently from where it goes)")),
+        // Bytes that were not UTF-8 arrive as U+FFFD: storing it would change the URL.
+        Case(url: "plur://group/\u{FFFD}", expected: .deny(reason: "the URL contains U+FFFD, the replacement for bytes that are not UTF-8 (percent-encode them)")),
         // Other non-ASCII text is fine.
         Case(url: "plur://group/caf\u{E9}", expected: .open(delay: 0.3)),
         Case(url: "plur://" + String(repeating: "a", count: 200), expected: .deny(reason: "the URL is longer than 100 bytes")),

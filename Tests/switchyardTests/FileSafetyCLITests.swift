@@ -108,4 +108,25 @@ import Glibc
             #expect(!r.stderr.contains("crashed"))
         }
     }
+
+    /// Bytes that are not UTF-8, in an argument or on stdin, are refused rather than stored as U+FFFD.
+    @Test func relaySendRefusesBytesThatAreNotUTF8() throws {
+        let inbox = try ErrorPathCLITests.temporaryDirectory().appendingPathComponent("inbox").path
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        // The argument as raw bytes (a Swift String cannot hold them): through the shell's printf.
+        let pid = try ChildProcess.spawn("/bin/sh", ["-c", #"exec "$0" relay send "$(printf 'plur://group/\377')" --inbox "$1""#, CLITests.binary.path, inbox],
+                                         environment: ProcessInfo.processInfo.environment, directory: nil,
+                                         stdin: input.fileHandleForReading.fileDescriptor, stdout: out.fileHandleForWriting.fileDescriptor,
+                                         stderr: err.fileHandleForWriting.fileDescriptor)
+        try input.fileHandleForReading.close(); try input.fileHandleForWriting.close()
+        try out.fileHandleForWriting.close(); try err.fileHandleForWriting.close()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(out.fileHandleForReading.readDataToEndOfFile().isEmpty)
+        #expect(ChildProcess.wait(pid) == 1)
+        #expect(stderr.contains("U+FFFD, the replacement for bytes that are not UTF-8"), "\(stderr)")
+        let piped = try CLITests.run(["relay", "send", "--stdin", "--inbox", inbox], stdin: "plur://group/ok\n")
+        #expect(piped.status == 0)
+        let status = try CLITests.run(["relay", "status", "--inbox", inbox])
+        #expect(status.stdout.contains("1 waiting"), "only the good one was stored: \(status.stdout)")
+    }
 }
