@@ -17,6 +17,22 @@ import Testing
         #expect(PreviewAgents.standard.agent(userAgent: entry.example.uppercased())?.name == name, "ASCII case is ignored")
     }
 
+    /// Robots the list does not name are known by what they say of themselves; people with
+    /// "bot" in a phone's name are not.
+    @Test(arguments: [
+        "Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)",
+        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.0; +https://openai.com/gptbot)",
+        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)",
+        "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)", "AhrefsBot/7.0",
+        "Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)",
+        "Mozilla/5.0 (Linux; Android 7.0;) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; PetalBot;+https://webmaster.petalsearch.com/site/petalbot)",
+        "Mozilla/5.0 (compatible; Linespider/1.1; +https://lin.ee/4dwXkTH)", "ZoominfoBot (zoominfobot at zoominfo dot com)",
+        "Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)", "SomeNewCrawler/0.1",
+    ])
+    func robotsThatDeclareThemselvesArePreviews(_ userAgent: String) {
+        #expect(PreviewAgents.standard.agent(userAgent: userAgent) != nil, "\(userAgent)")
+    }
+
     static let people = [
         LandingPageTests.iPhone,
         "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
@@ -28,6 +44,8 @@ import Testing
         "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 327.0.0.39.110",
         // A phone brand that contains "bot".
         "Mozilla/5.0 (Linux; Android 12; CUBOT KINGKONG 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+        "Mozilla/5.0 (Linux; Android 11; Cubot Note 20) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+        "Mozilla/5.0 (Linux; Android 13; CUBOT_P80) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
         "Mozilla/5.0 (Linux; Android 13; SAMSUNG SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36",
         "",
     ]

@@ -76,11 +76,40 @@ public struct PreviewAgents: Sendable {
         var description: String { message }
     }
 
-    /// The entry that names this User-Agent, or nil for a person's browser (or no User-Agent).
+    /// The entry that names this User-Agent, ``selfDeclared`` for one that says it is a robot
+    /// without being listed, or nil for a person's browser (or no User-Agent).
     public func agent(userAgent: String?) -> Agent? {
         guard let userAgent, !userAgent.isEmpty else { return nil }
         let text = userAgent.utf8.map(Self.lower)
-        return patterns.firstIndex { Self.contains(text, $0) }.map { agents[$0] }
+        if let index = patterns.firstIndex(where: { Self.contains(text, $0) }) { return agents[index] }
+        return Self.declaresItself(Array(userAgent.utf8), lowered: text) ? Self.selfDeclared : nil
+    }
+
+    /// Any robot the list does not name but whose User-Agent says what it is.
+    public static let selfDeclared = Agent(name: "Self-declared robot", match: "+http, crawler, spider, slurp, …bot",
+                                           example: "Mozilla/5.0 (compatible; GPTBot/1.0; +https://openai.com/gptbot)")
+
+    private static let robotWords: [[UInt8]] = ["+http", "crawler", "spider", "slurp"].map { Array($0.utf8) }
+
+    /// Whether a User-Agent declares a robot: a contact URL (`+https://…`, the crawlers' custom),
+    /// the words crawler, spider or slurp, or a word that ends in `bot` or `Bot` before a `/`,
+    /// `;`, `)`, space, `-`, `_` or the end (GPTBot/1.0, AhrefsBot/7.0, bingbot). A word written
+    /// in capitals (`CUBOT`, a phone) or `Cubot` is not one.
+    static func declaresItself(_ original: [UInt8], lowered: [UInt8]) -> Bool {
+        if robotWords.contains(where: { contains(lowered, $0) }) { return true }
+        func isLetter(_ b: UInt8) -> Bool { (65...90).contains(b) || (97...122).contains(b) }
+        var i = 1
+        while i + 3 <= original.count {
+            defer { i += 1 }
+            guard original[i + 1] == UInt8(ascii: "o"), original[i + 2] == UInt8(ascii: "t"),
+                  original[i] == UInt8(ascii: "b") || original[i] == UInt8(ascii: "B"), isLetter(original[i - 1]) else { continue }
+            if i + 3 < original.count && !"/;) -_".utf8.contains(original[i + 3]) { continue }
+            var start = i - 1
+            while start > 0 && isLetter(original[start - 1]) { start -= 1 }
+            if lowered[start..<(i + 3)].elementsEqual("cubot".utf8) { continue }
+            return true
+        }
+        return false
     }
 
     private static func contains(_ text: [UInt8], _ pattern: [UInt8]) -> Bool {
