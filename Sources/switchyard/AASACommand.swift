@@ -67,7 +67,7 @@ struct AASACommand: ParsableCommand {
             guard case .object = value else { return failure(id, "wrong-type", "each line must be a JSON object") }
             guard let url = value["url"]?.stringValue else { return failure(id, "missing-key", "\"url\" must be a string") }
             guard let appID = value["appId"]?.stringValue else { return failure(id, "missing-key", "\"appId\" must be a string") }
-            if let problem = Output.urlProblem(url) { return failure(id, "invalid-url", "\"url\" \(problem)") }
+            if let problem = URLInput.problem(url) { return failure(id, "invalid-url", "\"url\" \(problem)") }
             // Without "domain" (or with null) the URL's own host is the domain.
             let domain: String?
             switch value["domain"] {
@@ -118,7 +118,7 @@ struct AASACommand: ParsableCommand {
 
         func run() throws {
             let aasa = try AASACommand.load(file)
-            if let problem = Output.urlProblem(url) {
+            if let problem = URLInput.problem(url) {
                 Output.error("error: \(Output.escaped(url)): \(problem)")
                 throw ExitCode(1)
             }

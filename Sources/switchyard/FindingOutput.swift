@@ -43,7 +43,7 @@ enum SourceValidation {
         var subject = source
         if let scheme = SourceValidation.urlScheme(source) {
             // A URL with a space or a control character is not fetched (and not echoed raw).
-            if let problem = Output.urlProblem(source) {
+            if let problem = URLInput.problem(source) {
                 Output.error("error: \(Output.escaped(source)): \(problem)")
                 throw ExitCode(1)
             }

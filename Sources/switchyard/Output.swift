@@ -21,20 +21,6 @@ enum Output {
         try? FileHandle.standardError.write(contentsOf: data)
     }
 
-    /// Why `input` is not a URL a command can work on, or nil: it must be an absolute URL (a scheme, then
-    /// something), without spaces or control characters.
-    static func urlProblem(_ input: String) -> String? {
-        guard let colon = input.firstIndex(of: ":"), colon != input.startIndex,
-              input[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
-              input.first!.isLetter, input.index(after: colon) < input.endIndex
-        else { return "not an absolute URL (expected a scheme such as https: followed by the rest of the link)" }
-        if let scalar = input.unicodeScalars.first(where: { $0.value < 0x21 || $0.isControlCharacter }) {
-            return scalar == " " ? "contains a space" : "contains the control character \(String(format: "U+%04X", scalar.value))"
-        }
-        return nil
-    }
-
-
     /// `text` for one line of human-readable output: each control character (C0, DEL, C1) and
     /// each bidirectional or line-separator format character is written as `\u{1B}`, so nothing
     /// read from a manifest, a script or a URL can move the cursor, retitle the terminal, forge

@@ -111,7 +111,7 @@ struct ResolveCommand: AsyncParsableCommand {
                 var outcomes = [Outcome?](repeating: nil, count: chunk.count)
                 var valid: [(Int, String)] = []
                 for (i, input) in chunk.enumerated() {
-                    if let problem = Output.urlProblem(input) { outcomes[i] = format.invalid(input, problem) } else { valid.append((i, input)) }
+                    if let problem = URLInput.problem(input) { outcomes[i] = format.invalid(input, problem) } else { valid.append((i, input)) }
                 }
                 let results = await engine.resolve(batch: valid.map(\.1), headers: parsedHeaders)
                 for ((i, _), r) in zip(valid, results) { outcomes[i] = format.outcome(r) }
@@ -194,7 +194,7 @@ struct UnwrapCommand: ParsableCommand {
         let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes)
         var invalid = 0
         for input in inputs {
-            if let problem = Output.urlProblem(input) {
+            if let problem = URLInput.problem(input) {
                 invalid += 1
                 if json {
                     Output.line(JSONWriter.compact(.object([

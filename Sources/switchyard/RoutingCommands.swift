@@ -43,7 +43,7 @@ struct RouteCommand: ParsableCommand {
         for url in inputs {
             // The same input check as resolve and unwrap: an absolute URL without spaces or
             // control characters; an invalid one still gets its line (one line per input).
-            if let problem = Output.urlProblem(url) {
+            if let problem = URLInput.problem(url) {
                 failed = true
                 if json {
                     Output.line(JSONWriter.compact(.object([

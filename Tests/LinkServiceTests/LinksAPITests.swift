@@ -274,6 +274,14 @@ import Testing
             let missing = try await client.call(.get, "/api/resolve")
             #expect(missing.status == .badRequest)
             #expect(missing.json?.at("error.field")?.stringValue == "url")
+            // What `switchyard resolve` refuses, the API refuses: not a URL, a space, a control character.
+            for (query, problem) in [("notaurl", "not an absolute URL"), ("%00", "not an absolute URL"), ("not%20a%20url", "not an absolute URL"),
+                                     ("http://a%0d%0ab", "contains the control character U+000D"), ("https://a.example/x%20y", "contains a space")] {
+                let r = try await client.call(.get, "/api/resolve?url=\(query)")
+                #expect(r.status == .badRequest, "\(query)")
+                #expect(r.json?.at("error.code")?.stringValue == "invalid-url", "\(query)")
+                #expect(r.json?.at("error.message")?.stringValue?.contains(problem) == true, "\(query): \(r.text)")
+            }
         }
     }
 

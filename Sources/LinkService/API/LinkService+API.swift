@@ -141,6 +141,8 @@ extension LinkService {
             throw .badRequest(.missingURL, "give the link to resolve as ?url=…", field: "url")
         }
         guard url.utf8.count <= 4096 else { throw .badRequest(.invalidURL, "url is longer than 4096 bytes", field: "url") }
+        // The same check as `switchyard resolve`: an absolute URL without spaces or control characters.
+        if let problem = URLInput.problem(url) { throw .badRequest(.invalidURL, "url \(LinkInput.excerpt(url)): \(problem)", field: "url") }
         try limitAddress(request, context)
         // The engine runs matching and scripts (and their network calls) on its own threads; a
         // request that would wait behind more than a few per thread is turned away at once.

@@ -1,0 +1,17 @@
+import Foundation
+
+/// The check every command and the API apply to a URL someone hands in.
+public enum URLInput {
+    /// Why `input` is not a URL to work on, or nil: it must be an absolute URL (a scheme, then
+    /// something), without spaces or control characters.
+    public static func problem(_ input: String) -> String? {
+        guard let colon = input.firstIndex(of: ":"), colon != input.startIndex,
+              input[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
+              input.first!.isLetter, input.index(after: colon) < input.endIndex
+        else { return "not an absolute URL (expected a scheme such as https: followed by the rest of the link)" }
+        if let scalar = input.unicodeScalars.first(where: { $0.value < 0x21 || $0.isControlCharacter }) {
+            return scalar == " " ? "contains a space" : "contains the control character \(String(format: "U+%04X", scalar.value))"
+        }
+        return nil
+    }
+}
