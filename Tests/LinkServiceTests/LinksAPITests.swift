@@ -81,6 +81,8 @@ import Testing
         BadBody(body: #"{"deepLink": "plur://x", "title": "a\ud800b"}"#, code: "malformed-json"),
         BadBody(body: #"{"deepLink": "plur://x", "title": "\udc00"}"#, code: "malformed-json"),
         BadBody(body: #"{"deepLink": "plur://x", "colour": "red"}"#, code: "unknown-field", field: "colour"),
+        // Two values for one field: which one was meant is not the service's guess.
+        BadBody(body: #"{"deepLink": "plur://group/x", "deepLink": "plur://group/y"}"#, code: "malformed-json"),
         BadBody(body: #"{"title": "no target"}"#, code: "missing-target", field: "deepLink"),
         BadBody(body: #"{"deepLink": "javascript:alert(1)"}"#, code: "forbidden-scheme", field: "deepLink"),
         // A browser reads the backslash as a path separator and goes to evil.example.

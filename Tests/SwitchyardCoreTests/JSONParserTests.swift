@@ -54,6 +54,16 @@ import Testing
         #expect(try JSONParser.parse(bytes: Array(#""\ud83d\ude00""#.utf8), loneSurrogates: .refuse) == .string("😀"))
     }
 
+    @Test func duplicateKeysAreKeptInFilesAndRefusedWhereAsked() throws {
+        let text = "{\"a\": 1,\n \"b\": {\"c\": 2, \"c\": 3}}"
+        #expect(try JSONParser.parse(text)["b"]?.objectMembers?.count == 2)
+        #expect(throws: JSONParser.SyntaxError(line: 2, column: 16, reason: "the key \"c\" appears twice in one object")) {
+            try JSONParser.parse(bytes: Array(text.utf8), duplicateKeys: .refuse)
+        }
+        // The same key in two objects is no duplicate.
+        #expect(throws: Never.self) { try JSONParser.parse(bytes: Array(#"[{"a": 1}, {"a": 2}]"#.utf8), duplicateKeys: .refuse) }
+    }
+
     @Test func refusesHostileNesting() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse(deep) }

@@ -230,7 +230,7 @@ extension LinkService {
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
             throw APIError(.contentTooLarge, .bodyTooLarge, "the body is larger than \(configuration.maximumBodyBytes) bytes")
         }
-        do { return try JSONParser.parse(bytes: Array(buffer.readableBytesView), loneSurrogates: .refuse) } catch {
+        do { return try JSONParser.parse(bytes: Array(buffer.readableBytesView), loneSurrogates: .refuse, duplicateKeys: .refuse) } catch {
             throw .badRequest(.malformedJSON, "the body is not valid JSON: \(error)")
         }
     }

@@ -26,8 +26,17 @@ public struct JSONParser {
         case refuse
     }
 
+    /// What a key that appears twice in one object does.
+    public enum DuplicateKeys: Sendable {
+        /// Both members are kept, in order (readers of the value take the first or the last).
+        case keep
+        /// A syntax error at the second (request bodies: one meaning per field).
+        case refuse
+    }
+
     private let bytes: [UInt8]
     private let loneSurrogates: LoneSurrogates
+    private var duplicateKeys: DuplicateKeys = .keep
     private var index = 0
     private var depth = 0
     /// Nesting limit, so that hostile input cannot exhaust the stack.
@@ -39,8 +48,10 @@ public struct JSONParser {
     }
 
     /// Parses UTF-8 `bytes` as one JSON value.
-    public static func parse(bytes: [UInt8], loneSurrogates: LoneSurrogates = .replace) throws(SyntaxError) -> JSONValue {
+    public static func parse(bytes: [UInt8], loneSurrogates: LoneSurrogates = .replace,
+                             duplicateKeys: DuplicateKeys = .keep) throws(SyntaxError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, loneSurrogates: loneSurrogates)
+        parser.duplicateKeys = duplicateKeys
         // Skip a UTF-8 byte order mark.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipWhitespace()
@@ -128,6 +139,7 @@ public struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var members: [(key: String, value: JSONValue)] = []
+        var seen: Set<String> = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -138,7 +150,11 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("unexpected \(describeCurrent()), expected a string key")
             }
+            let keyStart = index
             let key = try parseString()
+            if duplicateKeys == .refuse && !seen.insert(key).inserted {
+                throw error("the key \"\(key)\" appears twice in one object", at: keyStart)
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw error("unexpected \(describeCurrent()), expected ':' after key \"\(key)\"")
