@@ -81,6 +81,7 @@ import Testing
         BadBody(body: #"{"deepLink": "plur://x", "title": "a\ud800b"}"#, code: "malformed-json"),
         BadBody(body: #"{"deepLink": "plur://x", "title": "\udc00"}"#, code: "malformed-json"),
         BadBody(body: #"{"deepLink": "plur://x", "colour": "red"}"#, code: "unknown-field", field: "colour"),
+        BadBody(body: #"{"deepLink": "http://rabble.community/g/x"}"#, code: "invalid-deep-link", field: "deepLink"),
         // Two values for one field: which one was meant is not the service's guess.
         BadBody(body: #"{"deepLink": "plur://group/x", "deepLink": "plur://group/y"}"#, code: "malformed-json"),
         BadBody(body: #"{"title": "no target"}"#, code: "missing-target", field: "deepLink"),

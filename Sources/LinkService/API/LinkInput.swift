@@ -231,7 +231,10 @@ struct LinkInput {
     private func checkDeepLink(_ url: String, field: String, depth: Int) throws(APIError) -> String {
         let scheme = try schemeOf(url, field: field)
         let checked: String
-        if scheme == "https" || scheme == "http" {
+        if scheme == "http" {
+            throw .badRequest(.invalidDeepLink, "\(field): an http link never opens the app (universal links are https only); use https:// on one of the configured hosts", field: field)
+        }
+        if scheme == "https" {
             let web = try webURL(url, field: field)
             guard configuration.router.hosts.contains(where: { $0.lowercased() == web.host }) else {
                 throw .badRequest(.invalidDeepLink, "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
