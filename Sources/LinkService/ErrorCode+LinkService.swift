@@ -86,6 +86,8 @@ extension ErrorCode {
     public static let notConfirmed = ErrorCode("not-confirmed")
     /// No link has the requested code.
     public static let notFound = ErrorCode("not-found")
+    /// The path exists, but not with this method (405, with an Allow header).
+    public static let methodNotAllowed = ErrorCode("method-not-allowed")
     /// A request refused by the per-token or per-address rate limit (HTTP 429).
     public static let rateLimited = ErrorCode("rate-limited")
     /// Too many `/api/resolve` requests are already running or waiting (HTTP 503).

@@ -251,6 +251,13 @@ struct ObservabilityMiddleware: RouterMiddleware {
                          path: request.uri.path, status: error.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
             if let cause = error.cause { context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "code": "\(error.code)", "cause": "\(cause)"]) }
             throw error
+        } catch let error as HTTPError where error.status == .notFound {
+            // No route for this method and path: the API's JSON error, 405 with Allow when the
+            // path is served with other methods (logged as a request, not as a failure).
+            let answer = Self.unmatched(method: request.method, path: request.uri.path)
+            Self.observe(record: { metrics.record(route: "unmatched", status: $0, seconds: $1) }, logger: context.logger, method: request.method,
+                         path: request.uri.path, status: answer.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
+            return answer.response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             metrics.record(route: context.endpointPath ?? "unmatched", status: status, seconds: ContinuousClock.now - start)
@@ -261,6 +268,41 @@ struct ObservabilityMiddleware: RouterMiddleware {
         Self.observe(record: { metrics.record(route: route, status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                      path: request.uri.path, status: response.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
         return response
+    }
+
+    /// The paths and methods the service answers, from the OpenAPI document (`OpenAPITests`
+    /// keeps it equal to the router). A `{name}` is one segment; `{path}` and `{rest}` at the end
+    /// are the router's catch-alls (one segment or more).
+    static let endpoints: [(segments: [Substring], methods: [String])] = {
+        guard let path = Bundle.module.path(forResource: "openapi", ofType: "json"),
+              let text = try? String(contentsOfFile: path, encoding: .utf8), let document = try? JSONParser.parse(text) else { return [] }
+        return (document["paths"]?.objectMembers ?? []).map { member in
+            let methods = (member.value.objectMembers ?? []).map(\.key).filter { ["get", "post", "put", "patch", "delete"].contains($0) }
+            return (member.key.split(separator: "/"), methods.map { $0.uppercased() })
+        }
+    }()
+
+    /// The answer for a method and path no route takes: 405 naming the methods that path has,
+    /// or 404.
+    static func unmatched(method: HTTPRequest.Method, path: String) -> APIError {
+        let segments = path.split(separator: "/")
+        var allowed: [String] = []
+        for endpoint in endpoints {
+            let template = endpoint.segments
+            // Pages are never served under /api/ (the router does not fall back there).
+            if template == ["{path}"] && segments.first == "api" { continue }
+            let catchAll = template.last == "{path}" || template.last == "{rest}"
+            guard catchAll ? segments.count >= template.count : segments.count == template.count else { continue }
+            guard zip(template, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) else { continue }
+            for m in endpoint.methods where !allowed.contains(m) { allowed.append(m) }
+        }
+        if allowed.contains("GET") { allowed.append("HEAD") }
+        let order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+        allowed.sort { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! }
+        guard !allowed.isEmpty, !allowed.contains(method.rawValue) else { return APIError(.notFound, .notFound, "nothing is served at \(path)") }
+        var error = APIError(.methodNotAllowed, .methodNotAllowed, "\(method) is not served at \(path); it answers \(allowed.joined(separator: ", "))")
+        error.allow = allowed
+        return error
     }
 
     /// Records one answered request — duration and count by route, and a log line (debug for

@@ -266,6 +266,29 @@ import Testing
         }
     }
 
+    /// A method a path is not served with is 405 naming the ones it is; an unknown API path is a
+    /// JSON 404; neither is logged as a failure.
+    @Test func wrongMethodsAre405WithAllowAndUnknownAPIPathsAreJSON404() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            for (method, path, allow) in [(HTTPRequest.Method.put, "/api/links", "GET, HEAD, POST"), (.delete, "/api/links", "GET, HEAD, POST"),
+                                          (.post, "/api/links/gm6w39r2", "GET, HEAD, PATCH, DELETE"), (.options, "/api/links", "GET, HEAD, POST"),
+                                          (.post, "/healthz", "GET, HEAD"), (.delete, "/some/page", "GET, HEAD")] {
+                let r = try await client.call(method, path)
+                #expect(r.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(r.headers[.allow] == allow, "\(method) \(path)")
+                #expect(r.json?.at("error.code")?.stringValue == "method-not-allowed", "\(r.text)")
+            }
+            for path in ["/api/nope", "/api/links/x/y/z"] {
+                let r = try await client.call(.get, path)
+                #expect(r.status == .notFound, "\(path)")
+                #expect(r.json?.at("error.code")?.stringValue == "not-found", "\(path): \(r.text)")
+            }
+            let unknown = try await client.call(.post, "/api/nope")
+            #expect(unknown.status == .notFound && unknown.json?.at("error.code")?.stringValue == "not-found", "\(unknown.text)")
+        }
+    }
+
     @Test func resolveAPIReturnsTheEngineResult() async throws {
         let h = try await Harness.make()
         try await h.app().test(.router) { client in

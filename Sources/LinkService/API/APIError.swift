@@ -13,6 +13,8 @@ struct APIError: SwitchyardError, HTTPResponseError {
     var message: String
     var field: String?
     var retryAfter: Int?
+    /// The methods a 405 names in its Allow header.
+    var allow: [String]?
     /// The storage's or engine's error behind a 5xx (logged, never sent).
     var cause: (any Error)?
 
@@ -37,6 +39,7 @@ struct APIError: SwitchyardError, HTTPResponseError {
             headers[.retryAfter] = String(retryAfter)
         }
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if let allow { headers[.allow] = allow.joined(separator: ", ") }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONWriter.compact(.object([("error", .object(members))])) + "\n")))
     }
 

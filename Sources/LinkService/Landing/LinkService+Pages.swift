@@ -102,6 +102,10 @@ extension LinkService {
 
     /// Every other GET: the landing page of a universal-link route, or 404.
     func routePage(_ request: Request, _ context: ServiceContext) async -> Response {
+        // Under /api/ an unknown path is an API error, in JSON like every other.
+        if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
+            return APIError(.notFound, .notFound, "no API endpoint at \(request.uri.path)").response
+        }
         guard let host = configuration.router.hosts.first else { return messagePage(.notFound, "Not found", "Nothing here.") }
         var url = "https://" + host + request.uri.path
         if let q = request.uri.query, !q.isEmpty { url += "?" + q }
