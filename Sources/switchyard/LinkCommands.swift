@@ -52,8 +52,13 @@ struct LinkQR: AsyncParsableCommand {
             throw ExitCode(1)
         }
         await store.close()
-        guard link != nil else {
+        guard let link else {
             Output.error("error: no link with code '\(code)' in \(store.kind)")
+            throw ExitCode(1)
+        }
+        // As GET /i/{code}/qr.png answers 410: no code is printed for a page that is gone.
+        if let expiry = link.expiresAt, expiry <= Date() {
+            Output.error("error: the link '\(code)' expired at \(ISO8601DateFormatter().string(from: expiry)); its page answers 410, so no QR code was made")
             throw ExitCode(1)
         }
         let url = configuration.publicURL + "/i/" + code

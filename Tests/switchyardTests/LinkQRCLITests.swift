@@ -30,7 +30,8 @@ import Testing
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
         let answer = try await CLITests.blocking { () throws -> String in
             let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
-                HTTP.send("POST", service + "/api/links", token: token, body: #"{"code": "summer25", "deepLink": "plur://group/poster"}"#).body
+                _ = HTTP.send("POST", service + "/api/links", token: token, body: #"{"code": "xmasgem", "deepLink": "plur://group/brief", "expiresIn": 1}"#)
+                return HTTP.send("POST", service + "/api/links", token: token, body: #"{"code": "summer25", "deepLink": "plur://group/poster"}"#).body
             }
             return run.result ?? run.log
         }
@@ -52,5 +53,12 @@ import Testing
         let noFormat = try await CLITests.running(["link", "qr", "summer25", "-o", directory.appendingPathComponent("x.gif").path, "--database", database])
         #expect(noFormat.status == 2)
         #expect(noFormat.stderr.contains("--format svg or --format png"), "\(noFormat.stderr)")
+        // An expired link's page answers 410: no code for it, as GET /i/{code}/qr.png.
+        try await Task.sleep(for: .seconds(1.2))
+        let expired = directory.appendingPathComponent("brief.png")
+        let gone = try await CLITests.running(["link", "qr", "xmasgem", "-o", expired.path, "--database", database])
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("the link 'xmasgem' expired at ") && gone.stderr.contains("its page answers 410, so no QR code was made"), "\(gone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: expired.path))
     }
 }
