@@ -28,10 +28,19 @@ struct StaticDocument: Sendable {
         headers = [.contentType: contentType, .eTag: etag, .cacheControl: "public, max-age=3600", .contentLength: String(body.readableBytes)]
     }
 
+    /// Whether an If-None-Match value names `etag` (RFC 9110: `*`, or a list of tags compared
+    /// weakly, `W/"x"` matching `"x"`).
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { item in
+            let tag = item.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || (tag.hasPrefix("W/") && tag.dropFirst(2) == etag)
+        }
+    }
+
     /// The answer to a GET with `ifNoneMatch`: 304 when it names this version, else the file.
     /// The one implementation behind the router and the event-loop lane.
     func answer(ifNoneMatch tag: String?) -> (HTTPResponse.Status, HTTPFields, ByteBuffer) {
-        if let tag, tag == etag { return (.notModified, notModifiedHeaders, ByteBuffer()) }
+        if let tag, Self.matches(tag, etag) { return (.notModified, notModifiedHeaders, ByteBuffer()) }
         return (.ok, headers, body)
     }
 

@@ -41,6 +41,14 @@ import Testing
                 #expect(response.status == .notModified)
                 #expect(response.body.readableBytes == 0)
             }
+            // RFC 9110: `*`, a list, and a weak tag all name the current version; another tag does not.
+            let tag = try #require(etag)
+            for header in ["*", "\"other\", \(tag)", "W/\(tag)"] {
+                let status = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: [.ifNoneMatch: header]) { $0.status }
+                #expect(status == .notModified, "\(header)")
+            }
+            let other = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: [.ifNoneMatch: "\"other\""]) { $0.status }
+            #expect(other == .ok)
         }
     }
 
