@@ -194,7 +194,10 @@ public struct LinkService: Sendable {
         }
         var app = Application(
             router: router(),
-            server: .http1(configuration: .init(additionalChannelHandlers: fastPath ? [FastPathHandler(fast)] : [])),
+            // An idle connection (a keep-alive client gone quiet, an HTTP/1.0 client that expects
+            // the server to close: the version does not reach Hummingbird) is closed after 75 s, as
+            // nginx's default keepalive_timeout does.
+            server: .http1(configuration: .init(additionalChannelHandlers: fastPath ? [FastPathHandler(fast)] : [], idleTimeout: .seconds(75))),
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
             services: store.services + background,
             onServerRunning: onServerRunning,
