@@ -159,6 +159,20 @@ import Testing
         #expect(named.links.isEmpty && named.problems.first?.message.contains("name is longer than") == true, "\(named.problems)")
     }
 
+    /// A row cut short or shifted is left out with its line; a header naming a column twice is refused.
+    @Test func rowsWithTheWrongNumberOfFieldsAndRepeatedColumnsAreNotGuessedAt() async throws {
+        let h = try await Harness.make()
+        let importer = LinkImport(configuration: h.service.configuration)
+        let header = LinkImport.columns.joined(separator: ",")
+        let good = "gdcade2," + "link,plur://group/x" + String(repeating: ",", count: LinkImport.columns.count - 3)
+        let plan = try importer.ownLinks("\(header)\nqtad,link,plur://group/x\n\(good)\n\(good.replacingOccurrences(of: "gdcade2", with: "gdcade3")),extra\n", now: h.clock.today)
+        #expect(plan.links.map(\.code) == ["gdcade2"], "\(plan.problems)")
+        #expect(plan.problems.map(\.description) == ["line 2: 3 fields where the header has \(LinkImport.columns.count)",
+                                                     "line 4: \(LinkImport.columns.count + 1) fields where the header has \(LinkImport.columns.count)"])
+        #expect(throws: LinkImport.Failure.self) { try importer.ownLinks("code,code,kind\nabc,abd,link\n", now: h.clock.today) }
+        #expect(throws: LinkImport.Failure.self) { try importer.firebase("shortLink,longLink,link,Long link\nx,y,z,w\n", now: h.clock.today) }
+    }
+
     /// Free text that a spreadsheet would run as a formula is exported behind a `'`, and an
     /// import gives back exactly what was stored.
     @Test(arguments: ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=x", "''y", "'plain", "plain", ""])

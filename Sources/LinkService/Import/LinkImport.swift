@@ -103,7 +103,10 @@ public struct LinkImport: Sendable {
         var plan = Plan()
         for (i, raw) in header.fields.enumerated() {
             let key = Self.normalized(raw.trimmingCharacters(in: .whitespaces))
-            if let name = Self.firebaseAliases[key] ?? parameterNames[key] { columns.append((i, name)) } else if !raw.isEmpty { plan.ignoredColumns.append(raw) }
+            if let name = Self.firebaseAliases[key] ?? parameterNames[key] {
+                if columns.contains(where: { $0.name == name }) { throw Failure(message: "line \(header.line): two columns of the header are \(name) (\(raw) is the second)") }
+                columns.append((i, name))
+            } else if !raw.isEmpty { plan.ignoredColumns.append(raw) }
         }
         let names = Set(columns.map(\.name))
         guard names.contains("shortLink") else {
@@ -237,6 +240,7 @@ public struct LinkImport: Sendable {
         var index: [String: Int] = [:]
         var plan = Plan()
         for (i, name) in header.fields.enumerated() {
+            if index[name] != nil { throw Failure(message: "line \(header.line): the column \(name) appears twice in the header") }
             if Self.columns.contains(name) { index[name] = i } else if !name.isEmpty { plan.ignoredColumns.append(name) }
         }
         guard index["code"] != nil else { throw Failure(message: "line \(header.line): no code column; the header is \(Self.columns.joined(separator: ","))") }
@@ -248,6 +252,11 @@ public struct LinkImport: Sendable {
                 return record.fields[i]
             }
             func problem(_ message: String) { plan.problems.append(Problem(line: record.line, message: message)) }
+            // A row with more or fewer fields than the header was cut or shifted: which value
+            // belongs to which column is a guess, so it is left out.
+            guard record.fields.count == header.fields.count else {
+                problem("\(record.fields.count) fields where the header has \(header.fields.count)"); continue
+            }
             let code = value("code") ?? ""
             let kind = value("kind") ?? "link"
             guard ["link", "invite", "fdl"].contains(kind) else { problem("kind \(JSONWriter.quote(kind)) is not link, invite or fdl"); continue }
