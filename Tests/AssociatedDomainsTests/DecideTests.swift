@@ -384,6 +384,19 @@ extension DecideTests {
         ])
     }
 
+    /// A file that associates nothing is valid but says so: empty details, empty components or paths.
+    @Test func emptyDetailsComponentsOrPathsAreWarnedAbout() {
+        func findings(_ text: String) -> [String] {
+            AppSiteAssociation.validate(bytes: Array(text.utf8)).map { "\($0.severity.rawValue) \($0.code) @ \($0.path)" }
+        }
+        #expect(findings(#"{"applinks": {"details": []}}"#) == ["warning no-patterns @ applinks.details"])
+        #expect(findings(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.x.y"], "components": []}]}}"#)
+                == ["warning no-patterns @ applinks.details[0].components"])
+        #expect(findings(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.x.y"], "paths": []}]}}"#)
+                == ["warning no-patterns @ applinks.details[0].paths"])
+        #expect(findings(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.x.y"], "components": [{"/": "/a"}]}]}}"#).isEmpty)
+    }
+
     /// (d) The domain: nil means the URL's own host; an empty one names no host.
     struct DomainCase: Sendable, CustomStringConvertible {
         let name: String

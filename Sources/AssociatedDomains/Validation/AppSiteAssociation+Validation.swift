@@ -34,6 +34,9 @@ extension AppSiteAssociation {
         if let apps = applinks.apps, !apps.isEmpty {
             findings.append(Finding(.warning, .legacyAppsKey, at: "applinks.apps", "\"apps\" must be an empty array (or left out); app IDs belong in details"))
         }
+        if applinks.details.isEmpty {
+            findings.append(Finding(.warning, .noPatterns, at: "applinks.details", "is empty: no URL of this domain opens an app"))
+        }
         for d in applinks.details {
             let path = d.location
             if d.appIDs.isEmpty {
@@ -50,6 +53,11 @@ extension AppSiteAssociation {
             }
             if d.components == nil && d.paths == nil {
                 findings.append(Finding(.error, .noPatterns, at: path, "has neither \"components\" nor \"paths\": it matches no URL"))
+            }
+            if d.components?.isEmpty == true && (d.paths?.isEmpty ?? true) {
+                findings.append(Finding(.warning, .noPatterns, at: "\(path).components", "is empty: these apps get no URL of this domain"))
+            } else if d.paths?.isEmpty == true && d.components == nil {
+                findings.append(Finding(.warning, .noPatterns, at: "\(path).paths", "is empty: these apps get no URL of this domain"))
             }
             if let components = d.components { findings += componentFindings(components, path, d.substitutionVariables) }
             if let paths = d.paths, d.components == nil { findings += pathFindings(paths, path) }
