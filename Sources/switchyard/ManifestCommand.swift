@@ -14,13 +14,13 @@ struct ManifestCommand: AsyncParsableCommand {
     struct TestCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "test",
-            abstract: "Run the manifest's own tests; the last line is 'N passed, N failed, N skipped'.",
+            abstract: "Run the manifest's own tests; the last line is 'N passed, N failed, N skipped' (with --json, a summary object).",
             discussion: "Skipped tests need the network while --offline. Exit status 1 on any failure."
         )
 
         @Argument(help: "The manifest file.") var path: String
         @Flag(help: "No network: tests whose scripts need it are skipped.") var offline = false
-        @Flag(help: "One JSON object per test, then the summary line.") var json = false
+        @Flag(help: "One JSON object per test, then {\"summary\":{\"passed\":N,\"failed\":N,\"skipped\":N}}.") var json = false
         @Option(help: "Seconds a script may run.") var timeLimit: Double = 15
         @Flag(help: "Refuse a manifest with entries that cannot be used, instead of skipping them with a warning.") var strict = false
         @OptionGroup var isolation: ScriptIsolationOption
@@ -64,7 +64,14 @@ struct ManifestCommand: AsyncParsableCommand {
                     Output.line(Output.escaped("  got:      \(o.got ?? "null")"))
                 }
             }
-            Output.line(summary.line)
+            if json {
+                // The summary as a JSON line too, so that every line of --json output parses.
+                Output.line(JSONWriter.compact(.object([("summary", .object([
+                    ("passed", .int(summary.passed)), ("failed", .int(summary.failed)), ("skipped", .int(summary.skipped)),
+                ]))])))
+            } else {
+                Output.line(summary.line)
+            }
             if summary.failed > 0 { throw ExitCode(1) }
         }
     }
