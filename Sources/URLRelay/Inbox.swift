@@ -134,6 +134,12 @@ public struct Inbox: Sendable {
         return pendingNames().flatMap(decodedRecords).filter { !handled.contains($0.id) }
     }
 
+    /// Files in `requests/` with no request to read (not a regular file, nothing that decodes):
+    /// the next drain moves them to `rejected/`.
+    public func unreadableNames() -> [String] {
+        pendingNames().filter { decodedRecords($0).isEmpty }
+    }
+
     /// The records of one file in `requests/` that decode (a file holds one commit).
     func decodedRecords(_ name: String) -> [RelayRequest] {
         guard let data = try? DurableFile.readRegularFile(requests + "/" + name) else { return [] }

@@ -236,16 +236,19 @@ struct RelayStatus: ParsableCommand {
         let pending = inbox.pending()
         let rejected = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory + "/rejected")) ?? []).filter { !$0.hasSuffix(".reason") }.count
         let oldest = pending.first.map { Int(Date().timeIntervalSince($0.time)) }
+        let unreadable = inbox.unreadableNames().count
         if json {
             Output.line(JSONWriter.compact(.object([
-                ("inbox", .string(inbox.directory)), ("pending", .int(pending.count)), ("files", .int(names.count)), ("rejected", .int(rejected)),
+                ("inbox", .string(inbox.directory)), ("pending", .int(pending.count)), ("files", .int(names.count)),
+                ("unreadableFiles", .int(unreadable)), ("rejected", .int(rejected)),
                 ("oldestSeconds", oldest.map(JSONValue.int) ?? .null),
                 ("next", pending.first.map { .string($0.url) } ?? .null),
             ])))
             return
         }
         // Records are read back from files anyone may write: nothing in them reaches the terminal raw.
-        Output.line(Output.escaped("\(inbox.directory): \(pending.count) waiting\(oldest.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected"))
+        Output.line(Output.escaped("\(inbox.directory): \(pending.count) waiting\(oldest.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected"
+            + (unreadable > 0 ? "; \(unreadable) file\(unreadable == 1 ? "" : "s") in requests/ hold\(unreadable == 1 ? "s" : "") no readable request (the next drain moves \(unreadable == 1 ? "it" : "them") to rejected/)" : "")))
         for r in pending.prefix(10) { Output.line(Output.escaped("  \(r.id.uuidString.lowercased())  \(r.source)  \(r.url)")) }
         if pending.count > 10 { Output.line("  … \(pending.count - 10) more") }
     }

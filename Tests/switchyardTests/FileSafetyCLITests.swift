@@ -62,6 +62,9 @@ import Glibc
         #expect(try CLITests.run(["relay", "send", "plur://group/real", "--inbox", inbox]).status == 0)
         let planted = inbox + "/requests/00000000000000000001-planted.json"
         try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: secret)
+        let status = try CLITests.run(["relay", "status", "--inbox", inbox])
+        #expect(status.stdout.contains("1 waiting") && status.stdout.contains("; 1 file in requests/ holds no readable request (the next drain moves it to rejected/)"),
+                "\(status.stdout)")
         let watch = ChildProcess()
         watch.executableURL = CLITests.binary
         watch.arguments = ["relay", "watch", "--inbox", inbox, "--poll", "0.2"]
