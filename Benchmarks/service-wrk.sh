@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # wrk against the release build of `switchyard serve` (AASA file and /i/{code}) and against nginx
 # serving the same AASA bytes, in one run, on loopback. Prints requests/s, p50/p99 and ratios.
-#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH]
-# --binary measures that build of switchyard instead of building the release binary (e.g. an
-# older build, to compare before and after a change in one sitting).
+#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH]
+# --binary measures that build of switchyard instead of building the release binary.
+# --before PATH also runs that build (an older commit's release binary, with its resources beside
+# it) as a second service and measures it in the same rounds, so a change is measured before and
+# after in one run: each round gives both its ratio to nginx and after/before.
 # Each round measures nginx, then the service's AASA, then /i/{code} for a desktop browser (the
 # cached page) and for an iPhone (a page of its own with a deferred claim); ratios are taken within a
 # round (so a noisy moment hits both sides) and the median round is reported.
@@ -11,7 +13,7 @@
 # the machine's cores, as they do on a small host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""
+DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""
 while (($#)); do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
@@ -19,7 +21,8 @@ while (($#)); do
     --rounds) ROUNDS=$2; shift 2 ;;
     --database) DATABASE=$2; shift 2 ;;
     --binary) BIN=$2; shift 2 ;;
-    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH]" >&2; exit 2 ;;
+    --before) BEFORE=$2; shift 2 ;;
+    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH]" >&2; exit 2 ;;
   esac
 done
 
@@ -38,7 +41,7 @@ fi
 
 WORK=$(mktemp -d /tmp/switchyard-wrk.XXXXXX); chmod 755 "$WORK"
 DATABASE=${DATABASE:-sqlite:$WORK/links.sqlite}
-cleanup() { [[ -n "${SY_PID:-}" ]] && kill "$SY_PID" 2>/dev/null; [[ -f $WORK/nginx.pid ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { [[ -n "${SY_PID:-}" ]] && kill "$SY_PID" 2>/dev/null; [[ -n "${OLD_PID:-}" ]] && kill "$OLD_PID" 2>/dev/null; [[ -f $WORK/nginx.pid ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 # The example configuration with rate limits out of the way (wrk hits read paths only anyway).
@@ -53,6 +56,19 @@ SY_PID=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$SY_PORT/healthz" >/dev/null && break; sleep 0.1; done
 CODE=$(curl -sf -X POST "http://127.0.0.1:$SY_PORT/api/links" -H "Authorization: Bearer $TOKEN" \
   -d '{"route":"appGroup","parameters":{"groupId":"bench"},"title":"Benchmark"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
+
+# The older build, beside it, with a database of its own.
+if [[ -n $BEFORE ]]; then
+  OLD_PORT=$(free_port); OLD_DB=sqlite:$WORK/before.sqlite
+  OLD_TOKEN=$("$BEFORE" token create --name wrk --database "$OLD_DB" 2>/dev/null | tail -1)
+  "$BEFORE" serve --config "$CONFIG" --port "$OLD_PORT" --database "$OLD_DB" --log-level warning 2>"$WORK/before.log" &
+  OLD_PID=$!
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$OLD_PORT/healthz" >/dev/null && break; sleep 0.1; done
+  OLD_CODE=$(curl -sf -X POST "http://127.0.0.1:$OLD_PORT/api/links" -H "Authorization: Bearer $OLD_TOKEN" \
+    -d '{"route":"appGroup","parameters":{"groupId":"bench"},"title":"Benchmark"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
+  wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" >/dev/null
+  wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" >/dev/null
+fi
 
 # nginx serves the very bytes the service serves.
 mkdir -p "$WORK/www/.well-known"
@@ -102,6 +118,11 @@ for r in $(seq "$ROUNDS"); do
   echo "$r aasa $(run aasa "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
   echo "$r link $(run link "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
   echo "$r phone $(run phone "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+  if [[ -n $BEFORE ]]; then
+    echo "$r old-aasa $(run old-aasa "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+    echo "$r old-link $(run old-link "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
+    echo "$r old-phone $(run old-phone "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+  fi
 done
 
 python3 - "$RESULTS" <<'PY'
@@ -111,11 +132,13 @@ for line in open(sys.argv[1]):
     r, name, rps, p50, p99, err = line.split()
     rounds.setdefault(int(r), {})[name] = (float(rps), float(p50), float(p99), int(err))
 labels = {"nginx": "nginx, AASA file", "aasa": "switchyard, AASA file", "link": "switchyard, /i/{code} desktop (cached)",
-          "phone": "switchyard, /i/{code} iPhone (claim page)"}
+          "phone": "switchyard, /i/{code} iPhone (claim page)", "old-aasa": "before: AASA file",
+          "old-link": "before: /i/{code} desktop (cached)", "old-phone": "before: /i/{code} iPhone (claim page)"}
 print(f"{'round':>5}  {'target':42} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'vs nginx':>9}")
 for r in sorted(rounds):
     base = rounds[r]["nginx"][0]
-    for name in ("nginx", "aasa", "link", "phone"):
+    for name in ("nginx", "aasa", "link", "phone", "old-aasa", "old-link", "old-phone"):
+        if name not in rounds[r]: continue
         rps, p50, p99, err = rounds[r][name]
         print(f"{r:5d}  {labels[name]:42} {rps:9.0f} {p50:8.2f} {p99:8.2f} {err:8d} {rps / base:8.2f}x")
 aasa = [rounds[r]["aasa"][0] / rounds[r]["nginx"][0] for r in rounds]
@@ -128,4 +151,13 @@ print(f"median ratios over {len(rounds)} rounds: AASA {statistics.median(aasa):.
       f"/i/{{code}} {statistics.median(link):.2f}x (range {min(link):.2f}-{max(link):.2f}, goal >= 0.50x); worst p99 {p99:.2f} ms (goal < 10 ms)")
 print(f"an iPhone's /i/{{code}} (a page of its own with a deferred claim token, no cache; one address, so past the per-address "
       f"limit it has no token): {statistics.median(phone):.2f}x (range {min(phone):.2f}-{max(phone):.2f}), worst p99 {p99_phone:.2f} ms")
+if all("old-aasa" in rounds[r] for r in rounds):
+    print()
+    for name, label in (("aasa", "AASA"), ("link", "/i/{code} desktop"), ("phone", "/i/{code} iPhone")):
+        after = [rounds[r][name][0] / rounds[r]["old-" + name][0] for r in rounds]
+        before_vs = [rounds[r]["old-" + name][0] / rounds[r]["nginx"][0] for r in rounds]
+        now_vs = [rounds[r][name][0] / rounds[r]["nginx"][0] for r in rounds]
+        print(f"{label}: before {statistics.median(before_vs):.2f}x nginx, after {statistics.median(now_vs):.2f}x nginx; "
+              f"after/before {statistics.median(after):.2f} (range {min(after):.2f}-{max(after):.2f}); "
+              f"p99 before {max(rounds[r]['old-' + name][2] for r in rounds):.2f} ms, after {max(rounds[r][name][2] for r in rounds):.2f} ms")
 PY
