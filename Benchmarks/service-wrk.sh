@@ -50,22 +50,23 @@ awk '/^[A-Za-z]/{keep = ($0 !~ /^rateLimit:/)} keep' "$(dirname "$BIN")/Switchya
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 SY_PORT=$(free_port); NG_PORT=$(free_port)
 
-TOKEN=$("$BIN" token create --name wrk --database "$DATABASE" 2>/dev/null | tail -1)
-"$BIN" serve --config "$CONFIG" --port "$SY_PORT" --database "$DATABASE" --log-level warning 2>"$WORK/serve.log" &
-SY_PID=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$SY_PORT/healthz" >/dev/null && break; sleep 0.1; done
-CODE=$(curl -sf -X POST "http://127.0.0.1:$SY_PORT/api/links" -H "Authorization: Bearer $TOKEN" \
-  -d '{"route":"appGroup","parameters":{"groupId":"bench"},"title":"Benchmark"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
+# start BINARY PORT DATABASE LOG: runs a service, waits until it answers, makes the link to
+# measure; sets STARTED_PID and STARTED_CODE.
+start() {
+  local token
+  token=$("$1" token create --name wrk --database "$3" 2>/dev/null | tail -1)
+  "$1" serve --config "$CONFIG" --port "$2" --database "$3" --log-level warning 2>"$4" &
+  STARTED_PID=$!
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$2/healthz" >/dev/null && break; sleep 0.1; done
+  STARTED_CODE=$(curl -sf -X POST "http://127.0.0.1:$2/api/links" -H "Authorization: Bearer $token" \
+    -d '{"route":"appGroup","parameters":{"groupId":"bench"},"title":"Benchmark"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
+}
+start "$BIN" "$SY_PORT" "$DATABASE" "$WORK/serve.log"; SY_PID=$STARTED_PID; CODE=$STARTED_CODE
 
 # The older build, beside it, with a database of its own.
 if [[ -n $BEFORE ]]; then
-  OLD_PORT=$(free_port); OLD_DB=sqlite:$WORK/before.sqlite
-  OLD_TOKEN=$("$BEFORE" token create --name wrk --database "$OLD_DB" 2>/dev/null | tail -1)
-  "$BEFORE" serve --config "$CONFIG" --port "$OLD_PORT" --database "$OLD_DB" --log-level warning 2>"$WORK/before.log" &
-  OLD_PID=$!
-  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$OLD_PORT/healthz" >/dev/null && break; sleep 0.1; done
-  OLD_CODE=$(curl -sf -X POST "http://127.0.0.1:$OLD_PORT/api/links" -H "Authorization: Bearer $OLD_TOKEN" \
-    -d '{"route":"appGroup","parameters":{"groupId":"bench"},"title":"Benchmark"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
+  OLD_PORT=$(free_port)
+  start "$BEFORE" "$OLD_PORT" "sqlite:$WORK/before.sqlite" "$WORK/before.log"; OLD_PID=$STARTED_PID; OLD_CODE=$STARTED_CODE
   wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" >/dev/null
   wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" >/dev/null
 fi

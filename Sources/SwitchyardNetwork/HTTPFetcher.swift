@@ -95,6 +95,10 @@ public struct HTTPFetcher: Fetcher {
             throw FetchError(code: .invalidURL, message: "only absolute http(s) URLs can be fetched: '\(url)'")
         }
         let port = components.port ?? (scheme == "https" ? 443 : 80)
+        // NIO traps on a port that does not fit 16 bits: refused here, before any socket address.
+        guard (1...65535).contains(port) else {
+            throw FetchError(code: .invalidURL, message: "\(url): the port \(port) is not from 1 to 65535; nothing was fetched")
+        }
         let address = try await Self.resolve(host: host, port: port, with: options.guardrail)
 
         // One time limit for the whole request: connection, head and every byte of the body

@@ -56,6 +56,11 @@ public struct HostingCheck: Sendable {
             report.findings.append(Finding(.error, .notHttps, at: "$", "association files must be served over https; \(url) is not"))
             return report
         }
+        // NIO traps on a port that does not fit 16 bits: refused here, before any connection.
+        if let port = URLComponents(string: url)?.port, !(1...65535).contains(port) {
+            report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): the port \(port) is not from 1 to 65535"))
+            return report
+        }
         var tls = TLSConfiguration.makeClientConfiguration()
         // A connection ended by the deadline is closed without waiting 5 s (NIOSSL's default)
         // for the server's close_notify: a server trickling its answer never sends one.

@@ -302,7 +302,8 @@ import Testing
             #expect(missing.json?.at("error.field")?.stringValue == "url")
             // What `switchyard resolve` refuses, the API refuses: not a URL, a space, a control character.
             for (query, problem) in [("notaurl", "not an absolute URL"), ("%00", "not an absolute URL"), ("not%20a%20url", "not an absolute URL"),
-                                     ("http://a%0d%0ab", "contains the control character U+000D"), ("https://a.example/x%20y", "contains a space")] {
+                                     ("http://a%0d%0ab", "contains the control character U+000D"), ("https://a.example/x%20y", "contains a space"),
+                                     ("http://1.2.3.4:99999/x", "the port 99999 is not from 0 to 65535")] {
                 let r = try await client.call(.get, "/api/resolve?url=\(query)")
                 #expect(r.status == .badRequest, "\(query)")
                 #expect(r.json?.at("error.code")?.stringValue == "invalid-url", "\(query)")

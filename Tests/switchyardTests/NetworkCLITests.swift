@@ -326,6 +326,18 @@ struct TestCA {
         #expect(result["unwrapStopped"] == nil, "\(whole.stdout)")
     }
 
+    /// A port that does not fit 16 bits crashed every network path in NIO (SocketAddress traps):
+    /// an input with one is not a URL; a redirect or a fetch to one fails like any bad URL.
+    @Test func aPortAbove65535IsRefusedNotACrash() async throws {
+        let server = try LocalServer()
+        let input = try await CLITests.running(["resolve", "--json", "http://1.2.3.4:99999/x"])
+        #expect(input.status == 1 && input.stdout.contains(#""code":"invalid-url","message":"the port 99999 is not from 0 to 65535""#), "\(input.stdout) \(input.stderr)")
+        let redirect = try await CLITests.running(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?u=http%3A%2F%2F127.0.0.1%3A70000%2F"])
+        #expect(redirect.status == 1 && redirect.stdout.contains("the port 70000 is not from 1 to 65535"), "\(redirect.stdout) \(redirect.stderr)")
+        let aasa = try await CLITests.running(["aasa", "validate", "https://127.0.0.1:99999/"])
+        #expect(aasa.status == 1 && aasa.stderr.contains("the port 99999 is not from 0 to 65535"), "\(aasa.stdout) \(aasa.stderr)")
+    }
+
     /// A refused connection or a handshake with a plain-HTTP port is the answer at once (the HTTP
     /// client's default retried until the timeout: 10 s per dead link), in words without paths.
     @Test func aRefusedConnectionOrAPlainHTTPPortFailsAtOnce() async throws {

@@ -3,7 +3,8 @@ import Foundation
 /// The check every command and the API apply to a URL someone hands in.
 public enum URLInput {
     /// Why `input` is not a URL to work on, or nil: it must be an absolute URL (a scheme, then
-    /// something), without spaces or control characters.
+    /// something), without spaces, control characters or U+FFFD (what bytes that are not UTF-8
+    /// decode to), and with a port that exists.
     public static func problem(_ input: String) -> String? {
         guard let colon = input.firstIndex(of: ":"), colon != input.startIndex,
               input[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
@@ -11,6 +12,12 @@ public enum URLInput {
         else { return "not an absolute URL (expected a scheme such as https: followed by the rest of the link)" }
         if let scalar = input.unicodeScalars.first(where: { $0.value < 0x21 || $0.isControlCharacter }) {
             return scalar == " " ? "contains a space" : "contains the control character \(String(format: "U+%04X", scalar.value))"
+        }
+        if input.unicodeScalars.contains("\u{FFFD}") {
+            return "contains U+FFFD, the replacement for bytes that are not UTF-8 (percent-encode them)"
+        }
+        if let port = URLComponents(string: input)?.port, !(0...65535).contains(port) {
+            return "the port \(port) is not from 0 to 65535"
         }
         return nil
     }
