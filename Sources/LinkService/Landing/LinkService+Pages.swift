@@ -58,7 +58,13 @@ extension LinkService {
             }
         }
         let body: ByteBuffer
-        if request.method == .get, offersClaim(audience, preview: preview) {
+        if preview && link.maxUses != nil {
+            // A use-limited link's app link is its secret (an invite code): a preview or crawler
+            // gets the title, description and image, never the link it did not use up.
+            var landing = page(for: link)
+            landing.deepLink = nil
+            body = ByteBuffer(string: landing.html(for: audience))
+        } else if request.method == .get, offersClaim(audience, preview: preview) {
             // A phone's visit: a page of its own, with a claim token for a deferred deep link.
             let landing = await withClaim(page(for: link), audience: audience, code: code, route: link.route,
                                           parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
