@@ -86,6 +86,8 @@ extension ErrorCode {
     public static let notConfirmed = ErrorCode("not-confirmed")
     /// No link has the requested code.
     public static let notFound = ErrorCode("not-found")
+    /// The link has been used as many times as its `maxUses` allows (410).
+    public static let usedUp = ErrorCode("used-up")
     /// The path exists, but not with this method (405, with an Allow header).
     public static let methodNotAllowed = ErrorCode("method-not-allowed")
     /// A request refused by the per-token or per-address rate limit (HTTP 429).

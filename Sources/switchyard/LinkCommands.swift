@@ -61,6 +61,10 @@ struct LinkQR: AsyncParsableCommand {
             Output.error("error: the link '\(code)' expired at \(ISO8601DateFormatter().string(from: expiry)); its page answers 410, so no QR code was made")
             throw ExitCode(1)
         }
+        if let max = link.maxUses, link.clicks >= max {
+            Output.error("error: the link '\(code)' has been used \(max) time\(max == 1 ? "" : "s"), its limit; its page answers 410, so no QR code was made")
+            throw ExitCode(1)
+        }
         let url = configuration.publicURL + "/i/" + code
         let bytes: [UInt8]
         let png = chosenFormat == "png"

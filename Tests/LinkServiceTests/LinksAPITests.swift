@@ -82,6 +82,8 @@ import Testing
         BadBody(body: #"{"deepLink": "plur://x", "title": "\udc00"}"#, code: "malformed-json"),
         BadBody(body: #"{"deepLink": "plur://x", "colour": "red"}"#, code: "unknown-field", field: "colour"),
         BadBody(body: #"{"deepLink": "http://rabble.community/g/x"}"#, code: "invalid-deep-link", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "plur://group/x\u202e"}"#, code: "invalid-url", field: "deepLink"),
+        BadBody(body: #"{"deepLink": "plur://group/x", "webURL": "https://rabble.community/\u200fx"}"#, code: "invalid-url", field: "webURL"),
         // Two values for one field: which one was meant is not the service's guess.
         BadBody(body: #"{"deepLink": "plur://group/x", "deepLink": "plur://group/y"}"#, code: "malformed-json"),
         BadBody(body: #"{"title": "no target"}"#, code: "missing-target", field: "deepLink"),

@@ -60,5 +60,17 @@ import Testing
         #expect(gone.status == 1)
         #expect(gone.stderr.contains("the link 'xmasgem' expired at ") && gone.stderr.contains("its page answers 410, so no QR code was made"), "\(gone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: expired.path))
+        // Nor for one used up: its page answers 410 too (here through the QR endpoint, same rule).
+        let usedUp = try await CLITests.blocking { () throws -> [Int] in
+            let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service -> [Int] in
+                _ = HTTP.send("POST", service + "/api/links", token: token, body: #"{"code": "xmasane", "deepLink": "plur://group/once", "maxUses": 1}"#)
+                let page = HTTP.send("GET", service + "/i/xmasane").status
+                return [page, HTTP.send("GET", service + "/i/xmasane/qr.svg").status, HTTP.send("GET", service + "/i/xmasane/qr.png").status]
+            }
+            return run.result ?? []
+        }
+        #expect(usedUp == [200, 410, 410])
+        let used = try await CLITests.running(["link", "qr", "xmasane", "-o", expired.path, "--database", database])
+        #expect(used.status == 1 && used.stderr.contains("has been used 1 time, its limit; its page answers 410"), "\(used.stderr)")
     }
 }

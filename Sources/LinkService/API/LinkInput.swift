@@ -296,6 +296,11 @@ struct LinkInput {
         if url.contains("\\") {
             throw .badRequest(.invalidURL, "\(field) contains a backslash, which browsers and this check would read differently", field: field)
         }
+        // C1 controls, bidirectional overrides and marks, line separators: a link shown with them
+        // reads differently from where it goes (the relay policy refuses them too).
+        if let scalar = url.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
+            throw .badRequest(.invalidURL, "\(field) contains the character \(String(format: "U+%04X", scalar.value)), which makes a link read differently from where it goes", field: field)
+        }
         let scheme = url[..<colon].lowercased()
         guard let first = scheme.first, first.isLetter, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
             throw .badRequest(.invalidURL, "\(field) has no valid scheme", field: field)

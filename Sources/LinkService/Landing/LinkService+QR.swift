@@ -31,6 +31,9 @@ extension LinkService {
             throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
         if let e = link.expiresAt, e <= now() { throw APIError(.gone, .expired, "the link with code \(code) has expired") }
+        // A use-limited link's count is the database's (the cache may be seconds behind it).
+        if let max = link.maxUses,
+           (try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }))?.clicks ?? max >= max { throw APIError(.gone, .usedUp, "the link with code \(code) has been used \(max) times, its limit") }
         let url = pageURL(code)
         let pixels = size
         let drawn: Result<[UInt8], QRCode.EncodingError>
