@@ -27,7 +27,11 @@ public struct SeenNonces: Sendable {
         do {
             if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
             try DurableFile.withExclusiveLock(path + ".lock") { () throws(CallbackError) in
-                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                // Only a regular file is read (a FIFO would block, a link could point anywhere).
+                let text: String
+                do throws(FileError) {
+                    text = String(decoding: try DurableFile.readRegularFile(path) ?? [], as: UTF8.self)
+                } catch { throw CallbackError(.io, "\(error.message); the nonce file must be a regular file", cause: error) }
                 var live: [Substring] = []
                 var total = 0
                 for line in text.split(separator: "\n") {

@@ -69,7 +69,12 @@ enum Output {
     static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
         if path == "-" { return standardOutput(Data(bytes)) }
         var info = stat()
-        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        // Follow symbolic links to the file they name, even one that does not exist yet.
+        var target = path
+        for _ in 0..<40 {
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: target) else { break }
+            target = destination.hasPrefix("/") ? destination : (target.contains("/") ? String(target[..<target.lastIndex(of: "/")!]) + "/" : "") + destination
+        }
         do throws(FileError) {
             if stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG {
                 guard info.st_mode & S_IFMT != S_IFDIR else { throw FileError(.io, path: path, "it is a directory") }

@@ -157,7 +157,7 @@ import Glibc
         Case(golden: "manifest-test-small-json", arguments: ["manifest", "test", "Inputs/small-manifest.json", "--offline", "--json"], status: 1),
         Case(golden: "manifest-lint-broken", arguments: ["manifest", "lint", "Inputs/broken-manifest.json"], status: 1),
         Case(golden: "manifest-lint-broken-json", arguments: ["manifest", "lint", "--json", "Inputs/broken-manifest.json"], status: 1),
-        Case(golden: "manifest-lint-syntax", arguments: ["manifest", "lint", "Inputs/syntax-error.json"], status: 1),
+        Case(golden: "manifest-lint-syntax", arguments: ["manifest", "lint", "Inputs/syntax-error.json"], status: 2),
         Case(golden: "manifest-minify-small", arguments: ["manifest", "minify", "Inputs/small-manifest.json"]),
         Case(golden: "aasa-decide", arguments: ["aasa", "decide", "--jsonl"], stdin: try! String(contentsOfFile: testsDirectory.appendingPathComponent("Inputs/decide-cases.jsonl").path, encoding: .utf8), status: 1),
         Case(golden: "aasa-explain", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7#bottom", "--app-id", "ABCDE12345.com.example.shop"]),

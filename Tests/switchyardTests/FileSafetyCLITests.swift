@@ -21,6 +21,12 @@ import Glibc
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.json", "the link is still a link")
         #expect(try String(contentsOfFile: target, encoding: .utf8) == #"{"apps":[],"actions":[]}"# + "\n")
+        // A link to a file that does not exist yet makes that file, and stays a link.
+        let dangling = directory.appendingPathComponent("dangling.json").path
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "new.json")
+        #expect(try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", dangling], stdin: Self.manifest).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling) == "new.json")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("new.json").path))
     }
 
     @Test func outputToAFIFOOrStdoutWritesThroughIt() throws {
@@ -104,6 +110,11 @@ import Glibc
         let status = try CLITests.run(["relay", "status"], environment: environment.merging(["SWITCHYARD_INBOX": ""]) { $1 })
         #expect(status.stderr.contains("'\(home.path)/.local/state/switchyard/inbox'"), "\(status.stderr)")
 
+        // A FIFO as the nonce file would block the read: refused as not a regular file.
+        let fifo = home.appendingPathComponent("nonces.fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let blocked = try CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", fifo])
+        #expect(blocked.status == 2 && blocked.stderr.contains("a FIFO (not read); the nonce file must be a regular file"), "\(blocked.stderr)")
         for seen in [".", home.path, home.path + "/"] {
             let r = try CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", seen])
             #expect(r.status == 2, "\(seen): \(r.stderr)")
