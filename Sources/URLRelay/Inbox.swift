@@ -118,9 +118,10 @@ public struct Inbox: Sendable {
         return nil
     }
 
-    /// The first control character (C0, DEL or C1) in `text`, as `U+XXXX`.
+    /// The first control character (C0, DEL or C1), bidirectional format character or U+FFFD
+    /// (what bytes that are not UTF-8 decode to) in `text`, as `U+XXXX`.
     static func controlCharacter(in text: String) -> String? {
-        text.unicodeScalars.first { $0.isControlCharacter }.map { String(format: "U+%04X", $0.value) }
+        text.unicodeScalars.first { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }.map { String(format: "U+%04X", $0.value) }
     }
 
     /// File names waiting in `requests/`, oldest first.

@@ -2,6 +2,7 @@ import ArgumentParser
 import CallbackURL
 import Foundation
 import SwitchyardCore
+import URLRelay
 
 struct CallbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,6 +63,21 @@ struct CallbackBuild: ParsableCommand {
         if !(bytes.first.map(letter) ?? false) || !bytes.allSatisfy({ letter($0) || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46 }) {
             throw ValidationError("--scheme '\(scheme.displayExcerpt().dropFirst().dropLast())' is not a URL scheme (a letter, then letters, digits, +, - or .)")
         }
+        if OpenPolicy.alwaysDenied.contains(scheme.lowercased()) {
+            throw ValidationError("--scheme \(scheme) is always denied (it runs code or reads files instead of opening an app)")
+        }
+        for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel), ("--source", source), ("--action", action), ("--id", id)] {
+            guard let value else { continue }
+            if let scalar = value.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
+                throw ValidationError("\(name) contains \(String(format: "U+%04X", scalar.value)) (a control, bidirectional or replacement character)")
+            }
+        }
+        for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel)] {
+            if let value, let reason = Self.deniedCallback(value) { throw ValidationError("\(name) \(reason)") }
+        }
+        for p in parameters where p.unicodeScalars.contains(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
+            throw ValidationError("--param '\(p.displayExcerpt().dropFirst().dropLast())' contains a control, bidirectional or replacement character")
+        }
         if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds above 0, at most 2592000 (30 days)") }
         for p in parameters where !p.contains("=") { throw ValidationError("--param '\(p)' is not name=value") }
         if let key { try KeyArgument.validate(key) }
@@ -70,6 +86,14 @@ struct CallbackBuild: ParsableCommand {
             throw ValidationError("--id must not contain control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))")
         }
         if id?.isEmpty == true { throw ValidationError("--id is empty") }
+    }
+
+    /// Why a callback URL (x-success, x-error, x-cancel) must not be signed or followed: a
+    /// scheme that is always denied (`javascript:`, `data:`, `file:` …), or nil.
+    static func deniedCallback(_ url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon].lowercased()
+        return OpenPolicy.alwaysDenied.contains(scheme) ? "uses the scheme \(scheme):, which is always denied" : nil
     }
 
     func run() throws {
@@ -122,6 +146,15 @@ struct CallbackVerify: ParsableCommand {
         var keys: [String: [UInt8]] = [:]
         for k in key { let parsed = try KeyArgument(k); keys[parsed.id] = parsed.secret }
         let store = SeenNonces(path: seen ?? Output.stateDirectory + "/switchyard/callback-nonces")
+        // A callback that would run code or read files is refused before anything is recorded.
+        if let request = try? XCallbackURL(parsing: url) {
+            for (name, value) in [("x-success", request.success), ("x-error", request.error), ("x-cancel", request.cancel)] {
+                if let value, let reason = CallbackBuild.deniedCallback(value) {
+                    Output.error("refused: \(name) \(reason)")
+                    throw ExitCode(1)
+                }
+            }
+        }
         do {
             let id = try CallbackVerifier(keys: keys, seen: store).verify(try XCallbackURL(parsing: url))
             // The id and the refusal (a key id, a nonce) are the sender's text: escaped.

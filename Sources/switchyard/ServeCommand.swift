@@ -126,6 +126,10 @@ struct TokenCreate: AsyncParsableCommand {
             throw ValidationError("unknown scope '\(s)' (known: \(TokenScope.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         if name.isEmpty || name.count > 100 { throw ValidationError("--name must be 1–100 characters") }
+        // The name is printed back by token list and the dashboard: printable text only.
+        if let scalar = name.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
+            throw ValidationError("--name contains \(String(format: "U+%04X", scalar.value)) (a control, bidirectional or replacement character)")
+        }
     }
 
     func run() async throws {
@@ -162,7 +166,8 @@ struct TokenList: AsyncParsableCommand {
             if json {
                 Output.line("{\"id\":\"\(t.id)\",\"name\":\(JSONWriter.quote(t.name)),\"scopes\":\(JSONWriter.quote(t.scopes.joined(separator: " "))),\"created\":\"\(t.createdAt.formatted(.iso8601))\",\"revoked\":\(revoked.map { "\"\($0)\"" } ?? "null")}")
             } else {
-                Output.line("\(t.id)  \(t.name)  [\(t.scopes.joined(separator: " "))]  created \(t.createdAt.formatted(.iso8601))\(revoked.map { "  REVOKED \($0)" } ?? "")")
+                // Names stored before names were checked may hold anything: escaped.
+                Output.line("\(t.id)  \(Output.escaped(t.name))  [\(t.scopes.joined(separator: " "))]  created \(t.createdAt.formatted(.iso8601))\(revoked.map { "  REVOKED \($0)" } ?? "")")
             }
         }
     }

@@ -138,6 +138,11 @@ import Glibc
         #expect(out.fileHandleForReading.readDataToEndOfFile().isEmpty)
         #expect(ChildProcess.wait(pid) == 1)
         #expect(stderr.contains("U+FFFD, the replacement for bytes that are not UTF-8"), "\(stderr)")
+        // A source or metadata value decoded from such bytes holds U+FFFD: refused the same way.
+        let source = try CLITests.run(["relay", "send", "plur://group/s", "--source", "x\u{FFFD}", "--inbox", inbox])
+        #expect(source.status == 1 && source.stderr.contains("the source contains a control character (U+FFFD)"), "\(source.stderr)")
+        let meta = try CLITests.run(["relay", "send", "plur://group/m", "--meta", "k=x\u{FFFD}", "--inbox", inbox])
+        #expect(meta.status == 1, "\(meta.stderr)")
         let piped = try CLITests.run(["relay", "send", "--stdin", "--inbox", inbox], stdin: "plur://group/ok\n")
         #expect(piped.status == 0)
         let status = try CLITests.run(["relay", "status", "--inbox", inbox])

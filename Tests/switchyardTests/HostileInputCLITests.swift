@@ -19,6 +19,16 @@ import Testing
             #expect(!r.stderr.contains("\u{1B}"), "escaped")
         }
         #expect(try CLITests.run(["callback", "build", "--scheme", "x-app+v1.2", "--action", "x"]).status == 0)
+        // Schemes that run code or read files are never signed, as a target or as a callback.
+        let denied = try CLITests.run(["callback", "build", "--scheme", "javascript", "--action", "x"])
+        #expect(denied.status == 2 && denied.stderr.contains("--scheme javascript is always denied"), "\(denied.stderr)")
+        let success = try CLITests.run(["callback", "build", "--scheme", "h", "--action", "x", "--success", "javascript:alert(1)"])
+        #expect(success.status == 2 && success.stderr.contains("--success uses the scheme javascript:, which is always denied"), "\(success.stderr)")
+        let verify = try CLITests.run(["callback", "verify", "h://x-callback-url/x?x-error=data:text/html,x", "--key", "k=\(key)",
+                                       "--seen", ErrorPathCLITests.temporaryDirectory().appendingPathComponent("n").path])
+        #expect(verify.status == 1 && verify.stderr.contains("refused: x-error uses the scheme data:, which is always denied"), "\(verify.stderr)")
+        let token = try CLITests.run(["token", "create", "--name", "a\u{1B}[2Jb", "--database", "sqlite:" + ErrorPathCLITests.temporaryDirectory().appendingPathComponent("t.sqlite").path])
+        #expect(token.status == 2 && token.stderr.contains("--name contains U+001B"), "\(token.stderr)")
         let bad = try CLITests.run(["callback", "build", "--scheme", "h", "--action", "x", "--key", "k\u{1B}[31m=\(key)"])
         #expect(bad.status == 2 && bad.stderr.contains("the key id must not contain spaces, control or bidirectional format characters (it holds U+001B)"), "\(bad.stderr)")
     }
