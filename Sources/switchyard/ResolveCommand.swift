@@ -149,6 +149,8 @@ struct ResolveCommand: AsyncParsableCommand {
             let indent = batch ? "  " : ""
             if let u = r.unwrapped {
                 lines.append("\(indent)(unwrapped to \(u)\(r.unwrapStopped.map { "; redirects not followed to the end: \($0)" } ?? ""))")
+            } else if let stopped = r.unwrapStopped {
+                lines.append("\(indent)(redirects not followed to the end: \(stopped))")
             }
             if r.actions.isEmpty { lines.append("\(indent)no app handles this link") }
             for a in r.actions {

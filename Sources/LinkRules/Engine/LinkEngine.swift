@@ -342,7 +342,7 @@ public struct LinkEngine: Sendable {
             lap(\.formats)
             let browsers = planBrowsers(for: url, calls: &calls)
             lap(\.browsers)
-            planned.append(Planned(input: input, unwrapped: unwrapped, unwrapStopped: unwrapped == nil ? nil : stopped, actions: actions, browsers: browsers))
+            planned.append(Planned(input: input, unwrapped: unwrapped, unwrapStopped: stopped, actions: actions, browsers: browsers))
         }
         let scripted = calls.isEmpty ? [] : scripts.runManyOnExecutor(calls)
         lap(\.scripts)
@@ -384,25 +384,29 @@ public struct LinkEngine: Sendable {
     /// that failed); nil when it ended (an answer that is not a redirect) or a rule took it.
     func followRedirectsOnExecutor(_ url: String, until done: (String) -> Bool = { _ in false }) -> (url: String, stopped: String?) {
         var current = url
+        var visited: Set<String> = [url]
         let fetcher = scripts.fetcher
         let seconds = options.networkTimeout.isFinite ? min(max(options.networkTimeout, 0), 86_400) : 86_400
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
+        // A failure before the first redirect is not a cut chain: there was none to follow.
+        func stop(_ reason: String) -> (url: String, stopped: String?) { (current, current == url ? nil : reason) }
         for _ in 0..<options.maximumRedirectHops {
             if current != url && done(current) { return (current, nil) }
-            guard ContinuousClock.now < deadline else { return (current, "no answer within the network timeout (\(seconds) s)") }
+            guard ContinuousClock.now < deadline else { return stop("no answer within the network timeout (\(seconds) s)") }
             let request = FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline)
             let response: FetchResponse
             do { response = try ScriptExecutor.waitForAsync({ () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }) } catch {
                 // Cut off by the unwrap's own time limit, or failed on its own.
                 let timedOut = ContinuousClock.now >= deadline.advanced(by: .milliseconds(-100))
-                return (current, timedOut ? "no answer within the network timeout (\(seconds) s)" : error.message)
+                return stop(timedOut ? "no answer within the network timeout (\(seconds) s)" : error.message)
             }
             guard (300..<400).contains(response.status), let location = response.header("location"),
                   let next = Unwrapper.resolveReference(location, against: current), !Unwrapper.isNeverFollowed(next)
             else { return (current, nil) }
+            guard visited.insert(next).inserted else { return (current, "a redirect loop (back to \(next))") }
             current = next
         }
-        return (current, done(current) ? nil : "more than \(options.maximumRedirectHops) redirects")
+        return (current, done(current) ? nil : "stopped after \(options.maximumRedirectHops) redirects, the limit; the chain may go on")
     }
 }
 

@@ -49,9 +49,10 @@ public struct Resolution: Sendable, Equatable {
     public var browsers: [BrowserResult]
     /// When no action matched the input: the URL that redirects led to, if it differs.
     public var unwrapped: String?
-    /// Why following HTTP redirects stopped before the end of the chain (the hop limit, the
-    /// network timeout, a failed request): `unwrapped` is then the last URL reached, not the
-    /// chain's end. Nil when the chain ended or no redirect was followed.
+    /// Why following HTTP redirects stopped before the end of the chain (the hop limit, a loop,
+    /// the network timeout, a failed request): `unwrapped` is then the last URL reached (nil
+    /// for a loop back to the input), not the chain's end. Nil when the chain ended or there
+    /// was no redirect to follow.
     public var unwrapStopped: String? = nil
 }
 
