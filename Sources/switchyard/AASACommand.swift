@@ -145,16 +145,16 @@ struct AASACommand: ParsableCommand {
                 let entry = aasa.describe(detail: s.detail, entry: s.entry, legacy: s.legacyPath)
                 let place = "\(aasa.detailName(s.detail)).\(s.legacyPath ? "paths" : "components")[\(s.entry)]"
                 if let failed = s.failed {
-                    Output.line("  \(place) \(entry): no — \"\(failed.rawValue)\" does not match")
+                    Output.line(Output.escaped("  \(place) \(entry): no — \"\(failed.rawValue)\" does not match"))
                 } else {
-                    Output.line("  \(place) \(entry): matches")
+                    Output.line(Output.escaped("  \(place) \(entry): matches"))
                 }
             }
-            if let note = e.note { Output.line("  \(note)") }
+            if let note = e.note { Output.line(Output.escaped("  \(note)")) }
             switch e.decision {
-            case .match: Output.line("match: iOS opens \(url) in \(appID)")
-            case .exclude: Output.line("exclude: iOS keeps \(url) in the browser (excluded by \(aasa.detailName(e.decidedBy!.detail)) entry \(e.decidedBy!.entry))")
-            case .noMatch: Output.line("no_match: iOS does not offer \(url) to \(appID)")
+            case .match: Output.line(Output.escaped("match: iOS opens \(url) in \(appID)"))
+            case .exclude: Output.line(Output.escaped("exclude: iOS keeps \(url) in the browser (excluded by \(aasa.detailName(e.decidedBy!.detail)) entry \(e.decidedBy!.entry))"))
+            case .noMatch: Output.line(Output.escaped("no_match: iOS does not offer \(url) to \(appID)"))
             }
         }
     }

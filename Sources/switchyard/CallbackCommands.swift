@@ -66,7 +66,7 @@ struct CallbackBuild: ParsableCommand {
         if OpenPolicy.alwaysDenied.contains(scheme.lowercased()) {
             throw ValidationError("--scheme \(scheme) is always denied (it runs code or reads files instead of opening an app)")
         }
-        for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel), ("--source", source), ("--action", action), ("--id", id)] {
+        for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel), ("--source", source), ("--action", action)] {
             guard let value else { continue }
             if let scalar = value.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
                 throw ValidationError("\(name) contains \(String(format: "U+%04X", scalar.value)) (a control, bidirectional or replacement character)")
@@ -82,7 +82,7 @@ struct CallbackBuild: ParsableCommand {
         for p in parameters where !p.contains("=") { throw ValidationError("--param '\(p)' is not name=value") }
         if let key { try KeyArgument.validate(key) }
         // The id comes back from `callback verify` on a terminal: one line of printable text.
-        if let id, let scalar = id.unicodeScalars.first(where: \.isUnsafeToDisplay) {
+        if let id, let scalar = id.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
             throw ValidationError("--id must not contain control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))")
         }
         if id?.isEmpty == true { throw ValidationError("--id is empty") }

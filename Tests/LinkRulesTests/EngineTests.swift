@@ -80,11 +80,18 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
         #expect(executor == nil, "the engine's thread pool outlived the engine")
     }
 
-    @Test func redirectHopsAreBounded() async {
+    @Test func redirectHopsAreBoundedAndLoopsStopAtOnce() async {
+        let chain = RedirectingFetcher(["https://a.example/": "https://b.example/", "https://b.example/": "https://c.example/",
+                                        "https://c.example/": "https://d.example/", "https://d.example/": "https://e.example/"])
+        let long = await LinkEngine(manifest: manifest, options: .init(maximumRedirectHops: 3, fetcher: chain, networkTimeout: 3600)).resolve("https://a.example/")
+        #expect(chain.seen.count == 3)
+        #expect(long.unwrapped == "https://d.example/")
+        #expect(long.unwrapStopped == "stopped after 3 redirects, the limit; the chain may go on")
         let loop = RedirectingFetcher(["https://a.example/": "https://b.example/", "https://b.example/": "https://a.example/"])
-        let engine = LinkEngine(manifest: manifest, options: .init(maximumRedirectHops: 3, fetcher: loop, networkTimeout: 3600))
-        _ = await engine.resolve("https://a.example/")
-        #expect(loop.seen.count == 3)
+        let looped = await LinkEngine(manifest: manifest, options: .init(maximumRedirectHops: 3, fetcher: loop, networkTimeout: 3600)).resolve("https://a.example/")
+        #expect(loop.seen.count == 2)
+        #expect(looped.unwrapped == "https://b.example/")
+        #expect(looped.unwrapStopped == "a redirect loop (back to https://a.example/)")
     }
 
     /// A browser never follows a redirect (or a wrapper link) to `javascript:` or `file:`: such a
