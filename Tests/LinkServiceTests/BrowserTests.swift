@@ -14,9 +14,16 @@ import Testing
         ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static func run(_ arguments: [String]) throws -> String {
+    /// Runs Chromium with `arguments` (on a thread of its own, see `blocking`) and returns its stdout.
+    static func run(_ arguments: [String]) async throws -> String {
+        let chromium = try #require(chromium)
+        // Called while a live test connection waits: not queued behind other blocking work.
+        return try await blocking(limited: false) { try runBlocking(chromium, arguments) }
+    }
+
+    static func runBlocking(_ chromium: String, _ arguments: [String]) throws -> String {
         let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: try #require(chromium))
+        process.executableURL = URL(fileURLWithPath: chromium)
         // Root needs --no-sandbox; a fresh profile keeps runs independent.
         let profile = Backend.temporaryPath("chromium")
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)"] + arguments
@@ -40,7 +47,7 @@ import Testing
             let code = try #require(created.json?["code"]?.stringValue)
             let url = "http://127.0.0.1:\(try #require(client.port))/i/\(code)"
             let iPhone = LandingPageTests.iPhone
-            let dom = try Self.run(["--user-agent=\(iPhone)", "--virtual-time-budget=2000", "--dump-dom", url])
+            let dom = try await Self.run(["--user-agent=\(iPhone)", "--virtual-time-budget=2000", "--dump-dom", url])
             #expect(dom.contains(#"<meta property="og:title" content="Plur">"#), "\(dom.prefix(400))")
             #expect(dom.contains(#"<meta property="og:url" content="https://rabble.community/i/\#(code)">"#))
             #expect(dom.contains(#"<meta name="twitter:card" content="summary">"#))
@@ -52,7 +59,7 @@ import Testing
             try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
             let shot = artifacts.appendingPathComponent("landing-iphone.png")
             try? FileManager.default.removeItem(at: shot)
-            _ = try Self.run(["--user-agent=\(iPhone)", "--window-size=390,844", "--hide-scrollbars", "--screenshot=\(shot.path)", url])
+            _ = try await Self.run(["--user-agent=\(iPhone)", "--window-size=390,844", "--hide-scrollbars", "--screenshot=\(shot.path)", url])
             let png = try Data(contentsOf: shot)
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
             #expect(png.count > 2000)
@@ -102,7 +109,7 @@ import Testing
             #expect(pages.count == 6, "the three allowed values make two links each; got \(pages.count)")
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/navigate.py").path
             let arguments = [script, chromium, "Mozilla/5.0 (X11; Linux x86_64)"] + pages
-            let output = try await Self.offThePool { try Self.python(arguments) }
+            let output = try await blocking(limited: false) { try Self.python(arguments) }
             let report = try #require(try? JSONParser.parse(output), "navigate.py printed: \(output.prefix(500))")
             var navigations = 0
             for page in pages {
@@ -147,7 +154,7 @@ import Testing
             #expect(try await client.call(.get, "/i/Seen2345", headers: [.userAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"]).status == .ok)
             try await h.service.flushClicks()
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/dashboard.py").path
-            let output = try await Self.offThePool { try Self.python([script, chromium, origin, h.writer, "Seen2345", artifacts.path]) }
+            let output = try await blocking(limited: false) { try Self.python([script, chromium, origin, h.writer, "Seen2345", artifacts.path]) }
             let report = try #require(try? JSONParser.parse(output), "dashboard.py printed: \(output.prefix(800))")
             print("dashboard in Chromium: \(output)")
             #expect(report["failure"] == nil, "dashboard.py stopped: \(output)")
@@ -197,7 +204,7 @@ import Testing
             let origin = "http://127.0.0.1:\(try #require(client.port))"
             #expect(try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Defer234", "deepLink": "plur://group/after-install"}"#).status == .created)
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/deferred.py").path
-            let output = try await Self.offThePool { try Self.python([script, chromium, origin, "Defer234"]) }
+            let output = try await blocking(limited: false) { try Self.python([script, chromium, origin, "Defer234"]) }
             print("deferred links in Chromium: \(output)")
             let report = try #require(try? JSONParser.parse(output), "deferred.py printed: \(output.prefix(800))")
             #expect(report["failure"] == nil, "deferred.py stopped: \(output)")
@@ -237,12 +244,5 @@ import Testing
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Runs blocking work (a child process) on a thread of its own, not the cooperative pool.
-    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
     }
 }

@@ -14,12 +14,17 @@ import Testing
     static let zbarimg: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// What zbarimg reads from `bytes` (a PNG or SVG file's content).
-    static func decode(_ bytes: [UInt8], suffix: String) throws -> String {
+    static func decode(_ bytes: [UInt8], suffix: String) async throws -> String {
+        let zbarimg = try #require(zbarimg)
+        return try await blocking { try decodeBlocking(zbarimg, bytes, suffix: suffix) }
+    }
+
+    static func decodeBlocking(_ zbarimg: String, _ bytes: [UInt8], suffix: String) throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).\(suffix)")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: try #require(zbarimg))
+        process.executableURL = URL(fileURLWithPath: zbarimg)
         process.arguments = ["-q", "--raw", file.path]
         let out = Pipe()
         process.standardOutput = out
@@ -31,7 +36,7 @@ import Testing
     }
 
     @Test(.enabled(if: zbarimg != nil || Backend.toolsRequired, "zbarimg is not installed (bash .ci/run --setup installs zbar-tools)"))
-    func pngsOfManyTextsReadBackAsTheirText() throws {
+    func pngsOfManyTextsReadBackAsTheirText() async throws {
         _ = try #require(Self.zbarimg, "zbarimg is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
         let texts = [
             "https://rabble.community/i/abc123",
@@ -45,7 +50,7 @@ import Testing
                 let png = try qr.png(scale: scale)
                 #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
                 // At one pixel per module a decoder may struggle; from three it must read.
-                if scale >= 3 { #expect(try Self.decode(png, suffix: "png") == text, "scale \(scale)") }
+                if scale >= 3 { #expect(try await Self.decode(png, suffix: "png") == text, "scale \(scale)") }
             }
         }
     }
@@ -84,10 +89,10 @@ import Testing
             let png = try await client.execute(uri: "/i/\(code)/qr.png?size=300", method: .get) { ($0.status, $0.headers, Array(buffer: $0.body)) }
             #expect(png.0 == .ok)
             #expect(png.1[.contentType] == "image/png")
-            #expect(try Self.decode(png.2, suffix: "png") == url)
+            #expect(try await Self.decode(png.2, suffix: "png") == url)
             // The smallest size still scans (never one pixel per module); an empty size is the default.
             let smallest = try await client.execute(uri: "/i/\(code)/qr.png?size=\(LinkService.qrSizes.lowerBound)", method: .get) { Array(buffer: $0.body) }
-            #expect(try Self.decode(smallest, suffix: "png") == url)
+            #expect(try await Self.decode(smallest, suffix: "png") == url)
             let unsized = try await client.execute(uri: "/i/\(code)/qr.png?size=", method: .get) { ($0.status, Array(buffer: $0.body)) }
             let standard = try await client.execute(uri: "/i/\(code)/qr.png", method: .get) { Array(buffer: $0.body) }
             #expect(unsized.0 == .ok && unsized.1 == standard)

@@ -18,7 +18,7 @@ import Testing
     static let aasa = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "*"}]}]}, "webcredentials": {"apps": []}}"#
 
     /// A local HTTPS server (Python's http.server) with a certificate made for the test.
-    final class TLSServer {
+    final class TLSServer: Sendable {
         let process = ChildProcess()
         let port: Int
         let caFile: String
@@ -112,7 +112,8 @@ import Testing
     }
 
     @Test func hostingCheckAgainstALocalHTTPSServer() async throws {
-        let server = try TLSServer(directory: try Self.temp())
+        let directory = try Self.temp()
+        let server = try await blocking { try TLSServer(directory: directory) }
         defer { server.stop() }
         let check = HostingCheck(trustedCAFile: server.caFile)
         let good = await check.fetch(HostingCheck.location(of: "https://localhost:\(server.port)", file: "apple-app-site-association"))
@@ -139,7 +140,8 @@ import Testing
     /// The whole fetch ends at the timeout: a body sent one byte a second (60 s here) does not
     /// stretch it (only the response head was bounded before).
     @Test func aBodyTrickledAByteASecondEndsAtTheTimeout() async throws {
-        let server = try TLSServer(directory: try Self.temp())
+        let directory = try Self.temp()
+        let server = try await blocking { try TLSServer(directory: directory) }
         defer { server.stop() }
         let start = Date()
         let report = await HostingCheck(trustedCAFile: server.caFile, timeout: 1).fetch("https://localhost:\(server.port)/trickle")

@@ -150,7 +150,7 @@ import URLRelay
         pgrep.arguments = ["-f", "sleep \(marker)"]
         pgrep.standardOutput = FileHandle.nullDevice
         try pgrep.run()
-        pgrep.waitUntilExit()
+        await pgrep.waitForExit()
         #expect(pgrep.terminationStatus == 1, "the handler's child is still running")
     }
 }

@@ -20,7 +20,7 @@ import Testing
         let tool = try #require(Self.schemathesis, "schemathesis is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
         let directory = try ServiceProcessTests.temporaryDirectory()
         let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
-        let created = try await CLITests.running(["token", "create", "--name", "fuzz", "--scope", "links:read", "--scope", "links:write",
+        let created = try await CLITests.run(["token", "create", "--name", "fuzz", "--scope", "links:read", "--scope", "links:write",
                                                   "--scope", "transactions", "--database", database])
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
         // The example configuration without its rate limits (a fuzzer would only meet 429s) and offline.
@@ -39,7 +39,7 @@ import Testing
             resolve: {offline: true}
 
             """).utf8).write(to: config)
-        let (log, outcome) = try await CLITests.blocking { () throws -> (String, (Int32, String)?) in
+        let (log, outcome) = try await blocking { () throws -> (String, (Int32, String)?) in
             let run = try CLITests.withService(CLITests.binary, ["serve", "--config", config.path, "--port", "0", "--database", database]) { service -> (Int32, String) in
                 // A dashboard session too, so the /admin pages are reached (not only their sign-in redirect).
                 let curl = ChildProcess()

@@ -23,12 +23,24 @@ import Glibc
         var stdout: String
         var stderr: String
         var status: Int32
+        /// How long the command took, from its start to its end (not counting the wait for a
+        /// `blocking` slot before it started).
+        var seconds: Double = 0
     }
 
+    /// Runs the binary with `arguments` on a thread of its own (see `blocking`).
     /// - Parameter environment: variables added to this process's environment for the command.
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
+    /// With `shell`, `arguments[0]` is the program to run instead of the binary (`/bin/sh` for
+    /// a redirection the test cannot make with a pipe).
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], shell: Bool = false) async throws -> Run {
+        try await blocking { try runBlocking(arguments, stdin: stdin, environment: environment, shell: shell) }
+    }
+
+    /// `run` for code that already runs on a thread of its own (inside `blocking`).
+    static func runBlocking(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], shell: Bool = false) throws -> Run {
         let out = Pipe(), err = Pipe(), input = Pipe()
-        let pid = try ChildProcess.spawn(binary.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+        let start = Date()
+        let pid = try ChildProcess.spawn(shell ? arguments[0] : binary.path, shell ? Array(arguments.dropFirst()) : arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                             directory: testsDirectory.path,
                             stdin: input.fileHandleForReading.fileDescriptor, stdout: out.fileHandleForWriting.fileDescriptor,
                             stderr: err.fileHandleForWriting.fileDescriptor)
@@ -41,12 +53,19 @@ import Glibc
         let errors = LogCollector(err.fileHandleForReading)  // read beside stdout, so neither pipe fills
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         let stderrData = Data(errors.finished().utf8)
-        return Run(stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self), status: ChildProcess.wait(pid))
+        let status = ChildProcess.wait(pid)
+        return Run(stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self), status: status,
+                   seconds: Date().timeIntervalSince(start))
     }
 
     /// The stdout of a helper program (`/usr/bin/env` resolves `arguments[0]` on the PATH), started
     /// like the binary under test (see `ChildProcess`); its stderr goes to the test's.
-    static func output(of arguments: [String]) throws -> String {
+    static func output(of arguments: [String]) async throws -> String {
+        try await blocking { try outputBlocking(of: arguments) }
+    }
+
+    /// `output(of:)` for code that already runs on a thread of its own (inside `blocking`).
+    static func outputBlocking(of arguments: [String]) throws -> String {
         let out = Pipe(), input = Pipe()
         let pid = try ChildProcess.spawn("/usr/bin/env", arguments, environment: ProcessInfo.processInfo.environment, directory: testsDirectory.path,
                             stdin: input.fileHandleForReading.fileDescriptor, stdout: out.fileHandleForWriting.fileDescriptor, stderr: 2)
@@ -56,19 +75,6 @@ import Glibc
         let data = out.fileHandleForReading.readDataToEndOfFile()
         _ = ChildProcess.wait(pid)
         return String(decoding: data, as: UTF8.self)
-    }
-
-    /// `run` on a thread of its own: a test that waits long for a command must not hold one of
-    /// the few threads of Swift's cooperative pool, which every async test needs to resume.
-    static func running(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> Run {
-        try await blocking { try run(arguments, stdin: stdin, environment: environment) }
-    }
-
-    /// Runs blocking work (waiting for child processes) on a new thread and returns its result.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
     }
 
     /// Starts the service (`executable` with `arguments`: the binary, or a shell that sets limits
@@ -175,8 +181,8 @@ import Glibc
     ]
 
     @Test(arguments: cases)
-    func matchesGolden(_ c: Case) throws {
-        let result = try Self.run(c.arguments, stdin: c.stdin)
+    func matchesGolden(_ c: Case) async throws {
+        let result = try await Self.run(c.arguments, stdin: c.stdin)
         let goldenURL = Self.testsDirectory.appendingPathComponent("Golden/\(c.golden).txt")
         if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
             try Data(result.stdout.utf8).write(to: goldenURL)
@@ -186,16 +192,16 @@ import Glibc
         #expect(result.status == c.status, "stderr: \(result.stderr)")
     }
 
-    @Test func badManifestFailsWithLocationOnStderr() throws {
-        let result = try Self.run(["resolve", "--manifest", "Inputs/syntax-error.json", "https://a.example/"])
+    @Test func badManifestFailsWithLocationOnStderr() async throws {
+        let result = try await Self.run(["resolve", "--manifest", "Inputs/syntax-error.json", "https://a.example/"])
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == "error: Inputs/syntax-error.json: line 3, column 24: invalid JSON: unexpected '\"', expected ',' or '}'\n")
     }
 
-    @Test func unusableEntriesAreSkippedWithLocatedWarningsOrRefusedWithStrict() throws {
+    @Test func unusableEntriesAreSkippedWithLocatedWarningsOrRefusedWithStrict() async throws {
         // As Opener does: the two broken entries are skipped and named, the rest still works.
-        let lenient = try Self.run(["resolve", "--manifest", "Inputs/broken-manifest.json", "https://b.example/"])
+        let lenient = try await Self.run(["resolve", "--manifest", "Inputs/broken-manifest.json", "https://b.example/"])
         #expect(lenient.status == 1)  // the only action left for b.example named no app
         #expect(lenient.stdout == "no app handles this link\n")
         #expect(lenient.stderr == """
@@ -204,65 +210,65 @@ import Glibc
             warning: Inputs/broken-manifest.json: 2 entries skipped; 1 actions, 0 browsers, 0 redirect rules loaded
 
             """)
-        let strict = try Self.run(["resolve", "--strict", "--manifest", "Inputs/broken-manifest.json", "https://b.example/"])
+        let strict = try await Self.run(["resolve", "--strict", "--manifest", "Inputs/broken-manifest.json", "https://b.example/"])
         #expect(strict.status == 1)
         #expect(strict.stdout.isEmpty)
         #expect(strict.stderr.hasPrefix("error: Inputs/broken-manifest.json: actions[0].regex: regex does not compile"))
         #expect(strict.stderr.contains("(--strict refuses the manifest)"))
-        let test = try Self.run(["manifest", "test", "--strict", "--offline", "Inputs/broken-manifest.json"])
+        let test = try await Self.run(["manifest", "test", "--strict", "--offline", "Inputs/broken-manifest.json"])
         #expect(test.status == 1)
         #expect(test.stdout.isEmpty)
     }
 
-    @Test func exitStatusesFollowTheConvention() throws {
+    @Test func exitStatusesFollowTheConvention() async throws {
         // 1: invalid input, no result; 2: usage error, unreadable input.
-        let notURL = try Self.run(["resolve", "--offline", "not a url"])
+        let notURL = try await Self.run(["resolve", "--offline", "not a url"])
         #expect(notURL.status == 1)
         #expect(notURL.stderr == "error: not a url: not an absolute URL (expected a scheme such as https: followed by the rest of the link)\n")
-        #expect(try Self.run(["resolve", "--offline", "https://example.com/nothing"]).status == 1)
-        #expect(try Self.run(["resolve", "--offline", "https://twitter.com/jack/status/20"]).status == 0)
-        #expect(try Self.run(["route", "--routes", "../../Examples/plur-routes.yaml"], stdin: "https://rabble.community/g/x\nhttps://elsewhere.example/\n").status == 1)
-        #expect(try Self.run(["aasa", "explain", "Inputs/shop-aasa.json", "not a url", "--app-id", "ABCDE12345.com.example.shop"]).status == 1)
-        let usage = try Self.run(["resolve", "--no-such-flag"])
+        #expect(try await Self.run(["resolve", "--offline", "https://example.com/nothing"]).status == 1)
+        #expect(try await Self.run(["resolve", "--offline", "https://twitter.com/jack/status/20"]).status == 0)
+        #expect(try await Self.run(["route", "--routes", "../../Examples/plur-routes.yaml"], stdin: "https://rabble.community/g/x\nhttps://elsewhere.example/\n").status == 1)
+        #expect(try await Self.run(["aasa", "explain", "Inputs/shop-aasa.json", "not a url", "--app-id", "ABCDE12345.com.example.shop"]).status == 1)
+        let usage = try await Self.run(["resolve", "--no-such-flag"])
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("Unknown option '--no-such-flag'"))
-        let missing = try Self.run(["manifest", "lint", "Inputs/does-not-exist.json"])
+        let missing = try await Self.run(["manifest", "lint", "Inputs/does-not-exist.json"])
         #expect(missing.status == 2)
         #expect(missing.stderr == "error: cannot read 'Inputs/does-not-exist.json': no such file\n")
-        let directory = try Self.run(["aasa", "validate", "Inputs"])
+        let directory = try await Self.run(["aasa", "validate", "Inputs"])
         #expect(directory.status == 2)
         #expect(directory.stderr == "error: cannot read 'Inputs': it is a directory\n")
-        #expect(try Self.run(["--help"]).stdout.contains("Exit status, for every command: 0 success; 1 no result"))
+        #expect(try await Self.run(["--help"]).stdout.contains("Exit status, for every command: 0 success; 1 no result"))
         // Values that would overflow or never end are usage errors, not crashes.
         for bad in [["resolve", "--offline", "--network-timeout", "inf", "https://a.example/"], ["resolve", "--time-limit", "nan", "https://a.example/"],
                     ["callback", "build", "--scheme", "h", "--action", "a", "--expires-in", "1e300"], ["serve", "--port", "99999"]] {
-            let r = try Self.run(bad)
+            let r = try await Self.run(bad)
             #expect(r.status == 2, "\(bad): \(r.stderr)")
         }
-        let unwrapBad = try Self.run(["unwrap", "not a url"])
+        let unwrapBad = try await Self.run(["unwrap", "not a url"])
         #expect(unwrapBad.status == 1)
         #expect(unwrapBad.stdout.isEmpty)
     }
 
-    @Test func readsFilesFromPipes() throws {
+    @Test func readsFilesFromPipes() async throws {
         let aasa = try String(contentsOfFile: Self.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path, encoding: .utf8)
-        let result = try Self.run(["aasa", "validate", "/dev/stdin"], stdin: aasa)
+        let result = try await Self.run(["aasa", "validate", "/dev/stdin"], stdin: aasa)
         #expect(result.stdout == "/dev/stdin: valid, 0 errors, 0 warnings\n")
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let lint = try Self.run(["manifest", "lint", "/dev/stdin"], stdin: "{\"apps\": [], \"actions\": []}")
+        let lint = try await Self.run(["manifest", "lint", "/dev/stdin"], stdin: "{\"apps\": [], \"actions\": []}")
         #expect(lint.stdout == "0 errors, 0 warnings\n")
     }
 
-    @Test func fixtureManifestTestLastLine() throws {
+    @Test func fixtureManifestTestLastLine() async throws {
         try #require(FileManager.default.fileExists(atPath: Self.fixture), "fixture missing: \(Self.fixture)")
-        let result = try Self.run(["manifest", "test", Self.fixture, "--offline"])
+        let result = try await Self.run(["manifest", "test", Self.fixture, "--offline"])
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.last == "927 passed, 1 failed, 137 skipped")
         #expect(result.stdout.contains("FAIL redirects[8] #1"))
         #expect(result.status == 1)
         // The sample's only findings are seven regexes that can backtrack catastrophically
         // (e.g. actions[173]'s `(?:.+\.)+webex\.com`; RegexBudgetTests shows they really do).
-        let lint = try Self.run(["manifest", "lint", Self.fixture])
+        let lint = try await Self.run(["manifest", "lint", Self.fixture])
         let findings = lint.stdout.split(separator: "\n")
         #expect(findings.last == "0 errors, 7 warnings")
         #expect(findings.dropLast().allSatisfy { $0.hasPrefix("warning: ") && $0.hasSuffix("[regex-catastrophic]") }, "\(lint.stdout)")
@@ -270,9 +276,9 @@ import Glibc
         #expect(lint.status == 0)
     }
 
-    @Test func stdinStreamsOneLinePerInputInOrder() throws {
+    @Test func stdinStreamsOneLinePerInputInOrder() async throws {
         let urls = (0..<50).map { "https://twitter.com/u\($0)/status/\($0)" }
-        let result = try Self.run(["resolve", "--offline", "--json"], stdin: urls.joined(separator: "\n"))
+        let result = try await Self.run(["resolve", "--offline", "--json"], stdin: urls.joined(separator: "\n"))
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 50)
         for (line, url) in zip(lines, urls) { #expect(line.hasPrefix("{\"input\":\"\(url)\"")) }

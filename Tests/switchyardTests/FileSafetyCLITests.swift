@@ -11,25 +11,25 @@ import Glibc
 @Suite struct FileSafetyCLITests {
     static let manifest = #"{"apps": [], "actions": []}"#
 
-    @Test func outputThroughASymbolicLinkWritesItsTargetAndKeepsTheLink() throws {
+    @Test func outputThroughASymbolicLinkWritesItsTargetAndKeepsTheLink() async throws {
         let directory = try ErrorPathCLITests.temporaryDirectory()
         let target = directory.appendingPathComponent("target.json").path
         let link = directory.appendingPathComponent("link.json").path
         try Data("old".utf8).write(to: URL(fileURLWithPath: target))
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.json")
-        let r = try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", link], stdin: Self.manifest)
+        let r = try await CLITests.run(["manifest", "minify", "/dev/stdin", "-o", link], stdin: Self.manifest)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.json", "the link is still a link")
         #expect(try String(contentsOfFile: target, encoding: .utf8) == #"{"apps":[],"actions":[]}"# + "\n")
         // A link to a file that does not exist yet makes that file, and stays a link.
         let dangling = directory.appendingPathComponent("dangling.json").path
         try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "new.json")
-        #expect(try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", dangling], stdin: Self.manifest).status == 0)
+        #expect(try await CLITests.run(["manifest", "minify", "/dev/stdin", "-o", dangling], stdin: Self.manifest).status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling) == "new.json")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("new.json").path))
     }
 
-    @Test func outputToAFIFOOrStdoutWritesThroughIt() throws {
+    @Test func outputToAFIFOOrStdoutWritesThroughIt() async throws {
         let directory = try ErrorPathCLITests.temporaryDirectory()
         let fifo = directory.appendingPathComponent("out.fifo").path
         try #require(mkfifo(fifo, 0o600) == 0)
@@ -40,7 +40,7 @@ import Glibc
         let out = Pipe()
         reader.standardOutput = out
         try reader.run()
-        let r = try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", fifo], stdin: Self.manifest)
+        let r = try await CLITests.run(["manifest", "minify", "/dev/stdin", "-o", fifo], stdin: Self.manifest)
         let read = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         reader.waitUntilExit()
         #expect(r.status == 0, "\(r.stderr)")
@@ -48,27 +48,27 @@ import Glibc
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still a FIFO")
         // /dev/stdout is a device (here the test's pipe): written through, never replaced.
-        let stdout = try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", "/dev/stdout"], stdin: Self.manifest)
+        let stdout = try await CLITests.run(["manifest", "minify", "/dev/stdin", "-o", "/dev/stdout"], stdin: Self.manifest)
         #expect(stdout.stdout == #"{"apps":[],"actions":[]}"# + "\n", "\(stdout.stderr)")
-        let dash = try CLITests.run(["export", "csv", "-o", "-", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path])
+        let dash = try await CLITests.run(["export", "csv", "-o", "-", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path])
         #expect(dash.status == 0 && dash.stdout.hasPrefix("code,"), "\(dash.stdout) \(dash.stderr)")
         #expect(!FileManager.default.fileExists(atPath: CLITests.testsDirectory.appendingPathComponent("-").path))
-        let intoDirectory = try CLITests.run(["manifest", "minify", "/dev/stdin", "-o", directory.path], stdin: Self.manifest)
+        let intoDirectory = try await CLITests.run(["manifest", "minify", "/dev/stdin", "-o", directory.path], stdin: Self.manifest)
         #expect(intoDirectory.status == 2)
         #expect(intoDirectory.stderr.hasSuffix("error: cannot write '\(directory.path)': it is a directory\n"), "\(intoDirectory.stderr)")
     }
 
     /// Anyone who can write to a shared inbox could plant a link to a file only the watcher may
     /// read; the watcher moves the link itself to rejected/ without reading through it.
-    @Test func aSymbolicLinkInTheInboxIsNeverFollowed() throws {
+    @Test func aSymbolicLinkInTheInboxIsNeverFollowed() async throws {
         let directory = try ErrorPathCLITests.temporaryDirectory()
         let inbox = directory.appendingPathComponent("inbox").path
         let secret = directory.appendingPathComponent("secret.txt").path
         try Data("plur://group/secret-line-1\nthe secret\n".utf8).write(to: URL(fileURLWithPath: secret))
-        #expect(try CLITests.run(["relay", "send", "plur://group/real", "--inbox", inbox]).status == 0)
+        #expect(try await CLITests.run(["relay", "send", "plur://group/real", "--inbox", inbox]).status == 0)
         let planted = inbox + "/requests/00000000000000000001-planted.json"
         try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: secret)
-        let status = try CLITests.run(["relay", "status", "--inbox", inbox])
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox])
         #expect(status.stdout.contains("1 waiting") && status.stdout.contains("; 1 file in requests/ holds no readable request (the next drain moves it to rejected/)"),
                 "\(status.stdout)")
         let watch = ChildProcess()
@@ -81,9 +81,9 @@ import Glibc
         let output = CLITests.LogCollector(out.fileHandleForReading)
         let log = CLITests.LogCollector(err.fileHandleForReading)
         let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline && !output.text.contains("plur://group/real") { Thread.sleep(forTimeInterval: 0.05) }
+        while Date() < deadline && !output.text.contains("plur://group/real") { try await Task.sleep(for: .milliseconds(50)) }
         watch.terminate()
-        watch.waitUntilExit()
+        await watch.waitForExit()
         #expect(output.finished().contains("plur://group/real"))
         #expect(!output.text.contains("secret"), "\(output.text)")
         #expect(log.finished().contains("rejected 00000000000000000001-planted.json: a symbolic link (not read); moved to rejected/"), "\(log.text)")
@@ -97,26 +97,26 @@ import Glibc
     }
 
     /// $HOME (and $XDG_STATE_HOME) decide where state goes, as the README says.
-    @Test func stateFollowsHomeAndANonceFileThatIsADirectoryIsAUsageError() throws {
+    @Test func stateFollowsHomeAndANonceFileThatIsADirectoryIsAUsageError() async throws {
         let home = try ErrorPathCLITests.temporaryDirectory()
         let key = home.appendingPathComponent("k1.key").path
         try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: key))
-        let url = try CLITests.run(["callback", "build", "--scheme", "helper", "--action", "a", "--key", "k1=\(key)"]).stdout
+        let url = try await CLITests.run(["callback", "build", "--scheme", "helper", "--action", "a", "--key", "k1=\(key)"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let environment = ["HOME": home.path, "XDG_STATE_HOME": ""]
-        let verified = try CLITests.run(["callback", "verify", url, "--key", "k1=\(key)"], environment: environment)
+        let verified = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)"], environment: environment)
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(FileManager.default.fileExists(atPath: home.path + "/.local/state/switchyard/callback-nonces"))
-        let status = try CLITests.run(["relay", "status"], environment: environment.merging(["SWITCHYARD_INBOX": ""]) { $1 })
+        let status = try await CLITests.run(["relay", "status"], environment: environment.merging(["SWITCHYARD_INBOX": ""]) { $1 })
         #expect(status.stderr.contains("'\(home.path)/.local/state/switchyard/inbox'"), "\(status.stderr)")
 
         // A FIFO as the nonce file would block the read: refused as not a regular file.
         let fifo = home.appendingPathComponent("nonces.fifo").path
         try #require(mkfifo(fifo, 0o600) == 0)
-        let blocked = try CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", fifo])
+        let blocked = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", fifo])
         #expect(blocked.status == 2 && blocked.stderr.contains("a FIFO (not read); the nonce file must be a regular file"), "\(blocked.stderr)")
         for seen in [".", home.path, home.path + "/"] {
-            let r = try CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", seen])
+            let r = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", seen])
             #expect(r.status == 2, "\(seen): \(r.stderr)")
             #expect(r.stderr.contains("a directory, not a nonce file"), "\(seen): \(r.stderr)")
             #expect(!r.stderr.contains("crashed"))
@@ -124,7 +124,7 @@ import Glibc
     }
 
     /// Bytes that are not UTF-8, in an argument or on stdin, are refused rather than stored as U+FFFD.
-    @Test func relaySendRefusesBytesThatAreNotUTF8() throws {
+    @Test func relaySendRefusesBytesThatAreNotUTF8() async throws {
         let inbox = try ErrorPathCLITests.temporaryDirectory().appendingPathComponent("inbox").path
         let out = Pipe(), err = Pipe(), input = Pipe()
         // The argument as raw bytes (a Swift String cannot hold them): through the shell's printf.
@@ -139,13 +139,13 @@ import Glibc
         #expect(ChildProcess.wait(pid) == 1)
         #expect(stderr.contains("U+FFFD, the replacement for bytes that are not UTF-8"), "\(stderr)")
         // A source or metadata value decoded from such bytes holds U+FFFD: refused the same way.
-        let source = try CLITests.run(["relay", "send", "plur://group/s", "--source", "x\u{FFFD}", "--inbox", inbox])
+        let source = try await CLITests.run(["relay", "send", "plur://group/s", "--source", "x\u{FFFD}", "--inbox", inbox])
         #expect(source.status == 1 && source.stderr.contains("the source contains a control character (U+FFFD)"), "\(source.stderr)")
-        let meta = try CLITests.run(["relay", "send", "plur://group/m", "--meta", "k=x\u{FFFD}", "--inbox", inbox])
+        let meta = try await CLITests.run(["relay", "send", "plur://group/m", "--meta", "k=x\u{FFFD}", "--inbox", inbox])
         #expect(meta.status == 1, "\(meta.stderr)")
-        let piped = try CLITests.run(["relay", "send", "--stdin", "--inbox", inbox], stdin: "plur://group/ok\n")
+        let piped = try await CLITests.run(["relay", "send", "--stdin", "--inbox", inbox], stdin: "plur://group/ok\n")
         #expect(piped.status == 0)
-        let status = try CLITests.run(["relay", "status", "--inbox", inbox])
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox])
         #expect(status.stdout.contains("1 waiting"), "only the good one was stored: \(status.stdout)")
     }
 }

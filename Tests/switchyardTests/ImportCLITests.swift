@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -37,7 +38,7 @@ import Testing
         let export = directory.appendingPathComponent("firebase-export.csv")
         try Data(text.utf8).write(to: export)
 
-        let first = try await CLITests.running(["import", "fdl", export.path, "--database", database])
+        let first = try await CLITests.run(["import", "fdl", export.path, "--database", database])
         #expect(first.status == 1, "a row was left out: \(first.stderr)")
         let lines = first.stdout.split(separator: "\n").map(String.init)
         #expect(lines.last == "\(Self.validRows + 5) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 5 left out (sqlite, one transaction)", "\(first.stdout)")
@@ -50,7 +51,7 @@ import Testing
         #expect(reported[4].hasSuffix("shortLink is empty"))
         #expect(lines.contains("ignored columns: Clicks (30 days), Created"))
 
-        let again = try await CLITests.running(["import", "fdl", export.path, "--database", database, "--json"])
+        let again = try await CLITests.run(["import", "fdl", export.path, "--database", database, "--json"])
         #expect(again.status == 1)
         let report = try #require(try? JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any], "\(again.stdout)")
         #expect(report["created"] as? Int == 0 && report["updated"] as? Int == 0 && report["unchanged"] as? Int == Self.validRows, "idempotent: \(again.stdout)")
@@ -58,18 +59,18 @@ import Testing
 
         // Our own CSV round-trips: export, import into an empty database, export again.
         let exported = directory.appendingPathComponent("links.csv")
-        let out = try await CLITests.running(["export", "csv", "-o", exported.path, "--database", database])
+        let out = try await CLITests.run(["export", "csv", "-o", exported.path, "--database", database])
         #expect(out.status == 0 && out.stderr.contains("wrote \(exported.path): \(Self.validRows) links"), "\(out.stderr)")
         let copy = "sqlite:" + directory.appendingPathComponent("copy.sqlite").path
-        let restored = try await CLITests.running(["import", "csv", exported.path, "--database", copy])
+        let restored = try await CLITests.run(["import", "csv", exported.path, "--database", copy])
         #expect(restored.status == 0, "\(restored.stdout)\(restored.stderr)")
         #expect(restored.stdout.hasSuffix("\(Self.validRows) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 0 left out (sqlite, one transaction)\n"))
-        let second = try await CLITests.running(["export", "csv", "--database", copy])
+        let second = try await CLITests.run(["export", "csv", "--database", copy])
         #expect(second.stdout == (try String(contentsOf: exported, encoding: .utf8)), "the round trip keeps every field")
-        #expect(try await CLITests.running(["import", "csv", exported.path, "--database", copy]).stdout.contains("0 created, 0 updated, \(Self.validRows) unchanged"))
+        #expect(try await CLITests.run(["import", "csv", exported.path, "--database", copy]).stdout.contains("0 created, 0 updated, \(Self.validRows) unchanged"))
 
         // The old paths answer.
-        let pages = try await CLITests.blocking { () throws -> [HTTP.Answer] in
+        let pages = try await blocking { () throws -> [HTTP.Answer] in
             let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
                 [HTTP.send("GET", service + "/s42"), HTTP.send("GET", service + "/i/s42"), HTTP.send("GET", service + "/evil")]
             }
@@ -85,7 +86,7 @@ import Testing
         func attempt(_ text: String, _ command: String = "fdl") async throws -> CLITests.Run {
             let file = directory.appendingPathComponent("in-\(UUID().uuidString).csv")
             try Data(text.utf8).write(to: file)
-            return try await CLITests.running(["import", command, file.path, "--database", database])
+            return try await CLITests.run(["import", command, file.path, "--database", database])
         }
         let unclosed = try await attempt("shortLink,link\nhttps://rabble.community/a,\"https://rabble.community/x\n")
         #expect(unclosed.status == 2 && unclosed.stderr.contains("not CSV: line 2: a quoted field is not closed"), "\(unclosed.stderr)")
@@ -93,16 +94,16 @@ import Testing
         #expect(noShort.status == 2 && noShort.stderr.contains("line 1: no shortLink column"), "\(noShort.stderr)")
         let noCode = try await attempt("name\nx\n", "csv")
         #expect(noCode.status == 2 && noCode.stderr.contains("no code column"), "\(noCode.stderr)")
-        let missing = try await CLITests.running(["import", "fdl", directory.appendingPathComponent("nope.csv").path, "--database", database])
+        let missing = try await CLITests.run(["import", "fdl", directory.appendingPathComponent("nope.csv").path, "--database", database])
         #expect(missing.status == 2 && missing.stderr.contains("nope.csv"), "\(missing.stderr)")
         let dry = try await attempt("shortLink,link\nhttps://rabble.community/ok1,https://rabble.community/g/1\n")
         #expect(dry.status == 0)
         let preview = try await attempt("shortLink,link\nhttps://rabble.community/ok2,https://rabble.community/g/2\n")
         #expect(preview.status == 0)
-        let dryRun = try await CLITests.running(["import", "fdl", "--dry-run", "-", "--database", database],
+        let dryRun = try await CLITests.run(["import", "fdl", "--dry-run", "-", "--database", database],
                                                 stdin: "shortLink,link\nhttps://rabble.community/ok3,https://rabble.community/g/3\n")
         #expect(dryRun.status == 0 && dryRun.stdout.contains("1 rows: 1 would be imported, 0 left out (dry run: nothing stored)"), "\(dryRun.stdout)")
-        let exported = try await CLITests.running(["export", "csv", "--database", database])
+        let exported = try await CLITests.run(["export", "csv", "--database", database])
         #expect(exported.stdout.contains("ok1,fdl,") && exported.stdout.contains("ok2,fdl,") && !exported.stdout.contains("ok3"), "the dry run stored nothing")
     }
 }

@@ -26,9 +26,9 @@ import Testing
         _ = try #require(Self.zbarimg, "zbarimg is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
         let directory = try ServiceProcessTests.temporaryDirectory()
         let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
-        let created = try await CLITests.running(["token", "create", "--name", "t", "--scope", "links:write", "--database", database])
+        let created = try await CLITests.run(["token", "create", "--name", "t", "--scope", "links:write", "--database", database])
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
-        let answer = try await CLITests.blocking { () throws -> String in
+        let answer = try await blocking { () throws -> String in
             let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
                 _ = HTTP.send("POST", service + "/api/links", token: token, body: #"{"code": "xmasgem", "deepLink": "plur://group/brief", "expiresIn": 1}"#)
                 return HTTP.send("POST", service + "/api/links", token: token, body: #"{"code": "summer25", "deepLink": "plur://group/poster"}"#).body
@@ -38,30 +38,30 @@ import Testing
         #expect(answer.contains(#""url":"https://rabble.community/i/summer25""#), "\(answer)")
 
         let png = directory.appendingPathComponent("poster.png")
-        let r = try await CLITests.running(["link", "qr", "summer25", "-o", png.path, "--size", "400", "--database", database])
+        let r = try await CLITests.run(["link", "qr", "summer25", "-o", png.path, "--size", "400", "--database", database])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("(PNG, "), "\(r.stderr)")
         #expect(try Self.read(png) == "https://rabble.community/i/summer25")
 
         let svg = directory.appendingPathComponent("poster.svg")
-        #expect(try await CLITests.running(["link", "qr", "summer25", "-o", svg.path, "--database", database]).status == 0)
+        #expect(try await CLITests.run(["link", "qr", "summer25", "-o", svg.path, "--database", database]).status == 0)
         #expect(try String(contentsOf: svg, encoding: .utf8).contains("<svg"))
 
-        let missing = try await CLITests.running(["link", "qr", "nosuch", "-o", png.path, "--database", database])
+        let missing = try await CLITests.run(["link", "qr", "nosuch", "-o", png.path, "--database", database])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("no link with code 'nosuch'"), "\(missing.stderr)")
-        let noFormat = try await CLITests.running(["link", "qr", "summer25", "-o", directory.appendingPathComponent("x.gif").path, "--database", database])
+        let noFormat = try await CLITests.run(["link", "qr", "summer25", "-o", directory.appendingPathComponent("x.gif").path, "--database", database])
         #expect(noFormat.status == 2)
         #expect(noFormat.stderr.contains("--format svg or --format png"), "\(noFormat.stderr)")
         // An expired link's page answers 410: no code for it, as GET /i/{code}/qr.png.
         try await Task.sleep(for: .seconds(1.2))
         let expired = directory.appendingPathComponent("brief.png")
-        let gone = try await CLITests.running(["link", "qr", "xmasgem", "-o", expired.path, "--database", database])
+        let gone = try await CLITests.run(["link", "qr", "xmasgem", "-o", expired.path, "--database", database])
         #expect(gone.status == 1)
         #expect(gone.stderr.contains("the link 'xmasgem' expired at ") && gone.stderr.contains("its page answers 410, so no QR code was made"), "\(gone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: expired.path))
         // Nor for one used up: its page answers 410 too (here through the QR endpoint, same rule).
-        let usedUp = try await CLITests.blocking { () throws -> [Int] in
+        let usedUp = try await blocking { () throws -> [Int] in
             let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service -> [Int] in
                 _ = HTTP.send("POST", service + "/api/links", token: token, body: #"{"code": "xmasane", "deepLink": "plur://group/once", "maxUses": 1}"#)
                 let page = HTTP.send("GET", service + "/i/xmasane").status
@@ -70,7 +70,7 @@ import Testing
             return run.result ?? []
         }
         #expect(usedUp == [200, 410, 410])
-        let used = try await CLITests.running(["link", "qr", "xmasane", "-o", expired.path, "--database", database])
+        let used = try await CLITests.run(["link", "qr", "xmasane", "-o", expired.path, "--database", database])
         #expect(used.status == 1 && used.stderr.contains("has been used 1 time, its limit; its page answers 410"), "\(used.stderr)")
     }
 }

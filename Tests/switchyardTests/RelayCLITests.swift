@@ -20,60 +20,60 @@ import Testing
         return watch
     }
 
-    @Test func sendStatusWatchAndAStopOnSIGTERM() throws {
+    @Test func sendStatusWatchAndAStopOnSIGTERM() async throws {
         let inbox = try Self.inbox()
         let record = inbox + "-handled.jsonl"
-        let a = try CLITests.run(["relay", "send", "plur://group/a", "--inbox", inbox, "--source", "share-ext", "--meta", "k=v"])
+        let a = try await CLITests.run(["relay", "send", "plur://group/a", "--inbox", inbox, "--source", "share-ext", "--meta", "k=v"])
         #expect(a.status == 0)
         let idA = a.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(UUID(uuidString: idA) != nil)
-        let b = try CLITests.run(["relay", "send", "--stdin", "--inbox", inbox], stdin: "plur://group/b\nplur://group/c\n")
+        let b = try await CLITests.run(["relay", "send", "--stdin", "--inbox", inbox], stdin: "plur://group/b\nplur://group/c\n")
         #expect(b.stdout.split(separator: "\n").count == 2)
-        let status = try CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
         #expect(status.stdout.contains(#""pending":3"#))
         #expect(status.stdout.contains(#""next":"plur://group/a""#))
 
         let watch = try Self.startWatch(["relay", "watch", "--inbox", inbox, "--record", record])
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 3 { usleep(20_000) }
+        while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 3 { try await Task.sleep(for: .milliseconds(20)) }
         // A request sent while the watcher runs arrives through the wake-up.
-        _ = try CLITests.run(["relay", "send", "plur://group/d", "--inbox", inbox])
-        while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 4 { usleep(20_000) }
+        _ = try await CLITests.run(["relay", "send", "plur://group/d", "--inbox", inbox])
+        while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 4 { try await Task.sleep(for: .milliseconds(20)) }
         let stopAsked = Date()
         watch.terminate()   // SIGTERM
-        watch.waitUntilExit()
+        await watch.waitForExit()
         #expect(Date().timeIntervalSince(stopAsked) < 3)
         #expect(watch.terminationReason == .exit && watch.terminationStatus == 0)
         let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
         #expect(lines.map { $0.contains("plur://group/") }.count == 4)
         #expect(lines.first?.contains(idA) == true && lines.first?.contains(#""metadata":{"k":"v"}"#) == true)
-        #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":0"#))
+        #expect(try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":0"#))
     }
 
-    @Test func sendRefusesWhatThePolicyDeniesAndStoresNothing() throws {
+    @Test func sendRefusesWhatThePolicyDeniesAndStoresNothing() async throws {
         let inbox = try Self.inbox()
         for (url, reason) in [("javascript:alert(1)", "scheme javascript: is denied"), ("not a url", "not an absolute URL (no scheme)"),
                               ("plur://group/a b", "the URL contains a space or a control character")] {
-            let r = try CLITests.run(["relay", "send", url, "--inbox", inbox])
+            let r = try await CLITests.run(["relay", "send", url, "--inbox", inbox])
             #expect(r.status == 1, "\(url)")
             #expect(r.stdout.isEmpty)
             #expect(r.stderr.contains(reason), "\(r.stderr)")
         }
         // A NUL (possible only on stdin) and a 10 KB URL are refused; the good line is stored.
-        let huge = try CLITests.run(["relay", "send", "--stdin", "--inbox", inbox],
+        let huge = try await CLITests.run(["relay", "send", "--stdin", "--inbox", inbox],
                                     stdin: "plur://group/a\u{0}b\nhttps://example.com/" + String(repeating: "a", count: 10_000) + "\nplur://group/ok\n")
         #expect(huge.status == 1)
         #expect(huge.stdout.split(separator: "\n").count == 1)
         #expect(huge.stderr.contains("the URL contains a space or a control character"), "\(huge.stderr)")
         #expect(huge.stderr.contains("refused: stdin line 2 (10020 bytes): the URL is longer than 8192 bytes; nothing stored for it"), "\(huge.stderr)")
-        let status = try CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
         #expect(status.stdout.contains(#""pending":1"#), "\(status.stdout)")
         #expect(status.stdout.contains(#""next":"plur://group/ok""#))
     }
 
-    @Test func aStoredRecordThePolicyDeniesGoesToRejectedWithItsReason() throws {
+    @Test func aStoredRecordThePolicyDeniesGoesToRejectedWithItsReason() async throws {
         let inbox = try Self.inbox()
-        _ = try CLITests.run(["relay", "send", "plur://group/first", "--inbox", inbox])
+        _ = try await CLITests.run(["relay", "send", "plur://group/first", "--inbox", inbox])
         // A record written by hand (or by an older version) that the policy refuses.
         let id = UUID().uuidString.lowercased()
         let now = String(format: "%.6f", Date().timeIntervalSince1970)
@@ -82,9 +82,9 @@ import Testing
         let handled = inbox + "-handled.jsonl"
         let watch = try Self.startWatch(["relay", "watch", "--inbox", inbox, "--record", handled])
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { usleep(20_000) }
+        while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { try await Task.sleep(for: .milliseconds(20)) }
         watch.terminate()
-        watch.waitUntilExit()
+        await watch.waitForExit()
         let rejected = try FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected").sorted()
         #expect(rejected.count == 2, "\(rejected)")
         let reason = try String(contentsOfFile: inbox + "/rejected/" + (rejected.first { $0.hasSuffix(".reason") } ?? ""), encoding: .utf8)
@@ -92,33 +92,33 @@ import Testing
         let delivered = try String(contentsOfFile: handled, encoding: .utf8)
         #expect(delivered.contains("plur://group/first"))
         #expect(!delivered.contains("javascript:"))
-        #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""rejected":1"#))
+        #expect(try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""rejected":1"#))
     }
 
     @Test func sendRefusesA10MBURLAndControlCharactersInEveryFieldWithTheReason() async throws {
         let inbox = try Self.inbox()
         // 10 MB on stdin: refused as it streams by (never held in memory), the next line still stored.
-        let big = try await CLITests.running(["relay", "send", "--stdin", "--inbox", inbox],
+        let big = try await CLITests.run(["relay", "send", "--stdin", "--inbox", inbox],
                                              stdin: "https://example.com/" + String(repeating: "a", count: 10 << 20) + "\nplur://group/after\n")
         #expect(big.status == 1)
         #expect(big.stderr == "refused: stdin line 1 (10485780 bytes): the URL is longer than 8192 bytes; nothing stored for it\n")
         #expect(big.stdout.split(separator: "\n").count == 1)
         // As an argument (Linux caps one argument at 128 KiB, so 100 KB is the most a shell can pass).
-        let long = try await CLITests.running(["relay", "send", "https://example.com/" + String(repeating: "a", count: 100_000), "--inbox", inbox])
+        let long = try await CLITests.run(["relay", "send", "https://example.com/" + String(repeating: "a", count: 100_000), "--inbox", inbox])
         #expect(long.status == 1)
         #expect(long.stdout.isEmpty)
         #expect(long.stderr.hasSuffix("…' (100020 bytes): the URL is longer than 8192 bytes\n"), "\(long.stderr)")
         #expect(long.stderr.utf8.count < 300, "only the start of the URL is quoted")
         for (arguments, reason) in [(["--source", "ext\u{1B}[2J"], "the source contains a control character (U+001B)"),
                                     (["--meta", "note=a\u{7}b"], "metadata 'note' contains a control character (U+0007)")] {
-            let r = try await CLITests.running(["relay", "send", "plur://group/a", "--inbox", inbox] + arguments)
+            let r = try await CLITests.run(["relay", "send", "plur://group/a", "--inbox", inbox] + arguments)
             #expect(r.status == 1, "\(arguments)")
             #expect(r.stdout.isEmpty)
             #expect(r.stderr == "refused: 'plur://group/a': \(reason)\n")
         }
-        let status = try await CLITests.running(["relay", "status", "--inbox", inbox, "--json"])
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
         #expect(status.stdout.contains(#""pending":1"#), "\(status.stdout)")
-        #expect(try await CLITests.running(["relay", "watch", "--inbox", inbox, "--max-attempts=-1"]).status == 2)
+        #expect(try await CLITests.run(["relay", "watch", "--inbox", inbox, "--max-attempts=-1"]).status == 2)
     }
 
     /// The red-team reproduction: a 10 MB record (as an older version stored it) and a URL that
@@ -134,7 +134,7 @@ import Testing
             printf '%s\\n' "$1" >> \(handled)
             """.write(toFile: handler, atomically: true, encoding: .utf8)
         func send(_ url: String) async throws {
-            #expect(try await CLITests.running(["relay", "send", url, "--inbox", inbox]).status == 0)
+            #expect(try await CLITests.run(["relay", "send", url, "--inbox", inbox]).status == 0)
         }
         try await send("plur://good/1")
         try await send("plur://good/2")
@@ -146,7 +146,7 @@ import Testing
         try await send("plur://poison/1")
         for i in 3...6 { try await send("plur://good/\(i)") }
 
-        let (log, elapsed) = try await CLITests.blocking { () throws -> (String, Double) in
+        let (log, elapsed) = try await blocking { () throws -> (String, Double) in
             let watch = ChildProcess()
             watch.executableURL = CLITests.binary
             watch.arguments = ["relay", "watch", "--inbox", inbox, "--open-with", "/bin/sh \(handler)", "--max-attempts", "3"]
@@ -177,13 +177,13 @@ import Testing
                 == "not delivered after 3 attempts (the retry budget is 3); last failure: /bin/sh exited with status 3\n", "\(reasons)")
         #expect(log.contains("not delivered (attempt 1 of 3): /bin/sh exited with status 3"), "\(log)")
         #expect(log.contains("gave up on request"), "\(log)")
-        let status = try await CLITests.running(["relay", "status", "--inbox", inbox, "--json"])
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
         #expect(status.stdout.contains(#""pending":0"#) && status.stdout.contains(#""rejected":2"#), "\(status.stdout)")
     }
 
-    @Test func openWithFailingCommandLeavesTheRequestForARetry() throws {
+    @Test func openWithFailingCommandLeavesTheRequestForARetry() async throws {
         let inbox = try Self.inbox()
-        _ = try CLITests.run(["relay", "send", "plur://group/x", "--inbox", inbox])
+        _ = try await CLITests.run(["relay", "send", "plur://group/x", "--inbox", inbox])
         let watch = ChildProcess()
         watch.executableURL = CLITests.binary
         watch.arguments = ["relay", "watch", "--inbox", inbox, "--open-with", "false"]
@@ -191,56 +191,56 @@ import Testing
         watch.standardError = err
         watch.standardOutput = FileHandle.nullDevice
         try watch.run()
-        usleep(1_200_000)
+        try await Task.sleep(for: .milliseconds(1200))
         watch.terminate()
-        watch.waitUntilExit()
+        await watch.waitForExit()
         let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("not handled: false exited with status 1"))
         #expect(log.contains("retrying in"))
-        #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":1"#))
+        #expect(try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":1"#))
     }
 
-    @Test func openDryRunAndPolicy() throws {
+    @Test func openDryRunAndPolicy() async throws {
         let inbox = try Self.inbox()
-        let dry = try CLITests.run(["open", "--dry-run", "--offline", "--inbox", inbox, "https://twitter.com/jack/status/20"])
+        let dry = try await CLITests.run(["open", "--dry-run", "--offline", "--inbox", inbox, "https://twitter.com/jack/status/20"])
         #expect(dry.status == 0)
         #expect(dry.stdout == "would open twitter://status?id=20 (X (Twitter))\n  1. xdg-open twitter://status?id=20\n  2. then always relay to \(inbox)\n")
-        let denied = try CLITests.run(["open", "--offline", "--inbox", inbox, "javascript:alert(1)"])
+        let denied = try await CLITests.run(["open", "--offline", "--inbox", inbox, "javascript:alert(1)"])
         #expect(denied.status == 1)
         #expect(denied.stderr.contains("scheme javascript: is denied"))
         // Direct open fails (no such command), the relay still gets it.
-        let opened = try CLITests.run(["open", "--offline", "--inbox", inbox, "--open-with", "false", "https://twitter.com/jack/status/20"])
+        let opened = try await CLITests.run(["open", "--offline", "--inbox", inbox, "--open-with", "false", "https://twitter.com/jack/status/20"])
         // The direct command failed: the request was only relayed, and the output says so.
         #expect(opened.stdout == "relayed, not opened: twitter://status?id=20 (X (Twitter)) is waiting in \(inbox) for a watcher; false failed\n")
         #expect(opened.status == 0)
         #expect(opened.stderr.contains("command(false): false exited with status 1"))
-        #expect(try CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""next":"twitter://status?id=20""#))
+        #expect(try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""next":"twitter://status?id=20""#))
     }
 
-    @Test func callbackBuildParseVerify() throws {
+    @Test func callbackBuildParseVerify() async throws {
         let dir = try ServiceProcessTests.temporaryDirectory()
         let keyFile = dir.appendingPathComponent("k1.key").path
         try Data("0123456789abcdef0123456789abcdef".utf8).write(to: URL(fileURLWithPath: keyFile))
-        let built = try CLITests.run(["callback", "build", "--scheme", "helper", "--action", "export", "--success", "plur://x-callback-url/ok?a=1&b=2",
+        let built = try await CLITests.run(["callback", "build", "--scheme", "helper", "--action", "export", "--success", "plur://x-callback-url/ok?a=1&b=2",
                                       "--param", "file=a b.txt", "--key", "k1=\(keyFile)", "--id", "req-7"])
         #expect(built.status == 0)
         let url = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(url.hasPrefix("helper://x-callback-url/export?x-success=plur%3A%2F%2Fx-callback-url%2Fok%3Fa%3D1%26b%3D2&file=a%20b.txt&x-sy-id=req-7"))
-        let parsed = try CLITests.run(["callback", "parse", url])
+        let parsed = try await CLITests.run(["callback", "parse", url])
         #expect(parsed.stdout.contains(#""success": "plur://x-callback-url/ok?a=1&b=2""#))
         let seen = dir.appendingPathComponent("nonces").path
-        #expect(try CLITests.run(["callback", "verify", url, "--key", "k1=\(keyFile)", "--seen", seen]).stdout == "req-7\n")
+        #expect(try await CLITests.run(["callback", "verify", url, "--key", "k1=\(keyFile)", "--seen", seen]).stdout == "req-7\n")
         // The same request again, from a new process: a replay, refused.
-        let replay = try CLITests.run(["callback", "verify", url, "--key", "k1=\(keyFile)", "--seen", seen])
+        let replay = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(keyFile)", "--seen", seen])
         #expect(replay.status == 1)
         #expect(replay.stderr.contains("replayed"), "\(replay.stderr)")
-        let forged = try CLITests.run(["callback", "verify", url.replacingOccurrences(of: "a%20b.txt", with: "evil.txt"), "--key", "k1=\(keyFile)", "--seen", seen])
+        let forged = try await CLITests.run(["callback", "verify", url.replacingOccurrences(of: "a%20b.txt", with: "evil.txt"), "--key", "k1=\(keyFile)", "--seen", seen])
         #expect(forged.status == 1)
         #expect(forged.stderr.contains("bad-signature"))
     }
 
     @Test func crashTestLosesNothingAndHandlesNothingTwice() async throws {
-        let (summary, status) = try await CLITests.blocking { () throws -> (String, Int32) in
+        let (summary, status) = try await blocking { () throws -> (String, Int32) in
             let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", CLITests.root.appendingPathComponent("Scripts/relay-crash.py").path, "--binary", CLITests.binary.path, "--requests", "10000"]

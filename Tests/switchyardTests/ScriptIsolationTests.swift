@@ -46,7 +46,6 @@ import Testing
 
     @Test func promiseJobLoopsAndAHugeAllocationAreStoppedAndEveryOtherFormatAnswered() async throws {
         let marker = UUID().uuidString
-        let start = Date()
         let r = try await BatchCLITests.run(
             ["resolve", "--offline", "--json", "--time-limit", "1", "--manifest", Self.manifest],
             input: ["https://await.example/1", "https://then.example/2", "https://huge.example/3", "https://await.example/4", "https://plain.example/5"],
@@ -54,7 +53,7 @@ import Testing
         // In process the first line never ends (JavaScriptCore runs promise jobs outside its
         // watchdog); a worker is ended after 1.5 × the time limit + 1 s of CPU time. The bound is
         // loose because the suite runs tests in parallel.
-        #expect(Date().timeIntervalSince(start) < 120, "took \(Date().timeIntervalSince(start)) s")
+        #expect(r.seconds < 120, "took \(r.seconds) s")
         #expect(r.exitedNormally && r.status == 0, "\(r.stderr)")
         #expect(r.count == 5)
         for n in [0, 1, 3] {
@@ -83,7 +82,7 @@ import Testing
         #expect(workers.count == input.count)
         #expect(workers.status == inProcess.status)
         #expect(workers.lines == inProcess.lines)
-        let bad = try CLITests.run(["resolve", "--offline", "--script-isolation", "threads", "https://x.example/"])
+        let bad = try await CLITests.run(["resolve", "--offline", "--script-isolation", "threads", "https://x.example/"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--script-isolation"), "\(bad.stderr)")
     }
@@ -94,7 +93,7 @@ import Testing
         let marker = UUID().uuidString
         let out = Pipe()
         let process = try Self.startEndless(timeLimit: 60, marker: marker, output: out)
-        let outcome = try await CLITests.blocking { () -> (output: String, seconds: Double, left: [Int32]) in
+        let outcome = try await blocking { () -> (output: String, seconds: Double, left: [Int32]) in
             let workers = Self.workers(of: process, marked: marker)
             Thread.sleep(forTimeInterval: 0.5)
             let start = Date()
@@ -126,14 +125,14 @@ import Testing
 
     @Test func anAnswerOver8MBFailsTheSameInProcessAndInWorkers() async throws {
         for isolation in ["process", "none"] {
-            let r = try await CLITests.running(["resolve", "--offline", "--json", "--script-isolation", isolation, "--manifest", Self.manifest, "https://big.example/"])
+            let r = try await CLITests.run(["resolve", "--offline", "--json", "--script-isolation", isolation, "--manifest", Self.manifest, "https://big.example/"])
             #expect(r.stdout.contains(#""title":"Big","format":0,"appId":"app","url":null,"error":{"code":"script-output-too-large","message":"the script's answer is larger than 8 MB"}"#),
                     "\(isolation): \(r.stdout.prefix(600))")
         }
     }
 
-    @Test func scriptWorkerRunByHandSaysWhatItIsFor() throws {
-        let r = try CLITests.run(["script-worker", "--time-limit", "1", "--memory-limit-bytes", "0", "--wall-limit", "3", "--parent", "1"], stdin: "hello")
+    @Test func scriptWorkerRunByHandSaysWhatItIsFor() async throws {
+        let r = try await CLITests.run(["script-worker", "--time-limit", "1", "--memory-limit-bytes", "0", "--wall-limit", "3", "--parent", "1"], stdin: "hello")
         #expect(r.status == 2)
         #expect(r.stderr.contains("error: script-worker is started by switchyard itself"), "\(r.stderr)")
     }
@@ -141,7 +140,7 @@ import Testing
     @Test func aWorkerEndsWhenItsEngineIsKilled() async throws {
         let marker = UUID().uuidString
         let process = try Self.startEndless(timeLimit: 600, marker: marker, output: nil)
-        let outcome = try await CLITests.blocking { () -> (workers: Int, left: [Int32]) in
+        let outcome = try await blocking { () -> (workers: Int, left: [Int32]) in
             // Wait for the worker that runs the endless script, then kill its engine outright.
             let workers = Self.workers(of: process, marked: marker)
             kill(process.processIdentifier, SIGKILL)
@@ -168,10 +167,10 @@ import Testing
         try Data((example + "\nresolve: {offline: true, scriptTimeLimit: 1, manifest: \(JSONSerialization.string(manifest))}\n").utf8).write(to: config)
         let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
         let marker = UUID().uuidString
-        let start = Date()
-        let (log, answers, _) = try await CLITests.blocking { () throws -> (String, [String]?, Bool) in
+        let (log, answers, took) = try await blocking { () throws -> (String, [String]?, Double) in
+            let start = Date()
             let shell = URL(fileURLWithPath: "/usr/bin/env")
-            return try CLITests.withService(shell, ["SWITCHYARD_TEST_MARK=\(marker)", CLITests.binary.path, "serve", "--config", config.path, "--port", "0", "--database", database]) { service in
+            let run = try CLITests.withService(shell, ["SWITCHYARD_TEST_MARK=\(marker)", CLITests.binary.path, "serve", "--config", config.path, "--port", "0", "--database", database]) { service in
                 // A runaway request and, while it runs, an ordinary one.
                 let group = DispatchGroup()
                 let answers = Answers()
@@ -186,8 +185,8 @@ import Testing
                 group.wait()
                 return answers.all
             }
+            return (run.log, run.result, Date().timeIntervalSince(start))
         }
-        let took = Date().timeIntervalSince(start)
         let all = try #require(answers, "serve did not say where it listens: \(log)")
         #expect(all[0].hasPrefix("200 ") && all[0].contains(#""code":"script-timeout""#), "\(all[0])")
         #expect(all[1].hasPrefix("200 ") && all[1].contains(#""code":"script-timeout""#), "\(all[1])")

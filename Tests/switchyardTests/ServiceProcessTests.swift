@@ -18,9 +18,9 @@ import Testing
         return url
     }
 
-    @Test func tokenCreatePrintsTheTokenAloneOnTheLastLineAndStoresOnlyItsHash() throws {
+    @Test func tokenCreatePrintsTheTokenAloneOnTheLastLineAndStoresOnlyItsHash() async throws {
         let db = "sqlite:" + (try Self.temporaryDirectory()).appendingPathComponent("t.sqlite").path
-        let created = try CLITests.run(["token", "create", "--name", "deploy", "--scope", "links:write", "--database", db])
+        let created = try await CLITests.run(["token", "create", "--name", "deploy", "--scope", "links:write", "--database", db])
         #expect(created.status == 0)
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
         #expect(token.hasPrefix("sy_") && token.count == 3 + 12 + 1 + 43)
@@ -28,17 +28,17 @@ import Testing
         let file = try Data(contentsOf: URL(fileURLWithPath: String(db.dropFirst("sqlite:".count))))
         let secret = String(token.split(separator: "_", maxSplits: 2)[2])
         #expect(file.range(of: Data(secret.utf8)) == nil, "the secret must not be stored")
-        let list = try CLITests.run(["token", "list", "--json", "--database", db])
+        let list = try await CLITests.run(["token", "list", "--json", "--database", db])
         #expect(list.stdout.contains(#""name":"deploy","scopes":"links:write""#))
         #expect(!list.stdout.contains(secret))
-        #expect(try CLITests.run(["token", "revoke", "deploy", "--database", db]).stdout == "revoked 1 token\n")
-        let again = try CLITests.run(["token", "revoke", "deploy", "--database", db])
+        #expect(try await CLITests.run(["token", "revoke", "deploy", "--database", db]).stdout == "revoked 1 token\n")
+        let again = try await CLITests.run(["token", "revoke", "deploy", "--database", db])
         #expect(again.status == 1)
         #expect(again.stderr.contains("no active token"))
-        let badScope = try CLITests.run(["token", "create", "--name", "x", "--scope", "root", "--database", db])
+        let badScope = try await CLITests.run(["token", "create", "--name", "x", "--scope", "root", "--database", db])
         #expect(badScope.status != 0)
         #expect(badScope.stderr.contains("unknown scope 'root'"))
-        let badDB = try CLITests.run(["token", "create", "--name", "x", "--database", "mysql://x"])
+        let badDB = try await CLITests.run(["token", "create", "--name", "x", "--database", "mysql://x"])
         #expect(badDB.status == 2)
         #expect(badDB.stderr.contains("expected sqlite:PATH or postgres://"))
     }
@@ -52,7 +52,7 @@ import Testing
             arguments += ["--database", try #require(Self.postgresURL, "SWITCHYARD_TEST_POSTGRES is not set; run bash .ci/run")]
         }
         let command = arguments
-        let (summary, status) = try await CLITests.blocking { () throws -> (String, Int32) in
+        let (summary, status) = try await blocking { () throws -> (String, Int32) in
             let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3"] + command
@@ -76,10 +76,10 @@ import Testing
             try #require(!Self.toolsRequired, "SWITCHYARD_TEST_POSTGRES is not set; run bash .ci/run")
             return
         }
-        let created = try await CLITests.running(["token", "create", "--name", "pool", "--scope", "links:write", "--scope", "links:read", "--database", database])
+        let created = try await CLITests.run(["token", "create", "--name", "pool", "--scope", "links:write", "--scope", "links:read", "--database", database])
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init), "\(created.stderr)")
         let group = "pool-\(UUID().uuidString.prefix(8))"
-        let first = try await CLITests.blocking { () throws -> (log: String, result: String?, stillRunning: Bool) in
+        let first = try await blocking { () throws -> (log: String, result: String?, stillRunning: Bool) in
             try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service -> String in
                 let made = HTTP.send("POST", service + "/api/links", token: token, body: #"{"deepLink": "plur://group/\#(group)"}"#)
                 guard made.status == 201, let range = made.body.range(of: #""code":"[^"]+""#, options: .regularExpression) else { return "create: \(made.status) \(made.body)" }
@@ -91,14 +91,14 @@ import Testing
         let code = try #require(first.result, "\(first.log)")
         try #require(!code.hasPrefix("create:"), "\(code)")
         #expect(!first.log.contains(#""level":"error""#), "\(first.log)")
-        let counted = try await CLITests.blocking { () throws -> String? in
+        let counted = try await blocking { () throws -> String? in
             try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
                 HTTP.send("GET", service + "/api/links/\(code)", token: token).body
             }.result
         }
         #expect(counted?.contains(#""clicks":3"#) == true, "the clicks held in memory were written at SIGTERM: \(counted ?? "nothing")")
 
-        let unreachable = try await CLITests.running(["serve", "--port", "0", "--database", "postgres://nobody:x@127.0.0.1:1/none?sslmode=disable"])
+        let unreachable = try await CLITests.run(["serve", "--port", "0", "--database", "postgres://nobody:x@127.0.0.1:1/none?sslmode=disable"])
         #expect(unreachable.status == 2)
         #expect(unreachable.stderr.hasSuffix("error: postgres://nobody@127.0.0.1:1/none: no connection within 15.0 seconds (wrong password, or the server is down?)\n"), "\(unreachable.stderr)")
     }
@@ -109,7 +109,7 @@ import Testing
     @Test func aFullDiskTurnsHealthTo503DegradedWithRetryAfter() async throws {
         let directory = try Self.temporaryDirectory()
         let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
-        let created = try await CLITests.running(["token", "create", "--name", "t", "--scope", "links:write", "--database", database])
+        let created = try await CLITests.run(["token", "create", "--name", "t", "--scope", "links:write", "--database", database])
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
         // The example configuration without its rate limits, so the writes are not throttled first.
         let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
@@ -127,7 +127,7 @@ import Testing
             resolve: {offline: true}
 
             """).utf8).write(to: config)
-        let (log, outcome) = try await CLITests.blocking { () throws -> (String, [String]) in
+        let (log, outcome) = try await blocking { () throws -> (String, [String]) in
             let run = try CLITests.withService(URL(fileURLWithPath: "/bin/sh"), ["-c", #"trap "" XFSZ; ulimit -f 256; exec "$@""#, "sh", CLITests.binary.path,
                                                                                  "serve", "--config", config.path, "--port", "0", "--database", database]) { service in
                 var outcome: [String] = []

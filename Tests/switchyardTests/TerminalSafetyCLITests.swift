@@ -37,7 +37,7 @@ import Testing
         let directory = try Self.temporaryDirectory()
         let manifest = directory.appendingPathComponent("manifest.json")
         try Data(Self.hostileManifest.utf8).write(to: manifest)
-        let human = try await CLITests.running(["resolve", "--offline", "--script-isolation", isolation, "--manifest", manifest.path, "https://e.example/"])
+        let human = try await CLITests.run(["resolve", "--offline", "--script-isolation", isolation, "--manifest", manifest.path, "https://e.example/"])
         #expect(human.status == 0, "one format gave a link: \(human.stderr)")
         #expect(!Self.hasControl(human.stdout), "\(human.stdout.debugDescription)")
         let lines = human.stdout.split(separator: "\n").map(String.init)
@@ -50,7 +50,7 @@ import Testing
         #expect(lines[3].contains(#"boom\u{1B}[2J"#), "\(lines[3])")
         #expect(lines[4] == name + " → app://fine/1")
 
-        let json = try await CLITests.running(["resolve", "--offline", "--json", "--script-isolation", isolation, "--manifest", manifest.path, "https://e.example/"])
+        let json = try await CLITests.run(["resolve", "--offline", "--json", "--script-isolation", isolation, "--manifest", manifest.path, "https://e.example/"])
         let actions = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["actions"] as? [[String: Any]])
         #expect(actions.map { ($0["error"] as? [String: Any])?["code"] as? String } == ["invalid-result", "invalid-result", "invalid-result", "script-exception", nil])
         #expect(actions.map { $0["url"] as? String } == [nil, nil, nil, nil, "app://fine/1"])
@@ -60,20 +60,20 @@ import Testing
     /// with invalid-url, and never echoed raw (README: "spaces or control characters").
     @Test func inputURLsWithC1ControlsAreRefused() async throws {
         let input = "https://x.example/\u{9B}31mred"
-        let human = try await CLITests.running(["resolve", "--offline", input])
+        let human = try await CLITests.run(["resolve", "--offline", input])
         #expect(human.status == 1)
         #expect(human.stderr == "error: https://x.example/\\u{9B}31mred: contains the control character U+009B\n", "\(human.stderr.debugDescription)")
-        let json = try await CLITests.running(["resolve", "--offline", "--json", input])
+        let json = try await CLITests.run(["resolve", "--offline", "--json", input])
         #expect(json.status == 1)
         #expect(json.stdout == #"{"input":"https://x.example/\u009b31mred","error":{"code":"invalid-url","message":"contains the control character U+009B"}}"# + "\n")
-        let unwrap = try await CLITests.running(["unwrap", "\u{1B}]0;x\u{7}https://x.example/"])
+        let unwrap = try await CLITests.run(["unwrap", "\u{1B}]0;x\u{7}https://x.example/"])
         #expect(unwrap.status == 1)
         #expect(!Self.hasControl(unwrap.stderr), "\(unwrap.stderr.debugDescription)")
     }
 
     /// `unwrap` and `route` print percent-decoded text: %1B and %0A come out escaped.
     @Test func decodedEscapesAreEscapedInHumanOutput() async throws {
-        let unwrapped = try await CLITests.running(["unwrap", "https://www.youtube.com/redirect?q=https%3A%2F%2Fa.example%2F%1B%5D0%3Bpwned%07%0AFAKE&v=x"])
+        let unwrapped = try await CLITests.run(["unwrap", "https://www.youtube.com/redirect?q=https%3A%2F%2Fa.example%2F%1B%5D0%3Bpwned%07%0AFAKE&v=x"])
         #expect(unwrapped.status == 0)
         #expect(unwrapped.stdout == "https://a.example/\\u{1B}]0;pwned\\u{7}\\u{A}FAKE\n", "\(unwrapped.stdout.debugDescription)")
     }
@@ -81,7 +81,7 @@ import Testing
     /// `open` shows a refused URL as `relay send` does: quoted, control characters as "?".
     @Test func openShowsARefusedURLWithoutItsControlCharacters() async throws {
         let directory = try Self.temporaryDirectory()
-        let r = try await CLITests.running(["open", "--offline", "--dry-run", "--script-isolation", "none", "javascript:x\u{1B}]0;pwned\u{7}\u{9B}2J"],
+        let r = try await CLITests.run(["open", "--offline", "--dry-run", "--script-isolation", "none", "javascript:x\u{1B}]0;pwned\u{7}\u{9B}2J"],
                                            environment: ["SWITCHYARD_INBOX": directory.appendingPathComponent("inbox").path])
         #expect(r.status == 1)
         #expect(r.stderr == "refused: 'javascript:x?]0;pwned??2J': the URL contains a space or a control character\n", "\(r.stderr.debugDescription)")
@@ -101,20 +101,20 @@ import Testing
     func relaySendAndOpenRefuseC1AndBidiCharacters(_ url: String) async throws {
         let directory = try Self.temporaryDirectory()
         let inbox = directory.appendingPathComponent("inbox").path
-        let sent = try await CLITests.running(["relay", "send", "--inbox", inbox, url])
+        let sent = try await CLITests.run(["relay", "send", "--inbox", inbox, url])
         #expect(sent.status == 1)
         #expect(sent.stderr.hasPrefix("refused: 'plur://group/"), "\(sent.stderr.debugDescription)")
         #expect(!Self.hasUnsafe(sent.stderr), "\(sent.stderr.debugDescription)")
         #expect(sent.stdout.isEmpty)
-        let stdin = try await CLITests.running(["relay", "send", "--stdin", "--inbox", inbox], stdin: url + "\nplur://group/ok\n")
+        let stdin = try await CLITests.run(["relay", "send", "--stdin", "--inbox", inbox], stdin: url + "\nplur://group/ok\n")
         #expect(stdin.status == 1)
         #expect(stdin.stdout.split(separator: "\n").count == 1)
-        let status = try await CLITests.running(["relay", "status", "--inbox", inbox, "--json"])
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
         #expect(status.stdout.contains(#""pending":1"#), "\(status.stdout)")
 
         // `open --open-with`: the command is never run with such a URL.
         let marker = directory.appendingPathComponent("ran").path
-        let opened = try await CLITests.running(["open", "--offline", "--script-isolation", "none", "--inbox", inbox, "--open-with", "touch \(marker)", url])
+        let opened = try await CLITests.run(["open", "--offline", "--script-isolation", "none", "--inbox", inbox, "--open-with", "touch \(marker)", url])
         #expect(opened.status == 1)
         #expect(opened.stderr.hasPrefix("refused: "), "\(opened.stderr.debugDescription)")
         #expect(!Self.hasUnsafe(opened.stderr + opened.stdout), "\(opened.stderr.debugDescription)")
@@ -126,11 +126,11 @@ import Testing
     @Test func storedRecordsWithC1OrBidiURLsAreEscapedByStatusAndRejectedByTheDrain() async throws {
         let directory = try Self.temporaryDirectory()
         let inbox = directory.appendingPathComponent("inbox").path
-        #expect(try await CLITests.running(["relay", "send", "--inbox", inbox, "plur://group/first"]).status == 0)
+        #expect(try await CLITests.run(["relay", "send", "--inbox", inbox, "plur://group/first"]).status == 0)
         let id = UUID()
         let record = RelayRecord.line(id: id, url: "plur://group/\u{9B}2J\u{202E}gpj.exe", source: "old\u{9B}31m")
         try Data(record.utf8).write(to: URL(fileURLWithPath: inbox + "/requests/99999999999999999999-\(id.uuidString.lowercased()).json"))
-        let status = try await CLITests.running(["relay", "status", "--inbox", inbox])
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox])
         #expect(status.status == 0)
         #expect(!Self.hasUnsafe(status.stdout), "\(status.stdout.debugDescription)")
         #expect(status.stdout.contains("old\\u{9B}31m  plur://group/\\u{9B}2J\\u{202E}gpj.exe"), "\(status.stdout)")
@@ -138,9 +138,9 @@ import Testing
         let handled = directory.appendingPathComponent("handled.jsonl").path
         let watch = try RelayCLITests.startWatch(["relay", "watch", "--inbox", inbox, "--record", handled])
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { usleep(20_000) }
+        while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { try await Task.sleep(for: .milliseconds(20)) }
         watch.terminate()
-        watch.waitUntilExit()
+        await watch.waitForExit()
         let rejected = try FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")
         let reason = try String(contentsOfFile: inbox + "/rejected/" + (rejected.first { $0.hasSuffix(".reason") } ?? ""), encoding: .utf8)
         #expect(reason == "the URL contains a space or a control character\n", "\(reason)")
@@ -150,13 +150,13 @@ import Testing
 
     /// Human output escapes bidirectional overrides and line separators as it does control characters.
     @Test func bidiAndLineSeparatorsAreEscapedInHumanOutput() async throws {
-        let r = try await CLITests.running(["unwrap", "https://www.youtube.com/redirect?q=https%3A%2F%2Fa.example%2F%E2%80%AEexe.txt%E2%80%A8FAKE&v=x"])
+        let r = try await CLITests.run(["unwrap", "https://www.youtube.com/redirect?q=https%3A%2F%2Fa.example%2F%E2%80%AEexe.txt%E2%80%A8FAKE&v=x"])
         #expect(r.stdout == "https://a.example/\\u{202E}exe.txt\\u{2028}FAKE\n", "\(r.stdout.debugDescription)")
     }
 
     /// Sign an x-callback-url as `callback build` does, with any request id (build refuses control
     /// characters in `--id`; a sender need not use it).
-    static func signedCallback(id: String, keyID: String, secret: String) throws -> String {
+    static func signedCallback(id: String, keyID: String, secret: String) async throws -> String {
         let python = """
             import hashlib, hmac, base64, sys, time, urllib.parse
             q = lambda s: urllib.parse.quote(s, safe="")
@@ -166,7 +166,7 @@ import Testing
             sig = base64.urlsafe_b64encode(hmac.new(secret, canonical.encode(), hashlib.sha256).digest()).decode().rstrip("=")
             sys.stdout.write("helper://x-callback-url/act?" + "&".join(q(k) + "=" + q(v) for k, v in params + [("x-sy-sig", sig)]))
             """
-        return try CLITests.output(of: ["python3", "-c", python, id, keyID, secret])
+        return try await CLITests.output(of: ["python3", "-c", python, id, keyID, secret])
     }
 
     /// `callback verify` prints the sender's request id and key id escaped; `callback build --id`
@@ -176,20 +176,20 @@ import Testing
         let keyFile = directory.appendingPathComponent("k1.key").path
         try Data("0123456789abcdef0123456789abcdef".utf8).write(to: URL(fileURLWithPath: keyFile))
         let seen = directory.appendingPathComponent("nonces").path
-        let signed = try Self.signedCallback(id: "req\u{1B}]0;pwned\u{7}\nFAKE", keyID: "k1", secret: "0123456789abcdef0123456789abcdef")
-        let verified = try await CLITests.running(["callback", "verify", signed, "--key", "k1=\(keyFile)", "--seen", seen])
+        let signed = try await Self.signedCallback(id: "req\u{1B}]0;pwned\u{7}\nFAKE", keyID: "k1", secret: "0123456789abcdef0123456789abcdef")
+        let verified = try await CLITests.run(["callback", "verify", signed, "--key", "k1=\(keyFile)", "--seen", seen])
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stdout == "req\\u{1B}]0;pwned\\u{7}\\u{A}FAKE\n", "\(verified.stdout.debugDescription)")
 
         // An unknown key id with an escape sequence: refused, and said escaped.
-        let unknown = try Self.signedCallback(id: "r1", keyID: "k\u{1B}[2J\u{9B}2J", secret: "0123456789abcdef0123456789abcdef")
-        let refused = try await CLITests.running(["callback", "verify", unknown, "--key", "k1=\(keyFile)", "--seen", seen])
+        let unknown = try await Self.signedCallback(id: "r1", keyID: "k\u{1B}[2J\u{9B}2J", secret: "0123456789abcdef0123456789abcdef")
+        let refused = try await CLITests.run(["callback", "verify", unknown, "--key", "k1=\(keyFile)", "--seen", seen])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("unknown"), "\(refused.stderr)")
         #expect(!Self.hasControl(String(refused.stderr.dropLast())), "\(refused.stderr.debugDescription)")
 
         for id in ["req\u{1B}[2J", "a\nb", "x\u{9B}1m", "a\u{202E}b"] {
-            let built = try await CLITests.running(["callback", "build", "--scheme", "helper", "--action", "act", "--key", "k1=\(keyFile)", "--id", id])
+            let built = try await CLITests.run(["callback", "build", "--scheme", "helper", "--action", "act", "--key", "k1=\(keyFile)", "--id", id])
             #expect(built.status == 2, "\(id.debugDescription): \(built.status)")
             #expect(built.stderr.contains("--id must not contain control or bidirectional format characters"), "\(built.stderr)")
             #expect(built.stdout.isEmpty)

@@ -84,12 +84,12 @@ import Testing
         let secret = "whsec-\(UUID().uuidString)"
         let received = directory.appendingPathComponent("received.jsonl")
         let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
-        let created = try await CLITests.running(["token", "create", "--name", "hooks", "--scope", "links:write", "--database", database])
+        let created = try await CLITests.run(["token", "create", "--name", "hooks", "--scope", "links:write", "--database", database])
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
         let receiverScript = CLITests.testsDirectory.appendingPathComponent("Inputs/webhook-receiver.py").path
         let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
 
-        let outcome = try await CLITests.blocking { () throws -> (later: Int, kill: String, restart: String) in
+        let outcome = try await blocking { () throws -> (later: Int, kill: String, restart: String) in
             let (receiver, port, receiverLog) = try Self.start("/usr/bin/env", ["python3", receiverScript, directory.path, secret, received.path, "hold-first"])
             // SIGKILL: a handler thread holds the first request, and a child spawned from a test thread
             // may inherit a signal mask that keeps SIGTERM pending.
@@ -157,7 +157,7 @@ import Testing
         let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
         let config = directory.appendingPathComponent("config.yaml")
         try Data((example + "\nwebhooks:\n  endpoints:\n    - {url: 'http://hooks.example.com/x', secret: env:SWITCHYARD_WEBHOOK_SECRET}\n").utf8).write(to: config)
-        let run = try await CLITests.running(["serve", "--config", config.path, "--port", "0", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path],
+        let run = try await CLITests.run(["serve", "--config", config.path, "--port", "0", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path],
                                              environment: ["SWITCHYARD_WEBHOOK_SECRET": "0123456789abcdef0123"])
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains("webhooks.endpoints[0].url: http://hooks.example.com/x is not https; plain http is allowed only to a host in webhooks.allowedHosts"), "\(run.stderr)")
