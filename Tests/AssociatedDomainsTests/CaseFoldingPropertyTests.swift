@@ -81,4 +81,26 @@ import Testing
         }
         #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
     }
+
+    /// Patterns with many stars against longer texts: the linear matchers (one for patterns
+    /// without choices, the automaton for patterns with a variable) agree with the reference.
+    @Test func manyStarsAgreeWithTheReference() throws {
+        var rng = SeededGenerator(seed: 23)
+        let pieces = ["a", "b", "*", "*", "?", "$(v)", "$(lower)"]
+        let letters = Array("abqXy")
+        var disagreements: [String] = []
+        for _ in 0..<300 {
+            var pattern = (0..<Int.random(in: 2...8, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+            if pattern.components(separatedBy: "$(v)").count > 3 { pattern = pattern.replacingOccurrences(of: "$(v)", with: "b") }
+            let json = ##"{"applinks": {"substitutionVariables": {"v": ["Xy", "q*"]}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"#": "\##(pattern)"}]}]}}"##
+            let aasa = try AppSiteAssociation(json: json)
+            for _ in 0..<10 {
+                let text = String((0..<Int.random(in: 0...12, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
+                let got = aasa.decide("https://e.com/#" + text, for: "ABCDE12345.com.example.app") == .match
+                let want = Self.referenceMatches(pattern, text, caseSensitive: true)
+                if got != want { disagreements.append("\(pattern) on \(text): compiled \(got), reference \(want)") }
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+    }
 }

@@ -98,6 +98,16 @@ import Testing
         #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision)
     }
 
+    /// Patterns with many stars against a long path end (they took minutes when every star was
+    /// retried at every position): without a variable, and with one (the automaton).
+    @Test(arguments: ["/*a*a*a*a*a*c", "/*a*$(v)*a*a*c", "/" + String(repeating: "*a", count: 30) + "*c"])
+    func manyStarsOnALongPathEnd(_ pattern: String) throws {
+        let json = #"{"applinks": {"substitutionVariables": {"v": ["a", "aa"]}, "details": [{"appIDs": ["\#(Self.app)"], "components": [{"/": "\#(pattern)"}]}]}}"#
+        let aasa = try AppSiteAssociation(json: json)
+        #expect(aasa.decide("https://e.com/" + String(repeating: "a", count: 20_000), for: Self.app) == .noMatch)
+        #expect(aasa.decide("https://e.com/" + String(repeating: "a", count: 20_000) + "c", for: Self.app) == .match)
+    }
+
     @Test func legacyPaths() throws {
         let aasa = try AppSiteAssociation(json: """
             {"applinks": {"apps": [], "details": [

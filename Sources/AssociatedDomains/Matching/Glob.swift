@@ -18,6 +18,9 @@ public struct Glob: Sendable, Equatable {
     let tokens: [Token]
     /// The literal text every match starts with (checked before anything else).
     let prefix: [UInt8]
+    /// For patterns with a choice (a variable with several values): the pattern as a small
+    /// automaton, run over the text once. Nil for every other pattern.
+    let program: Program?
     /// The text the pattern was compiled from.
     public let source: String
     /// True when the pattern has no wildcard or variable at all.
@@ -40,6 +43,7 @@ public struct Glob: Sendable, Equatable {
         source = pattern
         tokens = Glob.compile(pattern, variables: variables, lowercased: lowercased, depth: 0)
         if case .literal(let lit)? = tokens.first { prefix = lit } else { prefix = [] }
+        program = tokens.contains { if case .choice = $0 { return true } else { return false } } ? Program(tokens) : nil
     }
 
     static func compile(_ pattern: String, variables: [String: [String]], lowercased: Bool, depth: Int) -> [Token] {
@@ -97,12 +101,17 @@ public struct Glob: Sendable, Equatable {
     }
 
     /// Whether the whole of the UTF-8 `text` matches.
+    ///
+    /// Time grows with the pattern's length times the text's, whatever the pattern: a pattern
+    /// such as `/*a*a*a*a*a*c` against a long path took seconds (and minutes for longer ones)
+    /// when every `*` was retried at every position.
     func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         if !prefix.isEmpty {
             guard text.count >= prefix.count else { return false }
             for k in 0..<prefix.count where text[k] != prefix[k] { return false }
         }
-        return Glob.match(tokens[...], text[...])
+        if let program { return program.matches(text) }
+        return Glob.match(tokens, text)
     }
 
     /// Length of the UTF-8 character starting with `b`.
@@ -114,52 +123,148 @@ public struct Glob: Sendable, Equatable {
         return 1
     }
 
-    static func match(_ tokens: ArraySlice<Token>, _ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        var t = tokens.startIndex
-        var x = text.startIndex
-        while t < tokens.endIndex {
-            switch tokens[t] {
-            case .literal(let lit):
-                guard text.endIndex - x >= lit.count else { return false }
-                for k in 0..<lit.count where text[x + k] != lit[k] { return false }
-                x += lit.count
-                t += 1
-            case .one:
-                guard x < text.endIndex else { return false }
-                x = min(text.endIndex, x + width(text[x]))
-                t += 1
-            case .characterClass(let set):
-                guard x < text.endIndex else { return false }
-                let w = width(text[x])
-                guard w == 1, set.contains(text[x]) else { return false }
-                x += 1
-                t += 1
-            case .star:
-                let rest = tokens[(t + 1)...]
-                if rest.isEmpty { return true }
-                // A literal right after the star: only try positions where it starts.
-                if case .literal(let lit)? = rest.first {
-                    var k = x
-                    while k + lit.count <= text.endIndex {
-                        if text[k] == lit[0], match(rest, text[k...]) { return true }
-                        k += 1
-                    }
-                    return false
-                }
-                var k = x
-                while k <= text.endIndex {
-                    if match(rest, text[k...]) { return true }
-                    if k == text.endIndex { break }
-                    k += width(text[k])
-                }
-                return false
-            case .choice(let alternatives):
-                let rest = tokens[(t + 1)...]
-                for alt in alternatives where match(ArraySlice(alt + Array(rest)), text[x...]) { return true }
-                return false
-            }
+    /// Whether `token` (not a star or a choice) matches at `x`, and where it ends.
+    @inline(__always) static func step(_ token: Token, _ text: UnsafeBufferPointer<UInt8>, _ x: Int) -> Int? {
+        switch token {
+        case .literal(let lit):
+            guard text.count - x >= lit.count else { return nil }
+            for k in 0..<lit.count where text[x + k] != lit[k] { return nil }
+            return x + lit.count
+        case .one:
+            guard x < text.count else { return nil }
+            return min(text.count, x + width(text[x]))
+        case .characterClass(let set):
+            guard x < text.count, width(text[x]) == 1, set.contains(text[x]) else { return nil }
+            return x + 1
+        case .star, .choice:
+            return nil
         }
-        return x == text.endIndex
+    }
+
+    /// Matching for patterns without a choice: every token but `*` matches one fixed text at a
+    /// given position, so only the most recent `*` ever needs to take one more character (an
+    /// earlier one could not do better: the later `*` absorbs anything the earlier one would
+    /// have). At most pattern × text steps, nothing allocated.
+    static func match(_ tokens: [Token], _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var t = 0, x = 0
+        var star = -1, starEnd = 0  // the last `*` seen and where the text it took ends
+        while t < tokens.count || x < text.count {
+            if t < tokens.count {
+                if case .star = tokens[t] {
+                    star = t
+                    starEnd = x
+                    t += 1
+                    continue
+                }
+                if let next = step(tokens[t], text, x) {
+                    x = next
+                    t += 1
+                    continue
+                }
+            }
+            // A mismatch, or text left over at the pattern's end: the last `*` takes one more character.
+            guard star >= 0, starEnd < text.count else { return false }
+            starEnd += width(text[starEnd])
+            x = min(starEnd, text.count)
+            t = star + 1
+        }
+        return true
+    }
+
+    /// A pattern with choices as a set of states run over the text position by position
+    /// (each state is kept once per position), so alternatives never multiply the work.
+    struct Program: Sendable, Equatable {
+        enum Instruction: Sendable, Equatable {
+            case byte(UInt8, next: Int)
+            case anyCharacter(next: Int)
+            case characterClass(ClosedRangeSet, next: Int)
+            /// Takes one character and stays, or goes on to `next` without taking any.
+            case star(next: Int)
+            case split([Int])
+            case accept
+        }
+        var instructions: [Instruction] = [.accept]
+        var start = 0
+
+        init(_ tokens: [Token]) {
+            start = emit(tokens[...], then: 0)
+        }
+
+        /// Adds the instructions of `tokens` followed by `next`; returns the first one's index.
+        private mutating func emit(_ tokens: ArraySlice<Token>, then next: Int) -> Int {
+            var next = next
+            for token in tokens.reversed() {
+                switch token {
+                case .literal(let lit):
+                    for b in lit.reversed() { next = add(.byte(b, next: next)) }
+                case .one:
+                    next = add(.anyCharacter(next: next))
+                case .characterClass(let set):
+                    next = add(.characterClass(set, next: next))
+                case .star:
+                    next = add(.star(next: next))
+                case .choice(let alternatives):
+                    let after = next
+                    next = add(.split(alternatives.map { emit($0[...], then: after) }))
+                }
+            }
+            return next
+        }
+
+        private mutating func add(_ instruction: Instruction) -> Int {
+            instructions.append(instruction)
+            return instructions.count - 1
+        }
+
+        func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+            // States waiting at positions x ..< x + 5 (a character is at most 4 bytes), by x % 5;
+            // `seen[slot][state]` is the position a state was last added at.
+            var waiting = [[Int]](repeating: [], count: 5)
+            var seen = [[Int]](repeating: [Int](repeating: -1, count: instructions.count), count: 5)
+            var pending = 0
+            func add(_ state: Int, at position: Int) {
+                let slot = position % 5
+                guard seen[slot][state] != position else { return }
+                seen[slot][state] = position
+                switch instructions[state] {
+                case .split(let targets):
+                    for target in targets { add(target, at: position) }
+                case .star(let next):
+                    waiting[slot].append(state)
+                    pending += 1
+                    add(next, at: position)
+                default:
+                    waiting[slot].append(state)
+                    pending += 1
+                }
+            }
+            add(start, at: 0)
+            var x = 0
+            while pending > 0 && x <= text.count {
+                let slot = x % 5
+                let states = waiting[slot]
+                waiting[slot] = []
+                pending -= states.count
+                for state in states {
+                    switch instructions[state] {
+                    case .accept:
+                        if x == text.count { return true }
+                    case .byte(let b, let next):
+                        if x < text.count, text[x] == b { add(next, at: x + 1) }
+                    case .anyCharacter(let next):
+                        if x < text.count { add(next, at: min(text.count, x + Glob.width(text[x]))) }
+                    case .characterClass(let set, let next):
+                        if x < text.count, Glob.width(text[x]) == 1, set.contains(text[x]) { add(next, at: x + 1) }
+                    case .star:
+                        if x < text.count { add(state, at: min(text.count, x + Glob.width(text[x]))) }
+                    case .split:
+                        break
+                    }
+                }
+                x += 1
+            }
+            return false
+        }
     }
 }
 
