@@ -85,7 +85,11 @@ public struct Inbox: Sendable {
         let nanos = UInt64(max(0, first.time.timeIntervalSince1970) * 1_000_000_000)
         let name = String(format: "%020llu", nanos) + "-" + first.id.uuidString.lowercased() + ".json"
         let staging = temporary + "/" + name
-        try FileSystem.writeDurably(staging, Array(batch.map(\.record).joined().utf8))
+        let bytes = Array(batch.map(\.record).joined().utf8)
+        guard bytes.count <= Self.maximumCommitBytes else {
+            throw RelayError(.denied, "refused a batch of \(batch.count) requests: \(bytes.count) bytes, more than the \(Self.maximumCommitBytes) one commit may hold")
+        }
+        try FileSystem.writeDurably(staging, bytes)
         try FileSystem.rename(staging, requests + "/" + name)
         try FileSystem.syncDirectory(requests)
         #if canImport(Darwin)
@@ -93,6 +97,10 @@ public struct Inbox: Sendable {
         #endif
         return name
     }
+
+    /// The largest file one commit may write, in bytes (64 MiB: 10,000 requests of a few KiB
+    /// each). A larger file in `requests/` is moved to `rejected/` without being read.
+    public static let maximumCommitBytes = 64 << 20
 
     /// The longest `source`, and the most metadata (keys and values together), in bytes.
     public static let maximumSourceBytes = 1024
@@ -143,7 +151,7 @@ public struct Inbox: Sendable {
 
     /// The records of one file in `requests/` that decode (a file holds one commit).
     func decodedRecords(_ name: String) -> [RelayRequest] {
-        guard let data = try? DurableFile.readRegularFile(requests + "/" + name) else { return [] }
+        guard let data = try? DurableFile.readRegularFile(requests + "/" + name, maximumBytes: Self.maximumCommitBytes) else { return [] }
         return data.split(separator: UInt8(ascii: "\n")).compactMap { try? RelayRequest(record: Array($0)) }
     }
 
@@ -182,13 +190,16 @@ public struct Inbox: Sendable {
             let path = requests + "/" + name
             let data: [UInt8]
             do {
-                guard let bytes = try DurableFile.readRegularFile(path) else { continue }
+                guard let bytes = try DurableFile.readRegularFile(path, maximumBytes: Self.maximumCommitBytes) else { continue }
                 data = bytes
             } catch {
-                // A symbolic link (or a directory, a device) put in requests/ is never followed
-                // or read: it is moved to rejected/ as it is.
-                log("rejected \(name): \(error.message.replacingOccurrences(of: path + ": ", with: "")); moved to rejected/")
+                // A symbolic link (or a directory, a device, a file larger than any commit) put in
+                // requests/ is never followed or read: it is moved to rejected/ as it is.
+                let reason = error.message.replacingOccurrences(of: path + ": ", with: "")
+                log("rejected \(name): \(reason); moved to rejected/")
                 try FileSystem.remove(rejected + "/" + name)
+                try FileSystem.remove(rejected + "/" + name + ".reason")
+                try FileSystem.writeDurably(rejected + "/" + name + ".reason", Array((reason + "\n").utf8))
                 try FileSystem.rename(path, rejected + "/" + name)
                 try FileSystem.syncDirectory(rejected)
                 try FileSystem.syncDirectory(requests)

@@ -25,6 +25,27 @@ import URLRelayService
         }
     }
 
+    /// A file in requests/ larger than any commit (a stranger's 600 MB file took 1.1 GB and half
+    /// a minute to read) is moved to rejected/ by its size, unread; the requests around it go on.
+    @Test func aFileLargerThanAnyCommitIsRejectedUnread() async throws {
+        let inbox = try Self.inbox()
+        try inbox.send(RelayRequest(source: "t", url: "plur://group/before"))
+        let name = try #require(inbox.pendingNames().first).replacingOccurrences(of: ".json", with: "-huge.json")
+        let path = inbox.directory + "/requests/" + name
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(Inbox.maximumCommitBytes) + 1)  // sparse: no disk used
+        try handle.close()
+        try inbox.send(RelayRequest(source: "t", url: "plur://group/after"))
+        #expect(inbox.unreadableNames() == [name])
+        var urls: [String] = []
+        let report = try await inbox.drain { request in urls.append(request.url); return true }
+        #expect(urls == ["plur://group/before", "plur://group/after"])
+        #expect(report.rejected == [name])
+        let reason = try String(contentsOfFile: inbox.directory + "/rejected/" + name + ".reason", encoding: .utf8)
+        #expect(reason == "\(Inbox.maximumCommitBytes + 1) bytes, more than the \(Inbox.maximumCommitBytes) such a file may hold (not read)\n", "\(reason)")
+    }
+
     @Test func drainsInSendOrderAndRemovesOnlyAcknowledged() async throws {
         let inbox = try Self.inbox()
         var sent: [RelayRequest] = []

@@ -110,7 +110,9 @@ public enum DurableFile {
 
     /// The bytes of `path` if it is a regular file, nil if there is nothing at `path`. Anything
     /// else — a symbolic link, a directory, a FIFO, a device — is never read: `io`, naming it.
-    public static func readRegularFile(_ path: String) throws(FileError) -> [UInt8]? {
+    /// A file larger than `maximumBytes` is not read either (`io`, with its size): what a
+    /// stranger can write must not decide how much memory the reader takes.
+    public static func readRegularFile(_ path: String, maximumBytes: Int = .max) throws(FileError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -124,6 +126,10 @@ public enum DurableFile {
             let kind = info.st_mode & S_IFMT == S_IFDIR ? "a directory" : info.st_mode & S_IFMT == S_IFIFO ? "a FIFO" : "not a regular file"
             throw FileError(.io, path: path, "\(path): \(kind) (not read)")
         }
+        func tooLarge(_ size: Int) -> FileError {
+            FileError(.io, path: path, "\(path): \(size) bytes, more than the \(maximumBytes) such a file may hold (not read)")
+        }
+        if Int(info.st_size) > maximumBytes { throw tooLarge(Int(info.st_size)) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
@@ -134,6 +140,7 @@ public enum DurableFile {
             }
             if n == 0 { return bytes }
             bytes += chunk[..<n]
+            if bytes.count > maximumBytes { throw tooLarge(bytes.count) }  // it grew while read
         }
     }
 
