@@ -30,6 +30,12 @@ import Testing
         Case(address: mapped([127, 0, 0, 1]), isPublic: false, name: "::ffff:127.0.0.1"),
         Case(address: mapped([8, 8, 8, 8]), isPublic: true, name: "::ffff:8.8.8.8"),
         Case(address: [0x26, 0x06, 0x28, 0x00] + Array(repeating: 0, count: 11) + [1], isPublic: true, name: "public v6"),
+        Case(address: [0, 0x64, 0xFF, 0x9B] + Array(repeating: 0, count: 8) + [127, 0, 0, 1], isPublic: false, name: "64:ff9b::127.0.0.1"),
+        Case(address: [0, 0x64, 0xFF, 0x9B] + Array(repeating: 0, count: 8) + [8, 8, 8, 8], isPublic: true, name: "64:ff9b::8.8.8.8"),
+        Case(address: [0, 0x64, 0xFF, 0x9B, 0, 1] + Array(repeating: 0, count: 6) + [0x7F, 0, 0, 1], isPublic: false, name: "64:ff9b:1::7f00:1 (local-use NAT64)"),
+        Case(address: [0, 0x64, 0xFF, 0x9B, 0, 1] + Array(repeating: 0, count: 6) + [8, 8, 8, 8], isPublic: false, name: "64:ff9b:1::808:808 (local use, whatever it embeds)"),
+        Case(address: [0x20, 0x01, 0, 0] + Array(repeating: 0, count: 11) + [1], isPublic: false, name: "2001::1 Teredo"),
+        Case(address: [0x01, 0x00] + Array(repeating: 0, count: 14), isPublic: false, name: "100:: discard-only"),
     ])
     func classifies(_ c: Case) {
         #expect(AddressGuard.isPublic(c.address) == c.isPublic)

@@ -81,6 +81,12 @@ public struct AddressGuard: Sendable {
         if a[0] == 0x00 && a[1] == 0x64 && a[2] == 0xFF && a[3] == 0x9B && a[4..<12].allSatisfy({ $0 == 0 }) {
             return isPublicV4(Array(a[12..<16]))  // 64:ff9b::/96 NAT64
         }
+        // 64:ff9b:1::/48, the local-use NAT64 prefix (RFC 8215): translated to addresses of the
+        // local network, with the IPv4 part placed in more than one way; never public.
+        if a[0] == 0x00 && a[1] == 0x64 && a[2] == 0xFF && a[3] == 0x9B && a[4] == 0 && a[5] == 1 { return false }
+        if a[0] == 0x01 && a[1] == 0x00 && a[2..<8].allSatisfy({ $0 == 0 }) { return false }  // 100::/64 discard-only
+        if a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0 { return false }  // 2001::/32 Teredo (an IPv4 tunnel)
+        if a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && (a[3] & 0xF0 == 0x10 || a[3] & 0xF0 == 0x20) { return false }  // ORCHID
         if a[0] & 0xFE == 0xFC { return false }  // fc00::/7 unique local
         if a[0] == 0xFE && a[1] & 0xC0 == 0x80 { return false }  // fe80::/10 link-local
         if a[0] == 0xFE && a[1] & 0xC0 == 0xC0 { return false }  // fec0::/10 site-local
