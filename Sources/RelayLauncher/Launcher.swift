@@ -62,7 +62,7 @@ public struct Launcher: Sendable {
                 return Self.json(.badRequest, JSONWriter.compact(.object([("error", .string("refused: \(reason)"))])))
             }
             let inbox = self.inbox
-            do { try await NIOThreadPool.singleton.runIfActive { try inbox.send(relay) } } catch {
+            do { _ = try await NIOThreadPool.singleton.runIfActive { try inbox.send(relay) } } catch {
                 return Self.json(.internalServerError, JSONWriter.compact(.object([("error", .string("\(error)"))])))
             }
             return Self.json(.ok, JSONWriter.compact(.object([("id", .string(relay.id.uuidString.lowercased()))])))
@@ -70,10 +70,33 @@ public struct Launcher: Sendable {
         return router
     }
 
+    /// Whether the request's Host is a loopback name, with at most a port after it: the whole
+    /// value is read (`127.0.0.1:8080.evil.example` or `127.0.0.1:1@evil` is not loopback).
     static func hostIsLoopback(_ request: Request) -> Bool {
         guard let host = request.head.authority else { return false }
-        let name = host.hasPrefix("[") ? String(host.dropFirst().prefix(while: { $0 != "]" })) : String(host.split(separator: ":").first ?? "")
-        return isLoopback(name)
+        return authorityIsLoopback(host)
+    }
+
+    /// Whether `authority` (a Host value: `name`, `name:port`, `[v6]`, `[v6]:port`) names a
+    /// loopback host.
+    static func authorityIsLoopback(_ authority: String) -> Bool {
+        let name: Substring, rest: Substring
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            name = authority[authority.index(after: authority.startIndex)..<close]
+            rest = authority[authority.index(after: close)...]
+        } else if let colon = authority.firstIndex(of: ":") {
+            name = authority[..<colon]
+            rest = authority[colon...]
+        } else {
+            name = authority[...]
+            rest = ""
+        }
+        if !rest.isEmpty {
+            let port = rest.dropFirst()
+            guard rest.first == ":", !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        }
+        return isLoopback(String(name))
     }
 
     static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {

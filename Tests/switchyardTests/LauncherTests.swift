@@ -38,21 +38,21 @@ import Testing
         throw CancellationError()
     }
 
-    static func waitForRecord(_ record: String, containing needle: String) -> String {
+    static func waitForRecord(_ record: String, containing needle: String) async throws -> String {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
             if text.contains(needle) { return text }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         return (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
     }
 
     @Test(.enabled(if: chromium != nil || toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
-    func clickingOpenInChromiumReachesTheHandler() throws {
+    func clickingOpenInChromiumReachesTheHandler() async throws {
         let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
-        let (watcher, base, record) = try Self.startWatcher()
-        defer { watcher.terminate(); watcher.waitUntilExit() }
+        let (watcher, base, record) = try await blocking { try Self.startWatcher() }
+        defer { watcher.stopInBackground() }
         let browser = ChildProcess()
         browser.executableURL = URL(fileURLWithPath: chromium)
         let profile = try ServiceProcessTests.temporaryDirectory().path
@@ -62,10 +62,13 @@ import Testing
         let out = Pipe()
         browser.standardOutput = out
         browser.standardError = FileHandle.nullDevice
-        try browser.run()
-        let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        browser.waitUntilExit()
-        let handled = Self.waitForRecord(record, containing: "plur://group/from-the-browser?x=1")
+        let dom = try await blocking {
+            try browser.run()
+            let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            browser.waitUntilExit()
+            return dom
+        }
+        let handled = try await Self.waitForRecord(record, containing: "plur://group/from-the-browser?x=1")
         #expect(handled.contains(#""source":"launcher","url":"plur://group/from-the-browser?x=1""#), "\(handled)")
         #expect(dom.contains(#"<span id="status" class="ok">queued "#), "\(dom.suffix(1500))")
         #expect(dom.contains("window.switchyard = {openURL: openURL}"))
@@ -74,10 +77,10 @@ import Testing
     /// The seed apps' pages call `window.squirrel.openURL(url)` or post `{url}` to the
     /// `squirrel.openURL` message handler; in a desktop browser both reach the handler too.
     @Test(.enabled(if: chromium != nil || toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
-    func theSeedAppsNamesReachTheHandlerInChromium() throws {
+    func theSeedAppsNamesReachTheHandlerInChromium() async throws {
         let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
-        let (watcher, base, record) = try Self.startWatcher()
-        defer { watcher.terminate(); watcher.waitUntilExit() }
+        let (watcher, base, record) = try await blocking { try Self.startWatcher() }
+        defer { watcher.stopInBackground() }
         for (fragment, url) in [("squirrel", "plur://group/via-squirrel"), ("message", "plur://group/via-message-handler")] {
             let browser = ChildProcess()
             browser.executableURL = URL(fileURLWithPath: chromium)
@@ -87,15 +90,15 @@ import Testing
             browser.standardOutput = FileHandle.nullDevice
             browser.standardError = FileHandle.nullDevice
             try browser.run()
-            browser.waitUntilExit()
-            let handled = Self.waitForRecord(record, containing: url)
+            await browser.waitForExit()
+            let handled = try await Self.waitForRecord(record, containing: url)
             #expect(handled.contains(#""source":"launcher","url":"\#(url)""#), "\(fragment): \(handled)")
         }
     }
 
     @Test func postsNeedTheRunTokenAndALoopbackHost() async throws {
-        let (watcher, base, record) = try Self.startWatcher()
-        defer { watcher.terminate(); watcher.waitUntilExit() }
+        let (watcher, base, record) = try await blocking { try Self.startWatcher() }
+        defer { watcher.stopInBackground() }
         let page = String(decoding: try await URLSession.shared.data(from: URL(string: base)!).0, as: UTF8.self)
         let token = try #require(page.range(of: #"var token = ""#).map { String(page[$0.upperBound...].prefix(32)) })
         func post(_ token: String?, host: String? = nil, url: String = "plur://group/posted") async throws -> Int {
@@ -109,12 +112,17 @@ import Testing
         #expect(try await post(nil) == 403)
         #expect(try await post(String(repeating: "0", count: 32)) == 403)
         #expect(try await post(token, host: "evil.example") == 403)
+        // The whole Host is read, not only what comes before its first colon.
+        let authority = try #require(URL(string: base)?.host).appending(":\(try #require(URL(string: base)?.port))")
+        for host in [authority + ".evil.example", authority + "@evil.example", authority + ":x", "127.0.0.1:", "[::1]evil"] {
+            #expect(try await post(token, host: host) == 403, "\(host)")
+        }
         // The one URL policy: C1 controls and bidirectional overrides are refused here too.
         #expect(try await post(token, url: "plur://group/\u{9B}2J") == 400)
         #expect(try await post(token, url: "plur://group/a\u{202E}gpj.exe") == 400)
         #expect(try await post(token) == 200)
-        #expect(Self.waitForRecord(record, containing: "plur://group/posted").contains("plur://group/posted"))
-        let bad = try CLITests.run(["relay", "watch", "--http", "0.0.0.0:8080"])
+        #expect(try await Self.waitForRecord(record, containing: "plur://group/posted").contains("plur://group/posted"))
+        let bad = try await CLITests.run(["relay", "watch", "--http", "0.0.0.0:8080"])
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("--http must be a loopback HOST:PORT"))
     }
