@@ -80,6 +80,13 @@ struct CallbackBuild: ParsableCommand {
         }
         if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds above 0, at most 2592000 (30 days)") }
         for p in parameters where !p.contains("=") { throw ValidationError("--param '\(p)' is not name=value") }
+        for p in parameters {
+            let name = p[..<p.firstIndex(of: "=")!].lowercased()
+            if ["x-source", "x-success", "x-error", "x-cancel"].contains(name) {
+                throw ValidationError("--param \(name) is an x-callback-url parameter: give it with --\(name.dropFirst(2)), which checks it")
+            }
+            if name.hasPrefix("x-sy-") { throw ValidationError("--param \(name): names starting with x-sy- belong to the signature") }
+        }
         if let key { try KeyArgument.validate(key) }
         // The id comes back from `callback verify` on a terminal: one line of printable text.
         if let id, let scalar = id.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
@@ -88,9 +95,11 @@ struct CallbackBuild: ParsableCommand {
         if id?.isEmpty == true { throw ValidationError("--id is empty") }
     }
 
-    /// Why a callback URL (x-success, x-error, x-cancel) must not be signed or followed: a
-    /// scheme that is always denied (`javascript:`, `data:`, `file:` …), or nil.
+    /// Why a callback URL (x-success, x-error, x-cancel) must not be signed or followed: not an
+    /// absolute URL, or a scheme that is always denied (`javascript:`, `data:`, `file:` …); nil
+    /// when it may be.
     static func deniedCallback(_ url: String) -> String? {
+        if let problem = URLInput.problem(url) { return "is not a URL: \(problem)" }
         guard let colon = url.firstIndex(of: ":") else { return nil }
         let scheme = url[..<colon].lowercased()
         return OpenPolicy.alwaysDenied.contains(scheme) ? "uses the scheme \(scheme):, which is always denied" : nil
