@@ -36,12 +36,17 @@ struct AASACommand: ParsableCommand {
 
         func run() throws {
             var cache: [String: AppSiteAssociation] = [:]
-            // A line over the cap is reported on stderr and skipped; the cap is the AASA file limit
-            // plus room for the case around it.
-            let lines = InputLines([], maximumLineBytes: AppSiteAssociation.maximumBytes + (64 << 10))
+            // A line over the cap (the AASA file limit plus room for the case around it) is never
+            // kept in memory; its case still gets its output line, a line-too-long error.
+            let lines = InputLines([], maximumLineBytes: AppSiteAssociation.maximumBytes + (64 << 10), placeholders: true)
             var failed = 0
             for line in lines {
-                var result = Self.decide(line, cache: &cache)
+                var result: JSONValue
+                if let problem = lines.problem(line), problem.code == "line-too-long" {
+                    result = Self.failure(.null, problem.code, problem.message)
+                } else {
+                    result = Self.decide(line, cache: &cache)
+                }
                 // A case without an id (a line that is not JSON, not an object, or has no "id")
                 // is told by its line number.
                 if case .null? = result["id"], result["error"] != nil, let number = lines.lineNumber, case .object(var members) = result {
@@ -51,6 +56,7 @@ struct AASACommand: ParsableCommand {
                 if result["error"] != nil { failed += 1 }
                 Output.line(JSONWriter.compact(result))
             }
+            try lines.finish()
             if lines.skipped > 0 || failed > 0 { throw ExitCode(1) }
         }
 

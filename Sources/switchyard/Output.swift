@@ -99,6 +99,24 @@ enum Output {
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
+    /// True when stdin was closed when the process started (see `occupyClosedStandardDescriptors`).
+    nonisolated(unsafe) private(set) static var stdinWasClosed = false
+
+    /// Opens /dev/null on each of descriptors 0, 1 and 2 that is closed, before anything else
+    /// opens a file; notes whether stdin was one of them.
+    static func occupyClosedStandardDescriptors() {
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)
+            if fd == 0 { stdinWasClosed = true }
+            // open gives the lowest free number: this one, unless a lower one was closed too
+            // (then it is moved into place).
+            if opened >= 0 && opened != fd {
+                _ = dup2(opened, fd)
+                close(opened)
+            }
+        }
+    }
+
     /// The bytes of `path` (pipes such as `<(…)` and /dev/stdin work), or exit status 2 with the
     /// reason: not found, permission denied, a directory, or over `maximumBytes` (reading stops
     /// there, the rest is never loaded).
@@ -140,16 +158,19 @@ enum Output {
     /// Inputs from the arguments, or — when there are none — from stdin, one per line, lazily.
     /// `tooLong(number, length)` says what an over-long line means to the command (default: a
     /// warning that it was skipped).
-    static func inputs(_ arguments: [String], maximumLineBytes: Int = 64 << 10,
+    static func inputs(_ arguments: [String], maximumLineBytes: Int = 64 << 10, placeholders: Bool = false,
                        tooLong: ((_ number: Int, _ length: Int) -> String)? = nil) -> InputLines {
-        InputLines(arguments, maximumLineBytes: maximumLineBytes, tooLong: tooLong)
+        InputLines(arguments, maximumLineBytes: maximumLineBytes, placeholders: placeholders, tooLong: tooLong)
     }
 }
 
 /// Command inputs: the arguments, or stdin's lines (trimmed; blank and whitespace-only lines are
 /// skipped and give no output line, as each command's help says) read with
-/// bounded memory. A line over the cap is reported on stderr with its number and skipped;
-/// `skipped` counts them so the command can exit with 1.
+/// bounded memory. A line over the cap is never kept in memory; `skipped` counts them so the
+/// command can exit with 1. With `placeholders` (the batch commands, whose output lines match
+/// their input lines) such a line is an input of its own that `problem(_:)` answers with
+/// `line-too-long`, so the command still writes its line; otherwise it is reported on stderr
+/// with its number and skipped.
 final class InputLines: Sequence, IteratorProtocol {
     private var arguments: IndexingIterator<[String]>?
     private var reader: LineReader?
@@ -157,9 +178,13 @@ final class InputLines: Sequence, IteratorProtocol {
     /// The stdin line number of the input `next()` returned last (nil for arguments).
     private(set) var lineNumber: Int?
     private let tooLong: ((Int, Int) -> String)?
+    private let placeholders: Bool
+    /// The placeholder inputs handed out for over-long lines and not yet asked about.
+    private var overlong: [String: (line: Int, message: String)] = [:]
 
-    init(_ arguments: [String], maximumLineBytes: Int = 64 << 10, tooLong: ((Int, Int) -> String)? = nil) {
+    init(_ arguments: [String], maximumLineBytes: Int = 64 << 10, placeholders: Bool = false, tooLong: ((Int, Int) -> String)? = nil) {
         self.tooLong = tooLong
+        self.placeholders = placeholders
         if arguments.isEmpty {
             reader = LineReader(fileDescriptor: 0, maximumLineBytes: maximumLineBytes)
         } else {
@@ -169,6 +194,22 @@ final class InputLines: Sequence, IteratorProtocol {
 
     /// True when the inputs come from stdin.
     var fromStdin: Bool { reader != nil }
+
+    /// Ends a command whose stdin could not be read (a directory, a closed descriptor) with
+    /// status 2 and the reason: such input is not an empty input. Call it after the last input.
+    func finish() throws {
+        guard let reader else { return }
+        let reason: String
+        if Output.stdinWasClosed {
+            reason = "it is closed"
+        } else if let error = reader.readError {
+            reason = error == EISDIR ? "it is a directory" : String(cString: strerror(error))
+        } else {
+            return
+        }
+        Output.error("error: cannot read stdin: \(reason)")
+        throw ExitCode(2)
+    }
 
     /// False when the next input may have to wait for stdin (nothing complete is buffered).
     var hasBufferedLine: Bool { reader?.hasBufferedLine ?? true }
@@ -185,11 +226,39 @@ final class InputLines: Sequence, IteratorProtocol {
                 }
             case .tooLong(let number, let length):
                 skipped += 1
+                if placeholders {
+                    // NUL first: no line a command accepts starts with it.
+                    let placeholder = "\u{0}stdin line \(number)"
+                    overlong[placeholder] = (number, "\(length) bytes, over the \(reader!.maximumLineBytes)-byte limit; not read")
+                    lineNumber = number
+                    return placeholder
+                }
                 Output.error(tooLong?(number, length)
                     ?? "warning: stdin line \(number): \(length) bytes, over the \(reader!.maximumLineBytes)-byte limit; skipped")
             }
         }
         return nil
+    }
+
+    /// Why `input` cannot be used: `line-too-long` for the placeholder of an over-long line
+    /// (asked once per placeholder), `invalid-url` for text that is not an absolute URL
+    /// (`URLInput.problem`), or nil.
+    func problem(_ input: String) -> (code: String, message: String)? {
+        if let entry = overlong.removeValue(forKey: input) { return ("line-too-long", entry.message) }
+        return URLInput.problem(input).map { ("invalid-url", $0) }
+    }
+
+    /// The JSON members that name `input` in an answer: `"input": TEXT`, or for an over-long
+    /// line (whose text was never kept) `"input": null, "line": N`.
+    static func inputMembers(_ input: String, key: String = "input") -> [(String, JSONValue)] {
+        if input.hasPrefix("\u{0}stdin line "), let n = Int(input.dropFirst(12)) { return [(key, .null), ("line", .int(n))] }
+        return [(key, .string(input))]
+    }
+
+    /// `input` as a person reads it: the text escaped, or `stdin line N` for an over-long line.
+    static func shown(_ input: String) -> String {
+        if input.hasPrefix("\u{0}stdin line "), Int(input.dropFirst(12)) != nil { return String(input.dropFirst()) }
+        return Output.escaped(input)
     }
 
     /// Up to `count` inputs: at least one (none only at the end), and no more than can be had
@@ -209,7 +278,7 @@ final class InputLines: Sequence, IteratorProtocol {
 /// The stdin line limit of the batch commands (`resolve`, `unwrap`, `route`).
 struct LineLimitOption: ParsableArguments {
     // `.unconditional`: "-5" is this option's (out of range) value, not an unknown option.
-    @Option(parsing: .unconditional, help: "The longest stdin line, in bytes; a longer one is reported on stderr and skipped, without being kept in memory.")
+    @Option(parsing: .unconditional, help: "The longest stdin line, in bytes; a longer one is not kept in memory and gets a line-too-long error line in its place.")
     var maxLineBytes = 64 << 10
 
     func validate() throws {

@@ -139,6 +139,7 @@ struct RelaySend: ParsableCommand {
             if pending.count >= batch { try commit() }
         }
         try commit()
+        try urls.finish()
         if refused > 0 || urls.skipped > 0 { throw ExitCode(1) }
     }
 }
@@ -213,7 +214,7 @@ struct RelayWatch: AsyncParsableCommand {
             let launcher = Launcher(inbox: inbox)
             services.append(Application(router: launcher.router(), configuration: .init(address: .hostname(host, port: port), serverName: "switchyard-launcher"),
                                         onServerRunning: { channel in
-                                            Output.error("relay: launcher on http://\(host):\(channel.localAddress?.port ?? port)/")
+                                            Output.error("relay: launcher on http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)/")
                                         }, logger: Logger(label: "launcher", factory: { _ in SwiftLogNoOpLogHandler() })))
         }
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: .init(label: "relay"))

@@ -82,7 +82,7 @@ struct ResolveCommand: AsyncParsableCommand {
             let i = h.firstIndex(of: ":")!
             return (String(h[..<i]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: i)...]).trimmingCharacters(in: .whitespaces))
         }
-        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes)
+        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
         let format = Formatter(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
         // Chunks of inputs go to the engine's threads a few at a time; output is written in input
         // order as the oldest chunk completes, so memory stays flat however long the input is.
@@ -107,11 +107,12 @@ struct ResolveCommand: AsyncParsableCommand {
             }
             let chunk = inputs.next(chunkSize)
             if chunk.isEmpty { break }
+            let problems = chunk.map { inputs.problem($0) }
             inFlight.append(Task {
                 var outcomes = [Outcome?](repeating: nil, count: chunk.count)
                 var valid: [(Int, String)] = []
                 for (i, input) in chunk.enumerated() {
-                    if let problem = URLInput.problem(input) { outcomes[i] = format.invalid(input, problem) } else { valid.append((i, input)) }
+                    if let problem = problems[i] { outcomes[i] = format.invalid(input, problem) } else { valid.append((i, input)) }
                 }
                 let results = await engine.resolve(batch: valid.map(\.1), headers: parsedHeaders)
                 for ((i, _), r) in zip(valid, results) { outcomes[i] = format.outcome(r) }
@@ -120,6 +121,7 @@ struct ResolveCommand: AsyncParsableCommand {
             if inFlight.count >= window { emit(await inFlight.removeFirst().value) }
         }
         for task in inFlight { emit(await task.value) }
+        try inputs.finish()
         if invalid > 0 || inputs.skipped > 0 || unhandled > 0 { throw ExitCode(1) }
     }
 
@@ -130,15 +132,15 @@ struct ResolveCommand: AsyncParsableCommand {
         let browsers: Bool
         let batch: Bool
 
-        func invalid(_ input: String, _ problem: String) -> Outcome {
+        func invalid(_ input: String, _ problem: (code: String, message: String)) -> Outcome {
             if json {
-                return Outcome(lines: [JSONWriter.compact(.object([
-                    ("input", .string(input)), ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
+                return Outcome(lines: [JSONWriter.compact(.object(InputLines.inputMembers(input) + [
+                    ("error", .object([("code", .string(problem.code)), ("message", .string(problem.message))])),
                 ]))], invalid: true, handled: false)
             }
-            let shown = Output.escaped(input)
-            Output.error("error: \(shown): \(problem)")
-            return Outcome(lines: batch ? [shown, "  error: \(problem)"] : [], invalid: true, handled: false)
+            let shown = InputLines.shown(input)
+            Output.error("error: \(shown): \(problem.message)")
+            return Outcome(lines: batch ? [shown, "  error: \(problem.message)"] : [], invalid: true, handled: false)
         }
 
         func outcome(_ r: Resolution) -> Outcome {
@@ -193,19 +195,19 @@ struct UnwrapCommand: ParsableCommand {
 
     func run() throws {
         let engine = LinkEngine(manifest: try manifestOption.load(), options: .init(offline: true))
-        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes)
+        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
         var invalid = 0
         for input in inputs {
-            if let problem = URLInput.problem(input) {
+            if let problem = inputs.problem(input) {
                 invalid += 1
                 if json {
-                    Output.line(JSONWriter.compact(.object([
-                        ("input", .string(input)), ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
+                    Output.line(JSONWriter.compact(.object(InputLines.inputMembers(input) + [
+                        ("error", .object([("code", .string(problem.code)), ("message", .string(problem.message))])),
                     ])))
                 } else {
                     // As resolve does: the reason on stderr, and — when several inputs are
                     // answered — a line on stdout too, so output lines keep matching input lines.
-                    let line = "error: \(Output.escaped(input)): \(problem)"
+                    let line = "error: \(InputLines.shown(input)): \(problem.message)"
                     Output.error(line)
                     if urls.count != 1 { Output.line(line) }
                 }
@@ -218,6 +220,7 @@ struct UnwrapCommand: ParsableCommand {
                 Output.line(Output.escaped(output))  // a decoded parameter may hold %1B or %0A
             }
         }
+        try inputs.finish()
         if inputs.skipped > 0 || invalid > 0 { throw ExitCode(1) }
     }
 }

@@ -39,19 +39,18 @@ struct RouteCommand: ParsableCommand {
     func run() throws {
         let router = try loadRouter(routes)
         var failed = false
-        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes)
+        let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
         for url in inputs {
             // The same input check as resolve and unwrap: an absolute URL without spaces or
-            // control characters; an invalid one still gets its line (one line per input).
-            if let problem = URLInput.problem(url) {
+            // control characters; an invalid one (or an over-long line) still gets its line.
+            if let problem = inputs.problem(url) {
                 failed = true
                 if json {
-                    Output.line(JSONWriter.compact(.object([
-                        ("url", .string(url)), ("route", .null),
-                        ("error", .object([("code", .string("invalid-url")), ("message", .string(problem))])),
+                    Output.line(JSONWriter.compact(.object(InputLines.inputMembers(url, key: "url") + [
+                        ("route", .null), ("error", .object([("code", .string(problem.code)), ("message", .string(problem.message))])),
                     ])))
                 } else {
-                    Output.line("\(Output.escaped(url)) → error: \(problem)")
+                    Output.line("\(InputLines.shown(url)) → error: \(problem.message)")
                 }
                 continue
             }
@@ -72,6 +71,7 @@ struct RouteCommand: ParsableCommand {
                 }
             }
         }
+        try inputs.finish()
         if failed || inputs.skipped > 0 { throw ExitCode(1) }
     }
 }

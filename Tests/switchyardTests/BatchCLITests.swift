@@ -16,13 +16,15 @@ import Testing
         /// Peak resident memory of the command, in KiB.
         var peakKiB: Int
         var stderr: String
+        /// How long the command took (not counting the wait for a `blocking` slot).
+        var seconds: Double = 0
     }
 
     /// Runs the binary under a small Python wrapper that streams `input` from a file, reports
     /// the child's peak RSS, counts the output lines and keeps every `stride`-th one (a resolve
     /// of 100,000 links writes hundreds of megabytes), with a time limit.
     static func run(_ arguments: [String], input: [String], stride: Int = 997, timeLimit: Double = 600, environment: [String: String] = [:]) async throws -> Outcome {
-        try await CLITests.blocking { try runBlocking(arguments, input: input, stride: stride, timeLimit: timeLimit, environment: environment) }
+        try await blocking { try runBlocking(arguments, input: input, stride: stride, timeLimit: timeLimit, environment: environment) }
     }
 
     static func runBlocking(_ arguments: [String], input: [String], stride: Int, timeLimit: Double, environment: [String: String] = [:]) throws -> Outcome {
@@ -58,16 +60,19 @@ import Testing
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
+        let start = Date()
         try process.run()
         let report = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(start)
         let summary = try #require(try JSONSerialization.jsonObject(with: report) as? [String: Any])
         let code = summary["code"] as? Int
         var lines: [Int: String] = [:]
         for (k, v) in summary["lines"] as? [String: String] ?? [:] { lines[Int(k)!] = v }
         return Outcome(
             count: summary["count"] as? Int ?? -1, lines: lines, status: Int32(code ?? -999),
-            exitedNormally: code.map { $0 >= 0 } ?? false, peakKiB: summary["rss"] as? Int ?? 0, stderr: summary["stderr"] as? String ?? "")
+            exitedNormally: code.map { $0 >= 0 } ?? false, peakKiB: summary["rss"] as? Int ?? 0, stderr: summary["stderr"] as? String ?? "",
+            seconds: seconds)
     }
 
     /// The fixture's test inputs of actions with a `script2` format (the reproduction of the
@@ -129,7 +134,7 @@ import Testing
     /// A slow producer (`tail -f log | switchyard resolve`) sees each result as soon as its line
     /// arrives, not after a chunk of lines.
     @Test func resolveAnswersEachLineWhileStdinStaysOpen() async throws {
-        let seconds = try await CLITests.blocking { () throws -> Double in
+        let seconds = try await blocking { () throws -> Double in
             let process = ChildProcess()
             process.executableURL = CLITests.binary
             process.arguments = ["resolve", "--offline", "--json"]
@@ -152,13 +157,21 @@ import Testing
         #expect(seconds >= 0 && seconds < 10, "no answer while stdin was open (\(seconds))")
     }
 
-    @Test func anOverlongLineIsReportedSkippedAndCounted() async throws {
+    /// An over-long line is never kept in memory, and it still gets its output line (an error in
+    /// its place), so output lines keep matching input lines in every batch command.
+    @Test func anOverlongLineGetsAnErrorLineInItsPlace() async throws {
         let long = "https://example.com/" + String(repeating: "a", count: 70_000)
-        let r = try await Self.run(["unwrap"], input: ["https://example.com/1", long, "https://example.com/2"])
-        #expect(r.exitedNormally)
-        #expect(r.status == 1)
-        #expect(r.count == 2)
-        #expect(r.lines == [0: "https://example.com/1", 1: "https://example.com/2"])
-        #expect(r.stderr.contains("stdin line 2: 70020 bytes, over the 65536-byte limit; skipped"), "\(r.stderr)")
+        let message = "70020 bytes, over the 65536-byte limit; not read"
+        let unwrap = try await Self.run(["unwrap"], input: ["https://example.com/1", long, "https://example.com/2"])
+        #expect(unwrap.exitedNormally && unwrap.status == 1)
+        #expect(unwrap.lines == [0: "https://example.com/1", 1: "error: stdin line 2: \(message)", 2: "https://example.com/2"], "\(unwrap.lines)")
+        let json = try await Self.run(["unwrap", "--json"], input: ["https://example.com/1", long, "https://example.com/2"])
+        #expect(json.lines[1] == #"{"input":null,"line":2,"error":{"code":"line-too-long","message":"\#(message)"}}"#, "\(json.lines)")
+        let route = try await Self.run(["route", "--routes", "../../Examples/plur-routes.yaml"], input: ["https://rabble.community/g/a", long, "https://rabble.community/g/b"])
+        #expect(route.count == 3 && route.lines[1] == "stdin line 2 → error: \(message)", "\(route.lines)")
+        let resolve = try await Self.run(["resolve", "--offline", "--json"], input: ["https://example.com/1", long, "https://example.com/2"])
+        #expect(resolve.count == 3 && resolve.lines[1]?.hasPrefix(#"{"input":null,"line":2,"error":{"code":"line-too-long""#) == true, "\(resolve.lines)")
+        let decide = try await Self.run(["aasa", "decide", "--jsonl"], input: ["{}", String(repeating: "x", count: 300_000), "{}"])
+        #expect(decide.count == 3 && decide.lines[1]?.hasPrefix(#"{"id":null,"line":2,"error":{"code":"line-too-long""#) == true, "\(decide.lines)")
     }
 }

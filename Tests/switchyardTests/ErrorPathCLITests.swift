@@ -16,49 +16,49 @@ import Testing
     @Test(arguments: [["resolve", "--offline"], ["unwrap"], ["manifest", "test"]])
     func aMissingManifestIsOneLineAndStatus2(_ command: [String]) async throws {
         let arguments = command == ["manifest", "test"] ? command + ["/nonexistent/m.json"] : command + ["--manifest", "/nonexistent/m.json", "https://x.example/"]
-        let r = try await CLITests.running(arguments)
+        let r = try await CLITests.run(arguments)
         #expect(r.status == 2)
         #expect(r.stderr == "error: cannot read '/nonexistent/m.json': no such file\n", "\(r.stderr)")
     }
 
     @Test func plistCheckOfAMissingFileIsStatus2() async throws {
-        let missing = try await CLITests.running(["plist", "check", "--info-plist", "/nonexistent/Info.plist"])
+        let missing = try await CLITests.run(["plist", "check", "--info-plist", "/nonexistent/Info.plist"])
         #expect(missing.status == 2)
         #expect(missing.stderr == "error: cannot read '/nonexistent/Info.plist': no such file\n", "\(missing.stderr)")
         #expect(missing.stdout.isEmpty)
         let directory = try Self.temporaryDirectory()
-        let entitlements = try await CLITests.running(["plist", "check", "--info-plist", "Inputs/shop-aasa.json", "--entitlements", directory.path])
+        let entitlements = try await CLITests.run(["plist", "check", "--info-plist", "Inputs/shop-aasa.json", "--entitlements", directory.path])
         #expect(entitlements.status == 2)
         #expect(entitlements.stderr.contains("it is a directory"), "\(entitlements.stderr)")
     }
 
     @Test func callbackKeysSayWhatIsWrongWithThem() async throws {
         let directory = try Self.temporaryDirectory()
-        let missing = try await CLITests.running(["callback", "verify", "helper://x-callback-url/a", "--key", "k1=/nonexistent/k1.key"])
+        let missing = try await CLITests.run(["callback", "verify", "helper://x-callback-url/a", "--key", "k1=/nonexistent/k1.key"])
         #expect(missing.status == 2)
         #expect(missing.stderr == "error: cannot read '/nonexistent/k1.key': no such file\n", "\(missing.stderr)")
         let short = directory.appendingPathComponent("short.key")
         try Data("0123456789".utf8).write(to: short)
-        let tooShort = try await CLITests.running(["callback", "verify", "helper://x-callback-url/a", "--key", "k1=\(short.path)"])
+        let tooShort = try await CLITests.run(["callback", "verify", "helper://x-callback-url/a", "--key", "k1=\(short.path)"])
         #expect(tooShort.status == 2)
         #expect(tooShort.stderr.contains("has 10 bytes; a key needs at least 16 random bytes"), "\(tooShort.stderr)")
-        let aDirectory = try await CLITests.running(["callback", "build", "--scheme", "helper", "--action", "a", "--key", "k1=\(directory.path)"])
+        let aDirectory = try await CLITests.run(["callback", "build", "--scheme", "helper", "--action", "a", "--key", "k1=\(directory.path)"])
         #expect(aDirectory.status == 2)
         #expect(aDirectory.stderr.contains("it is a directory"), "\(aDirectory.stderr)")
         // A malformed --key is a usage error that shows the subcommand's usage, not the top level's.
-        let shape = try await CLITests.running(["callback", "verify", "helper://x-callback-url/a", "--key", "k1"])
+        let shape = try await CLITests.run(["callback", "verify", "helper://x-callback-url/a", "--key", "k1"])
         #expect(shape.status == 2)
         #expect(shape.stderr.contains("--key 'k1' is not ID=FILE"), "\(shape.stderr)")
         #expect(shape.stderr.contains("Usage: switchyard callback verify"), "\(shape.stderr)")
     }
 
     @Test func anInboxThatCannotBeMadeSaysTheSystemsReason() async throws {
-        let r = try await CLITests.running(["relay", "send", "--inbox", "/proc/switchyard-test/inbox", "plur://x"])
+        let r = try await CLITests.run(["relay", "send", "--inbox", "/proc/switchyard-test/inbox", "plur://x"])
         #expect(r.status == 2)
         #expect(r.stderr == "error: cannot use '/proc/switchyard-test/inbox' as the inbox: cannot create /proc/switchyard-test: no such file or directory\n", "\(r.stderr)")
         let file = try Self.temporaryDirectory().appendingPathComponent("file")
         try Data().write(to: file)
-        let notADirectory = try await CLITests.running(["relay", "status", "--inbox", file.path + "/inbox"])
+        let notADirectory = try await CLITests.run(["relay", "status", "--inbox", file.path + "/inbox"])
         #expect(notADirectory.status == 2)
         #expect(notADirectory.stderr.contains("\(file.path) is not a directory"), "\(notADirectory.stderr)")
     }
@@ -66,7 +66,7 @@ import Testing
     /// A negative number is the option's (out of range) value, not "Missing value".
     @Test(arguments: [["resolve", "--max-line-bytes", "-5"], ["unwrap", "--max-line-bytes", "-5"], ["resolve", "--time-limit", "-1"], ["resolve", "--network-timeout", "-1"]])
     func aNegativeValueIsSaidToBeOutOfRange(_ arguments: [String]) async throws {
-        let r = try await CLITests.running(arguments + ["https://x.example/"])
+        let r = try await CLITests.run(arguments + ["https://x.example/"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("\(arguments[1]) must be"), "\(r.stderr)")
         #expect(!r.stderr.contains("Missing value"))
@@ -81,7 +81,7 @@ import Testing
             #"{"aasa": \#(aasa), "appId": "ABCDE12345.com.example.app"}"#,
             #"{"id": 5, "aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x"}"#,
         ].joined(separator: "\n") + "\n"
-        let r = try await CLITests.running(["aasa", "decide", "--jsonl"], stdin: input)
+        let r = try await CLITests.run(["aasa", "decide", "--jsonl"], stdin: input)
         #expect(r.status == 1)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4, "the blank line gives no output line: \(r.stdout)")
@@ -92,18 +92,31 @@ import Testing
     }
 
     @Test func aasaExplainOfAURLWithoutAHostIsStatus1() async throws {
-        let r = try await CLITests.running(["aasa", "explain", "Inputs/shop-aasa.json", "plur:/x", "--app-id", "ABCDE12345.com.example.shop"])
+        let r = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", "plur:/x", "--app-id", "ABCDE12345.com.example.shop"])
         #expect(r.status == 1)
         #expect(r.stdout.contains("not an absolute URL"), "\(r.stdout)")
         // A well-formed URL the file does not hand to the app is an answer, not an error.
-        let other = try await CLITests.running(["aasa", "explain", "Inputs/shop-aasa.json", "https://other.example/", "--app-id", "ABCDE12345.com.example.shop"])
+        let other = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", "https://other.example/", "--app-id", "ABCDE12345.com.example.shop"])
         #expect(other.status == 0, "\(other.stdout)")
+    }
+
+    /// Stdin that cannot be read is not an empty input: a directory or a closed stdin ends the
+    /// batch commands with status 2 and the reason (it was 0, as if nothing had been asked).
+    @Test(arguments: [["resolve", "--offline"], ["unwrap"], ["route", "--routes", "../../Examples/plur-routes.yaml"], ["aasa", "decide", "--jsonl"],
+                      ["relay", "send", "--stdin", "--inbox", FileManager.default.temporaryDirectory.path + "/switchyard-stdin-inbox"]])
+    func stdinThatCannotBeReadIsStatus2(_ command: [String]) async throws {
+        let quoted = command.map { "'\($0)'" }.joined(separator: " ")
+        for (redirect, reason) in [("< /", "it is a directory"), ("<&-", "it is closed")] {
+            let r = try await CLITests.run(["/bin/sh", "-c", "exec \"$0\" \(quoted) \(redirect)", CLITests.binary.path], shell: true)
+            #expect(r.status == 2, "\(command) \(redirect): \(r.stderr)")
+            #expect(r.stderr.contains("error: cannot read stdin: \(reason)"), "\(command) \(redirect): \(r.stderr)")
+        }
     }
 
     /// Blank and whitespace-only stdin lines are skipped, and the help says so.
     @Test(arguments: [["resolve"], ["unwrap"], ["route"], ["aasa", "decide"]])
     func theHelpSaysBlankLinesAreSkipped(_ command: [String]) async throws {
-        let r = try await CLITests.running(command + ["--help"])
+        let r = try await CLITests.run(command + ["--help"])
         #expect(r.status == 0)
         let text = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("Blank and whitespace-only lines are skipped"), "\(r.stdout)")
@@ -115,15 +128,15 @@ import Testing
         let directory = try Self.temporaryDirectory()
         let missing = directory.appendingPathComponent("no/such/inbox").path
         for arguments in [["relay", "status", "--inbox", missing], ["relay", "status", "--json", "--inbox", missing]] {
-            let r = try await CLITests.running(arguments)
+            let r = try await CLITests.run(arguments)
             #expect(r.status == 2)
             #expect(r.stdout.isEmpty, "\(r.stdout)")
             #expect(r.stderr == "error: there is no inbox at '\(missing)': \(directory.path)/no does not exist (it is made by the first relay send or watch)\n", "\(r.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("no").path))
         // Once something was sent, status reads it.
-        #expect(try await CLITests.running(["relay", "send", "--inbox", missing, "plur://x"]).status == 0)
-        let r = try await CLITests.running(["relay", "status", "--inbox", missing])
+        #expect(try await CLITests.run(["relay", "send", "--inbox", missing, "plur://x"]).status == 0)
+        let r = try await CLITests.run(["relay", "status", "--inbox", missing])
         #expect(r.status == 0)
         #expect(r.stdout.hasPrefix("\(missing): 1 waiting"), "\(r.stdout)")
     }
@@ -133,7 +146,7 @@ import Testing
     @Test func routeAndAASAValidateRefuseURLsWithSpacesOrControlCharacters() async throws {
         let routes = CLITests.root.appendingPathComponent("Examples/plur-routes.yaml").path
         let inputs = ["plur://group/ravers", "plur://group/a b", "plur://group/\u{1B}[2J", "not a url", "plur://group/x\u{9B}1m"]
-        let human = try await CLITests.running(["route", "--routes", routes], stdin: inputs.joined(separator: "\n") + "\n")
+        let human = try await CLITests.run(["route", "--routes", routes], stdin: inputs.joined(separator: "\n") + "\n")
         #expect(human.status == 1)
         let lines = human.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(lines.count == inputs.count, "\(human.stdout)")
@@ -141,25 +154,25 @@ import Testing
         #expect(lines[1] == "plur://group/a b → error: contains a space")
         #expect(lines[2] == "plur://group/\\u{1B}[2J → error: contains the control character U+001B")
         #expect(!TerminalSafetyCLITests.hasControl(human.stdout))
-        let json = try await CLITests.running(["route", "--routes", routes, "--json", "plur://group/a b"])
+        let json = try await CLITests.run(["route", "--routes", routes, "--json", "plur://group/a b"])
         #expect(json.status == 1)
         #expect(json.stdout == #"{"url":"plur://group/a b","route":null,"error":{"code":"invalid-url","message":"contains a space"}}"# + "\n", "\(json.stdout)")
 
         let server = try LocalServer()
         for command in ["aasa", "assetlinks"] {
-            let r = try await CLITests.running([command, "validate", "https://127.0.0.1:\(server.port)/\u{1B}[2J"])
+            let r = try await CLITests.run([command, "validate", "https://127.0.0.1:\(server.port)/\u{1B}[2J"])
             #expect(r.status == 1)
             #expect(r.stderr == "error: https://127.0.0.1:\(server.port)/\\u{1B}[2J: contains the control character U+001B\n", "\(r.stderr)")
             #expect(r.stdout.isEmpty && !TerminalSafetyCLITests.hasControl(r.stderr.replacingOccurrences(of: "\n", with: "")))
         }
-        #expect(try server.hits() == 0)
+        #expect(try await server.hits() == 0)
     }
 
     /// `unwrap` answers every input with a line, an invalid one too, so output lines keep
     /// matching input lines.
     @Test func unwrapPrintsALineForEveryInputAnInvalidOneToo() async throws {
         let inputs = (0..<1000).map { $0 % 10 == 3 ? "not a url \($0)" : "https://example.com/\($0)" }
-        let r = try await CLITests.running(["unwrap"], stdin: inputs.joined(separator: "\n") + "\n")
+        let r = try await CLITests.run(["unwrap"], stdin: inputs.joined(separator: "\n") + "\n")
         #expect(r.status == 1)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == inputs.count)
@@ -167,7 +180,7 @@ import Testing
         #expect(lines[4] == "https://example.com/4")
         #expect(r.stderr.split(separator: "\n").count == 100)
         // One argument: the reason on stderr only, as resolve does.
-        let one = try await CLITests.running(["unwrap", "not a url"])
+        let one = try await CLITests.run(["unwrap", "not a url"])
         #expect(one.status == 1 && one.stdout.isEmpty && one.stderr.hasPrefix("error: not a url: "))
     }
 }

@@ -36,6 +36,9 @@ public struct LineReader {
     private var overflow = 0
     private var number = 0
     private var atEnd = false
+    /// The `errno` of a read that failed (`EISDIR` when the input is a directory, `EBADF` when
+    /// there is no such descriptor), or nil: input that ended this way is not an empty input.
+    public private(set) var readError: Int32?
 
     /// A reader of `fileDescriptor` (not closed by the reader).
     public init(fileDescriptor: Int32, maximumLineBytes: Int = 64 << 10, bufferBytes: Int = 64 << 10) {
@@ -49,7 +52,8 @@ public struct LineReader {
         start < end && buffer[start..<end].contains(0x0A)
     }
 
-    /// The next line, or nil at the end of input (or on a read error, which ends input too).
+    /// The next line, or nil at the end of input (or on a read error, which ends input too and
+    /// is kept in `readError`).
     public mutating func next() -> Line? {
         while true {
             if start == end {
@@ -85,6 +89,13 @@ public struct LineReader {
                 return
             }
             if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                // A non-blocking descriptor (inherited so): wait until it has something.
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&poller, 1, -1)
+                continue
+            }
+            if n < 0 { readError = errno }
             atEnd = true
             return
         }
