@@ -175,10 +175,29 @@ import Testing
 
     /// Free text that a spreadsheet would run as a formula is exported behind a `'`, and an
     /// import gives back exactly what was stored.
-    @Test(arguments: ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=x", "''y", "'plain", "plain", ""])
-    func exportedTextIsSafeInASpreadsheetAndRoundTrips(_ title: String) {
+    @Test(arguments: ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=x", "''y", "'plain", "plain", "", "\r\n=1+1", "\r\nnew", "'\r\nx", "-A1"])
+    func exportedTextIsSafeInASpreadsheetAndRoundTrips(_ title: String) throws {
         let written = LinkImport.spreadsheetSafe(title)
-        #expect(!(written.first.map(LinkImport.formulaStarts.contains) ?? false))
+        #expect(!(written.unicodeScalars.first.map(LinkImport.formulaStarts.contains) ?? false))
         #expect(LinkImport.spreadsheetText(written) == title)
+        // As a field of a record: quoted when it holds a line break ("\r\n" is one Character),
+        // read back as one field.
+        let record = CSV.record(["a", written, "b"])
+        let parsed = try CSV.parse(record)
+        #expect(parsed.count == 1 && parsed.first?.fields == ["a", written, "b"], "\(record.debugDescription)")
+    }
+
+    /// Export and import csv give back a link whose code starts with - (an imported Firebase
+    /// code) and whose description holds CR LF, and no field starts a spreadsheet formula.
+    @Test func codesAndLineBreaksRoundTripThroughCSV() throws {
+        var link = StoredLink(code: "-2-3", createdAt: Date(timeIntervalSince1970: 1_790_000_000))
+        link.kind = "fdl"
+        link.webURL = "https://rabble.community/g/x"
+        link.description = "x\r\n=1+1"
+        let csv = LinkImport.export([link])
+        let records = try CSV.parse(csv)
+        #expect(records.count == 2, "\(csv.debugDescription)")
+        for field in records.flatMap(\.fields) { #expect(!(field.unicodeScalars.first.map(LinkImport.formulaStarts.contains) ?? false), "\(field.debugDescription)") }
+        #expect(records.last?.fields.first == "'-2-3")
     }
 }

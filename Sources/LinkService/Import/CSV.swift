@@ -83,9 +83,10 @@ public enum CSV {
     }
 
     /// One record: fields quoted when they hold a comma, quote, line break, or leading/trailing space.
+    /// Judged scalar by scalar: `"\r\n"` is one `Character`, equal to neither `"\r"` nor `"\n"`.
     public static func record(_ fields: [String]) -> String {
         fields.map { f in
-            guard f.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || f.first == " " || f.last == " " else { return f }
+            guard f.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || f.first == " " || f.last == " " else { return f }
             return "\"" + f.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }.joined(separator: ",") + "\r\n"
     }

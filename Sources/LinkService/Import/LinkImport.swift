@@ -187,7 +187,7 @@ public struct LinkImport: Sendable {
         var out = header ? CSV.record(columns) : ""
         for link in links {
             out += CSV.record([
-                link.code, link.kind, link.deepLink ?? "", link.route ?? "",
+                Self.spreadsheetSafe(link.code), link.kind, link.deepLink ?? "", link.route ?? "",
                 link.parameters.isEmpty && link.route == nil ? "" : JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) })),
                 link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", Self.spreadsheetSafe(link.title ?? ""), Self.spreadsheetSafe(link.description ?? ""), link.imageURL ?? "",
                 link.expiresAt.map(Self.iso) ?? "", link.maxUses.map(String.init) ?? "", Self.iso(link.createdAt), String(link.clicks),
@@ -197,25 +197,28 @@ public struct LinkImport: Sendable {
     }
 
     /// Characters that make a spreadsheet read a cell as a formula when they come first.
-    static let formulaStarts: Set<Character> = ["=", "+", "-", "@", "\t", "\r"]
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r", "\n"]
 
     /// Free text as export writes it: a leading `'` before a value a spreadsheet would run as a
     /// formula (`=HYPERLINK(…)`), and before one that already starts with `'` and such a
-    /// character, so that ``spreadsheetText(_:)`` gives back exactly the original.
+    /// character, so that ``spreadsheetText(_:)`` gives back exactly the original. Judged by
+    /// scalars (a leading `"\r\n"` is one `Character`).
     static func spreadsheetSafe(_ text: String) -> String {
-        guard let first = text.first else { return text }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first else { return text }
         if formulaStarts.contains(first) { return "'" + text }
-        if first == "'", let second = text.dropFirst().first, formulaStarts.contains(second) { return "'" + text }
+        if first == "'", let second = scalars.dropFirst().first, formulaStarts.contains(second) { return "'" + text }
         return text
     }
 
     /// The inverse of ``spreadsheetSafe(_:)``.
     static func spreadsheetText(_ text: String) -> String {
-        guard text.first == "'", let second = text.dropFirst().first, formulaStarts.contains(second) || second == "'" else { return text }
-        let rest = text.dropFirst()
+        let scalars = text.unicodeScalars
+        guard scalars.first == "'", let second = scalars.dropFirst().first, formulaStarts.contains(second) || second == "'" else { return text }
+        let rest = String(String.UnicodeScalarView(scalars.dropFirst()))
         // "''=x" came from "'=x"; "'=x" from "=x"; "''x" was written as it is.
-        if second == "'" { return rest.dropFirst().first.map { formulaStarts.contains($0) } == true ? String(rest) : text }
-        return String(rest)
+        if second == "'" { return rest.unicodeScalars.dropFirst().first.map { formulaStarts.contains($0) } == true ? rest : text }
+        return rest
     }
 
     static func iso(_ date: Date) -> String {
@@ -257,7 +260,8 @@ public struct LinkImport: Sendable {
             guard record.fields.count == header.fields.count else {
                 problem("\(record.fields.count) fields where the header has \(header.fields.count)"); continue
             }
-            let code = value("code") ?? ""
+            // An imported Firebase code may start with - (a formula to a spreadsheet): export guards it.
+            let code = value("code").map(Self.spreadsheetText) ?? ""
             let kind = value("kind") ?? "link"
             guard ["link", "invite", "fdl"].contains(kind) else { problem("kind \(JSONWriter.quote(kind)) is not link, invite or fdl"); continue }
             guard kind == "fdl" ? LinkInput.isImportedCode(code) : input.isValidCode(code) else {
