@@ -50,7 +50,9 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
         case .int: return Int(text).map(RouteValue.int)
         case .uuid: return UUIDText.parse(text).map(RouteValue.uuid)
         case .oneOf(let values): return values.contains(text) ? .string(text) : nil
-        case .url: return .url(text, nested: nil)
+        // What matching accepts as an embedded URL (scheme://…), so a URL built from a value
+        // routes back to the same route (javascript:…, //host or plain text would not).
+        case .url: return URLText.split(text) == nil ? nil : .url(text, nested: nil)
         case .rest: return .string(text)
         }
     }

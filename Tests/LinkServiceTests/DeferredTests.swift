@@ -207,6 +207,12 @@ import Testing
             // Nor through the API or a Firebase long link to such a page.
             let stored = try await client.call(.post, "/api/links", token: h.writer, body: #"{"route": "inviteEmbedded", "parameters": {"target": "https://evil.example/x"}}"#)
             #expect(stored.status == .badRequest && stored.json?["error"]?["code"]?.stringValue == "invalid-deep-link", "\(stored.text)")
+            // A value that is no embedded URL at all is refused too (it built /i/javascript:… and
+            // /i///evil.com, which route back as an invite code, not as inviteEmbedded).
+            for target in ["javascript:alert(1)", "data:text/html,x", "//evil.com", "notaurl", "\\\\evil.com"] {
+                let r = try await client.call(.post, "/api/links", token: h.writer, body: #"{"route": "inviteEmbedded", "parameters": {"target": "\#(target)"}}"#)
+                #expect(r.status == .badRequest, "\(target): \(r.text)")
+            }
             let long = try await client.call(.get, "/?link=https%3A%2F%2Frabble.community%2Fi%2Fhttps%3A%2F%2Fevil.example%2Fx&apn=community.rabble.plur",
                                              headers: [.userAgent: Self.android])
             #expect(!long.text.contains("sy_claim") && !long.text.contains(#"href="https://rabble.community/i/https://evil.example"#), "\(long.text)")

@@ -68,6 +68,11 @@ struct LinkInput {
                 throw .badRequest(.invalidRoute, routeProblem(r, link.parameters), field: configuration.router.routes.contains(where: { $0.name == r }) ? "parameters" : "route")
             }
             _ = try checkDeepLink(built, field: "route")
+            // The link must lead back to the route it was built from: an app (or this service)
+            // reads the link, not the route name stored beside it.
+            if let back = configuration.router.route(built).match, back.route != r {
+                throw .badRequest(.invalidParameters, "route \(r): these parameters build \(Self.excerpt(built)), which is read as route \(back.route); give values route \(r) reads back", field: "parameters")
+            }
         case (_?, _?): throw .badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route")
         }
         for (key, path) in [("webURL", \StoredLink.webURL), ("appStoreURL", \.appStoreURL), ("playStoreURL", \.playStoreURL), ("image", \.imageURL)] {
