@@ -34,15 +34,23 @@ extension LinkRouter {
     public init(yaml: String, source: String? = nil) throws(RouteTableError) {
         let prefix = source.map { "\($0): " } ?? ""
         let node: Yams.Node?
-        do { node = try Yams.compose(yaml: yaml) } catch { throw RouteTableError("\(prefix)invalid YAML: \(error)") }
+        do { node = try Yams.compose(yaml: yaml) } catch { throw RouteTableError("\(prefix)invalid YAML: \(Self.yamlProblem(error))") }
         guard let node else { throw RouteTableError("\(prefix)the file is empty") }
         do { try self.init(table: try Self.json(node)) } catch { throw RouteTableError(prefix + error.message) }
     }
 
     /// Reads a JSON or YAML document (by extension) into a `JSONValue`, keeping key order.
     package static func document(contentsOf path: String) throws(RouteTableError) -> JSONValue {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw RouteTableError("cannot read '\(path)': no such file") }
+        if isDirectory.boolValue { throw RouteTableError("cannot read '\(path)': it is a directory") }
+        let data: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            let reason = FileManager.default.isReadableFile(atPath: path) ? "\(error.localizedDescription)" : "permission denied"
             throw RouteTableError("cannot read '\(path)': \(reason)")
         }
         let text = String(decoding: data, as: UTF8.self)
@@ -50,9 +58,31 @@ extension LinkRouter {
             do { return try JSONParser.parse(text) } catch { throw RouteTableError("\(path): \(error)") }
         }
         let node: Yams.Node?
-        do { node = try Yams.compose(yaml: text) } catch { throw RouteTableError("\(path): invalid YAML: \(error)") }
+        do { node = try Yams.compose(yaml: text) } catch { throw RouteTableError("\(path): invalid YAML: \(Self.yamlProblem(error))") }
         guard let node else { throw RouteTableError("\(path): the file is empty") }
         do { return try json(node) } catch { throw RouteTableError("\(path): \(error.message)") }
+    }
+
+    /// What is wrong with a YAML text, where, without quoting the text: Yams's own description
+    /// prints the mapping around a duplicate key, and a service configuration holds secrets.
+    static func yamlProblem(_ error: any Error) -> String {
+        guard let error = error as? YamlError else { return "\(error)" }
+        func place(_ mark: Mark) -> String { "line \(mark.line), column \(mark.column)" }
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
+            return "\(place(mark)): \(problem)" + (context.map { " (\($0.text), \(place($0.mark)))" } ?? "")
+        case let .reader(problem, offset, _, yaml):
+            guard let offset, offset <= yaml.utf8.count else { return problem }
+            let before = yaml.utf8.prefix(offset)
+            let line = before.filter { $0 == 0x0A }.count + 1
+            let column = before.count - (before.lastIndex(of: 0x0A).map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0) + 1
+            return "line \(line), column \(column): \(problem)"
+        case let .duplicatedKeysInMapping(duplicates, context):
+            let keys = duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            return "\(place(context.mark)): the key \(keys) appears more than once in one mapping"
+        default:
+            return "\(error)"
+        }
     }
 
     /// Most values a YAML document may expand to: aliases let a few hundred bytes stand for

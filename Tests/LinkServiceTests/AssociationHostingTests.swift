@@ -121,6 +121,27 @@ import Testing
         #expect(throws: ConfigurationError("\(file.path): \(c.message)")) { try ServiceConfiguration(contentsOf: file.path) }
     }
 
+    /// A YAML error says where, in one line, and never quotes the file: a configuration holds
+    /// secrets (Yams's own message printed the whole mapping around a duplicate key).
+    @Test func yamlErrorsNameThePlaceWithoutQuotingTheFile() throws {
+        for (yaml, message) in [
+            ("hosts: [e.com]\nwebhooks: {endpoints: [{name: x, url: \"https://h.example/\", secret: TOPSECRET-0123}]}\nhosts: [f.com]\n", "the key 'hosts' appears more than once in one mapping"),
+            ("hosts: [e.com]\nwebhooks: {endpoints: [{name: x, secret: TOPSECRET-0123}\n", "line 3"),
+        ] {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+            try Data(yaml.utf8).write(to: file)
+            do {
+                _ = try ServiceConfiguration(contentsOf: file.path)
+                Issue.record("accepted: \(yaml)")
+            } catch {
+                let text = "\(error)"
+                #expect(text.hasPrefix("\(file.path): invalid YAML: line "), "\(text)")
+                #expect(text.contains(message), "\(text)")
+                #expect(!text.contains("TOPSECRET") && !text.contains("\n"), "\(text)")
+            }
+        }
+    }
+
     /// YAML floats are numbers, as YAML 1.2's core schema reads them (they were once read as
     /// text, so `scriptTimeLimit: 0.5` was refused with "expected a number").
     @Test func yamlFloatsAreNumbers() throws {
