@@ -2,6 +2,7 @@ import SwitchyardCore
 import AsyncHTTPClient
 import AssociatedDomains
 import Foundation
+import LinkRules
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -31,11 +32,16 @@ public struct HostingCheck: Sendable {
     public var trustedCAFile: String?
     /// Seconds the whole fetch may take — connection, response and body (default 10).
     public var timeout: Double
+    /// Whether loopback, private and link-local addresses may be fetched (default false: the
+    /// address guard the rule engine's fetcher uses refuses them, and the connection goes to
+    /// the address that was checked).
+    public var allowPrivateAddresses: Bool
 
     /// A check trusting the system's authorities, plus the one in `trustedCAFile` if given.
-    public init(trustedCAFile: String? = nil, timeout: Double = 10) {
+    public init(trustedCAFile: String? = nil, timeout: Double = 10, allowPrivateAddresses: Bool = false) {
         self.trustedCAFile = trustedCAFile
         self.timeout = timeout
+        self.allowPrivateAddresses = allowPrivateAddresses
     }
 
     /// The URL to fetch for `argument`: a bare origin (`https://example.com` or with "/") gets
@@ -57,8 +63,20 @@ public struct HostingCheck: Sendable {
             return report
         }
         // NIO traps on a port that does not fit 16 bits: refused here, before any connection.
-        if let port = URLComponents(string: url)?.port, !(1...65535).contains(port) {
+        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
+            report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): the URL has no host"))
+            return report
+        }
+        let port = components.port ?? 443
+        if !(1...65535).contains(port) {
             report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): the port \(port) is not from 1 to 65535"))
+            return report
+        }
+        // The address guard, as for every other fetch: checked, then pinned for the connection.
+        let address: String
+        do { address = try await HTTPFetcher.resolve(host: host, port: port, with: AddressGuard(allowPrivate: allowPrivateAddresses)) } catch {
+            let hint = error.code == .networkRefused ? " (--allow-private-addresses fetches it anyway, for a test server)" : ""
+            report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): \(error.message)\(hint); nothing was fetched"))
             return report
         }
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -81,6 +99,7 @@ public struct HostingCheck: Sendable {
         // One request: a refused connection or a failed handshake is the answer, said at once
         // (the default retries until the timeout).
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.dnsOverride = [host: address]
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {
             var request = HTTPClientRequest(url: url)

@@ -106,9 +106,10 @@ struct AASACommand: ParsableCommand {
         @Argument(help: "A file, or an https URL (a bare origin means its /.well-known/apple-app-site-association).") var source: String
         @Flag(help: "One JSON object with every finding.") var json = false
         @Option(help: "A PEM certificate authority to trust when fetching (test servers).") var caFile: String?
+        @Flag(help: "Fetch from loopback, private and link-local addresses too (a test server); refused by default.") var allowPrivateAddresses = false
 
         func run() async throws {
-            try await SourceValidation.run(source, wellKnownFile: "apple-app-site-association", maximumBytes: AppSiteAssociation.maximumBytes, caFile: caFile, json: json) {
+            try await SourceValidation.run(source, wellKnownFile: "apple-app-site-association", maximumBytes: AppSiteAssociation.maximumBytes, caFile: caFile, allowPrivateAddresses: allowPrivateAddresses, json: json) {
                 AppSiteAssociation.validate(bytes: $0)
             }
         }

@@ -36,7 +36,7 @@ enum FindingOutput {
 /// its /.well-known/`file`) fetched with the hosting check first; exit status 1 on errors.
 enum SourceValidation {
     static func run(
-        _ source: String, wellKnownFile file: String, maximumBytes: Int, caFile: String?, json: Bool,
+        _ source: String, wellKnownFile file: String, maximumBytes: Int, caFile: String?, allowPrivateAddresses: Bool = false, json: Bool,
         validate: ([UInt8]) -> [Finding]
     ) async throws {
         var findings: [Finding]
@@ -61,7 +61,7 @@ enum SourceValidation {
                         throw ExitCode(2)
                     }
                 }
-                let report = await HostingCheck(trustedCAFile: caFile).fetch(url, maximumBytes: maximumBytes)
+                let report = await HostingCheck(trustedCAFile: caFile, allowPrivateAddresses: allowPrivateAddresses).fetch(url, maximumBytes: maximumBytes)
                 if !json, report.status == nil {
                     Output.line(Output.escaped("fetched \(url): no complete response"))
                 } else if !json {

@@ -105,9 +105,10 @@ struct AssetLinksCommand: ParsableCommand {
         @Argument(help: "A file or an https URL.") var source: String
         @Flag(help: "JSON output.") var json = false
         @Option(help: "A PEM certificate authority to trust when fetching.") var caFile: String?
+        @Flag(help: "Fetch from loopback, private and link-local addresses too (a test server); refused by default.") var allowPrivateAddresses = false
 
         func run() async throws {
-            try await SourceValidation.run(source, wellKnownFile: "assetlinks.json", maximumBytes: 1 << 20, caFile: caFile, json: json) {
+            try await SourceValidation.run(source, wellKnownFile: "assetlinks.json", maximumBytes: 1 << 20, caFile: caFile, allowPrivateAddresses: allowPrivateAddresses, json: json) {
                 AssetLinks.validate(bytes: $0).1
             }
         }

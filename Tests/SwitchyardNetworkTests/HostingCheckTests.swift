@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func plainHTTPIsRefusedWithoutAConnection() async {
-        let report = await HostingCheck().fetch(HostingCheck.location(of: "http://127.0.0.1:9/", file: "assetlinks.json"))
+        let report = await HostingCheck(allowPrivateAddresses: true).fetch(HostingCheck.location(of: "http://127.0.0.1:9/", file: "assetlinks.json"))
         #expect(report.url == "http://127.0.0.1:9/.well-known/assetlinks.json")
         #expect(report.findings.map(\.code.name) == ["not-https"])
         #expect(report.status == nil)
@@ -115,7 +115,7 @@ import Testing
         let directory = try Self.temp()
         let server = try await blocking { try TLSServer(directory: directory) }
         defer { server.stop() }
-        let check = HostingCheck(trustedCAFile: server.caFile)
+        let check = HostingCheck(trustedCAFile: server.caFile, allowPrivateAddresses: true)
         let good = await check.fetch(HostingCheck.location(of: "https://localhost:\(server.port)", file: "apple-app-site-association"))
         #expect(good.status == 200)
         #expect(good.findings.isEmpty, "\(good.findings)")
@@ -132,7 +132,7 @@ import Testing
         #expect(missing.findings.map(\.code.name) == ["http-status"])
 
         // Without trusting the test CA the certificate is rejected.
-        let untrusted = await HostingCheck(timeout: 3).fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
+        let untrusted = await HostingCheck(timeout: 3, allowPrivateAddresses: true).fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
         #expect(untrusted.findings.map(\.code.name) == ["tls-failed"])
         #expect(untrusted.findings.first?.message.contains("--ca-file") == true)
     }
@@ -144,7 +144,7 @@ import Testing
         let server = try await blocking { try TLSServer(directory: directory) }
         defer { server.stop() }
         let start = Date()
-        let report = await HostingCheck(trustedCAFile: server.caFile, timeout: 1).fetch("https://localhost:\(server.port)/trickle")
+        let report = await HostingCheck(trustedCAFile: server.caFile, timeout: 1, allowPrivateAddresses: true).fetch("https://localhost:\(server.port)/trickle")
         let took = Date().timeIntervalSince(start)
         // Below the 60 s the body takes. Alone this takes under 2 s; in the full suite the
         // cooperative threads the deadline's timer needs are shared with every other suite (seen:
@@ -164,7 +164,7 @@ import Testing
         try Data("junk\n".utf8).write(to: junk)
         for (file, reason) in [("/nonexistent/ca.pem", "no such file"), (junk.path, "it holds no PEM certificate"), (directory.path, "it is a directory")] {
             let start = Date()
-            let report = await HostingCheck(trustedCAFile: file).fetch("https://127.0.0.1:9/.well-known/apple-app-site-association")
+            let report = await HostingCheck(trustedCAFile: file, allowPrivateAddresses: true).fetch("https://127.0.0.1:9/.well-known/apple-app-site-association")
             #expect(Date().timeIntervalSince(start) < 2)
             #expect(report.findings.map(\.code.name) == ["tls-failed"])
             #expect(report.findings.first?.message == "cannot use the CA file '\(file)': \(reason); nothing was fetched")

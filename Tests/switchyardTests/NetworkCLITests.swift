@@ -339,8 +339,8 @@ struct TestCA: Sendable {
     /// client's default retried until the timeout: 10 s per dead link), in words without paths.
     @Test func aRefusedConnectionOrAPlainHTTPPortFailsAtOnce() async throws {
         let server = try LocalServer()
-        let refused = try await CLITests.run(["aasa", "validate", "https://127.0.0.1:9/"])
-        let plain = try await CLITests.run(["aasa", "validate", "https://127.0.0.1:\(server.port)/"])
+        let refused = try await CLITests.run(["aasa", "validate", "--allow-private-addresses", "https://127.0.0.1:9/"])
+        let plain = try await CLITests.run(["aasa", "validate", "--allow-private-addresses", "https://127.0.0.1:\(server.port)/"])
         let dead = try await CLITests.run(["resolve", "--allow-private-addresses"], stdin: "http://127.0.0.1:9/a\nhttp://127.0.0.1:9/b\nhttp://127.0.0.1:9/c\n")
         let took = refused.seconds + plain.seconds + dead.seconds
         #expect(took < 8, "took \(took) s (the timeout is 10 s per request)")
@@ -371,24 +371,33 @@ struct TestCA: Sendable {
             "TEST_AASA": CLITests.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path,
             "TEST_ASSETLINKS": try Self.writeAssetLinks(in: directory),
         ])
-        let aasa = try await CLITests.run(["aasa", "validate", server.origin, "--ca-file", ca.caFile])
+        let aasa = try await CLITests.run(["aasa", "validate", server.origin, "--ca-file", ca.caFile, "--allow-private-addresses"])
         #expect(aasa.status == 0, "\(aasa.stdout) \(aasa.stderr)")
         #expect(aasa.stdout.contains("status 200, content type application/json"))
         #expect(aasa.stdout.hasSuffix("\(server.origin)/.well-known/apple-app-site-association: valid, 0 errors, 0 warnings\n"))
 
-        let links = try await CLITests.run(["assetlinks", "validate", server.origin, "--ca-file", ca.caFile])
+        let links = try await CLITests.run(["assetlinks", "validate", server.origin, "--ca-file", ca.caFile, "--allow-private-addresses"])
         #expect(links.status == 0, "\(links.stdout) \(links.stderr)")
         #expect(links.stdout.contains("/.well-known/assetlinks.json: valid"))
 
         // Without the CA the certificate is not trusted: a clear finding, status 1, no crash.
-        let untrusted = try await CLITests.run(["aasa", "validate", server.origin])
+        let untrusted = try await CLITests.run(["aasa", "validate", "--allow-private-addresses", server.origin])
         #expect(untrusted.status == 1)
         #expect(untrusted.stdout.contains("the TLS handshake failed: the certificate is not trusted or not valid for this host"), "\(untrusted.stdout)")
         #expect(!untrusted.stdout.contains("/.build/"), "no build paths: \(untrusted.stdout)")
         #expect(untrusted.stdout.contains("--ca-file"))
-        let json = try await CLITests.run(["assetlinks", "validate", "--json", server.origin])
+        let json = try await CLITests.run(["assetlinks", "validate", "--allow-private-addresses", "--json", server.origin])
         #expect(json.status == 1)
         #expect(json.stdout.contains(#""code":"tls-failed""#))
+        // Without --allow-private-addresses a loopback server is not even connected to.
+        let before = try await server.hits()
+        for command in ["aasa", "assetlinks"] {
+            for origin in [server.origin, "https://localhost:\(server.port)"] {
+                let refused = try await CLITests.run([command, "validate", origin, "--ca-file", ca.caFile])
+                #expect(refused.status == 1 && refused.stdout.contains("refusing to connect to") && refused.stdout.contains("--allow-private-addresses"), "\(refused.stdout)")
+            }
+        }
+        #expect(try await server.hits() == before, "nothing was fetched")
     }
 
     static func writeAssetLinks(in directory: URL) throws -> String {
