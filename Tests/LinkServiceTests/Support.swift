@@ -38,7 +38,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             // One database per test, so tests run in parallel without seeing each other.
             let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             let admin = try await PostgresStore.open(host: host, port: port, user: user, password: password, database: "postgres", tls: tls)
-            try await admin.run("CREATE DATABASE \(name)", [])
+            _ = try await admin.run("CREATE DATABASE \(name)", [])
             await admin.close()
             return .postgres(host: host, port: port, user: user, password: password, database: name, tls: tls)
         }

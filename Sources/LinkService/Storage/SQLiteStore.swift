@@ -67,9 +67,9 @@ final class SQLiteStore: SQLDatabase {
         await writeLock.lock()
         let connection = Connection(connection: writer)
         do {
-            try await connection.run("BEGIN IMMEDIATE", [])
+            _ = try await connection.run("BEGIN IMMEDIATE", [])
             let result = try await body(connection)
-            try await connection.run("COMMIT", [])
+            _ = try await connection.run("COMMIT", [])
             await writeLock.unlock()
             return result
         } catch {
