@@ -181,9 +181,12 @@ public struct LinkService: Sendable {
     /// A store opened with `pool: .serviceGroup` has its PostgreSQL pool run here, first, so that
     /// it stops last (after the flusher's final write), and is checked and migrated before the
     /// server accepts connections.
-    public func application(host: String = "127.0.0.1", port: Int = 8080, fastPath: Bool = true,
+    /// `connectionLimits`: nil raises the descriptor limit and derives the limits from it
+    /// (`ConnectionLimits.forThisProcess()`).
+    public func application(host: String = "127.0.0.1", port: Int = 8080, fastPath: Bool = true, connectionLimits: ConnectionLimits? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let fast = FastPath(service: self, documents: documents)
+        let connections = ConnectionCount(connectionLimits ?? .forThisProcess(), metrics: metrics)
         let store = self.store
         var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow)]
             + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()])
@@ -197,7 +200,10 @@ public struct LinkService: Sendable {
             // An idle connection (a keep-alive client gone quiet, an HTTP/1.0 client that expects
             // the server to close: the version does not reach Hummingbird) is closed after 75 s, as
             // nginx's default keepalive_timeout does.
-            server: .http1(configuration: .init(additionalChannelHandlers: fastPath ? [FastPathHandler(fast)] : [], idleTimeout: .seconds(75))),
+            // Every connection counts against the connection limit and must send each request whole
+            // within the request timeout (ConnectionGuardHandler), before the fast path sees it.
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ConnectionGuardHandler(connections)] + (fastPath ? [FastPathHandler(fast)] : []), idleTimeout: .seconds(75))),
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
             services: store.services + background,
             onServerRunning: onServerRunning,

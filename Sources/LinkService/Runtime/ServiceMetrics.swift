@@ -25,6 +25,10 @@ public final class ServiceMetrics: Sendable {
     let webhookDelivered: Counter
     let webhookRetried: Counter
     let webhookFailed: Counter
+    /// Connections closed as soon as they were accepted: the connection limit was reached.
+    let connectionsRefused: Counter
+    /// Connections closed because a request did not arrive whole within the request timeout.
+    let requestsTimedOut: Counter
 
     /// Creates the counters (links created, clicks, preview visits, deferred claims, rate limits, auth failures, webhook deliveries) in a fresh registry.
     public init() {
@@ -41,6 +45,8 @@ public final class ServiceMetrics: Sendable {
         webhookDelivered = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "delivered")], help: help)
         webhookRetried = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "retry")], help: help)
         webhookFailed = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "failed")], help: help)
+        connectionsRefused = registry.makeCounter(name: "switchyard_connections_refused_total", help: "Connections closed at once: the connection limit was reached.")
+        requestsTimedOut = registry.makeCounter(name: "switchyard_request_timeouts_total", help: "Connections closed because a request did not arrive whole in time.")
     }
 
     /// The request counter for a route pattern and status.

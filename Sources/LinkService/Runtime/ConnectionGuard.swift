@@ -1,0 +1,150 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Prometheus
+import NIOHTTPTypes
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What keeps a flood of connections from taking the service down.
+///
+/// - At most `maximumConnections` connections are open at once; one more is closed as soon as it
+///   is accepted. The limit leaves room below the process's descriptor limit for what the service
+///   itself opens (the database, log writes, script workers, a timer): with every descriptor taken
+///   by idle connections, the next timer the runtime made stopped the process (SIGILL in
+///   libdispatch).
+/// - A request must arrive whole — head and body — within `requestTimeout` of the connection
+///   opening or of the previous response: a client that sends a byte now and then resets the idle
+///   timeout but not this one.
+public struct ConnectionLimits: Sendable {
+    /// The most connections open at once.
+    public var maximumConnections: Int
+    /// Seconds a request may take to arrive, from the connection's start or the previous response.
+    public var requestTimeout: Double
+
+    /// Limits for this process: raises the soft descriptor limit to the hard one, then allows
+    /// that many connections less a reserve (an eighth, at least 64) for everything else.
+    public static func forThisProcess(requestTimeout: Double = 75) -> ConnectionLimits {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            return ConnectionLimits(maximumConnections: 768, requestTimeout: requestTimeout)
+        }
+        // The hard limit may be "unlimited": one million descriptors is plenty.
+        let ceiling = rlim_t(1 << 20)
+        let wanted = min(limit.rlim_max, ceiling)
+        if limit.rlim_cur < wanted {
+            var raised = limit
+            raised.rlim_cur = wanted
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let descriptors = Int(min(limit.rlim_cur, ceiling))
+        let reserve = max(64, descriptors / 8)
+        return ConnectionLimits(maximumConnections: max(16, descriptors - reserve), requestTimeout: requestTimeout)
+    }
+
+    /// Limits as given.
+    public init(maximumConnections: Int, requestTimeout: Double) {
+        self.maximumConnections = maximumConnections
+        self.requestTimeout = requestTimeout
+    }
+}
+
+/// The count of open connections, shared by every connection's `ConnectionGuardHandler`.
+final class ConnectionCount: Sendable {
+    let limits: ConnectionLimits
+    private let open = Atomic<Int>(0)
+    let refused: Counter
+    let timedOut: Counter
+
+    init(_ limits: ConnectionLimits, metrics: ServiceMetrics) {
+        self.limits = limits
+        refused = metrics.connectionsRefused
+        timedOut = metrics.requestsTimedOut
+    }
+
+    /// Counts one more connection; false (and nothing counted) when the limit is reached.
+    func admit() -> Bool {
+        let now = open.wrappingAdd(1, ordering: .relaxed).newValue
+        if now <= limits.maximumConnections { return true }
+        open.wrappingSubtract(1, ordering: .relaxed)
+        refused.increment()
+        return false
+    }
+
+    func leave() { open.wrappingSubtract(1, ordering: .relaxed) }
+
+    /// Connections open now.
+    var current: Int { open.load(ordering: .relaxed) }
+}
+
+/// Applies `ConnectionLimits` to one connection (see there).
+final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let count: ConnectionCount
+    private var counted = false
+    private var deadline: Scheduled<Void>?
+
+    init(_ count: ConnectionCount) { self.count = count }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard count.admit() else {
+            context.close(promise: nil)
+            return
+        }
+        counted = true
+        armDeadline(context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        if counted {
+            counted = false
+            count.leave()
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = unwrapInboundIn(data) {
+            // The whole request is in: what follows is the service's time, not the client's.
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            // The response is complete: the next request has its own time to arrive.
+            context.write(data, promise: promise)
+            armDeadline(context)
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func armDeadline(_ context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let channel = context.channel
+        let timedOut = count.timedOut
+        deadline = context.eventLoop.scheduleTask(in: .milliseconds(Int64(count.limits.requestTimeout * 1000))) {
+            timedOut.increment()
+            channel.close(promise: nil)
+        }
+    }
+}
