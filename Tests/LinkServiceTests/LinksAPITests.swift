@@ -260,8 +260,20 @@ import Testing
             #expect(try await client.call(.post, "/api/invite", body: #"{"relay": "wss://r"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.code")?.stringValue == "missing-field")
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "", "relay": "wss://r"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.code")?.stringValue == "missing-field")
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g", "admin": true}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.field")?.stringValue == "admin")
+            let number = try await client.call(.post, "/api/invite", body: #"{"groupId": 5}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer])
+            #expect(number.status == .badRequest && number.json?.at("error.code")?.stringValue == "invalid-field", "\(number.text)")
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g"}"#).status == .unauthorized)
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.reader]).status == .forbidden)
+            // Used as often as it may be: gone here too, as on its page; its target cannot be edited away.
+            #expect(try await client.call(.patch, "/api/links/\(code2)", token: h.writer, body: #"{"maxUses": 1}"#).status == .ok)
+            _ = try await client.call(.get, "/i/\(code2)", headers: [.userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)"])
+            try await h.service.flushClicks()
+            let used = try await client.call(.get, "/api/invite/\(code2)")
+            #expect(used.status == .gone && used.json?.at("error.code")?.stringValue == "used-up", "\(used.text)")
+            for patch in [#"{"deepLink": "plur://group/hijack"}"#, #"{"route": "appGroup", "parameters": {"groupId": "x"}}"#] {
+                let edit = try await client.call(.patch, "/api/links/\(code)", token: h.writer, body: patch)
+                #expect(edit.status == .badRequest && edit.json?.at("error.code")?.stringValue == "immutable-field", "\(edit.text)")
+            }
             // A plain link is not an invite.
             let plain = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/x"}"#)
             #expect(try await client.call(.get, "/api/invite/\(try #require(plain.json?["code"]?.stringValue))").status == .notFound)

@@ -125,6 +125,11 @@ struct LinkInput {
         guard !patch.isEmpty else { throw .badRequest(.emptyEdit, "the body names no field to change") }
         for (key, _) in patch {
             if key == "code" { throw .badRequest(.immutableField, "a link's code cannot change (printed codes would break); create a new link", field: key) }
+            // An invite is its fields (the Plur API answers them): its target cannot become
+            // something its fields do not describe.
+            if link.kind == "invite" && ["deepLink", "route", "parameters"].contains(key) {
+                throw .badRequest(.immutableField, "an invite's \(key) cannot change (the invite API answers its fields from it); create a new invite", field: key)
+            }
             guard Self.fields.contains(key) else {
                 throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.filter { $0 != "code" }.joined(separator: ", ")))", field: key)
             }

@@ -102,7 +102,7 @@ extension LinkService {
                 if s.isEmpty && invites.required.contains(field) { throw .badRequest(.missingField, "\(field) is required and must not be empty", field: field) }
                 try LinkInput.checkText(s, field: field)
                 link.parameters.append((parameter, s))
-            case .number(_, let text)?: link.parameters.append((parameter, text))
+            // Plur's client sends strings; a number is not silently made one.
             case let v?: throw .badRequest(.invalidField, "\(field) must be a string, not \(v.typeName)", field: field)
             }
         }
@@ -122,6 +122,8 @@ extension LinkService {
             throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
         }
         if let e = link.expiresAt, e <= now() { throw APIError(.gone, .expired, "invite \(code) expired") }
+        // As its page answers: an invite used as often as it may be is gone.
+        if let max = link.maxUses, link.clicks >= max { throw APIError(.gone, .usedUp, "invite \(code) has been used \(max) times, its limit") }
         return Response.json(.object(inviteMembers(link, invites)))
     }
 
