@@ -133,11 +133,19 @@ extension LinkService {
         let token = context.parameters.get("token") ?? ""
         guard Self.isClaimToken(token) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
         let claim: DeferredClaim?
-        do { claim = try await store.pendingClaim(tokenHash: APIToken.hash(token), at: now()) } catch {
+        let known: Bool
+        do {
+            claim = try await store.pendingClaim(tokenHash: APIToken.hash(token), at: now())
+            if claim != nil { known = true } else { known = try await store.claimIsKnown(tokenHash: APIToken.hash(token)) }
+        } catch {
             _ = storeFailure(error)
             return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
         }
-        guard let claim else { return messagePage(.notFound, "Link not found", "This link was used already or has expired.") }
+        // Used, expired, or its link expired: gone (410), as the claim API and the pages say it.
+        guard let claim else {
+            return known ? messagePage(.gone, "Link gone", "This link was used already or has expired.")
+                : messagePage(.notFound, "Link not found", "This link does not exist.")
+        }
         var page = basePage(pageURL: Self.claimURL(configuration.publicURL, token))
         page.deepLink = claim.deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])

@@ -82,6 +82,12 @@ extension LinkStore {
             [.text(tokenHash), .int(Self.millis(date)), .int(Self.millis(date))]).first.map(Self.claim)
     }
 
+    /// Whether a claim with this token was ever issued and is still kept (used, expired or its
+    /// link expired: a page says gone, not unknown).
+    public func claimIsKnown(tokenHash: String) async throws(StoreError) -> Bool {
+        try await !db.read("SELECT 1 FROM deferred_claims WHERE token_hash = ?", [.text(tokenHash)]).isEmpty
+    }
+
     /// Deletes claims that expired before `date`, and forgets match keys made before `matchesBefore`.
     public func pruneClaims(expiredBefore date: Date, matchesBefore: Date) async throws(StoreError) {
         try await write { () async throws(StoreError) in
