@@ -97,15 +97,29 @@ public struct LinkRouter: Sendable {
     /// Routes `url`: the first route (in table order) that matches, or why none does.
     public func route(_ url: String) -> RouteResult { route(url, depth: 0) }
 
-    func route(_ url: String, depth: Int) -> RouteResult {
+    /// The names of the routes whose path (and host) match `url`, in table order, whatever its
+    /// query holds: the routes that own that path. An importer asks this before it serves
+    /// something else at a path (`/join-community` is a route's even without its query items).
+    public func routesMatchingPath(_ url: String) -> [String] {
+        guard case .candidates(let candidates, _, _, _) = pathCandidates(url) else { return [] }
+        return candidates.map { routes[$0.route].name }
+    }
+
+    private enum PathOutcome {
+        case unmatched(String)
+        case candidates([(route: Int, params: [(String, RouteValue)])], Failures, query: String?, decoded: [String])
+    }
+
+    /// The routes whose path matches `url` (sorted by table order), or why none can.
+    private func pathCandidates(_ url: String) -> PathOutcome {
         guard let (scheme, host, path, query, fragment) = Self.split(url) else {
-            return .unmatched(reason: "\(JSONWriter.quote(url)) is not an absolute URL")
+            return .unmatched("\(JSONWriter.quote(url)) is not an absolute URL")
         }
         let key: String
         var segments: [Substring]
         if scheme == "https" || scheme == "http" {
             guard hosts.contains(host) else {
-                return .unmatched(reason: "host \(host) is not one of this table's hosts (\(hosts.joined(separator: ", ")))")
+                return .unmatched("host \(host) is not one of this table's hosts (\(hosts.joined(separator: ", ")))")
             }
             key = "https"
             segments = path.fastSplit(UInt8(ascii: "/"))
@@ -114,7 +128,7 @@ public struct LinkRouter: Sendable {
             segments = (host.isEmpty ? [] : [Substring(host)]) + path.fastSplit(UInt8(ascii: "/"))
         }
         guard let root = roots[key] else {
-            return .unmatched(reason: key == "https" ? "no universal-link routes" : "no routes for the \(scheme): scheme")
+            return .unmatched(key == "https" ? "no universal-link routes" : "no routes for the \(scheme): scheme")
         }
         let decoded = segments.map { PercentText.decode(String($0)) }
         var candidates: [(route: Int, params: [(String, RouteValue)])] = []
@@ -127,6 +141,18 @@ public struct LinkRouter: Sendable {
         }
         collect(root, decoded, remainder, 0, [], query: query, fragment: fragment, into: &candidates, failures: &typeFailures)
         candidates.sort { $0.route < $1.route }
+        return .candidates(candidates, typeFailures, query: query, decoded: decoded)
+    }
+
+    func route(_ url: String, depth: Int) -> RouteResult {
+        let candidates: [(route: Int, params: [(String, RouteValue)])]
+        let typeFailures: Failures
+        let query: String?
+        let decoded: [String]
+        switch pathCandidates(url) {
+        case .unmatched(let reason): return .unmatched(reason: reason)
+        case .candidates(let list, let failures, let q, let d): (candidates, typeFailures, query, decoded) = (list, failures, q, d)
+        }
         var parsedItems: [(name: String, value: String)]?
         var queryFailures: [String] = []
         for candidate in candidates {

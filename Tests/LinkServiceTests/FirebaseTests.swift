@@ -51,10 +51,10 @@ import Testing
     @Test func longLinksWithoutEfrShowAPreviewAndPreviewsNeverFollowARedirect() async throws {
         let h = try await Harness.make()
         try await h.app().test(.router) { client in
-            let page = try await client.call(.get, Self.long("st=Spring%20meetup&sd=Bring%20friends&si=https://cdn.example/s.png&apn=community.rabble.plur&utm_source=news&ius=plur"),
+            let page = try await client.call(.get, Self.long("st=Spring+meetup&sd=Bring%20friends%2B1&si=https://cdn.example/s.png&apn=community.rabble.plur&utm_source=news&ius=plur"),
                                              headers: [.userAgent: Self.desktop])
             #expect(page.status == .ok)
-            for tag in [#"<meta property="og:title" content="Spring meetup">"#, #"<meta property="og:description" content="Bring friends">"#,
+            for tag in [#"<meta property="og:title" content="Spring meetup">"#, #"<meta property="og:description" content="Bring friends+1">"#,
                         #"<meta property="og:image" content="https://cdn.example/s.png">"#,
                         #"<a id="open-app" class="button" href="https://rabble.community/g/spring">"#,
                         #"<a id="fallback" class="button" data-audience="desktop" href="https://rabble.community/g/spring">"#] {
@@ -145,11 +145,17 @@ import Testing
             https://rabble.community/admin,"https://rabble.community/?link=https://rabble.community/g/a"
             https://rabble.community/toolong,"https://rabble.community/?link=https://rabble.community/g/a&st=\(long)"
             https://rabble.community/fine,"https://rabble.community/?link=https://rabble.community/g/a&st=Fine"
+            https://rabble.community/join-community,"https://rabble.community/?link=https://rabble.community/g/a"
 
             """
         let plan = try LinkImport(configuration: h.service.configuration).firebase(csv, now: h.clock.today)
         #expect(plan.links.map(\.code) == ["fine"])
-        #expect(plan.problems.map(\.line) == [2, 3, 4])
+        #expect(plan.problems.map(\.line) == [2, 3, 4, 6])
+        // A route owns its path even without the query items it needs.
+        #expect(plan.problems[3].message.contains("/join-community is the route \"joinCommunity\""), "\(plan.problems)")
+        let query = try LinkImport(configuration: h.service.configuration).firebase(
+            "shortLink,link\nhttps://rabble.community/qq5?x=1,https://rabble.community/g/a\n", now: h.clock.today)
+        #expect(query.links.map(\.code) == ["qq5"] && query.notes.contains { $0.hasPrefix("line 2: shortLink \"https://rabble.community/qq5?x=1\" has a query") }, "\(query.notes)")
         #expect(plan.problems[0].message.contains("/healthz is one of the service's own paths"), "\(plan.problems)")
         #expect(plan.problems[2].message.contains("st is longer than \(LinkInput.maximumTitleLength) characters"), "\(plan.problems)")
         #expect(!plan.problems[2].message.contains(long), "the value is not repeated back")

@@ -46,6 +46,21 @@ struct FirebaseLink: Equatable {
     var forceRedirect = false
 
     /// Reads the parameters (later ones win, as in a query); unknown names are ignored.
+    /// A long link's query as name–value pairs, decoded as a form is (`+` is a space, then
+    /// percent escapes), as Firebase's servers read it: `st=Summer+rave` is "Summer rave"; a `+`
+    /// that means itself is `%2B`.
+    static func queryPairs(_ query: String?) -> [(String, String)] {
+        guard let query, !query.isEmpty else { return [] }
+        func decode(_ text: Substring) -> String {
+            let spaced = text.replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            guard let eq = item.firstIndex(of: "=") else { return (decode(item), "") }
+            return (decode(item[..<eq]), decode(item[item.index(after: eq)...]))
+        }
+    }
+
     init(_ pairs: [(String, String)], input: LinkInput) throws(APIError) {
         var p: [String: String] = [:]
         for (k, v) in pairs where Self.known.contains(k) { p[k] = v }

@@ -11,7 +11,7 @@ extension LinkService {
     /// previews and crawlers still get the page). 400 and nothing redirected when `link` or a
     /// fallback is not on an allowed host.
     func firebaseLongLink(_ request: Request, _ context: ServiceContext) async -> Response {
-        let pairs = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        let pairs = FirebaseLink.queryPairs(request.uri.query)
         let link: FirebaseLink
         do { link = try FirebaseLink(pairs, input: input) } catch {
             return messagePage(.badRequest, "Link not valid", error.message)

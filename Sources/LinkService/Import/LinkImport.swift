@@ -86,9 +86,11 @@ public struct LinkImport: Sendable {
     /// a universal-link route of the configuration matches it first. Nil when it can.
     func reservedPath(_ code: String) -> String? {
         if Self.servicePaths.contains(code.lowercased()) { return "is one of the service's own paths" }
+        // A route owns its path whatever the query: /join-community is joinCommunity's even when
+        // the query items it needs are missing (with them, the route's page would answer).
         if let host = input.configuration.router.hosts.first,
-           let match = input.configuration.router.route("https://\(host)/\(code)").match {
-            return "is the route \(JSONWriter.quote(match.route)) of this configuration"
+           let owner = input.configuration.router.routesMatchingPath("https://\(host)/\(code)").first {
+            return "is the route \(JSONWriter.quote(owner)) of this configuration"
         }
         return nil
     }
@@ -139,12 +141,15 @@ public struct LinkImport: Sendable {
                 problem("shortLink path /\(code) \(reason), so the link could never be served there; give it another path"); continue
             }
             if let first = seen[code] { problem("shortLink path /\(code) is on line \(first) already"); continue }
+            if components.query != nil || components.fragment != nil {
+                plan.notes.append("line \(record.line): shortLink \(LinkInput.excerpt(short)) has a query or fragment; the link is served at /\(code), and what follows the path is not part of it")
+            }
             var pairs: [(String, String)] = []
             if let long = values["longLink"] {
                 guard let longComponents = URLComponents(string: long), longComponents.scheme != nil else {
                     problem("longLink \(LinkInput.excerpt(long)) is not a URL"); continue
                 }
-                pairs += (longComponents.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+                pairs += FirebaseLink.queryPairs(longComponents.percentEncodedQuery)
             }
             for (_, name) in columns where name != "shortLink" && name != "longLink" && name != "name" {
                 if let v = values[name] { pairs.append((name, v)) }
