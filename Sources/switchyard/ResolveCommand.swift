@@ -152,7 +152,7 @@ struct ResolveCommand: AsyncParsableCommand {
             if let u = r.unwrapped {
                 lines.append("\(indent)(unwrapped to \(u)\(r.unwrapStopped.map { "; redirects not followed to the end: \($0)" } ?? ""))")
             } else if let stopped = r.unwrapStopped {
-                lines.append("\(indent)(redirects not followed to the end: \(stopped))")
+                lines.append("\(indent)(redirects not followed: \(stopped))")
             }
             if r.actions.isEmpty { lines.append("\(indent)no app handles this link") }
             for a in r.actions {

@@ -54,7 +54,9 @@ struct RouteCommand: ParsableCommand {
                 }
                 continue
             }
-            let result = router.route(url)
+            // As a browser hands a tapped link to the app: `\\` read as `/`, host case, default
+            // port and dot segments settled (BrowserURL).
+            let result = router.route(BrowserURL.normalized(url))
             switch result {
             case .matched(let m):
                 if json {

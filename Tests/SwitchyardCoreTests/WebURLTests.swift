@@ -15,7 +15,8 @@ import Testing
     }
 
     /// Every entry whose input is an http(s) URL parsed on its own (base `about:blank` or none).
-    static func webEntries() throws -> [Entry] {
+    /// Every object of the conformance data (comments left out).
+    static func conformanceData() throws -> [JSONValue] {
         try #require(FileManager.default.fileExists(atPath: dataPath), "fixture missing: \(dataPath) — the shared fixtures must sit beside the repository")
         // The data has lone surrogate escapes, which JSON parsers refuse; browsers read them as U+FFFD.
         var text = try String(contentsOfFile: dataPath, encoding: .utf8)
@@ -23,7 +24,11 @@ import Testing
             let regex = try NSRegularExpression(pattern: pattern)
             text = regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: #"\\uFFFD"#)
         }
-        let all = try #require(try JSONParser.parse(text).arrayValue)
+        return try #require(try JSONParser.parse(text).arrayValue).filter { $0.objectMembers != nil }
+    }
+
+    static func webEntries() throws -> [Entry] {
+        let all = try conformanceData()
         return all.compactMap { o -> Entry? in
             guard let input = o["input"]?.stringValue else { return nil }  // comments
             let base = o["base"]?.stringValue

@@ -250,6 +250,16 @@ import Glibc
         #expect(unwrapBad.stdout.isEmpty)
     }
 
+    /// Links are read as a browser reads them before rules and routes see them: case, default
+    /// port, dot segments and backslashes (`BrowserURL`); the input is still printed as given.
+    @Test func linksAreReadAsABrowserReadsThem() async throws {
+        let resolved = try await Self.run(["resolve", "--offline", "HTTPS://TWITTER.COM:443/a/../jack/status/20", "https:\\\\twitter.com\\jack\\status\\20"])
+        #expect(resolved.status == 0, "\(resolved.stderr)")
+        #expect(resolved.stdout == "HTTPS://TWITTER.COM:443/a/../jack/status/20\n  X (Twitter) → twitter://status?id=20\nhttps:\\\\twitter.com\\jack\\status\\20\n  X (Twitter) → twitter://status?id=20\n", "\(resolved.stdout)")
+        let routed = try await Self.run(["route", "--routes", "../../Examples/plur-routes.yaml", "https://rabble.community\\g\\G"])
+        #expect(routed.status == 0 && routed.stdout.hasPrefix("https://rabble.community\\g\\G → group(groupId: G)"), "\(routed.stdout)")
+    }
+
     @Test func readsFilesFromPipes() async throws {
         let aasa = try String(contentsOfFile: Self.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path, encoding: .utf8)
         let result = try await Self.run(["aasa", "validate", "/dev/stdin"], stdin: aasa)

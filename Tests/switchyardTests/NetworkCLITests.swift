@@ -112,7 +112,10 @@ struct TestCA: Sendable {
         let server = try LocalServer()
         let r = try await CLITests.run(["resolve", "\(server.origin)/r1"])
         #expect(r.status == 1)
-        #expect(r.stdout == "no app handles this link\n")
+        // Said, not mistaken for a link no rule knows.
+        #expect(r.stdout == "(redirects not followed: the link itself could not be fetched: refusing to connect to 127.0.0.1 (127.0.0.1): loopback, private and link-local destinations are not allowed)\nno app handles this link\n", "\(r.stdout)")
+        let json = try await CLITests.run(["resolve", "--json", "http://localhost:\(server.port)/r1"])
+        #expect(json.stdout.contains(#""unwrapped":null,"unwrapStopped":"the link itself could not be fetched: refusing to connect to localhost"#), "\(json.stdout)")
         #expect(try await server.hits() == 0)
     }
 
@@ -132,7 +135,31 @@ struct TestCA: Sendable {
         // is loose: the suite shares two cores with 100,000-line batches).
         #expect(r.seconds < 15, "took \(r.seconds) s")
         #expect(r.status == 1)
-        #expect(r.stdout == "no app handles this link\n")
+        #expect(r.stdout == "(redirects not followed: the link itself could not be fetched: no answer within the network timeout (1.0 s))\nno app handles this link\n", "\(r.stdout)")
+    }
+
+    /// Slow links in one batch are waited on together: six links whose server never answers in
+    /// time cost about one timeout, not six (12.2 s before, one after another).
+    @Test func slowLinksInABatchAreWaitedOnTogether() async throws {
+        let server = try LocalServer()
+        let input = (1...6).map { "\(server.origin)/slow?n=\($0)" }.joined(separator: "\n") + "\n"
+        let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--network-timeout", "2", "--json"], stdin: input)
+        #expect(r.status == 1)
+        #expect(r.stdout.split(separator: "\n").count == 6)
+        #expect(r.stdout.components(separatedBy: "no answer within the network timeout (2.0 s)").count - 1 == 6, "\(r.stdout)")
+        #expect(r.seconds < 8, "took \(r.seconds) s for six links with a 2 s timeout")
+    }
+
+    /// A Location is read as a browser reads it: `/\\host/…` names another host (it was taken as a
+    /// path on the same server), and the rule for that host answers.
+    @Test func aLocationWithABackslashGoesWhereABrowserGoes() async throws {
+        let server = try LocalServer()
+        let location = "/\\twitter.com/jack/status/20".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?u=\(location)"])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(r.stdout.contains(#""unwrapped":"http://twitter.com/jack/status/20""#), "\(r.stdout)")
+        #expect(r.stdout.contains("twitter://status?id=20"), "\(r.stdout)")
+        #expect(try await server.hits() == 1)
     }
 
     /// A body sent one byte a second must not stretch a request past `--network-timeout`: the
@@ -348,7 +375,9 @@ struct TestCA: Sendable {
         #expect(refused.stdout.hasPrefix("fetched https://127.0.0.1:9/.well-known/apple-app-site-association: no complete response\n"), "\(refused.stdout)")
         #expect(plain.stdout.contains("the TLS handshake failed: the server did not answer in TLS (a plain-HTTP port?) [tls-failed]"), "\(plain.stdout)")
         #expect(!plain.stdout.contains("/.build/") && !plain.stdout.contains("BoringSSL"), "\(plain.stdout)")
-        #expect(dead.status == 1 && dead.stdout == ["a", "b", "c"].map { "http://127.0.0.1:9/\($0)\n  no app handles this link\n" }.joined(), "\(dead.stdout)")
+        #expect(dead.status == 1 && dead.stdout == ["a", "b", "c"].map {
+            "http://127.0.0.1:9/\($0)\n  (redirects not followed: the link itself could not be fetched: http://127.0.0.1:9/\($0): connection refused)\n  no app handles this link\n"
+        }.joined(), "\(dead.stdout)")
     }
 
     /// A browser never follows a redirect to `javascript:` or `file:`: it is not the unwrapped URL.

@@ -320,17 +320,36 @@ public struct LinkEngine: Sendable {
         var calls: [ScriptCall] = []
         var planned: [Planned] = []
         planned.reserveCapacity(inputs.count)
-        for input in inputs {
-            var url = input
-            var (matched, timedOut) = evaluateActions(url, headers: headers)
+        // Links no rule handles, even unwrapped, are followed (HEAD redirects) first, all of the
+        // batch together: slow servers are waited on at the same time, not one after another.
+        let urls = inputs.map(BrowserURL.normalized)
+        var followed: [Int: (url: String, stopped: String?)] = [:]
+        var evaluated = [(matched: [Int], timedOut: [Int])?](repeating: nil, count: urls.count)
+        if !options.offline {
+            var targets: [(Int, String)] = []
+            for (i, url) in urls.enumerated() {
+                let (matched, timedOut) = evaluateActions(url, headers: headers)
+                evaluated[i] = (matched, timedOut)
+                guard matched.isEmpty && timedOut.isEmpty else { continue }
+                let target = unwrap(url)
+                if matchingActions(target, headers: headers).isEmpty { targets.append((i, target)) }
+            }
+            lap(\.matching)
+            if !targets.isEmpty {
+                let outcomes = followRedirectsOnExecutor(targets.map(\.1), until: { self.matchingActions($0, headers: headers).isEmpty == false })
+                for ((i, _), outcome) in zip(targets, outcomes) { followed[i] = outcome }
+                lap(\.unwrapping)
+            }
+        }
+        for (index, input) in inputs.enumerated() {
+            var url = urls[index]
+            var (matched, timedOut) = evaluated[index] ?? evaluateActions(url, headers: headers)
             lap(\.matching)
             var unwrapped: String?
             var stopped: String?
             if matched.isEmpty && timedOut.isEmpty {
                 var target = unwrap(url)
-                if !options.offline && matchingActions(target, headers: headers).isEmpty {
-                    (target, stopped) = followRedirectsOnExecutor(target, until: { self.matchingActions($0, headers: headers).isEmpty == false })
-                }
+                if let outcome = followed[index] { (target, stopped) = outcome }
                 if target != url {
                     unwrapped = target
                     url = target
@@ -381,32 +400,78 @@ public struct LinkEngine: Sendable {
     /// bounded by `networkTimeout`: each hop gets what is left, and none is sent after it.
     /// It also stops at a redirect to a URL a browser never follows (`javascript:`, `file:`, …).
     /// `stopped` says why the chain was cut before its end (the hop limit, the timeout, a request
-    /// that failed); nil when it ended (an answer that is not a redirect) or a rule took it.
+    /// that failed, the first one included); nil when it ended (an answer that is not a redirect)
+    /// or a rule took it.
     func followRedirectsOnExecutor(_ url: String, until done: (String) -> Bool = { _ in false }) -> (url: String, stopped: String?) {
-        var current = url
-        var visited: Set<String> = [url]
+        followRedirectsOnExecutor([url], until: done)[0]
+    }
+
+    /// `followRedirectsOnExecutor(_:until:)` for several links at once: each round sends the next
+    /// hop of every chain still going together, so a batch of slow links waits about one timeout,
+    /// not one per link. `done` runs on this (the executor's) thread between rounds.
+    func followRedirectsOnExecutor(_ urls: [String], until done: (String) -> Bool = { _ in false }) -> [(url: String, stopped: String?)] {
+        struct Chain {
+            let start: String
+            var current: String
+            var visited: Set<String>
+            var outcome: (url: String, stopped: String?)?
+        }
+        var chains = urls.map { Chain(start: $0, current: $0, visited: [$0]) }
         let fetcher = scripts.fetcher
         let seconds = options.networkTimeout.isFinite ? min(max(options.networkTimeout, 0), 86_400) : 86_400
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
-        // A failure before the first redirect is not a cut chain: there was none to follow.
-        func stop(_ reason: String) -> (url: String, stopped: String?) { (current, current == url ? nil : reason) }
+        let timeoutReason = "no answer within the network timeout (\(seconds) s)"
         for _ in 0..<options.maximumRedirectHops {
-            if current != url && done(current) { return (current, nil) }
-            guard ContinuousClock.now < deadline else { return stop("no answer within the network timeout (\(seconds) s)") }
-            let request = FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline)
-            let response: FetchResponse
-            do { response = try ScriptExecutor.waitForAsync({ () async throws(FetchError) -> FetchResponse in try await fetcher.fetch(request) }) } catch {
-                // Cut off by the unwrap's own time limit, or failed on its own.
-                let timedOut = ContinuousClock.now >= deadline.advanced(by: .milliseconds(-100))
-                return stop(timedOut ? "no answer within the network timeout (\(seconds) s)" : error.message)
+            var asked: [(chain: Int, request: FetchRequest)] = []
+            for i in chains.indices where chains[i].outcome == nil {
+                let current = chains[i].current
+                if current != chains[i].start && done(current) { chains[i].outcome = (current, nil); continue }
+                guard ContinuousClock.now < deadline else {
+                    chains[i].outcome = (current, current == chains[i].start ? "the link itself could not be fetched: \(timeoutReason)" : timeoutReason)
+                    continue
+                }
+                asked.append((i, FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline)))
             }
-            guard (300..<400).contains(response.status), let location = response.header("location"),
-                  let next = Unwrapper.resolveReference(location, against: current), !Unwrapper.isNeverFollowed(next)
-            else { return (current, nil) }
-            guard visited.insert(next).inserted else { return (current, "a redirect loop (back to \(next))") }
-            current = next
+            if asked.isEmpty { break }
+            let requests = asked.map(\.request)
+            // Never throws: each answer or failure is a result of its own.
+            let answers = (try? ScriptExecutor.waitForAsync { () async throws(FetchError) -> [Result<FetchResponse, FetchError>] in
+                await withTaskGroup(of: (Int, Result<FetchResponse, FetchError>).self) { group in
+                    for (k, request) in requests.enumerated() {
+                        group.addTask {
+                            do throws(FetchError) { return (k, .success(try await fetcher.fetch(request))) } catch { return (k, .failure(error)) }
+                        }
+                    }
+                    var out = [Result<FetchResponse, FetchError>](repeating: .failure(FetchError(code: .networkError, message: "not sent")), count: requests.count)
+                    for await (k, result) in group { out[k] = result }
+                    return out
+                }
+            }) ?? []
+            for (k, (i, _)) in asked.enumerated() {
+                let current = chains[i].current
+                let first = current == chains[i].start
+                let response: FetchResponse
+                switch k < answers.count ? answers[k] : .failure(FetchError(code: .networkError, message: "not sent")) {
+                case .success(let r): response = r
+                case .failure(let error):
+                    // Cut off by the unwrap's own time limit, or failed on its own. Said for the
+                    // first request too: a refused address or a name that does not resolve is not
+                    // the same as a link no rule knows.
+                    let timedOut = ContinuousClock.now >= deadline.advanced(by: .milliseconds(-100))
+                    let reason = timedOut ? timeoutReason : error.message
+                    chains[i].outcome = (current, first ? "the link itself could not be fetched: \(reason)" : reason)
+                    continue
+                }
+                guard (300..<400).contains(response.status), let location = response.header("location"),
+                      let next = Unwrapper.resolveReference(location, against: current), !Unwrapper.isNeverFollowed(next)
+                else { chains[i].outcome = (current, nil); continue }
+                guard chains[i].visited.insert(next).inserted else { chains[i].outcome = (current, "a redirect loop (back to \(next))"); continue }
+                chains[i].current = next
+            }
         }
-        return (current, done(current) ? nil : "stopped after \(options.maximumRedirectHops) redirects, the limit; the chain may go on")
+        return chains.map { chain in
+            chain.outcome ?? (chain.current, done(chain.current) ? nil : "stopped after \(options.maximumRedirectHops) redirects, the limit; the chain may go on")
+        }
     }
 }
 

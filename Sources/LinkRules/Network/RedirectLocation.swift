@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardCore
 
 /// Turns a redirect's `Location` header into the absolute URL to request next, as browsers do.
 ///
@@ -10,6 +11,9 @@ import Foundation
 package enum RedirectLocation {
     /// `location` resolved against `base`, or nil when it cannot be made a URL.
     package static func resolve(_ location: String, against base: String) -> String? {
+        // As a browser reads it: `\` is `/`, `/\\host` and `https:\\host` name another host,
+        // dot segments are resolved (see `BrowserURL`).
+        if let resolved = BrowserURL.resolve(location, against: base) { return encoded(resolved) }
         let reference = encoded(location.trimmingCharacters(in: .whitespaces))
         return URL(string: reference, relativeTo: URL(string: base))?.absoluteString
     }

@@ -1,0 +1,175 @@
+import Foundation
+
+/// The structure of an http(s) link as a browser reads it (the WHATWG URL Standard's parts that
+/// decide where a link goes), for text that came from outside: a pasted link, a redirect's
+/// `Location`.
+///
+/// For the special schemes (http, https, ws, wss, ftp) a browser reads `\` as `/`, ignores any
+/// number of slashes after the scheme (`https:\\host`, `https:host`), lower-cases the scheme and
+/// the host, drops the default port and resolves `.` and `..` path segments. So
+/// `HTTPS://Example.COM:443/a/../b` and `https:\\example.com\b` both go to
+/// `https://example.com/b`. Everything after the path (query, fragment) and the path's own
+/// characters are kept as they are; other schemes are returned unchanged.
+///
+/// ```swift
+/// BrowserURL.normalized("https://rabble.community\\g\\G")        // "https://rabble.community/g/G"
+/// BrowserURL.resolve("/\\twitter.com/jack", against: "http://s.example/r")  // "http://twitter.com/jack"
+/// ```
+public enum BrowserURL {
+    /// The schemes whose URLs a browser reads this way, with their default ports.
+    public static let specialSchemes: [String: Int?] = ["http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21]
+
+    /// `text` with the structure a browser gives it (see the type); unchanged when it is not an
+    /// absolute URL of a special scheme, or has no host.
+    public static func normalized(_ text: String) -> String {
+        let trimmed = strip(text)
+        guard let (scheme, rest) = schemeAndRest(trimmed), let port = specialSchemes[scheme] else { return text }
+        return normalize(scheme: scheme, afterColon: rest, defaultPort: port) ?? text
+    }
+
+    /// `reference` (a redirect's `Location`) resolved against the absolute `base` as a browser
+    /// resolves it, or nil when `base` is not a URL of a special scheme (the caller then
+    /// resolves it another way).
+    public static func resolve(_ reference: String, against base: String) -> String? {
+        let base = normalized(base)
+        guard let (baseScheme, _) = schemeAndRest(base), let basePort = specialSchemes[baseScheme] else { return nil }
+        let reference = strip(reference)
+        if let (scheme, rest) = schemeAndRest(reference) {
+            // With the base's own (special) scheme and no `//` after it, the rest is a relative
+            // reference (`https:x`, `https:/x`, `https:`: a browser quirk); any other scheme, or
+            // `scheme://`, makes it absolute.
+            let authority = rest.prefix(2).allSatisfy { $0 == "/" || $0 == "\\" } && rest.count >= 2
+            guard scheme == baseScheme, !authority else {
+                guard specialSchemes[scheme] != nil else { return reference }
+                return normalize(scheme: scheme, afterColon: rest, defaultPort: specialSchemes[scheme] ?? nil)
+            }
+            return resolve(String(rest), against: base)
+        }
+        let slashes = reference.prefix { $0 == "/" || $0 == "\\" }.count
+        guard let parts = split(base) else { return nil }
+        let origin = baseScheme + "://" + parts.authority
+        let resolved: String
+        if slashes >= 2 {
+            resolved = baseScheme + ":" + reference
+        } else if slashes == 1 {
+            resolved = origin + reference
+        } else if reference.hasPrefix("?") {
+            resolved = origin + parts.path + reference
+        } else if reference.hasPrefix("#") {
+            resolved = origin + parts.path + parts.query + reference
+        } else if reference.isEmpty {
+            resolved = origin + parts.path + parts.query
+        } else {
+            // A relative path: beside the base's last segment.
+            let directory = parts.path[...(parts.path.lastIndex(of: "/") ?? parts.path.startIndex)]
+            resolved = origin + directory + reference
+        }
+        guard let (scheme, rest) = schemeAndRest(resolved) else { return nil }
+        // Nil when a browser could not make a URL of it either (an empty or forbidden host).
+        return normalize(scheme: scheme, afterColon: rest, defaultPort: specialSchemes[scheme] ?? basePort)
+    }
+
+    /// Leading and trailing C0 controls and spaces removed, and every tab and line break (what a
+    /// browser does before it reads a URL).
+    static func strip(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0.value > 0x20 }) else { return "" }
+        let last = scalars.lastIndex(where: { $0.value > 0x20 })!
+        var out = String.UnicodeScalarView()
+        for scalar in scalars[first...last] where scalar != "\t" && scalar != "\n" && scalar != "\r" { out.append(scalar) }
+        return String(out)
+    }
+
+    /// The scheme (lower-cased) and what follows its colon, when `text` starts with one.
+    static func schemeAndRest(_ text: String) -> (String, Substring)? {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.first!.isASCII, text.first!.isLetter,
+              text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
+        else { return nil }
+        return (text[..<colon].lowercased(), text[text.index(after: colon)...])
+    }
+
+    /// The authority, path (from its `/`) and query (from its `?`, or empty) of a normalized URL.
+    static func split(_ url: String) -> (authority: Substring, path: Substring, query: Substring)? {
+        guard let start = url.range(of: "://")?.upperBound else { return nil }
+        let rest = url[start...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let afterAuthority = rest[authorityEnd...]
+        let queryStart = afterAuthority.firstIndex { $0 == "?" || $0 == "#" } ?? afterAuthority.endIndex
+        let fragmentStart = afterAuthority[queryStart...].firstIndex(of: "#") ?? afterAuthority.endIndex
+        let path = afterAuthority[..<queryStart]
+        return (rest[..<authorityEnd], path.isEmpty ? "/" : path, afterAuthority[queryStart..<fragmentStart])
+    }
+
+    static func normalize(scheme: String, afterColon: Substring, defaultPort: Int?) -> String? {
+        let rest = afterColon.drop { $0 == "/" || $0 == "\\" }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "\\" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        let afterAuthority = rest[authorityEnd...]
+        var userinfo: Substring = ""
+        if let at = authority.lastIndex(of: "@") {
+            userinfo = authority[...at]
+            authority = authority[authority.index(after: at)...]
+        }
+        var host = authority
+        var port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            host = authority[...close]
+            let tail = authority[authority.index(after: close)...]
+            if tail.hasPrefix(":") { port = tail.dropFirst() } else if !tail.isEmpty { return nil }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            port = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty else { return nil }
+        if host.contains("%") {
+            // A host is read percent-decoded; one that then holds a character no host may hold
+            // (`%5C` is `\\`) is no URL at all.
+            guard let decoded = host.removingPercentEncoding,
+                  !decoded.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || "#%/:<>?@[\\]^|".unicodeScalars.contains($0) })
+            else { return nil }
+            host = Substring(decoded)
+        }
+        var portText = ""
+        if let port, !port.isEmpty {
+            let digits = port.drop { $0 == "0" }
+            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), digits.count <= 5, let number = Int(digits.isEmpty ? "0" : digits), number <= 65535 else { return nil }
+            if number != defaultPort { portText = ":" + String(number) }
+        }
+        let queryStart = afterAuthority.firstIndex { $0 == "?" || $0 == "#" } ?? afterAuthority.endIndex
+        let path = removingDotSegments(afterAuthority[..<queryStart].replacingOccurrences(of: "\\", with: "/"))
+        var out = scheme + "://"
+        out += userinfo
+        out += lowercasedASCII(host)
+        out += portText
+        out += path
+        out += afterAuthority[queryStart...]
+        return out
+    }
+
+    /// A path (possibly empty) with `.` and `..` segments (also written `%2e`) resolved; `/` for
+    /// an empty one.
+    static func removingDotSegments(_ path: String) -> String {
+        guard !path.isEmpty else { return "/" }
+        let segments = (path.hasPrefix("/") ? path.dropFirst() : path[...]).split(separator: "/", omittingEmptySubsequences: false)
+        func isDot(_ s: Substring) -> Bool { s == "." || s.lowercased() == "%2e" }
+        func isDoubleDot(_ s: Substring) -> Bool { ["..", ".%2e", "%2e.", "%2e%2e"].contains(s.lowercased()) }
+        var out: [Substring] = []
+        for (i, segment) in segments.enumerated() {
+            let last = i == segments.count - 1
+            if isDoubleDot(segment) {
+                if !out.isEmpty { out.removeLast() }
+                if last { out.append("") }
+            } else if isDot(segment) {
+                if last { out.append("") }
+            } else {
+                out.append(segment)
+            }
+        }
+        return "/" + out.joined(separator: "/")
+    }
+
+    static func lowercasedASCII(_ text: Substring) -> String {
+        String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import SwitchyardCore
+import Testing
+
+/// `BrowserURL` gives an http(s) link the structure a browser gives it, checked against the URL
+/// Standard's conformance data (../shared/fixtures/url/urltestdata.json) and cases of our own.
+@Suite struct BrowserURLTests {
+    struct Case: Sendable, CustomStringConvertible {
+        let input: String
+        var base: String? = nil
+        let expected: String?
+        var description: String { base.map { "\(input) against \($0)" } ?? input }
+    }
+
+    /// Expected values are what node's WHATWG `URL` gives (checked by hand).
+    @Test(arguments: [
+        Case(input: "https://rabble.community\\g\\G", expected: "https://rabble.community/g/G"),
+        Case(input: "HTTPS://TWITTER.COM/jack/status/20", expected: "https://twitter.com/jack/status/20"),
+        Case(input: "https://twitter.com:443/jack/status/20", expected: "https://twitter.com/jack/status/20"),
+        Case(input: "http://twitter.com:443/x", expected: "http://twitter.com:443/x"),
+        Case(input: "https://twitter.com/a/../jack/status/20", expected: "https://twitter.com/jack/status/20"),
+        Case(input: "https:\\\\twitter.com\\jack", expected: "https://twitter.com/jack"),
+        Case(input: "https:twitter.com/x", expected: "https://twitter.com/x"),
+        Case(input: "https://shop.example\\help\\x?q=a\\b#c\\d", expected: "https://shop.example/help/x?q=a\\b#c\\d"),
+        Case(input: "https://e.com", expected: "https://e.com/"),
+        Case(input: "https://e.com/a/%2e%2E/b/.", expected: "https://e.com/b/"),
+        Case(input: "plur://group/G\\x", expected: "plur://group/G\\x"),
+        Case(input: "mailto:A@B.com", expected: "mailto:A@B.com"),
+        Case(input: "/\\twitter.com/jack/status/20", base: "http://127.0.0.1:47600/goto", expected: "http://twitter.com/jack/status/20"),
+        Case(input: "https://%5C%5Ctwitter.com/x", base: "http://s.example/r", expected: nil),
+        Case(input: "https://EX%41MPLE.com/x", expected: "https://example.com/x"),
+        Case(input: "https:x/y", base: "https://s.example/a/b", expected: "https://s.example/a/x/y"),
+        Case(input: "../c?d", base: "https://s.example/a/b/", expected: "https://s.example/a/c?d"),
+        Case(input: "?q", base: "https://s.example/a?x#f", expected: "https://s.example/a?q"),
+        Case(input: "#f", base: "https://s.example/a?x#g", expected: "https://s.example/a?x#f"),
+        Case(input: "javascript:alert(1)", base: "https://s.example/", expected: "javascript:alert(1)"),
+    ])
+    func readsLikeABrowser(_ c: Case) {
+        let got = c.base.map { BrowserURL.resolve(c.input, against: $0) } ?? BrowserURL.normalized(c.input)
+        #expect(got == c.expected)
+    }
+
+    /// Every entry of the conformance data in the part this reads — ASCII input without characters a
+    /// browser percent-encodes, no IPv4 number forms, no user info to re-encode — gives the href
+    /// browsers give. The rest is not claimed (and is counted).
+    @Test func agreesWithTheConformanceData() throws {
+        let special = ["http:", "https:", "ws:", "wss:", "ftp:"]
+        var compared = 0
+        var disagreements: [String] = []
+        for entry in try WebURLTests.conformanceData() {
+            guard let input = entry["input"]?.stringValue, let href = entry["href"]?.stringValue, entry["failure"] == nil,
+                  special.contains(where: { href.hasPrefix($0) }) else { continue }
+            let base = entry["base"]?.stringValue
+            if let base, !special.contains(where: { base.hasPrefix($0) }) { continue }
+            let core = input.trimmingCharacters(in: CharacterSet(charactersIn: " \t\n\r"))
+            guard core.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F || $0 == "\t" || $0 == "\n" || $0 == "\r" }),
+                  !core.contains(where: { "% \"<>`{}|^[]".contains($0) }),
+                  !href.contains("%40"), !href.contains("%3A") else { continue }
+            let host = entry["hostname"]?.stringValue ?? ""
+            if !host.isEmpty, host.allSatisfy({ $0.isNumber || $0 == "." }) { continue }  // IPv4 forms are not read here
+            compared += 1
+            let got = base.map { BrowserURL.resolve(input, against: $0) } ?? BrowserURL.normalized(input)
+            if got != href { disagreements.append("\(input.debugDescription) base \(base ?? "none"): \(got ?? "nil"), browsers \(href)") }
+        }
+        #expect(compared >= 60, "\(compared) entries compared")
+        #expect(disagreements.isEmpty, "\(disagreements.count) of \(compared): \(disagreements.prefix(12).joined(separator: "\n"))")
+    }
+}
