@@ -18,7 +18,7 @@ public enum PolicyDecision: Sendable, Equatable {
 /// ```
 public struct OpenPolicy: Sendable {
     /// Schemes never opened, whatever else is configured.
-    public static let alwaysDenied: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source"]
+    public static let alwaysDenied: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "filesystem"]
 
     /// Only these schemes (empty: any scheme not denied).
     public var allowedSchemes: Set<String>
@@ -75,7 +75,7 @@ public struct OpenPolicy: Sendable {
             return "the URL contains a space or a control character"
         }
         if let scalar = url.unicodeScalars.first(where: \.isDeceptiveFormat) {
-            return "the URL contains the invisible format character \(String(format: "U+%04X", scalar.value)) (bidirectional override or line separator: it makes a link read differently from where it goes)"
+            return "the URL contains the invisible format character \(String(format: "U+%04X", scalar.value)) (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)"
         }
         if url.unicodeScalars.contains("\u{FFFD}") {
             // What bytes that are not UTF-8 decode to: the URL stored would not be the one sent.
@@ -87,7 +87,11 @@ public struct OpenPolicy: Sendable {
             return "scheme \(scheme): is not allowed (allowed: \(allowedSchemes.sorted().joined(separator: ", ")))"
         }
         if scheme == "https" || scheme == "http" {
-            guard let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else { return "a web URL needs a host" }
+            // The host a browser goes to (`\\` as `/`, percent escapes decoded), not what another
+            // parser reads: `https://allowed.example\\@evil.example/` goes to allowed.example.
+            guard let host = BrowserURL.host(url), !host.isEmpty else {
+                return "a web URL needs a host a browser can go to (none, or one with a character no host may hold, such as %00)"
+            }
             // Host lists apply to web URLs; a custom scheme's "host" is the app's first path segment.
             if deniedHosts.contains(where: { Self.host(host, matches: $0) }) { return "host \(host) is denied" }
             if !allowedHosts.isEmpty && !allowedHosts.contains(where: { Self.host(host, matches: $0) }) {

@@ -27,10 +27,17 @@ import URLRelay
         Case(url: "plur://group/\u{9B}2J", expected: .deny(reason: "the URL contains a space or a control character")),
         Case(url: "plur://group/\u{85}", expected: .deny(reason: "the URL contains a space or a control character")),
         // Bidirectional overrides, isolates and line separators make a link read differently.
-        Case(url: "plur://group/a\u{202E}gpj.exe", expected: .deny(reason: "the URL contains the invisible format character U+202E (bidirectional override or line separator: it makes a link read differently from where it goes)")),
-        Case(url: "plur://group/\u{2066}a", expected: .deny(reason: "the URL contains the invisible format character U+2066 (bidirectional override or line separator: it makes a link read differently from where it goes)")),
-        Case(url: "plur://group/a\u{2029}b", expected: .deny(reason: "the URL contains the invisible format character U+2029 (bidirectional override or line separator: it makes a link read differently from where it goes)")),
-        Case(url: "plur://group/a\u{200F}b", expected: .deny(reason: "the URL contains the invisible format character U+200F (bidirectional override or line separator: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{202E}gpj.exe", expected: .deny(reason: "the URL contains the invisible format character U+202E (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/\u{2066}a", expected: .deny(reason: "the URL contains the invisible format character U+2066 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{2029}b", expected: .deny(reason: "the URL contains the invisible format character U+2029 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{200F}b", expected: .deny(reason: "the URL contains the invisible format character U+200F (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        // Characters that show nothing at all.
+        Case(url: "plur://group/\u{FEFF}x", expected: .deny(reason: "the URL contains the invisible format character U+FEFF (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{200B}b", expected: .deny(reason: "the URL contains the invisible format character U+200B (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        // The host a browser goes to: one with %00 is none; a backslash ends the host.
+        Case(url: "https://rabble.com%00munity/x", expected: .deny(reason: "a web URL needs a host a browser can go to (none, or one with a character no host may hold, such as %00)")),
+        Case(url: "https://evil.example\\@rabble.community/x", expected: .deny(reason: "host evil.example is not allowed")),
+        Case(url: "filesystem:https://rabble.community/x", expected: .deny(reason: "scheme filesystem: is denied")),
         // Bytes that were not UTF-8 arrive as U+FFFD: storing it would change the URL.
         Case(url: "plur://group/\u{FFFD}", expected: .deny(reason: "the URL contains U+FFFD, the replacement for bytes that are not UTF-8 (percent-encode them)")),
         // Other non-ASCII text is fine.

@@ -27,6 +27,19 @@ public enum BrowserURL {
         return normalize(scheme: scheme, afterColon: rest, defaultPort: port) ?? text
     }
 
+    /// The host a browser goes to for the http(s) (or other special-scheme) URL `text`:
+    /// lower-cased, percent-decoded, without user info or port; nil when `text` is not such a URL
+    /// or a browser would refuse it (an empty host, a character no host may hold).
+    public static func host(_ text: String) -> String? {
+        guard let (scheme, rest) = schemeAndRest(strip(text)), let port = specialSchemes[scheme],
+              let url = normalize(scheme: scheme, afterColon: rest, defaultPort: port), let parts = split(url) else { return nil }
+        var authority = parts.authority
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") { return String(authority[...close]) }
+        if let colon = authority.lastIndex(of: ":") { authority = authority[..<colon] }
+        return String(authority)
+    }
+
     /// `reference` (a redirect's `Location`) resolved against the absolute `base` as a browser
     /// resolves it, or nil when `base` is not a URL of a special scheme (the caller then
     /// resolves it another way).

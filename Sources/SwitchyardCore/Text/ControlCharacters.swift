@@ -5,10 +5,15 @@ extension Unicode.Scalar {
 
     /// An invisible format character that makes text read differently from what it is: the
     /// bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F,
-    /// U+202A–U+202E, U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029).
+    /// U+202A–U+202E, U+2066–U+2069), the line and paragraph separators (U+2028, U+2029), and the
+    /// characters that show nothing at all — zero width space U+200B, word joiner and invisible
+    /// operators U+2060–U+2064, zero width no-break space (byte order mark) U+FEFF, soft hyphen
+    /// U+00AD, combining grapheme joiner U+034F, Mongolian vowel separator U+180E. (The zero
+    /// width joiners U+200C and U+200D stay: scripts and emoji sequences need them.)
     public var isDeceptiveFormat: Bool {
         (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x2028 || value == 0x2029
             || value == 0x200E || value == 0x200F || value == 0x061C
+            || value == 0x200B || (0x2060...0x2064).contains(value) || value == 0xFEFF || value == 0x00AD || value == 0x034F || value == 0x180E
     }
 
     /// A control character or a deceptive format character: not to be shown as it is.
