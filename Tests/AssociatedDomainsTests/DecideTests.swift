@@ -108,6 +108,14 @@ import Testing
         #expect(aasa.decide("https://e.com/" + String(repeating: "a", count: 20_000) + "c", for: Self.app) == .match)
     }
 
+    /// A key twice in one object is a warning at its path; the last is read.
+    @Test func validationNamesKeysThatAppearTwice() throws {
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.a.b"], "components": [{"/": "/x", "exclude": true, "exclude": false}]}]}}"#
+        let findings = AppSiteAssociation.validate(bytes: Array(json.utf8)).filter { $0.code == .duplicateKey }
+        #expect(findings.map(\.path) == ["applinks.details[0].components[0].exclude"], "\(findings)")
+        #expect(try AppSiteAssociation(json: json).decide("https://e.com/x", for: "ABCDE12345.a.b") == .match, "the last (false) is read")
+    }
+
     @Test func legacyPaths() throws {
         let aasa = try AppSiteAssociation(json: """
             {"applinks": {"apps": [], "details": [

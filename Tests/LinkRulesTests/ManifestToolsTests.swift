@@ -54,6 +54,14 @@ import Testing
         }
     }
 
+    /// A key twice in one object is said where it is (the loader reads the last one).
+    @Test func lintNamesKeysThatAppearTwice() async {
+        let json = #"{"apps": [{"identifier": "a", "name": "A", "scheme": "a"}], "actions": [{"title": "D", "regex": "^https://first\\.example/", "regex": "^https://second\\.example/", "formats": [{"appId": "a", "format": "a://x"}]}], "apps": [{"identifier": "b", "name": "B", "scheme": "b"}]}"#
+        let findings = await ManifestLinter.lint(data: Array(json.utf8)).filter { $0.code == .duplicateKey }
+        #expect(findings.map(\.location.path) == ["apps", "actions[0].regex"], "\(findings)")
+        #expect(findings.allSatisfy { $0.severity == .warning && $0.message.contains("appears 2 times in one object; only the last is used") })
+    }
+
     @Test func lintFindsEachKindOfMistake() async {
         let json = #"""
             {"apps": [{"identifier": "a", "name": "A", "scheme": "a"}, {"identifier": "a", "name": "A2", "scheme": "a2"}],

@@ -50,6 +50,10 @@ extension AppSiteAssociation {
             }
             return (nil, [Finding(.error, .jsonSyntax, at: "$", message, line: error.line, column: error.column)])
         }
+        // (App IDs repeated in a legacy details dictionary are said as duplicate-app-id.)
+        for (path, key, count) in document.repeatedKeys() where !path.hasPrefix("applinks.details[\"") {
+            reader.warning(.duplicateKey, path, "the key \(JSONWriter.quote(key)) appears \(count) times in one object; only the last is read (another reader may take the first)")
+        }
         let value = reader.read(document)
         return (value, reader.findings)
     }

@@ -21,6 +21,13 @@ public enum ManifestLinter {
             if errorCodes.contains(d.code) { d.severity = .error }
             return d
         }
+        // A key twice in one object: the loader reads the last; the author may have meant the first.
+        if let document = try? JSONParser.parse(bytes: data) {
+            for (path, key, count) in document.repeatedKeys() {
+                diagnostics.append(Diagnostic(.warning, .duplicateKey, at: SourceLocation(path: path),
+                                              "the key \(JSONWriter.quote(key)) appears \(count) times in one object; only the last is used"))
+            }
+        }
         // Load every script for real (offline, short limit): syntax errors, missing process().
         let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 2)
         var checked: Set<String> = []

@@ -31,6 +31,8 @@ extension ErrorCode {
     public static let locked = ErrorCode("locked")
     /// A JSON document is not well formed.
     public static let jsonSyntax = ErrorCode("json-syntax")
+    /// A key that appears more than once in one JSON object (only the last is used).
+    public static let duplicateKey = ErrorCode("duplicate-key")
     /// A value has the wrong type or shape (a string where a number belongs, an unknown key).
     public static let invalidValue = ErrorCode("invalid-value")
     /// A URL that is not one, or not one that may be used here.

@@ -29,6 +29,35 @@ public enum JSONValue: Sendable, Equatable {
     /// Makes a number value from an integer.
     public static func int(_ value: Int) -> JSONValue { .number(Double(value), text: String(value)) }
 
+    /// Every key that appears more than once in one object, anywhere in this value: the JSON
+    /// path of the member (`actions[0].regex`), the key and how many times it appears. Readers
+    /// use the last of them (see the subscript); a file that repeats a key says two things.
+    public func repeatedKeys(at path: String = "") -> [(path: String, key: String, count: Int)] {
+        switch self {
+        case .object(let members):
+            var counts: [String: Int] = [:]
+            for member in members { counts[member.key, default: 0] += 1 }
+            var found: [(path: String, key: String, count: Int)] = []
+            var reported: Set<String> = []
+            for member in members {
+                if let n = counts[member.key], n > 1, reported.insert(member.key).inserted { found.append((Self.path(path, member.key), member.key, n)) }
+            }
+            for member in members { found += member.value.repeatedKeys(at: Self.path(path, member.key)) }
+            return found
+        case .array(let items):
+            return items.enumerated().flatMap { $0.element.repeatedKeys(at: "\(path)[\($0.offset)]") }
+        default:
+            return []
+        }
+    }
+
+    /// `parent.key`, or `parent["key"]` for a key that is not a plain name (`details["ABCDE12345.app"]`).
+    static func path(_ parent: String, _ key: String) -> String {
+        let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
+        if plain { return parent.isEmpty ? key : parent + "." + key }
+        return parent + "[" + JSONWriter.quote(key) + "]"
+    }
+
     /// The member named `key` of an object (the last one when the key repeats), or nil.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
