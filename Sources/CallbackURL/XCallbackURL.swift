@@ -59,7 +59,11 @@ public struct XCallbackURL: Sendable, Equatable {
     /// Parses an x-callback-url; errors say what is wrong. Never traps on hostile input.
     public init(parsing text: String) throws(CallbackError) {
         guard text.utf8.count <= 65_536 else { throw CallbackError(.malformed, "longer than 64 KiB") }
-        guard let sep = text.range(of: "://") else { throw CallbackError(.malformed, "no scheme (expected scheme://x-callback-url/action)") }
+        guard let sep = text.range(of: "://") else {
+            let hasScheme = text.firstIndex(of: ":").map { text[..<$0].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) } && $0 != text.startIndex } ?? false
+            throw CallbackError(.malformed, hasScheme ? "not an x-callback-url: no // after the scheme (expected scheme://x-callback-url/action)"
+                                                      : "no scheme (expected scheme://x-callback-url/action)")
+        }
         let scheme = String(text[..<sep.lowerBound])
         guard let f = scheme.first, f.isASCII, f.isLetter, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
             throw CallbackError(.malformed, "invalid scheme \"\(scheme.prefix(40))\"")

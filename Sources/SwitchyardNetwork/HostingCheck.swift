@@ -171,11 +171,17 @@ public struct HostingCheck: Sendable {
 
     /// The certificates of the PEM file at `path`, or why there are none.
     public static func loadCertificates(_ path: String) -> Result<[NIOSSLCertificate], CAFileProblem> {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
-            return .failure(CAFileProblem(message: reason))
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .failure(CAFileProblem(message: "no such file")) }
+        if isDirectory.boolValue { return .failure(CAFileProblem(message: "it is a directory")) }
+        // Read through a handle: a device or a pipe (/dev/null, <(…)) has no size to read by.
+        let data: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: 16 << 20) ?? Data()
+        } catch {
+            return .failure(CAFileProblem(message: FileManager.default.isReadableFile(atPath: path) ? "it cannot be read" : "permission denied"))
         }
         guard let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(data)), !certificates.isEmpty else {
             return .failure(CAFileProblem(message: "it holds no PEM certificate"))

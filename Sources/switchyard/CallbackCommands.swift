@@ -54,7 +54,7 @@ struct CallbackBuild: ParsableCommand {
     @Option(name: .customLong("param"), help: "A parameter name=value (repeatable).") var parameters: [String] = []
     @Option(help: "Sign with ID=FILE (HMAC-SHA256).") var key: String?
     @Option(help: "Request id for a signed request (default: a new UUID).") var id: String?
-    @Option(help: "Seconds until a signed request expires (at most 30 days).") var expiresIn: Double = 300
+    @Option(parsing: .unconditional, help: "Seconds until a signed request expires (at most 30 days).") var expiresIn: Double = 300
 
     func validate() throws {
         // RFC 3986: a scheme is a letter, then letters, digits, "+", "-" or ".".

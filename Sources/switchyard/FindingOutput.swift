@@ -47,6 +47,11 @@ enum SourceValidation {
                 Output.error("error: \(Output.escaped(source)): \(problem)")
                 throw ExitCode(1)
             }
+            // No host (https:///x): nothing to fetch, said as an invalid input.
+            guard let host = URLComponents(string: source)?.host, !host.isEmpty else {
+                Output.error("error: \(Output.escaped(source)): the URL has no host")
+                throw ExitCode(1)
+            }
             let url = HostingCheck.location(of: source, file: file)
             subject = url
             if scheme != "https" {

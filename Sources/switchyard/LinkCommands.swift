@@ -26,7 +26,7 @@ struct LinkQR: AsyncParsableCommand {
     @Argument(help: "The link's code.") var code: String
     @Option(name: [.short, .long], help: "File to write (- for stdout).") var output: String
     @Option(help: "svg or png (default: from the file's extension).") var format: String?
-    @Option(help: "PNG size in pixels, 64–2048: the largest whole number of pixels per module that fits.") var size = 512
+    @Option(parsing: .unconditional, help: "PNG size in pixels, 64–2048: the largest whole number of pixels per module that fits.") var size = 512
     @Option(help: "The service's configuration (its publicURL makes the link's URL; default: the example configuration).") var config: String?
     @OptionGroup var databaseOption: DatabaseOption
 

@@ -21,7 +21,7 @@ struct ManifestCommand: AsyncParsableCommand {
         @Argument(help: "The manifest file.") var path: String
         @Flag(help: "No network: tests whose scripts need it are skipped.") var offline = false
         @Flag(help: "One JSON object per test, then {\"summary\":{\"passed\":N,\"failed\":N,\"skipped\":N}}.") var json = false
-        @Option(help: "Seconds a script may run.") var timeLimit: Double = 15
+        @Option(parsing: .unconditional, help: "Seconds a script may run.") var timeLimit: Double = 15
         @Flag(help: "Refuse a manifest with entries that cannot be used, instead of skipping them with a warning.") var strict = false
         @OptionGroup var isolation: ScriptIsolationOption
 

@@ -37,9 +37,23 @@ enum Output {
     /// When `error` says the address is taken, says which one and what to do, and exits with 1.
     static func failIfAddressInUse(_ error: any Error, address: String, hint: String) {
         let text = String(describing: error)
-        guard text.contains("Address already in use") || text.contains("errno: 98") || text.contains("EADDRINUSE") else { return }
-        Output.error("error: cannot listen on \(address): the port is already in use; \(hint)")
-        Switchyard.exit(withError: ExitCode(1))
+        if text.contains("Address already in use") || text.contains("errno: 98") || text.contains("EADDRINUSE") {
+            Output.error("error: cannot listen on \(address): the port is already in use; \(hint)")
+            Switchyard.exit(withError: ExitCode(1))
+        }
+        // The other reasons a server cannot start, said in words (not NIO's type names).
+        if text.contains("UnknownHost") {
+            Output.error("error: cannot listen on \(address): the host is not an address or a name this machine resolves (try 127.0.0.1 or 0.0.0.0)")
+            Switchyard.exit(withError: ExitCode(2))
+        }
+        if text.contains("Permission denied") || text.contains("errno: 13") || text.contains("EACCES") {
+            Output.error("error: cannot listen on \(address): permission denied (ports below 1024 need privileges; choose a higher port)")
+            Switchyard.exit(withError: ExitCode(1))
+        }
+        if text.contains("Cannot assign requested address") || text.contains("errno: 99") || text.contains("EADDRNOTAVAIL") {
+            Output.error("error: cannot listen on \(address): no network interface of this machine has that address")
+            Switchyard.exit(withError: ExitCode(2))
+        }
     }
 
     /// Several lines in one write.

@@ -94,7 +94,7 @@ struct RelaySend: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "send", abstract: "Enqueue a URL durably; prints the request id.")
     @Argument(help: "The URL to open (omit with --stdin).") var url: String?
     @Flag(help: "Send one URL per stdin line; each id is printed once its request is durable.") var stdin = false
-    @Option(help: "With --stdin, commit this many lines at a time (group commit).") var batch = 1
+    @Option(parsing: .unconditional, help: "With --stdin, commit this many lines at a time (group commit).") var batch = 1
     @OptionGroup var inboxOption: InboxOption
     @Option(help: "Who is sending (shown to the drainer).") var source = "switchyard relay send"
     @Option(name: .customLong("meta"), help: "Metadata key=value (repeatable).") var metadata: [String] = []
@@ -161,8 +161,8 @@ struct RelayWatch: AsyncParsableCommand {
     var handlerTimeout: Double = 30
     @Option(help: "Append each request's record to FILE (fsynced; an id already in FILE is not written again) instead of opening it.")
     var record: String?
-    @Option(help: "Seconds after which a waiting request is dropped.") var ttl: Double = 24 * 3600
-    @Option(help: "Seconds between safety-net polls.") var poll: Double = 5
+    @Option(parsing: .unconditional, help: "Seconds after which a waiting request is dropped.") var ttl: Double = 24 * 3600
+    @Option(parsing: .unconditional, help: "Seconds between safety-net polls.") var poll: Double = 5
     @Option(help: "Failed deliveries before a request is moved to rejected/ (0: retry forever, holding back the requests behind it).")
     var maxAttempts = RelayWatcher.defaultMaxAttempts
     @Option(help: "Serve the launcher page on HOST:PORT (loopback only; port 0 picks one).") var http: String?

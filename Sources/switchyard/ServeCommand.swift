@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Configuration file (YAML or JSON): apps, hosts, routes, landing pages, invites, limits.") var config: String?
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
-    @Option(help: "Port to listen on (0: any free port).") var port = 8080
+    @Option(parsing: .unconditional, help: "Port to listen on (0: any free port).") var port = 8080
     @OptionGroup var databaseOption: DatabaseOption
     @Option(help: "Log format: json (one object per line) or text.") var logFormat = "json"
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"

@@ -193,6 +193,8 @@ struct ClickFlusher: Service {
             try await hot.store.pruneClaims(expiredBefore: date.addingTimeInterval(-DeferredSettings.keptAfterExpiry),
                                             matchesBefore: date.addingTimeInterval(-matchWindow))
         } catch {
+            // Stopped with the service (its start failed, or SIGTERM): not a storage failure.
+            if Task.isCancelled || "\(error)".contains("CancellationError") { return }
             logger.error("old visit records or claims not deleted; retrying in an hour", metadata: ["error": "\(error)"])
         }
     }
