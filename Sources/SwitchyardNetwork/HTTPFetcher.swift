@@ -157,6 +157,9 @@ extension HTTPFetcher {
     /// The guard's DNS lookup (a blocking `getaddrinfo`) on NIO's thread pool, so no caller — an
     /// event loop, Swift's cooperative pool — waits on it.
     static func resolve(host: String, port: Int, with guardrail: AddressGuard) async throws(FetchError) -> String {
+        // An address written as such needs no lookup: checked here, at once (the thread pool may
+        // be busy with a database's work).
+        if isAddressLiteral(host) { return try guardrail.resolve(host: host, port: port) }
         let result: Result<String, FetchError>
         do {
             result = try await NIOThreadPool.singleton.runIfActive { () -> Result<String, FetchError> in
@@ -166,6 +169,15 @@ extension HTTPFetcher {
             result = .failure(FetchError(code: .networkError, message: "cannot resolve host '\(host)': \(error)", cause: error))
         }
         return try result.get()
+    }
+}
+
+extension HTTPFetcher {
+    /// Whether `host` is an IPv4 address in dotted form or an IPv6 address (bracketed or not).
+    static func isAddressLiteral(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1
     }
 }
 

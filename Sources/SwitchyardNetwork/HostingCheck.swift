@@ -72,13 +72,6 @@ public struct HostingCheck: Sendable {
             report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): the port \(port) is not from 1 to 65535"))
             return report
         }
-        // The address guard, as for every other fetch: checked, then pinned for the connection.
-        let address: String
-        do { address = try await HTTPFetcher.resolve(host: host, port: port, with: AddressGuard(allowPrivate: allowPrivateAddresses)) } catch {
-            let hint = error.code == .networkRefused ? " (--allow-private-addresses fetches it anyway, for a test server)" : ""
-            report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): \(error.message)\(hint); nothing was fetched"))
-            return report
-        }
         var tls = TLSConfiguration.makeClientConfiguration()
         // A connection ended by the deadline is closed without waiting 5 s (NIOSSL's default)
         // for the server's close_notify: a server trickling its answer never sends one.
@@ -92,6 +85,13 @@ public struct HostingCheck: Sendable {
                 report.findings.append(Finding(.error, .tlsFailed, at: "$", "cannot use the CA file '\(trustedCAFile)': \(problem.message); nothing was fetched"))
                 return report
             }
+        }
+        // The address guard, as for every other fetch: checked, then pinned for the connection.
+        let address: String
+        do { address = try await HTTPFetcher.resolve(host: host, port: port, with: AddressGuard(allowPrivate: allowPrivateAddresses)) } catch {
+            let hint = error.code == .networkRefused ? " (--allow-private-addresses fetches it anyway, for a test server)" : ""
+            report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): \(error.message)\(hint); nothing was fetched"))
+            return report
         }
         let timeout = RequestDeadline.amount(self.timeout)
         var configuration = HTTPClient.Configuration(
