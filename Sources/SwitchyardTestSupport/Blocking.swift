@@ -29,11 +29,13 @@ public func blocking<T: Sendable>(limited: Bool = true, _ body: @escaping @Senda
     }
 }
 
-/// The number of `blocking` bodies that may run at once: `SWITCHYARD_TEST_JOBS`, or two per core.
+/// The number of `blocking` bodies that may run at once: `SWITCHYARD_TEST_JOBS`, or one per core.
+/// (Two per core let a 10,000-request relay crash test, the durability script and the batches
+/// fsync at once with the in-process services' databases: their requests took 20 s.)
 public final class BlockingSlots: Sendable {
     /// The slots every `blocking` call shares.
     public static let shared = BlockingSlots(count: ProcessInfo.processInfo.environment["SWITCHYARD_TEST_JOBS"].flatMap { Int($0) }
-                                              ?? 2 * ProcessInfo.processInfo.activeProcessorCount)
+                                              ?? ProcessInfo.processInfo.activeProcessorCount)
 
     /// How many bodies may run at once.
     public let count: Int

@@ -191,10 +191,13 @@ import Testing
         watch.standardError = err
         watch.standardOutput = FileHandle.nullDevice
         try watch.run()
-        try await Task.sleep(for: .milliseconds(1200))
+        // Until the failed attempt and its retry are logged (about 1 s alone; more on a loaded machine).
+        let collected = CLITests.LogCollector(err.fileHandleForReading)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && !(collected.text.contains("retrying in")) { try await Task.sleep(for: .milliseconds(50)) }
         watch.terminate()
         await watch.waitForExit()
-        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = collected.finished()
         #expect(log.contains("not handled: false exited with status 1"))
         #expect(log.contains("retrying in"))
         #expect(try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":1"#))
