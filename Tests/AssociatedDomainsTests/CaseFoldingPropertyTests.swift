@@ -61,46 +61,42 @@ import Testing
         }
     }
 
-    @Test(arguments: [false, true])
-    func compiledMatchingAgreesWithTheReference(caseSensitive: Bool) throws {
-        var rng = SeededGenerator(seed: caseSensitive ? 7 : 11)
-        let pieces = ["a", "A", "x", "Y", "q", "1", "f", "*", "?", "$(upper)", "$(lower)", "$(alpha)", "$(xdigit)", "$(digit)", "$(v)"]
-        let letters = Array("aAxXyYqQfF1z")
-        var disagreements: [String] = []
-        for _ in 0..<400 {
-            var pattern = (0..<Int.random(in: 1...5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+    /// Disagreements between compiled matching and the reference on `patterns` random patterns
+    /// made of `pieces` (`pieceCount` of them) against `texts` random texts of `letters` each.
+    static func disagreements(seed: UInt64, caseSensitive: Bool, patterns: Int, pieces: [String], pieceCount: ClosedRange<Int>,
+                              texts: Int, letters: [Character], textLength: ClosedRange<Int>) throws -> [String] {
+        var rng = SeededGenerator(seed: seed)
+        var found: [String] = []
+        for _ in 0..<patterns {
+            var pattern = (0..<Int.random(in: pieceCount, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
             if pattern.components(separatedBy: "$(v)").count > 3 { pattern = pattern.replacingOccurrences(of: "$(v)", with: "q") }
             let json = ##"{"applinks": {"substitutionVariables": {"v": ["Xy", "q*"]}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"#": "\##(pattern)", "caseSensitive": \##(caseSensitive)}]}]}}"##
             let aasa = try AppSiteAssociation(json: json)
-            for _ in 0..<12 {
-                let text = String((0..<Int.random(in: 0...5, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
+            for _ in 0..<texts {
+                let text = String((0..<Int.random(in: textLength, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
                 let got = aasa.decide("https://e.com/#" + text, for: "ABCDE12345.com.example.app") == .match
                 let want = Self.referenceMatches(pattern, text, caseSensitive: caseSensitive)
-                if got != want { disagreements.append("\(pattern) on \(text): compiled \(got), reference \(want)") }
+                if got != want { found.append("\(pattern) on \(text): compiled \(got), reference \(want)") }
             }
         }
-        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+        return found
+    }
+
+    @Test(arguments: [false, true])
+    func compiledMatchingAgreesWithTheReference(caseSensitive: Bool) throws {
+        let found = try Self.disagreements(
+            seed: caseSensitive ? 7 : 11, caseSensitive: caseSensitive, patterns: 400,
+            pieces: ["a", "A", "x", "Y", "q", "1", "f", "*", "?", "$(upper)", "$(lower)", "$(alpha)", "$(xdigit)", "$(digit)", "$(v)"], pieceCount: 1...5,
+            texts: 12, letters: Array("aAxXyYqQfF1z"), textLength: 0...5)
+        #expect(found.isEmpty, "\(found.prefix(10))")
     }
 
     /// Patterns with many stars against longer texts: the linear matchers (one for patterns
     /// without choices, the automaton for patterns with a variable) agree with the reference.
     @Test func manyStarsAgreeWithTheReference() throws {
-        var rng = SeededGenerator(seed: 23)
-        let pieces = ["a", "b", "*", "*", "?", "$(v)", "$(lower)"]
-        let letters = Array("abqXy")
-        var disagreements: [String] = []
-        for _ in 0..<300 {
-            var pattern = (0..<Int.random(in: 2...8, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
-            if pattern.components(separatedBy: "$(v)").count > 3 { pattern = pattern.replacingOccurrences(of: "$(v)", with: "b") }
-            let json = ##"{"applinks": {"substitutionVariables": {"v": ["Xy", "q*"]}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"#": "\##(pattern)"}]}]}}"##
-            let aasa = try AppSiteAssociation(json: json)
-            for _ in 0..<10 {
-                let text = String((0..<Int.random(in: 0...12, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
-                let got = aasa.decide("https://e.com/#" + text, for: "ABCDE12345.com.example.app") == .match
-                let want = Self.referenceMatches(pattern, text, caseSensitive: true)
-                if got != want { disagreements.append("\(pattern) on \(text): compiled \(got), reference \(want)") }
-            }
-        }
-        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+        let found = try Self.disagreements(
+            seed: 23, caseSensitive: true, patterns: 300, pieces: ["a", "b", "*", "*", "?", "$(v)", "$(lower)"], pieceCount: 2...8,
+            texts: 10, letters: Array("abqXy"), textLength: 0...12)
+        #expect(found.isEmpty, "\(found.prefix(10))")
     }
 }
