@@ -14,6 +14,11 @@ import Glibc
     static let fixture = root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/opener/openerManifest-v4-sample.json").path
 
     static var binary: URL {
+        // SWITCHYARD_CLI_BINARY runs the CLI tests against another build (CI runs the network
+        // and batch suites against the release binary too: a crash once showed only there).
+        if let path = ProcessInfo.processInfo.environment["SWITCHYARD_CLI_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         // The test bundle sits in the build products directory next to the executable.
         let products = Bundle.main.bundleURL.pathExtension == "xctest" ? Bundle.main.bundleURL.deletingLastPathComponent() : Bundle.main.bundleURL
         return products.appendingPathComponent("switchyard")

@@ -410,6 +410,10 @@ public struct LinkEngine: Sendable {
     /// hop of every chain still going together, so a batch of slow links waits about one timeout,
     /// not one per link. `done` runs on this (the executor's) thread between rounds.
     func followRedirectsOnExecutor(_ urls: [String], until done: (String) -> Bool = { _ in false }) -> [(url: String, stopped: String?)] {
+        struct Answer: Sendable {
+            let index: Int
+            let result: Result<FetchResponse, FetchError>
+        }
         struct Chain {
             let start: String
             var current: String
@@ -435,17 +439,23 @@ public struct LinkEngine: Sendable {
             if asked.isEmpty { break }
             let requests = asked.map(\.request)
             // Never throws: each answer or failure is a result of its own.
+            // (The answers are gathered as they come and put in order afterwards: writing each
+            // into a preallocated array from inside the group's loop crashed release builds.)
             let answers = (try? ScriptExecutor.waitForAsync { () async throws(FetchError) -> [Result<FetchResponse, FetchError>] in
-                await withTaskGroup(of: (Int, Result<FetchResponse, FetchError>).self) { group in
+                let arrived = await withTaskGroup(of: Answer.self, returning: [Answer].self) { group in
                     for (k, request) in requests.enumerated() {
                         group.addTask {
-                            do throws(FetchError) { return (k, .success(try await fetcher.fetch(request))) } catch { return (k, .failure(error)) }
+                            do throws(FetchError) { return Answer(index: k, result: .success(try await fetcher.fetch(request))) } catch {
+                                return Answer(index: k, result: .failure(error))
+                            }
                         }
                     }
-                    var out = [Result<FetchResponse, FetchError>](repeating: .failure(FetchError(code: .networkError, message: "not sent")), count: requests.count)
-                    for await (k, result) in group { out[k] = result }
-                    return out
+                    var arrived: [Answer] = []
+                    arrived.reserveCapacity(requests.count)
+                    while let answer = await group.next() { arrived.append(answer) }
+                    return arrived
                 }
+                return arrived.sorted { $0.index < $1.index }.map(\.result)
             }) ?? []
             for (k, (i, _)) in asked.enumerated() {
                 let current = chains[i].current
