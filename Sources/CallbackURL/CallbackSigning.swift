@@ -64,16 +64,28 @@ public final class CallbackVerifier: Sendable {
     }
 
     /// The verified request id, or why the request is refused.
+    ///
+    /// A signed URL carries its scheme and action: give `expectingScheme` and `action` where only
+    /// one kind of URL is an answer (your app's scheme and the action of the response), so a signed
+    /// request meant for another app or action is never taken for one (`not-allowed`).
     @discardableResult
-    public func verify(_ request: XCallbackURL) throws(CallbackError) -> String {
+    public func verify(_ request: XCallbackURL, expectingScheme scheme: String? = nil, action: String? = nil) throws(CallbackError) -> String {
+        if let scheme, request.scheme.lowercased() != scheme.lowercased() {
+            throw CallbackError(.notAllowed, "the URL is for \(request.scheme.prefix(40)):, not \(scheme):")
+        }
+        if let action, request.action != action {
+            throw CallbackError(.notAllowed, "the URL's action is \"\(request.action.prefix(40))\", not \"\(action)\"")
+        }
         guard let sig = request.parameter("x-sy-sig"), let id = request.parameter("x-sy-id"), let kid = request.parameter("x-sy-kid"),
               let expText = request.parameter("x-sy-exp"), let nonce = request.parameter("x-sy-nonce") else {
             throw CallbackError(.unsigned, "the request carries no complete x-sy-id/kid/exp/nonce/sig")
         }
         guard let key = keys[kid] else { throw CallbackError(.unknownKey, "key id \"\(kid.prefix(40))\" is not configured") }
+        // Read before the signature is checked, so that a value that is no number is `malformed`
+        // (a changed one still fails the signature).
+        guard let exp = Int64(expText) else { throw CallbackError(.malformed, "x-sy-exp is not seconds since 1970") }
         let expected = CallbackSigner.signature(request, key)
         guard ConstantTime.equals(expected, sig) else { throw CallbackError(.badSignature, "the signature does not match the request") }
-        guard let exp = Int64(expText) else { throw CallbackError(.malformed, "x-sy-exp is not seconds since 1970") }
         let t = now()
         let expiry = Date(timeIntervalSince1970: Double(exp))
         guard expiry > t else { throw CallbackError(.expired, "the request expired at \(expiry.formatted(.iso8601))") }

@@ -7,7 +7,7 @@ public struct PendingRequest: Sendable, Equatable {
     public var id: String
     /// The x-callback-url action the request asked for.
     public var action: String
-    /// When the request expires; stored to the whole second. `answer(id:)` does not check it.
+    /// When the request expires; stored to the whole second. `answer(id:now:)` refuses an answer after it.
     public var expires: Date
 
     /// A request record, to `register` before the request is sent.
@@ -44,30 +44,65 @@ public struct PendingRequests: Sendable {
         }
     }
 
-    /// Matches a response to its request and marks it answered (once).
-    public func answer(id: String) throws(CallbackError) -> PendingRequest {
+    /// Matches a response to its request and marks it answered (once). A request past its
+    /// expiry at `now` is not waiting any more: `expired`, and it is removed.
+    public func answer(id: String, now: Date = Date()) throws(CallbackError) -> PendingRequest {
         guard Self.isSafeID(id) else { throw CallbackError(.unknownRequest, "no pending request \"\(id.prefix(64))\"") }
         if answered().contains(id) { throw CallbackError(.alreadyAnswered, "request \(id) was already answered") }
-        let path = directory + "/pending/" + id + ".json"
-        guard let data = FileManager.default.contents(atPath: path), let value = try? JSONParser.parse(bytes: Array(data)),
-              let action = value["action"]?.stringValue,
-              case .number(let exp, _)? = value["expires"] else {
-            throw CallbackError(.unknownRequest, "no pending request \(id)")
+        guard let request = pending(id) else { throw CallbackError(.unknownRequest, "no pending request \(id)") }
+        if request.expires <= now {
+            try? DurableFile.removeDurably(directory + "/pending/" + id + ".json")
+            throw CallbackError(.expired, "request \(id) expired at \(ISO8601DateFormatter().string(from: request.expires)); it is not waiting any more")
         }
         do {
-            try DurableFile.append(answeredPath, id + "\n")
-            try DurableFile.removeDurably(path)
+            try DurableFile.append(answeredPath, id + " " + String(Int(request.expires.timeIntervalSince1970)) + "\n")
+            try DurableFile.removeDurably(directory + "/pending/" + id + ".json")
         } catch { throw CallbackError(.io, error.message, cause: error) }
+        return request
+    }
+
+    /// The pending request `id`, if its record is there and readable.
+    func pending(_ id: String) -> PendingRequest? {
+        guard let data = FileManager.default.contents(atPath: directory + "/pending/" + id + ".json"),
+              let value = try? JSONParser.parse(bytes: Array(data)), let action = value["action"]?.stringValue,
+              case .number(let exp, _)? = value["expires"] else { return nil }
         return PendingRequest(id: id, action: action, expires: Date(timeIntervalSince1970: exp))
     }
 
-    /// Ids still waiting.
-    public func waiting() -> [String] {
+    /// Ids still waiting at `now` (not answered, not expired).
+    public func waiting(now: Date = Date()) -> [String] {
+        allPending().filter { id in pending(id).map { $0.expires > now } ?? false }
+    }
+
+    /// Removes the requests that expired before `now`, and forgets answered ids whose requests
+    /// expired before then (an answer for them would be refused as expired anyway); returns the
+    /// ids removed. Call it now and then (at launch): nothing else shrinks the directory.
+    @discardableResult
+    public func removeExpired(now: Date = Date()) throws(CallbackError) -> [String] {
+        var removed: [String] = []
+        for id in allPending() where pending(id).map({ $0.expires <= now }) ?? true {
+            do { try DurableFile.removeDurably(directory + "/pending/" + id + ".json") } catch { throw CallbackError(.io, error.message, cause: error) }
+            removed.append(id)
+        }
+        let lines = ((try? String(contentsOfFile: answeredPath, encoding: .utf8)) ?? "").split(separator: "\n")
+        let kept = lines.filter { line in
+            let parts = line.split(separator: " ")
+            // A line without an expiry (an older record) is kept: its request may still be waiting.
+            guard parts.count == 2, let expires = Double(parts[1]) else { return true }
+            return expires > now.timeIntervalSince1970
+        }
+        if kept.count < lines.count {
+            do { try DurableFile.write(answeredPath, Array(kept.map { $0 + "\n" }.joined().utf8)) } catch { throw CallbackError(.io, error.message, cause: error) }
+        }
+        return removed
+    }
+
+    private func allPending() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory + "/pending")) ?? []).filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
     }
 
     func answered() -> Set<String> {
-        Set(((try? String(contentsOfFile: answeredPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init))
+        Set(((try? String(contentsOfFile: answeredPath, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) })
     }
 
     static func isSafeID(_ id: String) -> Bool {

@@ -102,7 +102,8 @@ public struct XCallbackURL: Sendable, Equatable {
         return out
     }
 
-    /// Decodes %XX and `+` (as a space); nil on a malformed escape or invalid UTF-8.
+    /// Decodes %XX; nil on a malformed escape or invalid UTF-8. A `+` is a plus sign, as RFC 3986,
+    /// Foundation's `URLComponents` and LinkRouting read it (`phone=+15551234`), not a space.
     public static func decode<S: StringProtocol>(_ s: S) -> String? {
         var bytes: [UInt8] = []
         var it = Array(s.utf8)[...]
@@ -110,8 +111,6 @@ public struct XCallbackURL: Sendable, Equatable {
             if b == UInt8(ascii: "%") {
                 guard it.count >= 2, let hi = hex(it.popFirst()!), let lo = hex(it.popFirst()!) else { return nil }
                 bytes.append(hi << 4 | lo)
-            } else if b == UInt8(ascii: "+") {
-                bytes.append(UInt8(ascii: " "))
             } else {
                 bytes.append(b)
             }

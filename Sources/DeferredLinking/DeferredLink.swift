@@ -19,7 +19,7 @@ import SwitchyardCore
 /// so the next launch tries again (the token stays valid for the service's `claimLifetime`).
 public struct DeferredLink: Sendable {
     /// What a redeemed token stood for.
-    public struct Claim: Sendable, Equatable {
+    public struct Claim: Sendable, Hashable, Codable {
         /// The stored link's code (nil for a route's page, such as `/join/{groupId}`).
         public var code: String?
         /// The app link (custom scheme) the landing page offered.
@@ -104,12 +104,12 @@ public struct DeferredLink: Sendable {
     public let service: URL
     /// Written once the first launch's work is done.
     public let markerFile: URL
-    /// How requests reach the link service (`URLSessionTransport` by default).
+    /// How requests reach the link service (`URLSessionDeferredLinkTransport` by default).
     public let transport: any DeferredLinkTransport
 
     /// A client of the link service at `service` that records its first run in `markerFile`; nothing is
     /// read or sent until it is asked to.
-    public init(service: URL, markerFile: URL, transport: any DeferredLinkTransport = URLSessionTransport()) {
+    public init(service: URL, markerFile: URL, transport: any DeferredLinkTransport = URLSessionDeferredLinkTransport()) {
         self.service = service
         self.markerFile = markerFile
         self.transport = transport
@@ -154,8 +154,9 @@ public struct DeferredLink: Sendable {
 
     /// The first launch's work: look for a token (the install referrer first; the pasteboard is
     /// read only when there is none, and only through `pasteboard`), redeem it, write the marker.
-    /// - Throws: ``Failure/unreachable(_:cause:)`` (no marker written: the next launch tries again),
-    ///   ``Failure/unexpectedAnswer(status:body:)``, ``Failure/marker(_:cause:)``.
+    /// - Throws: ``Failure/unreachable(_:cause:)`` (no marker written: the next launch tries again;
+    ///   also for 429 and 5xx), ``Failure/unexpectedAnswer(status:body:)`` (for a 4xx the marker is
+    ///   written: the same question would get the same answer), ``Failure/marker(_:cause:)``.
     /// - Parameters:
     ///   - installReferrer: The Play install referrer string (Android), when the app has it.
     ///   - pasteboard: Reads the pasteboard's URL as text (iOS); called at most once, only when
@@ -170,16 +171,27 @@ public struct DeferredLink: Sendable {
         guard !hasRun else { return .alreadyRan }
         guard let token = installReferrer.flatMap(Self.token(fromInstallReferrer:)) ?? token(fromPasteboard: pasteboard()) else {
             if let platform = matchingPlatform {
-                let outcome = try await match(platform: platform)
+                let outcome = try await settled { () async throws(Failure) -> Outcome in try await match(platform: platform) }
                 try writeMarker()
                 return outcome == .refused(status: 404, code: .noMatch) ? .noToken : outcome
             }
             try writeMarker()
             return .noToken
         }
-        let outcome = try await claim(token)
+        let outcome = try await settled { () async throws(Failure) -> Outcome in try await claim(token) }
         try writeMarker()
         return outcome
+    }
+
+    /// `body`'s outcome; when the service gave a definite answer this client does not take (a
+    /// 4xx other than 429, such as 403 `matching-disabled`), the marker is written before the
+    /// failure is thrown: asking again on every launch would get the same answer (and read the
+    /// pasteboard again). Only an unreachable service or a busy one (429, 5xx) is retried.
+    private func settled(_ body: () async throws(Failure) -> Outcome) async throws(Failure) -> Outcome {
+        do { return try await body() } catch {
+            if error.code == .unexpectedAnswer, let status = error.status, (400..<500).contains(status), status != 429 { try writeMarker() }
+            throw error
+        }
     }
 
     /// Redeems a token: `POST <service>/api/deferred/claim` `{"token": "…"}`.

@@ -5,14 +5,14 @@ import FoundationNetworking
 #endif
 
 /// How ``DeferredLink`` talks to the link service: one JSON POST. Inject your own (a test's, or
-/// your app's networking layer); ``URLSessionTransport`` is the default.
+/// your app's networking layer); ``URLSessionDeferredLinkTransport`` is the default.
 public protocol DeferredLinkTransport: Sendable {
     /// POSTs `json` to `url` and returns the status and body of the answer.
     func post(_ url: URL, json: Data) async throws -> (status: Int, body: Data)
 }
 
 /// ``DeferredLinkTransport`` over `URLSession` (10 s timeout).
-public struct URLSessionTransport: DeferredLinkTransport {
+public struct URLSessionDeferredLinkTransport: DeferredLinkTransport {
     /// The session requests are made with.
     public let session: URLSession
 

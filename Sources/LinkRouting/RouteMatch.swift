@@ -1,6 +1,7 @@
 import SwitchyardCore
-/// A routed URL: the route's name and its typed parameters.
-public struct RouteMatch: Sendable, Equatable, CustomStringConvertible {
+/// A routed URL: the route's name and its typed parameters. `Hashable` and `Codable`, so it can go
+/// into a `NavigationPath` or be saved for state restoration as it is.
+public struct RouteMatch: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Name of the matched route.
     public var route: String
     /// Index of the route in its table.

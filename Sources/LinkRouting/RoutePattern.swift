@@ -59,7 +59,7 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A parameter's typed value.
-public indirect enum RouteValue: Sendable, Equatable, CustomStringConvertible {
+public indirect enum RouteValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case string(String)
     case int(Int)
     /// A UUID in canonical lower-case form.

@@ -93,7 +93,8 @@ public struct Inbox: Sendable {
         try FileSystem.rename(staging, requests + "/" + name)
         try FileSystem.syncDirectory(requests)
         #if canImport(Darwin)
-        DirectoryWatch.post(directory)
+        // The name the watcher listens on: the requests directory (see InboxWatcher.run).
+        DirectoryWatch.post(requests)
         #endif
         return name
     }

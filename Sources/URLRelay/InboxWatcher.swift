@@ -61,11 +61,12 @@ public struct InboxWatcher: Sendable {
                 continue
             }
             backoff = 0
-            // Wait for a ping in short slices so that shutdown is noticed quickly.
-            var waited = 0.0
-            while waited < pollInterval && !Task.isCancelled {
-                if await Self.wait(watch, 0.25) { break }
-                waited += 0.25
+            // One wait for a ping (or the poll interval); cancelling the task ends it at once.
+            let interval = pollInterval
+            _ = await withTaskCancellationHandler {
+                await Self.wait(watch, interval)
+            } onCancel: {
+                watch.interrupt()
             }
         }
     }

@@ -106,7 +106,9 @@ public struct OpenPolicy: Sendable {
         if let reason = check(url) { return .deny(reason: reason) }
         let scheme = Self.scheme(of: url)!
         recent = recent.filter { now - $0.value < debounce }
-        if recent[url] != nil { return .deny(reason: "duplicate of a request \(String(format: "%.2f", debounce)) s ago (collapsed)") }
+        if let first = recent[url] {
+            return .deny(reason: "duplicate of a request \(String(format: "%.2f", now - first)) s ago, within the \(String(format: "%g", debounce)) s window (collapsed)")
+        }
         if let updated { tokens = min(burst, tokens + (now - updated) * perSecond) }
         updated = now
         guard tokens >= 1 else { return .deny(reason: "rate limit: more than \(Int(burst)) opens at once or \(perSecond)/s") }

@@ -23,6 +23,9 @@ final class DirectoryWatch: @unchecked Sendable {
 
     func wait(timeout: Double) -> Bool { semaphore.wait(timeout: .now() + timeout) == .success }
 
+    /// Ends a `wait` in progress (or the next one) at once.
+    func interrupt() { semaphore.signal() }
+
     static func post(_ directory: String) { notify_post("switchyard.relay." + directory) }
 }
 #endif

@@ -6,6 +6,10 @@ import Foundation
 /// Wake-up on Linux: inotify on the inbox's `requests/` directory (a rename into it is a new request).
 final class DirectoryWatch: @unchecked Sendable {
     private let fd: Int32
+    /// A pipe: `interrupt()` writes a byte to `wakeWrite` to end a `wait` early (the watcher was
+    /// cancelled); `wait` drains `wakeRead`.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
 
     init(_ directory: String) throws(RelayError) {
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
@@ -14,18 +18,42 @@ final class DirectoryWatch: @unchecked Sendable {
             close(fd)
             throw RelayError(.io, "\(directory): inotify_add_watch: \(FileSystem.errorText())")
         }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            close(fd)
+            throw RelayError(.io, "pipe: \(FileSystem.errorText())")
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        close(wakeRead)
+        close(wakeWrite)
+    }
 
-    /// Blocks until something arrives or `timeout` seconds pass; true when woken by an event.
+    /// Blocks until something arrives, `interrupt()` is called, or `timeout` seconds pass; true
+    /// when woken by an event in the directory.
     func wait(timeout: Double) -> Bool {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let r = poll(&p, 1, Int32(timeout * 1000))
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        let r = poll(&fds, 2, Int32(min(timeout, 86_400) * 1000))
         guard r > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 4096)
+        if fds[1].revents != 0 { while buffer.withUnsafeMutableBytes({ read(wakeRead, $0.baseAddress, $0.count) }) > 0 {} }
+        guard fds[0].revents != 0 else { return false }
         while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
         return true
+    }
+
+    /// Ends a `wait` in progress (or the next one) at once.
+    func interrupt() {
+        var one: UInt8 = 1
+        _ = write(wakeWrite, &one, 1)
     }
 }
 #endif

@@ -67,6 +67,63 @@ import Testing
         #expect(throws: CallbackError.self) { try store.register(PendingRequest(id: "a/b", action: "x", expires: Date())) }
     }
 
+    @Test func aSignedURLForAnotherSchemeOrActionIsRefused() throws {
+        let key = Array("0123456789abcdef0123456789abcdef".utf8)
+        let signer = CallbackSigner(keyID: "k1", secret: key)
+        let verifier = CallbackVerifier(keys: ["k1": key])
+        let request = XCallbackURL(scheme: "helper", action: "export", success: "plur://x-callback-url/ok")
+        let expires = Date().addingTimeInterval(60)
+        // A request signed for the helper is not an answer to Plur, though the key is shared.
+        do { try verifier.verify(signer.sign(request, requestID: "a", expires: expires, nonce: "a"), expectingScheme: "plur"); Issue.record("another app's URL accepted") } catch {
+            #expect(error.code == .notAllowed && error.message.contains("helper:"), "\(error)")
+        }
+        do { try verifier.verify(signer.sign(request, requestID: "b", expires: expires, nonce: "b"), expectingScheme: "helper", action: "delete"); Issue.record("another action accepted") } catch {
+            #expect(error.code == .notAllowed && error.message.contains("export"), "\(error)")
+        }
+        #expect(try verifier.verify(signer.sign(request, requestID: "c", expires: expires, nonce: "c"), expectingScheme: "HELPER", action: "export") == "c")
+        // An x-sy-exp that is no number is malformed, whatever the signature.
+        var bad = signer.sign(request, requestID: "d", expires: expires, nonce: "d")
+        bad.parameters = bad.parameters.map { $0.name == "x-sy-exp" ? ($0.name, "soon") : $0 }
+        do { try verifier.verify(bad); Issue.record("malformed expiry accepted") } catch { #expect(error.code == .malformed, "\(error)") }
+    }
+
+    @Test func aPlusInAParameterIsAPlusSign() throws {
+        let parsed = try XCallbackURL(parsing: "plur://x-callback-url/call?phone=+15551234&name=a%2Bb+c")
+        #expect(parsed.parameter("phone") == "+15551234")
+        #expect(parsed.parameter("name") == "a+b+c")
+        // And it survives a round trip.
+        let built = XCallbackURL(scheme: "plur", action: "call", parameters: [("phone", "+1 555")])
+        #expect(try XCallbackURL(parsing: built.url).parameter("phone") == "+1 555")
+    }
+
+    @Test func anExpiredRequestIsNotAnsweredAndIsCleanedUp() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID().uuidString)").path
+        let store = try PendingRequests(directory: dir)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try store.register(PendingRequest(id: "soon", action: "export", expires: t0.addingTimeInterval(10)))
+        try store.register(PendingRequest(id: "later", action: "export", expires: t0.addingTimeInterval(100)))
+        try store.register(PendingRequest(id: "answered", action: "export", expires: t0.addingTimeInterval(20)))
+        #expect(try store.answer(id: "answered", now: t0).id == "answered")
+        #expect(store.waiting(now: t0) == ["later", "soon"])
+        // Past its expiry a request is neither waiting nor answerable, and its record goes.
+        #expect(store.waiting(now: t0.addingTimeInterval(11)) == ["later"])
+        do { _ = try store.answer(id: "soon", now: t0.addingTimeInterval(11)); Issue.record("expired request answered") } catch {
+            #expect(error.code == .expired, "\(error)")
+        }
+        do { _ = try store.answer(id: "soon", now: t0.addingTimeInterval(11)); Issue.record("answered after removal") } catch {
+            #expect(error.code == .unknownRequest, "\(error)")
+        }
+        // removeExpired clears expired records and the answered ids that no longer matter; an
+        // answered id still within its expiry stays answered.
+        try store.register(PendingRequest(id: "stale", action: "export", expires: t0.addingTimeInterval(15)))
+        #expect(try store.removeExpired(now: t0.addingTimeInterval(16)) == ["stale"])
+        do { _ = try store.answer(id: "answered", now: t0.addingTimeInterval(16)); Issue.record("answered twice") } catch { #expect(error.code == .alreadyAnswered) }
+        #expect(try store.removeExpired(now: t0.addingTimeInterval(21)) == [])
+        let answeredFile = try String(contentsOfFile: dir + "/answered", encoding: .utf8)
+        #expect(!answeredFile.contains("answered"), "\(answeredFile)")
+        #expect(try store.answer(id: "later", now: t0.addingTimeInterval(21)).id == "later")
+    }
+
     @Test func callbacksOpenOnlyWhenAllowed() throws {
         let allow = CallbackAllowlist(["plur://x-callback-url/", "https://rabble.community/cb/"])
         try allow.check("plur://x-callback-url/ok?x=1")

@@ -94,6 +94,18 @@ struct Offline: Error {}
         #expect(c.hasRun)
     }
 
+    /// A definite refusal (403 `matching-disabled`, 400) gets the same answer on every launch:
+    /// the marker is written, so the pasteboard is not read again at each start. 429 and 5xx are
+    /// the service being busy or away: tried again.
+    @Test func aDefiniteRefusalIsNotAskedAgainAtEveryLaunch() async throws {
+        for (status, code, retried) in [(403, "matching-disabled", false), (400, "invalid-claim-token", false), (429, "rate-limited", true), (500, "internal", true)] {
+            let transport = FakeTransport([.success((status, #"{"error":{"code":"\#(code)","message":"x"}}"#))])
+            let c = client(transport)
+            await #expect(throws: DeferredLink.Failure.self) { try await c.runOnFirstLaunch(pasteboard: { "https://rabble.community/d/\(Self.token)" }) }
+            #expect(c.hasRun == !retried, "HTTP \(status): marker written \(c.hasRun)")
+        }
+    }
+
     @Test func anAnswerOutsideTheAPIIsAnError() async throws {
         let c = client(FakeTransport([.success((200, "<html>")), .success((400, #"{"error":{"code":"invalid-claim-token","message":"x"}}"#))]))
         await #expect(throws: DeferredLink.Failure.unexpectedAnswer(status: 200, body: "<html>")) { try await c.claim(Self.token) }

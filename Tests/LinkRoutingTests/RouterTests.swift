@@ -78,6 +78,20 @@ enum PlurDestination: Equatable {
         #expect(try PlurTable.load().route(url) == .unmatched(reason: reason))
     }
 
+    /// A match goes into a `NavigationPath` (Hashable) and state restoration (Codable) as it is.
+    @Test func aMatchIsHashableAndSurvivesEncoding() throws {
+        let router = try LinkRouter(hosts: ["example.com"], routes: [
+            Route(name: "tab", pattern: "/tabs/{tab:home|search}/{id:uuid}", query: [("page", "page:int?")]),
+        ])
+        let match = try #require(router.route("https://example.com/tabs/search/3F2504E0-4F89-11D3-9A0C-0305E82C3301?page=3").match)
+        let decoded = try JSONDecoder().decode(RouteMatch.self, from: JSONEncoder().encode(match))
+        #expect(decoded == match)
+        #expect(decoded.int("page") == 3 && decoded["id"] == .uuid("3f2504e0-4f89-11d3-9a0c-0305e82c3301"))
+        #expect(Set([match, decoded]).count == 1)
+        let other = try #require(router.route("https://example.com/tabs/home/3F2504E0-4F89-11D3-9A0C-0305E82C3301").match)
+        #expect(Set([match, other]).count == 2)
+    }
+
     @Test func typedParametersAndEnumerations() throws {
         let router = try LinkRouter(hosts: ["example.com"], routes: [
             Route(name: "item", pattern: "/items/{id:int}"),

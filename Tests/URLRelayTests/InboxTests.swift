@@ -151,8 +151,12 @@ import URLRelayService
         #expect(got.ids == [r.id])
         // Milliseconds when idle; the bound is loose for a loaded machine and still far below the poll.
         #expect(ContinuousClock.now - start < .seconds(10), "woken by inotify, not by the 30 s poll")
+        // Waiting on one 30 s poll, the watcher still stops at once when cancelled.
+        try await Task.sleep(for: .milliseconds(200))
+        let stopping = ContinuousClock.now
         task.cancel()
         _ = try? await task.value
+        #expect(ContinuousClock.now - stopping < .seconds(5), "stopped \(ContinuousClock.now - stopping) after cancel")
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import SwitchyardCore
 
 /// Why an association file could not be read at all.

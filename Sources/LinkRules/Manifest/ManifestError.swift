@@ -1,3 +1,4 @@
+import Foundation
 import SwitchyardCore
 
 /// The error thrown when a manifest cannot be used at all: it is not JSON, not an object, or

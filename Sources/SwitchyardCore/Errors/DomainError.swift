@@ -1,3 +1,5 @@
+import Foundation
+
 /// Marks the errors of one module apart from another's, for ``DomainError``: a module declares
 /// an empty enum conforming to this and names its error type after it
 /// (`public typealias RelayError = DomainError<RelayErrors>`), so that a function says which

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one shape of every error Switchyard's modules throw: a stable ``ErrorCode`` to switch on,
 /// a human ``message``, where the problem is (``location``: a file, a line and column, a JSON or
 /// YAML key path) and what caused it (``cause``: the underlying error, when there was one).
@@ -7,16 +9,21 @@
 ///
 /// ```swift
 /// do {
-///     let manifest = try ManifestLoader.load(contentsOf: url)
+///     let manifest = try Manifest(contentsOf: "manifest.json")   // throws(ManifestError)
+///     print(manifest.actions.count)
 /// } catch {
-///     if error.code == .jsonSyntax, let where = error.location { print("syntax error at \(where)") }
-///     print(error)   // "manifest.json:12:7: expected ',' or '}'"
+///     // `error` is a ManifestError: its code, message and location are at hand.
+///     if error.code == .jsonSyntax, let place = error.location { print("syntax error at \(place)") }
+///     print(error)   // "manifest.json: line 12, column 7: invalid JSON: …"
 /// }
 /// ```
 ///
+/// It is a `LocalizedError` too: `error.localizedDescription` (what SwiftUI's alerts and most
+/// app code show) is ``description``, not Foundation's generic text.
+///
 /// Codes are compared with their constants (`.scriptTimeout`, `.notFound`), never with string
 /// literals; a new code never breaks a caller, because ``ErrorCode`` is a struct, not an enum.
-public protocol SwitchyardError: Error, Sendable, CustomStringConvertible {
+public protocol SwitchyardError: LocalizedError, Sendable, CustomStringConvertible {
     /// What went wrong, stable across releases: switch on it.
     var code: ErrorCode { get }
     /// What went wrong and why, for people.
@@ -38,6 +45,9 @@ extension SwitchyardError {
         guard let location, !location.isEmpty else { return message }
         return "\(location): \(message)"
     }
+
+    /// The ``description``: what `localizedDescription` shows.
+    public var errorDescription: String? { description }
 
     /// The chain of causes, this error first: for logs that want every layer.
     public var causes: [any Error] {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A file operation that failed: `io` (with the system's reason) or `locked` (another process
 /// holds the lock).
 public struct FileError: SwitchyardError, Equatable {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A strict RFC 8259 JSON parser that keeps object key order and reports errors by line and column.
 public struct JSONParser {
     /// A syntax error with its 1-based line and column.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An http(s) URL read the way browsers read it (the WHATWG URL Standard), or refused.
 ///
 /// The service decides where a link may send people by its host, and then puts the URL into a
