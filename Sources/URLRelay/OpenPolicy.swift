@@ -18,7 +18,7 @@ public enum PolicyDecision: Sendable, Equatable {
 /// ```
 public struct OpenPolicy: Sendable {
     /// Schemes never opened, whatever else is configured.
-    public static let alwaysDenied: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "filesystem"]
+    public static let alwaysDenied: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "filesystem", "jar"]
 
     /// Only these schemes (empty: any scheme not denied).
     public var allowedSchemes: Set<String>
@@ -45,7 +45,8 @@ public struct OpenPolicy: Sendable {
     private var updated: Double?
     private var recent: [String: Double] = [:]
 
-    /// A policy with these rules; schemes and hosts are lower-cased. By default any
+    /// A policy with these rules; schemes are lower-cased, hosts written as a browser writes them
+    /// (lower-cased, internationalised names as `xn--`). By default any
     /// URL of up to 8192 bytes whose scheme is not in `alwaysDenied` is allowed, at
     /// 5 opens a second in bursts of 10, a repeat within 1 s collapsed.
     public init(allowedSchemes: Set<String> = [], deniedSchemes: Set<String> = [], allowedHosts: [String] = [], deniedHosts: [String] = [],
@@ -53,8 +54,8 @@ public struct OpenPolicy: Sendable {
                 debounce: Double = 1, maximumLength: Int = 8192) {
         self.allowedSchemes = Set(allowedSchemes.map { $0.lowercased() })
         self.deniedSchemes = Set(deniedSchemes.map { $0.lowercased() })
-        self.allowedHosts = allowedHosts.map { $0.lowercased() }
-        self.deniedHosts = deniedHosts.map { $0.lowercased() }
+        self.allowedHosts = allowedHosts.map(Self.hostPattern)
+        self.deniedHosts = deniedHosts.map(Self.hostPattern)
         self.trustedSchemes = Set(trustedSchemes.map { $0.lowercased() })
         self.trustedDelay = trustedDelay
         self.perSecond = perSecond
@@ -122,6 +123,15 @@ public struct OpenPolicy: Sendable {
         let s = url[..<colon].lowercased()
         guard let f = s.first, f.isLetter, s.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
         return s
+    }
+
+    /// A configured host (or `*.` pattern) written as a browser writes the host it goes to
+    /// (`Bücher.example` as `xn--bcher-kva.example`), so that it compares with `BrowserURL.host`.
+    static func hostPattern(_ pattern: String) -> String {
+        let wildcard = pattern.hasPrefix("*.")
+        let name = wildcard ? String(pattern.dropFirst(2)) : pattern
+        let host = BrowserURL.host("http://" + name + "/") ?? name.lowercased()
+        return wildcard ? "*." + host : host
     }
 
     static func host(_ host: String, matches pattern: String) -> Bool {

@@ -40,6 +40,60 @@ import Testing
         #expect(got == c.expected)
     }
 
+    /// The host a browser goes to, for every entry of the conformance data with a special scheme
+    /// (non-ASCII, percent-encoded, IPv4 and IPv6 forms included): the same host, or nil where
+    /// browsers fail to parse the URL.
+    @Test func readsTheHostAsBrowsersDo() throws {
+        let special = ["http:", "https:", "ws:", "wss:", "ftp:"]
+        var compared = 0, refused = 0
+        var disagreements: [String] = []
+        for entry in try WebURLTests.conformanceData() {
+            guard let input = entry["input"]?.stringValue else { continue }
+            let base = entry["base"]?.stringValue
+            if let base, !special.contains(where: { base.hasPrefix($0) }) { continue }
+            let absolute = base.map { BrowserURL.resolve(input, against: $0) } ?? input
+            if entry["failure"] != nil {
+                // Absolute inputs only (a special scheme): then the base plays no part.
+                guard special.contains(where: { input.lowercased().hasPrefix($0) }) else { continue }
+                refused += 1
+                if let host = BrowserURL.host(input) { disagreements.append("\(input.debugDescription): \(host), browsers fail") }
+                continue
+            }
+            guard let href = entry["href"]?.stringValue, special.contains(where: { href.hasPrefix($0) }),
+                  let hostname = entry["hostname"]?.stringValue, !hostname.isEmpty else { continue }
+            compared += 1
+            let got = absolute.flatMap(BrowserURL.host)
+            if got != hostname { disagreements.append("\(input.debugDescription) base \(base ?? "none"): \(got ?? "nil"), browsers \(hostname)") }
+        }
+        #expect(compared >= 80 && refused >= 10, "\(compared) hosts and \(refused) failures compared")
+        #expect(disagreements.isEmpty, "\(disagreements.count): \(disagreements.joined(separator: "\n"))")
+    }
+
+    /// Hosts that read one way to a naive check and another to a browser: the host lists of an
+    /// open policy compare what the browser goes to.
+    @Test(arguments: [
+        ("https://ev%C2%ADil.example/", "evil.example"),
+        ("https://evil\u{AD}.example/", "evil.example"),
+        ("https://evil\u{3002}example/", "evil.example"),
+        ("https://evil\u{FF0E}example/", "evil.example"),
+        ("https://\u{FF45}vil.example/", "evil.example"),
+        ("https://EVIL.example/", "evil.example"),
+        ("http://0x7f.1/", "127.0.0.1"),
+        ("http://2130706433/", "127.0.0.1"),
+        ("http://0177.0.0.1./", "127.0.0.1"),
+        ("https://bücher.example/", "xn--bcher-kva.example"),
+        ("https://@evil.example/", "evil.example"),
+    ])
+    func hostsAreReadAsTheBrowserGoes(_ input: String, _ host: String) {
+        #expect(BrowserURL.host(input) == host)
+    }
+
+    @Test(arguments: ["http://1.2.3.4.5/", "http://256.0.0.1/", "http://0x100000000/", "http://08.0.0.1/", "https://a b.example/",
+                      "https://a%20b.example/", "https://a<b.example/", "https://x\u{200E}.example/", "https://x\u{3164}.example/", "https://%FF.example/"])
+    func hostsBrowsersRefuseAreRefused(_ input: String) {
+        #expect(BrowserURL.host(input) == nil)
+    }
+
     /// Every entry of the conformance data in the part this reads — ASCII input without characters a
     /// browser percent-encodes, no IPv4 number forms, no user info to re-encode — gives the href
     /// browsers give. The rest is not claimed (and is counted).

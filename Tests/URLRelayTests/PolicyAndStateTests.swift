@@ -38,6 +38,14 @@ import URLRelay
         Case(url: "https://rabble.com%00munity/x", expected: .deny(reason: "a web URL needs a host a browser can go to (none, or one with a character no host may hold, such as %00)")),
         Case(url: "https://evil.example\\@rabble.community/x", expected: .deny(reason: "host evil.example is not allowed")),
         Case(url: "filesystem:https://rabble.community/x", expected: .deny(reason: "scheme filesystem: is denied")),
+        Case(url: "jar:file:///tmp/a.zip!/x.html", expected: .deny(reason: "scheme jar: is denied")),
+        // A host written so that a naive comparison misses the denied one a browser goes to:
+        // a percent-encoded soft hyphen, ideographic dots, full-width letters.
+        Case(url: "https://ad%C2%ADs.rabble.community/x", expected: .deny(reason: "host ads.rabble.community is denied")),
+        Case(url: "https://ads\u{3002}rabble\u{FF0E}community/x", expected: .deny(reason: "host ads.rabble.community is denied")),
+        Case(url: "https://\u{FF41}ds.rabble.community/x", expected: .deny(reason: "host ads.rabble.community is denied")),
+        // Letters that draw nothing.
+        Case(url: "plur://group/a\u{3164}b", expected: .deny(reason: "the URL contains the invisible format character U+3164 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
         // Bytes that were not UTF-8 arrive as U+FFFD: storing it would change the URL.
         Case(url: "plur://group/\u{FFFD}", expected: .deny(reason: "the URL contains U+FFFD, the replacement for bytes that are not UTF-8 (percent-encode them)")),
         // Other non-ASCII text is fine.

@@ -26,7 +26,7 @@ struct Unwrapper: Sendable {
 
     /// Schemes a browser never navigates to from a redirect or a wrapper link (script, local
     /// file and in-memory URLs): such a target is not an unwrapped URL.
-    static let neverFollowedSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "about"]
+    static let neverFollowedSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "about", "filesystem", "jar"]
 
     /// True when `url`'s scheme is one of `neverFollowedSchemes` (case-insensitive, as browsers
     /// compare schemes, leading spaces and controls ignored as browsers strip them).

@@ -134,15 +134,10 @@ public enum BrowserURL {
             host = authority[..<colon]
             port = authority[authority.index(after: colon)...]
         }
-        guard !host.isEmpty else { return nil }
-        if host.contains("%") {
-            // A host is read percent-decoded; one that then holds a character no host may hold
-            // (`%5C` is `\\`) is no URL at all.
-            guard let decoded = host.removingPercentEncoding,
-                  !decoded.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || "#%/:<>?@[\\]^|".unicodeScalars.contains($0) })
-            else { return nil }
-            host = Substring(decoded)
-        }
+        // Read as a browser reads it (decoded, mapped, IPv4 forms as dotted decimal), or refused.
+        guard let browserHost = BrowserHost.parse(host) else { return nil }
+        // User info that is empty (`https://@host/`, `https://:@host/`) is not kept.
+        if userinfo == "@" || userinfo == ":@" { userinfo = "" }
         var portText = ""
         if let port, !port.isEmpty {
             let digits = port.drop { $0 == "0" }
@@ -153,7 +148,7 @@ public enum BrowserURL {
         let path = removingDotSegments(afterAuthority[..<queryStart].replacingOccurrences(of: "\\", with: "/"))
         var out = scheme + "://"
         out += userinfo
-        out += lowercasedASCII(host)
+        out += browserHost
         out += portText
         out += path
         out += afterAuthority[queryStart...]

@@ -8,12 +8,16 @@ extension Unicode.Scalar {
     /// U+202A–U+202E, U+2066–U+2069), the line and paragraph separators (U+2028, U+2029), and the
     /// characters that show nothing at all — zero width space U+200B, word joiner and invisible
     /// operators U+2060–U+2064, zero width no-break space (byte order mark) U+FEFF, soft hyphen
-    /// U+00AD, combining grapheme joiner U+034F, Mongolian vowel separator U+180E. (The zero
-    /// width joiners U+200C and U+200D stay: scripts and emoji sequences need them.)
+    /// U+00AD, combining grapheme joiner U+034F, Mongolian vowel separator U+180E —, and the
+    /// letters that draw nothing (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 and the braille
+    /// blank U+2800). (The zero width joiners U+200C and U+200D stay: scripts and emoji sequences
+    /// need them.)
     public var isDeceptiveFormat: Bool {
         (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x2028 || value == 0x2029
             || value == 0x200E || value == 0x200F || value == 0x061C
             || value == 0x200B || (0x2060...0x2064).contains(value) || value == 0xFEFF || value == 0x00AD || value == 0x034F || value == 0x180E
+            // Letters that draw nothing: the Hangul fillers, the half-width one, the braille blank.
+            || value == 0x115F || value == 0x1160 || value == 0x3164 || value == 0xFFA0 || value == 0x2800
     }
 
     /// A control character or a deceptive format character: not to be shown as it is.
