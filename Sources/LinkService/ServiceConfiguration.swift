@@ -177,6 +177,9 @@ public struct ServiceConfiguration: Sendable {
         return .object(keys)
     }()
 
+    /// The first path segments the service answers itself: no universal-link route may claim them.
+    public static let servicePaths: Set<String> = ["admin", "api", "healthz", "metrics", "openapi.json", ".well-known", "apple-app-site-association"]
+
     /// Reads a configuration already parsed into a JSON value, checking it against ``shape`` first; sections that are absent keep their defaults.
     /// Throws ``ConfigurationError`` naming the key at fault.
     public init(document: JSONValue) throws(ConfigurationError) {
@@ -208,6 +211,16 @@ public struct ServiceConfiguration: Sendable {
         }
         webcredentials = document["webcredentials"] == .bool(true)
         do { router = try LinkRouter(document: document) } catch { throw ConfigurationError(error.message) }
+        for route in router.routes where route.kind == .universal && !route.exclude {
+            // A universal link on the service's own paths would send the dashboard or the API
+            // to the app (the AASA claims the path) and shadow the service's answer.
+            var path = Substring(route.pattern)
+            if let sep = path.range(of: "://") { path = path[sep.upperBound...].drop { $0 != "/" } }
+            let first = path.split(separator: "/").first.map { $0.lowercased() }
+            if let first, Self.servicePaths.contains(first) {
+                throw ConfigurationError("routes.\(route.name): the pattern \(JSONWriter.quote(route.pattern)) claims /\(first), a path the service answers itself (\(Self.servicePaths.sorted().map { "/" + $0 }.joined(separator: ", "))); choose another path or mark the route exclude: true")
+            }
+        }
         publicURL = "https://" + (router.hosts.first ?? "localhost")
         codeAlphabet = Array("23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ")
         codeLength = 8

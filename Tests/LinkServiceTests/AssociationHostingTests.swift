@@ -112,6 +112,8 @@ import Testing
         RefusedCase(yaml: "landing: {webURL: \"https://evil.example/\"}", message: "landing.webURL: host evil.example is not one of the configuration's hosts or service.redirectHosts"),
         RefusedCase(yaml: "landing: {image: \"https://e.com:99999/x.png\"}", message: #"landing.image: "https://e.com:99999/x.png": the URL has a port above 65535"#),
         RefusedCase(yaml: "routes: [{name: a, pattern: \"/a/{code:intt}\"}]", message: #"routes[0]: route a: "{code:intt}": unknown parameter type "intt" — did you mean int? (types: string, int, uuid, url, *, path; an enum lists two or more values separated by |)"#),
+        RefusedCase(yaml: "routes: [{name: dash, pattern: \"/Admin/{x}\"}]", message: #"routes.dash: the pattern "/Admin/{x}" claims /admin, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json); choose another path or mark the route exclude: true"#),
+        RefusedCase(yaml: "routes: [{name: h, pattern: \"https://e.com/healthz\"}]", message: #"routes.h: the pattern "https://e.com/healthz" claims /healthz, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json); choose another path or mark the route exclude: true"#),
     ])
     func unknownKeysAndWrongTypesAreRefusedAtAnyDepth(_ c: RefusedCase) throws {
         var yaml = "hosts: [e.com]\n" + c.yaml + "\n"

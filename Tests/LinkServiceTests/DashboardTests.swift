@@ -177,6 +177,8 @@ import Testing
             #expect(bad.text.contains(#"value="Keep &lt;me&gt;""#))
             let badLine = try await browser.post("/admin/links", [("csrf", csrf), ("route", "join"), ("parameters", "groupId=g1\nnonsense")])
             #expect(badLine.status == .badRequest && badLine.text.contains("Route parameters: line 2 is not name=value"))
+            let twice = try await browser.post("/admin/links", [("csrf", csrf), ("route", "join"), ("parameters", "groupId=g1\n\ngroupId=g2")])
+            #expect(twice.status == .badRequest && twice.text.contains("Route parameters: line 3: groupId is given on line 1 already"), "\(twice.text)")
 
             // A route link with parameters, a chosen code and a use limit.
             let made = try await browser.post("/admin/links", [

@@ -179,6 +179,39 @@ import Testing
         #expect(throws: LinkImport.Failure.self) { try importer.firebase("shortLink,longLink,link,Long link\nx,y,z,w\n", now: h.clock.today) }
     }
 
+    /// `import csv` checks what the API would: an invite is what POST /api/invite makes, parameters
+    /// need a route, a link is not created in the future, and a Firebase code is not put on a
+    /// path the service or a route owns.
+    @Test func importedRowsAreCheckedAsTheAPIChecksThem() async throws {
+        let h = try await Harness.make()
+        let invites = try #require(h.service.configuration.invites)
+        let codeParameter = try #require(invites.codeParameter)
+        let field = try #require(invites.fields.first).parameter
+        func row(_ values: [String: String]) -> String {
+            CSV.record(LinkImport.columns.map { values[$0] ?? "" })
+        }
+        func parameters(_ pairs: [(String, String)]) -> String { JSONWriter.compact(.object(pairs.map { ($0.0, .string($0.1)) })) }
+        let future = LinkImport.iso(h.clock.today.addingTimeInterval(86_400))
+        let csv = CSV.record(LinkImport.columns)
+            + row(["code": "nvgd2345", "kind": "invite", "route": invites.route, "parameters": parameters([(field, "g-1"), (codeParameter, "nvgd2345")])])
+            + row(["code": "nvbd2345", "kind": "invite", "deepLink": "plur://group/x"])
+            + row(["code": "nvbd3456", "kind": "invite", "route": invites.route, "parameters": parameters([(field, "g-1"), (codeParameter, "someother")])])
+            + row(["code": "nvbd4567", "kind": "invite", "route": invites.route, "parameters": parameters([("admin", "1"), (codeParameter, "nvbd4567")])])
+            + row(["code": "parbd234", "kind": "link", "deepLink": "plur://group/x", "parameters": parameters([("a", "1")])])
+            + row(["code": "crebd234", "kind": "link", "deepLink": "plur://group/x", "createdAt": future])
+            + row(["code": "healthz", "kind": "fdl", "webURL": "https://rabble.community/g/a"])
+        let plan = try LinkImport(configuration: h.service.configuration).ownLinks(csv, now: h.clock.today)
+        #expect(plan.links.map(\.code) == ["nvgd2345"], "\(plan.problems)")
+        let messages = plan.problems.map(\.description)
+        #expect(messages.count == 6, "\(messages.joined(separator: "\n"))")
+        #expect(messages.contains { $0.hasPrefix("line 3: an invite's route is") }, "\(messages)")
+        #expect(messages.contains { $0 == "line 4: an invite's \(codeParameter) parameter is its code (nvbd3456)" }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("line 5: ") && $0.contains("no parameter \"admin\"") }, "\(messages)")
+        #expect(messages.contains { $0 == "line 6: parameters are given but no route: they belong to a route" }, "\(messages)")
+        #expect(messages.contains { $0 == "line 7: createdAt \(future) is in the future" }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("line 8: code healthz: the path /healthz is one of the service's own paths") }, "\(messages)")
+    }
+
     /// Free text that a spreadsheet would run as a formula is exported behind a `'`, and an
     /// import gives back exactly what was stored.
     @Test(arguments: ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=x", "''y", "'plain", "plain", "", "\r\n=1+1", "\r\nnew", "'\r\nx", "-A1"])

@@ -60,6 +60,7 @@ import Testing
                 (#"{"webURL": "https://evil.example/"}"#, "host-not-allowed", "webURL"),
                 (#"{"deepLink": "javascript:alert(1)"}"#, "forbidden-scheme", "deepLink"),
                 (#"{"deepLink": null}"#, "missing-target", "deepLink"),
+                (#"{"deepLink": "plur://group/g-3", "route": "appGroup", "parameters": {"groupId": "g-3"}}"#, "ambiguous-target", "route"),
                 (#"{"code": "other1"}"#, "immutable-field", "code"),
                 (#"{"clicks": 0}"#, "unknown-field", "clicks"),
                 (#"{"maxUses": 0}"#, "invalid-max-uses", "maxUses"),

@@ -28,6 +28,10 @@ import Testing
         #expect(VisitSettings.referrerHost("HTTP://News.YCombinator.com/item?id=1") == "news.ycombinator.com")
         #expect(VisitSettings.referrerHost("android-app://com.Slack/") == "com.slack")
         #expect(VisitSettings.referrerHost("https://[2001:db8::1]:8443/x") != nil)
+        // Read as a browser reads the host: escapes, full-width letters, IPv4 number forms.
+        #expect(VisitSettings.referrerHost("https://T%2Eco/x") == "t.co")
+        #expect(VisitSettings.referrerHost("https://\u{FF54}.co/x") == "t.co")
+        #expect(VisitSettings.referrerHost("http://0x7f.1/") == "127.0.0.1")
         for bad in [nil, "", "not a url", "javascript:alert(1)", "https://", "file:///etc/passwd", "data:text/html,hi",
                     "https://" + String(repeating: "a", count: 300) + ".com/"] {
             #expect(VisitSettings.referrerHost(bad) == nil, "\(bad ?? "nil")")

@@ -134,6 +134,9 @@ struct LinkInput {
                 throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.filter { $0 != "code" }.joined(separator: ", ")))", field: key)
             }
         }
+        // Both targets in one edit is as ambiguous as in a create: neither is dropped unseen.
+        let named = { (key: String) in patch.contains { $0.key == key && $0.value != .null } }
+        if named("deepLink") && named("route") { throw .badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route") }
         func text(_ s: String?) -> JSONValue? { s.map(JSONValue.string) }
         var body: [(key: String, value: JSONValue)] = []
         for (key, value) in [

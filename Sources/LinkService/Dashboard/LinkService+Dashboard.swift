@@ -447,12 +447,20 @@ extension LinkService {
             return Int(text).map { .int($0) } ?? .string(text)
         case "parameters":
             var pairs: [(key: String, value: JSONValue)] = []
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            var lineOf: [String: Int] = [:]
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).isEmpty {
                 let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, !parts[0].trimmingCharacters(in: .whitespaces).isEmpty else {
                     throw .badRequest(.invalidParameters, "line \(index + 1) is not name=value", field: "parameters")
                 }
-                pairs.append((parts[0].trimmingCharacters(in: .whitespaces), .string(parts[1].trimmingCharacters(in: .whitespaces))))
+                let name = parts[0].trimmingCharacters(in: .whitespaces)
+                // One value per name: a second would silently win (or lose).
+                if let first = lineOf[name] {
+                    throw .badRequest(.invalidParameters, "line \(index + 1): \(name) is given on line \(first) already", field: "parameters")
+                }
+                lineOf[name] = index + 1
+                pairs.append((name, .string(parts[1].trimmingCharacters(in: .whitespaces))))
             }
             return .object(pairs)
         default:

@@ -80,7 +80,7 @@ public struct LinkImport: Sendable {
     }
 
     /// Paths the service answers itself, at the root.
-    static let servicePaths: Set<String> = ["healthz", "metrics", "admin", "api", "i", "d", "apple-app-site-association"]
+    static let servicePaths: Set<String> = ServiceConfiguration.servicePaths.union(["i", "d"])
 
     /// Why an imported short link cannot keep `/code`: the service answers that path itself, or
     /// a universal-link route of the configuration matches it first. Nil when it can.
@@ -272,6 +272,10 @@ public struct LinkImport: Sendable {
             guard kind == "fdl" ? LinkInput.isImportedCode(code) : input.isValidCode(code) else {
                 problem("code \(JSONWriter.quote(code)) is not a code of the configured alphabet (3–64 characters)"); continue
             }
+            // A Firebase link is served at /code: not on a path the service or a route owns.
+            if kind == "fdl", let reason = reservedPath(code) {
+                problem("code \(code): the path /\(code) \(reason), so the link could never be served there"); continue
+            }
             if let first = seen[code] { problem("code \(code) is on line \(first) already"); continue }
             var link: StoredLink
             do throws(APIError) {
@@ -280,10 +284,12 @@ public struct LinkImport: Sendable {
                     if let v = value(name) { body.append((name, .string(name == "title" || name == "description" ? Self.spreadsheetText(v) : v))) }
                 }
                 if let p = value("parameters") {
-                    guard let parsed = try? JSONParser.parse(p), parsed.objectMembers != nil else {
-                        problem("parameters must be a JSON object, as export writes it"); continue
+                    guard let parsed = try? JSONParser.parse(bytes: Array(p.utf8), loneSurrogates: .refuse, duplicateKeys: .refuse), parsed.objectMembers != nil else {
+                        problem("parameters must be a JSON object (each name once), as export writes it"); continue
                     }
-                    if value("route") != nil { body.append(("parameters", parsed)) }
+                    // Parameters belong to a route; without one they would be dropped unseen.
+                    guard value("route") != nil else { problem("parameters are given but no route: they belong to a route"); continue }
+                    body.append(("parameters", parsed))
                 }
                 if let m = value("maxUses") {
                     guard let n = Int64(m), n > 0 else { problem("maxUses must be a whole number above 0"); continue }
@@ -315,12 +321,29 @@ public struct LinkImport: Sendable {
             }
             link.code = code
             link.kind = kind
+            if kind == "invite" {
+                // What POST /api/invite makes, and nothing else: the invites route, its fields'
+                // parameters and the code parameter holding the code.
+                guard let invites = input.configuration.invites else { problem("kind invite, but this configuration has no invites section"); continue }
+                guard link.route == invites.route, link.deepLink == nil else {
+                    problem("an invite's route is \(JSONWriter.quote(invites.route)) (the invites section's), with no deepLink"); continue
+                }
+                let known = Set(invites.fields.map(\.parameter) + (invites.codeParameter.map { [$0] } ?? []))
+                if let extra = link.parameters.first(where: { !known.contains($0.0) }) {
+                    problem("an invite has no parameter \(JSONWriter.quote(extra.0)) (its parameters: \(known.sorted().joined(separator: ", ")))"); continue
+                }
+                if let p = invites.codeParameter, link.parameters.first(where: { $0.0 == p })?.1 != code {
+                    problem("an invite's \(p) parameter is its code (\(code))"); continue
+                }
+            }
             if let e = value("expiresAt") {
                 guard let d = Self.date(e) else { problem("expiresAt \(JSONWriter.quote(e)) is not an ISO 8601 time"); continue }
                 link.expiresAt = d
             }
             if let c = value("createdAt") {
                 guard let d = Self.date(c) else { problem("createdAt \(JSONWriter.quote(c)) is not an ISO 8601 time"); continue }
+                // A link is not made in the future (five minutes allow for clocks apart).
+                guard d <= now.addingTimeInterval(300) else { problem("createdAt \(c) is in the future"); continue }
                 link.createdAt = d
             }
             if let c = value("clicks") {

@@ -87,9 +87,12 @@ public struct VisitSettings: Sendable, Equatable {
     /// The host a `Referer` header names (lower case), for http, https and `android-app:` (the
     /// package of the app that opened the link); nil for anything else.
     static func referrerHost(_ referer: String?) -> String? {
-        guard let referer, referer.utf8.count <= 4096, let components = URLComponents(string: referer),
-              let scheme = components.scheme?.lowercased(), ["http", "https", "android-app"].contains(scheme),
-              let host = components.host?.lowercased(), !host.isEmpty, host.utf8.count <= 253,
+        guard let referer, referer.utf8.count <= 4096, let colon = referer.firstIndex(of: ":"),
+              case let scheme = referer[..<colon].lowercased(), ["http", "https", "android-app"].contains(scheme),
+              // A web referrer's host as a browser reads it (case, escapes, IDNA, IPv4 forms);
+              // an Android app's "host" is its package name.
+              let host = scheme == "android-app" ? URLComponents(string: referer)?.host?.lowercased() : BrowserURL.host(referer),
+              !host.isEmpty, host.utf8.count <= 253,
               host.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else { return nil }
         return host
     }

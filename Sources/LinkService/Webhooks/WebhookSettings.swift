@@ -112,15 +112,33 @@ public struct WebhookSettings: Sendable, Equatable {
         }
     }
 
+    /// `url` fit for a message or a log: user info and the query (where receivers put their
+    /// tokens) replaced by `…`.
+    static func redacted(_ url: String) -> String {
+        var text = Substring(url)
+        var out = ""
+        if let sep = text.range(of: "://") {
+            out = String(text[..<sep.upperBound])
+            text = text[sep.upperBound...]
+            let authorityEnd = text.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "\\" } ?? text.endIndex
+            if let at = text[..<authorityEnd].lastIndex(of: "@") {
+                out += "…@"
+                text = text[text.index(after: at)...]
+            }
+        }
+        if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { return out + text[..<query] + "?…" }
+        return out + text
+    }
+
     private func endpoint(_ value: JSONValue, _ path: String, index: Int, environment: [String: String]) throws(ConfigurationError) -> Endpoint {
         guard let url = value["url"]?.stringValue else { throw ConfigurationError("\(path).url: required (where events are POSTed)") }
         let web: WebURL
         switch WebURL.parse(url) {
         case .success(let w): web = w
-        case .failure(let refusal): throw ConfigurationError("\(path).url: \(JSONWriter.quote(url)): the URL \(refusal.reason)")
+        case .failure(let refusal): throw ConfigurationError("\(path).url: \(JSONWriter.quote(Self.redacted(url))): the URL \(refusal.reason)")
         }
         if web.scheme != "https" && !allowedHosts.contains(web.host) {
-            throw ConfigurationError("\(path).url: \(web.href) is not https; plain http is allowed only to a host in webhooks.allowedHosts")
+            throw ConfigurationError("\(path).url: \(Self.redacted(web.href)) is not https; plain http is allowed only to a host in webhooks.allowedHosts")
         }
         let loopbackName = web.host == "localhost" || web.host.hasSuffix(".localhost")
         if !allowPrivateAddresses, loopbackName || Self.ipv4(web.host).map({ !AddressGuard.isPublic($0) }) == true {
