@@ -96,6 +96,9 @@ extension ErrorCode {
     /// A pattern uses a `$(name)` that is neither built in nor defined
     /// in `substitutionVariables`, so it only matches that literal text.
     public static let unknownVariable = ErrorCode("unknown-variable")
+    /// A pattern whose substitution variables expand to more than `Glob.maximumSize`
+    /// characters and wildcards: it is not compiled and matches nothing here.
+    public static let patternTooLarge = ErrorCode("pattern-too-large")
     /// A component that can never apply because an earlier one matches every URL.
     public static let unreachableComponent = ErrorCode("unreachable-component")
     /// A URL the AASA hands to the app that no route of the route table handles.

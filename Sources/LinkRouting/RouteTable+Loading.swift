@@ -40,19 +40,13 @@ extension LinkRouter {
     }
 
     /// Reads a JSON or YAML document (by extension) into a `JSONValue`, keeping key order.
+    /// The largest route table or configuration file read: 64 MiB.
+    package static let maximumDocumentBytes = 64 << 20
+
     package static func document(contentsOf path: String) throws(RouteTableError) -> JSONValue {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw RouteTableError("cannot read '\(path)': no such file") }
-        if isDirectory.boolValue { throw RouteTableError("cannot read '\(path)': it is a directory") }
-        let data: Data
-        do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            data = try handle.readToEnd() ?? Data()
-        } catch {
-            let reason = FileManager.default.isReadableFile(atPath: path) ? "\(error.localizedDescription)" : "permission denied"
-            throw RouteTableError("cannot read '\(path)': \(reason)")
-        }
+        // Read up to 64 MiB and no further (`--routes /dev/zero` stops).
+        let data: [UInt8]
+        do { data = try DurableFile.read(path, maximumBytes: maximumDocumentBytes) } catch { throw RouteTableError(error.message) }
         let text = String(decoding: data, as: UTF8.self)
         if path.hasSuffix(".json") {
             do { return try JSONParser.parse(text) } catch { throw RouteTableError("\(path): \(error)") }
@@ -70,7 +64,9 @@ extension LinkRouter {
         func place(_ mark: Mark) -> String { "line \(mark.line), column \(mark.column)" }
         switch error {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
-            return "\(place(mark)): \(problem)" + (context.map { " (\($0.text), \(place($0.mark)))" } ?? "")
+            // libyaml's nesting limit names its own C function: say what it means instead.
+            let said = problem.hasPrefix("Maximum nesting level reached") ? "nested too deeply (more than libyaml's limit of levels)" : problem
+            return "\(place(mark)): \(said)" + (context.map { " (\($0.text), \(place($0.mark)))" } ?? "")
         case let .reader(problem, offset, _, yaml):
             guard let offset, offset <= yaml.utf8.count else { return problem }
             let before = yaml.utf8.prefix(offset)

@@ -58,7 +58,8 @@ public struct HostingCheck: Sendable {
     /// Fetches `url` without following redirects. Never throws: failures are findings.
     public func fetch(_ url: String, maximumBytes: Int = AppSiteAssociation.maximumBytes) async -> Report {
         var report = Report(url: url, body: [], findings: [])
-        guard url.hasPrefix("https://") else {
+        // The scheme in any case (HTTPS://host is https).
+        guard url.prefix(8).lowercased() == "https://" else {
             report.findings.append(Finding(.error, .notHttps, at: "$", "association files must be served over https; \(url) is not"))
             return report
         }

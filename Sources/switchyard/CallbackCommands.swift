@@ -79,7 +79,7 @@ struct CallbackBuild: ParsableCommand {
             throw ValidationError("--param '\(p.displayExcerpt().dropFirst().dropLast())' contains a control, bidirectional or replacement character")
         }
         if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds above 0, at most 2592000 (30 days)") }
-        for p in parameters where !p.contains("=") { throw ValidationError("--param '\(p)' is not name=value") }
+        for p in parameters where !p.contains("=") || p.hasPrefix("=") { throw ValidationError("--param '\(p)' is not name=value (a name before the =)") }
         for p in parameters {
             let name = p[..<p.firstIndex(of: "=")!].lowercased()
             if ["x-source", "x-success", "x-error", "x-cancel"].contains(name) {

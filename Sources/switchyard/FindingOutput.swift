@@ -67,9 +67,8 @@ enum SourceValidation {
                     }
                 }
                 let report = await HostingCheck(trustedCAFile: caFile, allowPrivateAddresses: allowPrivateAddresses).fetch(url, maximumBytes: maximumBytes)
-                if !json, report.status == nil {
-                    Output.line(Output.escaped("fetched \(url): no complete response"))
-                } else if !json {
+                // With no answer at all, the finding below says why; there is nothing to describe.
+                if !json, report.status != nil {
                     // The content type and the redirect are the server's: escaped.
                     Output.line(Output.escaped("fetched \(url): status \(report.status.map(String.init) ?? "none"), content type \(report.contentType ?? "none"), "
                         + "redirect \(report.redirect ?? "none"), \(report.body.count) bytes"))

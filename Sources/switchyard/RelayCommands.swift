@@ -157,13 +157,13 @@ struct RelayWatch: AsyncParsableCommand {
             """)
     @OptionGroup var inboxOption: InboxOption
     @Option(help: "Command that opens a URL, e.g. 'xdg-open'.") var openWith: String?
-    @Option(help: "Seconds --open-with may run for one request; then it (and what it started) is stopped and the attempt fails.")
+    @Option(parsing: .unconditional, help: "Seconds --open-with may run for one request; then it (and what it started) is stopped and the attempt fails.")
     var handlerTimeout: Double = 30
     @Option(help: "Append each request's record to FILE (fsynced; an id already in FILE is not written again) instead of opening it.")
     var record: String?
     @Option(parsing: .unconditional, help: "Seconds after which a waiting request is dropped.") var ttl: Double = 24 * 3600
     @Option(parsing: .unconditional, help: "Seconds between safety-net polls.") var poll: Double = 5
-    @Option(help: "Failed deliveries before a request is moved to rejected/ (0: retry forever, holding back the requests behind it).")
+    @Option(parsing: .unconditional, help: "Failed deliveries before a request is moved to rejected/ (0: retry forever, holding back the requests behind it).")
     var maxAttempts = RelayWatcher.defaultMaxAttempts
     @Option(help: "Serve the launcher page on HOST:PORT (loopback only; port 0 picks one).") var http: String?
 
@@ -233,6 +233,12 @@ struct RelayStatus: ParsableCommand {
     func run() throws {
         // A status check creates nothing: a missing inbox is reported (status 2).
         let inbox = try inboxOption.open(creating: false)
+        // An inbox this user may not list is not an empty one.
+        for directory in [inbox.directory + "/requests", inbox.directory + "/rejected"] where access(directory, R_OK | X_OK) != 0 && errno != ENOENT {
+            let reason = errno == EACCES ? "permission denied" : String(cString: strerror(errno))
+            Output.error(Output.escaped("error: cannot read the inbox '\(directory)': \(reason)"))
+            throw ExitCode(2)
+        }
         let names = inbox.pendingNames()
         let pending = inbox.pending()
         let rejected = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory + "/rejected")) ?? []).filter { !$0.hasSuffix(".reason") }.count

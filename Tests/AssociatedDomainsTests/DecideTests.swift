@@ -108,6 +108,24 @@ import Testing
         #expect(aasa.decide("https://e.com/" + String(repeating: "a", count: 20_000) + "c", for: Self.app) == .match)
     }
 
+    /// Variables whose values expand past `Glob.maximumSize` (long lists used many times, values
+    /// that name the variable again) are not compiled: the pattern matches nothing and the
+    /// validator says so, instead of a check that runs for minutes. A realistic list still works.
+    @Test func aPatternThatExpandsTooFarIsRefusedNotRun() throws {
+        let values = (0..<200).map { #""v\#($0)-\#(String(repeating: "x", count: 40))""# }.joined(separator: ", ")
+        let huge = "/" + String(repeating: "$(v)/", count: 20) + "*"
+        let nested = "/$(w)"
+        let json = #"{"applinks": {"substitutionVariables": {"v": [\#(values)], "w": ["$(w)$(w)$(w)$(w)$(w)$(w)a", "$(w)$(w)b"]}, "details": [{"appIDs": ["\#(Self.app)"], "components": [{"/": "\#(huge)"}, {"/": "\#(nested)"}, {"/": "/$(lang)/$(lang)/$(v)/ok"}]}]}}"#
+        let aasa = try AppSiteAssociation(json: json)
+        let start = ContinuousClock.now
+        let path = "https://e.com/" + String(repeating: "v1-" + String(repeating: "x", count: 40) + "/", count: 20) + String(repeating: "y", count: 5_000)
+        #expect(aasa.decide(path, for: Self.app) == .noMatch)
+        #expect(aasa.decide("https://e.com/de/fr/v7-\(String(repeating: "x", count: 40))/ok", for: Self.app) == .match)
+        #expect(ContinuousClock.now - start < .seconds(5), "\(ContinuousClock.now - start)")
+        let findings = AppSiteAssociation.validate(bytes: Array(json.utf8)).filter { $0.code == .patternTooLarge }
+        #expect(findings.map(\.path) == ["applinks.details[0].components[0]./", "applinks.details[0].components[1]./"], "\(findings)")
+    }
+
     /// A key twice in one object is a warning at its path; the last is read.
     @Test func validationNamesKeysThatAppearTwice() throws {
         let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.a.b"], "components": [{"/": "/x", "exclude": true, "exclude": false}]}]}}"#

@@ -62,6 +62,14 @@ import Testing
         #expect(codes.contains("invalid-package-name") == !c.valid)
     }
 
+    /// A package named twice in one target: another reader may take the other one.
+    @Test func aKeyRepeatedInAnAssetLinksObjectIsAWarningWithItsPath() {
+        let json = #"[{"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "android_app", "package_name": "com.a.b", "package_name": "com.evil.app", "sha256_cert_fingerprints": ["\#(String(repeating: "AB:", count: 31))CD"]}}]"#
+        let findings = AssetLinks.validate(bytes: Array(json.utf8)).1
+        #expect(findings.map(\.code.name) == ["duplicate-key"], "\(findings)")
+        #expect(findings.first?.path == "[0].target.package_name" && findings.first?.severity == .warning, "\(findings)")
+    }
+
     @Test func validationFindsEachProblemWithAPath() {
         let json = """
             {"applinks": {"apps": [], "details": [

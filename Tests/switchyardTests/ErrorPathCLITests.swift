@@ -72,6 +72,15 @@ import Testing
         #expect(!r.stderr.contains("Missing value"))
     }
 
+    @Test(arguments: [["relay", "watch", "--max-attempts", "-1"], ["relay", "watch", "--handler-timeout", "-1"]])
+    func aNegativeRelayOptionIsSaidToBeOutOfRange(_ arguments: [String]) async throws {
+        let inbox = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID().uuidString)").path
+        let r = try await CLITests.run(arguments + ["--inbox", inbox])
+        #expect(r.status == 2, "\(r.status)")
+        #expect(r.stderr.contains("\(arguments[2]) must be"), "\(r.stderr)")
+        #expect(!r.stderr.contains("Missing value"))
+    }
+
     @Test func aasaDecideRefusesCasesWhoseURLIsNoURLAndNumbersLinesWithoutAnID() async throws {
         let aasa = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "*"}]}]}}"#
         let input = [
@@ -123,6 +132,7 @@ import Testing
             (["callback", "parse", "javascript:alert(1)"], 1, "not an x-callback-url: no // after the scheme"),
             (["relay", "send", "--stdin", "--batch", "-1"], 2, "--batch must be 1–10000"),
             (["callback", "build", "--scheme", "h", "--action", "a", "--expires-in", "-5"], 2, "--expires-in must be a number of seconds above 0"),
+            (["callback", "build", "--scheme", "h", "--action", "a", "--param", "=v"], 2, "--param '=v' is not name=value (a name before the =)"),
             (["serve", "--host", "999.1.1.1", "--port", "0", "--database", "sqlite:" + (try Self.temporaryDirectory()).appendingPathComponent("db.sqlite").path], 2,
              "the host is not an address or a name this machine resolves"),
         ] {

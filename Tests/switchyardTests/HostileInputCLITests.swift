@@ -92,6 +92,15 @@ import Testing
         }
     }
 
+    /// Route tables and the service configuration are read with the same cap.
+    @Test(arguments: [["route", "--routes", "/dev/zero", "https://x.example/"], ["aasa", "generate", "--routes", "/dev/zero", "--team-id", "ABCDE12345", "--bundle-id", "com.example.app"],
+                      ["serve", "--config", "/dev/zero", "--port", "0"]])
+    func anEndlessRouteTableOrConfigurationIsRefusedAtTheCap(_ arguments: [String]) async throws {
+        let r = try await CLITests.run(arguments)
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("cannot read '/dev/zero': larger than 67108864 bytes; reading stopped there"), "\(r.stderr)")
+    }
+
     @Test func lintWarnsAboutCatastrophicShapesWithTheirPath() async throws {
         let r = try await CLITests.run(["manifest", "lint", "Inputs/catastrophic-manifest.json"])
         #expect(r.status == 0, "warnings only: \(r.stdout)")

@@ -405,6 +405,10 @@ struct TestCA: Sendable {
         #expect(aasa.stdout.contains("status 200, content type application/json"))
         #expect(aasa.stdout.hasSuffix("\(server.origin)/.well-known/apple-app-site-association: valid, 0 errors, 0 warnings\n"))
 
+        // The scheme in capitals is https too.
+        let capitals = try await CLITests.run(["aasa", "validate", server.origin.replacingOccurrences(of: "https://", with: "HTTPS://"), "--ca-file", ca.caFile, "--allow-private-addresses"])
+        #expect(capitals.status == 0 && capitals.stdout.contains("status 200"), "\(capitals.stdout) \(capitals.stderr)")
+
         let links = try await CLITests.run(["assetlinks", "validate", server.origin, "--ca-file", ca.caFile, "--allow-private-addresses"])
         #expect(links.status == 0, "\(links.stdout) \(links.stderr)")
         #expect(links.stdout.contains("/.well-known/assetlinks.json: valid"))

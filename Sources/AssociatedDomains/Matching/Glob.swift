@@ -39,14 +39,32 @@ public struct Glob: Sendable, Equatable {
     /// a wildcard as anywhere else in a pattern: Apple describes substitution variables as text
     /// substituted into the pattern and gives no way of quoting, so nothing makes them literal.
     /// (Not confirmed against `swcutil`: no value in Apple's examples holds a wildcard.)
+    ///
+    /// A pattern whose variables expand to more than ``maximumSize`` characters and wildcards in
+    /// all (values that name variables again, many occurrences of a long list) is not compiled:
+    /// ``isTooLarge`` is true and it matches nothing. Matching time grows with that size, and a
+    /// stranger's file must not decide how long a check takes.
     public init(_ pattern: String, variables: [String: [String]] = [:], lowercased: Bool = false) {
         source = pattern
-        tokens = Glob.compile(pattern, variables: variables, lowercased: lowercased, depth: 0)
+        var budget = Glob.maximumSize
+        let compiled = Glob.compile(pattern, variables: variables, lowercased: lowercased, depth: 0, budget: &budget)
+        isTooLarge = budget < 0
+        tokens = isTooLarge ? [] : compiled
         if case .literal(let lit)? = tokens.first { prefix = lit } else { prefix = [] }
         program = tokens.contains { if case .choice = $0 { return true } else { return false } } ? Program(tokens) : nil
     }
 
-    static func compile(_ pattern: String, variables: [String: [String]], lowercased: Bool, depth: Int) -> [Token] {
+    /// The most characters and wildcards a pattern may expand to, its variables' values
+    /// included: 10,000 (a list of a hundred languages used a few times is far below it).
+    public static let maximumSize = 10_000
+
+    /// True when the pattern expands to more than ``maximumSize``: it was not compiled and
+    /// matches nothing (the validator reports it as `pattern-too-large`).
+    public let isTooLarge: Bool
+
+    static func compile(_ pattern: String, variables: [String: [String]], lowercased: Bool, depth: Int, budget: inout Int) -> [Token] {
+        budget -= pattern.utf8.count
+        guard budget >= 0 else { return [] }
         var tokens: [Token] = []
         var literal: [UInt8] = []
         func flush() {
@@ -77,10 +95,17 @@ public struct Glob: Sendable, Equatable {
                     tokens.append(.characterClass(lowercased ? cls.lowercased() : cls))
                 } else if let words = SubstitutionVariables.builtInWords(name) {
                     flush()
+                    budget -= words.reduce(0) { $0 + $1.utf8.count }
+                    guard budget >= 0 else { return [] }
                     tokens.append(.choice(words.map { [.literal(Array((lowercased ? $0.lowercased() : $0).utf8))] }))
                 } else if let values = variables[name], depth < 4 {
                     flush()
-                    tokens.append(.choice(values.map { compile($0, variables: variables, lowercased: lowercased, depth: depth + 1) }))
+                    var alternatives: [[Token]] = []
+                    for value in values {
+                        alternatives.append(compile(value, variables: variables, lowercased: lowercased, depth: depth + 1, budget: &budget))
+                        guard budget >= 0 else { return [] }
+                    }
+                    tokens.append(.choice(alternatives))
                 } else {
                     literal.append(contentsOf: bytes[i...close])
                 }
@@ -106,6 +131,7 @@ public struct Glob: Sendable, Equatable {
     /// such as `/*a*a*a*a*a*c` against a long path took seconds (and minutes for longer ones)
     /// when every `*` was retried at every position.
     func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        if isTooLarge { return false }
         if !prefix.isEmpty {
             guard text.count >= prefix.count else { return false }
             for k in 0..<prefix.count where text[k] != prefix[k] { return false }

@@ -57,6 +57,9 @@ public struct AssetLinks: Sendable, Equatable {
             return (nil, [Finding(.error, .jsonSyntax, at: "$", "invalid JSON: \(error.reason)", line: error.line, column: error.column)])
         }
         var findings: [Finding] = []
+        for (path, key, count) in document.repeatedKeys() {
+            findings.append(Finding(.warning, .duplicateKey, at: path, "the key \(JSONWriter.quote(key)) appears \(count) times in one object; only the last is read (another reader may take the first)"))
+        }
         guard case .array(let items) = document else {
             return (nil, [Finding(.error, .wrongType, at: "$", "assetlinks.json must be a JSON array of statements, found \(document.typeName)")])
         }

@@ -116,6 +116,9 @@ extension AppSiteAssociation {
             }
             rest = rest[rest.index(after: close)...]
         }
+        if pattern.contains("$("), Glob(pattern, variables: variables).isTooLarge {
+            findings.append(Finding(.error, .patternTooLarge, at: path, "with its substitution variables the pattern expands to more than \(Glob.maximumSize) characters and wildcards; it is not checked here and matches nothing (use fewer values, or fewer variables inside values)"))
+        }
         return findings
     }
 

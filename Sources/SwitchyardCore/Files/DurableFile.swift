@@ -133,7 +133,7 @@ public enum DurableFile {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { readBytes(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw failure(path, "read failed")
@@ -141,6 +141,38 @@ public enum DurableFile {
             if n == 0 { return bytes }
             bytes += chunk[..<n]
             if bytes.count > maximumBytes { throw tooLarge(bytes.count) }  // it grew while read
+        }
+    }
+
+    /// The bytes of `path` — a file, a pipe or a device — read up to `maximumBytes` and no
+    /// further: a larger input (`/dev/zero`) is refused without being loaded. Errors say why in
+    /// words a person reads (`no such file`, `permission denied`, `it is a directory`, `larger
+    /// than N bytes`).
+    public static func read(_ path: String, maximumBytes: Int) throws(FileError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            let why = code == ENOENT ? "no such file" : code == EACCES ? "permission denied" : reason(code)
+            throw FileError(.io, path: path, "cannot read '\(path)': \(why)", errno: code)
+        }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw FileError(.io, path: path, "cannot read '\(path)': it is a directory", errno: EISDIR)
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { readBytes(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure(path, "read failed")
+            }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
+            if bytes.count > maximumBytes {
+                throw FileError(.io, path: path, "cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there")
+            }
         }
     }
 
@@ -167,3 +199,6 @@ public struct FileLock: Sendable {
     /// Releases the lock.
     public func unlock() { close(descriptor) }
 }
+
+/// `read(2)`, named apart from ``DurableFile/read(_:maximumBytes:)``.
+private func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
