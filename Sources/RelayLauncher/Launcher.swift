@@ -73,7 +73,9 @@ public struct Launcher: Sendable {
     /// Whether the request's Host is a loopback name, with at most a port after it: the whole
     /// value is read (`127.0.0.1:8080.evil.example` or `127.0.0.1:1@evil` is not loopback).
     static func hostIsLoopback(_ request: Request) -> Bool {
-        guard let host = request.head.authority else { return false }
+        // Exactly one Host: a second one (left among the fields by the HTTP/1 conversion, which
+        // reads the first) is a request no browser sends, refused rather than guessed at.
+        guard let host = request.head.authority, request.headers[values: HTTPField.Name("Host")!].isEmpty else { return false }
         return authorityIsLoopback(host)
     }
 

@@ -86,7 +86,8 @@ struct ResolveCommand: AsyncParsableCommand {
         let format = Formatter(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
         // Chunks of inputs go to the engine's threads a few at a time; output is written in input
         // order as the oldest chunk completes, so memory stays flat however long the input is.
-        let chunkSize = inputs.fromStdin ? 32 : 1
+        // Arguments too: slow links given on the command line wait about one timeout together.
+        let chunkSize = 32
         let window = max(2, engine.executor.threadCount * 2)
         var inFlight: [Task<[Outcome], Never>] = []
         var invalid = 0

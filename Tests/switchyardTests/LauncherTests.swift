@@ -117,6 +117,21 @@ import Testing
         for host in [authority + ".evil.example", authority + "@evil.example", authority + ":x", "127.0.0.1:", "[::1]evil"] {
             #expect(try await post(token, host: host) == 403, "\(host)")
         }
+        // Two Host fields (no browser sends that): refused, whichever comes first.
+        let port = try #require(URL(string: base)?.port)
+        for hosts in [[authority, "evil.example"], ["evil.example", authority]] {
+            let script = """
+                import socket, sys
+                body = b'{"url": "plur://group/two-hosts"}'
+                head = "POST /open HTTP/1.1\\r\\n" + "".join("Host: %s\\r\\n" % h for h in sys.argv[3:]) + \\
+                    "X-Switchyard-Token: %s\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n" % (sys.argv[2], len(body))
+                s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+                s.sendall(head.encode() + body)
+                print(s.recv(100).decode().split("\\r\\n")[0])
+                """
+            let r = try await CLITests.run(["/usr/bin/python3", "-c", script, String(port), token] + hosts, shell: true)
+            #expect(r.stdout.hasPrefix("HTTP/1.1 403"), "\(hosts): \(r.stdout) \(r.stderr)")
+        }
         // The one URL policy: C1 controls and bidirectional overrides are refused here too.
         #expect(try await post(token, url: "plur://group/\u{9B}2J") == 400)
         #expect(try await post(token, url: "plur://group/a\u{202E}gpj.exe") == 400)
