@@ -130,6 +130,11 @@ public enum DurableFile {
             FileError(.io, path: path, "\(path): \(size) bytes, more than the \(maximumBytes) such a file may hold (not read)")
         }
         if Int(info.st_size) > maximumBytes { throw tooLarge(Int(info.st_size)) }
+        return try readAll(fd, path, maximumBytes, tooLarge: tooLarge)  // (it may grow while read)
+    }
+
+    /// Everything `fd` gives until its end, or `tooLarge(count)` once more than `maximumBytes` came.
+    private static func readAll(_ fd: Int32, _ path: String, _ maximumBytes: Int, tooLarge: (Int) -> FileError) throws(FileError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
@@ -140,7 +145,7 @@ public enum DurableFile {
             }
             if n == 0 { return bytes }
             bytes += chunk[..<n]
-            if bytes.count > maximumBytes { throw tooLarge(bytes.count) }  // it grew while read
+            if bytes.count > maximumBytes { throw tooLarge(bytes.count) }
         }
     }
 
@@ -160,19 +165,8 @@ public enum DurableFile {
         if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
             throw FileError(.io, path: path, "cannot read '\(path)': it is a directory", errno: EISDIR)
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { readBytes(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure(path, "read failed")
-            }
-            if n == 0 { return bytes }
-            bytes += chunk[..<n]
-            if bytes.count > maximumBytes {
-                throw FileError(.io, path: path, "cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there")
-            }
+        return try readAll(fd, path, maximumBytes) { _ in
+            FileError(.io, path: path, "cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there")
         }
     }
 
