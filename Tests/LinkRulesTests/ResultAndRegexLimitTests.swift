@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -6,6 +7,25 @@ import Testing
 /// What the engine accepts as a link, the size bound on a manifest regex, and how a redirect's
 /// Location becomes the next URL.
 @Suite struct ResultAndRegexLimitTests {
+    /// The byte-level fast path of the result check accepts only what the scalar-level check
+    /// accepts, on seeded random text from a pool of the characters that matter.
+    @Test func theFastResultCheckNeverAcceptsWhatTheFullCheckRefuses() {
+        var rng = SeededGenerator(seed: 20_261_125)
+        let pool: [String] = ["a", "Z", "7", "+", "-", ".", ":", "/", " ", "\u{0}", "\n", "\u{7F}", "\u{85}", "\u{9F}", "\u{A0}", "é", "\u{202E}", "😀", "%"]
+        var accepted = 0
+        for _ in 0..<20_000 {
+            // Half start as a link would, so that both answers are well represented.
+            let start = Bool.random(using: &rng) ? "ap" + pool.randomElement(using: &rng)! + ":" : ""
+            let text = start + (0..<Int.random(in: 0...8, using: &rng)).map { _ in pool.randomElement(using: &rng)! }.joined()
+            let full = LinkEngine.checked(.success(text))
+            if LinkEngine.isPlainAbsoluteURL(text.utf8) {
+                accepted += 1
+                #expect(full.failureValue == nil, "\(text.debugDescription)")
+            }
+        }
+        #expect(accepted > 1_000, "\(accepted) accepted by the fast path")
+    }
+
     /// A result is a link only if it is a string, has a scheme and holds no control character
     /// (C0, DEL, C1): anything else fails its format with `invalid-result`, in both isolation modes.
     @Test(arguments: [ScriptIsolation.inProcess])

@@ -492,6 +492,8 @@ extension LinkEngine {
     /// `invalid-result`; null stays null.
     static func checked(_ result: Result<String?, ScriptError>) -> Result<String?, ScriptError> {
         guard case .success(let text?) = result else { return result }
+        // The common case decided on the UTF-8 bytes: printable, with a plain scheme.
+        if Self.isPlainAbsoluteURL(text.utf8) { return result }
         if let (offset, scalar) = text.unicodeScalars.enumerated().first(where: { $0.element.isControlCharacter }) {
             return .failure(ScriptError(code: .invalidResult, message: "the result contains the control character \(String(format: "U+%04X", scalar.value)) at character \(offset); a link is one line of printable text"))
         }
@@ -503,6 +505,32 @@ extension LinkEngine {
             return .failure(ScriptError(code: .invalidResult, message: "the result \"\(excerpt)\" is not an absolute URL (it needs a scheme such as app:)"))
         }
         return result
+    }
+}
+
+extension LinkEngine {
+    /// True when `bytes` hold no control character (C0, DEL, C1) and start with a scheme
+    /// (a letter, then letters, digits, + - .) and a colon: what `checked` accepts, decided
+    /// without walking Unicode scalars (the slow path then says why it refuses).
+    static func isPlainAbsoluteURL(_ bytes: String.UTF8View) -> Bool {
+        var inScheme = true
+        var schemeLength = 0
+        var previous: UInt8 = 0
+        for b in bytes {
+            if b < 0x20 || b == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(b)) { return false }
+            previous = b
+            guard inScheme else { continue }
+            let letter = (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A
+            if b == UInt8(ascii: ":") {
+                guard schemeLength > 0 else { return false }
+                inScheme = false
+            } else if schemeLength == 0 ? letter : (letter || (0x30...0x39).contains(b) || b == 0x2B || b == 0x2D || b == 0x2E) {
+                schemeLength += 1
+            } else {
+                return false
+            }
+        }
+        return !inScheme
     }
 }
 
