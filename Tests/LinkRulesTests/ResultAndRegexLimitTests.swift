@@ -18,7 +18,8 @@ import Testing
             let start = Bool.random(using: &rng) ? "ap" + pool.randomElement(using: &rng)! + ":" : ""
             let text = start + (0..<Int.random(in: 0...8, using: &rng)).map { _ in pool.randomElement(using: &rng)! }.joined()
             let full = LinkEngine.checked(.success(text))
-            if LinkEngine.isPlainAbsoluteURL(text.utf8) {
+            var bytes = text
+            if bytes.withUTF8(LinkEngine.isPlainAbsoluteURL) {
                 accepted += 1
                 #expect(full.failureValue == nil, "\(text.debugDescription)")
             }

@@ -493,7 +493,8 @@ extension LinkEngine {
     static func checked(_ result: Result<String?, ScriptError>) -> Result<String?, ScriptError> {
         guard case .success(let text?) = result else { return result }
         // The common case decided on the UTF-8 bytes: printable, with a plain scheme.
-        if Self.isPlainAbsoluteURL(text.utf8) { return result }
+        var contiguous = text
+        if contiguous.withUTF8(Self.isPlainAbsoluteURL) { return result }
         if let (offset, scalar) = text.unicodeScalars.enumerated().first(where: { $0.element.isControlCharacter }) {
             return .failure(ScriptError(code: .invalidResult, message: "the result contains the control character \(String(format: "U+%04X", scalar.value)) at character \(offset); a link is one line of printable text"))
         }
@@ -512,7 +513,7 @@ extension LinkEngine {
     /// True when `bytes` hold no control character (C0, DEL, C1) and start with a scheme
     /// (a letter, then letters, digits, + - .) and a colon: what `checked` accepts, decided
     /// without walking Unicode scalars (the slow path then says why it refuses).
-    static func isPlainAbsoluteURL(_ bytes: String.UTF8View) -> Bool {
+    static func isPlainAbsoluteURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var inScheme = true
         var schemeLength = 0
         var previous: UInt8 = 0
