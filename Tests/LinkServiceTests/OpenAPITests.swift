@@ -75,4 +75,20 @@ import Testing
             #expect(checked == 5)
         }
     }
+
+    /// A path the service's own routes begin but do not complete (`/i`, `/d`) is no page: its 404
+    /// is the JSON error, and the document of GET /{path} says so (schemathesis found `/i`).
+    @Test func anIncompleteServicePathIs404InADocumentedType() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let document = try #require(try await client.call(.get, "/openapi.json").json)
+            let documented = document["paths"]?["/{path}"]?["get"]?["responses"]?["404"]?["content"]?.objectMembers?.map(\.key) ?? []
+            for path in ["/i", "/d", "/no-such-page"] {
+                let r = try await client.call(.get, path)
+                #expect(r.status == .notFound, "\(path)")
+                let type = r.headers[.contentType]?.split(separator: ";").first.map(String.init) ?? ""
+                #expect(documented.contains(type), "GET \(path): \(type) is not among \(documented)")
+            }
+        }
+    }
 }
