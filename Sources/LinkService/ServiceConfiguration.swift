@@ -177,6 +177,15 @@ public struct ServiceConfiguration: Sendable {
         return .object(keys)
     }()
 
+    /// The service's own paths as AASA patterns, each with a path it covers: a catch-all route
+    /// (`/{code}`) would otherwise hand the dashboard and the API to the app on iOS, so the
+    /// generated file excludes them first.
+    static let reservedAASAPaths: [(pattern: String, sample: String)] = [
+        ("/admin", "/admin"), ("/admin/*", "/admin/links"), ("/api/*", "/api/links"), ("/healthz", "/healthz"),
+        ("/metrics", "/metrics"), ("/openapi.json", "/openapi.json"), ("/.well-known/*", "/.well-known/assetlinks.json"),
+        ("/apple-app-site-association", "/apple-app-site-association"),
+    ]
+
     /// The first path segments the service answers itself: no universal-link route may claim them.
     public static let servicePaths: Set<String> = ["admin", "api", "healthz", "metrics", "openapi.json", ".well-known", "apple-app-site-association"]
 
@@ -264,7 +273,8 @@ public struct ServiceConfiguration: Sendable {
     /// The apple-app-site-association generated from the routes.
     public var appSiteAssociation: JSONValue {
         AssociationGenerator.appSiteAssociation(router: router, appIDs: apple.map(\.appID), webcredentials: webcredentials,
-                                                appClips: apple.compactMap { a in a.appClipBundleID.map { "\(a.teamID).\($0)" } })
+                                                appClips: apple.compactMap { a in a.appClipBundleID.map { "\(a.teamID).\($0)" } },
+                                                reserved: Self.reservedAASAPaths)
     }
 
     /// The assetlinks.json statements, one per Android app.

@@ -72,7 +72,7 @@ public struct HTTPFetcher: Fetcher {
                 throw FetchError(code: .networkTimeout, message: "\(request.url): no complete response within \(limit)\(followed); \(url) was not requested")
             }
             let response = try await fetchOnce(url: url, request: request, seconds: left, limit: limit)
-            guard request.followRedirects, (300..<400).contains(response.status), let location = response.header("location") else {
+            guard request.followRedirects, FetchResponse.redirectStatuses.contains(response.status), let location = response.header("location") else {
                 return response
             }
             hops += 1

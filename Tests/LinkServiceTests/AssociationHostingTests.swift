@@ -145,6 +145,24 @@ import Testing
         }
     }
 
+    /// A catch-all route (`/{code}`) would hand the dashboard and the API to the app on iOS: the
+    /// generated AASA excludes the service's own paths first; without a catch-all it lists none.
+    @Test func theServicesOwnPathsAreExcludedBeforeACatchAllRoute() throws {
+        let catchAll = try ServiceConfiguration(document: JSONParser.parse("""
+            {"hosts": ["e.com"], "apple": [{"teamId": "ABCDE12345", "bundleId": "com.example.app"}],
+             "routes": [{"name": "code", "pattern": "/{code}"}, {"name": "app", "pattern": "plur://x/{code}"}]}
+            """))
+        let aasa = try AppSiteAssociation(json: JSONWriter.compact(catchAll.appSiteAssociation))
+        for path in ["/admin", "/admin/links", "/api/links", "/healthz", "/metrics", "/openapi.json", "/.well-known/assetlinks.json"] {
+            #expect(aasa.decide("https://e.com\(path)", for: "ABCDE12345.com.example.app") != .match, "\(path) goes to the app")
+        }
+        #expect(aasa.decide("https://e.com/abc", for: "ABCDE12345.com.example.app") == .match)
+        let plain = try ServiceConfiguration(document: JSONParser.parse("""
+            {"hosts": ["e.com"], "apple": [{"teamId": "ABCDE12345", "bundleId": "com.example.app"}], "routes": [{"name": "g", "pattern": "/g/{id}"}]}
+            """))
+        #expect(!JSONWriter.compact(plain.appSiteAssociation).contains("exclude"))
+    }
+
     /// YAML floats are numbers, as YAML 1.2's core schema reads them (they were once read as
     /// text, so `scriptTimeLimit: 0.5` was refused with "expected a number").
     @Test func yamlFloatsAreNumbers() throws {

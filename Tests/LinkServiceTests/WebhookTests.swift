@@ -86,6 +86,8 @@ final class HookReceiver: @unchecked Sendable {
         ("url: \"http://hooks.example/x?token=T0P\"", "webhooks.endpoints[0].url: http://hooks.example/x?… is not https"),
         ("url: \"http://user:hunter2@hooks.example/x?token=T0P\"", "webhooks.endpoints[0].url: \"http://…@hooks.example/x?…\": the URL has user info"),
         ("url: \"https://user:hunter2@hooks.example:99999/x?token=T0P\"", "webhooks.endpoints[0].url: \"https://…@hooks.example:99999/x?…\": the URL"),
+        ("url: \"https:user:hunter2@hooks.example/x\"", "webhooks.endpoints[0].url: \"https:…@hooks.example/x\": the URL"),
+        ("url: \"HTTPS:\\\\user:hunter2@hooks.example/x#T0P\"", "webhooks.endpoints[0].url: \"HTTPS:\\\\…@hooks.example/x#…\": the URL"),
         ("url: https://hooks.example/x\n      events: [link.visited]", "webhooks.endpoints[0].events[0]: unknown event \"link.visited\" (known: link.created, link.updated, link.deleted, link.clicked, link.exhausted, deferred.claimed)"),
         ("url: https://hooks.example/x\n      secret: short", "webhooks.endpoints[0].secret: the secret has 5 bytes; use at least 16"),
         ("url: https://hooks.example/x\n      secret: env:SWITCHYARD_NO_SUCH_VARIABLE", "webhooks.endpoints[0].secret: the environment variable SWITCHYARD_NO_SUCH_VARIABLE is not set"),

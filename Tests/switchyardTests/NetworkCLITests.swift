@@ -385,6 +385,18 @@ struct TestCA: Sendable {
         }.joined(), "\(dead.stdout)")
     }
 
+    /// Only 301, 302, 303, 307 and 308 are redirects: a Location on a 300, 304 or 399 is not followed.
+    @Test func onlyRedirectStatusesAreFollowed() async throws {
+        let server = try LocalServer()
+        let target = "https%3A%2F%2Ftwitter.com%2Fjack%2Fstatus%2F20"
+        for status in [300, 304, 399] {
+            let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?s=\(status)&u=\(target)"])
+            #expect(try Self.json(r.stdout)["unwrapped"] is NSNull, "\(status): \(r.stdout)")
+        }
+        let followed = try await CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?s=308&u=\(target)"])
+        #expect(try Self.json(followed.stdout)["unwrapped"] as? String == "https://twitter.com/jack/status/20", "\(followed.stdout)")
+    }
+
     /// A browser never follows a redirect to `javascript:` or `file:`: it is not the unwrapped URL.
     @Test(arguments: ["javascript:alert(document.domain)", "file:///etc/passwd"])
     func aRedirectToJavascriptOrFileIsNotReportedAsUnwrapped(_ target: String) async throws {

@@ -36,7 +36,9 @@ import Testing
     /// The worker processes of `engine` (marked with `marker`), once there is one (30 s at most).
     static func workers(of engine: ChildProcess, marked marker: String) -> [Int32] {
         var workers: [Int32] = []
-        let deadline = Date().addingTimeInterval(30)
+        // Seconds on an idle machine; a loaded one (another suite's batches, a reviewer's runs
+        // beside it) once took over 30 s to start the worker.
+        let deadline = Date().addingTimeInterval(120)
         while workers.isEmpty && Date() < deadline {
             workers = Self.processes(marked: marker).filter { $0 != engine.processIdentifier }
             Thread.sleep(forTimeInterval: 0.1)

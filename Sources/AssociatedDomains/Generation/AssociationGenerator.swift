@@ -10,8 +10,13 @@ public enum AssociationGenerator {
     /// ```swift
     /// let json = AssociationGenerator.appSiteAssociation(router: router, appIDs: ["ABCDE12345.com.example.app"])
     /// ```
+    ///
+    /// `reserved` lists paths the app must never take — a server's own pages, its API — each as
+    /// an AASA pattern and a sample path: when a route's pattern would take the sample (a
+    /// catch-all such as `/{code}`), an `exclude` component for the pattern comes first.
     public static func appSiteAssociation(
-        router: LinkRouter, appIDs: [String], webcredentials: Bool = false, appClips: [String] = []
+        router: LinkRouter, appIDs: [String], webcredentials: Bool = false, appClips: [String] = [],
+        reserved: [(pattern: String, sample: String)] = []
     ) -> JSONValue {
         // Routes with the same pattern share one component (the comment names them all).
         var components: [(key: [(key: String, value: JSONValue)], names: [String])] = []
@@ -26,7 +31,12 @@ public enum AssociationGenerator {
                 components.append((c, [route.name]))
             }
         }
-        let componentValues: [JSONValue] = components.map { c in
+        var componentValues: [JSONValue] = []
+        let taking = components.filter { !$0.key.contains { $0.key == "exclude" } }.compactMap { $0.key.first?.value.stringValue }.map { Glob($0) }
+        for (pattern, sample) in reserved where taking.contains(where: { $0.matches(sample) }) {
+            componentValues.append(.object([("/", .string(pattern)), ("exclude", .bool(true)), ("comment", .string("the server's own path, never the app's"))]))
+        }
+        componentValues += components.map { c in
             .object(c.key + [("comment", .string((c.names.count == 1 ? "route " : "routes ") + c.names.joined(separator: ", ")))])
         }
         var top: [(key: String, value: JSONValue)] = [

@@ -472,7 +472,7 @@ public struct LinkEngine: Sendable {
                     chains[i].outcome = (current, first ? "the link itself could not be fetched: \(reason)" : reason)
                     continue
                 }
-                guard (300..<400).contains(response.status), let location = response.header("location"),
+                guard FetchResponse.redirectStatuses.contains(response.status), let location = response.header("location"),
                       let next = Unwrapper.resolveReference(location, against: current), !Unwrapper.isNeverFollowed(next)
                 else { chains[i].outcome = (current, nil); continue }
                 guard chains[i].visited.insert(next).inserted else { chains[i].outcome = (current, "a redirect loop (back to \(next))"); continue }

@@ -39,6 +39,10 @@ public struct FetchRequest: Sendable, Equatable {
 
 /// A response: status, headers (names lower-cased, in order), body and the URL finally fetched.
 public struct FetchResponse: Sendable, Equatable {
+    /// The statuses a browser follows a `Location` of (300, 304 and the unassigned 3xx are not
+    /// redirects to it).
+    public static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
     /// The HTTP status code.
     public var status: Int
     /// The response headers in the order received, names lower-cased (`header(_:)` relies on it).

@@ -117,16 +117,20 @@ public struct WebhookSettings: Sendable, Equatable {
     static func redacted(_ url: String) -> String {
         var text = Substring(url)
         var out = ""
-        if let sep = text.range(of: "://") {
-            out = String(text[..<sep.upperBound])
-            text = text[sep.upperBound...]
+        // After the scheme, however many slashes or backslashes a browser would skip
+        // (`https:u:pw@host` and `https:\\u:pw@host` hold user info too).
+        if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
+            let rest = text[text.index(after: colon)...]
+            let slashes = rest.prefix { $0 == "/" || $0 == "\\" }
+            out = String(text[...colon]) + slashes
+            text = rest.dropFirst(slashes.count)
             let authorityEnd = text.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "\\" } ?? text.endIndex
             if let at = text[..<authorityEnd].lastIndex(of: "@") {
                 out += "…@"
                 text = text[text.index(after: at)...]
             }
         }
-        if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { return out + text[..<query] + "?…" }
+        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { return out + text[..<cut] + String(text[cut]) + "…" }
         return out + text
     }
 

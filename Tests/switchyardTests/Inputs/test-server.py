@@ -14,7 +14,7 @@ Prints the port it listens on (127.0.0.1), then serves until its parent process 
   /trickle?n=N   200 with an N-byte body sent one byte a second (default 60)
   /spaced        302 -> "/text?x=a%2Fb c" (a Location with a raw space and an escape)
   /chain/N?d=S   waits S seconds, then 302 -> /chain/N-1?d=S; /chain/0 answers 200 "end of chain"
-  /goto?u=URL    302 -> URL, as given (a redirect to javascript:, file:, …)
+  /goto?u=URL    302 -> URL, as given (a redirect to javascript:, file:, …); &s=N answers N instead
   /stamps        each request so far as "SECONDS TARGET", SECONDS on the server's clock (when it arrived)
   /hits          how many requests the server has answered (for "no connection was made" checks)
   /seen          the request targets answered so far, one per line (as sent: escapes visible)
@@ -86,8 +86,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if n <= 0: return self.reply(200, [("Content-Type", "text/plain")], b"end of chain")
             return self.reply(302, [("Location", "/chain/%d?d=%s" % (n - 1, d))])
         if path == "/goto":
-            target = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)["u"][0]
-            return self.reply(302, [("Location", target)])
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            return self.reply(int(query.get("s", ["302"])[0]), [("Location", query["u"][0])])
         if path == "/stamps":
             with lock: listed = "\n".join(stamps)
             return self.reply(200, [("Content-Type", "text/plain")], listed.encode())
