@@ -385,6 +385,20 @@ struct TestCA: Sendable {
         }.joined(), "\(dead.stdout)")
     }
 
+    /// A hop that lands on a wrapper link (google.com/url?url=…) is unwrapped by the manifest's
+    /// redirect table, as a first URL would be, and not fetched (it was: the wrapper's host was
+    /// asked and the link ended there).
+    @Test func aRedirectToAWrapperLinkIsUnwrappedNotFetched() async throws {
+        let server = try LocalServer()
+        let wrapper = "https://www.google.com/url?sa=t&url=https%3A%2F%2Ftwitter.com%2Fjack%2Fstatus%2F20"
+        let location = wrapper.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?u=\(location)"])
+        let json = try Self.json(r.stdout)
+        #expect(json["unwrapped"] as? String == "https://twitter.com/jack/status/20", "\(r.stdout)")
+        #expect(json["unwrapStopped"] is NSNull || json["unwrapStopped"] == nil, "\(r.stdout)")
+        #expect(r.status == 0, "\(r.stdout)")
+    }
+
     /// Only 301, 302, 303, 307 and 308 are redirects: a Location on a 300, 304 or 399 is not followed.
     @Test func onlyRedirectStatusesAreFollowed() async throws {
         let server = try LocalServer()

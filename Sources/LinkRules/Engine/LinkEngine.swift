@@ -476,7 +476,11 @@ public struct LinkEngine: Sendable {
                       let next = Unwrapper.resolveReference(location, against: current), !Unwrapper.isNeverFollowed(next)
                 else { chains[i].outcome = (current, nil); continue }
                 guard chains[i].visited.insert(next).inserted else { chains[i].outcome = (current, "a redirect loop (back to \(next))"); continue }
-                chains[i].current = next
+                // A hop that lands on a wrapper link (l.facebook.com/l.php?u=…) is unwrapped by the
+                // redirect table, as the first URL was, instead of being fetched.
+                let unwrapped = unwrap(next)
+                if unwrapped != next { chains[i].visited.insert(unwrapped) }
+                chains[i].current = unwrapped
             }
         }
         return chains.map { chain in
