@@ -361,7 +361,7 @@ struct TestCA: Sendable {
         let input = try await CLITests.run(["resolve", "--json", "http://1.2.3.4:99999/x"])
         #expect(input.status == 1 && input.stdout.contains(#""code":"invalid-url","message":"the port 99999 is not from 0 to 65535""#), "\(input.stdout) \(input.stderr)")
         let redirect = try await CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?u=http%3A%2F%2F127.0.0.1%3A70000%2F"])
-        #expect(redirect.status == 1 && redirect.stdout.contains("the port 70000 is not from 1 to 65535"), "\(redirect.stdout) \(redirect.stderr)")
+        #expect(redirect.status == 1 && redirect.stdout.contains(#""unwrapStopped":"the redirect's Location 'http://127.0.0.1:70000/' is no URL a browser can follow""#), "\(redirect.stdout) \(redirect.stderr)")
         let aasa = try await CLITests.run(["aasa", "validate", "https://127.0.0.1:99999/"])
         #expect(aasa.status == 1 && aasa.stderr.contains("the port 99999 is not from 0 to 65535"), "\(aasa.stdout) \(aasa.stderr)")
     }
@@ -397,6 +397,18 @@ struct TestCA: Sendable {
         #expect(json["unwrapped"] as? String == "https://twitter.com/jack/status/20", "\(r.stdout)")
         #expect(json["unwrapStopped"] is NSNull || json["unwrapStopped"] == nil, "\(r.stdout)")
         #expect(r.status == 0, "\(r.stdout)")
+    }
+
+    /// A Location a browser cannot make a URL of ends the chain where it is: it is not reported
+    /// as the unwrapped link.
+    @Test(arguments: ["https:", "http://", "https://exa mple.com/", "http://%zz/", "http://a:99999/"])
+    func aLocationNoBrowserCanFollowEndsTheChain(_ target: String) async throws {
+        let server = try LocalServer()
+        let location = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?u=\(location)"])
+        #expect(try Self.json(r.stdout)["unwrapped"] is NSNull, "\(target): \(r.stdout)")
+        #expect((try Self.json(r.stdout)["unwrapStopped"] as? String)?.hasSuffix("is no URL a browser can follow") == true, "\(target): \(r.stdout)")
+        #expect(r.status == 1, "\(target): \(r.status)")
     }
 
     /// Only 301, 302, 303, 307 and 308 are redirects: a Location on a 300, 304 or 399 is not followed.

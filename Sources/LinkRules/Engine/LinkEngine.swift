@@ -472,9 +472,14 @@ public struct LinkEngine: Sendable {
                     chains[i].outcome = (current, first ? "the link itself could not be fetched: \(reason)" : reason)
                     continue
                 }
-                guard FetchResponse.redirectStatuses.contains(response.status), let location = response.header("location"),
-                      let next = Unwrapper.resolveReference(location, against: current), !Unwrapper.isNeverFollowed(next)
-                else { chains[i].outcome = (current, nil); continue }
+                guard FetchResponse.redirectStatuses.contains(response.status), let location = response.header("location") else {
+                    chains[i].outcome = (current, nil); continue
+                }
+                guard let next = Unwrapper.resolveReference(location, against: current) else {
+                    // A browser would not go anywhere either: said, so it is not taken for the end.
+                    chains[i].outcome = (current, "the redirect's Location \(location.displayExcerpt(limit: 60)) is no URL a browser can follow"); continue
+                }
+                guard !Unwrapper.isNeverFollowed(next) else { chains[i].outcome = (current, nil); continue }
                 guard chains[i].visited.insert(next).inserted else { chains[i].outcome = (current, "a redirect loop (back to \(next))"); continue }
                 // A hop that lands on a wrapper link (l.facebook.com/l.php?u=…) is unwrapped by the
                 // redirect table, as the first URL was, instead of being fetched.

@@ -14,6 +14,9 @@ package enum RedirectLocation {
         // As a browser reads it: `\` is `/`, `/\\host` and `https:\\host` name another host,
         // dot segments are resolved (see `BrowserURL`).
         if let resolved = BrowserURL.resolve(location, against: base) { return encoded(resolved) }
+        // From an http(s) page, a Location a browser cannot make a URL of (`https:`, `http://`,
+        // a host with a space, a port above 65535) goes nowhere: the chain ends where it is.
+        if let colon = base.firstIndex(of: ":"), BrowserURL.specialSchemes[base[..<colon].lowercased()] != nil { return nil }
         let reference = encoded(location.trimmingCharacters(in: .whitespaces))
         return URL(string: reference, relativeTo: URL(string: base))?.absoluteString
     }
