@@ -39,7 +39,7 @@ public struct PendingRequests: Sendable {
         guard Self.isSafeID(request.id) else { throw CallbackError(.malformed, "request ids are 1–64 letters, digits, - or _") }
         let record = JSONWriter.compact(.object([("id", .string(request.id)), ("action", .string(request.action)),
                                                  ("expires", .int(Int(request.expires.timeIntervalSince1970)))]))
-        do { try DurableFile.write(directory + "/pending/" + request.id + ".json", Array(record.utf8)) } catch {
+        do { try DurableFile.write(recordPath(request.id), Array(record.utf8)) } catch {
             throw CallbackError(.io, error.message, cause: error)
         }
     }
@@ -51,19 +51,22 @@ public struct PendingRequests: Sendable {
         if answered().contains(id) { throw CallbackError(.alreadyAnswered, "request \(id) was already answered") }
         guard let request = pending(id) else { throw CallbackError(.unknownRequest, "no pending request \(id)") }
         if request.expires <= now {
-            try? DurableFile.removeDurably(directory + "/pending/" + id + ".json")
+            try? DurableFile.removeDurably(recordPath(id))
             throw CallbackError(.expired, "request \(id) expired at \(ISO8601DateFormatter().string(from: request.expires)); it is not waiting any more")
         }
         do {
             try DurableFile.append(answeredPath, id + " " + String(Int(request.expires.timeIntervalSince1970)) + "\n")
-            try DurableFile.removeDurably(directory + "/pending/" + id + ".json")
+            try DurableFile.removeDurably(recordPath(id))
         } catch { throw CallbackError(.io, error.message, cause: error) }
         return request
     }
 
+    /// Where the record of pending request `id` is kept.
+    func recordPath(_ id: String) -> String { directory + "/pending/" + id + ".json" }
+
     /// The pending request `id`, if its record is there and readable.
     func pending(_ id: String) -> PendingRequest? {
-        guard let data = FileManager.default.contents(atPath: directory + "/pending/" + id + ".json"),
+        guard let data = FileManager.default.contents(atPath: recordPath(id)),
               let value = try? JSONParser.parse(bytes: Array(data)), let action = value["action"]?.stringValue,
               case .number(let exp, _)? = value["expires"] else { return nil }
         return PendingRequest(id: id, action: action, expires: Date(timeIntervalSince1970: exp))
@@ -81,7 +84,7 @@ public struct PendingRequests: Sendable {
     public func removeExpired(now: Date = Date()) throws(CallbackError) -> [String] {
         var removed: [String] = []
         for id in allPending() where pending(id).map({ $0.expires <= now }) ?? true {
-            do { try DurableFile.removeDurably(directory + "/pending/" + id + ".json") } catch { throw CallbackError(.io, error.message, cause: error) }
+            do { try DurableFile.removeDurably(recordPath(id)) } catch { throw CallbackError(.io, error.message, cause: error) }
             removed.append(id)
         }
         let lines = ((try? String(contentsOfFile: answeredPath, encoding: .utf8)) ?? "").split(separator: "\n")

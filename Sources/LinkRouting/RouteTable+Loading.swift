@@ -39,10 +39,10 @@ extension LinkRouter {
         do { try self.init(table: try Self.json(node)) } catch { throw RouteTableError(prefix + error.message) }
     }
 
-    /// Reads a JSON or YAML document (by extension) into a `JSONValue`, keeping key order.
     /// The largest route table or configuration file read: 64 MiB.
     package static let maximumDocumentBytes = 64 << 20
 
+    /// Reads a JSON or YAML document (by extension) into a `JSONValue`, keeping key order.
     package static func document(contentsOf path: String) throws(RouteTableError) -> JSONValue {
         // Read up to 64 MiB and no further (`--routes /dev/zero` stops).
         let data: [UInt8]

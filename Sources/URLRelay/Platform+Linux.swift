@@ -44,9 +44,11 @@ final class DirectoryWatch: @unchecked Sendable {
         let r = poll(&fds, 2, Int32(min(timeout, 86_400) * 1000))
         guard r > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        if fds[1].revents != 0 { while buffer.withUnsafeMutableBytes({ read(wakeRead, $0.baseAddress, $0.count) }) > 0 {} }
+        // Both descriptors are non-blocking: read each until it has nothing left.
+        func drain(_ descriptor: Int32) { while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }) > 0 {} }
+        if fds[1].revents != 0 { drain(wakeRead) }
         guard fds[0].revents != 0 else { return false }
-        while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+        drain(fd)
         return true
     }
 

@@ -20,7 +20,9 @@ enum BrowserHost {
         }
         var text = String(host)
         if text.contains("%") {
-            guard let decoded = percentDecoded(text) else { return nil }
+            // Decoded as UTF-8. Where Foundation gives up (a stray `%`, bytes that are not UTF-8)
+            // a browser fails too: `%` is a forbidden host code point, U+FFFD is no valid label.
+            guard let decoded = text.removingPercentEncoding else { return nil }
             text = decoded
         }
         if text.unicodeScalars.contains(where: { !$0.isASCII }) {
@@ -34,21 +36,6 @@ enum BrowserHost {
         else { return nil }
         if endsInANumber(text) { return ipv4(text) }
         return text
-    }
-
-    /// `text` with its %XX escapes decoded as UTF-8; nil when the bytes are not UTF-8.
-    static func percentDecoded(_ text: String) -> String? {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let b = utf8.popFirst() {
-            if b == UInt8(ascii: "%"), utf8.count >= 2, let hi = hexValue(utf8[utf8.startIndex]), let lo = hexValue(utf8[utf8.startIndex + 1]) {
-                bytes.append(UInt8(hi << 4 | lo))
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(b)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func hexValue(_ b: UInt8) -> Int? {
