@@ -21,7 +21,9 @@ public struct Route: Sendable, Equatable {
     public var pattern: String
     /// Universal link or custom scheme, taken from the pattern's scheme (none, http or https mean universal).
     public var kind: Kind
-    var segments: [Segment]
+    /// The path's segments as parsed (a full `https://host/…` pattern's host left out): what the
+    /// AASA generator and the service's own-path check read, rather than the pattern's text.
+    package var segments: [Segment]
     /// The query items the route reads, in the order given.
     public var query: [QueryParameter]
     /// When true, AASA generation emits an `exclude` component for it.

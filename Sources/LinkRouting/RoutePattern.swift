@@ -81,7 +81,7 @@ public indirect enum RouteValue: Sendable, Hashable, Codable, CustomStringConver
 }
 
 /// One segment of a route's path.
-enum Segment: Sendable, Equatable {
+package enum Segment: Sendable, Equatable {
     case literal(String)
     case parameter(name: String, type: ParameterType)
 }

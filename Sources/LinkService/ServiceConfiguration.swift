@@ -223,10 +223,7 @@ public struct ServiceConfiguration: Sendable {
         for route in router.routes where route.kind == .universal && !route.exclude {
             // A universal link on the service's own paths would send the dashboard or the API
             // to the app (the AASA claims the path) and shadow the service's answer.
-            var path = Substring(route.pattern)
-            if let sep = path.range(of: "://") { path = path[sep.upperBound...].drop { $0 != "/" } }
-            let first = path.split(separator: "/").first.map { $0.lowercased() }
-            if let first, Self.servicePaths.contains(first) {
+            if case .literal(let text)? = route.segments.first, case let first = text.lowercased(), Self.servicePaths.contains(first) {
                 throw ConfigurationError("routes.\(route.name): the pattern \(JSONWriter.quote(route.pattern)) claims /\(first), a path the service answers itself (\(Self.servicePaths.sorted().map { "/" + $0 }.joined(separator: ", "))); choose another path or mark the route exclude: true")
             }
         }

@@ -48,13 +48,20 @@ public enum AssociationGenerator {
     }
 
     /// The AASA path pattern of a route: `/join/{groupId}` → `/join/*`, `/i/{target:url}` → `/i/*`.
+    /// A full pattern (`https://links.example/g/{id}`) gives its path (`/g/*`), not its text.
     public static func pathPattern(_ route: Route) -> String {
         var parts: [String] = []
-        for piece in route.pattern.split(separator: "/", omittingEmptySubsequences: true) {
-            if piece.hasPrefix("{") || piece == "*" { parts.append("*") } else { parts.append(String(piece)) }
+        var embedsURL = false
+        for segment in route.segments {
+            switch segment {
+            case .literal(let text): parts.append(text)
+            case .parameter(_, let type):
+                parts.append("*")
+                if type == .url { embedsURL = true }
+            }
         }
-        // A url parameter swallows "//": everything after its start.
-        if let i = parts.firstIndex(of: "*"), route.pattern.contains(":url}") { parts = Array(parts[...i]) }
+        // A url parameter swallows "//": everything after the first parameter's start.
+        if embedsURL, let i = parts.firstIndex(of: "*") { parts = Array(parts[...i]) }
         return "/" + parts.joined(separator: "/")
     }
 
