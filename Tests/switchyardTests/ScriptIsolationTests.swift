@@ -97,12 +97,23 @@ import Testing
         let process = try Self.startEndless(timeLimit: 60, marker: marker, output: out)
         let outcome = try await blocking { () -> (output: String, seconds: Double, left: [Int32]) in
             _ = Self.workers(of: process, marked: marker)
-            Thread.sleep(forTimeInterval: 0.5)
-            // Every worker seen now, not only the first to appear: the script may run in a
-            // second one started after it (the test then waited for the 130 s wall limit).
-            let workers = Self.processes(marked: marker).filter { $0 != process.processIdentifier }
+            // Every worker, for as long as the engine runs, not a snapshot: the `Await` script
+            // may run in a worker started after the first one seen (another rule's script takes
+            // the first), and a snapshot then missed it and the call ran to the 130 s wall limit
+            // (a CI flake, twice). A worker is killed within 0.1 s of appearing; the engine
+            // writes its call as soon as the worker is started, so the kill lands during the call.
             let start = Date()
-            for pid in workers { kill(pid, SIGABRT) }
+            let killer = Thread {
+                while process.isRunning && Date().timeIntervalSince(start) < 60 {
+                    // Started workers only: a child between fork and exec is not one yet.
+                    for pid in Self.processes(marked: marker) where pid != process.processIdentifier
+                        && FileManager.default.contents(atPath: "/proc/\(pid)/cmdline").map({ String(decoding: $0, as: UTF8.self).contains("script-worker") }) == true {
+                        kill(pid, SIGABRT)
+                    }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+            }
+            killer.start()
             let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             let seconds = Date().timeIntervalSince(start)
