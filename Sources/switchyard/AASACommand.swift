@@ -28,7 +28,9 @@ struct AASACommand: ParsableCommand {
                 Input lines: {"id": …, "aasa": {…}, "domain": "example.com", "appId": "TEAMID.bundle", "url": "https://…"}.
                 Output lines: {"id": …, "decision": "match"|"exclude"|"no_match"}, or {"id": …, "error": {"code", "message"}}
                 for a broken case (with "line": N, the stdin line number, when the case has no id); the run goes on. \
-                Blank and whitespace-only lines are skipped: they give no output line.
+                Blank and whitespace-only lines are skipped: they give no output line. \
+                A decision that passed over entries whose pattern is too large to check (over 10,000 characters \
+                and wildcards with its variables: they match nothing) lists them: "patternTooLarge": ["details[0].components[1]", …].
                 """
         )
 
@@ -94,7 +96,16 @@ struct AASACommand: ParsableCommand {
                 cache[key] = read
                 aasa = read
             }
-            return .object([("id", id), ("decision", .string(aasa.decide(url, for: appID, domain: domain).rawValue))])
+            guard aasa.hasPatternTooLarge else {
+                return .object([("id", id), ("decision", .string(aasa.decide(url, for: appID, domain: domain).rawValue))])
+            }
+            // Not silent: the entries passed over only because their pattern was too large to check.
+            let e = aasa.explain(url, for: appID, domain: domain)
+            let unchecked = e.steps.filter(\.patternTooLarge).map { s in
+                JSONValue.string("\(aasa.detailName(s.detail)).\(s.legacyPath ? "paths" : "components")[\(s.entry)]")
+            }
+            return .object([("id", id), ("decision", .string(e.decision.rawValue))]
+                + (unchecked.isEmpty ? [] : [("patternTooLarge", .array(unchecked))]))
         }
     }
 
@@ -142,7 +153,8 @@ struct AASACommand: ParsableCommand {
                     ("decision", .string(e.decision.rawValue)),
                     ("detail", e.decidedBy.map { .int($0.detail) } ?? .null), ("entry", e.decidedBy.map { .int($0.entry) } ?? .null),
                     ("steps", .array(e.steps.map { s in
-                        .object([("detail", .int(s.detail)), (s.legacyPath ? "path" : "component", .int(s.entry)), ("failed", s.failed.map { .string($0.rawValue) } ?? .null)])
+                        .object([("detail", .int(s.detail)), (s.legacyPath ? "path" : "component", .int(s.entry)), ("failed", s.failed.map { .string($0.rawValue) } ?? .null),
+                                 ("patternTooLarge", .bool(s.patternTooLarge))])
                     })),
                     ("note", e.note.map(JSONValue.string) ?? .null),
                 ])))
@@ -151,7 +163,9 @@ struct AASACommand: ParsableCommand {
             for s in e.steps {
                 let entry = aasa.describe(detail: s.detail, entry: s.entry, legacy: s.legacyPath)
                 let place = "\(aasa.detailName(s.detail)).\(s.legacyPath ? "paths" : "components")[\(s.entry)]"
-                if let failed = s.failed {
+                if let failed = s.failed, s.patternTooLarge {
+                    Output.line(Output.escaped("  \(place) \(entry): no — its \"\(failed.rawValue)\" pattern expands to more than \(Glob.maximumSize) characters and wildcards, so it is not compiled and matches nothing [pattern-too-large]"))
+                } else if let failed = s.failed {
                     Output.line(Output.escaped("  \(place) \(entry): no — \"\(failed.rawValue)\" does not match"))
                 } else {
                     Output.line(Output.escaped("  \(place) \(entry): matches"))
@@ -206,18 +220,22 @@ extension AppSiteAssociation {
 
     /// A short rendering of a component or legacy path for explanations.
     func describe(detail: Int, entry: Int, legacy: Bool) -> String {
+        // A pattern of thousands of characters is shown by its start and its size.
+        func quote(_ text: String) -> String {
+            text.utf8.count <= 200 ? JSONWriter.quote(text) : JSONWriter.quote(String(text.prefix(80))) + "… (\(text.utf8.count) bytes)"
+        }
         guard let d = applinks?.details.first(where: { $0.index == detail }) else { return "" }
-        if legacy { return JSONWriter.quote(d.paths?[entry] ?? "") }
+        if legacy { return quote(d.paths?[entry] ?? "") }
         guard let c = d.components?.first(where: { $0.index == entry }) else { return "" }
         var parts: [String] = []
-        if let p = c.path { parts.append("\"/\": \(JSONWriter.quote(p))") }
+        if let p = c.path { parts.append("\"/\": \(quote(p))") }
         switch c.query {
-        case .whole(let s)?: parts.append("\"?\": \(JSONWriter.quote(s))")
-        case .items(let items)?: parts.append("\"?\": {" + items.map { "\(JSONWriter.quote($0.name)): \(JSONWriter.quote($0.pattern))" }.joined(separator: ", ") + "}")
+        case .whole(let s)?: parts.append("\"?\": \(quote(s))")
+        case .items(let items)?: parts.append("\"?\": {" + items.map { "\(quote($0.name)): \(quote($0.pattern))" }.joined(separator: ", ") + "}")
         case .voided?: parts.append("\"?\": (ignored)")
         case nil: break
         }
-        if let f = c.fragment { parts.append("\"#\": \(JSONWriter.quote(f))") }
+        if let f = c.fragment { parts.append("\"#\": \(quote(f))") }
         if c.exclude { parts.append("\"exclude\": true") }
         return "{" + parts.joined(separator: ", ") + "}"
     }

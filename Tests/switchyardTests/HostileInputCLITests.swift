@@ -141,4 +141,36 @@ import Testing
             #expect(r.stdout.contains("invalid, 1 error"))
         }
     }
+
+    /// A pattern too large to check (here 12,001 characters, no variable) matches nothing, and
+    /// every command says so: `validate` finds it (it said "valid, 0 errors"), `explain` names it
+    /// with its size instead of printing it whole as "does not match", `decide` lists it.
+    @Test func aPatternTooLargeToCheckIsNamedByValidateExplainAndDecide() async throws {
+        let directory = try ErrorPathCLITests.temporaryDirectory()
+        let big = "/" + String(repeating: "a*", count: 6_000)
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.x"], "components": [{"/": "\#(big)"}, {"/": "/ok/*"}]}, {"appID": "ABCDE12345.com.x", "paths": ["\#(big)"]}]}}"#
+        let file = directory.appendingPathComponent("apple-app-site-association").path
+        try Data(json.utf8).write(to: URL(fileURLWithPath: file))
+        let validate = try await CLITests.run(["aasa", "validate", file])
+        #expect(validate.status == 1, "\(validate.stdout)")
+        #expect(validate.stdout.contains("applinks.details[0].components[0]./: the pattern is longer than 10000 characters (12001 bytes); it is not checked here and matches nothing [pattern-too-large]"), "\(validate.stdout)")
+        let explain = try await CLITests.run(["aasa", "explain", file, "https://e.com/aaaa", "--app-id", "ABCDE12345.com.x"])
+        #expect(explain.status == 0)
+        #expect(explain.stdout.hasPrefix(#"  details[0].components[0] {"/": "/a*a*"#), "\(explain.stdout.prefix(300))")
+        #expect(explain.stdout.contains(#"… (12001 bytes)}: no — its "/" pattern expands to more than 10000 characters and wildcards, so it is not compiled and matches nothing [pattern-too-large]"#), "\(explain.stdout.prefix(600))")
+        #expect(explain.stdout.contains(#"  details[0].components[1] {"/": "/ok/*"}: no — "/" does not match"#))
+        #expect(explain.stdout.utf8.count < 2_000, "the pattern is not printed whole")
+        let json2 = try await CLITests.run(["aasa", "explain", file, "https://e.com/ok/1", "--app-id", "ABCDE12345.com.x", "--json"])
+        #expect(json2.stdout.contains(#""steps":[{"detail":0,"component":0,"failed":"/","patternTooLarge":true},{"detail":0,"component":1,"failed":null,"patternTooLarge":false}]"#), "\(json2.stdout)")
+        let cases = [#"{"id": 1, "aasa": \#(json), "appId": "ABCDE12345.com.x", "url": "https://e.com/ok/1"}"#,
+                     #"{"id": 2, "aasa": {"applinks": {"details": [{"appIDs": ["ABCDE12345.com.x"], "components": [{"/": "/ok/*"}]}]}}, "appId": "ABCDE12345.com.x", "url": "https://e.com/ok/1"}"#,
+                     #"{"id": 3, "aasa": \#(json), "appId": "ABCDE12345.com.x", "url": "https://e.com/no"}"#]
+        let decide = try await CLITests.run(["aasa", "decide", "--jsonl"], stdin: cases.joined(separator: "\n") + "\n")
+        #expect(decide.stdout == #"""
+            {"id":1,"decision":"match","patternTooLarge":["details[0].components[0]"]}
+            {"id":2,"decision":"match"}
+            {"id":3,"decision":"no_match","patternTooLarge":["details[0].components[0]","details[1].paths[0]"]}
+
+            """#, "\(decide.stdout)")
+    }
 }

@@ -14,6 +14,12 @@ extension AppSiteAssociation {
         explain(url, for: appID, domain: domain, steps: false).decision
     }
 
+    /// True when a pattern of the file expands past ``Glob/maximumSize``: it is not compiled
+    /// and matches nothing, so a decision may rest on it (``explain(_:for:domain:)`` says where).
+    public var hasPatternTooLarge: Bool {
+        applinks?.details.contains { $0.compiled.hasTooLargePattern } ?? false
+    }
+
     /// A decision with the reasons: which detail and entry decided, and for every entry tried
     /// before it which key failed.
     public func explain(_ url: String, for appID: String, domain: String? = nil) -> Explanation {
@@ -52,7 +58,7 @@ extension AppSiteAssociation {
             let (decision, steps) = detail.compiled.decide(&subject, explain: wantSteps)
             if wantSteps {
                 let legacy = detail.components == nil && detail.paths != nil
-                explanation.steps += steps.map { Explanation.Step(detail: detail.index, entry: $0.entry, legacyPath: legacy, failed: $0.failed) }
+                explanation.steps += steps.map { Explanation.Step(detail: detail.index, entry: $0.entry, legacyPath: legacy, failed: $0.failed, patternTooLarge: $0.tooLarge) }
             }
             if decision != .noMatch {
                 explanation.decision = decision
@@ -78,6 +84,9 @@ extension AppSiteAssociation {
             public var legacyPath: Bool
             /// The first key that did not match; nil when the entry matched.
             public var failed: FailedKey?
+            /// True when that key's pattern expands past ``Glob/maximumSize`` and was not
+            /// compiled: it matches nothing, so the URL was not really compared with it.
+            public var patternTooLarge = false
         }
         /// What iOS does with the URL.
         public var decision: Decision

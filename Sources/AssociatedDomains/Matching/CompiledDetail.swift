@@ -127,6 +127,20 @@ struct CompiledComponent: Sendable {
     }
 
     /// nil when every given key matches, else the first key that failed.
+    /// Whether a pattern of `key` was too large to compile: it matched nothing, unchecked.
+    func isTooLarge(_ key: FailedKey) -> Bool {
+        switch key {
+        case .path: return path?.contains { $0.isTooLarge } ?? false
+        case .fragment: return fragment?.isTooLarge ?? false
+        case .query:
+            switch query {
+            case .whole(let g)?: return g.isTooLarge
+            case .items(let items)?: return items.contains { $0.pattern.isTooLarge }
+            case nil: return false
+            }
+        }
+    }
+
     func failure(_ s: inout Subject) -> FailedKey? {
         let text = path == nil ? [] : s.path(encoded: percentEncoded, cased: caseSensitive)
         return text.withUnsafeBufferPointer { failure(&s, path: $0) }
@@ -171,10 +185,21 @@ struct CompiledDetail: Sendable {
     }
     let kind: Kind
 
+    /// Whether any pattern here was too large to compile (and so matches nothing).
+    var hasTooLargePattern: Bool {
+        switch kind {
+        case .components(let components, _): return components.contains { c in [FailedKey.path, .query, .fragment].contains(where: c.isTooLarge) }
+        case .paths(let entries): return entries.contains { $0.globs.contains { $0.isTooLarge } }
+        case .nothing: return false
+        }
+    }
+
     /// One step of an explanation: a component (or legacy path entry) and how it fared.
     struct Step: Sendable, Equatable {
         var entry: Int
         var failed: FailedKey?
+        /// The failed key's pattern was too large to compile (it matches nothing).
+        var tooLarge = false
     }
 
     /// The decision and the entries tried, in order.
@@ -194,14 +219,14 @@ struct CompiledDetail: Sendable {
         case .components(let components, _):
             for i in components.indices {
                 let failed = components[i].failure(&s)
-                if explain { steps.append(Step(entry: i, failed: failed)) }
+                if explain { steps.append(Step(entry: i, failed: failed, tooLarge: failed.map(components[i].isTooLarge) ?? false)) }
                 if failed == nil { return (components[i].exclude ? .exclude : .match, steps) }
             }
         case .paths(let entries):
             let path = s.path(encoded: true, cased: true)
             for (i, e) in entries.enumerated() {
                 let hit = path.withUnsafeBufferPointer { buffer in e.globs.contains { $0.matches(buffer) } }
-                if explain { steps.append(Step(entry: i, failed: hit ? nil : .path)) }
+                if explain { steps.append(Step(entry: i, failed: hit ? nil : .path, tooLarge: !hit && e.globs.contains { $0.isTooLarge })) }
                 if hit { return (e.exclude ? .exclude : .match, steps) }
             }
         case .nothing: break

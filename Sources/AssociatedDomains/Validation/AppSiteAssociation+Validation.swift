@@ -116,8 +116,11 @@ extension AppSiteAssociation {
             }
             rest = rest[rest.index(after: close)...]
         }
-        if pattern.contains("$("), Glob(pattern, variables: variables).isTooLarge {
-            findings.append(Finding(.error, .patternTooLarge, at: path, "with its substitution variables the pattern expands to more than \(Glob.maximumSize) characters and wildcards; it is not checked here and matches nothing (use fewer values, or fewer variables inside values)"))
+        // A long pattern is too large with no variable in it: it was checked only when it had one.
+        if pattern.contains("$(") || pattern.utf8.count > Glob.maximumSize, Glob(pattern, variables: variables).isTooLarge {
+            findings.append(Finding(.error, .patternTooLarge, at: path, pattern.contains("$(")
+                ? "with its substitution variables the pattern expands to more than \(Glob.maximumSize) characters and wildcards; it is not checked here and matches nothing (use fewer values, or fewer variables inside values)"
+                : "the pattern is longer than \(Glob.maximumSize) characters (\(pattern.utf8.count) bytes); it is not checked here and matches nothing"))
         }
         return findings
     }
@@ -133,6 +136,9 @@ extension AppSiteAssociation {
                 findings.append(Finding(.warning, exclude ? .unreachableNot : .unreachablePath, at: pp, "\(JSONWriter.quote(p)) can never apply: paths[\(earlier)] before it matches every path and the first match decides — put NOT entries first"))
             } else if exclude && !paths[(i + 1)...].contains(where: { !$0.hasPrefix("NOT ") }) {
                 findings.append(Finding(.warning, .uselessNot, at: pp, "\(JSONWriter.quote(p)) excludes nothing: no later path would have matched, and unmatched paths are not handled anyway"))
+            }
+            if Glob(pattern).isTooLarge {
+                findings.append(Finding(.error, .patternTooLarge, at: pp, "the pattern is longer than \(Glob.maximumSize) characters (\(pattern.utf8.count) bytes); it is not checked here and matches nothing"))
             }
             if !exclude && Self.isCatchAll(pattern) && catchAll == nil { catchAll = i }
         }
