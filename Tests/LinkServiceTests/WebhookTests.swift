@@ -310,6 +310,23 @@ final class HookReceiver: @unchecked Sendable {
         }
     }
 
+    /// A failed attempt's error goes to the log and the database without the URL's query or
+    /// user info (a receiver's token): it read `network-error: http://…/hook?apikey=SECRET: …`.
+    @Test func aFailedDeliveryRecordsItsErrorWithoutTheURLsSecrets() async throws {
+        let h = try await Harness.make(extra: Self.config(port: 9, extra: "  maxAttempts: 1"))
+        var settings = h.service.configuration.webhooks
+        settings.endpoints[0].url = "http://hunter:pw2@127.0.0.1:9/hook?apikey=QUERYSECRET#frag"
+        let deliverer = WebhookDeliverer(store: h.store, settings: settings, metrics: h.service.metrics, logger: h.service.logger)
+        try await h.store.insert(StoredLink(code: "leaky123", createdAt: Date()))
+        #expect(await deliverer.deliverDue() == 1)
+        let error = try #require(try await h.store.webhookDeliveryRecords().first?.lastError)
+        #expect(!error.contains("QUERYSECRET") && !error.contains("pw2") && !error.contains("frag"), "\(error)")
+        #expect(error.hasPrefix("network-"), "\(error)")
+        await h.store.close()
+        #expect(WebhookSettings.scrubbed("failed: http://127.0.0.1/h?apikey=A%20B (apikey=A B)", of: "http://127.0.0.1/h?apikey=A%20B")
+                == "failed: http://127.0.0.1/h?… (…)")
+    }
+
     /// Two nodes on one PostgreSQL database, both delivering: every event arrives exactly once.
     @Test(.enabled(if: Backend.available.contains(.postgres)))
     func twoNodesOnOnePostgresDeliverEachEventOnce() async throws {

@@ -123,7 +123,8 @@ struct WebhookDeliverer: Service {
             status = response.status
             problem = "HTTP \(response.status)"
         } catch {
-            problem = error.description
+            // The error quotes the URL: its query and user info (a receiver's token) stay out.
+            problem = WebhookSettings.scrubbed(error.description, of: endpoint.url)
         }
         if delivery.attempts >= settings.maxAttempts {
             await finish(delivery, .failed(status: status, error: problem))

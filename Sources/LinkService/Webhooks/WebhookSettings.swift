@@ -112,6 +112,28 @@ public struct WebhookSettings: Sendable, Equatable {
         }
     }
 
+    /// `text` (an error that quotes `url`, perhaps normalised) with `url`'s user info, query and
+    /// fragment replaced by `…`, as ``redacted(_:)`` shows them: a delivery error goes to the
+    /// log and the database, and printed `?apikey=…` there.
+    static func scrubbed(_ text: String, of url: String) -> String {
+        var out = text.replacingOccurrences(of: url, with: redacted(url))
+        var secrets: [Substring] = []
+        if let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) { secrets.append(url[url.index(after: cut)...]) }
+        if let scheme = url.range(of: ":") {
+            let rest = url[scheme.upperBound...].drop { $0 == "/" || $0 == "\\" }
+            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
+            if let at = authority.lastIndex(of: "@") { secrets.append(authority[..<at]) }
+        }
+        for secret in secrets where !secret.isEmpty {
+            out = out.replacingOccurrences(of: String(secret), with: "…")
+            // A fetcher may quote the URL percent-encoded or decoded.
+            for form in [secret.removingPercentEncoding, secret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)] {
+                if let form, !form.isEmpty { out = out.replacingOccurrences(of: form, with: "…") }
+            }
+        }
+        return out
+    }
+
     /// `url` fit for a message or a log: user info and the query (where receivers put their
     /// tokens) replaced by `…`.
     static func redacted(_ url: String) -> String {
