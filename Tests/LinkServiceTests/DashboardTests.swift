@@ -146,6 +146,8 @@ import Testing
             #expect(try await browser.post("/admin/links", [("csrf", String(csrf.reversed()))] + link).status == .forbidden)
             let crossSite = try await browser.post("/admin/links", [("csrf", csrf)] + link, headers: [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"])
             #expect(crossSite.status == .forbidden && crossSite.text.contains("another site"))
+            // `none` (a navigation the user started) never posts a form of this site.
+            #expect(try await browser.post("/admin/links", [("csrf", csrf)] + link, headers: [HTTPField.Name("Sec-Fetch-Site")!: "none"]).status == .forbidden)
             #expect(try await browser.post("/admin/links", [("csrf", csrf)] + link, headers: [.origin: "https://evil.example"]).status == .forbidden)
             #expect(try await browser.post("/admin/links", [("csrf", csrf)] + link, headers: [.origin: "null"]).status == .forbidden)
             // Another session's form token is not this one's.
@@ -250,6 +252,37 @@ import Testing
             // A browser sends the GET form's spaces as `+`.
             let plus = try await browser.get("/admin?q=Spring+sale")
             #expect(plus.text.contains(#"<a href="/admin/links/Apex2345"#) && !plus.text.contains(#"<a href="/admin/links/Beta2345"#))
+        }
+    }
+
+    /// An expired or used-up link answers 410, its QR code too: its page says why and shows no
+    /// dead QR image (it showed one, and "Uses 9 of 5" with no word that the link was used up).
+    @Test func aLinkThatIsGoneSaysSoInsteadOfShowingADeadQRCode() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            func link(_ code: String, maxUses: Int64? = nil, expiresAt: Date? = nil) -> StoredLink {
+                var link = StoredLink(code: code, createdAt: Date())
+                link.deepLink = "plur://group/" + code
+                link.maxUses = maxUses
+                link.expiresAt = expiresAt
+                return link
+            }
+            try await h.store.insert(link("usedup23", maxUses: 2))
+            try await h.store.insert(link("expired2", expiresAt: h.clock.today.addingTimeInterval(-60)))
+            try await h.store.insert(link("alive234"))
+            for _ in 0..<2 { #expect(try await client.call(.get, "/i/usedup23", headers: [.userAgent: "Mozilla/5.0 (iPhone)"]).status == .ok) }
+            var browser = Browser(client: client)
+            _ = try await browser.signIn(h.reader)
+            let used = try await browser.get("/admin/links/usedup23")
+            #expect(used.text.contains(#"<p class="error" id="gone">This link is used up: 2 of 2 uses.</p>"#), "\(used.text)")
+            #expect(used.text.contains(#"id="qr-unavailable">No QR code: the link is used up, so its page and its QR code answer 410 Gone. Raise its uses"#))
+            #expect(!used.text.contains(#"id="qr""#) && !used.text.contains("qr.png"))
+            #expect(try await client.call(.get, "/i/usedup23/qr.svg").status == .gone)
+            let expired = try await browser.get("/admin/links/expired2")
+            #expect(expired.text.contains(#"id="gone">This link expired on "#) && expired.text.contains("Extend its expiry"), "\(expired.text)")
+            #expect(!expired.text.contains(#"<img id="qr""#))
+            let alive = try await browser.get("/admin/links/alive234")
+            #expect(alive.text.contains(#"<img id="qr" src="/i/alive234/qr.svg""#) && !alive.text.contains(#"id="gone""#))
         }
     }
 

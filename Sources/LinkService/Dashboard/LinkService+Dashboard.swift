@@ -120,10 +120,12 @@ extension LinkService {
     }
 
     /// Refuses a state-changing request another site started: `Sec-Fetch-Site` other than
-    /// same-origin (or none: typed by the user), or an `Origin` whose host is not this request's.
+    /// same-origin (`none`, a navigation the user started, never posts this site's forms), or an
+    /// `Origin` whose host and port are not this request's. The scheme is not compared: behind a
+    /// TLS proxy the browser's origin is https where the service is reached over http.
     func checkSameSite(_ request: Request) throws(APIError) {
         func refused(_ why: String) -> APIError { APIError(.forbidden, .crossSite, "a form of another site cannot change anything here (\(why))") }
-        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin" && site != "none" {
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin" {
             throw refused("Sec-Fetch-Site: \(site)")
         }
         if let origin = request.headers[.origin] {
@@ -255,7 +257,16 @@ extension LinkService {
         let url = pageURL(link.code)
         var main = "<h1>Link <code>\(code)</code></h1>"
         if let notice { main += #"<p class="notice" id="notice">\#(DashboardHTML.escape(notice))</p>"# }
-        if let e = link.expiresAt, e <= now() { main += #"<p class="error">This link expired on \#(Self.isoDate(e)).</p>"# }
+        // An expired or used-up link answers 410, its QR code too: the page says so instead of
+        // showing a dead image (and a maxUses set below the clicks already counted shows here).
+        var gone: String?
+        if let e = link.expiresAt, e <= now() {
+            main += #"<p class="error" id="gone">This link expired on \#(Self.isoDate(e)).</p>"#
+            gone = "expired"
+        } else if let max = link.maxUses, link.clicks >= max {
+            main += #"<p class="error" id="gone">This link is used up: \#(link.clicks) of \#(max) uses.</p>"#
+            gone = "used up"
+        }
         main += #"<div class="grid"><div class="card"><dl id="fields">"#
         func row(_ label: String, _ value: String?) {
             guard let value, !value.isEmpty else { return }
@@ -279,8 +290,12 @@ extension LinkService {
             main += #"<p><a class="button" id="edit-link" href="/admin/links/\#(code)/edit">Edit</a></p>"#
         }
         main += "</div>"
-        main += #"<div class="card"><img id="qr" src="/i/\#(code)/qr.svg" width="180" height="180" alt="QR code of \#(DashboardHTML.escape(url))">"#
-        main += #"<p><a href="/i/\#(code)/qr.png?size=1024" download="\#(code).png">PNG, 1024 px</a> · <a href="/i/\#(code)/qr.svg" download="\#(code).svg">SVG</a></p></div></div>"#
+        if let gone {
+            main += #"<div class="card"><p id="qr-unavailable">No QR code: the link is \#(gone), so its page and its QR code answer 410 Gone. \#(gone == "expired" ? "Extend its expiry" : "Raise its uses") to serve them again.</p></div></div>"#
+        } else {
+            main += #"<div class="card"><img id="qr" src="/i/\#(code)/qr.svg" width="180" height="180" alt="QR code of \#(DashboardHTML.escape(url))">"#
+            main += #"<p><a href="/i/\#(code)/qr.png?size=1024" download="\#(code).png">PNG, 1024 px</a> · <a href="/i/\#(code)/qr.svg" download="\#(code).svg">SVG</a></p></div></div>"#
+        }
         main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> clicks counted in all (previews and bots not included). Last \#(Self.adminChartDays) days, by platform:</p>"#
         main += DashboardHTML.clicksChart(days, lastDay: today, days: Self.adminChartDays) + DashboardHTML.legend()
         // The platform split is of people; previews and bots are counted beside it.
