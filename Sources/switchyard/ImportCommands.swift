@@ -147,7 +147,7 @@ struct ExportCSV: AsyncParsableCommand {
     @OptionGroup var databaseOption: DatabaseOption
 
     func run() async throws {
-        let store = try await databaseOption.open()
+        let store = try await databaseOption.open(existing: true)
         var text = CSV.record(LinkImport.columns)
         var cursor: (Int64, String)?
         var count = 0

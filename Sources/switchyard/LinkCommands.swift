@@ -26,7 +26,7 @@ struct LinkQR: AsyncParsableCommand {
     @Argument(help: "The link's code.") var code: String
     @Option(name: [.short, .long], help: "File to write (- for stdout).") var output: String
     @Option(help: "svg or png (default: from the file's extension).") var format: String?
-    @Option(parsing: .unconditional, help: "PNG size in pixels, 64–2048: the largest whole number of pixels per module that fits.") var size = 512
+    @Option(parsing: .unconditional, help: "PNG size in pixels, 64–2048 (default 512): the largest whole number of pixels per module that fits.") var size: Int?
     @Option(help: "The service's configuration (its publicURL makes the link's URL; default: the example configuration).") var config: String?
     @OptionGroup var databaseOption: DatabaseOption
 
@@ -39,12 +39,15 @@ struct LinkQR: AsyncParsableCommand {
     func validate() throws {
         guard let chosen = chosenFormat else { throw ValidationError("say --format svg or --format png (the file's extension names neither)") }
         guard ["svg", "png"].contains(chosen) else { throw ValidationError("--format must be svg or png") }
-        guard (64...2048).contains(size) else { throw ValidationError("--size must be from 64 to 2048 pixels") }
+        if let size {
+            guard chosen == "png" else { throw ValidationError("--size applies to PNG only; an SVG scales to any size") }
+            guard (64...2048).contains(size) else { throw ValidationError("--size must be from 64 to 2048 pixels") }
+        }
     }
 
     func run() async throws {
         let configuration = try ServiceConfiguration.forCommandLine(config).configuration
-        let store = try await databaseOption.open()
+        let store = try await databaseOption.open(existing: true)
         let link: StoredLink?
         do { link = try await store.link(code: code) } catch {
             await store.close()
@@ -72,7 +75,7 @@ struct LinkQR: AsyncParsableCommand {
         do {
             let qr = try QRCode(encoding: url)
             if png {
-                let scale = qr.scale(fitting: size)
+                let scale = qr.scale(fitting: size ?? 512)
                 bytes = try qr.png(scale: scale)
                 detail = "PNG, \(qr.pixels(scale: scale))×\(qr.pixels(scale: scale)) px"
             } else {

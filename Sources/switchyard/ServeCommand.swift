@@ -25,9 +25,19 @@ struct DatabaseOption: ParsableArguments {
     @Option(help: "sqlite:PATH or postgres://user:password@host:port/database (default: sqlite:.switchyard/switchyard.sqlite).")
     var database: String?
 
-    func open(pool: ConnectionPoolRunner = .store) async throws -> LinkStore {
+    /// `existing`: a command that only reads (or removes) does not make a database where there
+    /// is none; a mistyped path said "no link with code …" and left an empty file behind.
+    func open(pool: ConnectionPoolRunner = .store, existing: Bool = false) async throws -> LinkStore {
+        let location: DatabaseLocation
+        do { location = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultSQLite } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
+        if existing, case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            Output.error("error: no database at \(path) (--database sqlite:\(path)); this command reads one and makes none — `switchyard serve` or `switchyard token create` make it")
+            throw ExitCode(2)
+        }
         do {
-            let location = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultSQLite
             return try await LinkStore.open(location, pool: pool)
         } catch {
             Output.error("error: \(error)")
@@ -153,7 +163,7 @@ struct TokenList: AsyncParsableCommand {
     @Flag(help: "One JSON object per token.") var json = false
 
     func run() async throws {
-        let store = try await databaseOption.open()
+        let store = try await databaseOption.open(existing: true)
         let tokens: [StoredToken]
         do { tokens = try await store.tokens() } catch {
             await store.close()
@@ -179,7 +189,7 @@ struct TokenRevoke: AsyncParsableCommand {
     @OptionGroup var databaseOption: DatabaseOption
 
     func run() async throws {
-        let store = try await databaseOption.open()
+        let store = try await databaseOption.open(existing: true)
         let n: Int
         do { n = try await store.revokeToken(token) } catch {
             await store.close()

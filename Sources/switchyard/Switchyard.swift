@@ -9,8 +9,8 @@ struct Switchyard: AsyncParsableCommand {
         discussion: """
             Exit status, for every command: 0 success; 1 no result, refused or invalid input (an input that is not \
             a URL, a link no app handles, a URL no route matches, a file with errors, a URL the relay policy \
-            refuses); 2 a usage error or input that cannot be read (a missing file, permission denied, a manifest \
-            that is not JSON).
+            refuses); 2 a usage error or input that cannot be read or used (a missing file, permission denied, a \
+            manifest that is not JSON, a service configuration that cannot be used).
             """,
         version: "0.1.0",
         subcommands: [

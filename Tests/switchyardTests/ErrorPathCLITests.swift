@@ -21,6 +21,24 @@ import Testing
         #expect(r.stderr == "error: cannot read '/nonexistent/m.json': no such file\n", "\(r.stderr)")
     }
 
+    /// Commands that only read the database make none where there is none: a mistyped path
+    /// said "no link with code …" (or listed nothing, status 0) and left an empty database behind,
+    /// its missing directory made too.
+    @Test(arguments: [["token", "list"], ["token", "revoke", "t1"], ["link", "qr", "abc", "-o", "x.png"], ["export", "csv"]])
+    func aReadingCommandMakesNoDatabaseWhereThereIsNone(_ command: [String]) async throws {
+        let directory = try Self.temporaryDirectory()
+        let path = directory.appendingPathComponent("nodir/typo.sqlite").path
+        let r = try await CLITests.run(command + ["--database", "sqlite:" + path])
+        #expect(r.status == 2, "\(r.stdout) \(r.stderr)")
+        #expect(r.stderr == "error: no database at \(path) (--database sqlite:\(path)); this command reads one and makes none — `switchyard serve` or `switchyard token create` make it\n", "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("nodir").path))
+    }
+
+    @Test func linkQRSizeIsForPNGsOnly() async throws {
+        let r = try await CLITests.run(["link", "qr", "abc", "-o", "x.svg", "--size", "100"])
+        #expect(r.status == 2 && r.stderr.contains("--size applies to PNG only; an SVG scales to any size"), "\(r.stderr)")
+    }
+
     @Test func plistCheckOfAMissingFileIsStatus2() async throws {
         let missing = try await CLITests.run(["plist", "check", "--info-plist", "/nonexistent/Info.plist"])
         #expect(missing.status == 2)

@@ -307,7 +307,8 @@ struct TestCA: Sendable {
         #expect(took < 9, "took \(took) s")  // 2 s; loose for a loaded machine
         let stamps = try await server.stamps()
         #expect(stamps.count <= 2, "\(stamps)")
-        #expect(stamps.allSatisfy { $0.seconds < 2.3 }, "\(stamps)")
+        // The third hop would come at 3.8 s: 3 s leaves a loaded machine room to send at 1.9 s.
+        #expect(stamps.allSatisfy { $0.seconds < 3 }, "\(stamps)")
     }
 
     /// Nothing is fetched after a script's wall-clock limit (2 × 0.5 + 2 = 3 s): a request that
@@ -322,7 +323,7 @@ struct TestCA: Sendable {
         #expect(r.stdout.contains(#""code":"script-timeout""#), "\(r.stdout) \(r.stderr)")
         let stamps = try await server.stamps()
         // Hops at 0, 0.9, 1.8 (ended at 2), then 2.0 and 2.9 (ended at 3); before, one at 3.8.
-        #expect(stamps.count >= 2 && stamps.allSatisfy { $0.seconds < 3.3 }, "\(stamps)")
+        #expect(stamps.count >= 2 && stamps.allSatisfy { $0.seconds < 3.6 }, "\(stamps)")
     }
 
     /// The engine's own HEAD redirect following (a short link) is bounded as a whole by the network
@@ -333,7 +334,8 @@ struct TestCA: Sendable {
         let took = r.seconds
         #expect(took < 9, "took \(took) s")
         let stamps = try await server.stamps()
-        #expect(stamps.count <= 3 && stamps.allSatisfy { $0.seconds < 2.3 }, "\(stamps)")
+        // A fourth hop would come at 2.7 s.
+        #expect(stamps.count <= 3 && stamps.allSatisfy { $0.seconds < 2.6 }, "\(stamps)")
         // It stops at the last URL it learnt, and says the chain was cut there.
         let result = try Self.json(r.stdout)
         #expect(result["unwrapped"] as? String == "\(server.origin)/chain/3?d=0.9", "\(r.stdout)")
