@@ -19,3 +19,20 @@ struct Switchyard: AsyncParsableCommand {
         ]
     )
 }
+
+extension Switchyard {
+    /// The first word of `arguments` in a command's place that names none of that command's
+    /// subcommands, with the names it could have been; nil when every such word names one.
+    static func unknownCommand(in arguments: [String]) -> (word: String, known: [String])? {
+        var subcommands = configuration.subcommands
+        for word in arguments {
+            if word.hasPrefix("-") || subcommands.isEmpty || word == "help" { return nil }
+            let names = subcommands.map { ($0._commandName, $0.configuration.aliases) }
+            guard let index = names.firstIndex(where: { $0.0 == word || $0.1.contains(word) }) else {
+                return (word, names.map(\.0).filter { $0 != "script-worker" })
+            }
+            subcommands = subcommands[index].configuration.subcommands
+        }
+        return nil
+    }
+}

@@ -20,6 +20,15 @@ Output.occupyClosedStandardDescriptors()
 /// refused or invalid input (the commands throw `ExitCode(1)`); 2 a usage error (argument
 /// parser's own code would be 64) or unreadable input.
 func runCommandLine() async -> Never {
+    // With --help the parser prints the help of the deepest command it recognised and exits 0,
+    // even when a word before it names no command (`switchyard nosuch --help`): that is a usage
+    // error, as it is without --help.
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.contains(where: { $0 == "--help" || $0 == "-h" }), let (word, known) = Switchyard.unknownCommand(in: arguments) {
+        let name = (["switchyard"] + arguments.prefix { $0 != word }).joined(separator: " ")
+        Output.standardError(Data("Error: Unexpected argument '\(word)': it is not a command of \(name) (commands: \(known.joined(separator: ", ")))\n".utf8))
+        Switchyard.exit(withError: ExitCode(2))
+    }
     do {
         var command = try Switchyard.parseAsRoot(nil)
         if var asynchronous = command as? any AsyncParsableCommand {

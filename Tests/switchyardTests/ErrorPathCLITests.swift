@@ -34,6 +34,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("nodir").path))
     }
 
+    /// `--help` after a word that names no command is a usage error (it printed the parent's help
+    /// and exited 0); after real commands it is help, status 0.
+    @Test func helpAfterAnUnknownCommandIsAUsageError() async throws {
+        let top = try await CLITests.run(["nosuch", "--help"])
+        #expect(top.status == 2 && top.stdout.isEmpty, "\(top.stdout)")
+        #expect(top.stderr.hasPrefix("Error: Unexpected argument 'nosuch': it is not a command of switchyard (commands: serve, token, relay,"), "\(top.stderr)")
+        #expect(!top.stderr.contains("script-worker"))
+        let nested = try await CLITests.run(["link", "nosuch", "-h"])
+        #expect(nested.status == 2 && nested.stderr.contains("it is not a command of switchyard link (commands: qr"), "\(nested.stderr)")
+        for good in [["--help"], ["link", "qr", "--help"], ["resolve", "https://x.example/", "--help"], ["help", "link"]] {
+            let r = try await CLITests.run(good)
+            #expect(r.status == 0 && r.stdout.contains("USAGE:"), "\(good): \(r.stderr)")
+        }
+    }
+
     @Test func linkQRSizeIsForPNGsOnly() async throws {
         let r = try await CLITests.run(["link", "qr", "abc", "-o", "x.svg", "--size", "100"])
         #expect(r.status == 2 && r.stderr.contains("--size applies to PNG only; an SVG scales to any size"), "\(r.stderr)")

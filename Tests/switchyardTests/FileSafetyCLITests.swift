@@ -50,7 +50,9 @@ import Glibc
         // /dev/stdout is a device (here the test's pipe): written through, never replaced.
         let stdout = try await CLITests.run(["manifest", "minify", "/dev/stdin", "-o", "/dev/stdout"], stdin: Self.manifest)
         #expect(stdout.stdout == #"{"apps":[],"actions":[]}"# + "\n", "\(stdout.stderr)")
-        let dash = try await CLITests.run(["export", "csv", "-o", "-", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path])
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        #expect(try await CLITests.run(["token", "create", "--name", "t", "--database", database]).status == 0, "export reads an existing database")
+        let dash = try await CLITests.run(["export", "csv", "-o", "-", "--database", database])
         #expect(dash.status == 0 && dash.stdout.hasPrefix("code,"), "\(dash.stdout) \(dash.stderr)")
         #expect(!FileManager.default.fileExists(atPath: CLITests.testsDirectory.appendingPathComponent("-").path))
         let intoDirectory = try await CLITests.run(["manifest", "minify", "/dev/stdin", "-o", directory.path], stdin: Self.manifest)
