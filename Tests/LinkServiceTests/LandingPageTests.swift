@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 @Suite struct LandingPageTests {
@@ -161,4 +162,18 @@ import Testing
         #expect(LandingPage.Audience(userAgent: Self.desktop) == .desktop)
         #expect(LandingPage.Audience(userAgent: nil) == .desktop)
     }
+
+    /// The byte scan decides as the plain substring test does, on User-Agents stitched from
+    /// the words it looks for, their near misses and other scripts (seeded, so a failure repeats).
+    @Test func audienceAgreesWithASubstringTestOnManyUserAgents() {
+        let pieces = ["iPhone", "iPad", "iPod", "Android", "iP", "iPho", "android", "IPHONE", "Andr", "oid", "ne", "ad", "od",
+                      " ", "(", ";", "Mozilla/5.0", "é", "日本", "i", "P", "A", "ndroid"]
+        var generator = SeededGenerator(seed: 0x5eed)
+        for _ in 0..<20_000 {
+            let ua = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let expected: LandingPage.Audience = ua.contains("iPhone") || ua.contains("iPad") || ua.contains("iPod") ? .iOS : ua.contains("Android") ? .android : .desktop
+            #expect(LandingPage.Audience(userAgent: ua) == expected, "\(ua)")
+        }
+    }
 }
+

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// Link previews, crawlers and prefetches get the page but never count as a click or a use.
@@ -118,6 +119,24 @@ import Testing
             #expect(try await h.store.link(code: code)?.clicks == 3)
             let days = try await h.store.clickDays(code: code, from: 0)
             #expect(days.map { "\($0.platform) \($0.clicks)" }.sorted() == ["bot 3", "ios 3"], "\(days)")
+        }
+    }
+
+    /// The one-pass classifier names the entry a scan entry by entry (file order, ASCII case
+    /// ignored) names, on User-Agents stitched from pieces of the entries' matches (seeded).
+    @Test func theClassifierAgreesWithAnEntryByEntryScan() {
+        let agents = PreviewAgents.standard.agents
+        let matches = agents.map(\.match)
+        let pieces = matches + matches.map { String($0.prefix(max(1, $0.count - 1))) } + matches.map { String($0.dropFirst()) }
+            + ["Mozilla/5.0 ", "(X11; Linux x86_64) ", "Safari/605.1.15", "é", " ", "/"]
+        var generator = SeededGenerator(seed: 0xb07)
+        for _ in 0..<5_000 {
+            var ua = (0..<Int.random(in: 1...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            if Bool.random(using: &generator) { ua = ua.uppercased() }
+            let lowered = ua.lowercased()
+            let expected = agents.first { lowered.contains($0.match.lowercased()) }
+            let got = PreviewAgents.standard.agent(userAgent: ua)
+            if let expected { #expect(got == expected, "\(ua)") } else { #expect(got == nil || got == PreviewAgents.selfDeclared, "\(ua)") }
         }
     }
 }

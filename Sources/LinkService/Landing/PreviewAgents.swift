@@ -29,12 +29,18 @@ public struct PreviewAgents: Sendable {
     public let prefetchHeaders: [PrefetchHeader]
     /// Each entry's match as lowercased ASCII bytes (this runs on every landing-page request).
     private let patterns: [[UInt8]]
+    /// For each byte, the entries whose match starts with it: one pass over a User-Agent
+    /// instead of one per entry (the classifier was 5 % of a cached page's CPU time).
+    private let byFirstByte: [[Int]]
 
     /// A classifier made of these entries; ``standard`` is the list the service ships.
     public init(agents: [Agent], prefetchHeaders: [PrefetchHeader]) {
         self.agents = agents
         self.prefetchHeaders = prefetchHeaders
         patterns = agents.map { $0.match.utf8.map(Self.lower) }
+        var table = [[Int]](repeating: [], count: 256)
+        for (index, pattern) in patterns.enumerated() { if let first = pattern.first { table[Int(first)].append(index) } }
+        byFirstByte = table
     }
 
     private static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
@@ -81,7 +87,16 @@ public struct PreviewAgents: Sendable {
     public func agent(userAgent: String?) -> Agent? {
         guard let userAgent, !userAgent.isEmpty else { return nil }
         let text = userAgent.utf8.map(Self.lower)
-        if let index = patterns.firstIndex(where: { Self.contains(text, $0) }) { return agents[index] }
+        // The first entry in file order that occurs anywhere, as a scan entry by entry finds it.
+        var best = Int.max
+        for i in text.indices {
+            for index in byFirstByte[Int(text[i])] where index < best {
+                let pattern = patterns[index]
+                if i + pattern.count <= text.count, text[i..<(i + pattern.count)].elementsEqual(pattern) { best = index }
+            }
+            if best == 0 { break }
+        }
+        if best != Int.max { return agents[best] }
         return Self.declaresItself(Array(userAgent.utf8), lowered: text) ? Self.selfDeclared : nil
     }
 
