@@ -154,6 +154,25 @@ struct TestCA: Sendable {
         #expect(arguments.seconds < 8, "took \(arguments.seconds) s for six links given as arguments with a 2 s timeout")
     }
 
+    /// A link that never answers does not hold back the others of its batch: a short link
+    /// beside it follows its redirects to the end (in rounds, every chain waited for the
+    /// round's slowest request, and after one hop the time was gone: a batch of real links with
+    /// one unreachable among them lost half its short links).
+    @Test func aSlowLinkDoesNotHoldBackTheChainsBesideIt() async throws {
+        let server = try LocalServer()
+        let input = ["\(server.origin)/slow?n=1", "\(server.origin)/chain/3?d=0.2", "\(server.origin)/slow?n=2", "\(server.origin)/chain/4?d=0.1"]
+        let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--network-timeout", "2", "--json"], stdin: input.joined(separator: "\n") + "\n")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(r.stdout) \(r.stderr)")
+        guard lines.count == 4 else { return }
+        for n in [0, 2] { #expect(lines[n].contains("no answer within the network timeout (2.0 s)"), "\(lines[n])") }
+        for n in [1, 3] {
+            let result = try Self.json(lines[n])
+            #expect(result["unwrapped"] as? String == "\(server.origin)/chain/0?d=\(n == 1 ? "0.2" : "0.1")", "\(lines[n])")
+            #expect(result["unwrapStopped"] == nil || result["unwrapStopped"] is NSNull, "\(lines[n])")
+        }
+    }
+
     /// A Location is read as a browser reads it: `/\\host/…` names another host (it was taken as a
     /// path on the same server), and the rule for that host answers.
     @Test func aLocationWithABackslashGoesWhereABrowserGoes() async throws {

@@ -406,18 +406,22 @@ public struct LinkEngine: Sendable {
         followRedirectsOnExecutor([url], until: done)[0]
     }
 
-    /// `followRedirectsOnExecutor(_:until:)` for several links at once: each round sends the next
-    /// hop of every chain still going together, so a batch of slow links waits about one timeout,
-    /// not one per link. `done` runs on this (the executor's) thread between rounds.
+    /// `followRedirectsOnExecutor(_:until:)` for several links at once, all in flight together:
+    /// each chain sends its next hop as soon as its last answer comes, so a batch of slow links
+    /// waits about one timeout, not one per link, and one link that never answers does not hold
+    /// back the others (in rounds, every chain waited for the round's slowest request, and a
+    /// short link beside an unreachable one ran out of time after its first hop). `done` and
+    /// the redirect table run on this (the executor's) thread.
     func followRedirectsOnExecutor(_ urls: [String], until done: (String) -> Bool = { _ in false }) -> [(url: String, stopped: String?)] {
         struct Answer: Sendable {
-            let index: Int
+            let chain: Int
             let result: Result<FetchResponse, FetchError>
         }
         struct Chain {
             let start: String
             var current: String
             var visited: Set<String>
+            var hops = 0
             var outcome: (url: String, stopped: String?)?
         }
         var chains = urls.map { Chain(start: $0, current: $0, visited: [$0]) }
@@ -425,72 +429,69 @@ public struct LinkEngine: Sendable {
         let seconds = options.networkTimeout.isFinite ? min(max(options.networkTimeout, 0), 86_400) : 86_400
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
         let timeoutReason = "no answer within the network timeout (\(seconds) s)"
-        for _ in 0..<options.maximumRedirectHops {
-            var asked: [(chain: Int, request: FetchRequest)] = []
-            for i in chains.indices where chains[i].outcome == nil {
-                let current = chains[i].current
-                if current != chains[i].start && done(current) { chains[i].outcome = (current, nil); continue }
-                guard ContinuousClock.now < deadline else {
-                    chains[i].outcome = (current, current == chains[i].start ? "the link itself could not be fetched: \(timeoutReason)" : timeoutReason)
-                    continue
-                }
-                asked.append((i, FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline)))
+        let maximumHops = options.maximumRedirectHops
+        let inbox = AsyncInbox<Answer>()
+        var outstanding = 0
+
+        /// Ends chain `i` where it is, or sends its next hop.
+        func ask(_ i: Int) {
+            let current = chains[i].current
+            if current != chains[i].start && done(current) { chains[i].outcome = (current, nil); return }
+            guard chains[i].hops < maximumHops else {
+                chains[i].outcome = (current, done(current) ? nil : "stopped after \(maximumHops) redirects, the limit; the chain may go on")
+                return
             }
-            if asked.isEmpty { break }
-            let requests = asked.map(\.request)
+            guard ContinuousClock.now < deadline else {
+                chains[i].outcome = (current, current == chains[i].start ? "the link itself could not be fetched: \(timeoutReason)" : timeoutReason)
+                return
+            }
+            chains[i].hops += 1
+            outstanding += 1
+            let request = FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline)
             // Never throws: each answer or failure is a result of its own.
-            // (The answers are gathered as they come and put in order afterwards: writing each
-            // into a preallocated array from inside the group's loop crashed release builds.)
-            let answers = (try? ScriptExecutor.waitForAsync { () async throws(FetchError) -> [Result<FetchResponse, FetchError>] in
-                let arrived = await withTaskGroup(of: Answer.self, returning: [Answer].self) { group in
-                    for (k, request) in requests.enumerated() {
-                        group.addTask {
-                            do throws(FetchError) { return Answer(index: k, result: .success(try await fetcher.fetch(request))) } catch {
-                                return Answer(index: k, result: .failure(error))
-                            }
-                        }
-                    }
-                    var arrived: [Answer] = []
-                    arrived.reserveCapacity(requests.count)
-                    while let answer = await group.next() { arrived.append(answer) }
-                    return arrived
+            inbox.start {
+                do throws(FetchError) { return Answer(chain: i, result: .success(try await fetcher.fetch(request))) } catch {
+                    return Answer(chain: i, result: .failure(error))
                 }
-                return arrived.sorted { $0.index < $1.index }.map(\.result)
-            }) ?? []
-            for (k, (i, _)) in asked.enumerated() {
-                let current = chains[i].current
-                let first = current == chains[i].start
-                let response: FetchResponse
-                switch k < answers.count ? answers[k] : .failure(FetchError(code: .networkError, message: "not sent")) {
-                case .success(let r): response = r
-                case .failure(let error):
-                    // Cut off by the unwrap's own time limit, or failed on its own. Said for the
-                    // first request too: a refused address or a name that does not resolve is not
-                    // the same as a link no rule knows.
-                    let timedOut = ContinuousClock.now >= deadline.advanced(by: .milliseconds(-100))
-                    let reason = timedOut ? timeoutReason : error.message
-                    chains[i].outcome = (current, first ? "the link itself could not be fetched: \(reason)" : reason)
-                    continue
-                }
-                guard FetchResponse.redirectStatuses.contains(response.status), let location = response.header("location") else {
-                    chains[i].outcome = (current, nil); continue
-                }
-                guard let next = Unwrapper.resolveReference(location, against: current) else {
-                    // A browser would not go anywhere either: said, so it is not taken for the end.
-                    chains[i].outcome = (current, "the redirect's Location \(location.displayExcerpt(limit: 60)) is no URL a browser can follow"); continue
-                }
-                guard !Unwrapper.isNeverFollowed(next) else { chains[i].outcome = (current, nil); continue }
-                guard chains[i].visited.insert(next).inserted else { chains[i].outcome = (current, "a redirect loop (back to \(next))"); continue }
-                // A hop that lands on a wrapper link (l.facebook.com/l.php?u=…) is unwrapped by the
-                // redirect table, as the first URL was, instead of being fetched.
-                let unwrapped = unwrap(next)
-                if unwrapped != next { chains[i].visited.insert(unwrapped) }
-                chains[i].current = unwrapped
             }
         }
-        return chains.map { chain in
-            chain.outcome ?? (chain.current, done(chain.current) ? nil : "stopped after \(options.maximumRedirectHops) redirects, the limit; the chain may go on")
+
+        for i in chains.indices { ask(i) }
+        while outstanding > 0 {
+            let answer = inbox.next()
+            outstanding -= 1
+            let i = answer.chain
+            let current = chains[i].current
+            let first = current == chains[i].start
+            let response: FetchResponse
+            switch answer.result {
+            case .success(let r): response = r
+            case .failure(let error):
+                // Cut off by the unwrap's own time limit, or failed on its own. Said for the
+                // first request too: a refused address or a name that does not resolve is not
+                // the same as a link no rule knows.
+                let timedOut = ContinuousClock.now >= deadline.advanced(by: .milliseconds(-100))
+                let reason = timedOut ? timeoutReason : error.message
+                chains[i].outcome = (current, first ? "the link itself could not be fetched: \(reason)" : reason)
+                continue
+            }
+            guard FetchResponse.redirectStatuses.contains(response.status), let location = response.header("location") else {
+                chains[i].outcome = (current, nil); continue
+            }
+            guard let next = Unwrapper.resolveReference(location, against: current) else {
+                // A browser would not go anywhere either: said, so it is not taken for the end.
+                chains[i].outcome = (current, "the redirect's Location \(location.displayExcerpt(limit: 60)) is no URL a browser can follow"); continue
+            }
+            guard !Unwrapper.isNeverFollowed(next) else { chains[i].outcome = (current, nil); continue }
+            guard chains[i].visited.insert(next).inserted else { chains[i].outcome = (current, "a redirect loop (back to \(next))"); continue }
+            // A hop that lands on a wrapper link (l.facebook.com/l.php?u=…) is unwrapped by the
+            // redirect table, as the first URL was, instead of being fetched.
+            let unwrapped = unwrap(next)
+            if unwrapped != next { chains[i].visited.insert(unwrapped) }
+            chains[i].current = unwrapped
+            ask(i)
         }
+        return chains.map { $0.outcome ?? ($0.current, nil) }
     }
 }
 

@@ -115,3 +115,28 @@ public final class ScriptExecutor: Sendable {
         return try box.withLock { $0! }.get()
     }
 }
+
+/// Operations started from a script executor's thread, each ending on its own, taken back one
+/// at a time in the order they end: the thread acts on each as it comes (the next hop of one
+/// redirect chain) instead of waiting for the slowest of a group. Only an executor's thread may
+/// start or wait, as for ``ScriptExecutor/waitForAsync(_:)``.
+final class AsyncInbox<T: Sendable>: Sendable {
+    private let arrived = Mutex<[T]>([])
+    private let ready = DispatchSemaphore(value: 0)
+
+    /// Starts `operation` as a task; its result waits here until ``next()`` takes it.
+    func start(_ operation: @escaping @Sendable () async -> T) {
+        precondition(ScriptExecutor.isCurrentThreadInPool, "AsyncInbox is for the script executor's threads")
+        Task.detached {
+            let value = await operation()
+            self.arrived.withLock { $0.append(value) }
+            self.ready.signal()
+        }
+    }
+
+    /// Blocks this executor thread until a started operation has ended, and returns its result.
+    func next() -> T {
+        ready.wait()
+        return arrived.withLock { $0.removeFirst() }
+    }
+}
