@@ -95,33 +95,42 @@ import Testing
         let marker = UUID().uuidString
         let out = Pipe()
         let process = try Self.startEndless(timeLimit: 60, marker: marker, output: out)
-        let outcome = try await blocking { () -> (output: String, seconds: Double, left: [Int32]) in
+        let outcome = try await blocking { () -> (output: String, seconds: Double, left: [Int32], kills: String) in
             _ = Self.workers(of: process, marked: marker)
             // Every worker, for as long as the engine runs, not a snapshot: the `Await` script
             // may run in a worker started after the first one seen (another rule's script takes
             // the first), and a snapshot then missed it and the call ran to the 130 s wall limit
             // (a CI flake, twice). A worker is killed within 0.1 s of appearing; the engine
             // writes its call as soon as the worker is started, so the kill lands during the call.
+            // Until the engine's output ends (200 s at most, past the 130 s wall limit), not
+            // while `isRunning` and not for 60 s: the flake stayed with those (on a loaded
+            // machine the call may start late, and `isRunning` is false once anyone has reaped
+            // the engine). The kills are kept for the failure message.
             let start = Date()
+            let outputEnded = NSCondition()
+            nonisolated(unsafe) var ended = false
+            nonisolated(unsafe) var kills: [String] = []  // what was killed when, for a failure's message
             let killer = Thread {
-                while process.isRunning && Date().timeIntervalSince(start) < 60 {
+                while !outputEnded.withLock({ ended }) && Date().timeIntervalSince(start) < 200 {
                     // Started workers only: a child between fork and exec is not one yet.
                     for pid in Self.processes(marked: marker) where pid != process.processIdentifier
                         && FileManager.default.contents(atPath: "/proc/\(pid)/cmdline").map({ String(decoding: $0, as: UTF8.self).contains("script-worker") }) == true {
-                        kill(pid, SIGABRT)
+                        let result = kill(pid, SIGABRT)
+                        outputEnded.withLock { kills.append(String(format: "%.1f s: %d → %d", Date().timeIntervalSince(start), pid, result)) }
                     }
                     Thread.sleep(forTimeInterval: 0.1)
                 }
             }
             killer.start()
             let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            outputEnded.withLock { ended = true }
             process.waitUntilExit()
             let seconds = Date().timeIntervalSince(start)
             Thread.sleep(forTimeInterval: 1)
-            return (output, seconds, Self.processes(marked: marker))
+            return (output, seconds, Self.processes(marked: marker), outputEnded.withLock { kills.suffix(20).joined(separator: ", ") })
         }
         #expect(outcome.output.contains(#""title":"Await","format":0,"appId":"app","url":null,"error":{"code":"script-crashed","message":"the script's worker process was killed by signal 6 during the call"}"#),
-                "\(outcome.output)")
+                "\(outcome.output) — kills: \(outcome.kills)")
         // Well before the 60 s time limit: the crash ended the call, not the deadline.
         #expect(outcome.seconds < 20, "took \(outcome.seconds) s")
         #expect(outcome.left.isEmpty, "left behind: \(outcome.left)")
