@@ -103,16 +103,11 @@ public final class ScriptExecutor: Sendable {
         precondition(
             isCurrentThreadInPool,
             "a blocking network call was made outside the script executor; use LinkEngine's async API (resolve, apply) instead")
-        let box = Mutex<Result<T, E>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            let result: Result<T, E>
-            do throws(E) { result = .success(try await operation()) } catch { result = .failure(error) }
-            box.withLock { $0 = result }
-            done.signal()
+        let inbox = AsyncInbox<Result<T, E>>()
+        inbox.start {
+            do throws(E) { return .success(try await operation()) } catch { return .failure(error) }
         }
-        done.wait()
-        return try box.withLock { $0! }.get()
+        return try inbox.next().get()
     }
 }
 

@@ -15,7 +15,8 @@ public struct LandingPage: Sendable, Equatable {
             // Compared as bytes, case kept: this runs on every landing-page request, and
             // Foundation's `contains` was 8 % of a cached page's CPU time.
             var kind = Audience.desktop
-            ua.utf8.withContiguousStorageIfAvailable { bytes in
+            var text = ua
+            text.withUTF8 { bytes in
                 var i = 0
                 while i + 4 <= bytes.count {
                     if bytes[i] == UInt8(ascii: "i"), bytes[i + 1] == UInt8(ascii: "P") {
@@ -26,9 +27,7 @@ public struct LandingPage: Sendable, Equatable {
                     }
                     i += 1
                 }
-            } ?? {
-                if ua.contains("iPhone") || ua.contains("iPad") || ua.contains("iPod") { kind = .iOS } else if ua.contains("Android") { kind = .android }
-            }()
+            }
             self = kind
         }
     }
