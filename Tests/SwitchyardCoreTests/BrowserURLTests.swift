@@ -1,5 +1,6 @@
 import Foundation
-import SwitchyardCore
+@testable import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// `BrowserURL` gives an http(s) link the structure a browser gives it, checked against the URL
@@ -118,5 +119,39 @@ import Testing
         }
         #expect(compared >= 60, "\(compared) entries compared")
         #expect(disagreements.isEmpty, "\(disagreements.count) of \(compared): \(disagreements.prefix(12).joined(separator: "\n"))")
+    }
+
+    /// The shortcut for links that are already what a browser makes of them: whenever it says
+    /// "plainly normal", the full reading gives back the text unchanged. Random links are built
+    /// from the pieces that change a link (case, ports, user info, IPv4 forms, dot segments,
+    /// backslashes, spaces, trailing dots), and the shortcut must also take the common shape.
+    @Test func theShortcutForPlainLinksAgreesWithTheFullReading() {
+        var rng = SeededGenerator(seed: 29)
+        // Three parts in four are of the plain kind, so that plain links come up often and the
+        // odd pieces land in every position of them.
+        func pick(_ plain: [String], _ odd: [String]) -> String {
+            Int.random(in: 0..<4, using: &rng) > 0 ? plain.randomElement(using: &rng)! : odd.randomElement(using: &rng)!
+        }
+        let schemes = (["https://", "http://"], ["HTTPS://", "https:/", "https:///", "https:\\\\", "ftp://", "https:", "Http://"])
+        let hosts = (["example.com", "e.com", "a-b_c.org", "xn--nxasmq6b.com", "www.x9.io"],
+                     ["Example.com", "127.0.0.1", "0x7f.1", "host.123", "e.com.", "a..b", "e.com:443", "e.com:8080", "u@e.com", "@e.com", "[::1]", "",
+                      "exa%6dple.com", "é.com", "e .com", "e.0x1"])
+        let segments = (["a", "B", ".a", "a.", "...", "x%20y", "~!$&'()*+,;=:@", "%2f"],
+                        [".", "..", "%2e", "%2E%2e", ".%2E", "a\\b", "", " ", "\t", "é"])
+        let tails = (["", "?q=1", "?a=..&b=./", "#frag", "?x#y", "#%2e"], ["? x", "?\\", "?é", "#\n"])
+        var plain = 0
+        for _ in 0..<5_000 {
+            var url = pick(schemes.0, schemes.1) + pick(hosts.0, hosts.1)
+            for _ in 0..<Int.random(in: 0...4, using: &rng) { url += "/" + pick(segments.0, segments.1) }
+            url += pick(tails.0, tails.1)
+            if Int.random(in: 0..<16, using: &rng) == 0 { url = " " + url }
+            if Int.random(in: 0..<16, using: &rng) == 0 { url += "\n" }
+            guard BrowserURL.isPlainlyNormal(url) else { continue }
+            plain += 1
+            #expect(BrowserURL.fullyNormalized(url) == url, "\(url.debugDescription) is not what a browser makes of it")
+        }
+        #expect(plain > 500, "the shortcut took \(plain) of 5,000 links")
+        #expect(BrowserURL.isPlainlyNormal("https://twitter.com/jack/status/20?s=21#x"))
+        #expect(!BrowserURL.isPlainlyNormal("https://twitter.com"))
     }
 }

@@ -24,7 +24,8 @@ public struct LinkEngine: Sendable {
         /// Allow scripts and redirect following to reach loopback/private addresses (read by the
         /// fetcher that `withHTTPFetcher()` makes).
         public var allowPrivateAddresses: Bool
-        /// Use the literal index (true) or try every regex (false, the reference behaviour).
+        /// Use the literal index for the actions and the redirect table (true) or try every regex
+        /// (false, the reference behaviour).
         public var useIndex: Bool
         /// HTTP redirects followed with HEAD when unwrapping.
         public var maximumRedirectHops: Int
@@ -86,7 +87,7 @@ public struct LinkEngine: Sendable {
         self.scripts = ScriptRuntime(fetcher: fetcher, timeLimit: options.scriptTimeLimit, memoryLimit: options.scriptMemoryLimit, executor: options.executor,
                                     isolation: options.scriptIsolation, wallLimit: 2 * options.scriptTimeLimit + options.networkTimeout)
         self.actionIndex = PatternIndex(patterns: manifest.actions.map(\.pattern))
-        self.unwrapper = Unwrapper(rules: manifest.redirects, regexBudget: options.regexTimeLimit)
+        self.unwrapper = Unwrapper(rules: manifest.redirects, regexBudget: options.regexTimeLimit, indexed: options.useIndex)
     }
 
     /// The threads the engine's blocking work runs on.

@@ -6,12 +6,23 @@ import Foundation
 struct Unwrapper: Sendable {
     let rules: [Manifest.RedirectRule]
     /// Seconds each rule's regex may take; a rule that runs out is treated as not matching.
-    var regexBudget = Pattern.defaultTimeLimit
+    let regexBudget: Double
+    /// The rules' regexes filed by their required literals: only the rules an input can match
+    /// are tried (still in file order, so the first match is the same). Nil: every rule in turn.
+    private let index: PatternIndex?
+
+    init(rules: [Manifest.RedirectRule], regexBudget: Double = Pattern.defaultTimeLimit, indexed: Bool = true) {
+        self.rules = rules
+        self.regexBudget = regexBudget
+        index = indexed ? PatternIndex(patterns: rules.map(\.pattern)) : nil
+    }
 
     /// The URL behind `url`'s wrapper, or `url` when no rule matches or the rule gives a URL a
     /// browser would never open from a link (`javascript:`, `file:`, …; see `isNeverFollowed`).
     func unwrap(_ url: String) -> String {
-        for rule in rules where rule.pattern.matches(url, budget: regexBudget) {
+        for i in index?.candidates(url) ?? Array(rules.indices) {
+            let rule = rules[i]
+            guard rule.pattern.matches(url, budget: regexBudget) else { continue }
             let target: String
             switch rule.output {
             case .param(let name):

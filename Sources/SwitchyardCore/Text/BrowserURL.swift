@@ -22,6 +22,11 @@ public enum BrowserURL {
     /// `text` with the structure a browser gives it (see the type); unchanged when it is not an
     /// absolute URL of a special scheme, or has no host.
     public static func normalized(_ text: String) -> String {
+        isPlainlyNormal(text) ? text : fullyNormalized(text)
+    }
+
+    /// `normalized` without its shortcut for text that is already plainly normal.
+    static func fullyNormalized(_ text: String) -> String {
         let trimmed = strip(text)
         guard let (scheme, rest) = schemeAndRest(trimmed), let port = specialSchemes[scheme] else { return text }
         return normalize(scheme: scheme, afterColon: rest, defaultPort: port) ?? text
@@ -80,6 +85,53 @@ public enum BrowserURL {
         guard let (scheme, rest) = schemeAndRest(resolved) else { return nil }
         // Nil when a browser could not make a URL of it either (an empty or forbidden host).
         return normalize(scheme: scheme, afterColon: rest, defaultPort: specialSchemes[scheme] ?? basePort)
+    }
+
+    /// True when `text` is, byte for byte, what `normalized` would make of it, decided in one
+    /// pass: the common shape of a pasted link — `http://` or `https://`, a host of lower-case
+    /// letters, digits, `-`, `_` and `.` whose last label starts with a letter (so no IPv4 form),
+    /// no user info or port, a path from its `/` with no `.`/`..` segment or `%2e`, nothing but
+    /// printable ASCII and no backslash. Anything else takes the full reading (a property test
+    /// checks the two agree). In a batch resolve the full reading was 8% of the time.
+    static func isPlainlyNormal(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            let slash: UInt8 = 0x2F, dot: UInt8 = 0x2E
+            var i: Int
+            if bytes.starts(with: "https://".utf8) { i = 8 } else if bytes.starts(with: "http://".utf8) { i = 7 } else { return false }
+            // The host, up to the path's slash (a query or fragment straight after the host gets
+            // a `/` inserted: not plain).
+            var labelStart = i
+            while i < bytes.count, bytes[i] != slash {
+                switch bytes[i] {
+                case 0x61...0x7A, 0x30...0x39, 0x2D, 0x5F: break
+                case dot:
+                    guard i > labelStart else { return false }
+                    labelStart = i + 1
+                default: return false
+                }
+                i += 1
+            }
+            guard i < bytes.count, labelStart < i, (0x61...0x7A).contains(bytes[labelStart]) else { return false }
+            // The path: segment by segment until the query or fragment.
+            var segmentStart = i + 1
+            var inPath = true
+            while i < bytes.count {
+                let b = bytes[i]
+                guard b > 0x20, b < 0x7F, b != 0x5C else { return false }
+                if inPath {
+                    if b == slash || b == 0x3F || b == 0x23 {
+                        if i > segmentStart, i - segmentStart <= 2, bytes[segmentStart..<i].allSatisfy({ $0 == dot }) { return false }
+                        if b == slash { segmentStart = i + 1 } else { inPath = false }
+                    } else if b == 0x25, i + 2 < bytes.count, bytes[i + 1] == 0x32, bytes[i + 2] | 0x20 == 0x65 {
+                        return false
+                    }
+                }
+                i += 1
+            }
+            if inPath, i > segmentStart, i - segmentStart <= 2, bytes[segmentStart..<i].allSatisfy({ $0 == dot }) { return false }
+            return true
+        }
     }
 
     /// Leading and trailing C0 controls and spaces removed, and every tab and line break (what a
