@@ -15,7 +15,8 @@ import URLRelay
 ///
 /// Loopback only. Every POST must carry the per-run token that is embedded in the page, and the
 /// Host header must name the loopback address, so other web pages (CSRF) and DNS-rebinding sites
-/// cannot drive it.
+/// cannot drive it. A page that sends the browser to `…/#open=URL` only fills the field (a person
+/// presses Open); the fragment acts by itself only with the run's token (`#open=URL&token=T`).
 public struct Launcher: Sendable {
     /// The inbox launched URLs are sent to; its policy decides which are refused.
     public let inbox: Inbox
@@ -150,12 +151,19 @@ public struct Launcher: Sendable {
               Array.prototype.forEach.call(document.querySelectorAll("button.quick"), function (b) {
                 b.addEventListener("click", function () { openURL(b.getAttribute("data-url")); });
               });
-              // #open=URL fills the field and clicks Open (for scripted checks and bookmarks);
-              // #squirrel=URL and #message=URL call the seed apps' two names instead.
-              var m = location.hash.match(/^#(open|squirrel|message)=(.*)$/);
-              if (m && m[1] === "open") { document.getElementById("url").value = decodeURIComponent(m[2]); document.getElementById("open").click(); }
-              if (m && m[1] === "squirrel") { window.squirrel.openURL(decodeURIComponent(m[2])); }
-              if (m && m[1] === "message") { window.webkit.messageHandlers["squirrel.openURL"].postMessage({url: decodeURIComponent(m[2])}); }
+              // #open=URL puts URL in the field; a person then presses Open. Any page may send a
+              // browser here with a fragment, so the fragment alone never sends anything: only
+              // with this run's token after it (#open=URL&token=T, for scripted checks that read
+              // the token from the page) does it press Open itself, or call the seed apps' names
+              // (#squirrel=URL, #message=URL).
+              var m = location.hash.match(/^#(open|squirrel|message)=([^&]*)(?:&token=([0-9a-f]*))?$/);
+              var trusted = m && m[3] === token;
+              if (m && m[1] === "open") {
+                document.getElementById("url").value = decodeURIComponent(m[2]);
+                if (trusted) { document.getElementById("open").click(); } else { show("press Open to send this URL"); }
+              }
+              if (trusted && m[1] === "squirrel") { window.squirrel.openURL(decodeURIComponent(m[2])); }
+              if (trusted && m[1] === "message") { window.webkit.messageHandlers["squirrel.openURL"].postMessage({url: decodeURIComponent(m[2])}); }
             })();
             </script>
             </body></html>

@@ -38,6 +38,30 @@ import Testing
         throw CancellationError()
     }
 
+    /// The run's token, as the page embeds it (what a scripted check reads before it drives the page).
+    static func token(of base: String) async throws -> String {
+        let page = String(decoding: try await URLSession.shared.data(from: URL(string: base)!).0, as: UTF8.self)
+        return try #require(page.range(of: #"var token = ""#).map { String(page[$0.upperBound...].prefix(32)) })
+    }
+
+    /// Runs headless Chromium on `url`; returns the DOM it ends with.
+    static func dumpDOM(_ chromium: String, _ url: String) async throws -> String {
+        let browser = ChildProcess()
+        browser.executableURL = URL(fileURLWithPath: chromium)
+        let profile = try ServiceProcessTests.temporaryDirectory().path
+        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
+                             "--virtual-time-budget=3000", "--dump-dom", url]
+        let out = Pipe()
+        browser.standardOutput = out
+        browser.standardError = FileHandle.nullDevice
+        return try await blocking {
+            try browser.run()
+            let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            browser.waitUntilExit()
+            return dom
+        }
+    }
+
     static func waitForRecord(_ record: String, containing needle: String) async throws -> String {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
@@ -53,21 +77,10 @@ import Testing
         let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
         let (watcher, base, record) = try await blocking { try Self.startWatcher() }
         defer { watcher.stopInBackground() }
-        let browser = ChildProcess()
-        browser.executableURL = URL(fileURLWithPath: chromium)
-        let profile = try ServiceProcessTests.temporaryDirectory().path
-        // The fragment makes the page fill the field and click Open, through the same handler as a person's click.
-        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
-                             "--virtual-time-budget=3000", "--dump-dom", base + "#open=plur%3A%2F%2Fgroup%2Ffrom-the-browser%3Fx%3D1"]
-        let out = Pipe()
-        browser.standardOutput = out
-        browser.standardError = FileHandle.nullDevice
-        let dom = try await blocking {
-            try browser.run()
-            let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            browser.waitUntilExit()
-            return dom
-        }
+        // The fragment with the run's token makes the page fill the field and click Open, through
+        // the same handler as a person's click.
+        let token = try await Self.token(of: base)
+        let dom = try await Self.dumpDOM(chromium, base + "#open=plur%3A%2F%2Fgroup%2Ffrom-the-browser%3Fx%3D1&token=" + token)
         let handled = try await Self.waitForRecord(record, containing: "plur://group/from-the-browser?x=1")
         #expect(handled.contains(#""source":"launcher","url":"plur://group/from-the-browser?x=1""#), "\(handled)")
         #expect(dom.contains(#"<span id="status" class="ok">queued "#), "\(dom.suffix(1500))")
@@ -81,12 +94,14 @@ import Testing
         let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
         let (watcher, base, record) = try await blocking { try Self.startWatcher() }
         defer { watcher.stopInBackground() }
+        let token = try await Self.token(of: base)
         for (fragment, url) in [("squirrel", "plur://group/via-squirrel"), ("message", "plur://group/via-message-handler")] {
             let browser = ChildProcess()
             browser.executableURL = URL(fileURLWithPath: chromium)
             let profile = try ServiceProcessTests.temporaryDirectory().path
             browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
-                                 "--virtual-time-budget=3000", "--dump-dom", base + "#\(fragment)=" + url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!]
+                                 "--virtual-time-budget=3000", "--dump-dom",
+                                 base + "#\(fragment)=" + url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&token=" + token]
             browser.standardOutput = FileHandle.nullDevice
             browser.standardError = FileHandle.nullDevice
             try browser.run()
@@ -94,6 +109,28 @@ import Testing
             let handled = try await Self.waitForRecord(record, containing: url)
             #expect(handled.contains(#""source":"launcher","url":"\#(url)""#), "\(fragment): \(handled)")
         }
+    }
+
+    /// Any web page can send the browser to the launcher with a fragment: without the run's token
+    /// the fragment only fills the field, and nothing reaches the inbox (it queued before).
+    @Test(.enabled(if: chromium != nil || toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func aFragmentWithoutTheTokenOnlyFillsTheField() async throws {
+        let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let (watcher, base, record) = try await blocking { try Self.startWatcher() }
+        defer { watcher.stopInBackground() }
+        let forged = "plur%3A%2F%2Fgroup%2Fforged"
+        for fragment in ["#open=\(forged)", "#open=\(forged)&token=" + String(repeating: "0", count: 32), "#squirrel=\(forged)", "#message=\(forged)"] {
+            let dom = try await Self.dumpDOM(chromium, base + fragment)
+            if fragment.hasPrefix("#open") {
+                #expect(dom.contains(#"<span id="status" class="">press Open to send this URL</span>"#), "\(fragment): \(dom.suffix(1500))")
+            }
+        }
+        // A request with the token afterwards is recorded; the forged ones never were.
+        let token = try await Self.token(of: base)
+        _ = try await Self.dumpDOM(chromium, base + "#open=plur%3A%2F%2Fgroup%2Fafter&token=" + token)
+        let handled = try await Self.waitForRecord(record, containing: "plur://group/after")
+        #expect(handled.contains("plur://group/after"))
+        #expect(!handled.contains("forged"), "\(handled)")
     }
 
     @Test func postsNeedTheRunTokenAndALoopbackHost() async throws {
