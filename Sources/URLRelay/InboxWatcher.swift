@@ -52,8 +52,13 @@ public struct InboxWatcher: Sendable {
     public func run() async throws {
         let watch = try DirectoryWatch(inbox.requests)
         var backoff = 0.0
+        // The request the backoff belongs to: each request starts again at 0.5 s, so one that was
+        // given up does not make the next one wait longer.
+        var backingOff: UUID?
         while !Task.isCancelled {
             if let declined = await drainOnce() {
+                if declined != backingOff { backoff = 0 }
+                backingOff = declined
                 backoff = min(max(0.5, backoff * 2), 30)
                 log("request \(declined.uuidString.lowercased()) not acknowledged; retrying in \(backoff) s")
                 let pause = Duration.milliseconds(Int(backoff * 1000))
@@ -61,6 +66,7 @@ public struct InboxWatcher: Sendable {
                 continue
             }
             backoff = 0
+            backingOff = nil
             // One wait for a ping (or the poll interval); cancelling the task ends it at once.
             let interval = pollInterval
             _ = await withTaskCancellationHandler {

@@ -331,6 +331,30 @@ extension InboxTests {
     }
 }
 
+extension InboxTests {
+    /// Each request's retries start again at 0.5 s: a request given up before it does not make
+    /// the next one wait longer (the backoff went 0.5, 1, then 2, 4, then 8 s).
+    @Test func everyRequestStartsItsBackoffAfresh() async throws {
+        let inbox = try Self.inbox()
+        let urls = ["plur://poison/1", "plur://poison/2", "plur://poison/3", "plur://good"]
+        for (i, url) in urls.enumerated() { try inbox.send(RelayRequest(time: Date(timeIntervalSince1970: 1_800_000_000 + Double(i)), source: "t", url: url)) }
+        let got = Box()
+        let watcher = RelayWatcher(inbox: inbox, ttl: nil, pollInterval: 30, maxAttempts: 2, log: { got.log($0) }) { r -> OpenOutcome in
+            guard !r.url.hasPrefix("plur://poison") else { return .failed("no app for it") }
+            got.append(r.id)
+            return .opened
+        }
+        let start = ContinuousClock.now
+        let task = Task { try await watcher.run() }
+        while got.ids.isEmpty && ContinuousClock.now - start < .seconds(120) { try await Task.sleep(for: .milliseconds(10)) }
+        task.cancel()
+        _ = try? await task.value
+        let waits = got.lines.compactMap { line in line.range(of: "retrying in ").map { String(line[$0.upperBound...]) } }
+        #expect(waits == ["0.5 s", "0.5 s", "0.5 s"], "\(got.lines)")
+        #expect(got.ids.count == 1)
+    }
+}
+
 /// A thread-safe recorder for handler calls and log lines.
 final class Box: @unchecked Sendable {
     private let lock = NSLock()
