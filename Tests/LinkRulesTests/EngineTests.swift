@@ -109,6 +109,17 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
         #expect(await LinkEngine(manifest: manifest, options: .init(fetcher: app)).resolve("https://short.example/x").unwrapped == "tw://status?id=1")
     }
 
+    /// A wrapper whose parameter holds no link (no scheme, or a control character such as a line
+    /// break or an escape sequence) is not unwrapped: the URL stays as it is.
+    @Test(arguments: ["\u{1B}]0;pwned\u{7}", "https://x.example/\nfake line", "not a link", "https://x.example/\u{9B}2J"])
+    func aWrapperAroundSomethingThatIsNoLinkIsNotUnwrapped(_ target: String) async {
+        let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let engine = LinkEngine(manifest: manifest, options: .init(offline: true))
+        let input = "https://wrap.example/?to=\(encoded)"
+        #expect(engine.unwrap(input) == input)
+        #expect(await engine.resolve(input).unwrapped == nil)
+    }
+
     /// The whole unwrap is bounded by the network timeout, not each hop: every hop is asked to end
     /// by one deadline, and no hop is sent after it.
     @Test func redirectFollowingSharesOneDeadline() async {

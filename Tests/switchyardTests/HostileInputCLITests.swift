@@ -40,6 +40,18 @@ import Testing
         #expect(bad.status == 2 && bad.stderr.contains("the key id must not contain spaces, control or bidirectional format characters (it holds U+001B)"), "\(bad.stderr)")
     }
 
+    /// `unwrap` and `resolve` never report a wrapper's parameter as its URL when it is no link
+    /// (an escape sequence, a URL with a line break in it): the input comes back as it is.
+    @Test func aWrapperAroundSomethingThatIsNoLinkIsNotUnwrapped() async throws {
+        for target in ["%1B%5D0%3Bpwned%07", "https%3A%2F%2Fx.example%2F%0Afake"] {
+            let url = "https://www.youtube.com/redirect?event=video_description&q=\(target)&v=x"
+            let unwrap = try await CLITests.run(["unwrap", "--json", url])
+            #expect(unwrap.status == 0 && unwrap.stdout.contains(#""output":"\#(url)""#), "\(unwrap.stdout)")
+            let resolve = try await CLITests.run(["resolve", "--offline", "--json", url])
+            #expect(resolve.stdout.contains(#""unwrapped":null"#), "\(resolve.stdout)")
+        }
+    }
+
     @Test func aCatastrophicRegexFailsItsActionWithRegexTimeoutAndTheRestIsAnswered() async throws {
         let r = try await CLITests.run(["resolve", "--offline", "--json", "--manifest", "Inputs/catastrophic-manifest.json", Self.hostile])
         // Without a budget this evaluation does not end (2^160 ways to split the a's); with the

@@ -18,7 +18,8 @@ struct Unwrapper: Sendable {
     }
 
     /// The URL behind `url`'s wrapper, or `url` when no rule matches or the rule gives a URL a
-    /// browser would never open from a link (`javascript:`, `file:`, …; see `isNeverFollowed`).
+    /// browser would never open from a link (`javascript:`, `file:`, …; see `isNeverFollowed`), or
+    /// something that is no link at all (no scheme, a control character such as a line break).
     func unwrap(_ url: String) -> String {
         for i in index?.candidates(url) ?? Array(rules.indices) {
             let rule = rules[i]
@@ -30,7 +31,7 @@ struct Unwrapper: Sendable {
             case .template(let template):
                 target = rule.pattern.replace(in: url, with: template, budget: regexBudget)
             }
-            return Self.isNeverFollowed(target) ? url : target
+            return Self.isNeverFollowed(target) || !Self.isLink(target) ? url : target
         }
         return url
     }
@@ -46,6 +47,12 @@ struct Unwrapper: Sendable {
         guard let colon = trimmed.firstIndex(of: ":") else { return false }
         let scheme = String(String.UnicodeScalarView(trimmed[..<colon].filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })).lowercased()
         return neverFollowedSchemes.contains(scheme)
+    }
+
+    /// True when `text` is a link as the engine takes results: a scheme, no control character.
+    static func isLink(_ text: String) -> Bool {
+        if case .success = LinkEngine.checked(.success(text)) { return true }
+        return false
     }
 
     /// The first value of query item `name` in `url`, percent-decoded (`+` stays `+`).
