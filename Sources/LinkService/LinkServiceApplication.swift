@@ -84,7 +84,7 @@ public struct LinkService: Sendable {
     ///   - scriptWorker: how to start a script worker process (`switchyard script-worker`); with
     ///     nil, or `resolve.scriptIsolation: none`, scripts run in this process.
     public init(configuration: ServiceConfiguration, store: LinkStore, logger: Logger = Logger(label: "switchyard"),
-                scriptWorker: ScriptIsolation? = nil,
+                scriptWorker: ScriptIsolation? = nil, manifest loaded: Manifest? = nil,
                 now: @escaping @Sendable () -> Date = { Date() },
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) throws(ConfigurationError) {
         self.configuration = configuration
@@ -102,9 +102,7 @@ public struct LinkService: Sendable {
         perToken = RateLimiter(configuration.perTokenLimit, now: clock)
         perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
         let manifest: Manifest
-        do { manifest = try configuration.manifestPath.map { try Manifest(contentsOf: $0) } ?? Manifest.defaultRules() } catch {
-            throw ConfigurationError("resolve.manifest: \(error)")
-        }
+        if let loaded { manifest = loaded } else { manifest = try Self.manifest(configuration) }
         // Scripts mostly wait (on their network calls), so the service gives the engine more
         // threads than cores; each thread runs one resolve at a time.
         let executor = ScriptExecutor(threads: configuration.resolveThreads)
@@ -115,6 +113,15 @@ public struct LinkService: Sendable {
             executor: executor, regexTimeLimit: configuration.resolveRegexTimeLimit,
             scriptMemoryLimit: Double(configuration.resolveScriptMemoryMB) * 1_048_576,
             scriptIsolation: configuration.resolveIsolatesScripts ? scriptWorker ?? .inProcess : .inProcess).withHTTPFetcher())
+    }
+
+    /// The rule manifest `resolve.manifest` names, or the embedded default rules; a manifest that
+    /// cannot be read is a configuration error. The command line loads it before it opens the
+    /// database, so such a configuration is refused before anything is written.
+    public static func manifest(_ configuration: ServiceConfiguration) throws(ConfigurationError) -> Manifest {
+        do { return try configuration.manifestPath.map { try Manifest(contentsOf: $0) } ?? Manifest.defaultRules() } catch {
+            throw ConfigurationError("resolve.manifest: \(error)")
+        }
     }
 
     /// The association files, generated and encoded once, by path.

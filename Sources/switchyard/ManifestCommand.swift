@@ -102,8 +102,9 @@ struct ManifestCommand: AsyncParsableCommand {
             let errors = findings.filter { $0.severity == .error }.count
             let warnings = findings.count - errors
             if !json { Output.line("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")") }
-            // A file that is not JSON is unreadable input (2), as for every other command.
-            if findings.contains(where: { $0.code == .jsonSyntax }) { throw ExitCode(2) }
+            // A file that is not JSON, or JSON that is not an object, is unreadable input (2), as
+            // for every other command that reads a manifest.
+            if findings.contains(where: { $0.code == .jsonSyntax || $0.code == .notAnObject }) { throw ExitCode(2) }
             if errors > 0 { throw ExitCode(1) }
         }
     }

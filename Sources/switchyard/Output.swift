@@ -10,10 +10,14 @@ enum Output {
         standardOutput(Data((text + "\n").utf8))
     }
 
-    /// Writes to stdout; when the reader has gone (`… | head`), stops quietly with status 141
-    /// (128 + SIGPIPE, as a shell reports it) instead of trapping on the failed write.
+    /// Writes to stdout. When the reader has gone (`… | head`) it stops quietly with status 141
+    /// (128 + SIGPIPE, as a shell reports it); any other failure (a full disk, an I/O error) is
+    /// said on stderr and ends the command with status 2, so no output is lost silently.
     static func standardOutput(_ data: Data) {
-        do { try FileHandle.standardOutput.write(contentsOf: data) } catch { exit(141) }
+        guard let code = data.withUnsafeBytes({ DurableFile.writeAll(descriptor: 1, $0) }) else { return }
+        if code == DurableFile.brokenPipe { exit(141) }
+        error("error: cannot write to standard output: \(DurableFile.reason(code))")
+        exit(2)
     }
 
     /// Writes to stderr; a closed stderr is ignored (there is nowhere left to say anything).

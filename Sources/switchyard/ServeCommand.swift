@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import LinkRules
 import LinkService
 import Logging
 import SwitchyardCore
@@ -87,11 +88,20 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "switchyard")
         // The PostgreSQL pool runs in the service's ServiceGroup (connected and migrated before
         // the server listens); SQLite is opened and migrated here.
+        // The rule manifest first: a configuration naming one that cannot be used is refused
+        // before the database is made or migrated.
+        let manifest: Manifest
+        do { manifest = try LinkService.manifest(configuration) } catch {
+            Output.error("error: \(path): \(error)")
+            throw ExitCode(2)
+        }
         let store = try await databaseOption.open(pool: .serviceGroup)
         let service: LinkService
-        do { service = try LinkService(configuration: configuration, store: store, logger: logger, scriptWorker: ScriptWorkerCommand.isolation) } catch {
+        do {
+            service = try LinkService(configuration: configuration, store: store, logger: logger, scriptWorker: ScriptWorkerCommand.isolation, manifest: manifest)
+        } catch {
             await store.close()
-            Output.error("error: \(error)")
+            Output.error("error: \(path): \(error)")
             throw ExitCode(2)
         }
         let host = self.host

@@ -10,7 +10,8 @@ struct Switchyard: AsyncParsableCommand {
             Exit status, for every command: 0 success; 1 no result, refused or invalid input (an input that is not \
             a URL, a link no app handles, a URL no route matches, a file with errors, a URL the relay policy \
             refuses); 2 a usage error or input that cannot be read or used (a missing file, permission denied, a \
-            manifest that is not JSON, a service configuration that cannot be used).
+            manifest that is not JSON, a service configuration that cannot be used), or output that cannot be \
+            written (a full disk).
             """,
         version: "0.1.0",
         subcommands: [

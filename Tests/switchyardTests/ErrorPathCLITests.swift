@@ -13,6 +13,51 @@ import Testing
 
     /// A missing manifest: one line with the reason, status 2 (a second line
     /// "error: /nonexistent: ExitCode(rawValue: 2)" leaked before).
+    /// A configuration whose rule manifest cannot be read is refused, naming the file and the key,
+    /// before the database is made (it was made and migrated first, and left behind).
+    @Test func serveRefusesAnUnreadableManifestBeforeMakingTheDatabase() async throws {
+        let dir = try Self.temporaryDirectory()
+        let example = CLITests.binary.deletingLastPathComponent().appendingPathComponent("Switchyard_LinkService.resources/example-config.yaml")
+        let config = dir.appendingPathComponent("c17.yaml")
+        try (String(contentsOf: example, encoding: .utf8) + "\nresolve:\n  manifest: /nonexistent/rules.json\n").write(to: config, atomically: true, encoding: .utf8)
+        let database = dir.appendingPathComponent("links.sqlite")
+        let r = try await CLITests.run(["serve", "--config", config.path, "--port", "0", "--database", "sqlite:" + database.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("error: \(config.path): resolve.manifest: cannot read manifest file '/nonexistent/rules.json'"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database.path), "the database was made")
+    }
+
+    /// JSON that is not an object is no manifest: every command that reads one says so with
+    /// status 2, `manifest lint` included (it said 1).
+    @Test func aManifestThatIsNotAnObjectIsStatus2Everywhere() async throws {
+        let dir = try Self.temporaryDirectory()
+        for (name, text) in [("array.json", "[1,2,3]"), ("null.json", "null"), ("string.json", "\"rules\"")] {
+            let file = dir.appendingPathComponent(name).path
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            for command in [["manifest", "lint", file], ["manifest", "lint", "--json", file], ["manifest", "test", file, "--offline"],
+                            ["resolve", "--offline", "--manifest", file, "https://x.example/"], ["unwrap", "--manifest", file, "https://x.example/"]] {
+                let r = try await CLITests.run(command)
+                #expect(r.status == 2, "\(command): \(r.status) \(r.stdout) \(r.stderr)")
+                #expect((r.stdout + r.stderr).contains("must be a JSON object"), "\(command): \(r.stdout) \(r.stderr)")
+            }
+        }
+    }
+
+    /// Output that cannot be written (a full disk) is said, with status 2; a reader that went away
+    /// (`| head`) still ends the command quietly with 141, as a shell reports SIGPIPE.
+    @Test func aFailedWriteToStandardOutputIsSaid() async throws {
+        let binary = CLITests.binary.path
+        for command in ["resolve --offline https://twitter.com/jack/status/20", "manifest lint Inputs/small-manifest.json", "aasa validate Inputs/shop-aasa.json"] {
+            let full = try await CLITests.run(["/bin/sh", "-c", "'\(binary)' \(command) > /dev/full"], shell: true)
+            #expect(full.status == 2, "\(command): \(full.status) \(full.stderr)")
+            #expect(full.stderr.contains("error: cannot write to standard output: No space left on device"), "\(command): \(full.stderr)")
+        }
+        // The input is made inside the shell: the command ends before reading all of it, and a
+        // pipe from this process would then fail (SIGPIPE) here.
+        let closed = try await CLITests.run(["/bin/sh", "-c", "yes https://twitter.com/jack/status/20 | head -n 20000 | '\(binary)' resolve --offline | head -n 1 > /dev/null"], shell: true)
+        #expect(closed.stderr.isEmpty, "\(closed.stderr)")
+    }
+
     @Test(arguments: [["resolve", "--offline"], ["unwrap"], ["manifest", "test"]])
     func aMissingManifestIsOneLineAndStatus2(_ command: [String]) async throws {
         let arguments = command == ["manifest", "test"] ? command + ["/nonexistent/m.json"] : command + ["--manifest", "/nonexistent/m.json", "https://x.example/"]

@@ -179,6 +179,26 @@ public enum DurableFile {
     /// The system's words for an error number.
     public static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
+    /// Writes all of `bytes` to the open file descriptor `descriptor` (retrying interrupted and
+    /// partial writes); nil when done, otherwise the `errno` of the write that failed.
+    public static func writeAll(descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        guard var start = bytes.baseAddress else { return nil }
+        var left = bytes.count
+        while left > 0 {
+            let written = FilePlatform.write(descriptor, start, left)
+            if written >= 0 {
+                start += written
+                left -= written
+            } else if errno != EINTR && errno != EAGAIN {
+                return errno
+            }
+        }
+        return nil
+    }
+
+    /// The `errno` of a write to a pipe whose reader has gone.
+    public static let brokenPipe = EPIPE
+
     private static func failure(_ path: String, _ what: String) -> FileError {
         let code = errno
         return FileError(.io, path: path, "\(path): \(what): \(reason(code))", errno: code)
