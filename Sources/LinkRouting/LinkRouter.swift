@@ -171,7 +171,7 @@ public struct LinkRouter: Sendable {
                     continue
                 }
                 guard let value = q.type.value(raw) else {
-                    queryFailures.append("route \(route.name): query item \(q.item)=\(JSONWriter.quote(raw)) is not a \(q.type)")
+                    queryFailures.append("route \(route.name): query item \(q.item)=\(JSONWriter.quote(raw)) \(q.type.mismatch(raw))")
                     ok = false
                     break
                 }
@@ -226,7 +226,7 @@ public struct LinkRouter: Sendable {
         for (name, type, next) in node.parameters {
             guard let value = type.value(decoded[i]) else {
                 let text = decoded[i]
-                failures.note { "\(JSONWriter.quote(text)) is not a \(type) for {\(name)}" }
+                failures.note { "\(JSONWriter.quote(text)) \(type.mismatch(text)) for {\(name)}" }
                 continue
             }
             var p = params

@@ -43,6 +43,20 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Why `text` is no value of this type, for messages: `is not an integer`, `is out of the
+    /// integer range`, `is not a UUID`, `is not one of a, b`.
+    public func mismatch(_ text: String) -> String {
+        switch self {
+        case .int:
+            let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
+            return !digits.isEmpty && digits.allSatisfy({ $0.isASCII && $0.isNumber }) ? "is out of the integer range" : "is not an integer"
+        case .uuid: return "is not a UUID"
+        case .url: return "is not a URL"
+        case .oneOf: return "is not " + description
+        case .string, .rest: return "is not a \(description)"
+        }
+    }
+
     /// The typed value of `text`, or nil when it does not fit.
     public func value(_ text: String) -> RouteValue? {
         switch self {

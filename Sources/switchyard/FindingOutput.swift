@@ -56,7 +56,7 @@ enum SourceValidation {
             subject = url
             if scheme != "https" {
                 // Nothing is fetched: association files count only when served over https.
-                findings = [Finding(.error, .notHttps, at: "$", "only https URLs are fetched (association files must be served over https); \(url) is a \(scheme): URL, nothing was fetched")]
+                findings = [Finding(.error, .notHttps, at: "$", "only https URLs are fetched (association files must be served over https); \(url) uses the \(scheme): scheme, nothing was fetched")]
             } else {
                 if let caFile {
                     // A CA file that cannot be read is unreadable input (status 2), said at once.

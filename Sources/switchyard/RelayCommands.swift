@@ -25,6 +25,10 @@ struct InboxOption: ParsableArguments {
     /// The inbox, created when missing — only commands that write to it (`send`, `watch`, `open`)
     /// may create it; `creating: false` (status) reports a missing inbox with exit status 2.
     func open(creating: Bool = true) throws -> Inbox {
+        if inbox?.isEmpty == true {
+            Output.error("error: --inbox is empty; give the inbox directory, or leave the option out for the default")
+            throw ExitCode(2)
+        }
         let path = inbox ?? ProcessInfo.processInfo.environment["SWITCHYARD_INBOX"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (Output.stateDirectory + "/switchyard/inbox")
         guard creating else {

@@ -141,6 +141,25 @@ import Testing
         #expect(r.actions.map(\.format) == [0, 1, 3])
     }
 
+    /// Two inline definitions of one app that differ: the first is used, and the warning says
+    /// which one that is (it said "the one in apps" when apps had none).
+    @Test func aSecondDifferentInlineAppIsAWarningThatNamesTheFirst() async throws {
+        let manifest = try Manifest(json: #"""
+            {"apps": [{"identifier": "known", "name": "Known", "scheme": "known"}],
+             "actions": [{"title": "A", "regex": "https://a\\.example/(\\d+)",
+                          "formats": [{"app": {"identifier": "in1", "name": "In1", "scheme": "in1"}, "format": "in1://$1"}]},
+                         {"title": "B", "regex": "https://b\\.example/(\\d+)",
+                          "formats": [{"app": {"identifier": "in1", "name": "Other", "scheme": "other"}, "format": "other://$1"},
+                                      {"app": {"identifier": "known", "name": "Changed", "scheme": "known"}, "format": "known://$1"}]}]}
+            """#)
+        let messages = manifest.warnings.filter { $0.code == .inlineAppDiffers }.map { "\($0.location.path ?? ""): \($0.message)" }
+        #expect(messages == [
+            #"actions[1].formats[0].app: inline app "in1" differs from its first inline definition (actions[0].formats[0].app); that one is used"#,
+            #"actions[1].formats[1].app: inline app "known" differs from the one in apps; that one is used"#,
+        ])
+        #expect(manifest.app("in1")?.name == "In1")
+    }
+
     @Test func syntaxErrorsSayLineAndColumn() {
         do {
             _ = try Manifest(json: "{\n  \"apps\": [\n    {\"identifier\": \"a\",}\n  ]\n}")

@@ -236,6 +236,8 @@ public enum ManifestLoader {
             }
 
             var actions: [Manifest.Action] = []
+            // Apps defined inline, by id: where each was first defined.
+            var inlineApps: [String: String] = [:]
             for (i, (p, v)) in array(document, ["actions"], "").enumerated() {
                 guard case .object = v else { skip(.wrongType, p, "expected an object, found \(v.typeName)"); continue }
                 guard let (regex, pattern) = self.pattern(v, p) else { continue }
@@ -250,10 +252,14 @@ public enum ManifestLoader {
                         // An app defined inline where an identifier is expected.
                         guard let app = app(inline, "\(fp).\(key)") else { continue }
                         if let known = appsByID[app.identifier] {
-                            if known != app { warning(.inlineAppDiffers, "\(fp).\(key)", "inline app \"\(app.identifier)\" differs from the one in apps; the one in apps is used") }
+                            if known != app {
+                                let first = inlineApps[app.identifier].map { "its first inline definition (\($0))" } ?? "the one in apps"
+                                warning(.inlineAppDiffers, "\(fp).\(key)", "inline app \"\(app.identifier)\" differs from \(first); that one is used")
+                            }
                         } else {
                             appsByID[app.identifier] = app
                             apps.append(app)
+                            inlineApps[app.identifier] = "\(fp).\(key)"
                         }
                         appId = app.identifier
                     } else {
