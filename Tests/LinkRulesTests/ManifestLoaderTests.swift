@@ -234,9 +234,17 @@ import Foundation
         ("*abc", "'*' at offset 0 has nothing to repeat"),
         ("ab\\", "a trailing backslash escapes nothing (offset 2)"),
         ("a{3,1}", "the repetition {3,1} at offset 1 has its minimum above its maximum"),
+        ("", "the pattern is empty"),
     ])
     func explainsWhyARegexDoesNotCompile(_ pattern: String, _ reason: String) {
         #expect((try? Pattern(pattern)) == nil, "ICU should reject \(pattern)")
         #expect(Pattern.diagnose(pattern) == reason)
+    }
+
+    /// What ICU refuses for a rule this reader does not check still gets a list of where to look.
+    @Test(arguments: ["(?<=a+)b", "[z-a]", "\\p{Bogus}"])
+    func otherRefusalsSayWhereToLook(_ pattern: String) {
+        #expect((try? Pattern(pattern)) == nil, "ICU should reject \(pattern)")
+        #expect(Pattern.diagnose(pattern).contains("unbounded look-behind, a reversed range such as [z-a], an unknown"))
     }
 }

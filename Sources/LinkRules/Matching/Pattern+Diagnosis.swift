@@ -3,6 +3,7 @@ extension Pattern {
     /// A best-effort explanation of why ICU rejected `source`, with a character offset, since
     /// Foundation reports only "the value is invalid".
     static func diagnose(_ source: String) -> String {
+        if source.isEmpty { return "the pattern is empty" }
         let chars = Array(source)
         var groups: [Int] = []
         var i = 0
@@ -54,7 +55,10 @@ extension Pattern {
             i += 1
         }
         if let open = groups.last { return "the group opened at offset \(open) is never closed" }
-        return "ICU rejects the pattern"
+        // Groups, classes and repetitions are in order: what is left is a rule this reader does not
+        // check (an unbounded look-behind, a reversed range such as [z-a], an unknown \p{…}
+        // property, a repetition count past ICU's limit).
+        return "ICU rejects the pattern; its groups, classes and repetitions are balanced, so look for an unbounded look-behind, a reversed range such as [z-a], an unknown \\p{…} property or a repetition count that is too large"
     }
 }
 
