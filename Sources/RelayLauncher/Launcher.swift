@@ -44,7 +44,12 @@ public struct Launcher: Sendable {
         let page = ByteBuffer(string: html)
         router.get("/") { request, _ -> Response in
             guard Self.hostIsLoopback(request) else { return Self.json(.forbidden, #"{"error":"not a loopback Host"}"#) }
-            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"], body: .init(byteBuffer: page))
+            // Never inside another site's frame (a page could frame it with a URL filled in and
+            // have a person press Open without seeing where they are).
+            return Response(status: .ok, headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                HTTPField.Name("X-Frame-Options")!: "DENY", .contentSecurityPolicy: "frame-ancestors 'none'",
+            ], body: .init(byteBuffer: page))
         }
         router.post("/open") { request, context -> Response in
             guard Self.hostIsLoopback(request) else { return Self.json(.forbidden, #"{"error":"not a loopback Host"}"#) }

@@ -33,7 +33,7 @@ struct ImportOptions: ParsableArguments {
     func text() throws -> String {
         let bytes = try Output.readFile(file == "-" ? "/dev/stdin" : file)
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            Output.error("error: cannot read '\(file)': not UTF-8 text")
+            Output.error(Output.escaped("error: cannot read '\(file)': not UTF-8 text"))
             throw ExitCode(2)
         }
         return text
@@ -44,7 +44,7 @@ struct ImportOptions: ParsableArguments {
     func run(_ read: (LinkImport, String) throws(LinkImport.Failure) -> LinkImport.Plan) async throws {
         let plan: LinkImport.Plan
         do { plan = try read(LinkImport(configuration: try configuration()), try text()) } catch let error as LinkImport.Failure {
-            Output.error("error: \(file): \(error)")
+            Output.error(Output.escaped("error: \(file): \(error)"))
             throw ExitCode(2)
         }
         try await run(plan, source: file)
@@ -60,7 +60,7 @@ struct ImportOptions: ParsableArguments {
             kind = store.kind
             do { outcomes = try await store.importLinks(plan.links) } catch {
                 await store.close()
-                Output.error("error: nothing was imported: \(error)")
+                Output.error(Output.escaped("error: nothing was imported: \(error)"))
                 throw ExitCode(1)
             }
             await store.close()
@@ -81,9 +81,10 @@ struct ImportOptions: ParsableArguments {
             members.append(("notes", .array(plan.notes.map(JSONValue.string))))
             Output.line(JSONWriter.compact(.object(members)))
         } else {
-            for p in problems { Output.line("\(source):\(p.line): \(p.message)") }
-            if !plan.ignoredColumns.isEmpty { Output.line("ignored columns: \(plan.ignoredColumns.joined(separator: ", "))") }
-            for note in plan.notes { Output.line("note: \(note)") }
+            // The file's name, its columns and its values are the sender's text: escaped.
+            for p in problems { Output.line(Output.escaped("\(source):\(p.line): \(p.message)")) }
+            if !plan.ignoredColumns.isEmpty { Output.line(Output.escaped("ignored columns: \(plan.ignoredColumns.joined(separator: ", "))")) }
+            for note in plan.notes { Output.line(Output.escaped("note: \(note)")) }
             if dryRun {
                 Output.line("\(plan.rows) rows: \(plan.links.count) would be imported, \(plan.problems.count) left out (dry run: nothing stored)")
             } else {
@@ -161,7 +162,7 @@ struct ExportCSV: AsyncParsableCommand {
             }
         } catch {
             await store.close()
-            Output.error("error: \(error)")
+            Output.error(Output.escaped("error: \(error)"))
             throw ExitCode(1)
         }
         await store.close()
@@ -169,7 +170,7 @@ struct ExportCSV: AsyncParsableCommand {
             Output.standardOutput(Data(text.utf8))
         } else {
             try Output.writeFile(output, Array(text.utf8))
-            Output.error("wrote \(output): \(count) link\(count == 1 ? "" : "s")")
+            Output.error(Output.escaped("wrote \(output): \(count) link\(count == 1 ? "" : "s")"))
         }
     }
 }

@@ -46,6 +46,13 @@ import URLRelay
         Case(url: "https://\u{FF41}ds.rabble.community/x", expected: .deny(reason: "host ads.rabble.community is denied")),
         // Letters that draw nothing.
         Case(url: "plur://group/a\u{3164}b", expected: .deny(reason: "the URL contains the invisible format character U+3164 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        // Tag characters, the interlinear annotation marks, musical and shorthand format controls.
+        Case(url: "plur://group/a\u{E0041}b", expected: .deny(reason: "the URL contains the invisible format character U+E0041 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{E0001}b", expected: .deny(reason: "the URL contains the invisible format character U+E0001 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{E007F}b", expected: .deny(reason: "the URL contains the invisible format character U+E007F (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{1D173}b", expected: .deny(reason: "the URL contains the invisible format character U+1D173 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{FFF9}b", expected: .deny(reason: "the URL contains the invisible format character U+FFF9 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
+        Case(url: "plur://group/a\u{1BCA0}b", expected: .deny(reason: "the URL contains the invisible format character U+1BCA0 (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)")),
         // Bytes that were not UTF-8 arrive as U+FFFD: storing it would change the URL.
         Case(url: "plur://group/\u{FFFD}", expected: .deny(reason: "the URL contains U+FFFD, the replacement for bytes that are not UTF-8 (percent-encode them)")),
         // Other non-ASCII text is fine.

@@ -80,6 +80,18 @@ import Testing
         #expect(pages[0].body.contains(#"<meta property="og:title" content="Group 42, &quot;quoted&quot;">"#), "\(pages[0].body.prefix(600))")
     }
 
+    /// An export's file name, columns and values are the sender's text: the report prints their
+    /// control and invisible format characters escaped, never raw.
+    @Test func theReportNeverPrintsTheFilesTextRaw() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let file = directory.appendingPathComponent("x\u{1B}]0;pwn\u{7}.csv")
+        try Data("Short Dynamic Link,Link name,Long Dynamic Link,\u{1B}[31mEvilCol\u{7}\nhttps://plur\u{202E}.page.link/abc,,https://rabble.community/g/x,1\n".utf8).write(to: file)
+        let r = try await CLITests.run(["import", "fdl", file.path, "--dry-run", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path])
+        #expect(r.stdout.contains("ignored columns: \\u{1B}[31mEvilCol\\u{7}"), "\(r.stdout)")
+        #expect(r.stdout.contains("\\u{202E}"), "\(r.stdout)")
+        #expect(!TerminalSafetyCLITests.hasUnsafe(r.stdout + r.stderr), "\(r.stdout.debugDescription) \(r.stderr.debugDescription)")
+    }
+
     @Test func filesThatAreNotAnExportAreRefusedWithTheirLine() async throws {
         let directory = try ServiceProcessTests.temporaryDirectory()
         let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path

@@ -136,8 +136,13 @@ import Testing
     @Test func postsNeedTheRunTokenAndALoopbackHost() async throws {
         let (watcher, base, record) = try await blocking { try Self.startWatcher() }
         defer { watcher.stopInBackground() }
-        let page = String(decoding: try await URLSession.shared.data(from: URL(string: base)!).0, as: UTF8.self)
+        let (data, response) = try await URLSession.shared.data(from: URL(string: base)!)
+        let page = String(decoding: data, as: UTF8.self)
         let token = try #require(page.range(of: #"var token = ""#).map { String(page[$0.upperBound...].prefix(32)) })
+        // Never framed by another site (clickjacking with a URL filled in).
+        let headers = try #require(response as? HTTPURLResponse)
+        #expect(headers.value(forHTTPHeaderField: "X-Frame-Options") == "DENY")
+        #expect(headers.value(forHTTPHeaderField: "Content-Security-Policy") == "frame-ancestors 'none'")
         func post(_ token: String?, host: String? = nil, url: String = "plur://group/posted") async throws -> Int {
             var request = URLRequest(url: URL(string: base + "open")!)
             request.httpMethod = "POST"

@@ -10,7 +10,8 @@ extension Unicode.Scalar {
     /// operators U+2060–U+2064, zero width no-break space (byte order mark) U+FEFF, soft hyphen
     /// U+00AD, combining grapheme joiner U+034F, Mongolian vowel separator U+180E —, and the
     /// letters that draw nothing (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 and the braille
-    /// blank U+2800). (The zero width joiners U+200C and U+200D stay: scripts and emoji sequences
+    /// blank U+2800), and the other format characters that show nothing (U+FFF9–U+FFFB,
+    /// U+1BCA0–U+1BCA3, U+1D173–U+1D17A, the tag characters U+E0000–U+E007F). (The zero width joiners U+200C and U+200D stay: scripts and emoji sequences
     /// need them.)
     public var isDeceptiveFormat: Bool {
         (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x2028 || value == 0x2029
@@ -18,6 +19,10 @@ extension Unicode.Scalar {
             || value == 0x200B || (0x2060...0x2064).contains(value) || value == 0xFEFF || value == 0x00AD || value == 0x034F || value == 0x180E
             // Letters that draw nothing: the Hangul fillers, the half-width one, the braille blank.
             || value == 0x115F || value == 0x1160 || value == 0x3164 || value == 0xFFA0 || value == 0x2800
+            // Other format characters that draw nothing: the interlinear annotation marks, the
+            // shorthand format controls, the musical symbol formats, the tag characters.
+            || (0xFFF9...0xFFFB).contains(value) || (0x1BCA0...0x1BCA3).contains(value) || (0x1D173...0x1D17A).contains(value)
+            || (0xE0000...0xE007F).contains(value)
     }
 
     /// A control character or a deceptive format character: not to be shown as it is.
