@@ -19,6 +19,19 @@ import Testing
         }
     }
 
+    /// The processes whose parent is `parent` (from /proc/PID/stat): an engine's workers even
+    /// when their environment cannot be read (the marker alone once found none in a CI run).
+    static func children(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat").map({ String(decoding: $0, as: UTF8.self) }),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            // After the command name in parentheses: state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent
+        }
+    }
+
     /// Starts the binary resolving `url` with the endless `Await` script, its workers marked;
     /// `output` receives its stdout (or nil to drop it).
     static func startEndless(timeLimit: Int, marker: String, output: Pipe?) throws -> ChildProcess {
@@ -40,7 +53,7 @@ import Testing
         // beside it) once took over 30 s to start the worker.
         let deadline = Date().addingTimeInterval(120)
         while workers.isEmpty && Date() < deadline {
-            workers = Self.processes(marked: marker).filter { $0 != engine.processIdentifier }
+            workers = Set(Self.processes(marked: marker) + Self.children(of: engine.processIdentifier)).filter { $0 != engine.processIdentifier }.sorted()
             Thread.sleep(forTimeInterval: 0.1)
         }
         return workers
@@ -113,7 +126,7 @@ import Testing
             let killer = Thread {
                 while !outputEnded.withLock({ ended }) && Date().timeIntervalSince(start) < 200 {
                     // Started workers only: a child between fork and exec is not one yet.
-                    for pid in Self.processes(marked: marker) where pid != process.processIdentifier
+                    for pid in Set(Self.processes(marked: marker) + Self.children(of: process.processIdentifier)) where pid != process.processIdentifier
                         && FileManager.default.contents(atPath: "/proc/\(pid)/cmdline").map({ String(decoding: $0, as: UTF8.self).contains("script-worker") }) == true {
                         let result = kill(pid, SIGABRT)
                         outputEnded.withLock { kills.append(String(format: "%.1f s: %d → %d", Date().timeIntervalSince(start), pid, result)) }
