@@ -106,9 +106,13 @@ import Testing
     /// workers: it would hold the crashed process, and the engine's stderr, for good).
     @Test func aCrashedWorkerIsReportedAtOnceAndLeavesNothingBehind() async throws {
         let marker = UUID().uuidString
-        let out = Pipe()
-        let process = try Self.startEndless(timeLimit: 60, marker: marker, output: out)
         let outcome = try await blocking { () -> (output: String, seconds: Double, left: [Int32], kills: String) in
+            // The engine starts here, once this body has its slot, not before `blocking`: a
+            // test waits for a slot while the others run, and in a loaded CI run that wait
+            // outlasted the engine's 130 s wall limit, so the call had ended on its own before
+            // anything looked for its worker (three CI failures with no kill at all).
+            let out = Pipe()
+            let process = try Self.startEndless(timeLimit: 60, marker: marker, output: out)
             _ = Self.workers(of: process, marked: marker)
             // Every worker, for as long as the engine runs, not a snapshot: the `Await` script
             // may run in a worker started after the first one seen (another rule's script takes
@@ -177,8 +181,8 @@ import Testing
 
     @Test func aWorkerEndsWhenItsEngineIsKilled() async throws {
         let marker = UUID().uuidString
-        let process = try Self.startEndless(timeLimit: 600, marker: marker, output: nil)
         let outcome = try await blocking { () -> (workers: Int, left: [Int32]) in
+            let process = try Self.startEndless(timeLimit: 600, marker: marker, output: nil)
             // Wait for the worker that runs the endless script, then kill its engine outright.
             let workers = Self.workers(of: process, marked: marker)
             kill(process.processIdentifier, SIGKILL)
