@@ -468,6 +468,13 @@ extension DecideTests {
         DomainCase(name: "empty URL", url: "", domain: nil, decision: .noMatch, note: "not an absolute URL", reason: "must not trap"),
         DomainCase(name: "http on the domain", url: "http://e.com/buy/1", domain: nil, decision: .noMatch, note: "only https URLs can be universal links",
                    reason: "only https"),
+        DomainCase(name: "another scheme without slashes", url: "plur:/buy/1", domain: nil, decision: .noMatch, note: "only https URLs can be universal links",
+                   reason: "an absolute URL, of another scheme"),
+        DomainCase(name: "mailto", url: "mailto:a@e.com", domain: "e.com", decision: .noMatch, note: "only https URLs can be universal links",
+                   reason: "an absolute URL with no authority"),
+        DomainCase(name: "https without slashes", url: "https:buy/1", domain: nil, decision: .noMatch,
+                   note: "the URL has no host, so it cannot be a universal link", reason: "https with no authority"),
+        DomainCase(name: "a colon first", url: "::nope", domain: nil, decision: .noMatch, note: "not an absolute URL", reason: "no scheme before the colon"),
     ])
     func domains(_ c: DomainCase) throws {
         let aasa = try AppSiteAssociation(json: ##"{"applinks": {"details": [{"appIDs": ["\##(Self.app)"], "components": [{"/": "/buy/*"}, {"/": "/"}]}]}}"##)
@@ -475,5 +482,6 @@ extension DecideTests {
         let e = aasa.explain(c.url, for: Self.app, domain: c.domain)
         #expect(e.decision == c.decision)
         if let note = c.note { #expect(e.note == note) }
+        #expect(e.isInvalidURL == (c.note == "not an absolute URL" || c.note == "the URL has no host, so it cannot be a universal link"))
     }
 }

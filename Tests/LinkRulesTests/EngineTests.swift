@@ -120,6 +120,25 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
         #expect(await engine.resolve(input).unwrapped == nil)
     }
 
+    /// A wrapper's decoded parameter may hold a raw space or quote ("…/a b"): the unwrapped URL is
+    /// the one a browser goes to ("…/a%20b"), never text with a space in it. A target that is
+    /// already a plain URL is returned as written.
+    @Test(arguments: [
+        ("https://x.example/a b?q=1 2", "https://x.example/a%20b?q=1%202"),
+        ("https://x.example/say\"hi\"<b>", "https://x.example/say%22hi%22%3Cb%3E"),
+        ("https://x.example/caf\u{E9}", "https://x.example/caf%C3%A9"),
+        ("tw://status?text=a b", "tw://status?text=a%20b"),
+        ("https://x.example/Plain?A=B", "https://x.example/Plain?A=B"),
+        ("HTTPS://X.example/as-written", "HTTPS://X.example/as-written"),
+    ])
+    func anUnwrappedTargetIsTheURLABrowserGoesTo(_ target: String, _ expected: String) async {
+        let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let engine = LinkEngine(manifest: manifest, options: .init(offline: true))
+        let input = "https://wrap.example/?to=\(encoded)"
+        #expect(engine.unwrap(input) == expected)
+        #expect(await engine.resolve(input).unwrapped == expected)
+    }
+
     /// The whole unwrap is bounded by the network timeout, not each hop: every hop is asked to end
     /// by one deadline, and no hop is sent after it.
     @Test func redirectFollowingSharesOneDeadline() async {

@@ -178,10 +178,17 @@ import Testing
         #expect(lines[3] == #"{"id":5,"decision":"match"}"#)
     }
 
-    @Test func aasaExplainOfAURLWithoutAHostIsStatus1() async throws {
-        let r = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", "plur:/x", "--app-id", "ABCDE12345.com.example.shop"])
+    @Test func aasaExplainOfAnHTTPSURLWithoutAHostIsStatus1() async throws {
+        let r = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", "https:/x", "--app-id", "ABCDE12345.com.example.shop"])
         #expect(r.status == 1)
-        #expect(r.stdout.contains("not an absolute URL"), "\(r.stdout)")
+        #expect(r.stdout.contains("  the URL has no host, so it cannot be a universal link\n"), "\(r.stdout)")
+        // "plur:/x" and "mailto:" are absolute URLs of another scheme (it said "not an absolute
+        // URL", status 1): not universal links, as plur://x/y is not, and that is an answer.
+        for url in ["plur:/x", "mailto:a@shop.example", "plur://x/y"] {
+            let other = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", url, "--app-id", "ABCDE12345.com.example.shop"])
+            #expect(other.status == 0, "\(url): \(other.stdout)")
+            #expect(other.stdout == "  only https URLs can be universal links\nno_match: iOS does not offer \(url) to ABCDE12345.com.example.shop\n", "\(url): \(other.stdout)")
+        }
         // A well-formed URL the file does not hand to the app is an answer, not an error.
         let other = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", "https://other.example/", "--app-id", "ABCDE12345.com.example.shop"])
         #expect(other.status == 0, "\(other.stdout)")

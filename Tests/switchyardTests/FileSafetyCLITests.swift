@@ -117,6 +117,12 @@ import Glibc
         try #require(mkfifo(fifo, 0o600) == 0)
         let blocked = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", fifo])
         #expect(blocked.status == 2 && blocked.stderr.contains("a FIFO (not read); the nonce file must be a regular file"), "\(blocked.stderr)")
+        // A chosen file in a directory that does not exist is refused, not made with its
+        // directories: a mistyped path would forget every nonce already accepted.
+        let typo = home.path + "/no-such-dir/nonces"
+        let mistyped = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", typo])
+        #expect(mistyped.status == 2 && mistyped.stderr.contains("there is no directory '\(home.path)/no-such-dir'"), "\(mistyped.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.path + "/no-such-dir"))
         for seen in [".", home.path, home.path + "/"] {
             let r = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", seen])
             #expect(r.status == 2, "\(seen): \(r.stderr)")

@@ -29,7 +29,17 @@ extension AppSiteAssociation {
     func explain(_ url: String, for appID: String, domain: String?, steps wantSteps: Bool) -> Explanation {
         var explanation = Explanation(decision: .noMatch)
         guard let parts = URLParts(url) else {
-            explanation.note = URLText.split(url) == nil ? "not an absolute URL" : "the URL has no host, so it cannot be a universal link"
+            // "plur:/x" and "mailto:a@b" are absolute URLs of another scheme, not malformed ones.
+            switch Self.scheme(of: url) {
+            case nil:
+                explanation.note = "not an absolute URL"
+                explanation.isInvalidURL = true
+            case "https":
+                explanation.note = "the URL has no host, so it cannot be a universal link"
+                explanation.isInvalidURL = true
+            default:
+                explanation.note = "only https URLs can be universal links"
+            }
             return explanation
         }
         guard parts.scheme == "https" else {
@@ -72,6 +82,17 @@ extension AppSiteAssociation {
 }
 
 extension AppSiteAssociation {
+    /// The scheme of `text`, lower-cased, when it starts with one (RFC 3986: a letter, then
+    /// letters, digits, "+", "-" or ".", then ":").
+    static func scheme(of text: String) -> String? {
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else { return nil }
+        let name = bytes[..<colon]
+        func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+        guard isLetter(name.first!), name.allSatisfy({ isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return nil }
+        return String(decoding: name, as: UTF8.self).lowercased()
+    }
+
     /// Why a URL was (or was not) handed to an app.
     public struct Explanation: Sendable {
         /// One component (or legacy path) that was tried, in the order iOS tries them.
@@ -97,6 +118,10 @@ extension AppSiteAssociation {
         public var steps: [Step] = []
         /// Why nothing could match at all, when that is the case.
         public var note: String?
+        /// True when the text is no URL iOS could offer any app: not absolute (no scheme), or
+        /// an https URL without a host. A URL of another scheme is valid, and simply not a
+        /// universal link.
+        public var isInvalidURL = false
 
         init(decision: Decision) { self.decision = decision }
     }

@@ -31,14 +31,41 @@ struct Unwrapper: Sendable {
             case .template(let template):
                 target = rule.pattern.replace(in: url, with: template, budget: regexBudget)
             }
-            return Self.isNeverFollowed(target) || !Self.isLink(target) ? url : target
+            return Self.isNeverFollowed(target) || !Self.isLink(target) ? url : Self.asOpened(target)
         }
         return url
     }
 
+    /// `target` as a browser goes to it when it holds what no URL holds raw (a space, `<`, `"`,
+    /// a non-ASCII letter: a decoded `u=https%3A%2F%2Fx.example%2Fa%20b` is "…/a b"): read as a
+    /// browser reads it (`BrowserURL`), then those bytes percent-encoded as the URL Standard's
+    /// encode sets do (space, `"`, `<`, `>` and non-ASCII everywhere; `` ` `` outside the query;
+    /// `{` and `}` before it). A target with none of them is returned as written, as Opener
+    /// returns it.
+    static func asOpened(_ target: String) -> String {
+        let raw: (UInt8) -> Bool = { $0 == 0x20 || $0 >= 0x7F || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x60 || $0 == 0x7B || $0 == 0x7D }
+        guard target.utf8.contains(where: raw) else { return target }
+        var out: [UInt8] = []
+        out.reserveCapacity(target.utf8.count + 32)
+        let hex = Array("0123456789ABCDEF".utf8)
+        // 0: scheme, authority and path; 1: the query; 2: the fragment.
+        var part = 0
+        for b in BrowserURL.normalized(target).utf8 {
+            if b == UInt8(ascii: "?") && part == 0 { part = 1 } else if b == UInt8(ascii: "#") && part < 2 { part = 2 }
+            let encoded = b == 0x20 || b >= 0x7F || b == 0x22 || b == 0x3C || b == 0x3E
+                || (b == 0x60 && part != 1) || ((b == 0x7B || b == 0x7D) && part == 0)
+            if encoded {
+                out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]]
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Schemes a browser never navigates to from a redirect or a wrapper link (script, local
     /// file and in-memory URLs): such a target is not an unwrapped URL.
-    static let neverFollowedSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "about", "filesystem", "jar"]
+    static let neverFollowedSchemes: Set<String> = URLInput.scriptOrLocalSchemes.union(["about"])
 
     /// True when `url`'s scheme is one of `neverFollowedSchemes` (case-insensitive, as browsers
     /// compare schemes, leading spaces and controls ignored as browsers strip them).
