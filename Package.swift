@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "SwitchyardCore", targets: ["SwitchyardCore"]),
         .library(name: "LinkRules", targets: ["LinkRules"]),
+        .library(name: "SwitchyardDocuments", targets: ["SwitchyardDocuments"]),
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
         .library(name: "AssociatedDomains", targets: ["AssociatedDomains"]),
         .library(name: "LinkService", targets: ["LinkService"]),
@@ -63,9 +64,10 @@ let package = Package(
             resources: [.copy("Resources/default-rules.json")],
             swiftSettings: swiftSettings
         ),
+        .target(name: "SwitchyardDocuments", dependencies: ["SwitchyardCore", .product(name: "Yams", package: "Yams")], swiftSettings: swiftSettings),
         .target(
             name: "LinkRouting",
-            dependencies: ["SwitchyardCore", .product(name: "Yams", package: "Yams")],
+            dependencies: ["SwitchyardCore", "SwitchyardDocuments"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -89,7 +91,7 @@ let package = Package(
         .target(
             name: "LinkService",
             dependencies: [
-                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
+                "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -144,6 +146,7 @@ let package = Package(
         .target(name: "SwitchyardTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

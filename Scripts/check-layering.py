@@ -15,7 +15,7 @@ import json
 import subprocess
 import sys
 
-APP_FACING = ["SwitchyardCore", "LinkRouting", "AssociatedDomains", "URLRelay", "CallbackURL", "LinkRules", "DeferredLinking"]
+APP_FACING = ["SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains", "URLRelay", "CallbackURL", "LinkRules", "DeferredLinking"]
 # External products an app-facing module may use (Foundation-level libraries with no event loop).
 ALLOWED_PRODUCTS = {"Yams", "Crypto", "CoreMetrics"}
 # System-library targets an app-facing module may use (the JavaScriptCore shim on Linux).

@@ -2,6 +2,10 @@ import SwitchyardCore
 
 /// The error and finding codes AssociatedDomains uses. Compare with these constants, never with string literals.
 extension ErrorCode {
+    /// A decision case's `aasa` is a string that is not JSON text.
+    public static let aasaJSONSyntax = ErrorCode("aasa-json-syntax")
+    /// A decision case's `aasa` cannot be read as an AASA file at all.
+    public static let invalidAASA = ErrorCode("invalid-aasa")
     /// The AASA's `applinks` details list no app ID matching this app's
     /// team and bundle ID, so iOS gives the app none of the domain's links.
     public static let appNotInAasa = ErrorCode("app-not-in-aasa")

@@ -76,6 +76,11 @@ public final class CallbackVerifier: Sendable {
         if let action, request.action != action {
             throw CallbackError(.notAllowed, "the URL's action is \"\(request.action.prefix(40))\", not \"\(action)\"")
         }
+        // A callback that would run code or read files is refused before anything is recorded,
+        // however well signed: the app would open it on the sender's behalf.
+        for (name, url) in request.callbacks {
+            if let problem = XCallbackURL.callbackProblem(url) { throw CallbackError(.deniedCallback, "\(name) \(problem)") }
+        }
         guard let sig = request.parameter("x-sy-sig"), let id = request.parameter("x-sy-id"), let kid = request.parameter("x-sy-kid"),
               let expText = request.parameter("x-sy-exp"), let nonce = request.parameter("x-sy-nonce") else {
             throw CallbackError(.unsigned, "the request carries no complete x-sy-id/kid/exp/nonce/sig")

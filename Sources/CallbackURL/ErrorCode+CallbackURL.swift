@@ -8,6 +8,9 @@ extension ErrorCode {
     public static let badSignature = ErrorCode("bad-signature")
     /// An x-callback-url, request id or signing parameter that is not well formed.
     public static let malformed = ErrorCode("malformed")
+    /// An `x-success`, `x-error` or `x-cancel` that is no URL, or whose scheme runs code or reads
+    /// files (`XCallbackURL.callbackProblem`): refused before the signature is checked.
+    public static let deniedCallback = ErrorCode("denied-callback")
     /// A callback URL that starts with none of the allowlist's prefixes.
     public static let notAllowed = ErrorCode("not-allowed")
     /// A signed request whose nonce was already used: a replay.

@@ -43,6 +43,31 @@ public struct XCallbackURL: Sendable, Equatable {
     /// the `x-source` and callback fields are not among them.
     public func parameter(_ name: String) -> String? { parameters.last(where: { $0.name == name })?.value }
 
+    /// The callback fields that are set, by their parameter names: (`x-success`, URL), …
+    public var callbacks: [(name: String, url: String)] {
+        [("x-success", success), ("x-error", error), ("x-cancel", cancel)].compactMap { name, url in url.map { (name, $0) } }
+    }
+
+    /// Why `url` must not be a callback (`x-success`, `x-error`, `x-cancel`) that is signed or
+    /// followed: it is no absolute URL, or its scheme runs code or reads files (`javascript:`,
+    /// `data:`, `file:` …, `URLInput.scriptOrLocalSchemes`); nil when it may be.
+    public static func callbackProblem(_ url: String) -> String? {
+        if let problem = URLInput.problem(url) { return "is not a URL: \(problem)" }
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon].lowercased()
+        return URLInput.scriptOrLocalSchemes.contains(scheme) ? "uses the scheme \(scheme):, which is always denied" : nil
+    }
+
+    /// Why `name` may not be one of the other parameters: an x-callback-url field (`x-source`,
+    /// `x-success`, `x-error`, `x-cancel`, which have fields of their own) or a name of the
+    /// signature (`x-sy-…`); nil when it may. Case-insensitive.
+    public static func reservedParameterProblem(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        if ["x-source", "x-success", "x-error", "x-cancel"].contains(lowered) { return "\(lowered) is an x-callback-url parameter" }
+        if lowered.hasPrefix("x-sy-") { return "\(lowered): names starting with x-sy- belong to the signature" }
+        return nil
+    }
+
     /// The URL text.
     public var url: String {
         var items: [(String, String)] = []

@@ -113,15 +113,21 @@ public struct RouteTableError: SwitchyardError, Equatable {
     public var code: ErrorCode { .invalidRouteTable }
     /// What is wrong with the table, for people.
     public var message: String
-    /// The file and key path, when the table came from a file.
+    /// The file (and line and column, for a JSON syntax error), when the table came from a file.
     public var location: SourceLocation?
-    /// An error saying `message`, with the file and key path when the table came from a file.
-    public init(_ message: String, location: SourceLocation? = nil) {
+    /// The error underneath: the file system's, the JSON or YAML reader's (a `DocumentError`).
+    public var cause: (any Error)?
+    /// An error saying `message`, with the file when the table came from a file and the error
+    /// underneath when there is one.
+    public init(_ message: String, location: SourceLocation? = nil, cause: (any Error)? = nil) {
         self.message = message
         self.location = location
+        self.cause = cause
     }
-    /// The message, after the file name when there is one (the key path is not shown).
+    /// The message, after the file name when there is one.
     public var description: String { location?.file.map { "\($0): \(message)" } ?? message }
+    /// Equal when message and location are (the cause is not compared).
+    public static func == (a: RouteTableError, b: RouteTableError) -> Bool { a.message == b.message && a.location == b.location }
 }
 
 extension ErrorCode {

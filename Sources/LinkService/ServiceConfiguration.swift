@@ -2,6 +2,7 @@ import AssociatedDomains
 import Foundation
 import LinkRouting
 import SwitchyardCore
+import SwitchyardDocuments
 
 /// What the link service serves: the apps, and the route table that drives both the app and
 /// the association files.
@@ -140,8 +141,12 @@ public struct ServiceConfiguration: Sendable {
     /// Loads a YAML or JSON configuration; errors say which key is wrong.
     public init(contentsOf path: String) throws(ConfigurationError) {
         let document: JSONValue
-        do { document = try LinkRouter.document(contentsOf: path) } catch { throw ConfigurationError(error.message) }
-        do { try self.init(document: document) } catch { throw ConfigurationError("\(path): \(error.message)") }
+        do { document = try StructuredDocument.read(contentsOf: path) } catch {
+            throw ConfigurationError(error.description, location: error.location, cause: error)
+        }
+        do { try self.init(document: document) } catch {
+            throw ConfigurationError("\(path): \(error.message)", location: SourceLocation(file: path), cause: error.cause)
+        }
     }
 
     /// Every key the configuration may have, at any depth, with its type. Checked before anything
@@ -219,7 +224,7 @@ public struct ServiceConfiguration: Sendable {
             android.append(AndroidApp(package: package, fingerprints: fingerprints))
         }
         webcredentials = document["webcredentials"] == .bool(true)
-        do { router = try LinkRouter(document: document) } catch { throw ConfigurationError(error.message) }
+        do { router = try LinkRouter(document: document) } catch { throw ConfigurationError(error.message, cause: error) }
         for route in router.routes where route.kind == .universal && !route.exclude {
             // A universal link on the service's own paths would send the dashboard or the API
             // to the app (the AASA claims the path) and shadow the service's answer.
@@ -304,6 +309,7 @@ public struct ConfigurationError: SwitchyardError {
 }
 
 extension ConfigurationError: Equatable {
-    /// Equal when the messages are.
-    public static func == (a: ConfigurationError, b: ConfigurationError) -> Bool { a.message == b.message && a.location == b.location }
+    /// Equal when the messages are (the message names the file already; location and cause are
+    /// not compared).
+    public static func == (a: ConfigurationError, b: ConfigurationError) -> Bool { a.message == b.message }
 }

@@ -164,17 +164,30 @@ public struct HostingCheck: Sendable {
         return error == .readTimeout || error == .deadlineExceeded || error == .connectTimeout
     }
 
-    /// Why a CA file cannot be used: it cannot be read, or it holds no PEM certificate.
-    public struct CAFileProblem: Error, Sendable {
+    /// Why a CA file cannot be used: it cannot be read (`io`), or it holds no PEM certificate
+    /// (`invalid-value`).
+    public struct CAFileProblem: SwitchyardError {
+        /// `io` when the file cannot be read, `invalid-value` when it holds no certificate.
+        public var code: ErrorCode
         /// The reason, e.g. "no such file" or "it holds no PEM certificate".
         public var message: String
+        /// The file.
+        public var path: String
+        /// The error underneath (the file system's, the PEM reader's), when there was one.
+        public var cause: (any Error)?
+        /// The file, as a location.
+        public var location: SourceLocation? { SourceLocation(file: path) }
+
+        init(_ code: ErrorCode, _ message: String, path: String, cause: (any Error)? = nil) {
+            (self.code, self.message, self.path, self.cause) = (code, message, path, cause)
+        }
     }
 
     /// The certificates of the PEM file at `path`, or why there are none.
     public static func loadCertificates(_ path: String) -> Result<[NIOSSLCertificate], CAFileProblem> {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .failure(CAFileProblem(message: "no such file")) }
-        if isDirectory.boolValue { return .failure(CAFileProblem(message: "it is a directory")) }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .failure(CAFileProblem(.io, "no such file", path: path)) }
+        if isDirectory.boolValue { return .failure(CAFileProblem(.io, "it is a directory", path: path)) }
         // Read through a handle: a device or a pipe (/dev/null, <(…)) has no size to read by.
         let data: Data
         do {
@@ -182,11 +195,13 @@ public struct HostingCheck: Sendable {
             defer { try? handle.close() }
             data = try handle.read(upToCount: 16 << 20) ?? Data()
         } catch {
-            return .failure(CAFileProblem(message: FileManager.default.isReadableFile(atPath: path) ? "it cannot be read" : "permission denied"))
+            return .failure(CAFileProblem(.io, FileManager.default.isReadableFile(atPath: path) ? "it cannot be read" : "permission denied", path: path, cause: error))
         }
-        guard let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(data)), !certificates.isEmpty else {
-            return .failure(CAFileProblem(message: "it holds no PEM certificate"))
+        let certificates: [NIOSSLCertificate]
+        do { certificates = try NIOSSLCertificate.fromPEMBytes(Array(data)) } catch {
+            return .failure(CAFileProblem(.invalidValue, "it holds no PEM certificate", path: path, cause: error))
         }
+        guard !certificates.isEmpty else { return .failure(CAFileProblem(.invalidValue, "it holds no PEM certificate", path: path)) }
         return .success(certificates)
     }
 }

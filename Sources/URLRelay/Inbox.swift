@@ -1,5 +1,10 @@
 import SwitchyardCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A directory-backed durable queue that several processes share.
 ///
@@ -53,18 +58,49 @@ public struct Inbox: Sendable {
         self.policy = policy
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         guard creating else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: self.directory, isDirectory: &isDirectory) else {
-                throw RelayError(.io, "\(self.directory): there is no inbox here (no such directory; it is made by the first send or watch)")
+            if let reason = Self.missing(self.directory) {
+                throw RelayError(.io, "there is no inbox at '\(directory)': \(reason) (it is made by the first relay send or watch)")
             }
-            guard isDirectory.boolValue else { throw RelayError(.io, "\(self.directory): there is no inbox here (not a directory)") }
             return
         }
-        for d in [self.directory, requests, temporary, rejected] {
-            do { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) } catch {
-                throw RelayError(.io, "\(d): cannot create the inbox directory: \(error.localizedDescription)")
+        // The directory and its parents, one at a time, so that a failure says the system's
+        // reason for the very component ("permission denied", "no such file or directory").
+        if let reason = Self.makeDirectories(self.directory) {
+            throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(reason)")
+        }
+        for d in [requests, temporary, rejected] {
+            if let reason = Self.makeDirectories(d) { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(reason)") }
+        }
+    }
+
+    /// Why `path` is not an existing directory (the first missing component, or one that is not
+    /// a directory), or nil; nothing is created.
+    static func missing(_ path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory) else { return "\(prefix) does not exist" }
+            if !isDirectory.boolValue { return "\(prefix) is not a directory" }
+        }
+        return nil
+    }
+
+    /// Creates `path` and its missing parents (as `mkdir -p`); nil when done, else why not.
+    static func makeDirectories(_ path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory) {
+                if !isDirectory.boolValue { return "\(prefix) is not a directory" }
+                continue
+            }
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                return "cannot create \(prefix): \(String(cString: strerror(errno)).lowercased())"
             }
         }
+        return nil
     }
 
     /// Enqueues durably. Returns the file name the request got.

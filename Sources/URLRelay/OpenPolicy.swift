@@ -18,7 +18,7 @@ public enum PolicyDecision: Sendable, Equatable {
 /// ```
 public struct OpenPolicy: Sendable {
     /// Schemes never opened, whatever else is configured.
-    public static let alwaysDenied: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "filesystem", "jar"]
+    public static let alwaysDenied: Set<String> = URLInput.scriptOrLocalSchemes
 
     /// Only these schemes (empty: any scheme not denied).
     public var allowedSchemes: Set<String>

@@ -37,17 +37,17 @@ struct AASACommand: ParsableCommand {
         @Flag(help: "Read JSON Lines from stdin (the only mode).") var jsonl = false
 
         func run() throws {
-            var cache: [String: AppSiteAssociation] = [:]
+            var cases = DecisionCases()
             // A line over the cap (the AASA file limit plus room for the case around it) is never
             // kept in memory; its case still gets its output line, a line-too-long error.
             let lines = InputLines([], maximumLineBytes: AppSiteAssociation.maximumBytes + (64 << 10), placeholders: true)
             var failed = 0
             for line in lines {
                 var result: JSONValue
-                if let problem = lines.problem(line), problem.code == "line-too-long" {
-                    result = Self.failure(.null, problem.code, problem.message)
+                if let problem = lines.problem(line), problem.code == .lineTooLong {
+                    result = DecisionCases.failure(.null, problem.code, problem.message)
                 } else {
-                    result = Self.decide(line, cache: &cache)
+                    result = cases.answer(line)
                 }
                 // A case without an id (a line that is not JSON, not an object, or has no "id")
                 // is told by its line number.
@@ -60,52 +60,6 @@ struct AASACommand: ParsableCommand {
             }
             try lines.finish()
             if lines.skipped > 0 || failed > 0 { throw ExitCode(1) }
-        }
-
-        static func failure(_ id: JSONValue, _ code: String, _ message: String) -> JSONValue {
-            .object([("id", id), ("error", .object([("code", .string(code)), ("message", .string(message))]))])
-        }
-
-        static func decide(_ line: String, cache: inout [String: AppSiteAssociation]) -> JSONValue {
-            let value: JSONValue
-            do { value = try JSONParser.parse(line) } catch {
-                return failure(.null, "json-syntax", "the line is not JSON: \(error)")
-            }
-            let id = value["id"] ?? .null
-            guard case .object = value else { return failure(id, "wrong-type", "each line must be a JSON object") }
-            guard let url = value["url"]?.stringValue else { return failure(id, "missing-key", "\"url\" must be a string") }
-            guard let appID = value["appId"]?.stringValue else { return failure(id, "missing-key", "\"appId\" must be a string") }
-            if let problem = URLInput.problem(url) { return failure(id, "invalid-url", "\"url\" \(problem)") }
-            // Without "domain" (or with null) the URL's own host is the domain.
-            let domain: String?
-            switch value["domain"] {
-            case nil, .null?: domain = nil
-            case .string(let d)?: domain = d
-            case let other?: return failure(id, "wrong-type", "\"domain\" must be a string when given, found \(other.typeName)")
-            }
-            var document = value["aasa"] ?? .null
-            if case .string(let text) = document {
-                do { document = try JSONParser.parse(text) } catch { return failure(id, "aasa-json-syntax", "\"aasa\" text is not JSON: \(error)") }
-            }
-            let key = JSONWriter.compact(document)
-            let aasa: AppSiteAssociation
-            if let cached = cache[key] { aasa = cached } else {
-                let (parsed, findings) = AppSiteAssociation.read(document)
-                guard let read = parsed else { return failure(id, "invalid-aasa", findings.first?.message ?? "unreadable") }
-                if cache.count > 256 { cache.removeAll() }
-                cache[key] = read
-                aasa = read
-            }
-            guard aasa.hasPatternTooLarge else {
-                return .object([("id", id), ("decision", .string(aasa.decide(url, for: appID, domain: domain).rawValue))])
-            }
-            // Not silent: the entries passed over only because their pattern was too large to check.
-            let e = aasa.explain(url, for: appID, domain: domain)
-            let unchecked = e.steps.filter(\.patternTooLarge).map { s in
-                JSONValue.string("\(aasa.detailName(s.detail)).\(s.legacyPath ? "paths" : "components")[\(s.entry)]")
-            }
-            return .object([("id", id), ("decision", .string(e.decision.rawValue))]
-                + (unchecked.isEmpty ? [] : [("patternTooLarge", .array(unchecked))]))
         }
     }
 
@@ -141,10 +95,11 @@ struct AASACommand: ParsableCommand {
                 throw ExitCode(1)
             }
             let e = aasa.explain(url, for: appID, domain: domain)
-            // A URL without a host ("plur:/x") cannot be explained: the note says why, and it is
-            // invalid input (status 1), unlike a URL the file does not hand to the app.
+            // Text that is no absolute URL, or an https URL without a host, cannot be explained:
+            // the note says why, and it is invalid input (status 1). A URL of another scheme
+            // ("plur:/x", "mailto:a@b") is simply not a universal link (status 0).
             show(e, aasa)
-            if URLParts(url) == nil { throw ExitCode(1) }
+            if e.isInvalidURL { throw ExitCode(1) }
         }
 
         func show(_ e: AppSiteAssociation.Explanation, _ aasa: AppSiteAssociation) {
@@ -208,35 +163,5 @@ struct AASACommand: ParsableCommand {
                 Output.standardOutput(Data(text.utf8))
             }
         }
-    }
-}
-
-extension AppSiteAssociation {
-    /// "details[0]", or "details[\"TEAMID.bundle.id\"]" in the legacy dictionary form.
-    func detailName(_ detail: Int) -> String {
-        let location = applinks?.details.first(where: { $0.index == detail })?.location ?? "applinks.details[\(detail)]"
-        return location.hasPrefix("applinks.") ? String(location.dropFirst("applinks.".count)) : location
-    }
-
-    /// A short rendering of a component or legacy path for explanations.
-    func describe(detail: Int, entry: Int, legacy: Bool) -> String {
-        // A pattern of thousands of characters is shown by its start and its size.
-        func quote(_ text: String) -> String {
-            text.utf8.count <= 200 ? JSONWriter.quote(text) : JSONWriter.quote(String(text.prefix(80))) + "… (\(text.utf8.count) bytes)"
-        }
-        guard let d = applinks?.details.first(where: { $0.index == detail }) else { return "" }
-        if legacy { return quote(d.paths?[entry] ?? "") }
-        guard let c = d.components?.first(where: { $0.index == entry }) else { return "" }
-        var parts: [String] = []
-        if let p = c.path { parts.append("\"/\": \(quote(p))") }
-        switch c.query {
-        case .whole(let s)?: parts.append("\"?\": \(quote(s))")
-        case .items(let items)?: parts.append("\"?\": {" + items.map { "\(quote($0.name)): \(quote($0.pattern))" }.joined(separator: ", ") + "}")
-        case .voided?: parts.append("\"?\": (ignored)")
-        case nil: break
-        }
-        if let f = c.fragment { parts.append("\"#\": \(quote(f))") }
-        if c.exclude { parts.append("\"exclude\": true") }
-        return "{" + parts.joined(separator: ", ") + "}"
     }
 }

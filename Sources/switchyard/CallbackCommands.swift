@@ -2,7 +2,6 @@ import ArgumentParser
 import CallbackURL
 import Foundation
 import SwitchyardCore
-import URLRelay
 
 struct CallbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,7 +62,7 @@ struct CallbackBuild: ParsableCommand {
         if !(bytes.first.map(letter) ?? false) || !bytes.allSatisfy({ letter($0) || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46 }) {
             throw ValidationError("--scheme '\(scheme.displayExcerpt().dropFirst().dropLast())' is not a URL scheme (a letter, then letters, digits, +, - or .)")
         }
-        if OpenPolicy.alwaysDenied.contains(scheme.lowercased()) {
+        if URLInput.scriptOrLocalSchemes.contains(scheme.lowercased()) {
             throw ValidationError("--scheme \(scheme) is always denied (it runs code or reads files instead of opening an app)")
         }
         for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel), ("--source", source), ("--action", action)] {
@@ -73,7 +72,7 @@ struct CallbackBuild: ParsableCommand {
             }
         }
         for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel)] {
-            if let value, let reason = Self.deniedCallback(value) { throw ValidationError("\(name) \(reason)") }
+            if let value, let reason = XCallbackURL.callbackProblem(value) { throw ValidationError("\(name) \(reason)") }
         }
         for p in parameters where p.unicodeScalars.contains(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
             throw ValidationError("--param '\(p.displayExcerpt().dropFirst().dropLast())' contains a control, bidirectional or replacement character")
@@ -81,11 +80,10 @@ struct CallbackBuild: ParsableCommand {
         if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds above 0, at most 2592000 (30 days)") }
         for p in parameters where !p.contains("=") || p.hasPrefix("=") { throw ValidationError("--param '\(p)' is not name=value (a name before the =)") }
         for p in parameters {
-            let name = p[..<p.firstIndex(of: "=")!].lowercased()
-            if ["x-source", "x-success", "x-error", "x-cancel"].contains(name) {
-                throw ValidationError("--param \(name) is an x-callback-url parameter: give it with --\(name.dropFirst(2)), which checks it")
-            }
-            if name.hasPrefix("x-sy-") { throw ValidationError("--param \(name): names starting with x-sy- belong to the signature") }
+            let name = String(p[..<p.firstIndex(of: "=")!])
+            guard let problem = XCallbackURL.reservedParameterProblem(name) else { continue }
+            let field = name.lowercased().hasPrefix("x-sy-") ? "" : ": give it with --\(name.lowercased().dropFirst(2)), which checks it"
+            throw ValidationError("--param \(problem)\(field)")
         }
         if let key { try KeyArgument.validate(key) }
         // The id comes back from `callback verify` on a terminal: one line of printable text.
@@ -93,16 +91,6 @@ struct CallbackBuild: ParsableCommand {
             throw ValidationError("--id must not contain control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))")
         }
         if id?.isEmpty == true { throw ValidationError("--id is empty") }
-    }
-
-    /// Why a callback URL (x-success, x-error, x-cancel) must not be signed or followed: not an
-    /// absolute URL, or a scheme that is always denied (`javascript:`, `data:`, `file:` …); nil
-    /// when it may be.
-    static func deniedCallback(_ url: String) -> String? {
-        if let problem = URLInput.problem(url) { return "is not a URL: \(problem)" }
-        guard let colon = url.firstIndex(of: ":") else { return nil }
-        let scheme = url[..<colon].lowercased()
-        return OpenPolicy.alwaysDenied.contains(scheme) ? "uses the scheme \(scheme):, which is always denied" : nil
     }
 
     func run() throws {
@@ -154,16 +142,22 @@ struct CallbackVerify: ParsableCommand {
     func run() throws {
         var keys: [String: [UInt8]] = [:]
         for k in key { let parsed = try KeyArgument(k); keys[parsed.id] = parsed.secret }
-        let store = SeenNonces(path: seen ?? Output.stateDirectory + "/switchyard/callback-nonces")
-        // A callback that would run code or read files is refused before anything is recorded.
-        if let request = try? XCallbackURL(parsing: url) {
-            for (name, value) in [("x-success", request.success), ("x-error", request.error), ("x-cancel", request.cancel)] {
-                if let value, let reason = CallbackBuild.deniedCallback(value) {
-                    Output.error("refused: \(name) \(reason)")
-                    throw ExitCode(1)
-                }
+        // The default place is made when missing; a chosen file's directory must exist: a
+        // mistyped path would start a nonce file that knows no earlier request, and a replay
+        // would pass as the first use.
+        if let seen {
+            // The text before the last "/" (trailing ones aside); a bare name is in the working
+            // directory. (NSString's deletingLastPathComponent traps on ".".)
+            var trimmed = Substring(seen)
+            while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+            let parent = trimmed.lastIndex(of: "/").map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? ""
+            var isDirectory: ObjCBool = false
+            if !parent.isEmpty, !(FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) && isDirectory.boolValue) {
+                Output.error(Output.escaped("error: --seen '\(seen)': there is no directory '\(parent)' (a new nonce file elsewhere would not know the requests already accepted); create it first"))
+                throw ExitCode(2)
             }
         }
+        let store = SeenNonces(path: seen ?? Output.stateDirectory + "/switchyard/callback-nonces")
         do {
             let id = try CallbackVerifier(keys: keys, seen: store).verify(try XCallbackURL(parsing: url))
             // The id and the refusal (a key id, a nonce) are the sender's text: escaped.

@@ -261,9 +261,9 @@ final class InputLines: Sequence, IteratorProtocol {
     /// Why `input` cannot be used: `line-too-long` for the placeholder of an over-long line
     /// (asked once per placeholder), `invalid-url` for text that is not an absolute URL
     /// (`URLInput.problem`), or nil.
-    func problem(_ input: String) -> (code: String, message: String)? {
-        if let entry = overlong.removeValue(forKey: input) { return ("line-too-long", entry.message) }
-        return URLInput.problem(input).map { ("invalid-url", $0) }
+    func problem(_ input: String) -> (code: ErrorCode, message: String)? {
+        if let entry = overlong.removeValue(forKey: input) { return (.lineTooLong, entry.message) }
+        return URLInput.problem(input).map { (.invalidURL, $0) }
     }
 
     /// The JSON members that name `input` in an answer: `"input": TEXT`, or for an over-long

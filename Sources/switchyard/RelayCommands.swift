@@ -31,58 +31,10 @@ struct InboxOption: ParsableArguments {
         }
         let path = inbox ?? ProcessInfo.processInfo.environment["SWITCHYARD_INBOX"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (Output.stateDirectory + "/switchyard/inbox")
-        guard creating else {
-            if let reason = Self.missing(path) {
-                Output.error(Output.escaped("error: there is no inbox at '\(path)': \(reason) (it is made by the first relay send or watch)"))
-                throw ExitCode(2)
-            }
-            do { return try Inbox(directory: path, creating: false) } catch {
-                Output.error(Output.escaped("error: cannot read the inbox '\(path)': \(error)"))
-                throw ExitCode(2)
-            }
-        }
-        // The directory first, here, so that a failure says the system's reason ("permission
-        // denied", "no such file or directory") rather than Foundation's generic text.
-        if let reason = Self.makeDirectories(path) {
-            Output.error("error: cannot use '\(path)' as the inbox: \(reason)")
+        do { return try Inbox(directory: path, creating: creating) } catch {
+            Output.error(Output.escaped("error: \(error)"))
             throw ExitCode(2)
         }
-        do { return try Inbox(directory: path) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
-    }
-}
-
-extension InboxOption {
-    /// Why `path` is not an existing directory (the first missing component, or one that is not
-    /// a directory), or nil; nothing is created.
-    static func missing(_ path: String) -> String? {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory) else { return "\(prefix) does not exist" }
-            if !isDirectory.boolValue { return "\(prefix) is not a directory" }
-        }
-        return nil
-    }
-
-    /// Creates `path` and its missing parents (as `mkdir -p`); nil when done, else why not.
-    static func makeDirectories(_ path: String) -> String? {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory) {
-                if !isDirectory.boolValue { return "\(prefix) is not a directory" }
-                continue
-            }
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                return "cannot create \(prefix): \(String(cString: strerror(errno)).lowercased())"
-            }
-        }
-        return nil
     }
 }
 

@@ -133,10 +133,10 @@ struct ResolveCommand: AsyncParsableCommand {
         let browsers: Bool
         let batch: Bool
 
-        func invalid(_ input: String, _ problem: (code: String, message: String)) -> Outcome {
+        func invalid(_ input: String, _ problem: (code: ErrorCode, message: String)) -> Outcome {
             if json {
                 return Outcome(lines: [JSONWriter.compact(.object(InputLines.inputMembers(input) + [
-                    ("error", .object([("code", .string(problem.code)), ("message", .string(problem.message))])),
+                    ("error", .object([("code", .string(problem.code.name)), ("message", .string(problem.message))])),
                 ]))], invalid: true, handled: false)
             }
             let shown = InputLines.shown(input)
@@ -203,7 +203,7 @@ struct UnwrapCommand: ParsableCommand {
                 invalid += 1
                 if json {
                     Output.line(JSONWriter.compact(.object(InputLines.inputMembers(input) + [
-                        ("error", .object([("code", .string(problem.code)), ("message", .string(problem.message))])),
+                        ("error", .object([("code", .string(problem.code.name)), ("message", .string(problem.message))])),
                     ])))
                 } else {
                     // As resolve does: the reason on stderr, and — when several inputs are

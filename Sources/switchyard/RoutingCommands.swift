@@ -47,7 +47,7 @@ struct RouteCommand: ParsableCommand {
                 failed = true
                 if json {
                     Output.line(JSONWriter.compact(.object(InputLines.inputMembers(url, key: "url") + [
-                        ("route", .null), ("error", .object([("code", .string(problem.code)), ("message", .string(problem.message))])),
+                        ("route", .null), ("error", .object([("code", .string(problem.code.name)), ("message", .string(problem.message))])),
                     ])))
                 } else {
                     Output.line("\(InputLines.shown(url)) → error: \(problem.message)")

@@ -87,6 +87,35 @@ import Testing
         do { try verifier.verify(bad); Issue.record("malformed expiry accepted") } catch { #expect(error.code == .malformed, "\(error)") }
     }
 
+    /// A well-signed request whose callback runs code or reads files is refused by the library
+    /// (not only by the CLI), before its nonce is recorded: an app verifying it gets the same answer.
+    @Test(arguments: ["javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "file:///etc/passwd", "not a url"])
+    func aSignedRequestWithADangerousCallbackIsRefused(_ callback: String) throws {
+        let key = Array("0123456789abcdef0123456789abcdef".utf8)
+        let signer = CallbackSigner(keyID: "k1", secret: key)
+        let verifier = CallbackVerifier(keys: ["k1": key])
+        let expires = Date().addingTimeInterval(60)
+        for field in ["x-success", "x-error", "x-cancel"] {
+            var request = XCallbackURL(scheme: "helper", action: "export", success: "plur://x-callback-url/ok")
+            switch field {
+            case "x-success": request.success = callback
+            case "x-error": request.error = callback
+            default: request.cancel = callback
+            }
+            let signed = signer.sign(request, requestID: "r", expires: expires, nonce: "n-\(field)")
+            do { try verifier.verify(signed); Issue.record("\(field)=\(callback) accepted") } catch {
+                #expect(error.code == .deniedCallback && error.message.hasPrefix("\(field) "), "\(error)")
+            }
+            // Refused before the nonce was recorded: the same request, made safe, is the first use.
+            request.success = "plur://x-callback-url/ok"; request.error = nil; request.cancel = nil
+            #expect(try verifier.verify(signer.sign(request, requestID: "r", expires: expires, nonce: "n-\(field)")) == "r")
+        }
+        #expect(XCallbackURL.callbackProblem("plur://x-callback-url/ok") == nil)
+        #expect(XCallbackURL.reservedParameterProblem("X-Success") == "x-success is an x-callback-url parameter")
+        #expect(XCallbackURL.reservedParameterProblem("x-sy-nonce") == "x-sy-nonce: names starting with x-sy- belong to the signature")
+        #expect(XCallbackURL.reservedParameterProblem("groupId") == nil)
+    }
+
     @Test func aPlusInAParameterIsAPlusSign() throws {
         let parsed = try XCallbackURL(parsing: "plur://x-callback-url/call?phone=+15551234&name=a%2Bb+c")
         #expect(parsed.parameter("phone") == "+15551234")

@@ -20,9 +20,9 @@ import Testing
         #expect(records.map(\.line) == [1, 2, 5])
         #expect(records.map(\.fields) == [["a", "b", "c"], ["x, y", "say \"hi\"", "two\nlines"], ["last", "", ""]])
         #expect(try CSV.parse("a,b") .map(\.fields) == [["a", "b"]], "no line break at the end")
-        #expect(throws: CSV.Error(line: 2, message: "a quoted field is not closed before the end of the file")) { try CSV.parse("a\n\"open,b\nc") }
-        #expect(throws: CSV.Error.self) { try CSV.parse("a\"b\n") }
-        #expect(throws: CSV.Error.self) { try CSV.parse("\"a\"b\n") }
+        #expect(throws: CSV.SyntaxError(line: 2, message: "a quoted field is not closed before the end of the file")) { try CSV.parse("a\n\"open,b\nc") }
+        #expect(throws: CSV.SyntaxError.self) { try CSV.parse("a\"b\n") }
+        #expect(throws: CSV.SyntaxError.self) { try CSV.parse("\"a\"b\n") }
         for fields in [["plain", "with,comma", "with \"quote\"", "line\nbreak", " padded ", ""]] {
             #expect(try CSV.parse(CSV.record(fields)).map(\.fields) == [fields], "written fields read back")
         }

@@ -9,6 +9,25 @@ import URLRelayService
         try Inbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString)").path)
     }
 
+    /// An inbox that is not there, or cannot be made, names the component at fault; an app
+    /// that opens its inbox gets the reasons the CLI prints.
+    @Test func aMissingOrUnmakeableInboxNamesTheComponentAtFault() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-paths-\(UUID().uuidString)").path
+        do { _ = try Inbox(directory: base + "/a/inbox", creating: false); Issue.record("a missing inbox was opened") } catch {
+            #expect(error.code == .io)
+            #expect(error.message == "there is no inbox at '\(base)/a/inbox': \(base) does not exist (it is made by the first relay send or watch)", "\(error)")
+        }
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: base + "/file", contents: Data())
+        do { _ = try Inbox(directory: base + "/file/inbox"); Issue.record("an inbox under a file was made") } catch {
+            #expect(error.message == "cannot use '\(base)/file/inbox' as the inbox: \(base)/file is not a directory", "\(error)")
+        }
+        let made = try Inbox(directory: base + "/x/y/inbox/")
+        #expect(made.directory == base + "/x/y/inbox")
+        #expect(FileManager.default.fileExists(atPath: base + "/x/y/inbox/requests"))
+        #expect(throws: Never.self) { try Inbox(directory: base + "/x/y/inbox", creating: false) }
+    }
+
     @Test func recordsRoundTripAndBadRecordsSayWhy() throws {
         let r = RelayRequest(time: Date(timeIntervalSince1970: 1_790_000_000.25), source: "share-ext", url: "plur://group/a?x=1", metadata: ["k": "v", "a": "ü"])
         #expect(try RelayRequest(record: Array(r.record.utf8)) == r)

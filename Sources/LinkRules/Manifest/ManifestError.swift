@@ -13,15 +13,17 @@ public struct ManifestError: SwitchyardError, Equatable {
     public var location: SourceLocation?
     /// Every error found, in document order (the first one is repeated in `message`).
     public var diagnostics: [Diagnostic]
-    /// Always nil: a manifest error carries no underlying error.
-    public var cause: (any Error)? { nil }
+    /// The error underneath (the file system's, when the file cannot be read), if any.
+    public var cause: (any Error)?
 
-    /// An error with `code` and `message`, and where it is and every error found, when known.
-    public init(code: ErrorCode, message: String, location: SourceLocation? = nil, diagnostics: [Diagnostic] = []) {
+    /// An error with `code` and `message`, and where it is, every error found and the error
+    /// underneath, when known.
+    public init(code: ErrorCode, message: String, location: SourceLocation? = nil, diagnostics: [Diagnostic] = [], cause: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.location = location
         self.diagnostics = diagnostics
+        self.cause = cause
     }
 
     /// The message after the location, saying how many more errors there are when there are several.
@@ -31,7 +33,7 @@ public struct ManifestError: SwitchyardError, Equatable {
         return text
     }
 
-    /// Equal when code, message, location and diagnostics are.
+    /// Equal when code, message, location and diagnostics are (the cause is not compared).
     public static func == (a: ManifestError, b: ManifestError) -> Bool {
         a.code == b.code && a.message == b.message && a.location == b.location && a.diagnostics == b.diagnostics
     }

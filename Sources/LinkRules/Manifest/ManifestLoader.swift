@@ -4,15 +4,22 @@ import Foundation
 extension Manifest {
     /// Loads a manifest from a file. See `init(data:strict:)`.
     public init(contentsOf path: String, strict: Bool = false) throws(ManifestError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) } catch {
             let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw ManifestError(code: .io, message: "cannot read manifest file '\(path)': \(reason)")
+            throw ManifestError(code: .io, message: "cannot read manifest file '\(path)': \(reason)", cause: error)
         }
         defer { try? handle.close() }
-        guard let data = try? handle.readToEnd() else {
-            throw ManifestError(code: .io, message: "cannot read manifest file '\(path)'")
+        let data: Data
+        do { data = try handle.readToEnd() ?? Data() } catch {
+            throw ManifestError(code: .io, message: "cannot read manifest file '\(path)'", cause: error)
         }
-        try self.init(data: Array(data), strict: strict)
+        do { try self.init(data: Array(data), strict: strict) } catch {
+            // Where in the document, now in this file too.
+            var located = error
+            located.location = (error.location ?? SourceLocation()).in(file: path)
+            throw located
+        }
     }
 
     /// Loads a manifest from UTF-8 JSON text.

@@ -8,7 +8,7 @@ struct LinkInput {
                          "title", "description", "image", "expiresAt", "expiresIn", "maxUses"]
 
     /// Schemes that are never a deep link or a fallback.
-    static let forbiddenSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "about", "view-source", "filesystem", "jar"]
+    static let forbiddenSchemes: Set<String> = URLInput.scriptOrLocalSchemes.union(["about"])
     /// Schemes that open a web page in a browser (or, like Android's `intent:`, may fall back to
     /// one): as an app scheme they would be an open redirect, so the configuration refuses them.
     static let browserSchemes: Set<String> = [

@@ -6,7 +6,7 @@ import Foundation
 /// byte order mark at the start is skipped.
 public enum CSV {
     /// Text that is not CSV (`csv-syntax`), with the line where reading stopped.
-    public struct Error: SwitchyardError, Equatable {
+    public struct SyntaxError: SwitchyardError, Equatable {
         /// The line, counting from 1, where reading stopped.
         public var line: Int
         /// What is wrong there.
@@ -20,7 +20,7 @@ public enum CSV {
     }
 
     /// The records, each with the line it starts on.
-    public static func parse(_ text: String) throws(Error) -> [(line: Int, fields: [String])] {
+    public static func parse(_ text: String) throws(SyntaxError) -> [(line: Int, fields: [String])] {
         var records: [(line: Int, fields: [String])] = []
         var fields: [String] = []
         var field = ""
@@ -56,7 +56,7 @@ public enum CSV {
             }
             switch c {
             case "\"":
-                guard field.isEmpty && !wasQuoted else { throw Error(line: line, message: "a quote inside an unquoted field (quote the whole field and write \"\" for a quote)") }
+                guard field.isEmpty && !wasQuoted else { throw SyntaxError(line: line, message: "a quote inside an unquoted field (quote the whole field and write \"\" for a quote)") }
                 quoted = true
                 wasQuoted = true
             case ",":
@@ -73,11 +73,11 @@ public enum CSV {
                 line += 1
                 recordLine = line
             default:
-                guard !wasQuoted else { throw Error(line: line, message: "text after a quoted field's closing quote") }
+                guard !wasQuoted else { throw SyntaxError(line: line, message: "text after a quoted field's closing quote") }
                 field.unicodeScalars.append(c)
             }
         }
-        if quoted { throw Error(line: recordLine, message: "a quoted field is not closed before the end of the file") }
+        if quoted { throw SyntaxError(line: recordLine, message: "a quoted field is not closed before the end of the file") }
         if !field.isEmpty || !fields.isEmpty || wasQuoted { endRecord() }
         return records
     }

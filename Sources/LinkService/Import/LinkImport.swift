@@ -46,8 +46,19 @@ public struct LinkImport: Sendable {
         public var code: ErrorCode { .invalidImport }
         /// What is wrong with the file.
         public var message: String
+        /// The error underneath (the CSV reader's, with its line), when there was one.
+        public var cause: (any Error)?
         /// Prints as the message alone.
         public var description: String { message }
+
+        /// A failure with this message, and the error underneath it when there is one.
+        public init(message: String, cause: (any Error)? = nil) {
+            self.message = message
+            self.cause = cause
+        }
+
+        /// Equal when the messages are (the cause is not compared).
+        public static func == (a: Failure, b: Failure) -> Bool { a.message == b.message }
     }
 
     let input: LinkInput
@@ -358,6 +369,6 @@ public struct LinkImport: Sendable {
     }
 
     private func parse(_ text: String) throws(Failure) -> [(line: Int, fields: [String])] {
-        do { return try CSV.parse(text) } catch { throw Failure(message: "not CSV: \(error)") }
+        do { return try CSV.parse(text) } catch { throw Failure(message: "not CSV: \(error)", cause: error) }
     }
 }

@@ -47,6 +47,8 @@ extension ErrorCode {
     public static let missingKey = ErrorCode("missing-key")
     /// A value of the wrong JSON type.
     public static let wrongType = ErrorCode("wrong-type")
+    /// An input line over the length the reader keeps: it was not read.
+    public static let lineTooLong = ErrorCode("line-too-long")
     /// A file over the size the reader accepts.
     public static let fileTooLarge = ErrorCode("file-too-large")
     /// A body or answer over the size the reader accepts.

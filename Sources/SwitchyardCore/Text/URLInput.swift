@@ -2,6 +2,11 @@ import Foundation
 
 /// The check every command and the API apply to a URL someone hands in.
 public enum URLInput {
+    /// Schemes that run code or read local or in-memory data instead of naming a place
+    /// (`javascript:`, `data:`, `file:` …): never opened, followed, stored as a deep link or
+    /// signed as a callback, whatever else is configured. The one list every module uses.
+    public static let scriptOrLocalSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "blob", "view-source", "filesystem", "jar"]
+
     /// Why `input` is not a URL to work on, or nil: it must be an absolute URL (a scheme, then
     /// something), without spaces, control characters or U+FFFD (what bytes that are not UTF-8
     /// decode to), and with a port that exists.

@@ -1,0 +1,75 @@
+import SwitchyardCore
+
+/// Answers decision cases given as JSON, one at a time: what `switchyard aasa decide --jsonl`
+/// reads, for a CI job or a test harness that asks many questions of a few files.
+///
+/// A case is an object `{"id": …, "url": "https://…", "appId": "TEAMID.bundle", "aasa": {…}}`
+/// (`aasa` may also be the file's text, `domain` may name the host the file is served for). The
+/// answer is `{"id": …, "decision": "match" | "exclude" | "no_match"}`, with
+/// `"patternTooLarge": ["details[0].components[1]", …]` when the decision passed over entries too
+/// large to check; or `{"id": …, "error": {"code", "message"}}` for a case that cannot be
+/// answered. Files read are kept (at most 257 at once), so many cases about one file read it once.
+///
+/// ```swift
+/// var cases = DecisionCases()
+/// let answer = cases.answer(#"{"id": 1, "url": "https://e.com/buy/1", "appId": "ABCDE12345.com.e", "aasa": {…}}"#)
+/// ```
+public struct DecisionCases: Sendable {
+    private var files: [String: AppSiteAssociation] = [:]
+
+    /// Cases with no file read yet.
+    public init() {}
+
+    /// The answer to the case in `line` (JSON text).
+    public mutating func answer(_ line: String) -> JSONValue {
+        let value: JSONValue
+        do { value = try JSONParser.parse(line) } catch {
+            return Self.failure(.null, .jsonSyntax, "the line is not JSON: \(error)")
+        }
+        return answer(value)
+    }
+
+    /// The answer to the case `value`.
+    public mutating func answer(_ value: JSONValue) -> JSONValue {
+        let id = value["id"] ?? .null
+        guard case .object = value else { return Self.failure(id, .wrongType, "each case must be a JSON object") }
+        guard let url = value["url"]?.stringValue else { return Self.failure(id, .missingKey, "\"url\" must be a string") }
+        guard let appID = value["appId"]?.stringValue else { return Self.failure(id, .missingKey, "\"appId\" must be a string") }
+        if let problem = URLInput.problem(url) { return Self.failure(id, .invalidURL, "\"url\" \(problem)") }
+        // Without "domain" (or with null) the URL's own host is the domain.
+        let domain: String?
+        switch value["domain"] {
+        case nil, .null?: domain = nil
+        case .string(let d)?: domain = d
+        case let other?: return Self.failure(id, .wrongType, "\"domain\" must be a string when given, found \(other.typeName)")
+        }
+        var document = value["aasa"] ?? .null
+        if case .string(let text) = document {
+            do { document = try JSONParser.parse(text) } catch { return Self.failure(id, .aasaJSONSyntax, "\"aasa\" text is not JSON: \(error)") }
+        }
+        let key = JSONWriter.compact(document)
+        let aasa: AppSiteAssociation
+        if let known = files[key] { aasa = known } else {
+            let (parsed, findings) = AppSiteAssociation.read(document)
+            guard let read = parsed else { return Self.failure(id, .invalidAASA, findings.first?.message ?? "unreadable") }
+            if files.count > 256 { files.removeAll() }
+            files[key] = read
+            aasa = read
+        }
+        guard aasa.hasPatternTooLarge else {
+            return .object([("id", id), ("decision", .string(aasa.decide(url, for: appID, domain: domain).rawValue))])
+        }
+        // Not silent: the entries passed over only because their pattern was too large to check.
+        let e = aasa.explain(url, for: appID, domain: domain)
+        let unchecked = e.steps.filter(\.patternTooLarge).map { s in
+            JSONValue.string("\(aasa.detailName(s.detail)).\(s.legacyPath ? "paths" : "components")[\(s.entry)]")
+        }
+        return .object([("id", id), ("decision", .string(e.decision.rawValue))]
+            + (unchecked.isEmpty ? [] : [("patternTooLarge", .array(unchecked))]))
+    }
+
+    /// The answer for a case that cannot be answered: `{"id": …, "error": {"code", "message"}}`.
+    public static func failure(_ id: JSONValue, _ code: ErrorCode, _ message: String) -> JSONValue {
+        .object([("id", id), ("error", .object([("code", .string(code.name)), ("message", .string(message))]))])
+    }
+}
