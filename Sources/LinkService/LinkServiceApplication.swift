@@ -340,10 +340,14 @@ struct ObservabilityMiddleware: RouterMiddleware {
         record(status, elapsed)
         let level: Logger.Level = (status >= 400 || method != .get && method != .head) ? .info : .debug
         if logger.logLevel <= level {
-            logger.log(level: level, "request", metadata: [
+            var metadata: Logger.Metadata = [
                 "method": "\(method)", "path": "\(path)", "status": "\(status)", "client": "\(client() ?? "-")",
                 "ms": "\(elapsed / .milliseconds(1))",
-            ])
+            ]
+            // The router's logger carries Hummingbird's request id; the event-loop lane's line
+            // gets one of the same kind, so every request line can be told apart.
+            if logger[metadataKey: "hb.request.id"] == nil { metadata["hb.request.id"] = .stringConvertible(RequestID()) }
+            logger.log(level: level, "request", metadata: metadata)
         }
     }
 }

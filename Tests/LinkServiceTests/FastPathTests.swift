@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import HummingbirdTesting
 @testable import LinkService
 import SwitchyardCore
@@ -60,6 +61,39 @@ import Testing
         // Both lanes record durations: three AASA requests in each mode.
         #expect(metrics.contains(#"switchyard_http_request_duration_seconds_count{route="/.well-known/apple-app-site-association"} 6"#))
         #expect(metrics.contains(#"switchyard_http_requests_total{route="/i/{code}",status="200"} 10"#), "\(metrics)")
+    }
+
+    /// Every request line has a request id: the router's logger carries Hummingbird's, and a line
+    /// of the event-loop lane (whose logger has none) gets one of its own.
+    @Test func everyRequestLineHasARequestID() throws {
+        final class Lines: @unchecked Sendable {
+            let lock = NSLock()
+            var seen: [Logger.Metadata] = []
+        }
+        // A value type, as log handlers are: a logger's metadata is its own.
+        struct Capture: LogHandler {
+            let lines: Lines
+            var logLevel: Logger.Level = .debug
+            var metadata: Logger.Metadata = [:]
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+                lines.lock.withLock { lines.seen.append(self.metadata.merging(metadata ?? [:]) { $1 }) }
+            }
+        }
+        let lines = Lines()
+        let lane = Logger(label: "lane") { _ in Capture(lines: lines) }
+        var router = lane
+        router[metadataKey: "hb.request.id"] = "router-id"
+        for logger in [lane, lane, router] {
+            ObservabilityMiddleware.observe(record: { _, _ in }, logger: logger, method: .get, path: "/i/x", status: 200, client: { "127.0.0.1" }, since: .now)
+        }
+        let ids = lines.lock.withLock { lines.seen.map { $0["hb.request.id"]?.description } }
+        #expect(ids.count == 3)
+        #expect(ids[0] != nil && ids[1] != nil && ids[0] != ids[1], "\(ids)")
+        #expect(ids[2] == "router-id")
     }
 
     @Test func cachedPagesStopAtExpiryAndUseLimits() async throws {

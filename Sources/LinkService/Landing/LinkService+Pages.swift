@@ -35,12 +35,10 @@ extension LinkService {
         if request.method == .get {
             let date = now()
             let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: request.headers[.referer], address: address)
-            if preview {
-                // A link preview, crawler or prefetch: the page with its preview tags, never a use.
-                if let max = link.maxUses, link.clicks >= max { return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }
-                hot.countPreviewLater(code, at: date, visit: visit)
-                metrics.previewVisits.increment()
-            } else if link.maxUses != nil {
+            // A link preview, crawler or prefetch gets the page with its preview tags, never a
+            // use: but not the page of a link already used up.
+            if preview, let max = link.maxUses, link.clicks >= max { return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }
+            if !preview && link.maxUses != nil {
                 // Limited links are counted in the database at once, atomically, with their record.
                 do {
                     switch try await store.click(code: code, platform: audience.rawValue, at: date, visit: visit) {
@@ -53,8 +51,7 @@ extension LinkService {
                     return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
                 }
             } else {
-                hot.countLater(code, platform: audience, at: date, visit: visit)
-                metrics.clicks.increment()
+                countLater(code, audience, at: date, preview: preview, visit: visit)
             }
         }
         let body: ByteBuffer
@@ -90,6 +87,14 @@ extension LinkService {
         let date = now()
         guard let page = hot.servablePage(code, audience, now: date) else { return nil }
         let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: referer, address: address)
+        countLater(code, audience, at: date, preview: preview, visit: visit)
+        return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
+    }
+
+    /// Counts a visit that uses nothing up (a link without a use limit, or any preview) in the
+    /// next batch: a preview, crawler or prefetch apart from clicks. Both paths of `/i/{code}`
+    /// count through here; a use-limited link's click is counted in the store at once instead.
+    private func countLater(_ code: String, _ audience: LandingPage.Audience, at date: Date, preview: Bool, visit: Visit?) {
         if preview {
             hot.countPreviewLater(code, at: date, visit: visit)
             metrics.previewVisits.increment()
@@ -97,7 +102,6 @@ extension LinkService {
             hot.countLater(code, platform: audience, at: date, visit: visit)
             metrics.clicks.increment()
         }
-        return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
     }
 
     /// Whether a landing-page request is a link preview, a crawler or a prefetch
