@@ -128,10 +128,8 @@ public struct Inbox: Sendable {
         try FileSystem.writeDurably(staging, bytes)
         try FileSystem.rename(staging, requests + "/" + name)
         try FileSystem.syncDirectory(requests)
-        #if canImport(Darwin)
-        // The name the watcher listens on: the requests directory (see InboxWatcher.run).
+        // Wakes a watcher where the file system does not (see InboxWatcher.run).
         DirectoryWatch.post(requests)
-        #endif
         return name
     }
 

@@ -11,6 +11,9 @@ final class DirectoryWatch: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
+    /// Nothing to announce on Linux: inotify sees the rename into `requests/` itself.
+    static func post(_ directory: String) {}
+
     init(_ directory: String) throws(RelayError) {
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { throw RelayError(.io, "inotify_init1: \(FileSystem.errorText())") }

@@ -40,11 +40,7 @@ public struct AddressGuard: Sendable {
     static func lookup(_ host: String, port: Int) -> [Address] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
+        hints.ai_socktype = WorkerPlatform.streamSocketType
         var result: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &result) == 0, let head = result else { return [] }
         defer { freeaddrinfo(head) }

@@ -58,6 +58,12 @@ enum JSPlatform {
 
 /// Apple platforms: script worker processes (macOS only; apps run scripts in process).
 extension WorkerPlatform {
+    /// No `send` flag: Darwin has no MSG_NOSIGNAL; SO_NOSIGPIPE is set on the socket instead.
+    static let noSignalFlag: Int32 = 0
+
+    /// `SOCK_STREAM` as `addrinfo.ai_socktype` takes it.
+    static let streamSocketType = SOCK_STREAM
+
     static func spawn(_ executable: String, arguments: [String]) -> (pid_t, Int32)? {
         #if os(macOS)
         var fds: [Int32] = [-1, -1]

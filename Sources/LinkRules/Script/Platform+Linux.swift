@@ -74,6 +74,12 @@ enum JSPlatform {
 
 /// Linux: starting and measuring script worker processes.
 extension WorkerPlatform {
+    /// The `send` flag that keeps a write to a closed socket from raising SIGPIPE.
+    static let noSignalFlag = Int32(MSG_NOSIGNAL)
+
+    /// `SOCK_STREAM` as `addrinfo.ai_socktype` takes it.
+    static let streamSocketType = Int32(SOCK_STREAM.rawValue)
+
     /// Starts `executable` with `arguments`, its stdin and stdout one end of a new Unix socket
     /// (stderr shared with this process, every other descriptor closed, signals at their
     /// defaults); the child's pid and this process's end of the socket.

@@ -106,7 +106,7 @@ struct FrameSocket {
         var sent = 0
         while sent < bytes.count {
             let n = bytes.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL_FLAG))
+                send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(WorkerPlatform.noSignalFlag))
             }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -148,8 +148,3 @@ struct FrameSocket {
     }
 }
 
-#if canImport(Darwin)
-private let MSG_NOSIGNAL_FLAG: Int32 = 0  // Darwin: SO_NOSIGPIPE is set on the socket instead
-#else
-private let MSG_NOSIGNAL_FLAG = Int32(MSG_NOSIGNAL)
-#endif
