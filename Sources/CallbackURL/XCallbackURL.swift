@@ -94,7 +94,9 @@ public struct XCallbackURL: Sendable, Equatable {
             throw CallbackError(.malformed, "invalid scheme \"\(scheme.prefix(40))\"")
         }
         var rest = text[sep.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        // Nothing after "#" is signed, and a builder never writes one (a nested URL's "#" is
+        // "%23"): a fragment is refused rather than dropped.
+        if rest.contains("#") { throw CallbackError(.malformed, "a fragment (#…) is not part of an x-callback-url") }
         let query: Substring?
         if let q = rest.firstIndex(of: "?") { query = rest[rest.index(after: q)...]; rest = rest[..<q] } else { query = nil }
         guard rest.lowercased().hasPrefix("x-callback-url/") else { throw CallbackError(.malformed, "the host must be x-callback-url") }
@@ -102,10 +104,18 @@ public struct XCallbackURL: Sendable, Equatable {
             throw CallbackError(.malformed, "no action after x-callback-url/")
         }
         self.init(scheme: scheme, action: action)
+        var reserved: Set<String> = []
         for item in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
             let name: Substring, value: Substring
             if let eq = item.firstIndex(of: "=") { name = item[..<eq]; value = item[item.index(after: eq)...] } else { name = item; value = "" }
             guard let n = Self.decode(name), let v = Self.decode(value) else { throw CallbackError(.malformed, "bad percent-encoding in \"\(item.prefix(40))\"") }
+            // The callback fields and the signature's names appear once, in lower case: a second
+            // x-success before the signed one would be what another reader takes, unchecked.
+            if Self.reservedParameterProblem(n) != nil {
+                let lowered = n.lowercased()
+                guard n == lowered else { throw CallbackError(.malformed, "\(n.prefix(40)) must be written in lower case") }
+                guard reserved.insert(lowered).inserted else { throw CallbackError(.malformed, "\(lowered) appears more than once") }
+            }
             switch n {
             case "x-source": source = v
             case "x-success": success = v
@@ -154,7 +164,7 @@ public struct XCallbackURL: Sendable, Equatable {
 }
 
 /// A callback failure: `malformed`, `unsigned`, `unknown-key`, `bad-signature`, `expired`,
-/// `replayed`, `unknown-request`, `already-answered`, `not-allowed` or `io`. Its description
+/// `replayed`, `unknown-request`, `already-answered`, `not-allowed`, `denied-callback` or `io`. Its description
 /// starts with the code (`bad-signature: …`).
 public typealias CallbackError = DomainError<CallbackErrors>
 

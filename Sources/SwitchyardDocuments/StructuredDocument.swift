@@ -35,12 +35,18 @@ public enum StructuredDocument {
 
     /// Reads YAML (or JSON) text; `source` names it in errors (a file name, say).
     public static func parse(yaml text: String, source: String? = nil) throws(DocumentError) -> JSONValue {
+        // A byte order mark is not YAML: libyaml refuses a first line that is a key after one.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         let node: Yams.Node?
         do { node = try Yams.compose(yaml: text) } catch {
             throw DocumentError(.yamlSyntax, "invalid YAML: \(yamlProblem(error))", location: SourceLocation(file: source), cause: error)
         }
         guard let node else { throw DocumentError(.emptyDocument, "the file is empty", location: SourceLocation(file: source)) }
-        do { return try json(node) } catch {
+        // Without aliases a document holds fewer values than bytes: only aliases repeating each
+        // other can pass the larger of the two bounds.
+        let bound = max(maximumValues, text.utf8.count)
+        var budget = bound
+        do { return try json(node, budget: &budget, bound: bound) } catch {
             var located = error
             located.location = SourceLocation(file: source)
             throw located
@@ -98,15 +104,10 @@ public enum StructuredDocument {
         return .number(value, text: json ? "\(value)" : text)
     }
 
-    static func json(_ node: Yams.Node) throws(DocumentError) -> JSONValue {
-        var budget = maximumValues
-        return try json(node, budget: &budget)
-    }
-
-    static func json(_ node: Yams.Node, budget: inout Int) throws(DocumentError) -> JSONValue {
+    static func json(_ node: Yams.Node, budget: inout Int, bound: Int) throws(DocumentError) -> JSONValue {
         budget -= 1
         guard budget >= 0 else {
-            throw DocumentError(.documentTooLarge, "the document expands to more than \(maximumValues) values (YAML aliases repeating each other?); refused")
+            throw DocumentError(.documentTooLarge, "the document expands to more than \(bound) values, more than its size allows without YAML aliases repeating each other; refused")
         }
         switch node {
         case .scalar(let s):
@@ -119,11 +120,11 @@ public enum StructuredDocument {
             return .string(s.string)
         case .sequence(let seq):
             var items: [JSONValue] = []
-            for item in seq { items.append(try json(item, budget: &budget)) }
+            for item in seq { items.append(try json(item, budget: &budget, bound: bound)) }
             return .array(items)
         case .mapping(let map):
             var members: [(key: String, value: JSONValue)] = []
-            for (key, value) in map { members.append((key.string ?? "", try json(value, budget: &budget))) }
+            for (key, value) in map { members.append((key.string ?? "", try json(value, budget: &budget, bound: bound))) }
             return .object(members)
         case .alias(let a): return .string("*\(a.anchor)")
         }

@@ -27,7 +27,7 @@ struct AASACommand: ParsableCommand {
             discussion: """
                 Input lines: {"id": …, "aasa": {…}, "domain": "example.com", "appId": "TEAMID.bundle", "url": "https://…"}.
                 Output lines: {"id": …, "decision": "match"|"exclude"|"no_match"}, or {"id": …, "error": {"code", "message"}}
-                for a broken case (with "line": N, the stdin line number, when the case has no id); the run goes on. \
+                for a broken case; an answer to a case without an id carries "line": N, the stdin line number. The run goes on. \
                 Blank and whitespace-only lines are skipped: they give no output line. \
                 A decision that passed over entries whose pattern is too large to check (over 10,000 characters \
                 and wildcards with its variables: they match nothing) lists them: "patternTooLarge": ["details[0].components[1]", …].
@@ -50,8 +50,8 @@ struct AASACommand: ParsableCommand {
                     result = cases.answer(line)
                 }
                 // A case without an id (a line that is not JSON, not an object, or has no "id")
-                // is told by its line number.
-                if case .null? = result["id"], result["error"] != nil, let number = lines.lineNumber, case .object(var members) = result {
+                // is told by its line number, answered or not.
+                if case .null? = result["id"], let number = lines.lineNumber, case .object(var members) = result {
                     members.insert(("line", .int(number)), at: 1)
                     result = .object(members)
                 }

@@ -16,9 +16,28 @@ import Testing
         #expect(try XCallbackURL(parsing: parsed.success!).parameter("u") == "https://e.com/?q=1")
     }
 
-    @Test(arguments: ["", "plur:/x-callback-url/a", "plur://other/a", "plur://x-callback-url/", "1ab://x-callback-url/a", "plur://x-callback-url/a?x=%zz", "plur://x-callback-url/a?x=%C3"])
+    @Test(arguments: ["", "plur:/x-callback-url/a", "plur://other/a", "plur://x-callback-url/", "1ab://x-callback-url/a", "plur://x-callback-url/a?x=%zz", "plur://x-callback-url/a?x=%C3",
+                      "plur://x-callback-url/a?x-success=a%3A%2F%2Fone&x-success=a%3A%2F%2Ftwo", "plur://x-callback-url/a?X-Success=a%3A%2F%2Fone",
+                      "plur://x-callback-url/a?x-sy-sig=1&x-sy-sig=2", "plur://x-callback-url/a?x=1#x-success=javascript:alert(1)"])
     func malformedInputSaysWhy(_ text: String) {
         #expect(throws: CallbackError.self) { try XCallbackURL(parsing: text) }
+    }
+
+    /// A second x-success (or x-source) put in front of the signed one, or anything after "#", is
+    /// not taken: the URL is malformed, whatever its signature (it verified before).
+    @Test func aFieldAddedBesideTheSignedOneIsRefused() throws {
+        let key = Array("0123456789abcdef0123456789abcdef".utf8)
+        let signed = CallbackSigner(keyID: "k1", secret: key)
+            .sign(XCallbackURL(scheme: "helper", action: "export", success: "plur://x-callback-url/done?job=7"), requestID: "req-8", expires: Date().addingTimeInterval(60))
+        let verifier = CallbackVerifier(keys: ["k1": key])
+        for forged in [signed.url.replacingOccurrences(of: "?", with: "?x-success=javascript%3Aalert(1)&"),
+                       signed.url.replacingOccurrences(of: "?", with: "?x-source=Evil%20Bank&x-source=Plur&"),
+                       signed.url + "#x-success=javascript:alert(1)"] {
+            do { try verifier.verify(try XCallbackURL(parsing: forged)); Issue.record("accepted: \(forged)") } catch {
+                #expect(error.code == .malformed, "\(error)")
+            }
+        }
+        #expect(try verifier.verify(try XCallbackURL(parsing: signed.url)) == "req-8")
     }
 
     final class Clock: @unchecked Sendable {

@@ -124,18 +124,21 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
     /// the one a browser goes to ("…/a%20b"), never text with a space in it. A target that is
     /// already a plain URL is returned as written.
     @Test(arguments: [
-        ("https://x.example/a b?q=1 2", "https://x.example/a%20b?q=1%202"),
+        ("https://x.example/a b?q=1 2", "https://x.example/a%20b?q=1%202") as (String, String?),
         ("https://x.example/say\"hi\"<b>", "https://x.example/say%22hi%22%3Cb%3E"),
         ("https://x.example/caf\u{E9}", "https://x.example/caf%C3%A9"),
         ("tw://status?text=a b", "tw://status?text=a%20b"),
         ("https://x.example/Plain?A=B", "https://x.example/Plain?A=B"),
         ("HTTPS://X.example/as-written", "HTTPS://X.example/as-written"),
+        ("https://x.example/x?q='a'#'f'", "https://x.example/x?q=%27a%27#'f'"),
+        // A host a browser refuses: not unwrapped at all.
+        ("https://ex ample.com/x", nil), ("https://exa<mple.com/x", nil), ("tw://us er/x", nil),
     ])
-    func anUnwrappedTargetIsTheURLABrowserGoesTo(_ target: String, _ expected: String) async {
+    func anUnwrappedTargetIsTheURLABrowserGoesTo(_ target: String, _ expected: String?) async {
         let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let engine = LinkEngine(manifest: manifest, options: .init(offline: true))
         let input = "https://wrap.example/?to=\(encoded)"
-        #expect(engine.unwrap(input) == expected)
+        #expect(engine.unwrap(input) == expected ?? input)
         #expect(await engine.resolve(input).unwrapped == expected)
     }
 

@@ -6,6 +6,7 @@ import Testing
         "service": .object(["publicURL": .string, "maximumBodyBytes": .int, "hosts": .array(.string)]),
         "apple": .array(.object(["teamId": .string, "appStoreId": .oneOf([.string, .int])])),
         "pages": .map(.oneOf([.string, .object(["app": .string])])),
+        "webhooks": .array(.object(["secret": .string, "apiToken": .string])),
     ])
 
     struct Case: Sendable, CustomStringConvertible {
@@ -18,7 +19,7 @@ import Testing
         Case(json: #"{"service": {"publicURL": "https://a.example"}}"#, problems: []),
         Case(json: #"{"service": {"publicUrl": "https://a.example"}}"#, problems: ["service.publicUrl: unknown key — did you mean publicURL?"]),
         Case(json: #"{"servce": {}}"#, problems: ["servce: unknown key — did you mean service?"]),
-        Case(json: #"{"zzz": 1}"#, problems: ["zzz: unknown key (known: apple, pages, service)"]),
+        Case(json: #"{"zzz": 1}"#, problems: ["zzz: unknown key (known: apple, pages, service, webhooks)"]),
         Case(json: #"{"apple": [{"teamId": 12}]}"#, problems: ["apple[0].teamId: expected a string, got 12"]),
         Case(json: #"{"apple": [{"teamId": "T", "appStoreId": 123}, {"appStoreId": true}]}"#, problems: ["apple[1].appStoreId: expected a string or an integer, got true"]),
         Case(json: #"{"service": {"maximumBodyBytes": "big", "hosts": ["a", 2]}}"#,
@@ -26,6 +27,9 @@ import Testing
         Case(json: #"{"service": []}"#, problems: ["service: expected a mapping, got a list"]),
         Case(json: #"{"pages": {"join": "appJoin", "group": {"app": "x", "titel": "y"}}}"#, problems: ["pages.group.titel: unknown key (known: app)"]),
         Case(json: #"{"pages": {"join": 5}}"#, problems: ["pages.join: expected a string or a mapping, got 5"]),
+        // A secret of the wrong type is never echoed: only its kind.
+        Case(json: #"{"webhooks": [{"secret": 98765432109876543210987, "apiToken": true}]}"#,
+             problems: ["webhooks[0].secret: expected a string, got a number (not shown: it is a secret)", "webhooks[0].apiToken: expected a string, got true or false"]),
     ])
     func reportsEveryProblemWithItsPath(_ c: Case) throws {
         #expect(Self.shape.problems(in: try JSONParser.parse(c.json)) == c.problems)

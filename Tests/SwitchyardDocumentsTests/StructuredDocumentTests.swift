@@ -62,7 +62,17 @@ import Testing
         for i in 1..<9 { yaml += "a\(i): &a\(i) [*a\(i - 1), *a\(i - 1), *a\(i - 1), *a\(i - 1), *a\(i - 1), *a\(i - 1), *a\(i - 1), *a\(i - 1), *a\(i - 1), *a\(i - 1)]\n" }
         do { _ = try StructuredDocument.parse(yaml: yaml, source: "laughs.yaml"); Issue.record("expanded") } catch {
             #expect(error.code == .documentTooLarge)
-            #expect(error.description == "laughs.yaml: the document expands to more than 100000 values (YAML aliases repeating each other?); refused", "\(error)")
+            #expect(error.description == "laughs.yaml: the document expands to more than 100000 values, more than its size allows without YAML aliases repeating each other; refused", "\(error)")
         }
+    }
+
+    /// A large document without aliases is read whole (40,000 routes were refused as if they
+    /// were aliases); a byte order mark before the first key is skipped.
+    @Test func aLargePlainDocumentAndAByteOrderMarkAreRead() throws {
+        var yaml = "\u{FEFF}hosts: [a.com]\nroutes:\n"
+        for i in 0..<40_000 { yaml += "  - {name: r\(i), pattern: /r\(i)}\n" }
+        let routes = try #require(try StructuredDocument.parse(yaml: yaml)["routes"]?.arrayValue)
+        #expect(routes.count == 40_000)
+        #expect(try StructuredDocument.parse(yaml: "\u{FEFF}a: 1\n")["a"] == .int(1))
     }
 }

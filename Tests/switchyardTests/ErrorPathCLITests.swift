@@ -167,11 +167,19 @@ import Testing
             "   ",
             #"{"aasa": \#(aasa), "appId": "ABCDE12345.com.example.app"}"#,
             #"{"id": 5, "aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x"}"#,
+            #"{"aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x"}"#,
+            #"{"id": 7, "aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": 5}"#,
+            #"{"id": 8, "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x"}"#,
         ].joined(separator: "\n") + "\n"
         let r = try await CLITests.run(["aasa", "decide", "--jsonl"], stdin: input)
         #expect(r.status == 1)
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4, "the blank line gives no output line: \(r.stdout)")
+        #expect(lines.count == 7, "the blank line gives no output line: \(r.stdout)")
+        // An answer to a case without an id says its line too; a key of the wrong type is not a
+        // missing one.
+        #expect(lines[4] == #"{"id":null,"line":6,"decision":"match"}"#, "\(lines[4])")
+        #expect(lines[5] == #"{"id":7,"error":{"code":"wrong-type","message":"\"url\" must be a string, found number"}}"#, "\(lines[5])")
+        #expect(lines[6].hasPrefix(#"{"id":8,"error":{"code":"missing-key","message":"\"aasa\" is missing"#), "\(lines[6])")
         #expect(lines[0] == #"{"id":1,"error":{"code":"invalid-url","message":"\"url\" not an absolute URL (expected a scheme such as https: followed by the rest of the link)"}}"#, "\(lines[0])")
         #expect(lines[1].hasPrefix(#"{"id":null,"line":2,"error":{"code":"json-syntax","#), "\(lines[1])")
         #expect(lines[2].hasPrefix(#"{"id":null,"line":4,"error":{"code":"missing-key","#), "\(lines[2])")

@@ -153,8 +153,12 @@ import Testing
 
     /// Human output escapes bidirectional overrides and line separators as it does control characters.
     @Test func bidiAndLineSeparatorsAreEscapedInHumanOutput() async throws {
+        // Unwrapped, they are percent-encoded, as a browser goes to the URL: nothing raw is left.
         let r = try await CLITests.run(["unwrap", "https://www.youtube.com/redirect?q=https%3A%2F%2Fa.example%2F%E2%80%AEexe.txt%E2%80%A8FAKE&v=x"])
-        #expect(r.stdout == "https://a.example/\\u{202E}exe.txt\\u{2028}FAKE\n", "\(r.stdout.debugDescription)")
+        #expect(r.stdout == "https://a.example/%E2%80%AEexe.txt%E2%80%A8FAKE\n", "\(r.stdout.debugDescription)")
+        // A link that is printed as given keeps them, escaped.
+        let given = try await CLITests.run(["unwrap", "https://a.example/\u{202E}exe.txt\u{2028}FAKE"])
+        #expect(given.stdout == "https://a.example/\\u{202E}exe.txt\\u{2028}FAKE\n", "\(given.stdout.debugDescription)")
     }
 
     /// Sign an x-callback-url as `callback build` does, with any request id (build refuses control

@@ -33,8 +33,17 @@ public struct DecisionCases: Sendable {
     public mutating func answer(_ value: JSONValue) -> JSONValue {
         let id = value["id"] ?? .null
         guard case .object = value else { return Self.failure(id, .wrongType, "each case must be a JSON object") }
-        guard let url = value["url"]?.stringValue else { return Self.failure(id, .missingKey, "\"url\" must be a string") }
-        guard let appID = value["appId"]?.stringValue else { return Self.failure(id, .missingKey, "\"appId\" must be a string") }
+        // A key that is missing and a key of the wrong type are told apart.
+        func problem(_ key: String) -> JSONValue? {
+            switch value[key] {
+            case .string?: return nil
+            case nil: return Self.failure(id, .missingKey, "\"\(key)\" is missing: it must be a string")
+            case let other?: return Self.failure(id, .wrongType, "\"\(key)\" must be a string, found \(other.typeName)")
+            }
+        }
+        if let answer = problem("url") ?? problem("appId") { return answer }
+        let url = value["url"]?.stringValue ?? "", appID = value["appId"]?.stringValue ?? ""
+        guard value["aasa"] != nil else { return Self.failure(id, .missingKey, "\"aasa\" is missing: the file, as an object or as its text") }
         if let problem = URLInput.problem(url) { return Self.failure(id, .invalidURL, "\"url\" \(problem)") }
         // Without "domain" (or with null) the URL's own host is the domain.
         let domain: String?

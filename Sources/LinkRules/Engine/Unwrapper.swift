@@ -31,7 +31,8 @@ struct Unwrapper: Sendable {
             case .template(let template):
                 target = rule.pattern.replace(in: url, with: template, budget: regexBudget)
             }
-            return Self.isNeverFollowed(target) || !Self.isLink(target) ? url : Self.asOpened(target)
+            guard !Self.isNeverFollowed(target), Self.isLink(target), let opened = Self.asOpened(target) else { return url }
+            return opened
         }
         return url
     }
@@ -40,11 +41,24 @@ struct Unwrapper: Sendable {
     /// a non-ASCII letter: a decoded `u=https%3A%2F%2Fx.example%2Fa%20b` is "…/a b"): read as a
     /// browser reads it (`BrowserURL`), then those bytes percent-encoded as the URL Standard's
     /// encode sets do (space, `"`, `<`, `>` and non-ASCII everywhere; `` ` `` outside the query;
-    /// `{` and `}` before it). A target with none of them is returned as written, as Opener
-    /// returns it.
-    static func asOpened(_ target: String) -> String {
-        let raw: (UInt8) -> Bool = { $0 == 0x20 || $0 >= 0x7F || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x60 || $0 == 0x7B || $0 == 0x7D }
+    /// `{` and `}` before it; `'` in the query of an http(s) URL). A target with none of them is
+    /// returned as written, as Opener returns it; nil when a browser would not go to it at all
+    /// (a host it refuses, such as "ex ample.com" or "a<b").
+    static func asOpened(_ target: String) -> String? {
+        let raw: (UInt8) -> Bool = { $0 == 0x20 || $0 >= 0x7F || $0 == 0x22 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x60 || $0 == 0x7B || $0 == 0x7D }
         guard target.utf8.contains(where: raw) else { return target }
+        let colon = target.firstIndex(of: ":")
+        let scheme = colon.map { target[..<$0].lowercased() } ?? ""
+        let special = BrowserURL.specialSchemes[scheme] != nil
+        if special {
+            guard BrowserURL.host(target) != nil else { return nil }
+        } else if let colon, target[target.index(after: colon)...].hasPrefix("//") {
+            // Another scheme's host: a browser refuses one with a space or one of <>"`{}^|\.
+            let authority = target[target.index(colon, offsetBy: 3)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            if authority.utf8.contains(where: { $0 == 0x20 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x60 || $0 == 0x7B || $0 == 0x7D || $0 == 0x5E || $0 == 0x7C || $0 == 0x5C }) {
+                return nil
+            }
+        }
         var out: [UInt8] = []
         out.reserveCapacity(target.utf8.count + 32)
         let hex = Array("0123456789ABCDEF".utf8)
@@ -53,7 +67,7 @@ struct Unwrapper: Sendable {
         for b in BrowserURL.normalized(target).utf8 {
             if b == UInt8(ascii: "?") && part == 0 { part = 1 } else if b == UInt8(ascii: "#") && part < 2 { part = 2 }
             let encoded = b == 0x20 || b >= 0x7F || b == 0x22 || b == 0x3C || b == 0x3E
-                || (b == 0x60 && part != 1) || ((b == 0x7B || b == 0x7D) && part == 0)
+                || (b == 0x60 && part != 1) || ((b == 0x7B || b == 0x7D) && part == 0) || (b == 0x27 && part == 1 && special)
             if encoded {
                 out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]]
             } else {

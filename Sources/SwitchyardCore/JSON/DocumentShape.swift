@@ -74,10 +74,10 @@ public indirect enum DocumentShape: Sendable {
                 out += first
                 return
             }
-            out.append("\(here): expected \(shapes.map(\.name).joined(separator: " or ")), got \(Self.show(value))")
+            out.append("\(here): expected \(shapes.map(\.name).joined(separator: " or ")), got \(Self.show(value, at: path))")
             return
         }
-        out.append("\(here): expected \(name), got \(Self.show(value))")
+        out.append("\(here): expected \(name), got \(Self.show(value, at: path))")
     }
 
     /// True when `value` is of this shape's kind (an object for an object shape, …), so that a
@@ -111,6 +111,23 @@ public indirect enum DocumentShape: Sendable {
     }
 
     /// A value as the message shows it: scalars as written, containers by kind.
+    static func show(_ value: JSONValue, at path: String) -> String {
+        // A secret of the wrong type (a number where a string belongs) is still a secret: its
+        // kind is said, never its value.
+        let key = (path.split(separator: ".").last.map { $0.split(separator: "[").first.map(String.init) ?? "" } ?? "").lowercased()
+        if ["secret", "password", "passwd", "token", "apikey", "credential", "privatekey"].contains(where: key.contains) {
+            switch value {
+            case .null: return "null"
+            case .bool: return "true or false"
+            case .number: return "a number (not shown: it is a secret)"
+            case .string: return "a string (not shown: it is a secret)"
+            case .array: return "a list"
+            case .object: return "a mapping"
+            }
+        }
+        return show(value)
+    }
+
     static func show(_ value: JSONValue) -> String {
         switch value {
         case .null: return "null"
