@@ -21,7 +21,8 @@ public struct SeenNonces: Sendable {
     public func insert(_ key: String, until expiry: Date, now: Date) throws(CallbackError) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
         var isDirectory: ObjCBool = false
-        if path.isEmpty || path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue) {
+        if path.isEmpty { throw CallbackError(.io, "the nonce file's path is empty (give a file path such as DIR/callback-nonces)") }
+        if path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue) {
             throw CallbackError(.io, "\(path): a directory, not a nonce file (give a file path such as DIR/callback-nonces)")
         }
         do {

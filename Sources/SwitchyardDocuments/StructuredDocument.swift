@@ -24,13 +24,13 @@ public enum StructuredDocument {
             // The file error's message names the file already.
             throw DocumentError(.io, error.message, cause: error)
         }
-        let text = String(decoding: data, as: UTF8.self)
         if path.hasSuffix(".json") {
-            do { return try JSONParser.parse(text) } catch {
+            // A key given twice is refused, as the YAML reader refuses it: which one was meant?
+            do { return try JSONParser.parse(bytes: data, duplicateKeys: .refuse) } catch {
                 throw DocumentError(.jsonSyntax, "\(error)", location: SourceLocation(file: path, line: error.line, column: error.column), cause: error)
             }
         }
-        return try parse(yaml: text, source: path)
+        return try parse(yaml: String(decoding: data, as: UTF8.self), source: path)
     }
 
     /// Reads YAML (or JSON) text; `source` names it in errors (a file name, say).

@@ -59,7 +59,8 @@ public struct Inbox: Sendable {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         guard creating else {
             if let reason = Self.missing(self.directory) {
-                throw RelayError(.io, "there is no inbox at '\(directory)': \(reason) (it is made by the first relay send or watch)")
+                let hint = reason.hasSuffix(" does not exist") ? " (it is made by the first relay send or watch)" : ""
+                throw RelayError(.io, "there is no inbox at '\(directory)': \(reason)\(hint)")
             }
             return
         }
@@ -73,34 +74,59 @@ public struct Inbox: Sendable {
         }
     }
 
-    /// Why `path` is not an existing directory (the first missing component, or one that is not
-    /// a directory), or nil; nothing is created.
+    /// Why `path` is not an existing directory (the first missing component, one that is not a
+    /// directory, or one that may not be searched), or nil; nothing is created.
     static func missing(_ path: String) -> String? {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
+            let parent = prefix.isEmpty ? "/" : prefix
             prefix += "/" + component
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory) else { return "\(prefix) does not exist" }
-            if !isDirectory.boolValue { return "\(prefix) is not a directory" }
+            switch kind(prefix) {
+            case .directory: continue
+            case .other: return "\(prefix) is not a directory"
+            case .absent: return "\(prefix) does not exist"
+            case .unsearchable: return "\(parent) may not be searched (permission denied)"
+            case .failed(let reason): return "\(prefix): \(reason)"
+            }
         }
         return nil
     }
 
-    /// Creates `path` and its missing parents (as `mkdir -p`); nil when done, else why not.
+    /// Creates `path` and its missing parents (as `mkdir -p`); nil when done, else why not,
+    /// naming the component at fault.
     static func makeDirectories(_ path: String) -> String? {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
+            let parent = prefix.isEmpty ? "/" : prefix
             prefix += "/" + component
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory) {
-                if !isDirectory.boolValue { return "\(prefix) is not a directory" }
-                continue
-            }
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                return "cannot create \(prefix): \(String(cString: strerror(errno)).lowercased())"
+            switch kind(prefix) {
+            case .directory: continue
+            case .other: return "\(prefix) is not a directory"
+            case .unsearchable: return "cannot search \(parent): permission denied"
+            case .failed(let reason): return "\(prefix): \(reason)"
+            case .absent:
+                if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                    return "cannot create \(prefix): \(String(cString: strerror(errno)).lowercased())"
+                }
             }
         }
         return nil
+    }
+
+    private enum Kind { case directory, other, absent, unsearchable, failed(String) }
+
+    /// What is at `path`, by `stat` (symbolic links followed).
+    private static func kind(_ path: String) -> Kind {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            switch errno {
+            case ENOENT: return .absent
+            case EACCES: return .unsearchable
+            case ENOTDIR: return .other
+            case let code: return .failed(String(cString: strerror(code)).lowercased())
+            }
+        }
+        return info.st_mode & S_IFMT == S_IFDIR ? .directory : .other
     }
 
     /// Enqueues durably. Returns the file name the request got.

@@ -15,7 +15,11 @@ struct AASACommand: ParsableCommand {
     static func load(_ path: String) throws -> AppSiteAssociation {
         let (aasa, findings) = AppSiteAssociation.read(bytes: try Output.readFile(path))
         guard let aasa else {
-            for f in findings { Output.error(f.description) }
+            // Each finding after the file it is about.
+            for f in findings {
+                let place = f.line.map { "line \($0), column \(f.column ?? 0)" } ?? f.path
+                Output.error(Output.escaped("\(f.severity.rawValue): \(path): \(place): \(f.message) [\(f.code)]"))
+            }
             throw ExitCode(2)
         }
         return aasa

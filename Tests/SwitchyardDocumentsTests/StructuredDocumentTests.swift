@@ -44,6 +44,14 @@ import Testing
             #expect(error.cause != nil)
             #expect(error.description.hasPrefix("\(yaml): invalid YAML: line "), "\(error)")
         }
+        // A key given twice, in JSON as in YAML.
+        for (text, name) in [(#"{"hosts": ["a.com"], "hosts": ["b.com"]}"#, "dup.json"), ("hosts: [a.com]\nhosts: [b.com]\n", "dup.yaml")] {
+            let path = try Self.file(text, name)
+            do { _ = try StructuredDocument.read(contentsOf: path); Issue.record("\(name) read") } catch {
+                #expect(error.description.contains("hosts"), "\(error)")
+                #expect(error.code == (name.hasSuffix(".json") ? .jsonSyntax : .yamlSyntax))
+            }
+        }
         let empty = try Self.file("# nothing\n", "empty.yaml")
         do { _ = try StructuredDocument.read(contentsOf: empty); Issue.record("empty read") } catch {
             #expect(error.code == .emptyDocument && error.description == "\(empty): the file is empty")

@@ -186,6 +186,13 @@ import Testing
         #expect(lines[3] == #"{"id":5,"decision":"match"}"#)
     }
 
+    /// A file that is no AASA is named in each finding (it said only "line 1, column 1: …").
+    @Test func aasaExplainNamesTheFileItCannotRead() async throws {
+        let r = try await CLITests.run(["aasa", "explain", "/dev/null", "https://a.example/x", "--app-id", "ABCDE12345.com.example.shop"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "error: /dev/null: line 1, column 1: invalid JSON: unexpected end of input, expected a value [json-syntax]\n", "\(r.stderr)")
+    }
+
     @Test func aasaExplainOfAnHTTPSURLWithoutAHostIsStatus1() async throws {
         let r = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", "https:/x", "--app-id", "ABCDE12345.com.example.shop"])
         #expect(r.status == 1)
@@ -243,6 +250,24 @@ import Testing
         #expect(r.status == 0)
         let text = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("Blank and whitespace-only lines are skipped"), "\(r.stdout)")
+    }
+
+    /// An inbox behind a directory the user may not search is said to be so, not "missing": run
+    /// as nobody (setpriv) against directories of mode 600 and 700.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv to run as another user"))
+    func anInboxBehindADirectoryThatMayNotBeSearchedSaysSo() async throws {
+        let directory = try Self.temporaryDirectory()
+        for (name, mode) in [("hid", 0o600), ("locked", 0o700)] {
+            try FileManager.default.createDirectory(atPath: directory.path + "/\(name)/inbox", withIntermediateDirectories: true)
+            #expect(chmod(directory.path + "/\(name)", mode_t(mode)) == 0)
+        }
+        func asNobody(_ arguments: [String]) async throws -> CLITests.Run {
+            try await CLITests.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLITests.binary.path] + arguments, shell: true)
+        }
+        let status = try await asNobody(["relay", "status", "--inbox", directory.path + "/hid/inbox"])
+        #expect(status.status == 2 && status.stderr == "error: there is no inbox at '\(directory.path)/hid/inbox': \(directory.path)/hid may not be searched (permission denied)\n", "\(status.stderr)")
+        let send = try await asNobody(["relay", "send", "plur://x", "--inbox", directory.path + "/locked/inbox"])
+        #expect(send.status == 2 && send.stderr == "error: cannot use '\(directory.path)/locked/inbox' as the inbox: cannot search \(directory.path)/locked: permission denied\n", "\(send.stderr)")
     }
 
     /// A status check creates nothing: a missing inbox is reported with status 2 (only send and

@@ -117,6 +117,14 @@ import Glibc
         try #require(mkfifo(fifo, 0o600) == 0)
         let blocked = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", fifo])
         #expect(blocked.status == 2 && blocked.stderr.contains("a FIFO (not read); the nonce file must be a regular file"), "\(blocked.stderr)")
+        // A symbolic link planted at the lock's name is not followed: nothing is made at its target.
+        let victim = home.path + "/victim.txt"
+        try FileManager.default.createSymbolicLink(atPath: home.path + "/planted.lock", withDestinationPath: victim)
+        let planted = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", home.path + "/planted"])
+        #expect(planted.status == 2 && planted.stderr.contains("planted.lock: a symbolic link (a lock file is never followed)"), "\(planted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: victim))
+        let empty = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", ""])
+        #expect(empty.status == 2 && empty.stderr.contains("the nonce file's path is empty"), "\(empty.stderr)")
         // A chosen file in a directory that does not exist is refused, not made with its
         // directories: a mistyped path would forget every nonce already accepted.
         let typo = home.path + "/no-such-dir/nonces"

@@ -87,8 +87,13 @@ public enum DurableFile {
     /// Takes an exclusive lock on `path` (created if missing) without waiting: `locked` when
     /// another process holds it. The lock lasts until ``FileLock/unlock()`` or the process ends.
     public static func lock(_ path: String) throws(FileError) -> FileLock {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failure(path, "cannot open") }
+        // Never through a symbolic link: a link planted at the lock's name would make this
+        // process create (or lock) a file of the planter's choosing.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw FileError(.io, path: path, "\(path): a symbolic link (a lock file is never followed)", errno: ELOOP) }
+            throw failure(path, "cannot open")
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
             throw FileError(.locked, path: path, "\(path): another process holds the lock")
@@ -99,8 +104,11 @@ public enum DurableFile {
     /// Runs `body` while holding an exclusive lock on `path` (created if missing), waiting for
     /// other processes that hold it.
     public static func withExclusiveLock<T, E: Error>(_ path: String, _ body: () throws(E) -> T) throws -> T {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure(path, "cannot open the lock file") }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw FileError(.io, path: path, "\(path): a symbolic link (a lock file is never followed)", errno: ELOOP) }
+            throw failure(path, "cannot open the lock file")
+        }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw failure(path, "cannot lock") }
