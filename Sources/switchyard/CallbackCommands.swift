@@ -137,6 +137,12 @@ struct CallbackVerify: ParsableCommand {
 
     func validate() throws {
         for k in key { try KeyArgument.validate(k) }
+        // Two files for one key id: only one could be used, and which is a guess.
+        var ids: Set<Substring> = []
+        for k in key {
+            let id = k[..<k.firstIndex(of: "=")!]
+            if !ids.insert(id).inserted { throw ValidationError("--key \(id) is given more than once; give each key id one file") }
+        }
     }
 
     func run() throws {

@@ -76,7 +76,9 @@ enum Output {
     /// The user's state directory: $XDG_STATE_HOME, or $HOME/.local/state.
     static var stateDirectory: String {
         let environment = ProcessInfo.processInfo.environment
-        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state }
+        // The XDG base directory rules: a relative XDG_STATE_HOME is invalid and ignored (it
+        // would put the nonces and the inbox wherever the command happens to run).
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state }
         return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.local/state"
     }
 

@@ -111,6 +111,14 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: home.path + "/.local/state/switchyard/callback-nonces"))
         let status = try await CLITests.run(["relay", "status"], environment: environment.merging(["SWITCHYARD_INBOX": ""]) { $1 })
         #expect(status.stderr.contains("'\(home.path)/.local/state/switchyard/inbox'"), "\(status.stderr)")
+        // A relative XDG_STATE_HOME is ignored, as the XDG rules say; an absolute one is used.
+        let relative = try await CLITests.run(["relay", "status"], environment: ["HOME": home.path, "XDG_STATE_HOME": "relative/x", "SWITCHYARD_INBOX": ""])
+        #expect(relative.stderr.contains("'\(home.path)/.local/state/switchyard/inbox'"), "\(relative.stderr)")
+        let absolute = try await CLITests.run(["relay", "status"], environment: ["HOME": home.path, "XDG_STATE_HOME": home.path + "/xdg", "SWITCHYARD_INBOX": ""])
+        #expect(absolute.stderr.contains("'\(home.path)/xdg/switchyard/inbox'"), "\(absolute.stderr)")
+        // One key id, two files: refused (the last one was used, silently).
+        let twice = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--key", "k1=\(key)"])
+        #expect(twice.status == 2 && twice.stderr.contains("--key k1 is given more than once"), "\(twice.stderr)")
 
         // A FIFO as the nonce file would block the read: refused as not a regular file.
         let fifo = home.appendingPathComponent("nonces.fifo").path
