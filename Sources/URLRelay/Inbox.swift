@@ -76,25 +76,14 @@ public struct Inbox: Sendable {
 
     /// Why `path` is not an existing directory (the first missing component, one that is not a
     /// directory, or one that may not be searched), or nil; nothing is created.
-    static func missing(_ path: String) -> String? {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            let parent = prefix.isEmpty ? "/" : prefix
-            prefix += "/" + component
-            switch kind(prefix) {
-            case .directory: continue
-            case .other: return "\(prefix) is not a directory"
-            case .absent: return "\(prefix) does not exist"
-            case .unsearchable: return "\(parent) may not be searched (permission denied)"
-            case .failed(let reason): return "\(prefix): \(reason)"
-            }
-        }
-        return nil
-    }
+    static func missing(_ path: String) -> String? { walk(path, creating: false) }
 
     /// Creates `path` and its missing parents (as `mkdir -p`); nil when done, else why not,
     /// naming the component at fault.
-    static func makeDirectories(_ path: String) -> String? {
+    static func makeDirectories(_ path: String) -> String? { walk(path, creating: true) }
+
+    /// Each component of `path` in turn, made when missing and `creating`; why one will not do.
+    private static func walk(_ path: String, creating: Bool) -> String? {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             let parent = prefix.isEmpty ? "/" : prefix
@@ -105,6 +94,7 @@ public struct Inbox: Sendable {
             case .unsearchable: return "cannot search \(parent): permission denied"
             case .failed(let reason): return "\(prefix): \(reason)"
             case .absent:
+                guard creating else { return "\(prefix) does not exist" }
                 if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
                     return "cannot create \(prefix): \(String(cString: strerror(errno)).lowercased())"
                 }
