@@ -59,8 +59,8 @@ public struct Inbox: Sendable {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         guard creating else {
             if let reason = Self.missing(self.directory) {
-                let hint = reason.hasSuffix(" does not exist") ? " (it is made by the first relay send or watch)" : ""
-                throw RelayError(.io, "there is no inbox at '\(directory)': \(reason)\(hint)")
+                guard reason.hasSuffix(" does not exist") else { throw RelayError(.io, "cannot use the inbox at '\(directory)': \(reason)") }
+                throw RelayError(.io, "there is no inbox at '\(directory)': \(reason) (it is made by the first relay send or watch)")
             }
             return
         }
@@ -91,7 +91,12 @@ public struct Inbox: Sendable {
             switch kind(prefix) {
             case .directory: continue
             case .other: return "\(prefix) is not a directory"
-            case .unsearchable: return "cannot search \(parent): permission denied"
+            case .unsearchable:
+                // The entry itself can be seen: what may not be searched lies beyond it (a
+                // symbolic link into such a directory), not in the parent.
+                var entry = stat()
+                if lstat(prefix, &entry) == 0 { return "cannot search the way into \(prefix): permission denied" }
+                return "cannot search \(parent): permission denied"
             case .failed(let reason): return "\(prefix): \(reason)"
             case .absent:
                 guard creating else { return "\(prefix) does not exist" }

@@ -79,7 +79,12 @@ enum Output {
         // The XDG base directory rules: a relative XDG_STATE_HOME is invalid and ignored (it
         // would put the nonces and the inbox wherever the command happens to run).
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state }
-        return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.local/state"
+        // A relative HOME would make the nonce file and the inbox depend on the working
+        // directory (a replay accepted again in another one): the account's own home instead.
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? FileManager.default.homeDirectory(forUser: NSUserName())?.path.nilIfRelative
+            ?? "/"
+        return (home == "/" ? "" : home) + "/.local/state"
     }
 
     /// Writes `bytes` to the file an `-o` option names: `-` is stdout; a FIFO or a device (such as
@@ -360,4 +365,9 @@ struct ScriptIsolationOption: ParsableArguments {
     var scriptIsolation: Mode = .process
 
     var isolation: ScriptIsolation { scriptIsolation == .process ? ScriptWorkerCommand.isolation : .inProcess }
+}
+
+private extension String {
+    /// Nil unless an absolute path.
+    var nilIfRelative: String? { hasPrefix("/") ? self : nil }
 }

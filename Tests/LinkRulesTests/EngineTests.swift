@@ -133,6 +133,9 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
         ("https://x.example/x?q='a'#'f'", "https://x.example/x?q=%27a%27#'f'"),
         // A host a browser refuses: not unwrapped at all.
         ("https://ex ample.com/x", nil), ("https://exa<mple.com/x", nil), ("tw://us er/x", nil),
+        // …also when nothing else in it needs encoding.
+        ("https://ex%20ample.com/x", nil), ("https://ex^ample.com/x", nil), ("https://ex%00ample.com/x", nil),
+        ("https://256.256.256.256/x", nil), ("https://a.example:99999/x", nil), ("https://[zz]/x", nil),
     ])
     func anUnwrappedTargetIsTheURLABrowserGoesTo(_ target: String, _ expected: String?) async {
         let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!

@@ -150,6 +150,12 @@ import Testing
         for bad in ["mysql://x", "sqlite:", "postgres:///db", "postgres://host/db"] {
             #expect(throws: StoreError.self) { try DatabaseLocation(parsing: bad) }
         }
+        // A URL that cannot be used never shows its password in the error.
+        for bad in ["postgres://user:PW_SEKRIT@host:abc/db", "postgres://user:PW_SEKRIT@/db", "postgres://user:PW_SEKRIT@[::1/db", "postgres://user:PW_SEKRIT@ho st/db"] {
+            do { _ = try DatabaseLocation(parsing: bad); Issue.record("\(bad) parsed") } catch {
+                #expect(!error.description.contains("PW_SEKRIT") && error.description.contains("postgres://user:***@"), "\(error)")
+            }
+        }
     }
 
     @Test func sqliteFileIsInWALModeWithDurableCommits() async throws {

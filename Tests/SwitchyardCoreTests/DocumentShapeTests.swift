@@ -30,6 +30,7 @@ import Testing
         // A secret of the wrong type is never echoed: only its kind.
         Case(json: #"{"webhooks": [{"secret": 98765432109876543210987, "apiToken": true}]}"#,
              problems: ["webhooks[0].secret: expected a string, got a number (not shown: it is a secret)", "webhooks[0].apiToken: expected a string, got true or false"]),
+        Case(json: #"{"webhooks": ["SEKRIT-value"]}"#, problems: ["webhooks[0]: expected a mapping, got a string"]),
     ])
     func reportsEveryProblemWithItsPath(_ c: Case) throws {
         #expect(Self.shape.problems(in: try JSONParser.parse(c.json)) == c.problems)

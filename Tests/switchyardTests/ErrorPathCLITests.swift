@@ -170,11 +170,13 @@ import Testing
             #"{"aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x"}"#,
             #"{"id": 7, "aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": 5}"#,
             #"{"id": 8, "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x"}"#,
+            #"{"id": 9, "aasa": \#(aasa), "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x", "url": "https://example.com/y"}"#,
         ].joined(separator: "\n") + "\n"
         let r = try await CLITests.run(["aasa", "decide", "--jsonl"], stdin: input)
         #expect(r.status == 1)
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 7, "the blank line gives no output line: \(r.stdout)")
+        #expect(lines.count == 8, "the blank line gives no output line: \(r.stdout)")
+        #expect(lines[7] == #"{"id":9,"error":{"code":"duplicate-key","message":"the case gives \"url\" more than once"}}"#, "\(lines[7])")
         // An answer to a case without an id says its line too; a key of the wrong type is not a
         // missing one.
         #expect(lines[4] == #"{"id":null,"line":6,"decision":"match"}"#, "\(lines[4])")
@@ -265,9 +267,13 @@ import Testing
             try await CLITests.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLITests.binary.path] + arguments, shell: true)
         }
         let status = try await asNobody(["relay", "status", "--inbox", directory.path + "/hid/inbox"])
-        #expect(status.status == 2 && status.stderr == "error: there is no inbox at '\(directory.path)/hid/inbox': cannot search \(directory.path)/hid: permission denied\n", "\(status.stderr)")
+        #expect(status.status == 2 && status.stderr == "error: cannot use the inbox at '\(directory.path)/hid/inbox': cannot search \(directory.path)/hid: permission denied\n", "\(status.stderr)")
         let send = try await asNobody(["relay", "send", "plur://x", "--inbox", directory.path + "/locked/inbox"])
         #expect(send.status == 2 && send.stderr == "error: cannot use '\(directory.path)/locked/inbox' as the inbox: cannot search \(directory.path)/locked: permission denied\n", "\(send.stderr)")
+        // Through a symbolic link into such a directory, the link is named, not its readable parent.
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/link", withDestinationPath: directory.path + "/locked/inbox")
+        let linked = try await asNobody(["relay", "status", "--inbox", directory.path + "/link"])
+        #expect(linked.status == 2 && linked.stderr == "error: cannot use the inbox at '\(directory.path)/link': cannot search the way into \(directory.path)/link: permission denied\n", "\(linked.stderr)")
     }
 
     /// A status check creates nothing: a missing inbox is reported with status 2 (only send and

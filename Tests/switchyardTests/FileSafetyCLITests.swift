@@ -116,6 +116,11 @@ import Glibc
         #expect(relative.stderr.contains("'\(home.path)/.local/state/switchyard/inbox'"), "\(relative.stderr)")
         let absolute = try await CLITests.run(["relay", "status"], environment: ["HOME": home.path, "XDG_STATE_HOME": home.path + "/xdg", "SWITCHYARD_INBOX": ""])
         #expect(absolute.stderr.contains("'\(home.path)/xdg/switchyard/inbox'"), "\(absolute.stderr)")
+        // A relative HOME is not used either (the nonces would follow the working directory).
+        let relativeHome = try await CLITests.run(["relay", "status"], environment: ["HOME": "relhome", "XDG_STATE_HOME": "", "SWITCHYARD_INBOX": ""])
+        // (Status reads the account's own inbox, on stdout, when it exists; else it says it is missing.)
+        let said = relativeHome.stdout + relativeHome.stderr
+        #expect(!said.contains("relhome") && said.contains("/.local/state/switchyard/inbox"), "\(said)")
         // One key id, two files: refused (the last one was used, silently).
         let twice = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--key", "k1=\(key)"])
         #expect(twice.status == 2 && twice.stderr.contains("--key k1 is given more than once"), "\(twice.stderr)")
@@ -131,6 +136,13 @@ import Glibc
         let planted = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", home.path + "/planted"])
         #expect(planted.status == 2 && planted.stderr.contains("planted.lock: a symbolic link (a lock file is never followed)"), "\(planted.stderr)")
         #expect(!FileManager.default.fileExists(atPath: victim))
+        // A nonce file hard-linked to another file is not written through.
+        let victim2 = home.path + "/victim2.txt"
+        try Data("untouched\n".utf8).write(to: URL(fileURLWithPath: victim2))
+        #expect(link(victim2, home.path + "/linked") == 0)
+        let hardLinked = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", home.path + "/linked"])
+        #expect(hardLinked.status == 2 && hardLinked.stderr.contains("it has another hard link"), "\(hardLinked.stderr)")
+        #expect(try String(contentsOfFile: victim2, encoding: .utf8) == "untouched\n")
         let empty = try await CLITests.run(["callback", "verify", url, "--key", "k1=\(key)", "--seen", ""])
         #expect(empty.status == 2 && empty.stderr.contains("the nonce file's path is empty"), "\(empty.stderr)")
         // A chosen file in a directory that does not exist is refused, not made with its

@@ -32,7 +32,13 @@ public struct DecisionCases: Sendable {
     /// The answer to the case `value`.
     public mutating func answer(_ value: JSONValue) -> JSONValue {
         let id = value["id"] ?? .null
-        guard case .object = value else { return Self.failure(id, .wrongType, "each case must be a JSON object") }
+        guard case .object(let members) = value else { return Self.failure(id, .wrongType, "each case must be a JSON object") }
+        // A case that gives a key twice ("url" twice) is not guessed at; the file inside may
+        // repeat keys, as iOS reads such files too.
+        var keys: Set<String> = []
+        if let repeated = members.first(where: { !keys.insert($0.key).inserted }) {
+            return Self.failure(repeated.key == "id" ? .null : id, .duplicateKey, "the case gives \"\(repeated.key)\" more than once")
+        }
         // A key that is missing and a key of the wrong type are told apart.
         func problem(_ key: String) -> JSONValue? {
             switch value[key] {

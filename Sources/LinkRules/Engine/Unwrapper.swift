@@ -45,14 +45,15 @@ struct Unwrapper: Sendable {
     /// returned as written, as Opener returns it; nil when a browser would not go to it at all
     /// (a host it refuses, such as "ex ample.com" or "a<b").
     static func asOpened(_ target: String) -> String? {
-        let raw: (UInt8) -> Bool = { $0 == 0x20 || $0 >= 0x7F || $0 == 0x22 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x60 || $0 == 0x7B || $0 == 0x7D }
-        guard target.utf8.contains(where: raw) else { return target }
         let colon = target.firstIndex(of: ":")
         let scheme = colon.map { target[..<$0].lowercased() } ?? ""
         let special = BrowserURL.specialSchemes[scheme] != nil
-        if special {
-            guard BrowserURL.host(target) != nil else { return nil }
-        } else if let colon, target[target.index(after: colon)...].hasPrefix("//") {
+        // A host a browser refuses (a space, "^", "%00", 256.256.256.256, a port past 65535 …)
+        // goes nowhere, however plain the rest of the text is.
+        if special, BrowserURL.host(target) == nil { return nil }
+        let raw: (UInt8) -> Bool = { $0 == 0x20 || $0 >= 0x7F || $0 == 0x22 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x60 || $0 == 0x7B || $0 == 0x7D }
+        guard target.utf8.contains(where: raw) else { return target }
+        if !special, let colon, target[target.index(after: colon)...].hasPrefix("//") {
             // Another scheme's host: a browser refuses one with a space or one of <>"`{}^|\.
             let authority = target[target.index(colon, offsetBy: 3)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
             if authority.utf8.contains(where: { $0 == 0x20 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x60 || $0 == 0x7B || $0 == 0x7D || $0 == 0x5E || $0 == 0x7C || $0 == 0x5C }) {

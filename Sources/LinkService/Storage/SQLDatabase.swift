@@ -61,15 +61,26 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             self = .sqlite(path: path)
             return
         }
+        // The text as errors show it: never its password.
+        let shown = Self.withoutPassword(text)
         guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://"), let c = URLComponents(string: text) else {
-            throw StoreError(.badURL, "\(text): expected sqlite:PATH or postgres://user:password@host:port/database")
+            throw StoreError(.badURL, "\(shown): expected sqlite:PATH or postgres://user:password@host:port/database")
         }
-        guard let host = c.host, !host.isEmpty else { throw StoreError(.badURL, "\(text): the postgres URL has no host") }
-        guard let user = c.user, !user.isEmpty else { throw StoreError(.badURL, "\(text): the postgres URL has no user") }
+        guard let host = c.host, !host.isEmpty else { throw StoreError(.badURL, "\(shown): the postgres URL has no host") }
+        guard let user = c.user, !user.isEmpty else { throw StoreError(.badURL, "\(shown): the postgres URL has no user") }
         let database = String(c.path.drop(while: { $0 == "/" }))
         let sslmode = c.queryItems?.first(where: { $0.name == "sslmode" })?.value
         self = .postgres(host: host, port: c.port ?? 5432, user: user, password: c.password?.removingPercentEncoding,
                          database: database.isEmpty ? user : database, tls: sslmode != "disable")
+    }
+
+    /// `text` with the password of its user info (between "user:" and the last "@" before the
+    /// path) replaced by `***`, parsed or not: what an error may show of a database URL.
+    static func withoutPassword(_ text: String) -> String {
+        guard let start = text.range(of: "://")?.upperBound else { return text }
+        let authorityEnd = text[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        guard let at = text[start..<authorityEnd].lastIndex(of: "@"), let colon = text[start..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
     }
 
     /// The location with any password hidden.

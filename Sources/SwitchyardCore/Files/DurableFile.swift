@@ -48,9 +48,19 @@ public enum DurableFile {
 
     /// Appends `text` (a line, usually) to `path`, creating it if needed, and syncs it.
     public static func append(_ path: String, _ text: String) throws(FileError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failure(path, "cannot open") }
+        // Only a regular file of one name is appended to: not through a symbolic link, not to a
+        // FIFO (O_NONBLOCK: no wait for a reader), not to a file hard-linked elsewhere (the
+        // other name's file would change too).
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw FileError(.io, path: path, "\(path): a symbolic link (not written)", errno: ELOOP) }
+            throw failure(path, "cannot open")
+        }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure(path, "cannot stat") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw FileError(.io, path: path, "\(path): not a regular file (not written)") }
+        guard info.st_nlink <= 1 else { throw FileError(.io, path: path, "\(path): it has another hard link (not written: the file under the other name would change too)") }
         let bytes = Array(text.utf8)
         let n = bytes.withUnsafeBytes { FilePlatform.write(fd, $0.baseAddress, $0.count) }
         guard n == bytes.count else { throw failure(path, "append failed") }

@@ -77,7 +77,18 @@ public indirect enum DocumentShape: Sendable {
             out.append("\(here): expected \(shapes.map(\.name).joined(separator: " or ")), got \(Self.show(value, at: path))")
             return
         }
-        out.append("\(here): expected \(name), got \(Self.show(value, at: path))")
+        // Text where a mapping or a list belongs is not echoed: it is often a value written one
+        // level too high (a webhook's secret as its endpoint), and may be a secret.
+        let container: Bool
+        switch self {
+        case .object, .map, .array: container = true
+        default: container = false
+        }
+        if container, case .string = value {
+            out.append("\(here): expected \(name), got a string")
+        } else {
+            out.append("\(here): expected \(name), got \(Self.show(value, at: path))")
+        }
     }
 
     /// True when `value` is of this shape's kind (an object for an object shape, …), so that a

@@ -1,4 +1,3 @@
-import SwitchyardCore
 /// Splits absolute URLs into raw (still percent-encoded) parts in one pass over the UTF-8 bytes.
 /// Shared by routing and AASA matching; Character-based string APIs are far slower on Linux.
 package enum URLText {
