@@ -53,8 +53,7 @@ public struct XCallbackURL: Sendable, Equatable {
     /// `data:`, `file:` …, `URLInput.scriptOrLocalSchemes`); nil when it may be.
     public static func callbackProblem(_ url: String) -> String? {
         if let problem = URLInput.problem(url) { return "is not a URL: \(problem)" }
-        guard let colon = url.firstIndex(of: ":") else { return nil }
-        let scheme = url[..<colon].lowercased()
+        guard let scheme = URLInput.scheme(of: url) else { return nil }
         return URLInput.scriptOrLocalSchemes.contains(scheme) ? "uses the scheme \(scheme):, which is always denied" : nil
     }
 

@@ -30,7 +30,7 @@ extension AppSiteAssociation {
         var explanation = Explanation(decision: .noMatch)
         guard let parts = URLParts(url) else {
             // "plur:/x" and "mailto:a@b" are absolute URLs of another scheme, not malformed ones.
-            switch Self.scheme(of: url) {
+            switch URLInput.scheme(of: url) {
             case nil:
                 explanation.note = "not an absolute URL"
                 explanation.isInvalidURL = true
@@ -82,17 +82,6 @@ extension AppSiteAssociation {
 }
 
 extension AppSiteAssociation {
-    /// The scheme of `text`, lower-cased, when it starts with one (RFC 3986: a letter, then
-    /// letters, digits, "+", "-" or ".", then ":").
-    static func scheme(of text: String) -> String? {
-        let bytes = text.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else { return nil }
-        let name = bytes[..<colon]
-        func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
-        guard isLetter(name.first!), name.allSatisfy({ isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return nil }
-        return String(decoding: name, as: UTF8.self).lowercased()
-    }
-
     /// Why a URL was (or was not) handed to an app.
     public struct Explanation: Sendable {
         /// One component (or legacy path) that was tried, in the order iOS tries them.
