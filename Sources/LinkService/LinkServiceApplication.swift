@@ -3,6 +3,7 @@ import AssociatedDomains
 import Foundation
 import SwitchyardNetwork
 import Hummingbird
+import HummingbirdCore
 import LinkRules
 import Logging
 import NIOCore
@@ -209,8 +210,9 @@ public struct LinkService: Sendable {
             // nginx's default keepalive_timeout does.
             // Every connection counts against the connection limit and must send each request whole
             // within the request timeout (ConnectionGuardHandler), before the fast path sees it.
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionGuardHandler(connections)] + (fastPath ? [FastPathHandler(fast)] : []), idleTimeout: .seconds(75))),
+            server: HTTPServerBuilder { responder in
+                ServiceHTTPChannel(responder: responder, connections: connections, fastPath: fastPath ? fast : nil, idleTimeout: .seconds(75))
+            },
             configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
             services: store.services + background,
             onServerRunning: onServerRunning,

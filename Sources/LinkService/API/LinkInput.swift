@@ -21,11 +21,17 @@ struct LinkInput {
     /// Derived from the configuration once; every deep link and fallback is checked against them.
     let allowedSchemes: Set<String>
     let allowedRedirectHosts: Set<String>
+    /// The code alphabet as a table of ASCII bytes (the configuration allows only ASCII): a code
+    /// is checked on every landing-page request.
+    private let codeBytes: [Bool]
 
     init(configuration: ServiceConfiguration) {
         self.configuration = configuration
         allowedSchemes = configuration.allowedSchemes
         allowedRedirectHosts = configuration.allowedRedirectHosts
+        var table = [Bool](repeating: false, count: 128)
+        for c in configuration.codeAlphabet { if let a = c.asciiValue { table[Int(a)] = true } }
+        codeBytes = table
     }
 
     /// A link (code empty unless the body chose one), or the first problem found.
@@ -193,7 +199,8 @@ struct LinkInput {
     }
 
     func isValidCode(_ code: String) -> Bool {
-        (3...64).contains(code.count) && code.allSatisfy(configuration.codeAlphabet.contains)
+        // ASCII only, so bytes are characters.
+        (3...64).contains(code.utf8.count) && code.utf8.allSatisfy { $0 < 128 && codeBytes[Int($0)] }
     }
 
     /// Whether a code can name a stored link: one of the configured alphabet, or an imported

@@ -215,6 +215,9 @@ extension LinkService {
 
     static func htmlHeaders(cache: String, length: Int) -> HTTPFields {
         [.contentType: "text/html; charset=utf-8", .cacheControl: cache, .contentLength: String(length),
-         HTTPField.Name("X-Content-Type-Options")!: "nosniff", HTTPField.Name("Referrer-Policy")!: "no-referrer"]
+         contentTypeOptions: "nosniff", referrerPolicy: "no-referrer"]
     }
+
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 }

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
-import NIOHTTPTypes
+import NIOHTTP1
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -84,10 +84,10 @@ final class ConnectionCount: Sendable {
 
 /// Applies `ConnectionLimits` to one connection (see there).
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let count: ConnectionCount
     private var counted = false

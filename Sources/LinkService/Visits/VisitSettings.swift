@@ -65,9 +65,10 @@ public struct VisitSettings: Sendable, Equatable {
         if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }  // fe80::1%eth0
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
-            var bytes = withUnsafeBytes(of: &v4) { Array($0) }
-            bytes[3] = 0
-            return bytes.map(String.init).joined(separator: ".")
+            // inet_pton takes only the plain dotted form (four decimal numbers, no leading
+            // zeros), so the text before the last dot is already the network's.
+            guard let dot = text.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+            return text[..<dot] + ".0"
         }
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
