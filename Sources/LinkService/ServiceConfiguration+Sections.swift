@@ -30,7 +30,15 @@ extension ServiceConfiguration {
             for (i, scheme) in deepLinkSchemes.enumerated() {
                 if let problem = Self.schemeProblem(scheme) { throw ConfigurationError("service.deepLinkSchemes[\(i)]: \(problem)") }
             }
-            trustForwardedFor = service["trustForwardedFor"] == .bool(true)
+            switch service["trustForwardedFor"] {
+            case .bool(let trust)?: trustedProxies = trust ? 1 : 0
+            case .number(let n, _)?:
+                guard n == n.rounded(), (0...10).contains(n) else {
+                    throw ConfigurationError("service.trustForwardedFor: true, false, or how many proxies of your own stand in front of the service (0 to 10)")
+                }
+                trustedProxies = Int(n)
+            default: break
+            }
             if let n = try int(service, "maximumBodyBytes", "service") {
                 guard n >= 256 else { throw ConfigurationError("service.maximumBodyBytes: at least 256") }
                 maximumBodyBytes = n

@@ -102,8 +102,16 @@ public struct ServiceConfiguration: Sendable {
     public var perTokenLimit: RateLimit
     /// The rate limit per client address (`rateLimit.perAddress`; default 300 a minute, burst 30).
     public var perAddressLimit: RateLimit
-    /// Take the client address from X-Forwarded-For (only behind a proxy you run).
-    public var trustForwardedFor: Bool
+    /// How many proxies of your own stand in front of the service (`service.trustForwardedFor`:
+    /// `true` is one, a number says how many; 0: none). The client's address is then the entry of
+    /// X-Forwarded-For that many from the right, the one the outermost of them added: every entry
+    /// left of it is the client's to choose.
+    public var trustedProxies: Int
+    /// Whether the client address comes from X-Forwarded-For (see `trustedProxies`).
+    public var trustForwardedFor: Bool {
+        get { trustedProxies > 0 }
+        set { trustedProxies = newValue ? max(1, trustedProxies) : 0 }
+    }
     /// Largest request body accepted by the API, in bytes.
     public var maximumBodyBytes: Int
     /// The Opener manifest behind /api/resolve (nil: Switchyard's default rules), and whether
@@ -161,7 +169,7 @@ public struct ServiceConfiguration: Sendable {
             "android": .array(.object(["package": .string, "fingerprints": .array(.string)])),
             "webcredentials": .bool,
             "service": .object([
-                "publicURL": .string, "redirectHosts": .array(.string), "deepLinkSchemes": .array(.string), "trustForwardedFor": .bool,
+                "publicURL": .string, "redirectHosts": .array(.string), "deepLinkSchemes": .array(.string), "trustForwardedFor": .oneOf([.bool, .int]),
                 "maximumBodyBytes": .int,
             ]),
             "links": .object(["alphabet": .string, "length": .int]),
@@ -243,7 +251,7 @@ public struct ServiceConfiguration: Sendable {
         deepLinkSchemes = []
         perTokenLimit = RateLimit(perMinute: 600, burst: 60)
         perAddressLimit = RateLimit(perMinute: 300, burst: 30)
-        trustForwardedFor = false
+        trustedProxies = 0
         maximumBodyBytes = 16 * 1024
         resolveOffline = false
         resolveAllowsPrivateAddresses = false

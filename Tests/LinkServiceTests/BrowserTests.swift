@@ -80,7 +80,7 @@ import Testing
         #"https://rabble.community/\..\evil.com"#, "https://rabble.community\u{0}.evil.com/", "https://evil.com%00.rabble.community/",
         "https://0x7f.0.0.1/", "https://rabble.community./",
         // Allowed, and normalised on the way out.
-        "https://rabble.community/%2e%2e/x", "HTTPS://RABBLE.COMMUNITY:443/ok", #"https://apps.apple.com/app/id1?x="><script>"#,
+        "https://rabble.community/%2e%2e/x", "HTTPS://RABBLE.COMMUNITY:443/ok", #"https://apps.apple.com/app/id1234567890?x="><script>"#,
     ]
 
     @Test(.enabled(if: chromium != nil || Backend.toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))

@@ -28,6 +28,44 @@ import Testing
         return String(href[r.upperBound...].prefix { $0 != "&" })
     }
 
+    /// A claim token goes only into the store page of this configuration's app, the one place
+    /// that hands it to the app after the install; a fallback elsewhere (a partner's page, the
+    /// site) gets none, and is not called a store. A campaign's own `referrer` is kept.
+    @Test func aClaimGoesOnlyIntoTheStorePageOfTheApp() async throws {
+        let h = try await Harness.make(extra: "service: {publicURL: \"https://rabble.community\", redirectHosts: [partner.example]}\n")
+        try await h.app().test(.router) { client in
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "prtnr222", "deepLink": "plur://group/p", "playStoreURL": "https://partner.example/get"}"#)
+            let partner = try await client.call(.get, "/i/prtnr222", headers: [.userAgent: Self.android])
+            #expect(Self.attribute("href", of: "fallback", in: partner.text) == "https://partner.example/get", "\(partner.text)")
+            #expect(!partner.text.contains("sy_claim") && partner.text.contains(">Continue on the web</a>"), "\(partner.text)")
+            let site = try await client.call(.get, "/?link=https://rabble.community/g/x&afl=https://rabble.community/android", headers: [.userAgent: Self.android])
+            #expect(site.status == .ok && !site.text.contains("sy_claim"), "\(site.text)")
+            let redirected = try await client.call(.get, "/?link=https://rabble.community/g/x&afl=https://rabble.community/android&efr=1", headers: [.userAgent: Self.android])
+            #expect(redirected.headers[.location] == "https://rabble.community/android")
+            // The App Store page of the app on iOS, or nothing: no "Get the app" for a web page.
+            let iOS = try await client.call(.get, "/?link=https://rabble.community/g/x&ifl=https://rabble.community/ios", headers: [.userAgent: Self.iPhone])
+            #expect(!iOS.text.contains("data-claim") && !iOS.text.contains(#"id="get-app""#) && iOS.text.contains(">Continue on the web</a>"), "\(iOS.text)")
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "cmpgn222", "deepLink": "plur://group/c", "playStoreURL": "https://play.google.com/store/apps/details?id=community.rabble.plur&referrer=utm_source%3Dnewsletter"}"#)
+            let campaign = try await client.call(.get, "/i/cmpgn222", headers: [.userAgent: Self.android])
+            let play = try #require(Self.attribute("href", of: "fallback", in: campaign.text))
+            #expect(play.hasPrefix("https://play.google.com/store/apps/details?id=community.rabble.plur&referrer=utm_source%3Dnewsletter%26sy_claim%3D"), "\(play)")
+            #expect(play.components(separatedBy: "referrer=").count == 2, "one referrer: \(play)")
+        }
+    }
+
+    /// The claim joins a `referrer` the store URL has, in the one value the Play Store keeps.
+    @Test(arguments: [
+        ("https://play.google.com/store/apps/details?id=a.b", "https://play.google.com/store/apps/details?id=a.b&referrer=sy_claim%3DTOK"),
+        ("https://play.google.com/store/apps/details?id=a.b&referrer=utm_source%3Dx", "https://play.google.com/store/apps/details?id=a.b&referrer=utm_source%3Dx%26sy_claim%3DTOK"),
+        ("https://play.google.com/store/apps/details?referrer=a%3D1&id=a.b&referrer=c%3D2", "https://play.google.com/store/apps/details?referrer=a%3D1%26sy_claim%3DTOK&id=a.b"),
+        ("https://play.google.com/store/apps/details?id=a.b&referrer=sy_claim%3DOLD", "https://play.google.com/store/apps/details?id=a.b&referrer=sy_claim%3DTOK"),
+        ("https://play.google.com/store/apps/details?id=a.b&referrer=", "https://play.google.com/store/apps/details?id=a.b&referrer=sy_claim%3DTOK"),
+        ("https://play.google.com/store/apps/details?id=a.b#top", "https://play.google.com/store/apps/details?id=a.b&referrer=sy_claim%3DTOK#top"),
+    ])
+    func theClaimJoinsAReferrerThereIs(_ url: String, _ expected: String) {
+        #expect(LinkService.withReferrer(url, token: "TOK") == expected)
+    }
+
     /// Android, end to end on a real connection: the Play link carries `sy_claim=TOKEN` in its
     /// referrer; the app's `DeferredLink` (URLSession) redeems it once; a second claim is 410.
     @Test(arguments: Backend.available)

@@ -35,16 +35,25 @@ import Testing
         (iPhone, "isi=1234567890&efr=1", "https://apps.apple.com/app/id1234567890"),
         (iPhone, "isi=1234567890&ifl=https://rabble.community/ios&efr=1", "https://rabble.community/ios"),
         (iPad, "ifl=https://rabble.community/ios&ipfl=https://rabble.community/ipad&efr=1", "https://rabble.community/ipad"),
-        (android, "apn=community.rabble.plur&efr=1", "https://play.google.com/store/apps/details?id=community.rabble.plur"),
+        // Android needs no tap: the Play link itself carries a deferred claim.
+        (android, "apn=community.rabble.plur&efr=1", "https://play.google.com/store/apps/details?id=community.rabble.plur&referrer=sy_claim%3D"),
         (android, "apn=community.rabble.plur&afl=https://rabble.community/android&efr=1", "https://rabble.community/android"),
-        (desktop, "apn=community.rabble.plur&isi=1&efr=1", "https://rabble.community/g/spring"),
+        (desktop, "apn=community.rabble.plur&isi=1234567890&efr=1", "https://rabble.community/g/spring"),
         (desktop, "ofl=https://rabble.community/web&efr=1", "https://rabble.community/web"),
     ])
     func longLinksWithEfrGoStraightToThePlatformsTarget(_ agent: String, _ query: String, _ target: String) async throws {
         let h = try await Harness.make()
         try await h.app().test(.router) { client in
             let r = try await client.call(.get, Self.long(query), headers: [.userAgent: agent])
-            #expect(r.status == .found && r.headers[.location] == target, "\(r.status) \(r.headers)")
+            if target.hasSuffix("sy_claim%3D") {
+                let location = try #require(r.headers[.location])
+                #expect(r.status == .found && location.hasPrefix(target) && DeferredTests.token(inPlayLink: location).map(LinkService.isClaimToken) == true,
+                        "\(r.status) \(location)")
+                let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(DeferredTests.token(inPlayLink: location) ?? "")"}"#)
+                #expect(claim.status == .ok && claim.json?["deepLink"]?.stringValue == "https://rabble.community/g/spring", "\(claim.text)")
+            } else {
+                #expect(r.status == .found && r.headers[.location] == target, "\(r.status) \(r.headers)")
+            }
         }
     }
 
@@ -65,8 +74,8 @@ import Testing
             let phone = try await client.call(.get, Self.long("apn=community.rabble.plur"), headers: [.userAgent: Self.android])
             #expect(phone.text.contains("referrer=sy_claim%3D"), "a phone's preview carries a deferred claim")
             // The Smart App Banner offers the app the link names (isi), as Get the app does.
-            let iPhone = try await client.call(.get, Self.long("isi=42"), headers: [.userAgent: LandingPageTests.iPhone])
-            #expect(iPhone.text.contains(#"content="app-id=42"#) && iPhone.text.contains("https://apps.apple.com/app/id42"), "\(iPhone.text)")
+            let iPhone = try await client.call(.get, Self.long("isi=1234567890"), headers: [.userAgent: LandingPageTests.iPhone])
+            #expect(iPhone.text.contains(#"content="app-id=1234567890"#) && iPhone.text.contains("https://apps.apple.com/app/id1234567890"), "\(iPhone.text)")
         }
     }
 
@@ -81,6 +90,13 @@ import Testing
         ("/?link=https://rabble.community/x&apn=com.other.app&efr=1", "apn: \"com.other.app\" is not an Android package"),
         ("/?link=https://rabble.community/x&ibi=com.other.app", "ibi: \"com.other.app\" is not an iOS bundle ID"),
         ("/?link=https://rabble.community/x&isi=12ab", "isi must be an App Store ID"),
+        // Store pages only of this configuration's apps: a link on your domain does not advertise
+        // or install someone else's app.
+        ("/?link=https://rabble.community/x&isi=310633997&efr=1", "isi: 310633997 is not an appStoreId of this configuration"),
+        ("/?link=https://rabble.community/x&ifl=https%3A%2F%2Fapps.apple.com%2Fapp%2Fid310633997&efr=1", "ifl: apps.apple.com is allowed only for the App Store page"),
+        ("/?link=https://rabble.community/x&afl=https%3A%2F%2Fplay.google.com%2Fstore%2Fapps%2Fdetails%3Fid%3Dcom.evil.app&efr=1", "afl: play.google.com is allowed only for the Play Store page"),
+        ("/?link=https://rabble.community/x&afl=https%3A%2F%2Fplay.google.com%2Fstore%2Fsearch%3Fq%3Dplur&efr=1", "afl: play.google.com is allowed only"),
+        ("/?link=https://play.google.com/store/apps/details?id=com.evil.app&efr=1", "link: play.google.com is allowed only"),
         ("/?link=https://rabble.community/x&st=a%00b", "st contains the control character U+0000"),
         ("/?link=&efr=1", "needs link"),
     ])

@@ -48,6 +48,46 @@ import Testing
 
         """
 
+    /// Behind N proxies of one's own, the client is the entry of X-Forwarded-For N from the
+    /// right (the one the outermost proxy appended): whatever the client wrote to its left is not
+    /// believed. The left-most entry was the client's to choose, and took someone else's deferred
+    /// link, their rate limit and their network in the visit records.
+    @Test func theClientIsTheAddressTheOutermostProxySaw() async throws {
+        let peer = { "127.0.0.1" as String? }
+        let cases: [(setting: String, header: String?, expected: String?)] = [
+            ("true", "203.0.113.7, 198.51.100.9", "198.51.100.9"),
+            ("true", "198.51.100.9", "198.51.100.9"),
+            ("true", "203.0.113.7,198.51.100.9 ", "198.51.100.9"),
+            ("2", "1.2.3.4, 203.0.113.7, 10.0.0.2", "203.0.113.7"),
+            ("2", "10.0.0.2", "10.0.0.2"),
+            ("true", "203.0.113.7, ", "127.0.0.1"),
+            ("true", nil, "127.0.0.1"),
+            ("false", "203.0.113.7", "127.0.0.1"),
+            ("0", "203.0.113.7", "127.0.0.1"),
+        ]
+        for c in cases {
+            let h = try await Harness.make(extra: "service: {publicURL: \"https://rabble.community\", trustForwardedFor: \(c.setting)}\n")
+            #expect(h.service.clientAddress(forwardedFor: c.header, peer: peer) == c.expected, "\(c)")
+        }
+        // Over HTTP, every line of the header counts, in order: a second line the proxy added wins.
+        let h = try await Harness.make(extra: Self.forwarded)
+        let xff = HTTPField.Name("X-Forwarded-For")!
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/xff"}"#).json?["code"]?.stringValue)
+            var headers: HTTPFields = [.userAgent: Self.desktop]
+            headers.append(HTTPField(name: xff, value: "203.0.113.7"))
+            headers.append(HTTPField(name: xff, value: "198.51.100.9"))
+            #expect(try await client.call(.get, "/i/\(code)", headers: headers).status == .ok)
+            try await h.service.flushClicks()
+            #expect(try await h.store.visits(code: code).map(\.visit.address) == ["198.51.100.0"])
+        }
+        for bad in ["11", "-1", "1.5", "\"yes\""] {
+            await #expect(throws: ConfigurationError.self, "\(bad)") {
+                try await Harness.make(extra: "service: {publicURL: \"https://rabble.community\", trustForwardedFor: \(bad)}\n")
+            }
+        }
+    }
+
     /// People's visits are recorded with platform, referrer host and the network of their
     /// address, previews with the bot flag; a limited link's record is written with its use, the
     /// others with the batched counts; the stats say the same; deleting the link deletes them.
@@ -59,7 +99,8 @@ import Testing
             let open = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/open"}"#).json?["code"]?.stringValue)
             let limited = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/seat", "maxUses": 5}"#).json?["code"]?.stringValue)
             func visit(_ code: String, _ agent: String, referer: String? = nil, from address: String = "203.0.113.77") async throws {
-                var headers: HTTPFields = [.userAgent: agent, xff: address + ", 10.0.0.1"]
+                // The client sent an entry of its own; the proxy appended the address it saw.
+                var headers: HTTPFields = [.userAgent: agent, xff: "198.51.100.66, " + address]
                 if let referer { headers[.referer] = referer }
                 #expect(try await client.call(.get, "/i/\(code)", headers: headers).status == .ok)
             }

@@ -295,7 +295,42 @@ struct LinkInput {
         if requireAllowedHost && !allowedRedirectHosts.contains(web.host) {
             throw .badRequest(.hostNotAllowed, "\(field): host \(web.host) is not in the configuration's hosts or service.redirectHosts", field: field)
         }
+        if requireAllowedHost, let problem = storeProblem(web) {
+            throw .badRequest(.unknownApp, "\(field): \(problem)", field: field)
+        }
         return web.href
+    }
+
+    /// The store hosts a landing page may send a visitor to without `service.redirectHosts`, for
+    /// the configuration's own apps.
+    static let storeHosts: Set<String> = ["apps.apple.com", "itunes.apple.com", "play.google.com"]
+
+    /// Why a store URL may not be a fallback: the App Store and Google Play are allowed for this
+    /// configuration's apps only (else a link on your domain could send people to any app), unless
+    /// `service.redirectHosts` names the store's host.
+    func storeProblem(_ web: WebURL) -> String? {
+        guard Self.storeHosts.contains(web.host), !configuration.redirectHosts.contains(where: { $0.lowercased() == web.host }) else { return nil }
+        if isOwnAppStorePage(web.href) || isOwnPlayStorePage(web.href) { return nil }
+        let own = web.host == "play.google.com"
+            ? "the Play Store page of one of this configuration's Android packages (https://play.google.com/store/apps/details?id=PACKAGE)"
+            : "the App Store page of one of this configuration's appStoreIds (https://apps.apple.com/app/idNUMBER)"
+        return "\(web.host) is allowed only for \(own); list \(web.host) in service.redirectHosts to allow any app"
+    }
+
+    /// Whether `url` is the App Store page (`…/id<NUMBER>`) of an app of this configuration.
+    func isOwnAppStorePage(_ url: String) -> Bool {
+        guard let c = URLComponents(string: url), c.scheme == "https", let host = c.host?.lowercased(),
+              host == "apps.apple.com" || host == "itunes.apple.com", let last = c.path.split(separator: "/").last, last.hasPrefix("id") else { return false }
+        let id = String(last.dropFirst(2))
+        return !id.isEmpty && configuration.apple.contains { $0.appStoreID == id }
+    }
+
+    /// Whether `url` is the Play Store page (`/store/apps/details?id=<PACKAGE>`, one `id`) of an
+    /// Android app of this configuration: the one place whose `referrer` reaches the app.
+    func isOwnPlayStorePage(_ url: String) -> Bool {
+        guard let c = URLComponents(string: url), c.scheme == "https", c.host?.lowercased() == "play.google.com", c.path == "/store/apps/details",
+              let ids = c.queryItems?.filter({ $0.name == "id" }), ids.count == 1, let id = ids[0].value else { return false }
+        return configuration.android.contains { $0.package == id }
     }
 
     private func webURL(_ url: String, field: String) throws(APIError) -> WebURL {

@@ -273,17 +273,25 @@ extension LinkService {
     }
 
     func clientAddress(_ request: Request, _ context: ServiceContext) -> String {
-        clientAddress(forwardedFor: request.headers[Self.forwardedFor], peer: { context.remoteAddress?.ipAddress }) ?? "unknown"
+        let forwarded = request.headers[values: Self.forwardedFor]
+        return clientAddress(forwardedFor: forwarded.isEmpty ? nil : forwarded.joined(separator: ","), peer: { context.remoteAddress?.ipAddress }) ?? "unknown"
     }
 
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
-    /// The client's address: the first of X-Forwarded-For when `service.trustForwardedFor`,
-    /// else the peer's.
+    /// The client's address: with `service.trustForwardedFor` (N proxies of your own in front),
+    /// the entry of X-Forwarded-For (all its lines, in order) N from the right, the address the
+    /// outermost of those proxies saw (each proxy appends the address it got the request from;
+    /// entries further left are whatever the client sent). Else, or when that entry is empty,
+    /// the peer's.
     func clientAddress(forwardedFor: String?, peer: () -> String?) -> String? {
-        if configuration.trustForwardedFor, let f = forwardedFor,
-           let first = f.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
-            return first
+        let hops = configuration.trustedProxies
+        if hops > 0, let forwardedFor {
+            let entries = forwardedFor.split(separator: ",", omittingEmptySubsequences: false)
+            // Fewer entries than proxies: the request skipped the outer ones; the left-most is
+            // still a proxy's.
+            let entry = entries[max(0, entries.count - hops)].trimmingCharacters(in: .whitespaces)
+            if !entry.isEmpty { return entry }
         }
         return peer()
     }

@@ -22,7 +22,10 @@ extension LinkService {
     func withClaim(_ page: LandingPage, audience: LandingPage.Audience, code: String?, route: String?,
                    parameters: [String: String], address: () -> String?) async -> LandingPage {
         guard page.deepLink != nil || route != nil else { return page }
-        guard (audience == .iOS && page.appStoreURL != nil) || (audience == .android && page.playStoreURL != nil) else { return page }
+        // Only the App Store and Play Store pages of this configuration's apps lead to an install
+        // of the app that claims: a token in any other URL would be handed to someone else.
+        guard (audience == .iOS && page.appStoreURL.map(input.isOwnAppStorePage) == true)
+                || (audience == .android && page.playStoreURL.map(input.isOwnPlayStorePage) == true) else { return page }
         let visitor = address()
         if perAddress.take("claims:" + (visitor ?? "unknown")) != nil {
             metrics.claimsRefused.increment()
@@ -54,9 +57,38 @@ extension LinkService {
     static func claimURL(_ publicURL: String, _ token: String) -> String { publicURL + "/d/" + token }
 
     /// A Play Store URL with `referrer=sy_claim%3DTOKEN` (the value URL-encoded, as the Play
-    /// Install Referrer API hands it back decoded: `sy_claim=TOKEN`).
+    /// Install Referrer API hands it back decoded: `sy_claim=TOKEN`). A URL that has a `referrer`
+    /// already (a campaign's `utm_source=…`) keeps it, with the claim added to the same value:
+    /// `referrer=utm_source%3Dnews%26sy_claim%3DTOKEN` (the Play Store keeps one `referrer`).
     static func withReferrer(_ url: String, token: String) -> String {
-        url + (url.contains("?") ? "&" : "?") + "referrer=" + DeferredSettings.referrerKey + "%3D" + token
+        let claim = DeferredSettings.referrerKey + "=" + token
+        var base = Substring(url), fragment = ""
+        if let hash = url.firstIndex(of: "#") { base = url[..<hash]; fragment = String(url[hash...]) }
+        guard let question = base.firstIndex(of: "?") else { return String(base) + "?referrer=" + encodeComponent(claim) + fragment }
+        var items = base[base.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map(String.init)
+        let earlier = items.indices.filter { items[$0] == "referrer" || items[$0].hasPrefix("referrer=") }
+        guard let first = earlier.first else {
+            return String(base) + (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") + "referrer=" + encodeComponent(claim) + fragment
+        }
+        let value = (items[first].dropFirst("referrer=".count).removingPercentEncoding ?? "")
+            .split(separator: "&").filter { !$0.hasPrefix(DeferredSettings.referrerKey + "=") }.joined(separator: "&")
+        items[first] = "referrer=" + encodeComponent(value.isEmpty ? claim : value + "&" + claim)
+        for i in earlier.dropFirst().reversed() { items.remove(at: i) }
+        return String(base[...question]) + items.joined(separator: "&") + fragment
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters.
+    static func encodeComponent(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default: out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 
     /// 256 random bits, base64url (43 characters).

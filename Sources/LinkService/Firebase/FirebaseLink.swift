@@ -13,7 +13,7 @@ struct FirebaseLink: Equatable {
         ("afl", "Android fallback, instead of the Play Store"),
         ("amv", "minimum Android app version: accepted, not used"),
         ("ibi", "iOS bundle ID: must be one of the configuration's"),
-        ("isi", "App Store ID (digits): its App Store page is the iOS fallback"),
+        ("isi", "App Store ID (digits): must be one of the configuration's appStoreIds; its App Store page is the iOS fallback"),
         ("ifl", "iOS fallback, instead of the App Store"),
         ("ipfl", "iPad fallback, instead of ifl"),
         ("ius", "iOS custom scheme: accepted, not used (the configuration's scheme is)"),
@@ -22,7 +22,7 @@ struct FirebaseLink: Equatable {
         ("st", "preview title"),
         ("sd", "preview description"),
         ("si", "preview image (http or https)"),
-        ("efr", "1: skip the preview page and send the visitor straight to the platform's target (302)"),
+        ("efr", "1: skip the preview page and send the visitor straight to the platform's target (302; on Android, the app's Play Store link carries a deferred-link claim)"),
         ("utm_source", "accepted, not used"), ("utm_medium", "accepted, not used"), ("utm_campaign", "accepted, not used"),
         ("utm_term", "accepted, not used"), ("utm_content", "accepted, not used"),
         ("at", "App Store affiliate token: accepted, not used"), ("ct", "App Store campaign token: accepted, not used"),
@@ -89,6 +89,10 @@ struct FirebaseLink: Equatable {
         if let isi = p["isi"], !isi.isEmpty {
             guard isi.utf8.count <= 20, isi.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                 throw .badRequest(.invalidAppStoreID, "isi must be an App Store ID (digits)", field: "isi")
+            }
+            // Like apn and ibi: a link on your domain names your apps only.
+            guard configuration.apple.contains(where: { $0.appStoreID == isi }) else {
+                throw .badRequest(.unknownApp, "isi: \(isi) is not an appStoreId of this configuration", field: "isi")
             }
             iOSFallback = "https://apps.apple.com/app/id" + isi
             appStoreID = isi

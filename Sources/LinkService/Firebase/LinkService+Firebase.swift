@@ -21,7 +21,16 @@ extension LinkService {
         let iPad = userAgent?.contains("iPad") ?? false
         let preview = Self.isPreview(userAgent: userAgent) { request.headers[$0] }
         if link.forceRedirect && !preview {
-            return Response(status: .found, headers: [.location: link.target(for: audience, iPad: iPad), .cacheControl: "no-store",
+            var target = link.target(for: audience, iPad: iPad)
+            // Android needs no tap to carry a claim: the Play Store link itself does.
+            if audience == .android, request.method == .get, offersClaim(audience, preview: preview) {
+                var page = basePage(pageURL: configuration.publicURL + "/?" + (request.uri.query ?? ""))
+                page.deepLink = link.deepLink
+                page.playStoreURL = target
+                target = await withClaim(page, audience: audience, code: nil, route: nil, parameters: [:],
+                                         address: { clientAddress(request, context) }).playStoreURL ?? target
+            }
+            return Response(status: .found, headers: [.location: target, .cacheControl: "no-store",
                                                       HTTPField.Name("Referrer-Policy")!: "no-referrer"])
         }
         var page = basePage(pageURL: configuration.publicURL + "/?" + (request.uri.query ?? ""))

@@ -54,11 +54,16 @@ public struct LandingPage: Sendable, Equatable {
     /// button becomes "Get the app" (`#get-app`), which copies it when tapped, then goes on.
     public var claimURL: String?
 
+    /// Whether `url` is on one of `hosts` (a fallback on a store is labelled as the store).
+    static func onHost(_ url: String, _ hosts: Set<String>) -> Bool {
+        URLComponents(string: url)?.host.map { hosts.contains($0.lowercased()) } ?? false
+    }
+
     /// The fallback for an audience: the store of the platform, the web on desktop.
     public func fallback(for audience: Audience) -> (label: String, url: String)? {
         switch audience {
-        case .iOS: return appStoreURL.map { ("Get it on the App Store", $0) }
-        case .android: return playStoreURL.map { ("Get it on Google Play", $0) }
+        case .iOS: return appStoreURL.map { (Self.onHost($0, ["apps.apple.com", "itunes.apple.com"]) ? "Get it on the App Store" : "Continue on the web", $0) }
+        case .android: return playStoreURL.map { (Self.onHost($0, ["play.google.com"]) ? "Get it on Google Play" : "Continue on the web", $0) }
         case .desktop: return webURL.map { ("Continue on the web", $0) }
         }
     }

@@ -49,7 +49,10 @@ struct FastPath: Sendable {
                 String(path.dropFirst(3)), userAgent: userAgent,
                 preview: LinkService.isPreview(userAgent: userAgent) { headers.first(name: $0.rawName) },
                 referer: headers.first(name: "referer"),
-                address: { service.clientAddress(forwardedFor: headers.first(name: "x-forwarded-for"), peer: client) }) else { return nil }
+                address: {
+                    let forwarded = headers["x-forwarded-for"]
+                    return service.clientAddress(forwardedFor: forwarded.isEmpty ? nil : forwarded.joined(separator: ","), peer: client)
+                }) else { return nil }
             route = pageRoute
             answer = (.ok, fields, page)
         } else {

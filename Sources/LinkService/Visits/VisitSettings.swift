@@ -62,7 +62,7 @@ public struct VisitSettings: Sendable, Equatable {
     /// all but its first 48 bits zeroed (`2001:db8:85a3::`, in RFC 5952 form); nil when the text is not an address.
     static func anonymize(_ address: String) -> String? {
         var text = address
-        if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }  // fe80::1%eth0
+        if let percent = text.utf8.firstIndex(of: UInt8(ascii: "%")) { text = String(text[..<percent]) }  // fe80::1%eth0
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             // inet_pton takes only the plain dotted form (four decimal numbers, no leading
