@@ -8,6 +8,8 @@ Prints one JSON summary line; exits 1 if any acknowledged link is missing or wro
 """
 import argparse, json, os, random, re, signal, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
 
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+
 
 def config_with_open_limits(binary):
     """The example configuration with rate limits raised, so clients are not throttled."""
@@ -115,7 +117,8 @@ def main():
             visited = next(iter(acknowledged))
             clicks_before = request("GET", base + "/api/links/" + visited, token)[1]["clicks"]
             for _ in range(5):
-                urllib.request.urlopen(base + "/i/" + visited, timeout=10).read()
+                # A person's browser: Python's own User-Agent is a script's, which counts no click.
+                urllib.request.urlopen(urllib.request.Request(base + "/i/" + visited, headers={"User-Agent": BROWSER}), timeout=10).read()
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)

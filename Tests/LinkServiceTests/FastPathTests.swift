@@ -18,7 +18,9 @@ import Testing
     }
 
     static func answer(_ client: some TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> Answer {
-        try await client.execute(uri: uri, method: .get, headers: headers) { r in
+        var headers = headers
+        if headers[.userAgent] == nil { headers[.userAgent] = LandingPageTests.desktop }
+        return try await client.execute(uri: uri, method: .get, headers: headers) { r in
             var h: [String: String] = [:]
             for f in r.headers where f.name != .date && f.name != .server { h[f.name.canonicalName] = f.value }
             #expect(r.headers[.date] != nil, "every response carries a Date header")

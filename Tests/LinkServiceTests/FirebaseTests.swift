@@ -79,6 +79,21 @@ import Testing
         }
     }
 
+    /// A page a CDN may keep (a long link's preview, a route's page) says what it depends on: a
+    /// phone must not get the desktop's page, nor a person the page a crawler got.
+    @Test func cacheablePagesVaryByUserAgentAndPrefetch() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            for uri in [Self.long("st=Spring"), "/join/g42?code=abc", Self.long("efr=1")] {
+                let r = try await client.call(.get, uri, headers: [.userAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"])
+                #expect(r.status == .ok && r.headers[.cacheControl] == "public, max-age=300", "\(uri): \(r.status) \(r.headers)")
+                #expect(r.headers[.vary] == "User-Agent, Sec-Purpose, Purpose, X-Purpose, X-Moz", "\(uri): \(r.headers)")
+            }
+            let phone = try await client.call(.get, Self.long("st=Spring"), headers: [.userAgent: Self.android])
+            #expect(phone.headers[.cacheControl] == "private, no-store")
+        }
+    }
+
     /// Nothing is ever redirected to a host the configuration does not allow.
     @Test(arguments: [
         ("/?link=https://evil.example/x&efr=1", "link: host evil.example"),
@@ -230,7 +245,8 @@ import Testing
 
     /// Free text that a spreadsheet would run as a formula is exported behind a `'`, and an
     /// import gives back exactly what was stored.
-    @Test(arguments: ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=x", "''y", "'plain", "plain", "", "\r\n=1+1", "\r\nnew", "'\r\nx", "-A1"])
+    @Test(arguments: ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=x", "''y", "'plain", "plain", "", "\r\n=1+1", "\r\nnew", "'\r\nx", "-A1",
+                       "''=double", "'''-x", "'", "'''", "''-) wink"])
     func exportedTextIsSafeInASpreadsheetAndRoundTrips(_ title: String) throws {
         let written = LinkImport.spreadsheetSafe(title)
         #expect(!(written.unicodeScalars.first.map(LinkImport.formulaStarts.contains) ?? false))
@@ -240,6 +256,28 @@ import Testing
         let record = CSV.record(["a", written, "b"])
         let parsed = try CSV.parse(record)
         #expect(parsed.count == 1 && parsed.first?.fields == ["a", written, "b"], "\(record.debugDescription)")
+    }
+
+    /// A link read back from its export is the link: free text however many `'` it starts with,
+    /// its last change; an empty title or description is none, through the API as in the CSV.
+    @Test func exportAndImportKeepTextAndTheLastChange() async throws {
+        let h = try await Harness.make()
+        let created = Date(timeIntervalSince1970: 1_790_000_000)
+        var link = StoredLink(code: "rthhhhh", createdAt: created)
+        link.deepLink = "plur://group/z"
+        link.title = "''=double"
+        link.description = "'-) wink"
+        link.updatedAt = created.addingTimeInterval(60)
+        let plan = try LinkImport(configuration: h.service.configuration).ownLinks(LinkImport.export([link]), now: created.addingTimeInterval(120))
+        #expect(plan.problems.isEmpty, "\(plan.problems)")
+        let back = try #require(plan.links.first)
+        #expect(back.title == link.title && back.description == link.description && back.updatedAt == link.updatedAt, "\(back)")
+        let before = LinkImport.export([link]).split(separator: "\n").last.map(String.init)
+        #expect(LinkImport.export([back]).split(separator: "\n").last.map(String.init) == before)
+        try await h.app().test(.router) { client in
+            let made = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/e", "title": "", "description": ""}"#)
+            #expect(made.status == .created && made.json?["title"] == .null && made.json?["description"] == .null, "\(made.text)")
+        }
     }
 
     /// Export and import csv give back a link whose code starts with - (an imported Firebase

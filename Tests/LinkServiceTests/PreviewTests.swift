@@ -48,8 +48,16 @@ import Testing
         "Mozilla/5.0 (Linux; Android 11; Cubot Note 20) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
         "Mozilla/5.0 (Linux; Android 13; CUBOT_P80) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
         "Mozilla/5.0 (Linux; Android 13; SAMSUNG SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36",
-        "",
     ]
+
+    /// Every browser sends a User-Agent: a request without one, or with an empty one, is a script
+    /// or a link checker, and never uses up a link.
+    @Test func noUserAgentIsNoPerson() {
+        for userAgent in [nil, "", " ", "\t"] as [String?] {
+            #expect(PreviewAgents.standard.agent(userAgent: userAgent) == PreviewAgents.noUserAgent, "\(userAgent.debugDescription)")
+            #expect(PreviewAgents.standard.isPreview(userAgent: userAgent) { _ in nil })
+        }
+    }
 
     @Test(arguments: people)
     func peopleAreNotPreviews(_ userAgent: String) {
@@ -136,7 +144,10 @@ import Testing
             let lowered = ua.lowercased()
             let expected = agents.first { lowered.contains($0.match.lowercased()) }
             let got = PreviewAgents.standard.agent(userAgent: ua)
-            if let expected { #expect(got == expected, "\(ua)") } else { #expect(got == nil || got == PreviewAgents.selfDeclared, "\(ua)") }
+            if let expected { #expect(got == expected, "\(ua)") } else {
+                let blank = ua.allSatisfy { $0 == " " }
+                #expect(blank ? got == PreviewAgents.noUserAgent : (got == nil || got == PreviewAgents.selfDeclared), "\(ua)")
+            }
         }
     }
 }

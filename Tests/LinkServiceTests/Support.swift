@@ -108,11 +108,17 @@ struct Harness {
 }
 
 extension TestClientProtocol {
+    /// The User-Agent `call` sends when the test gives none: a desktop browser's.
+    static var browser: String { "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0" }
+
     /// Sends a JSON body with a bearer token and returns (status, parsed body, headers).
     @discardableResult
     func call(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, body: String? = nil,
               headers extra: HTTPFields = [:]) async throws -> (status: HTTPResponse.Status, json: JSONValue?, text: String, headers: HTTPFields) {
         var headers = extra
+        // A person's browser unless the test says otherwise (a request without a User-Agent is a
+        // script's, and never uses up a link).
+        if headers[.userAgent] == nil { headers[.userAgent] = Self.browser }
         if let token { headers[.authorization] = "Bearer \(token)" }
         if body != nil { headers[.contentType] = "application/json" }
         return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in

@@ -86,9 +86,10 @@ struct LinkInput {
                 link[keyPath: path] = try checkFallback(u, field: key, requireAllowedHost: key != "image")
             }
         }
-        link.title = try string(body, "title", maximum: Self.maximumTitleLength)
+        // An empty title or description is none (the configured default is shown), as CSV writes it.
+        link.title = try string(body, "title", maximum: Self.maximumTitleLength).flatMap { $0.isEmpty ? nil : $0 }
         if let title = link.title { try Self.checkText(title, field: "title") }
-        link.description = try string(body, "description", maximum: Self.maximumDescriptionLength)
+        link.description = try string(body, "description", maximum: Self.maximumDescriptionLength).flatMap { $0.isEmpty ? nil : $0 }
         if let description = link.description { try Self.checkText(description, field: "description", lineBreaks: true) }
         if let e = try string(body, "expiresAt") {
             let date: Date

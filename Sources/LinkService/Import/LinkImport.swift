@@ -196,7 +196,7 @@ public struct LinkImport: Sendable {
 
     /// The columns of `switchyard export csv`, in order.
     public static let columns = ["code", "kind", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
-                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks"]
+                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt"]
 
     /// Links as CSV records, the header first unless `header` is false (a later page).
     public static func export(_ links: [StoredLink], header: Bool = true) -> String {
@@ -207,6 +207,7 @@ public struct LinkImport: Sendable {
                 link.parameters.isEmpty && link.route == nil ? "" : JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) })),
                 link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", Self.spreadsheetSafe(link.title ?? ""), Self.spreadsheetSafe(link.description ?? ""), link.imageURL ?? "",
                 link.expiresAt.map(Self.iso) ?? "", link.maxUses.map(String.init) ?? "", Self.iso(link.createdAt), String(link.clicks),
+                link.updatedAt.map(Self.iso) ?? "",
             ])
         }
         return out
@@ -215,26 +216,23 @@ public struct LinkImport: Sendable {
     /// Characters that make a spreadsheet read a cell as a formula when they come first.
     static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r", "\n"]
 
-    /// Free text as export writes it: a leading `'` before a value a spreadsheet would run as a
-    /// formula (`=HYPERLINK(…)`), and before one that already starts with `'` and such a
-    /// character, so that ``spreadsheetText(_:)`` gives back exactly the original. Judged by
+    /// Free text as export writes it: one more `'` in front of a value that, after any `'` it
+    /// starts with, begins with a character a spreadsheet would run as a formula (`=HYPERLINK(…)`,
+    /// `'=x`, `''-x`), so that ``spreadsheetText(_:)`` gives back exactly the original. Judged by
     /// scalars (a leading `"\r\n"` is one `Character`).
     static func spreadsheetSafe(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard let first = scalars.first else { return text }
-        if formulaStarts.contains(first) { return "'" + text }
-        if first == "'", let second = scalars.dropFirst().first, formulaStarts.contains(second) { return "'" + text }
-        return text
+        guaranteedFormula(text) ? "'" + text : text
     }
 
-    /// The inverse of ``spreadsheetSafe(_:)``.
+    /// The inverse of ``spreadsheetSafe(_:)``: one `'` fewer in front of such a value.
     static func spreadsheetText(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard scalars.first == "'", let second = scalars.dropFirst().first, formulaStarts.contains(second) || second == "'" else { return text }
-        let rest = String(String.UnicodeScalarView(scalars.dropFirst()))
-        // "''=x" came from "'=x"; "'=x" from "=x"; "''x" was written as it is.
-        if second == "'" { return rest.unicodeScalars.dropFirst().first.map { formulaStarts.contains($0) } == true ? rest : text }
-        return rest
+        guard text.unicodeScalars.first == "'", guaranteedFormula(text) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.dropFirst()))
+    }
+
+    /// Whether the first scalar after the leading `'`s (none or more) starts a formula.
+    private static func guaranteedFormula(_ text: String) -> Bool {
+        text.unicodeScalars.first(where: { $0 != "'" }).map { formulaStarts.contains($0) } ?? false
     }
 
     static func iso(_ date: Date) -> String {
@@ -360,6 +358,12 @@ public struct LinkImport: Sendable {
             if let c = value("clicks") {
                 guard let n = Int64(c), n >= 0 else { problem("clicks must be a whole number, 0 or more"); continue }
                 link.clicks = n
+            }
+            if let u = value("updatedAt") {
+                guard let d = Self.date(u) else { problem("updatedAt \(JSONWriter.quote(u)) is not an ISO 8601 time"); continue }
+                guard d <= now.addingTimeInterval(300) else { problem("updatedAt \(u) is in the future"); continue }
+                guard d >= link.createdAt else { problem("updatedAt \(u) is before createdAt"); continue }
+                link.updatedAt = d
             }
             seen[code] = record.line
             plan.links.append(link)

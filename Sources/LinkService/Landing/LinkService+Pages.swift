@@ -210,8 +210,15 @@ extension LinkService {
     }
 
     func htmlResponse(_ status: HTTPResponse.Status, _ body: ByteBuffer, cache: String) -> Response {
-        Response(status: status, headers: Self.htmlHeaders(cache: cache, length: body.readableBytes), body: .init(byteBuffer: body))
+        var headers = Self.htmlHeaders(cache: cache, length: body.readableBytes)
+        // A page a cache may keep differs by platform and by whether a person or a fetcher asked:
+        // a CDN must not hand the desktop's page (or a crawler's) to a phone.
+        if cache.hasPrefix("public") { headers[.vary] = Self.pageVary }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
+
+    /// What a cacheable page depends on: the User-Agent and the prefetch headers.
+    static let pageVary = (["User-Agent"] + PreviewAgents.standard.prefetchHeaders.map(\.header)).joined(separator: ", ")
 
     static func htmlHeaders(cache: String, length: Int) -> HTTPFields {
         [.contentType: "text/html; charset=utf-8", .cacheControl: cache, .contentLength: String(length),

@@ -83,9 +83,12 @@ public struct PreviewAgents: Sendable {
     }
 
     /// The entry that names this User-Agent, ``selfDeclared`` for one that says it is a robot
-    /// without being listed, or nil for a person's browser (or no User-Agent).
+    /// without being listed, ``noUserAgent`` when there is none (or only spaces), or nil for a
+    /// person's browser.
     public func agent(userAgent: String?) -> Agent? {
-        guard let userAgent, !userAgent.isEmpty else { return nil }
+        // Every browser sends a User-Agent: a request without one is a script or a checker, and
+        // must not use up a one-time link.
+        guard let userAgent, userAgent.utf8.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return Self.noUserAgent }
         let text = userAgent.utf8.map(Self.lower)
         // The first entry in file order that occurs anywhere, as a scan entry by entry finds it.
         var best = Int.max
@@ -99,6 +102,9 @@ public struct PreviewAgents: Sendable {
         if best != Int.max { return agents[best] }
         return Self.declaresItself(Array(userAgent.utf8), lowered: text) ? Self.selfDeclared : nil
     }
+
+    /// A request without a User-Agent (or an empty one).
+    public static let noUserAgent = Agent(name: "No User-Agent", match: "", example: "")
 
     /// Any robot the list does not name but whose User-Agent says what it is.
     public static let selfDeclared = Agent(name: "Self-declared robot", match: "+http, crawler, spider, slurp, …bot",

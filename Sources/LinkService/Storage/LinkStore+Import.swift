@@ -27,7 +27,8 @@ extension LinkStore {
                             .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
                             SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
                             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
-                            SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy), .null,
+                            SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
+                            SQLValue(link.updatedAt.map(Self.millis)),
                         ])
                         if let outbox, outbox.wants("link.created") { try await outbox.enqueue("link.created", data: outbox.render(link), at: now, in: tx) }
                         outcomes.append(.created)
