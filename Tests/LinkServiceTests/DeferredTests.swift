@@ -53,6 +53,24 @@ import Testing
         }
     }
 
+    /// A page that carries the app link itself (`/i/plur://join-community?…`) hands the app that
+    /// link's own route and parameters, as `/join/g42?code=…` hands `join`'s: not the web route
+    /// that wrapped it.
+    @Test func aClaimOfAnEmbeddedAppLinkNamesItsRoute() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let page = try await client.call(.get, "/i/plur://join-community?group-id=G7&code=C9", headers: [.userAgent: Self.android])
+            let play = try #require(Self.attribute("href", of: "fallback", in: page.text), "\(page.text)")
+            let token = try #require(Self.token(inPlayLink: play), "\(play)")
+            let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
+            #expect(claim.status == .ok, "\(claim.text)")
+            #expect(claim.json?["route"]?.stringValue == "appJoinCommunity", "\(claim.text)")
+            #expect(claim.json?["parameters"] == .object([("groupId", .string("G7")), ("code", .string("C9"))]) ||
+                    claim.json?["parameters"] == .object([("code", .string("C9")), ("groupId", .string("G7"))]), "\(claim.text)")
+            #expect(claim.json?["deepLink"]?.stringValue == "plur://join-community?group-id=G7&code=C9", "\(claim.text)")
+        }
+    }
+
     /// The claim joins a `referrer` the store URL has, in the one value the Play Store keeps.
     @Test(arguments: [
         ("https://play.google.com/store/apps/details?id=a.b", "https://play.google.com/store/apps/details?id=a.b&referrer=sy_claim%3DTOK"),
@@ -196,7 +214,7 @@ import Testing
 
             let unknown = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(String(repeating: "A", count: 43))"}"#)
             #expect(unknown.status == .notFound && unknown.json?["error"]?["code"]?.stringValue == "claim-unknown")
-            for (body, code) in [(#"{"token": "short"}"#, "invalid-claim-token"), (#"{"token": 5}"#, "invalid-claim-token"), ("{}", "invalid-claim-token"),
+            for (body, code) in [(#"{"token": "short"}"#, "invalid-claim-token"), (#"{"token": 5}"#, "invalid-claim-token"), ("{}", "missing-field"),
                                  (#"{"token": "\#(stale)", "code": "x"}"#, "unknown-field"), ("[1]", "not-an-object"), ("nope", "malformed-json")] {
                 let r = try await client.call(.post, "/api/deferred/claim", body: body)
                 #expect(r.status == .badRequest && r.json?["error"]?["code"]?.stringValue == code, "\(body): \(r.text)")

@@ -114,6 +114,8 @@ import Testing
         ("/?link=https://play.google.com/store/apps/details?id=com.evil.app&efr=1", "link: play.google.com is allowed only"),
         ("/?link=https://rabble.community/x&st=a%00b", "st contains the control character U+0000"),
         ("/?link=&efr=1", "needs link"),
+        ("/?link=https://evil.example/&link=https://rabble.community/g/x", "link is given more than once"),
+        ("/?link=https://rabble.community/g/x&afl=https://rabble.community/a&afl=https://rabble.community/b&efr=1", "afl is given more than once"),
     ])
     func longLinksToHostsNotAllowedAreRefused(_ uri: String, _ reason: String) async throws {
         let h = try await Harness.make()

@@ -115,6 +115,7 @@ extension LinkService {
         if let extra = members.first(where: { $0.0 != "token" }) {
             throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(extra.0)); the body is {\"token\": \"…\"}", field: extra.0)
         }
+        guard body["token"] != nil else { throw .badRequest(.missingField, "token is required: the body is {\"token\": \"…\"}", field: "token") }
         guard let token = body["token"]?.stringValue, Self.isClaimToken(token) else {
             throw .badRequest(.invalidClaimToken, "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
         }

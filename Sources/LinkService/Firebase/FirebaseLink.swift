@@ -45,7 +45,7 @@ struct FirebaseLink: Equatable {
     var image: String?
     var forceRedirect = false
 
-    /// Reads the parameters (later ones win, as in a query); unknown names are ignored.
+    /// Reads the parameters (each known one at most once); unknown names are ignored.
     /// A long link's query as name–value pairs, decoded as a form is (`+` is a space, then
     /// percent escapes), as Firebase's servers read it: `st=Summer+rave` is "Summer rave"; a `+`
     /// that means itself is `%2B`.
@@ -63,7 +63,12 @@ struct FirebaseLink: Equatable {
 
     init(_ pairs: [(String, String)], input: LinkInput) throws(APIError) {
         var p: [String: String] = [:]
-        for (k, v) in pairs where Self.known.contains(k) { p[k] = v }
+        for (k, v) in pairs where Self.known.contains(k) {
+            // Which of two values counts is a guess readers make differently (the page once
+            // showed one `link` and linked another): a parameter is given once.
+            guard p[k] == nil else { throw .badRequest(.invalidField, "\(k) is given more than once; give each parameter once", field: k) }
+            p[k] = v
+        }
         // The same limits as the links API: a title, a description, any URL.
         for (name, value) in p {
             let maximum = name == "st" ? LinkInput.maximumTitleLength : name == "sd" ? LinkInput.maximumDescriptionLength : LinkInput.maximumURLLength

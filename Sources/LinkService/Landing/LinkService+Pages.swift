@@ -155,9 +155,17 @@ extension LinkService {
         let embeddedAllowed = match.parameters.values.compactMap(Self.embeddedURL).allSatisfy { allowedDeepLink($0) != nil }
         if request.method == .get, embeddedAllowed,
            offersClaim(audience, preview: Self.isPreview(userAgent: request.headers[.userAgent]) { request.headers[$0] }) {
-            // A phone's visit: with a claim token, so the page is this visitor's alone.
-            landing = await withClaim(landing, audience: audience, code: nil, route: settings?.appRoute ?? route.name,
-                                      parameters: match.parameters.mapValues(\.text), address: { clientAddress(request, context) })
+            // A phone's visit: with a claim token, so the page is this visitor's alone. A page that
+            // carries the app link itself hands the app the route of that link, as a mapped page does.
+            var claimRoute = settings?.appRoute ?? route.name
+            var claimParameters = match.parameters.mapValues(\.text)
+            if settings?.appRoute == nil, let embedded = landing.deepLink, match.parameters.values.contains(where: { Self.embeddedURL($0) == embedded }),
+               let inner = configuration.router.route(embedded).match {
+                claimRoute = inner.route
+                claimParameters = inner.parameters.mapValues(\.text)
+            }
+            landing = await withClaim(landing, audience: audience, code: nil, route: claimRoute,
+                                      parameters: claimParameters, address: { clientAddress(request, context) })
             return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "private, no-store")
         }
         return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "public, max-age=300")
