@@ -50,7 +50,7 @@ import Testing
                 #expect(r.status == .found && location.hasPrefix(target) && DeferredTests.token(inPlayLink: location).map(LinkService.isClaimToken) == true,
                         "\(r.status) \(location)")
                 let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(DeferredTests.token(inPlayLink: location) ?? "")"}"#)
-                #expect(claim.status == .ok && claim.json?["deepLink"]?.stringValue == "https://rabble.community/g/spring", "\(claim.text)")
+                #expect(claim.status == .ok && claim.json?["deepLink"]?.stringValue == "plur://group/spring", "\(claim.text)")
             } else {
                 #expect(r.status == .found && r.headers[.location] == target, "\(r.status) \(r.headers)")
             }
@@ -65,7 +65,9 @@ import Testing
             #expect(page.status == .ok)
             for tag in [#"<meta property="og:title" content="Spring meetup">"#, #"<meta property="og:description" content="Bring friends+1">"#,
                         #"<meta property="og:image" content="https://cdn.example/s.png">"#,
-                        #"<a id="open-app" class="button" href="https://rabble.community/g/spring">"#,
+                        // The app link of `link`'s route: a tap on a universal link of the page's
+                        // own domain would stay in the browser on iOS.
+                        #"<a id="open-app" class="button" href="plur://group/spring">"#,
                         #"<a id="fallback" class="button" data-audience="desktop" href="https://rabble.community/g/spring">"#] {
                 #expect(page.text.contains(tag), "\(tag)")
             }
@@ -144,6 +146,7 @@ import Testing
         try await h.app().test(.router) { client in
             let page = try await client.call(.get, "/summer", headers: [.userAgent: Self.desktop])
             #expect(page.status == .ok && page.text.contains(#"<meta property="og:title" content="Summer rave">"#))
+            #expect(page.text.contains(#"<a id="open-app" class="button" href="plur://group/summer">"#), "the app link of link's route: \(page.text)")
             #expect(try await client.call(.get, "/i/summer", headers: [.userAgent: Self.desktop]).status == .ok)
             let android = try await client.call(.get, "/summer", headers: [.userAgent: Self.android])
             #expect(android.text.contains("https://play.google.com/store/apps/details?id=community.rabble.plur&amp;referrer=sy_claim%3D"))

@@ -25,7 +25,7 @@ extension LinkService {
             // Android needs no tap to carry a claim: the Play Store link itself does.
             if audience == .android, request.method == .get, offersClaim(audience, preview: preview) {
                 var page = basePage(pageURL: configuration.publicURL + "/?" + (request.uri.query ?? ""))
-                page.deepLink = link.deepLink
+                page.deepLink = appLink(forPageURL: link.link) ?? link.deepLink
                 page.playStoreURL = target
                 target = await withClaim(page, audience: audience, code: nil, route: nil, parameters: [:],
                                          address: { clientAddress(request, context) }).playStoreURL ?? target
@@ -37,7 +37,9 @@ extension LinkService {
         page.title = link.title ?? configuration.defaultTitle
         page.description = link.description ?? configuration.defaultDescription
         page.image = link.image ?? page.image
-        page.deepLink = link.deepLink
+        // "Open in the app" is the app link of `link` when a route of this service takes it (a tap
+        // on a universal link of the page's own domain stays in the browser on iOS).
+        page.deepLink = appLink(forPageURL: link.link) ?? link.deepLink
         page.appStoreURL = link.target(for: .iOS, iPad: iPad)
         page.playStoreURL = link.target(for: .android, iPad: false)
         page.webURL = link.target(for: .desktop, iPad: false)

@@ -126,20 +126,7 @@ extension LinkService {
             return messagePage(.notFound, "Not found", "Nothing here.")
         }
         let settings = configuration.landingPages[route.name]
-        var deepLink: String?
-        if settings?.appRoute == nil, let embedded = match.parameters.values.lazy.compactMap(Self.embeddedURL).first {
-            // A link that carries the app link itself (`/i/plur://join-community?…`): the app
-            // link is offered only when it uses one of the configuration's app schemes (checked
-            // below); nothing else is ever linked to.
-            deepLink = embedded
-        } else if let app = settings?.appRoute {
-            let appRoute = configuration.router.routes.first(where: { $0.name == app })
-            let wanted = Set(appRoute?.parameterNames ?? [])
-            deepLink = configuration.router.url(route: app, parameters: match.parameters.filter { wanted.contains($0.key) })
-        } else if let scheme = configuration.apple.lazy.compactMap(\.scheme).first {
-            // No mapping: the same path and query under the app's scheme.
-            deepLink = scheme + "://" + request.uri.path.drop(while: { $0 == "/" }) + (request.uri.query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
-        }
+        let deepLink = appLink(for: match, path: request.uri.path, query: request.uri.query)
         func fill(_ template: String?) -> String? {
             guard var text = template else { return nil }
             for (name, value) in match.parameters { text = text.replacingOccurrences(of: "{\(name)}", with: value.text) }
@@ -171,6 +158,34 @@ extension LinkService {
         return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "public, max-age=300")
     }
 
+    /// The app link for a page of a universal-link route (`match`, at `path` and `query`):
+    ///  - a link that carries the app link itself (`/i/plur://join-community?…`): that link, which
+    ///    the caller offers only when it uses one of the configuration's app schemes;
+    ///  - a route `landing.pages` maps to an app route: that route's URL, with the parameters it takes;
+    ///  - otherwise the same path and query under the app's scheme.
+    func appLink(for match: RouteMatch, path: String, query: String?) -> String? {
+        let settings = configuration.landingPages[match.route]
+        if settings?.appRoute == nil, let embedded = match.parameters.values.lazy.compactMap(Self.embeddedURL).first { return embedded }
+        if let app = settings?.appRoute {
+            let appRoute = configuration.router.routes.first(where: { $0.name == app })
+            let wanted = Set(appRoute?.parameterNames ?? [])
+            return configuration.router.url(route: app, parameters: match.parameters.filter { wanted.contains($0.key) })
+        }
+        guard let scheme = configuration.apple.lazy.compactMap(\.scheme).first else { return nil }
+        return scheme + "://" + path.drop(while: { $0 == "/" }) + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
+    }
+
+    /// The app link for an https URL of this service's own hosts that a universal-link route
+    /// takes (see `appLink(for:path:query:)`), checked as every deep link is; nil for any other URL.
+    /// A page's "Open in the app" must not be a universal link of the page's own domain: iOS
+    /// opens such a tap in the browser, not in the app.
+    func appLink(forPageURL url: String) -> String? {
+        guard let match = configuration.router.route(url).match,
+              let route = configuration.router.routes.first(where: { $0.name == match.route }), route.kind == .universal, !route.exclude,
+              let parts = URLComponents(string: url) else { return nil }
+        return appLink(for: match, path: parts.percentEncodedPath, query: parts.percentEncodedQuery).flatMap(allowedDeepLink)
+    }
+
     /// The URL carried by a `{name:url}` parameter.
     static func embeddedURL(_ value: RouteValue) -> String? {
         if case .url(let url, _) = value { return url }
@@ -184,6 +199,9 @@ extension LinkService {
         page.description = link.description ?? configuration.defaultDescription
         page.image = link.imageURL.flatMap { allowedURL($0, "image", requireHost: false) } ?? page.image
         page.deepLink = deepLink(of: link).flatMap(allowedDeepLink)
+        // A link imported from Firebase keeps `link`, an https URL: its page opens the app with the
+        // app link a route of this service gives it, as a long link's page does.
+        if link.kind == "fdl", let d = page.deepLink, let app = appLink(forPageURL: d) { page.deepLink = app }
         // A stored URL the configuration no longer allows falls back to the configured one.
         page.appStoreURL = link.appStoreURL.flatMap { allowedURL($0, "appStoreURL") } ?? page.appStoreURL
         page.playStoreURL = link.playStoreURL.flatMap { allowedURL($0, "playStoreURL") } ?? page.playStoreURL
