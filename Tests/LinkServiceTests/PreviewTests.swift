@@ -144,6 +144,8 @@ import Testing
             let lowered = ua.lowercased()
             let expected = agents.first { lowered.contains($0.match.lowercased()) }
             let got = PreviewAgents.standard.agent(userAgent: ua)
+            // Asked again, the remembered answer is the same.
+            #expect(PreviewAgents.standard.agent(userAgent: ua) == got, "\(ua)")
             if let expected { #expect(got == expected, "\(ua)") } else {
                 let blank = ua.allSatisfy { $0 == " " }
                 #expect(blank ? got == PreviewAgents.noUserAgent : (got == nil || got == PreviewAgents.selfDeclared), "\(ua)")

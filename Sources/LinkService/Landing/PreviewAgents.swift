@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SwitchyardCore
 
 /// Link-preview fetchers, crawlers and browser prefetches, from `Resources/preview-agents.json`.
@@ -32,6 +33,9 @@ public struct PreviewAgents: Sendable {
     /// For each byte, the entries whose match starts with it: one pass over a User-Agent
     /// instead of one per entry (the classifier was 5 % of a cached page's CPU time).
     private let byFirstByte: [[Int]]
+
+    /// Answers given lately (see `agent(userAgent:)`).
+    private let recent = RecentAgents()
 
     /// A classifier made of these entries; ``standard`` is the list the service ships.
     public init(agents: [Agent], prefetchHeaders: [PrefetchHeader]) {
@@ -89,6 +93,20 @@ public struct PreviewAgents: Sendable {
         // Every browser sends a User-Agent: a request without one is a script or a checker, and
         // must not use up a one-time link.
         guard let userAgent, userAgent.utf8.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return Self.noUserAgent }
+        // A few hundred browsers and fetchers send most requests: their answers are remembered.
+        let remembered = userAgent.utf8.count <= RecentAgents.longest
+        if remembered, let known = recent.answer(userAgent) {
+            return known == RecentAgents.person ? nil : known == RecentAgents.robot ? Self.selfDeclared : agents[known]
+        }
+        let found = classify(userAgent)
+        if remembered {
+            recent.remember(userAgent, found.map { $0 == Self.selfDeclared ? RecentAgents.robot : agents.firstIndex(of: $0) ?? RecentAgents.robot } ?? RecentAgents.person)
+        }
+        return found
+    }
+
+    /// The classification itself (see `agent(userAgent:)`).
+    private func classify(_ userAgent: String) -> Agent? {
         let text = userAgent.utf8.map(Self.lower)
         // The first entry in file order that occurs anywhere, as a scan entry by entry finds it.
         var best = Int.max
@@ -154,5 +172,25 @@ public struct PreviewAgents: Sendable {
     public func isPreview(userAgent: String?, header: (String) -> String?) -> Bool {
         if agent(userAgent: userAgent) != nil { return true }
         return prefetchHeaders.contains { h in header(h.header)?.lowercased().hasPrefix(h.startsWith) == true }
+    }
+}
+
+/// The classifications of recent User-Agents (at most `capacity`, all forgotten when full, so a
+/// flood of made-up ones costs a bounded table): the index of the entry, `person` or `robot`.
+final class RecentAgents: Sendable {
+    static let capacity = 4096
+    /// Longer User-Agents are classified every time (the table stays under about 2 MB).
+    static let longest = 512
+    static let person = -1
+    static let robot = -2
+    private let table = Mutex<[String: Int]>([:])
+
+    func answer(_ userAgent: String) -> Int? { table.withLock { $0[userAgent] } }
+
+    func remember(_ userAgent: String, _ answer: Int) {
+        table.withLock { t in
+            if t.count >= Self.capacity { t.removeAll(keepingCapacity: true) }
+            t[userAgent] = answer
+        }
     }
 }

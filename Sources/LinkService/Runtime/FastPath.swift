@@ -50,7 +50,7 @@ struct FastPath: Sendable {
                 preview: LinkService.isPreview(userAgent: userAgent) { headers.first(name: $0.rawName) },
                 referer: headers.first(name: "referer"),
                 address: {
-                    let forwarded = headers["x-forwarded-for"]
+                    let forwarded = service.configuration.trustedProxies > 0 ? headers["x-forwarded-for"] : []
                     return service.clientAddress(forwardedFor: forwarded.isEmpty ? nil : forwarded.joined(separator: ","), peer: client)
                 }) else { return nil }
             route = pageRoute
