@@ -71,6 +71,31 @@ import Testing
         }
     }
 
+    /// A long link whose `link` is a page no app route takes (a stored link's `/i/{code}`) opens
+    /// `link` itself, not a made-up app link; an imported link's claim names the route of its app
+    /// link, and the API gives its old path as its URL.
+    @Test func fdlPagesOpenOnlyWhatTheConfigurationSays() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let page = try await client.call(.get, "/?link=https://rabble.community/i/xffAbc23", headers: [.userAgent: Self.iPhone])
+            #expect(page.text.contains(#"<a id="open-app" class="button" href="https://rabble.community/i/xffAbc23">"#), "\(page.text)")
+            #expect(!page.text.contains("plur://i/"), "\(page.text)")
+        }
+        let csv = "Short link,Long link\nhttps://rabble.community/summer,\"https://rabble.community/?link=https://rabble.community/g/summer&apn=community.rabble.plur\"\n"
+        let plan = try LinkImport(configuration: h.service.configuration).firebase(csv, now: h.clock.today)
+        #expect(try await h.store.importLinks(plan.links) == [.created])
+        try await h.app().test(.router) { client in
+            #expect(try await client.call(.get, "/api/links/summer", token: h.reader).json?["url"]?.stringValue == "https://rabble.community/summer")
+            let android = try await client.call(.get, "/summer", headers: [.userAgent: Self.android])
+            let token = try #require(Self.attribute("href", of: "fallback", in: android.text).flatMap(Self.token(inPlayLink:)), "\(android.text)")
+            let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
+            #expect(claim.json?["route"]?.stringValue == "appGroup" && claim.json?["parameters"] == .object([("groupId", .string("summer"))]), "\(claim.text)")
+            // stats: days once.
+            let twice = try await client.call(.get, "/api/links/summer/stats?days=1&days=2", token: h.reader)
+            #expect(twice.status == .badRequest && twice.json?.at("error.code")?.stringValue == "invalid-days", "\(twice.text)")
+        }
+    }
+
     /// The claim joins a `referrer` the store URL has, in the one value the Play Store keeps.
     @Test(arguments: [
         ("https://play.google.com/store/apps/details?id=a.b", "https://play.google.com/store/apps/details?id=a.b&referrer=sy_claim%3DTOK"),
@@ -141,7 +166,7 @@ import Testing
 
             let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
             #expect(claim.status == .ok)
-            #expect(JSONWriter.compact(try #require(claim.json)) == #"{"code":"Ph2ne555","deepLink":"plur://group/ios","route":null,"parameters":{}}"#)
+            #expect(JSONWriter.compact(try #require(claim.json)) == #"{"code":"Ph2ne555","deepLink":"plur://group/ios","route":"appGroup","parameters":{"groupId":"ios"}}"#)
             #expect(try await client.call(.get, "/d/\(token)").status == .gone, "redeemed: the claim URL is spent")
             #expect(try await h.store.link(code: "Ph2ne555")?.clicks == 1, "the visit used one use; the claim none")
         }
@@ -300,7 +325,7 @@ import Testing
             let app = DeferredLink(service: URL(string: "http://127.0.0.1:\(port)")!, markerFile: marker)
             #expect(try await app.match(platform: "android") == .refused(status: 404, code: ErrorCode("no-match")), "another platform")
             let outcome = try await app.runOnFirstLaunch(pasteboard: { "no claim URL here" }, matchingPlatform: "ios")
-            #expect(outcome == .claimed(DeferredLink.Claim(code: "Guess234", deepLink: "plur://group/guessed")), "\(outcome)")
+            #expect(outcome == .claimed(DeferredLink.Claim(code: "Guess234", deepLink: "plur://group/guessed", route: "appGroup", parameters: ["groupId": "guessed"])), "\(outcome)")
             #expect(try await app.match(platform: "ios") == .refused(status: 404, code: ErrorCode("no-match")), "matched once")
             #expect(try await h.store.db.read("SELECT match_key FROM deferred_claims WHERE match_key IS NOT NULL", []).isEmpty)
 

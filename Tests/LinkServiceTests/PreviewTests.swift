@@ -50,6 +50,16 @@ import Testing
         "Mozilla/5.0 (Linux; Android 13; SAMSUNG SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36",
     ]
 
+    /// Programs are no people, even when no entry names them: every browser a person uses starts
+    /// its User-Agent with `Mozilla/` (old Opera: `Opera/`).
+    @Test func programsThatNameNoBrowserAreNotPeople() {
+        for program in ["Dart/3.2 (dart:io)", "PostmanRuntime/7.36.0", "python-httpx/0.27.0", "python-urllib3/2.0", "node", "Ruby",
+                        "Faraday v2.7.0", "Guzzle/7", "W3C_Validator/1.3", "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8 Build/UQ1A)"] {
+            #expect(PreviewAgents.standard.agent(userAgent: program) == PreviewAgents.notABrowser, "\(program)")
+        }
+        #expect(PreviewAgents.standard.agent(userAgent: "Opera/9.80 (J2ME/MIDP; Opera Mini/9.80 (S60; SymbOS; Opera Mobi/23.348; U; en) Presto/2.5.25 Version/10.54") == nil)
+    }
+
     /// Every browser sends a User-Agent: a request without one, or with an empty one, is a script
     /// or a link checker, and never uses up a link.
     @Test func noUserAgentIsNoPerson() {
@@ -148,7 +158,8 @@ import Testing
             #expect(PreviewAgents.standard.agent(userAgent: ua) == got, "\(ua)")
             if let expected { #expect(got == expected, "\(ua)") } else {
                 let blank = ua.allSatisfy { $0 == " " }
-                #expect(blank ? got == PreviewAgents.noUserAgent : (got == nil || got == PreviewAgents.selfDeclared), "\(ua)")
+                let program = !(ua.hasPrefix("Mozilla/") || ua.hasPrefix("Opera/"))
+                #expect(blank ? got == PreviewAgents.noUserAgent : (got == PreviewAgents.selfDeclared || got == (program ? PreviewAgents.notABrowser : nil)), "\(ua)")
             }
         }
     }

@@ -88,6 +88,21 @@ import Testing
         }
     }
 
+    /// An entry with a port (`203.0.113.7:4711`, `[2001:db8::1]:443`, as some proxies write
+    /// them) is its address: a new port per connection is no new client. What is not an address
+    /// is not believed.
+    @Test func aForwardedEntryIsItsAddressWithoutThePort() async throws {
+        let cases: [(String, String?)] = [
+            ("203.0.113.7", "203.0.113.7"), ("203.0.113.7:4711", "203.0.113.7"), ("2001:db8::1", "2001:db8::1"),
+            ("[2001:db8::1]:443", "2001:db8::1"), ("[2001:db8::1]", "2001:db8::1"), ("unknown", nil), ("example.com:80", nil),
+            ("203.0.113.7:4711:1", nil), ("", nil), ("300.1.1.1", nil),
+        ]
+        for (entry, expected) in cases { #expect(LinkService.address(inForwardedEntry: entry) == expected, "\(entry)") }
+        let h = try await Harness.make(extra: Self.forwarded)
+        #expect(h.service.clientAddress(forwardedFor: "9.9.9.9, 1.2.3.4:80", peer: { "127.0.0.1" }) == "1.2.3.4")
+        #expect(h.service.clientAddress(forwardedFor: "9.9.9.9, bogus", peer: { "127.0.0.1" }) == "127.0.0.1")
+    }
+
     /// People's visits are recorded with platform, referrer host and the network of their
     /// address, previews with the bot flag; a limited link's record is written with its use, the
     /// others with the batched counts; the stats say the same; deleting the link deletes them.

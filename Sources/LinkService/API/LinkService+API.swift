@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
 import Hummingbird
 import LinkRules
@@ -200,7 +205,8 @@ extension LinkService {
 
     /// A link as the API answers it (and as webhook events carry it).
     static func json(_ link: StoredLink, configuration: ServiceConfiguration, input: LinkInput) -> JSONValue {
-        func pageURL(_ code: String) -> String { configuration.publicURL + "/i/" + code }
+        // An imported Firebase link is served at its old path.
+        func pageURL(_ code: String) -> String { configuration.publicURL + (link.kind == "fdl" ? "/" : "/i/") + code }
         func deepLink(of link: StoredLink) -> String? { Self.deepLink(of: link, input: input) }
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -291,9 +297,28 @@ extension LinkService {
             // Fewer entries than proxies: the request skipped the outer ones; the left-most is
             // still a proxy's.
             let entry = entries[max(0, entries.count - hops)].trimmingCharacters(in: .whitespaces)
-            if !entry.isEmpty { return entry }
+            // Some proxies write `address:port` or `[v6]:port`: the port is not the client's, and
+            // a new port per connection must not make a new client. What is not an address is
+            // not believed either.
+            if let address = Self.address(inForwardedEntry: entry) { return address }
         }
         return peer()
+    }
+
+    /// The IP address an X-Forwarded-For entry names (`203.0.113.7`, `203.0.113.7:4711`,
+    /// `2001:db8::1`, `[2001:db8::1]:443`), in the form it was written; nil for anything else
+    /// (`unknown`, a name, an empty entry).
+    static func address(inForwardedEntry entry: String) -> String? {
+        var text = Substring(entry)
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            text = text[text.index(after: text.startIndex)..<close]
+        } else if text.contains("."), let colon = text.firstIndex(of: ":"), !text[text.index(after: colon)...].contains(":") {
+            text = text[..<colon]
+        }
+        let candidate = String(text)
+        var v4 = in_addr(), v6 = in6_addr()
+        guard inet_pton(AF_INET, candidate, &v4) == 1 || inet_pton(AF_INET6, candidate, &v6) == 1 else { return nil }
+        return candidate
     }
 
     func tooMany(_ wait: Double, _ who: String) -> APIError {

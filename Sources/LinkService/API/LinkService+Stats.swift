@@ -14,6 +14,9 @@ extension LinkService {
         _ = try await authenticate(request, .linksRead)
         let code = try codeParameter(context)
         var days = 30
+        if request.uri.queryParameters.getAll("days").count > 1 {
+            throw .badRequest(.invalidDays, "days is given more than once", field: "days")
+        }
         if let d = request.uri.queryParameters["days"] {
             guard let n = Int(d), (1...366).contains(n) else { throw .badRequest(.invalidDays, "days must be a whole number from 1 to 366", field: "days") }
             days = n

@@ -4,6 +4,7 @@ import Logging
 import Hummingbird
 import NIOCore
 import Prometheus
+import LinkRouting
 import SwitchyardCore
 
 extension LinkService {
@@ -33,6 +34,12 @@ extension LinkService {
         }
         let token = Self.newClaimToken()
         let date = now()
+        // Whichever page issued it, a claim names the route its app link takes, for the app's router.
+        var route = route, parameters = parameters
+        if route == nil, let link = page.deepLink, let match = configuration.router.route(link).match {
+            route = match.route
+            parameters = match.parameters.mapValues(\.text)
+        }
         let claim = DeferredClaim(code: code, deepLink: page.deepLink, route: route, parameters: parameters, platform: audience.rawValue)
         do {
             let matchKey = configuration.deferred.probabilisticMatching

@@ -187,7 +187,8 @@ public struct LinkImport: Sendable {
         }
         for (host, n) in otherHosts.sorted(by: { $0.key < $1.key }) {
             plan.notes.append("\(n) short link\(n == 1 ? " was" : "s were") on \(host), not on this service's host \(ownHost ?? "?"): imported under the same path, "
-                + "but a link keeps working only if \(host) now points at this service (*.page.link domains stopped with Firebase)")
+                + "but a link keeps working only if \(host) now points at this service"
+                + (host.hasSuffix(".page.link") || host == "page.link" ? " (*.page.link domains stopped with Firebase)" : ""))
         }
         return plan
     }

@@ -54,16 +54,22 @@ public struct LandingPage: Sendable, Equatable {
     /// button becomes "Get the app" (`#get-app`), which copies it when tapped, then goes on.
     public var claimURL: String?
 
-    /// Whether `url` is on one of `hosts` (a fallback on a store is labelled as the store).
-    static func onHost(_ url: String, _ hosts: Set<String>) -> Bool {
-        URLComponents(string: url)?.host.map { hosts.contains($0.lowercased()) } ?? false
+    /// The store whose app page `url` is ("App Store": `…/id<digits>` on apps.apple.com or
+    /// itunes.apple.com; "Google Play": `/store/apps/details?id=…`), nil for any other page: a
+    /// button is labelled as a store only when it leads to an app there.
+    static func storeName(_ url: String) -> String? {
+        guard let c = URLComponents(string: url), let host = c.host?.lowercased() else { return nil }
+        if host == "apps.apple.com" || host == "itunes.apple.com",
+           let last = c.path.split(separator: "/").last, last.hasPrefix("id"), last.count > 2, last.dropFirst(2).allSatisfy({ $0.isASCII && $0.isNumber }) { return "App Store" }
+        if host == "play.google.com", c.path == "/store/apps/details", c.queryItems?.contains(where: { $0.name == "id" }) == true { return "Google Play" }
+        return nil
     }
 
     /// The fallback for an audience: the store of the platform, the web on desktop.
     public func fallback(for audience: Audience) -> (label: String, url: String)? {
         switch audience {
-        case .iOS: return appStoreURL.map { (Self.onHost($0, ["apps.apple.com", "itunes.apple.com"]) ? "Get it on the App Store" : "Continue on the web", $0) }
-        case .android: return playStoreURL.map { (Self.onHost($0, ["play.google.com"]) ? "Get it on Google Play" : "Continue on the web", $0) }
+        case .iOS: return appStoreURL.map { (Self.storeName($0).map { "Get it on the \($0)" } ?? "Continue on the web", $0) }
+        case .android: return playStoreURL.map { (Self.storeName($0).map { "Get it on \($0)" } ?? "Continue on the web", $0) }
         case .desktop: return webURL.map { ("Continue on the web", $0) }
         }
     }

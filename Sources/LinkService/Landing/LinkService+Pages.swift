@@ -183,6 +183,10 @@ extension LinkService {
         guard let match = configuration.router.route(url).match,
               let route = configuration.router.routes.first(where: { $0.name == match.route }), route.kind == .universal, !route.exclude,
               let parts = URLComponents(string: url) else { return nil }
+        // Only what the configuration says (a landing.pages mapping, an embedded app link): the
+        // same path under the app's scheme would be made up for a path such as a stored link's
+        // `/i/{code}`, which no app route takes.
+        guard configuration.landingPages[match.route]?.appRoute != nil || match.parameters.values.contains(where: { Self.embeddedURL($0) != nil }) else { return nil }
         return appLink(for: match, path: parts.percentEncodedPath, query: parts.percentEncodedQuery).flatMap(allowedDeepLink)
     }
 

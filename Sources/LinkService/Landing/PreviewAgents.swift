@@ -96,11 +96,18 @@ public struct PreviewAgents: Sendable {
         // A few hundred browsers and fetchers send most requests: their answers are remembered.
         let remembered = userAgent.utf8.count <= RecentAgents.longest
         if remembered, let known = recent.answer(userAgent) {
-            return known == RecentAgents.person ? nil : known == RecentAgents.robot ? Self.selfDeclared : agents[known]
+            switch known {
+            case RecentAgents.person: return nil
+            case RecentAgents.robot: return Self.selfDeclared
+            case RecentAgents.program: return Self.notABrowser
+            default: return agents[known]
+            }
         }
         let found = classify(userAgent)
         if remembered {
-            recent.remember(userAgent, found.map { $0 == Self.selfDeclared ? RecentAgents.robot : agents.firstIndex(of: $0) ?? RecentAgents.robot } ?? RecentAgents.person)
+            recent.remember(userAgent, found.map { agent in
+                agent == Self.selfDeclared ? RecentAgents.robot : agent == Self.notABrowser ? RecentAgents.program : agents.firstIndex(of: agent) ?? RecentAgents.robot
+            } ?? RecentAgents.person)
         }
         return found
     }
@@ -118,8 +125,14 @@ public struct PreviewAgents: Sendable {
             if best == 0 { break }
         }
         if best != Int.max { return agents[best] }
-        return Self.declaresItself(Array(userAgent.utf8), lowered: text) ? Self.selfDeclared : nil
+        if Self.declaresItself(Array(userAgent.utf8), lowered: text) { return Self.selfDeclared }
+        // Every browser a person uses, in-app ones too, starts its User-Agent with `Mozilla/`
+        // (Opera's old `Opera/` aside): anything else is a program (Dart, Postman, urllib3, …).
+        return userAgent.hasPrefix("Mozilla/") || userAgent.hasPrefix("Opera/") ? nil : Self.notABrowser
     }
+
+    /// A User-Agent that is no browser's: it does not start with `Mozilla/` (or `Opera/`).
+    public static let notABrowser = Agent(name: "Not a browser", match: "(no Mozilla/ prefix)", example: "Dart/3.2 (dart:io)")
 
     /// A request without a User-Agent (or an empty one).
     public static let noUserAgent = Agent(name: "No User-Agent", match: "", example: "")
@@ -183,6 +196,7 @@ final class RecentAgents: Sendable {
     static let longest = 512
     static let person = -1
     static let robot = -2
+    static let program = -3
     private let table = Mutex<[String: Int]>([:])
 
     func answer(_ userAgent: String) -> Int? { table.withLock { $0[userAgent] } }
