@@ -30,7 +30,7 @@ package enum PercentText {
 
     /// Unreserved characters (RFC 3986) pass; everything else is %XX-encoded, so `/`, `+`, `&`,
     /// `=`, `?`, `#` inside a value can never be mistaken for structure.
-    static func encode(_ s: String) -> String {
+    package static func encode(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for b in s.utf8 {

@@ -269,7 +269,7 @@ public struct ServiceConfiguration: Sendable {
     /// Hosts a landing page may send a visitor to.
     public var allowedRedirectHosts: Set<String> {
         var hosts = Set(router.hosts.map { $0.lowercased() } + redirectHosts.map { $0.lowercased() })
-        hosts.formUnion(["apps.apple.com", "itunes.apple.com", "play.google.com"])
+        hosts.formUnion(LinkInput.storeHosts)
         if let host = URLComponents(string: publicURL)?.host { hosts.insert(host.lowercased()) }
         return hosts
     }

@@ -174,7 +174,7 @@ extension HTTPFetcher {
 
 extension HTTPFetcher {
     /// Whether `host` is an IPv4 address in dotted form or an IPv6 address (bracketed or not).
-    static func isAddressLiteral(_ host: String) -> Bool {
+    package static func isAddressLiteral(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         var v4 = in_addr(), v6 = in6_addr()
         return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import HTTPTypes
 import Hummingbird
 import LinkRules
@@ -12,6 +7,7 @@ import NIOCore
 import Prometheus
 import NIOPosix
 import SwitchyardCore
+import SwitchyardNetwork
 
 extension LinkService {
     // MARK: Links API
@@ -279,8 +275,7 @@ extension LinkService {
     }
 
     func clientAddress(_ request: Request, _ context: ServiceContext) -> String {
-        let forwarded = request.headers[values: Self.forwardedFor]
-        return clientAddress(forwardedFor: forwarded.isEmpty ? nil : forwarded.joined(separator: ","), peer: { context.remoteAddress?.ipAddress }) ?? "unknown"
+        clientAddress(forwardedFor: { request.headers[values: Self.forwardedFor] }, peer: { context.remoteAddress?.ipAddress }) ?? "unknown"
     }
 
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -291,8 +286,14 @@ extension LinkService {
     /// entries further left are whatever the client sent). Else, or when that entry is empty,
     /// the peer's.
     func clientAddress(forwardedFor: String?, peer: () -> String?) -> String? {
+        clientAddress(forwardedFor: { forwardedFor.map { [$0] } ?? [] }, peer: peer)
+    }
+
+    /// The same, with `forwardedFor` giving the header's lines (read only when they are trusted).
+    func clientAddress(forwardedFor lines: () -> [String], peer: () -> String?) -> String? {
         let hops = configuration.trustedProxies
-        if hops > 0, let forwardedFor {
+        if hops > 0, case let lines = lines(), !lines.isEmpty {
+            let forwardedFor = lines.joined(separator: ",")
             let entries = forwardedFor.split(separator: ",", omittingEmptySubsequences: false)
             // Fewer entries than proxies: the request skipped the outer ones; the left-most is
             // still a proxy's.
@@ -316,9 +317,7 @@ extension LinkService {
             text = text[..<colon]
         }
         let candidate = String(text)
-        var v4 = in_addr(), v6 = in6_addr()
-        guard inet_pton(AF_INET, candidate, &v4) == 1 || inet_pton(AF_INET6, candidate, &v6) == 1 else { return nil }
-        return candidate
+        return HTTPFetcher.isAddressLiteral(candidate) ? candidate : nil
     }
 
     func tooMany(_ wait: Double, _ who: String) -> APIError {

@@ -71,31 +71,17 @@ extension LinkService {
         let claim = DeferredSettings.referrerKey + "=" + token
         var base = Substring(url), fragment = ""
         if let hash = url.firstIndex(of: "#") { base = url[..<hash]; fragment = String(url[hash...]) }
-        guard let question = base.firstIndex(of: "?") else { return String(base) + "?referrer=" + encodeComponent(claim) + fragment }
+        guard let question = base.firstIndex(of: "?") else { return String(base) + "?referrer=" + PercentText.encode(claim) + fragment }
         var items = base[base.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map(String.init)
         let earlier = items.indices.filter { items[$0] == "referrer" || items[$0].hasPrefix("referrer=") }
         guard let first = earlier.first else {
-            return String(base) + (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") + "referrer=" + encodeComponent(claim) + fragment
+            return String(base) + (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") + "referrer=" + PercentText.encode(claim) + fragment
         }
         let value = (items[first].dropFirst("referrer=".count).removingPercentEncoding ?? "")
             .split(separator: "&").filter { !$0.hasPrefix(DeferredSettings.referrerKey + "=") }.joined(separator: "&")
-        items[first] = "referrer=" + encodeComponent(value.isEmpty ? claim : value + "&" + claim)
+        items[first] = "referrer=" + PercentText.encode(value.isEmpty ? claim : value + "&" + claim)
         for i in earlier.dropFirst().reversed() { items.remove(at: i) }
         return String(base[...question]) + items.joined(separator: "&") + fragment
-    }
-
-    /// Percent-encodes everything but RFC 3986's unreserved characters.
-    static func encodeComponent(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default: out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
     }
 
     /// 256 random bits, base64url (43 characters).

@@ -31,7 +31,7 @@ extension LinkService {
                                          address: { clientAddress(request, context) }).playStoreURL ?? target
             }
             return Response(status: .found, headers: [.location: target, .cacheControl: "no-store",
-                                                      HTTPField.Name("Referrer-Policy")!: "no-referrer"])
+                                                      Self.referrerPolicy: "no-referrer"])
         }
         var page = basePage(pageURL: configuration.publicURL + "/?" + (request.uri.query ?? ""))
         page.title = link.title ?? configuration.defaultTitle

@@ -95,25 +95,22 @@ public struct PreviewAgents: Sendable {
         guard let userAgent, userAgent.utf8.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return Self.noUserAgent }
         // A few hundred browsers and fetchers send most requests: their answers are remembered.
         let remembered = userAgent.utf8.count <= RecentAgents.longest
-        if remembered, let known = recent.answer(userAgent) {
-            switch known {
-            case RecentAgents.person: return nil
-            case RecentAgents.robot: return Self.selfDeclared
-            case RecentAgents.program: return Self.notABrowser
-            default: return agents[known]
-            }
+        let answer: Int
+        if remembered, let known = recent.answer(userAgent) { answer = known } else {
+            answer = classify(userAgent)
+            if remembered { recent.remember(userAgent, answer) }
         }
-        let found = classify(userAgent)
-        if remembered {
-            recent.remember(userAgent, found.map { agent in
-                agent == Self.selfDeclared ? RecentAgents.robot : agent == Self.notABrowser ? RecentAgents.program : agents.firstIndex(of: agent) ?? RecentAgents.robot
-            } ?? RecentAgents.person)
+        switch answer {
+        case RecentAgents.person: return nil
+        case RecentAgents.robot: return Self.selfDeclared
+        case RecentAgents.program: return Self.notABrowser
+        default: return agents[answer]
         }
-        return found
     }
 
-    /// The classification itself (see `agent(userAgent:)`).
-    private func classify(_ userAgent: String) -> Agent? {
+    /// The classification itself (see `agent(userAgent:)`): the index of the entry, or one of
+    /// `RecentAgents`' codes.
+    private func classify(_ userAgent: String) -> Int {
         let text = userAgent.utf8.map(Self.lower)
         // The first entry in file order that occurs anywhere, as a scan entry by entry finds it.
         var best = Int.max
@@ -124,11 +121,11 @@ public struct PreviewAgents: Sendable {
             }
             if best == 0 { break }
         }
-        if best != Int.max { return agents[best] }
-        if Self.declaresItself(Array(userAgent.utf8), lowered: text) { return Self.selfDeclared }
+        if best != Int.max { return best }
+        if Self.declaresItself(Array(userAgent.utf8), lowered: text) { return RecentAgents.robot }
         // Every browser a person uses, in-app ones too, starts its User-Agent with `Mozilla/`
         // (Opera's old `Opera/` aside): anything else is a program (Dart, Postman, urllib3, …).
-        return userAgent.hasPrefix("Mozilla/") || userAgent.hasPrefix("Opera/") ? nil : Self.notABrowser
+        return userAgent.hasPrefix("Mozilla/") || userAgent.hasPrefix("Opera/") ? RecentAgents.person : RecentAgents.program
     }
 
     /// A User-Agent that is no browser's: it does not start with `Mozilla/` (or `Opera/`).

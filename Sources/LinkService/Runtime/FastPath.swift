@@ -47,12 +47,9 @@ struct FastPath: Sendable {
             let userAgent = headers.first(name: "user-agent")
             guard let (fields, page) = service.hotLinkPage(
                 String(path.dropFirst(3)), userAgent: userAgent,
-                preview: LinkService.isPreview(userAgent: userAgent) { headers.first(name: $0.rawName) },
+                preview: PreviewAgents.standard.isPreview(userAgent: userAgent) { headers.first(name: $0) },
                 referer: headers.first(name: "referer"),
-                address: {
-                    let forwarded = service.configuration.trustedProxies > 0 ? headers["x-forwarded-for"] : []
-                    return service.clientAddress(forwardedFor: forwarded.isEmpty ? nil : forwarded.joined(separator: ","), peer: client)
-                }) else { return nil }
+                address: { service.clientAddress(forwardedFor: { headers[LinkService.forwardedFor.rawName] }, peer: client) }) else { return nil }
             route = pageRoute
             answer = (.ok, fields, page)
         } else {
