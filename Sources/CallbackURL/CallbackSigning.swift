@@ -8,7 +8,12 @@ import Synchronization
 ///
 /// Canonical form (one field per line): `switchyard-callback-v1`, scheme, action, x-source,
 /// x-success, x-error, x-cancel, then every other parameter except `x-sy-sig` as
-/// `percent(name)=percent(value)`, sorted. Changing any byte of any of them breaks the signature.
+/// `percent(name)=percent(value)`, ordered by name; a name given more than once keeps its values
+/// in the order the URL gives them, so swapping `file=a.txt` and `file=b.txt` breaks the
+/// signature as changing any byte of any of them does.
+///
+/// The nonce (`x-sy-nonce`) is 16 to 64 characters of `A–Z a–z 0–9 - _`; the verifier
+/// refuses any other as `malformed` (generated nonces are 32 hexadecimal digits).
 public struct CallbackSigner: Sendable {
     /// The id of the signing key, sent as `x-sy-kid` so that the verifier knows which secret to check with.
     public var keyID: String
@@ -35,8 +40,24 @@ public struct CallbackSigner: Sendable {
         return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
     }
 
+    /// Whether `nonce` has the nonce alphabet and length (16–64 of `A–Z a–z 0–9 - _`).
+    public static func isWellFormedNonce(_ nonce: String) -> Bool {
+        (16...64).contains(nonce.utf8.count) && nonce.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+        }
+    }
+
     static func canonical(_ r: XCallbackURL) -> String {
-        let params = r.parameters.filter { $0.name != "x-sy-sig" }.map { XCallbackURL.encode($0.name) + "=" + XCallbackURL.encode($0.value) }.sorted()
+        // Ordered by `name=` (encoded names hold no `=`, so for distinct names this is the order
+        // of the whole `name=value` texts), ties kept in URL order: the signature covers the order
+        // of a repeated name's values.
+        struct Field { let key: String; let value: String; let index: Int }
+        var fields: [Field] = []
+        for (index, p) in r.parameters.enumerated() where p.name != "x-sy-sig" {
+            fields.append(Field(key: XCallbackURL.encode(p.name) + "=", value: XCallbackURL.encode(p.value), index: index))
+        }
+        fields.sort { a, b in a.key != b.key ? a.key < b.key : a.index < b.index }
+        let params = fields.map { $0.key + $0.value }
         return (["switchyard-callback-v1", r.scheme.lowercased(), r.action, r.source ?? "", r.success ?? "", r.error ?? "", r.cancel ?? ""]
             .map { XCallbackURL.encode($0) } + params).joined(separator: "\n")
     }
@@ -89,6 +110,10 @@ public final class CallbackVerifier: Sendable {
         // Read before the signature is checked, so that a value that is no number is `malformed`
         // (a changed one still fails the signature).
         guard let exp = Int64(expText) else { throw CallbackError(.malformed, "x-sy-exp is not seconds since 1970") }
+        // The nonce is written to the nonce file: a line break or space in it could plant lines.
+        guard CallbackSigner.isWellFormedNonce(nonce) else {
+            throw CallbackError(.malformed, "x-sy-nonce must be 16 to 64 characters of A-Z, a-z, 0-9, - and _")
+        }
         let expected = CallbackSigner.signature(request, key)
         guard ConstantTime.equals(expected, sig) else { throw CallbackError(.badSignature, "the signature does not match the request") }
         let t = now()

@@ -18,7 +18,11 @@ public struct SeenNonces: Sendable {
     public init(path: String) { self.path = path }
 
     /// Records `key` until `expiry`, or throws `.replayed` if it is recorded and not expired.
+    /// A key with a space or a control character is `malformed`: it would plant a second line.
     public func insert(_ key: String, until expiry: Date, now: Date) throws(CallbackError) {
+        if key.isEmpty || key.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0.properties.isWhitespace }) {
+            throw CallbackError(.malformed, "a nonce key must not be empty or hold spaces or control characters")
+        }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
         var isDirectory: ObjCBool = false
         if path.isEmpty { throw CallbackError(.io, "the nonce file's path is empty (give a file path such as DIR/callback-nonces)") }

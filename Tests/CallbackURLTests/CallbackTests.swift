@@ -50,7 +50,7 @@ import Testing
         let clock = Clock()
         let verifier = CallbackVerifier(keys: ["k1": key], now: { clock.now })
         let base = XCallbackURL(scheme: "helper", action: "export", source: "Plur", success: "plur://x-callback-url/ok", parameters: [("file", "a.txt")])
-        let signed = signer.sign(base, requestID: "req-1", expires: clock.now.addingTimeInterval(60), nonce: "n1")
+        let signed = signer.sign(base, requestID: "req-1", expires: clock.now.addingTimeInterval(60), nonce: "nonce-n1-0123456789")
         let roundTripped = try XCallbackURL(parsing: signed.url)
         #expect(try verifier.verify(roundTripped) == "req-1")
         do { try verifier.verify(roundTripped); Issue.record("replay accepted") } catch { #expect(error.code == .replayed) }
@@ -58,16 +58,16 @@ import Testing
         func expect(_ r: XCallbackURL, _ code: ErrorCode) {
             do { try verifier.verify(r); Issue.record("accepted: \(r.url)") } catch { #expect(error.code == code, "\(r.url)") }
         }
-        var tampered = signer.sign(base, requestID: "req-2", expires: clock.now.addingTimeInterval(60), nonce: "n2")
+        var tampered = signer.sign(base, requestID: "req-2", expires: clock.now.addingTimeInterval(60), nonce: "nonce-n2-0123456789")
         tampered.parameters[0].value = "b.txt"
         expect(tampered, .badSignature)
-        var redirected = signer.sign(base, requestID: "req-3", expires: clock.now.addingTimeInterval(60), nonce: "n3")
+        var redirected = signer.sign(base, requestID: "req-3", expires: clock.now.addingTimeInterval(60), nonce: "nonce-n3-0123456789")
         redirected.success = "evil://steal"
         expect(redirected, .badSignature)
         expect(CallbackSigner(keyID: "k1", secret: Array("wrong key wrong key wrong key!!".utf8)).sign(base, requestID: "r", expires: clock.now.addingTimeInterval(60)), .badSignature)
         expect(CallbackSigner(keyID: "k9", secret: key).sign(base, requestID: "r", expires: clock.now.addingTimeInterval(60)), .unknownKey)
         expect(base, .unsigned)
-        let expiring = signer.sign(base, requestID: "req-4", expires: clock.now.addingTimeInterval(10), nonce: "n4")
+        let expiring = signer.sign(base, requestID: "req-4", expires: clock.now.addingTimeInterval(10), nonce: "nonce-n4-0123456789")
         clock.now += 11
         expect(expiring, .expired)
     }
@@ -93,15 +93,15 @@ import Testing
         let request = XCallbackURL(scheme: "helper", action: "export", success: "plur://x-callback-url/ok")
         let expires = Date().addingTimeInterval(60)
         // A request signed for the helper is not an answer to Plur, though the key is shared.
-        do { try verifier.verify(signer.sign(request, requestID: "a", expires: expires, nonce: "a"), expectingScheme: "plur"); Issue.record("another app's URL accepted") } catch {
+        do { try verifier.verify(signer.sign(request, requestID: "a", expires: expires, nonce: "nonce-a-0123456789"), expectingScheme: "plur"); Issue.record("another app's URL accepted") } catch {
             #expect(error.code == .notAllowed && error.message.contains("helper:"), "\(error)")
         }
-        do { try verifier.verify(signer.sign(request, requestID: "b", expires: expires, nonce: "b"), expectingScheme: "helper", action: "delete"); Issue.record("another action accepted") } catch {
+        do { try verifier.verify(signer.sign(request, requestID: "b", expires: expires, nonce: "nonce-b-0123456789"), expectingScheme: "helper", action: "delete"); Issue.record("another action accepted") } catch {
             #expect(error.code == .notAllowed && error.message.contains("export"), "\(error)")
         }
-        #expect(try verifier.verify(signer.sign(request, requestID: "c", expires: expires, nonce: "c"), expectingScheme: "HELPER", action: "export") == "c")
+        #expect(try verifier.verify(signer.sign(request, requestID: "c", expires: expires, nonce: "nonce-c-0123456789"), expectingScheme: "HELPER", action: "export") == "c")
         // An x-sy-exp that is no number is malformed, whatever the signature.
-        var bad = signer.sign(request, requestID: "d", expires: expires, nonce: "d")
+        var bad = signer.sign(request, requestID: "d", expires: expires, nonce: "nonce-d-0123456789")
         bad.parameters = bad.parameters.map { $0.name == "x-sy-exp" ? ($0.name, "soon") : $0 }
         do { try verifier.verify(bad); Issue.record("malformed expiry accepted") } catch { #expect(error.code == .malformed, "\(error)") }
     }
@@ -121,13 +121,13 @@ import Testing
             case "x-error": request.error = callback
             default: request.cancel = callback
             }
-            let signed = signer.sign(request, requestID: "r", expires: expires, nonce: "n-\(field)")
+            let signed = signer.sign(request, requestID: "r", expires: expires, nonce: "nonce-0123456789-\(field)")
             do { try verifier.verify(signed); Issue.record("\(field)=\(callback) accepted") } catch {
                 #expect(error.code == .deniedCallback && error.message.hasPrefix("\(field) "), "\(error)")
             }
             // Refused before the nonce was recorded: the same request, made safe, is the first use.
             request.success = "plur://x-callback-url/ok"; request.error = nil; request.cancel = nil
-            #expect(try verifier.verify(signer.sign(request, requestID: "r", expires: expires, nonce: "n-\(field)")) == "r")
+            #expect(try verifier.verify(signer.sign(request, requestID: "r", expires: expires, nonce: "nonce-0123456789-\(field)")) == "r")
         }
         #expect(XCallbackURL.callbackProblem("plur://x-callback-url/ok") == nil)
         #expect(XCallbackURL.reservedParameterProblem("X-Success") == "x-success is an x-callback-url parameter")
@@ -178,5 +178,38 @@ import Testing
         try allow.check("HTTPS://rabble.community/cb/1")
         #expect(throws: CallbackError.self) { try allow.check("https://rabble.community.evil.example/cb/") }
         #expect(throws: CallbackError.self) { try allow.check("javascript:alert(1)") }
+    }
+
+    /// A repeated name's values are signed in their order: swapping `file=a.txt` and
+    /// `file=b.txt` breaks the signature; a request without repeats signs as it always did.
+    @Test func theSignatureCoversTheOrderOfARepeatedName() throws {
+        let key = Array("0123456789abcdef0123456789abcdef".utf8)
+        let signer = CallbackSigner(keyID: "k1", secret: key)
+        let request = XCallbackURL(scheme: "helper", action: "export", parameters: [("file", "a.txt"), ("file", "b.txt"), ("a-b", "1"), ("a", "2")])
+        let signed = signer.sign(request, requestID: "r1", expires: Date().addingTimeInterval(60))
+        #expect(signed.url.contains("file=a.txt&file=b.txt"))
+        let swapped = signed.url.replacingOccurrences(of: "file=a.txt&file=b.txt", with: "file=b.txt&file=a.txt")
+        do { try CallbackVerifier(keys: ["k1": key]).verify(try XCallbackURL(parsing: swapped)); Issue.record("accepted: \(swapped)") } catch {
+            #expect(error.code == .badSignature, "\(error)")
+        }
+        #expect(try CallbackVerifier(keys: ["k1": key]).verify(try XCallbackURL(parsing: signed.url)) == "r1")
+    }
+
+    /// A nonce outside the nonce alphabet is malformed, however well signed, and writes nothing
+    /// to the nonce file (a line break in it planted a second line there).
+    @Test(arguments: ["abc\n9999999999 k1/victimnonce0123456", "short", "has space in it 0123456", String(repeating: "n", count: 65), "ünïcode-0123456789abcdef"])
+    func aNonceOutsideTheAlphabetIsMalformedAndWritesNothing(_ nonce: String) throws {
+        let key = Array("0123456789abcdef0123456789abcdef".utf8)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nonces-\(UUID().uuidString)").path
+        let verifier = CallbackVerifier(keys: ["k1": key], seen: SeenNonces(path: file))
+        let signed = CallbackSigner(keyID: "k1", secret: key).sign(XCallbackURL(scheme: "helper", action: "export"), requestID: "r", expires: Date().addingTimeInterval(60), nonce: nonce)
+        do { try verifier.verify(try XCallbackURL(parsing: signed.url)); Issue.record("accepted nonce \(nonce)") } catch {
+            #expect(error.code == .malformed, "\(error)")
+        }
+        let written = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        #expect(written.isEmpty, "\(written)")
+        do { try SeenNonces(path: file).insert("k1/a\nb", until: Date().addingTimeInterval(60), now: Date()); Issue.record("a key with a line break was written") } catch {
+            #expect(error.code == .malformed)
+        }
     }
 }
