@@ -1,5 +1,11 @@
 #if os(macOS) || os(Linux)
 import Foundation
+import SwitchyardCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // Strategies that run another program. `Process` exists on macOS and Linux only, so on iOS
 // (an app or its extensions) these two are absent and the relay is the way to open a URL.
@@ -8,8 +14,9 @@ import Foundation
 public struct CommandOpen: URLOpenStrategy {
     /// The program and its leading arguments; the URL is added as the last argument.
     public var command: [String]
-    /// Seconds the command may run; then it and everything it started are stopped (SIGTERM, and
-    /// SIGKILL 2 s later) and the attempt fails, so a handler that hangs cannot stall a drain.
+    /// Seconds the command may run; then its process group (it and everything it started) is
+    /// stopped (SIGTERM, and SIGKILL 2 s later) and the attempt fails, so a handler that hangs
+    /// cannot stall a drain. A command that exits in time ends the attempt, whatever it left running.
     public var timeLimit: Double
     /// `command(PROGRAM)`, for logs and reports.
     public var name: String { "command(\(command.first ?? ""))" }
@@ -26,40 +33,105 @@ public struct CommandOpen: URLOpenStrategy {
         await run(arguments: [request.url], request: request)
     }
 
-    /// Runs the command with `arguments` appended.
+    /// Runs the command with `arguments` appended, in a process group of its own. The attempt
+    /// ends when the command itself exits, whatever it left running in the background; past
+    /// `timeLimit`, or when the calling task is cancelled (the watcher stops), its whole process
+    /// group gets SIGTERM and, 2 s later, SIGKILL.
     func run(arguments: [String], request: RelayRequest? = nil) async -> OpenOutcome {
         guard let executable = command.first else { return .failed("no command configured") }
-        let process = Process()
-        // coreutils' timeout runs the command in a process group of its own and signals the whole
-        // group; where it is missing (macOS) the command runs without a limit.
-        let timeout = "/usr/bin/timeout"
-        let limited = FileManager.default.isExecutableFile(atPath: timeout) && timeLimit.isFinite
-        process.executableURL = URL(fileURLWithPath: limited ? timeout : "/usr/bin/env")
-        process.arguments = (limited ? ["--kill-after=2", String(format: "%.3f", timeLimit)] : []) + [executable] + command.dropFirst() + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        var env = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment
         if let request {
-            env["SWITCHYARD_REQUEST_ID"] = request.id.uuidString.lowercased()
-            env["SWITCHYARD_REQUEST_SOURCE"] = request.source
+            environment["SWITCHYARD_REQUEST_ID"] = request.id.uuidString.lowercased()
+            environment["SWITCHYARD_REQUEST_SOURCE"] = request.source
         }
-        process.environment = env
-        return await withCheckedContinuation { continuation in
-            process.terminationHandler = { p in
-                let status = p.terminationStatus
-                if status == 0 { continuation.resume(returning: .opened); return }
-                // 124: stopped by SIGTERM; a command that ignores it is killed, and timeout with it.
-                if limited && (status == 124 || status == 137 || (p.terminationReason == .uncaughtSignal && status == SIGKILL)) {
-                    continuation.resume(returning: .failed("\(executable) did not finish within \(timeLimit) s and was stopped"))
-                    return
-                }
-                continuation.resume(returning: .failed("\(executable) exited with status \(status)"))
-            }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(returning: .failed("\(executable): \(error.localizedDescription)"))
-            }
+        let pid: pid_t
+        switch HandlerProcess.spawn(command + arguments, environment: environment.map { "\($0.key)=\($0.value)" }) {
+        case .success(let started): pid = started
+        case .failure(let failure): return .failed("\(executable): \(DurableFile.reason(failure.errno))")
         }
+        let deadline = ContinuousClock.now + .milliseconds(Int64((min(timeLimit, 86_400) * 1000).rounded(.up)))
+        var pause = Duration.milliseconds(2)
+        while true {
+            if let status = HandlerProcess.exitStatus(pid) {
+                if status.signal == 0 && status.code == 0 { return .opened }
+                return .failed(status.signal != 0 ? "\(executable) was killed by signal \(status.signal)" : "\(executable) exited with status \(status.code)")
+            }
+            if Task.isCancelled {
+                await HandlerProcess.end(group: pid)
+                return .failed("\(executable) was stopped: the watcher is stopping")
+            }
+            if ContinuousClock.now >= deadline {
+                await HandlerProcess.end(group: pid)
+                return .failed("\(executable) did not finish within \(timeLimit) s and was stopped")
+            }
+            // Polled, not waited for on a thread: a cancelled task or a deadline is seen within 50 ms.
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(50))
+        }
+    }
+}
+
+/// Why a handler could not be started: `posix_spawn`'s error number.
+struct SpawnFailure: Error {
+    let errno: Int32
+}
+
+/// Starting, watching and ending handler processes. Only `HandlerSpawnTypes` differs between
+/// platforms (in the platform files).
+enum HandlerProcess {
+    /// Starts `arguments[0]` (looked up in PATH) with `arguments` and `environment` as the leader
+    /// of a new process group, stdin, stdout and stderr on /dev/null, every signal at its default
+    /// and none blocked; the pid, or why it could not start.
+    static func spawn(_ arguments: [String], environment: [String]) -> Result<pid_t, SpawnFailure> {
+        var actions = HandlerSpawnTypes.actions()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var attributes = HandlerSpawnTypes.attributes()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        return rc == 0 ? .success(pid) : .failure(SpawnFailure(errno: rc))
+    }
+
+    /// How `pid` ended (its exit code, or the signal that killed it), reaping it; nil while it runs.
+    static func exitStatus(_ pid: pid_t) -> (code: Int32, signal: Int32)? {
+        var status: Int32 = 0
+        var r = waitpid(pid, &status, WNOHANG)
+        while r < 0 && errno == EINTR { r = waitpid(pid, &status, WNOHANG) }
+        if r == 0 { return nil }
+        if r < 0 { return (code: -1, signal: 0) }  // not our child any more: nothing to wait for
+        let signal = status & 0x7f
+        return signal != 0 ? (code: 0, signal: signal) : (code: (status >> 8) & 0xff, signal: 0)
+    }
+
+    /// Ends process group `leader`: SIGTERM to the group, then SIGKILL to what is left of it once
+    /// the leader has exited or 2 s have passed, then reaps the leader. The leader is reaped only
+    /// after the group's last signal, so its id cannot have been reused by then. Runs in a task of
+    /// its own, so a cancelled caller still waits for the end.
+    static func end(group leader: pid_t) async {
+        await Task.detached {
+            kill(-leader, SIGTERM)
+            let deadline = ContinuousClock.now + .seconds(2)
+            while !HandlerSpawnTypes.hasExited(leader) && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            kill(-leader, SIGKILL)
+            while exitStatus(leader) == nil { try? await Task.sleep(for: .milliseconds(2)) }
+        }.value
     }
 }
 

@@ -28,4 +28,22 @@ final class DirectoryWatch: @unchecked Sendable {
 
     static func post(_ directory: String) { notify_post("switchyard.relay." + directory) }
 }
+
+#if os(macOS)
+/// macOS: the spawn attribute types as Darwin declares them (opaque pointers, nil until initialised).
+enum HandlerSpawnTypes {
+    typealias Actions = posix_spawn_file_actions_t?
+    typealias Attributes = posix_spawnattr_t?
+    static func actions() -> Actions { nil }
+    static func attributes() -> Attributes { nil }
+
+    /// Whether `pid`, a child, has exited (or is no child of ours); it stays unreaped.
+    static func hasExited(_ pid: pid_t) -> Bool {
+        var info = siginfo_t()
+        let r = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+        if r < 0 { return errno == ECHILD }
+        return info.si_pid == pid
+    }
+}
+#endif
 #endif

@@ -61,4 +61,20 @@ final class DirectoryWatch: @unchecked Sendable {
         _ = write(wakeWrite, &one, 1)
     }
 }
+
+/// Linux: the spawn attribute types as Glibc declares them (structures, initialised in place).
+enum HandlerSpawnTypes {
+    typealias Actions = posix_spawn_file_actions_t
+    typealias Attributes = posix_spawnattr_t
+    static func actions() -> Actions { posix_spawn_file_actions_t() }
+    static func attributes() -> Attributes { posix_spawnattr_t() }
+
+    /// Whether `pid`, a child, has exited (or is no child of ours); it stays unreaped.
+    static func hasExited(_ pid: pid_t) -> Bool {
+        var info = siginfo_t()
+        let r = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+        if r < 0 { return errno == ECHILD }
+        return info._sifields._sigchld.si_pid == pid
+    }
+}
 #endif
