@@ -92,6 +92,8 @@ extension ErrorCode {
     public static let methodNotAllowed = ErrorCode("method-not-allowed")
     /// A request refused by the per-token or per-address rate limit (HTTP 429).
     public static let rateLimited = ErrorCode("rate-limited")
+    /// Too many QR images are already being drawn or waiting to be (HTTP 503).
+    public static let qrBusy = ErrorCode("qr-busy")
     /// Too many `/api/resolve` requests are already running or waiting (HTTP 503).
     public static let resolveBusy = ErrorCode("resolve-busy")
     /// A database whose schema version is newer than this build knows.

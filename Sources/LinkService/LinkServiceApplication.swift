@@ -77,6 +77,8 @@ public struct LinkService: Sendable {
     let documents: [String: StaticDocument]
     let perToken: RateLimiter
     let perAddress: RateLimiter
+    /// QR images: their drawing thread, cache and per-address limit.
+    let qr: QRImages
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -102,6 +104,7 @@ public struct LinkService: Sendable {
         documents = Self.documents(configuration)
         perToken = RateLimiter(configuration.perTokenLimit, now: clock)
         perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
+        qr = QRImages(clock: clock)
         let manifest: Manifest
         if let loaded { manifest = loaded } else { manifest = try Self.manifest(configuration) }
         // Scripts mostly wait (on their network calls), so the service gives the engine more
@@ -245,9 +248,11 @@ final class StoreReadiness: Sendable {
 }
 
 /// Runs `service` once the store is ready; returns without running it when the group stops first.
-struct AfterStoreIsReady: Service {
+struct AfterStoreIsReady: Service, CustomStringConvertible {
     let ready: StoreReadiness
     let service: any Service
+    /// The service it runs, as that one describes itself.
+    var description: String { "\(service) after the store is ready" }
 
     func run() async throws {
         do {
@@ -276,7 +281,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
             let route = context.endpointPath ?? "unmatched"
             Self.observe(record: { metrics.record(route: route, status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                          path: request.uri.path, status: error.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
-            if let cause = error.cause { context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "code": "\(error.code)", "cause": "\(cause)"]) }
+            if let cause = error.cause { context.logger.error("request failed", metadata: ["path": "\(Self.loggedPath(request.uri.path))", "code": "\(error.code)", "cause": "\(cause)"]) }
             throw error
         } catch let error as HTTPError where error.status == .notFound {
             // No route for this method and path: the API's JSON error, 405 with Allow when the
@@ -288,7 +293,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             metrics.record(route: context.endpointPath ?? "unmatched", status: status, seconds: ContinuousClock.now - start)
-            context.logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)", "error": "\(error)"])
+            context.logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(Self.loggedPath(request.uri.path))", "status": "\(status)", "error": "\(error)"])
             throw error
         }
         let route = context.endpointPath ?? "unmatched"
@@ -332,6 +337,19 @@ struct ObservabilityMiddleware: RouterMiddleware {
         return error
     }
 
+    /// Path prefixes whose next segment is a secret (a transaction id, a claim token): logged as `…`.
+    static let secretSegmentPrefixes = ["/api/transactions/", "/d/"]
+
+    /// `path` fit for a log line: the segment after a ``secretSegmentPrefixes`` entry replaced by
+    /// `…` (`/api/transactions/…/verify`), so a log reader cannot verify a transaction or redeem a claim.
+    static func loggedPath(_ path: String) -> String {
+        for prefix in secretSegmentPrefixes where path.hasPrefix(prefix) && path.utf8.count > prefix.utf8.count {
+            let rest = path.dropFirst(prefix.count)
+            return prefix + Redaction.elided + (rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "")
+        }
+        return path
+    }
+
     /// Records one answered request — duration and count by route, and a log line (debug for
     /// reads that succeeded, info otherwise). The router's middleware and the event-loop lane
     /// both call it, so a request is observed the same way whichever answered it.
@@ -343,7 +361,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
         let level: Logger.Level = (status >= 400 || method != .get && method != .head) ? .info : .debug
         if logger.logLevel <= level {
             var metadata: Logger.Metadata = [
-                "method": "\(method)", "path": "\(path)", "status": "\(status)", "client": "\(client() ?? "-")",
+                "method": "\(method)", "path": "\(loggedPath(path))", "status": "\(status)", "client": "\(client() ?? "-")",
                 "ms": "\(elapsed / .milliseconds(1))",
             ]
             // The router's logger carries Hummingbird's request id; the event-loop lane's line

@@ -323,7 +323,7 @@ final class HookReceiver: @unchecked Sendable {
         #expect(!error.contains("QUERYSECRET") && !error.contains("pw2") && !error.contains("frag"), "\(error)")
         #expect(error.hasPrefix("network-"), "\(error)")
         await h.store.close()
-        #expect(WebhookSettings.scrubbed("failed: http://127.0.0.1/h?apikey=A%20B (apikey=A B)", of: "http://127.0.0.1/h?apikey=A%20B")
+        #expect(Redaction.scrub("failed: http://127.0.0.1/h?apikey=A%20B (apikey=A B)", of: "http://127.0.0.1/h?apikey=A%20B")
                 == "failed: http://127.0.0.1/h?… (…)")
     }
 

@@ -60,6 +60,9 @@ extension LinkService {
         let code = try codeParameter(context)
         let body = try await readJSON(request, context)
         guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
+        // Clicks still counted in memory are written first: a new `maxUses` is weighed against
+        // every use so far, and the answer's `clicks` is the real count.
+        try await storeCall { () async throws(StoreError) in try await hot.flush() }
         guard let current = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
             throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
@@ -125,6 +128,29 @@ extension LinkService {
         if let e = link.expiresAt, e <= now() { throw APIError(.gone, .expired, "invite \(code) expired") }
         // As its page answers: an invite used as often as it may be is gone.
         if let max = link.maxUses, link.clicks >= max { throw APIError(.gone, .usedUp, "invite \(code) has been used \(max) times, its limit") }
+        if link.maxUses != nil, request.headers[.authorization] == nil {
+            // A use-limited invite's fields are what its uses protect: reading them without a
+            // token is a use, counted as a visit to its page counts one (the app that a universal
+            // link opened reads the invite instead of visiting the page). With a token
+            // (`links:read`) it is an administrator's read and counts nothing.
+            try limitAddress(request, context)
+            let date = now()
+            let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
+            let visit = hot.visit(code, platform: audience, at: date, bot: false, referer: request.headers[.referer], address: { clientAddress(request, context) })
+            switch try await storeCall({ () async throws(StoreError) in try await store.click(code: code, platform: audience.rawValue, at: date, visit: visit) }) {
+            case .counted:
+                metrics.clicks.increment()
+                hot.usedOnce(code)
+            case .exhausted:
+                hot.usedUp(code)
+                throw APIError(.gone, .usedUp, "invite \(code) has been used \(link.maxUses ?? 0) times, its limit")
+            case .missing:
+                hot.forget(code)
+                throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
+            }
+        } else if link.maxUses != nil {
+            _ = try await authenticate(request, .linksRead)
+        }
         return Response.json(.object(inviteMembers(link, invites)))
     }
 

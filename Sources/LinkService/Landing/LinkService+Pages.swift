@@ -42,8 +42,12 @@ extension LinkService {
                 // Limited links are counted in the database at once, atomically, with their record.
                 do {
                     switch try await store.click(code: code, platform: audience.rawValue, at: date, visit: visit) {
-                    case .counted: metrics.clicks.increment()
-                    case .exhausted: return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
+                    case .counted:
+                        metrics.clicks.increment()
+                        hot.usedOnce(code)
+                    case .exhausted:
+                        hot.usedUp(code)
+                        return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
                     case .missing: hot.forget(code); return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
                     }
                 } catch {
@@ -51,7 +55,7 @@ extension LinkService {
                     return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
                 }
             } else {
-                countLater(code, audience, at: date, preview: preview, visit: visit)
+                countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
             }
         }
         let body: ByteBuffer
@@ -87,19 +91,19 @@ extension LinkService {
         let date = now()
         guard let page = hot.servablePage(code, audience, now: date) else { return nil }
         let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: referer, address: address)
-        countLater(code, audience, at: date, preview: preview, visit: visit)
+        countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
         return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
     }
 
     /// Counts a visit that uses nothing up (a link without a use limit, or any preview) in the
     /// next batch: a preview, crawler or prefetch apart from clicks. Both paths of `/i/{code}`
     /// count through here; a use-limited link's click is counted in the store at once instead.
-    private func countLater(_ code: String, _ audience: LandingPage.Audience, at date: Date, preview: Bool, visit: Visit?) {
+    private func countLater(_ code: String, _ audience: LandingPage.Audience, at date: Date, preview: Bool, visit: Visit?, address: () -> String?) {
         if preview {
-            hot.countPreviewLater(code, at: date, visit: visit)
+            hot.countPreviewLater(code, at: date, visit: visit, address: address)
             metrics.previewVisits.increment()
         } else {
-            hot.countLater(code, platform: audience, at: date, visit: visit)
+            hot.countLater(code, platform: audience, at: date, visit: visit, address: address)
             metrics.clicks.increment()
         }
     }

@@ -15,7 +15,8 @@ extension LinkService {
 
     /// GET `/i/{code}/qr.svg` and `/i/{code}/qr.png?size=`: the QR code of the link's page URL
     /// (`publicURL/i/{code}`). Never counts a click or uses a use; a missing link is 404, an
-    /// expired one 410. Drawn on the blocking-work thread pool, not on an event loop.
+    /// expired one 410. Drawn on ``QRImages``' own thread, kept once drawn, and limited per
+    /// client address (429) and in how many may wait (503 `qr-busy`).
     func linkQR(_ request: Request, _ context: ServiceContext, png: Bool) async throws(APIError) -> Response {
         // Like the page: a code that cannot exist is simply not found.
         let code = context.parameters.get("code") ?? ""
@@ -34,29 +35,39 @@ extension LinkService {
         // A use-limited link's count is the database's (the cache may be seconds behind it).
         if let max = link.maxUses,
            (try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }))?.clicks ?? max >= max { throw APIError(.gone, .usedUp, "the link with code \(code) has been used \(max) times, its limit") }
+        let key = QRImages.key(code: code, size: png ? size : 0, png: png)
+        if let bytes = qr.cached(key) { return Self.qrResponse(bytes, png: png) }
+        // Only drawing costs: a client that has had its share waits; a full queue is busy.
+        // By network (IPv4 /24, IPv6 /48), so rotating addresses inside one buys nothing.
+        let network = VisitBudget.network(clientAddress(request, context))
+        if let wait = qr.perAddress.take(network) { throw tooMany(wait, "network \(network) (QR images)") }
         let url = pageURL(code)
         let pixels = size
-        let drawn: Result<[UInt8], QRCode.EncodingError>
-        do {
-            drawn = try await NIOThreadPool.singleton.runIfActive { () -> Result<[UInt8], QRCode.EncodingError> in
-                Result { () throws(QRCode.EncodingError) -> [UInt8] in
-                    let qr = try QRCode(encoding: url)
-                    return png ? try qr.png(scale: qr.scale(fitting: pixels)) : Array(qr.svg().utf8)
-                }
+        let images = qr
+        let drawn = try await qr.admission.enter(busy: { others in
+            var busy = APIError(.serviceUnavailable, .qrBusy, "\(others) QR images are already being drawn or waiting (the limit is \(images.admission.limit)); try again shortly")
+            busy.retryAfter = 1
+            return busy
+        }) { () async throws(APIError) -> Result<[UInt8], QRCode.EncodingError> in
+            do { return try await images.draw(url, png: png, pixels: pixels) } catch {
+                throw APIError(.serviceUnavailable, .shuttingDown, "the service is stopping")
             }
-        } catch {
-            throw APIError(.serviceUnavailable, .shuttingDown, "the service is stopping")
         }
         switch drawn {
         case .success(let bytes):
-            let headers: HTTPFields = [
-                .contentType: png ? "image/png" : "image/svg+xml",
-                .cacheControl: "public, max-age=300",
-                .contentLength: String(bytes.count),
-            ]
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            qr.keep(key, bytes)
+            return Self.qrResponse(bytes, png: png)
         case .failure(let error):
             throw APIError(.internalServerError, .qrFailed, "the QR code could not be drawn: \(error)")
         }
+    }
+
+    static func qrResponse(_ bytes: [UInt8], png: Bool) -> Response {
+        let headers: HTTPFields = [
+            .contentType: png ? "image/png" : "image/svg+xml",
+            .cacheControl: "public, max-age=300",
+            .contentLength: String(bytes.count),
+        ]
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -28,6 +28,9 @@ public final class HotLinks: Sendable {
     private let pendingEvents = Mutex<[LinkStore.Click]>([])
     /// Visit records (`visits`), identical ones in one second added up.
     private let pendingVisits = Mutex<[Visit: Int64]>([:])
+    /// Records folded past a client's budget (one per link, minute, platform, bot flag and
+    /// network), kept until their minute is over so each becomes one row.
+    private let pendingFolded = Mutex<[Visit: Int64]>([:])
     private let recordsClicks: Bool
     let visitSettings: VisitSettings
     let maximumPendingEvents = 1_000_000
@@ -79,6 +82,25 @@ public final class HotLinks: Sendable {
         entries.withLock { $0[code]?.pages[audience] = page }
     }
 
+    /// Notes in the cached link that the store counted one more use of `code`, so this node's
+    /// previews and API reads see a use-limited link used up at once, not after `ttl`.
+    func usedOnce(_ code: String) {
+        entries.withLock { entries in
+            guard var link = entries[code]?.link else { return }
+            link.clicks += 1
+            entries[code]?.link = link
+        }
+    }
+
+    /// Notes in the cached link that the store refused a use of `code`: none is left.
+    func usedUp(_ code: String) {
+        entries.withLock { entries in
+            guard var link = entries[code]?.link, let max = link.maxUses else { return }
+            link.clicks = Swift.max(link.clicks, max)
+            entries[code]?.link = link
+        }
+    }
+
     /// Forgets a code (after a delete or a change on this node).
     func forget(_ code: String) {
         _ = entries.withLock { $0.removeValue(forKey: code) }
@@ -92,6 +114,28 @@ public final class HotLinks: Sendable {
                      address: visitSettings.addresses == .none ? nil : visitSettings.kept(address()))
     }
 
+    /// Records and events a client's visits to one link may cost per minute (see ``VisitBudget``).
+    let budget = VisitBudget()
+
+    /// `visit` as it is recorded: as given while its client is within ``VisitBudget/perMinute``
+    /// records of this link this minute; past that, folded into one record per minute, platform
+    /// and bot flag (no referrer), so varying headers cannot make more rows.
+    private func recordLater(_ visit: Visit?, withinBudget: Bool) {
+        guard var visit else { return }
+        guard !withinBudget else { return recordLater(visit) }
+        visit.second -= visit.second % 60
+        visit.referrerHost = nil
+        pendingFolded.withLock { $0[visit, default: 0] += 1 }
+    }
+
+    /// Whether the client `address` names may still cost this link a record and an event this
+    /// minute (always, when nothing would be recorded or sent).
+    private func withinBudget(_ code: String, at date: Date, visit: Visit?, address: () -> String?) -> Bool {
+        guard visit != nil || recordsClicks else { return true }
+        // A record that keeps the address already holds its network.
+        return budget.take(code: code, network: visit?.address ?? VisitBudget.network(address()), at: date)
+    }
+
     private func recordLater(_ visit: Visit?) {
         guard let visit else { return }
         let kept = pendingVisits.withLock { pending -> Bool in
@@ -103,12 +147,14 @@ public final class HotLinks: Sendable {
         if !kept { droppedVisits.wrappingAdd(1, ordering: .relaxed) }
     }
 
-    /// Counts a click later (links without a use limit), with its visit record.
-    func countLater(_ code: String, platform: LandingPage.Audience, at date: Date, visit: Visit? = nil) {
-        recordLater(visit)
+    /// Counts a click later (links without a use limit), with its visit record and event, both
+    /// within the client's budget (`address`, asked only when something is recorded or sent).
+    func countLater(_ code: String, platform: LandingPage.Audience, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
+        let within = withinBudget(code, at: date, visit: visit, address: address)
+        recordLater(visit, withinBudget: within)
         pendingClicks.withLock { $0[code, default: 0] += 1 }
         pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: platform.rawValue), default: 0] += 1 }
-        guard recordsClicks else { return }
+        guard recordsClicks, within else { return }
         let click = LinkStore.Click(code: code, platform: platform.rawValue, at: date)
         let kept = pendingEvents.withLock { events -> Bool in
             guard events.count < maximumPendingEvents else { return false }
@@ -120,47 +166,94 @@ public final class HotLinks: Sendable {
 
     /// Counts a preview, crawler or prefetch visit later: a `bot` day row only — never a click,
     /// never a use, never an event.
-    func countPreviewLater(_ code: String, at date: Date, visit: Visit? = nil) {
-        recordLater(visit)
+    func countPreviewLater(_ code: String, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
+        let within = visit == nil || budget.take(code: code, network: visit?.address ?? VisitBudget.network(address()), at: date)
+        recordLater(visit, withinBudget: within)
         pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: ClickDay.bot), default: 0] += 1 }
     }
 
     /// Writes the pending click counts; on failure they are kept for the next flush. Flushes run
     /// one at a time, so a caller that flushes (a test, the shutdown) returns only after counts
     /// another flush had already taken are written too.
-    func flush() async throws(StoreError) {
+    /// With `keepingTheMinuteOf` (the flusher's second-by-second writes), folded records of that
+    /// date's minute stay for a later flush; without, everything is written.
+    func flush(keepingTheMinuteOf date: Date? = nil) async throws(StoreError) {
         await flushing.lock()
-        do { try await flushPending() } catch {
+        do { try await flushPending(keepingTheMinuteOf: date) } catch {
             await flushing.unlock()
             throw error
         }
         await flushing.unlock()
     }
 
-    private func flushPending() async throws(StoreError) {
+    private func flushPending(keepingTheMinuteOf date: Date?) async throws(StoreError) {
         let counts = pendingClicks.withLock { p -> [String: Int64] in defer { p.removeAll() }; return p }
         let days = pendingDays.withLock { p -> [ClickDay: Int64] in defer { p.removeAll() }; return p }
         let clicks = pendingEvents.withLock { p -> [LinkStore.Click] in defer { p.removeAll() }; return p }
-        let visits = pendingVisits.withLock { p -> [Visit: Int64] in defer { p.removeAll() }; return p }
+        var visits = pendingVisits.withLock { p -> [Visit: Int64] in defer { p.removeAll() }; return p }
+        let running = date.map { Int64($0.timeIntervalSince1970.rounded(.down)) / 60 * 60 } ?? Int64.max
+        let folded = pendingFolded.withLock { p -> [Visit: Int64] in
+            let done = p.filter { $0.key.second < running }
+            for key in done.keys { p[key] = nil }
+            return done
+        }
+        visits.merge(folded, uniquingKeysWith: +)
         do { try await store.addClicks(counts, days: days, clicks: clicks, visits: visits) } catch {
             pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }
             pendingDays.withLock { p in for (k, v) in days { p[k, default: 0] += v } }
             pendingEvents.withLock { p in p.insert(contentsOf: clicks, at: 0) }
-            pendingVisits.withLock { p in for (k, v) in visits { p[k, default: 0] += v } }
+            pendingVisits.withLock { p in for (k, v) in visits where folded[k] == nil { p[k, default: 0] += v } }
+            pendingFolded.withLock { p in for (k, v) in folded { p[k, default: 0] += v } }
             throw error
+        }
+    }
+}
+
+/// How many visit records and `link.clicked` events one client may cost one link per minute.
+/// A client is its network as visit records anonymise it (IPv4 /24, IPv6 /48), so rotating
+/// addresses inside one network or varying `Referer`, `User-Agent` or any other header makes no
+/// more. Past the budget a visit is still counted (clicks, days), its record folded into one per
+/// minute, platform and bot flag, and it sends no event.
+final class VisitBudget: Sendable {
+    /// Records (and events) per link, client network and minute.
+    static let perMinute = 20
+    /// Clients tracked in one minute; past this, new ones are over budget until the minute turns.
+    static let maximumKeys = 200_000
+    private let state = Mutex<(minute: Int64, counts: [String: Int])>((minute: 0, counts: [:]))
+
+    /// The network of a client's address, as budgets are kept (`-` when unknown).
+    static func network(_ address: String?) -> String { address.flatMap(VisitSettings.anonymize) ?? address ?? "-" }
+
+    /// Takes one of the budget of client `network` for link `code` in the minute of `date`;
+    /// false when it is spent.
+    func take(code: String, network: String, at date: Date) -> Bool {
+        let minute = Int64(date.timeIntervalSince1970.rounded(.down)) / 60
+        let key = code + " " + network
+        return state.withLock { state -> Bool in
+            if state.minute != minute {
+                state.minute = minute
+                state.counts.removeAll(keepingCapacity: true)
+            }
+            let used = state.counts[key] ?? 0
+            guard used < Self.perMinute else { return false }
+            if used == 0 && state.counts.count >= Self.maximumKeys { return false }
+            state.counts[key] = used + 1
+            return true
         }
     }
 }
 
 /// Flushes click counts and visit records every second, with a last flush at graceful shutdown;
 /// deletes visit records past their retention and old claims at start and then hourly.
-struct ClickFlusher: Service {
+struct ClickFlusher: Service, CustomStringConvertible {
     let hot: HotLinks
     let logger: Logger
     var now: @Sendable () -> Date = { Date() }
     var pruneInterval: Duration = .seconds(3600)
     /// How long a visit's match key is kept (`deferred.matchWindow`).
     var matchWindow: Double = 3600
+    /// Its name only: ServiceLifecycle logs this when it starts the service.
+    var description: String { "ClickFlusher" }
 
     func run() async throws {
         var lastPrune: ContinuousClock.Instant?
@@ -170,7 +263,7 @@ struct ClickFlusher: Service {
                 await prune()
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
-            do { try await hot.flush() } catch { logger.error("click counts not written; retrying", metadata: ["error": "\(error)"]) }
+            do { try await hot.flush(keepingTheMinuteOf: now()) } catch { logger.error("click counts not written; retrying", metadata: ["error": "\(error)"]) }
             let dropped = hot.droppedEvents.exchange(0, ordering: .relaxed)
             if dropped > 0 {
                 logger.error("link.clicked events dropped: more than \(hot.maximumPendingEvents) waited to be written", metadata: ["dropped": "\(dropped)"])

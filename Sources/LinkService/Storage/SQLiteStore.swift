@@ -1,22 +1,27 @@
 import SwitchyardCore
 import Foundation
 import NIOCore
+import NIOPosix
 import SQLiteNIO
 import Synchronization
 
 /// The embedded back end: one SQLite file in WAL mode with durable commits
 /// (`synchronous=FULL`). Writes go through one connection, one at a time; reads rotate over a
-/// few reader connections, which WAL lets run beside the writer.
+/// few reader connections, which WAL lets run beside the writer. Every SQLite call runs on a
+/// thread pool of the store's own, one thread per connection, so no other blocking work (QR
+/// drawing, file I/O on the shared pool) can hold up a query.
 final class SQLiteStore: SQLDatabase {
     let kind = "sqlite"
     private let writer: SQLiteConnection
     private let readers: [SQLiteConnection]
+    private let threads: NIOThreadPool
     private let writeLock = AsyncLock()
     private let next = Atomic<Int>(0)
 
-    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection], threads: NIOThreadPool) {
         self.writer = writer
         self.readers = readers
+        self.threads = threads
     }
 
     static func open(path: String, readerCount: Int = 3) async throws(StoreError) -> SQLiteStore {
@@ -27,9 +32,11 @@ final class SQLiteStore: SQLDatabase {
             }
         }
         var opened: [SQLiteConnection] = []
+        let threads = NIOThreadPool(numberOfThreads: readerCount + 1)
+        threads.start()
         do {
             for i in 0...readerCount {
-                let c = try await SQLiteConnection.open(storage: .file(path: path))
+                let c = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any()).get()
                 opened.append(c)
                 _ = try await c.query("PRAGMA busy_timeout = 10000", [])
                 if i == 0 {
@@ -40,10 +47,11 @@ final class SQLiteStore: SQLDatabase {
             }
         } catch {
             for c in opened { try? await c.close() }
+            try? await threads.shutdownGracefully()
             if let e = error as? StoreError { throw e }
             throw StoreError(.unavailable, "sqlite:\(path): \(error)", cause: error)
         }
-        return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()))
+        return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()), threads: threads)
     }
 
     func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
@@ -87,12 +95,17 @@ final class SQLiteStore: SQLDatabase {
     func close() async {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         for c in [writer] + readers { try? await c.close() }
+        try? await threads.shutdownGracefully()
     }
 
     deinit {
         // Dropped without close(): close in the background (each close keeps its connection alive).
         if !closed.load(ordering: .relaxed) {
-            for c in [writer] + readers { _ = c.close() }
+            let threads = self.threads
+            let closing = ([writer] + readers).map { $0.close() }
+            EventLoopFuture.andAllComplete(closing, on: MultiThreadedEventLoopGroup.singleton.any()).whenComplete { _ in
+                threads.shutdownGracefully { _ in }
+            }
         }
     }
 

@@ -48,7 +48,7 @@ public enum WebhookSignature {
 /// send one at the same time), POSTs each signed through the guarded fetcher, and records the
 /// outcome — delivered on 2xx, else retried with backoff until `maxAttempts`. A node killed
 /// mid-delivery leaves the lease to run out; then any node sends it again (at least once).
-struct WebhookDeliverer: Service {
+struct WebhookDeliverer: Service, CustomStringConvertible {
     let store: LinkStore
     let settings: WebhookSettings
     let fetcher: any Fetcher
@@ -71,6 +71,9 @@ struct WebhookDeliverer: Service {
         self.now = now
         node = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
     }
+
+    /// The endpoints' names only: ServiceLifecycle logs this when it starts the service.
+    var description: String { "WebhookDeliverer(\(settings.endpoints.map(\.name).joined(separator: ", ")))" }
 
     /// How long a taken delivery stays this node's: the attempt's timeout and a margin.
     var lease: Double { settings.timeout + 5 }
@@ -110,7 +113,7 @@ struct WebhookDeliverer: Service {
             ("Switchyard-Event", delivery.event),
             ("Switchyard-Event-Id", delivery.eventID),
             ("Switchyard-Delivery-Attempt", String(delivery.attempts)),
-            ("Switchyard-Signature", WebhookSignature.header(secret: endpoint.secret, keyID: endpoint.keyID, timestamp: timestamp, body: body)),
+            ("Switchyard-Signature", WebhookSignature.header(secret: endpoint.secret.bytes, keyID: endpoint.keyID, timestamp: timestamp, body: body)),
         ], body: body)
         var status: Int?
         var problem: String
@@ -124,7 +127,7 @@ struct WebhookDeliverer: Service {
             problem = "HTTP \(response.status)"
         } catch {
             // The error quotes the URL: its query and user info (a receiver's token) stay out.
-            problem = WebhookSettings.scrubbed(error.description, of: endpoint.url)
+            problem = Redaction.scrub(error.description, of: endpoint.url)
         }
         if delivery.attempts >= settings.maxAttempts {
             await finish(delivery, .failed(status: status, error: problem))

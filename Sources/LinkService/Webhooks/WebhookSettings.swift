@@ -28,8 +28,8 @@ public struct WebhookSettings: Sendable, Equatable {
         public var url: String
         /// The key id sent as `k` in the signature header, so secrets can be rotated (`keyId`; default `k1`).
         public var keyID: String
-        /// The HMAC-SHA256 key (`secret`, required: `env:NAME`, `file:PATH`, or the text itself).
-        public var secret: [UInt8]
+        /// The HMAC-SHA256 key (`secret`, required: `env:NAME`, `file:PATH`, or the text itself); never printed.
+        public var secret: SecretBytes
         /// The events sent to this endpoint (`events`; default every event in ``WebhookSettings/events``).
         public var events: Set<String>
     }
@@ -112,59 +112,15 @@ public struct WebhookSettings: Sendable, Equatable {
         }
     }
 
-    /// `text` (an error that quotes `url`, perhaps normalised) with `url`'s user info, query and
-    /// fragment replaced by `…`, as ``redacted(_:)`` shows them: a delivery error goes to the
-    /// log and the database, and printed `?apikey=…` there.
-    static func scrubbed(_ text: String, of url: String) -> String {
-        var out = text.replacingOccurrences(of: url, with: redacted(url))
-        var secrets: [Substring] = []
-        if let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) { secrets.append(url[url.index(after: cut)...]) }
-        if let scheme = url.range(of: ":") {
-            let rest = url[scheme.upperBound...].drop { $0 == "/" || $0 == "\\" }
-            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
-            if let at = authority.lastIndex(of: "@") { secrets.append(authority[..<at]) }
-        }
-        for secret in secrets where !secret.isEmpty {
-            out = out.replacingOccurrences(of: String(secret), with: "…")
-            // A fetcher may quote the URL percent-encoded or decoded.
-            for form in [secret.removingPercentEncoding, secret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)] {
-                if let form, !form.isEmpty { out = out.replacingOccurrences(of: form, with: "…") }
-            }
-        }
-        return out
-    }
-
-    /// `url` fit for a message or a log: user info and the query (where receivers put their
-    /// tokens) replaced by `…`.
-    static func redacted(_ url: String) -> String {
-        var text = Substring(url)
-        var out = ""
-        // After the scheme, however many slashes or backslashes a browser would skip
-        // (`https:u:pw@host` and `https:\\u:pw@host` hold user info too).
-        if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
-            let rest = text[text.index(after: colon)...]
-            let slashes = rest.prefix { $0 == "/" || $0 == "\\" }
-            out = String(text[...colon]) + slashes
-            text = rest.dropFirst(slashes.count)
-            let authorityEnd = text.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "\\" } ?? text.endIndex
-            if let at = text[..<authorityEnd].lastIndex(of: "@") {
-                out += "…@"
-                text = text[text.index(after: at)...]
-            }
-        }
-        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { return out + text[..<cut] + String(text[cut]) + "…" }
-        return out + text
-    }
-
     private func endpoint(_ value: JSONValue, _ path: String, index: Int, environment: [String: String]) throws(ConfigurationError) -> Endpoint {
         guard let url = value["url"]?.stringValue else { throw ConfigurationError("\(path).url: required (where events are POSTed)") }
         let web: WebURL
         switch WebURL.parse(url) {
         case .success(let w): web = w
-        case .failure(let refusal): throw ConfigurationError("\(path).url: \(JSONWriter.quote(Self.redacted(url))): the URL \(refusal.reason)")
+        case .failure(let refusal): throw ConfigurationError("\(path).url: \(JSONWriter.quote(Redaction.url(url))): the URL \(refusal.reason)")
         }
         if web.scheme != "https" && !allowedHosts.contains(web.host) {
-            throw ConfigurationError("\(path).url: \(Self.redacted(web.href)) is not https; plain http is allowed only to a host in webhooks.allowedHosts")
+            throw ConfigurationError("\(path).url: \(Redaction.url(web.href)) is not https; plain http is allowed only to a host in webhooks.allowedHosts")
         }
         let loopbackName = web.host == "localhost" || web.host.hasSuffix(".localhost")
         if !allowPrivateAddresses, loopbackName || Self.ipv4(web.host).map({ !AddressGuard.isPublic($0) }) == true {
@@ -194,7 +150,7 @@ public struct WebhookSettings: Sendable, Equatable {
             }
             if events.isEmpty { throw ConfigurationError("\(path).events: name at least one event, or leave the key out for all") }
         }
-        return Endpoint(name: name, url: web.href, keyID: keyID, secret: secret, events: events)
+        return Endpoint(name: name, url: web.href, keyID: keyID, secret: SecretBytes(secret), events: events)
     }
 
     /// A secret given as `env:NAME`, `file:PATH` (trailing newlines dropped) or literally.
@@ -220,5 +176,18 @@ public struct WebhookSettings: Sendable, Equatable {
         guard parts.count == 4 else { return nil }
         let bytes = parts.compactMap { UInt8($0) }
         return bytes.count == 4 ? bytes : nil
+    }
+}
+
+/// An endpoint prints with its URL redacted and without its secret (ServiceLifecycle logs the
+/// services it starts, and they hold these settings).
+extension WebhookSettings.Endpoint: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `name → url`, the URL as ``Redaction/url(_:)`` shows it.
+    public var description: String { "\(name) → \(Redaction.url(url))" }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+    /// Name, redacted URL, key id and events; no secret.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["name": name, "url": Redaction.url(url), "keyID": keyID, "events": events.sorted()], displayStyle: .struct)
     }
 }
