@@ -64,7 +64,9 @@ import Testing
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 #expect(probes.allSatisfy { $0.health == 200 }, "\(probes)")
-                #expect(probes.allSatisfy { $0.api < .seconds(1) }, "\(probes)")
+                // The median, not every probe: on a loaded machine one read can wait for the CPU.
+                // (With QR drawing on the database's threads the median was seconds.)
+                #expect(probes.map(\.api).sorted()[probes.count / 2] < .seconds(1), "\(probes)")
                 var all: [Int] = []
                 for try await s in group { all += s }
                 return all
