@@ -117,4 +117,25 @@ extension ErrorCode {
     public static let unreachableNot = ErrorCode("unreachable-not")
     /// A legacy path that can never apply because an earlier path matches every path.
     public static let unreachablePath = ErrorCode("unreachable-path")
+    /// A dynamic App Links rule (Android 15) with a malformed or empty field: Android discards
+    /// every dynamic rule of the statement.
+    public static let malformedDynamicRule = ErrorCode("malformed-dynamic-rule")
+    /// A dynamic rule key Android does not read (`exlude`, `path`), with the key meant.
+    public static let unknownRuleKey = ErrorCode("unknown-rule-key")
+    /// A dynamic rule with no pattern: it matches every URL.
+    public static let emptyRule = ErrorCode("empty-rule")
+    /// Dynamic rules that only exclude: on Android 15+ no URL of the site opens the app.
+    public static let onlyExclusions = ErrorCode("only-exclusions")
+    /// A dynamic rule after one that matches every URL: never reached.
+    public static let unreachableRule = ErrorCode("unreachable-rule")
+    /// Android discards all of a statement's dynamic rules (one is malformed); the manifest decides.
+    public static let dynamicRulesDiscarded = ErrorCode("dynamic-rules-discarded")
+    /// Dynamic rules declared more than once for one site, relation and app.
+    public static let duplicateDynamicRules = ErrorCode("duplicate-dynamic-rules")
+    /// A key the file's reader does not know, ignored (with the key meant, when one is close).
+    public static let unknownKey = ErrorCode("unknown-key")
+    /// A decision case's `assetlinks` cannot be read as an assetlinks.json file at all.
+    public static let invalidAssetLinks = ErrorCode("invalid-assetlinks")
+    /// Where iOS and Android 15 may decide a generated entry differently.
+    public static let platformDifference = ErrorCode("platform-difference")
 }

@@ -287,9 +287,12 @@ public struct ServiceConfiguration: Sendable {
                                                 reserved: Self.reservedAASAPaths)
     }
 
-    /// The assetlinks.json statements, one per Android app.
+    /// The assetlinks.json statements, one per Android app, each with the Android 15 dynamic
+    /// rules of the routes (the same entries, in the same order, as the AASA's components).
     public var assetLinks: AssetLinks {
-        AssetLinks(statements: android.flatMap { AssociationGenerator.assetLinks(packageName: $0.package, fingerprints: $0.fingerprints).statements })
+        AssetLinks(statements: android.flatMap {
+            AssociationGenerator.assetLinks(packageName: $0.package, fingerprints: $0.fingerprints, router: router, reserved: Self.reservedAASAPaths).statements
+        })
     }
 }
 

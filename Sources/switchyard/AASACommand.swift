@@ -44,26 +44,7 @@ struct AASACommand: ParsableCommand {
             var cases = DecisionCases()
             // A line over the cap (the AASA file limit plus room for the case around it) is never
             // kept in memory; its case still gets its output line, a line-too-long error.
-            let lines = InputLines([], maximumLineBytes: AppSiteAssociation.maximumBytes + (64 << 10), placeholders: true)
-            var failed = 0
-            for line in lines {
-                var result: JSONValue
-                if let problem = lines.problem(line), problem.code == .lineTooLong {
-                    result = DecisionCases.failure(.null, problem.code, problem.message)
-                } else {
-                    result = cases.answer(line)
-                }
-                // A case without an id (a line that is not JSON, not an object, or has no "id")
-                // is told by its line number, answered or not.
-                if case .null? = result["id"], let number = lines.lineNumber, case .object(var members) = result {
-                    members.insert(("line", .int(number)), at: 1)
-                    result = .object(members)
-                }
-                if result["error"] != nil { failed += 1 }
-                Output.line(JSONWriter.compact(result))
-            }
-            try lines.finish()
-            if lines.skipped > 0 || failed > 0 { throw ExitCode(1) }
+            try DecisionLines.answer(maximumLineBytes: AppSiteAssociation.maximumBytes + (64 << 10)) { cases.answer($0) }
         }
     }
 
@@ -167,5 +148,32 @@ struct AASACommand: ParsableCommand {
                 Output.standardOutput(Data(text.utf8))
             }
         }
+    }
+}
+
+/// Decision cases as JSON Lines on stdin, one answer line each on stdout: `aasa decide --jsonl`
+/// and `assetlinks decide --jsonl`. Exit status 1 when any case could not be answered.
+enum DecisionLines {
+    static func answer(maximumLineBytes: Int, _ answer: (String) -> JSONValue) throws {
+        let lines = InputLines([], maximumLineBytes: maximumLineBytes, placeholders: true)
+        var failed = 0
+        for line in lines {
+            var result: JSONValue
+            if let problem = lines.problem(line), problem.code == .lineTooLong {
+                result = DecisionCases.failure(.null, problem.code, problem.message)
+            } else {
+                result = answer(line)
+            }
+            // A case without an id (a line that is not JSON, not an object, or has no "id")
+            // is told by its line number, answered or not.
+            if case .null? = result["id"], let number = lines.lineNumber, case .object(var members) = result {
+                members.insert(("line", .int(number)), at: 1)
+                result = .object(members)
+            }
+            if result["error"] != nil { failed += 1 }
+            Output.line(JSONWriter.compact(result))
+        }
+        try lines.finish()
+        if lines.skipped > 0 || failed > 0 { throw ExitCode(1) }
     }
 }

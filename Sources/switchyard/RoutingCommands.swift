@@ -79,7 +79,68 @@ struct RouteCommand: ParsableCommand {
 }
 
 struct RoutesCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "routes", abstract: "Check a route table against association files.", subcommands: [Check.self])
+    static let configuration = CommandConfiguration(commandName: "routes", abstract: "Check a route table against association files.", subcommands: [Check.self, Platforms.self])
+
+    struct Platforms: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "What iOS and Android 15 decide for each URL, side by side; exit 1 where they disagree.",
+            discussion: """
+                The files are generated from the route table (as `aasa generate` and `assetlinks generate --routes` \
+                make them) unless --aasa/--assetlinks name served copies. The URLs are the arguments, or an example \
+                of every route and the same with a query parameter no route reads. A URL one platform opens in the \
+                app and the other does not is a disagreement (Android's `manifest` counts as opening).
+                """)
+        @Option(help: "Route table (JSON or YAML).") var routes: String
+        @Option(help: "A served AASA to use instead of the generated one.") var aasa: String?
+        @Option(name: .customLong("app-id"), help: "TEAMID.bundle.id in the AASA (default: its first app, or a placeholder for the generated one).") var appID: String?
+        @Option(help: "A served assetlinks.json to use instead of the generated one.") var assetlinks: String?
+        @Option(help: "The Android package in assetlinks.json (default: its first app, or a placeholder for the generated one).") var package: String?
+        @Flag(help: "One JSON object per URL.") var json = false
+        @Argument(help: "URLs to decide (default: examples built from every route).") var urls: [String] = []
+
+        func run() throws {
+            let router = try loadRouter(routes)
+            let domain = router.hosts.first
+            let association: AppSiteAssociation
+            let id: String
+            if let aasa {
+                association = try AASACommand.load(aasa)
+                id = appID ?? association.applinks?.details.first?.appIDs.first ?? ""
+            } else {
+                id = appID ?? "ABCDE12345.example.app"
+                association = AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [id])).0!
+            }
+            let links: AssetLinks
+            let app: String
+            if let assetlinks {
+                let (read, findings) = AssetLinks.validate(bytes: try Output.readFile(assetlinks))
+                guard let read else {
+                    for f in findings { Output.error(Output.escaped("error: \(assetlinks): \(f.path): \(f.message) [\(f.code)]")) }
+                    throw ExitCode(2)
+                }
+                links = read
+                app = package ?? read.statements.compactMap(\.target.packageName).first ?? ""
+            } else {
+                app = package ?? "com.example.app"
+                links = AssociationGenerator.assetLinks(packageName: app, fingerprints: [], router: router)
+            }
+            let asked = urls.isEmpty ? PlatformComparison.sampleURLs(router) : urls
+            let rows = PlatformComparison.compare(asked, aasa: association, appID: id, assetLinks: links, package: app, domain: domain)
+            for row in rows {
+                if json {
+                    Output.line(JSONWriter.compact(.object([("url", .string(row.url)), ("ios", .string(row.ios.rawValue)),
+                                                             ("android", .string(row.android.rawValue)), ("disagree", .bool(row.disagree))])))
+                } else {
+                    let ios = row.ios.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+                    let android = row.android.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+                    Output.line(Output.escaped("\(row.disagree ? "DIFFER" : "same  ")  ios \(ios)  android \(android)  \(row.url)"))
+                }
+            }
+            let differ = rows.filter(\.disagree).count
+            if !json { Output.error("\(rows.count) URLs, \(differ) where iOS and Android 15 disagree") }
+            if differ > 0 { throw ExitCode(1) }
+        }
+    }
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every universal-link route is covered by the AASA for the app, and every URL the AASA hands the app has a route.")
@@ -100,7 +161,59 @@ struct RoutesCommand: ParsableCommand {
 }
 
 struct AssetLinksCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "assetlinks", abstract: "Validate and generate Android assetlinks.json.", subcommands: [Validate.self, Generate.self])
+    static let configuration = CommandConfiguration(commandName: "assetlinks", abstract: "Validate, explain, decide and generate Android assetlinks.json (with Android 15 dynamic rules).",
+                                                    subcommands: [Validate.self, Decide.self, Explain.self, Generate.self])
+
+    struct Decide: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decide many cases as Android 15 does: one JSON object per stdin line, one result line per case.",
+            discussion: """
+                Input lines: {"id": …, "assetlinks": [ …statements… ], "package": "com.example.app", "url": "https://…"}                 ("assetlinks" may be the file's text). Output lines: {"id": …, "decision": D} with D one of match (a dynamic                 rule lets it open the app), exclude (an exclude rule matched), no_match (rules exist, none matched: it stays                 in the browser), manifest (no usable dynamic rules: the app's intent filters decide), not_associated (no                 handle_all_urls statement for that package); or {"id": …, "error": {"code", "message"}} for a broken case,                 and the run goes on (exit status 1 at the end).
+                """)
+        @Flag(help: "Read JSON Lines from stdin (the only mode).") var jsonl = false
+
+        func run() throws {
+            var cases = AndroidDecisionCases()
+            try DecisionLines.answer(maximumLineBytes: (1 << 20) + (64 << 10)) { cases.answer($0) }
+        }
+    }
+
+    struct Explain: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Explain which dynamic rule decides a URL for an app on Android 15.")
+        @Argument(help: "The assetlinks.json file.") var file: String
+        @Argument(help: "The URL.") var url: String
+        @Option(help: "The app's package name.") var package: String
+        @Flag(help: "JSON output.") var json = false
+
+        func run() throws {
+            let bytes = try Output.readFile(file)
+            let (read, findings) = AssetLinks.validate(bytes: bytes)
+            guard let links = read else {
+                for f in findings { Output.error(Output.escaped("\(f.severity.rawValue): \(file): \(f.path): \(f.message) [\(f.code)]")) }
+                throw ExitCode(2)
+            }
+            if let problem = URLInput.problem(url) {
+                Output.error("error: \(Output.escaped(url)): \(problem)")
+                throw ExitCode(1)
+            }
+            let e = links.explain(url, package: package)
+            if json {
+                Output.line(JSONWriter.compact(.object([
+                    ("decision", .string(e.decision.rawValue)), ("statement", e.statement.map { .int($0) } ?? .null),
+                    ("rule", e.rule.map { .int($0) } ?? .null), ("reason", .string(e.reason)),
+                ])))
+                return
+            }
+            Output.line(Output.escaped("  \(e.reason)"))
+            switch e.decision {
+            case .match: Output.line(Output.escaped("match: Android 15 opens \(url) in \(package)"))
+            case .exclude: Output.line(Output.escaped("exclude: Android 15 keeps \(url) in the browser"))
+            case .noMatch: Output.line(Output.escaped("no_match: Android 15 keeps \(url) in the browser"))
+            case .manifest: Output.line(Output.escaped("manifest: \(package)'s intent filters decide \(url)"))
+            case .notAssociated: Output.line(Output.escaped("not_associated: \(package) is not verified for \(url)"))
+            }
+        }
+    }
 
     struct Validate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Validate a file or https://DOMAIN's /.well-known/assetlinks.json; exit 1 on errors.")
@@ -121,9 +234,20 @@ struct AssetLinksCommand: ParsableCommand {
         @Option(help: "Android package name.") var package: String
         @Option(help: "SHA-256 fingerprint (repeatable).") var fingerprint: [String]
         @Flag(help: "Also grant get_login_creds (passkeys, passwords).") var loginCredentials = false
+        @Option(help: "Route table (JSON or YAML): add Android 15 dynamic rules equal to the AASA components `aasa generate` makes from it.")
+        var routes: String?
 
         func run() throws {
-            let links = AssociationGenerator.assetLinks(packageName: package, fingerprints: fingerprint, loginCredentials: loginCredentials)
+            var router: LinkRouter?
+            if let routes {
+                do { router = try LinkRouter(contentsOf: routes) } catch {
+                    Output.error("error: \(error)")
+                    throw ExitCode(2)
+                }
+                // Where the two platforms cannot agree, said once on stderr; the file is still written.
+                for note in AssociationGenerator.platformDifferences(router: router!) { Output.error(Output.escaped("note: \(note.path): \(note.message)")) }
+            }
+            let links = AssociationGenerator.assetLinks(packageName: package, fingerprints: fingerprint, loginCredentials: loginCredentials, router: router)
             let text = JSONWriter.pretty(links.json)
             let problems = AssetLinks.validate(bytes: Array(text.utf8)).1.filter { $0.severity == .error }
             for p in problems { Output.error(p.description) }

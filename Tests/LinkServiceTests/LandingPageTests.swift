@@ -175,5 +175,20 @@ import Testing
             #expect(LandingPage.Audience(userAgent: ua) == expected, "\(ua)")
         }
     }
-}
 
+    /// iOS 18's AdAttributionKit re-engagement appends a query parameter to the universal link it
+    /// opens: a route's page and a short link's page still answer as without it, and the app
+    /// link carries only what the route reads.
+    @Test func aQueryParameterNoRouteReadsIsTolerated() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let plain = try await client.call(.get, "/g/ravers?relay=wss%3A%2F%2Fr.example")
+            let extra = try await client.call(.get, "/g/ravers?relay=wss%3A%2F%2Fr.example&_aak=1f2e3d")
+            #expect(plain.status == .ok && extra.status == .ok)
+            #expect(extra.text.contains("plur://group/ravers"), "\(extra.text.prefix(600))")
+            #expect(!extra.text.contains("_aak=1f2e3d\""), "the app link carries only what the route reads")
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/aak"}"#).json?["code"]?.stringValue)
+            #expect(try await client.call(.get, "/i/\(code)?_aak=1f2e3d").status == .ok)
+        }
+    }
+}

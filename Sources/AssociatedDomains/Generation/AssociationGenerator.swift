@@ -18,26 +18,10 @@ public enum AssociationGenerator {
         router: LinkRouter, appIDs: [String], webcredentials: Bool = false, appClips: [String] = [],
         reserved: [(pattern: String, sample: String)] = []
     ) -> JSONValue {
-        // Routes with the same pattern share one component (the comment names them all).
-        var components: [(key: [(key: String, value: JSONValue)], names: [String])] = []
-        for route in router.routes where route.kind == .universal {
-            var c: [(key: String, value: JSONValue)] = [("/", .string(pathPattern(route)))]
-            let required = route.query.filter { !$0.optional }
-            if !required.isEmpty { c.append(("?", .object(required.map { ($0.item, JSONValue.string("?*")) }))) }
-            if route.exclude { c.append(("exclude", .bool(true))) }
-            if let i = components.firstIndex(where: { JSONValue.object($0.key) == JSONValue.object(c) }) {
-                components[i].names.append(route.name)
-            } else {
-                components.append((c, [route.name]))
-            }
-        }
         var componentValues: [JSONValue] = []
-        let taking = components.filter { !$0.key.contains { $0.key == "exclude" } }.compactMap { $0.key.first?.value.stringValue }.map { Glob($0) }
-        for (pattern, sample) in reserved where taking.contains(where: { $0.matches(sample) }) {
-            componentValues.append(.object([("/", .string(pattern)), ("exclude", .bool(true)), ("comment", .string("the server's own path, never the app's"))]))
-        }
-        componentValues += components.map { c in
-            .object(c.key + [("comment", .string((c.names.count == 1 ? "route " : "routes ") + c.names.joined(separator: ", ")))])
+        for c in universalComponents(router: router, reserved: reserved) {
+            guard case .object(let members) = c.rule.json else { continue }
+            componentValues.append(.object(members + [("comment", .string(c.comment))]))
         }
         var top: [(key: String, value: JSONValue)] = [
             ("applinks", .object([("details", .array([.object([("appIDs", .array(appIDs.map(JSONValue.string))), ("components", .array(componentValues))])]))])),
@@ -45,6 +29,54 @@ public enum AssociationGenerator {
         if webcredentials { top.append(("webcredentials", .object([("apps", .array(appIDs.map(JSONValue.string)))]))) }
         if !appClips.isEmpty { top.append(("appclips", .object([("apps", .array(appClips.map(JSONValue.string)))]))) }
         return .object(top)
+    }
+
+    /// The components both platforms' files are made of, in table order: first an exclusion for
+    /// each `reserved` path a taking route would cover, then one entry per universal-route
+    /// pattern (routes with the same pattern share one, named together in `comment`).
+    static func universalComponents(router: LinkRouter, reserved: [(pattern: String, sample: String)]) -> [(rule: AssetLinks.DynamicRule, comment: String)] {
+        var components: [(rule: AssetLinks.DynamicRule, names: [String])] = []
+        for route in router.routes where route.kind == .universal {
+            let required = route.query.filter { !$0.optional }.map { AssetLinks.DynamicRule.QueryPattern(name: $0.item, value: "?*") }
+            let rule = AssetLinks.DynamicRule(path: pathPattern(route), query: required, exclude: route.exclude)
+            if let i = components.firstIndex(where: { $0.rule == rule }) {
+                components[i].names.append(route.name)
+            } else {
+                components.append((rule, [route.name]))
+            }
+        }
+        let taking = components.filter { !$0.rule.exclude }.compactMap(\.rule.path).map { Glob($0) }
+        let exclusions = reserved.filter { r in taking.contains { $0.matches(r.sample) } }
+            .map { (rule: AssetLinks.DynamicRule(path: $0.pattern, exclude: true), comment: "the server's own path, never the app's") }
+        return exclusions + components.map { (rule: $0.rule, comment: ($0.names.count == 1 ? "route " : "routes ") + $0.names.joined(separator: ", ")) }
+    }
+
+    /// Android 15 dynamic rules equivalent to the AASA components generated from the same routes
+    /// (``appSiteAssociation(router:appIDs:webcredentials:appClips:reserved:)``), in the same order:
+    /// on both platforms the first matching entry decides and a URL no entry matches stays in
+    /// the browser. Where the two cannot agree, see ``platformDifferences(router:)``.
+    public static func dynamicRules(router: LinkRouter, reserved: [(pattern: String, sample: String)] = []) -> AssetLinks.DynamicRules {
+        AssetLinks.DynamicRules(rules: universalComponents(router: router, reserved: reserved).map(\.rule))
+    }
+
+    /// Where iOS and Android 15 may decide a generated entry differently: Android has no
+    /// `caseSensitive`, `percentEncoded` or substitution variables and compares decoded text, and
+    /// before Android 15 (or without Google services) the app's intent filters decide instead.
+    public static func platformDifferences(router: LinkRouter) -> [Finding] {
+        var findings = [Finding(.warning, .platformDifference, at: "routes",
+                                "Android 14 and lower ignore dynamic rules: there the app's intent filters decide, so keep them as narrow as the routes")]
+        for (i, route) in router.routes.enumerated() where route.kind == .universal {
+            let pattern = pathPattern(route)
+            if pattern.contains("%") || pattern.unicodeScalars.contains(where: { !$0.isASCII }) {
+                findings.append(Finding(.warning, .platformDifference, at: "routes[\(i)]",
+                                        "route \(route.name): \(pattern) has escapes or non-ASCII text; iOS compares it percent-encoded, Android decoded, so they may disagree"))
+            }
+            if pattern.contains("$(") {
+                findings.append(Finding(.warning, .platformDifference, at: "routes[\(i)]",
+                                        "route \(route.name): \(pattern) reads as a substitution variable on iOS and as literal text on Android"))
+            }
+        }
+        return findings
     }
 
     /// The AASA path pattern of a route: `/join/{groupId}` → `/join/*`, `/i/{target:url}` → `/i/*`.
@@ -67,10 +99,15 @@ public enum AssociationGenerator {
 
     /// A Digital Asset Links file granting `handle_all_urls` (and optionally
     /// `get_login_creds`) to a package signed with `fingerprints`.
-    public static func assetLinks(packageName: String, fingerprints: [String], loginCredentials: Bool = false) -> AssetLinks {
+    /// With `router`, the statement carries the Android 15 dynamic rules of its universal routes
+    /// (``dynamicRules(router:reserved:)``).
+    public static func assetLinks(packageName: String, fingerprints: [String], loginCredentials: Bool = false,
+                                  router: LinkRouter? = nil, reserved: [(pattern: String, sample: String)] = []) -> AssetLinks {
         var relations = ["delegate_permission/common.handle_all_urls"]
         if loginCredentials { relations.append("delegate_permission/common.get_login_creds") }
-        return AssetLinks(statements: [.init(relations: relations, target: .androidApp(packageName: packageName, fingerprints: fingerprints))])
+        // No universal route, no rules: an empty list would be malformed (Android discards it).
+        let rules = router.map { dynamicRules(router: $0, reserved: reserved) }.flatMap { $0.rules.isEmpty ? nil : $0 }
+        return AssetLinks(statements: [.init(relations: relations, target: .androidApp(packageName: packageName, fingerprints: fingerprints), dynamicRules: rules)])
     }
 }
 

@@ -44,10 +44,12 @@ public struct Glob: Sendable, Equatable {
     /// all (values that name variables again, many occurrences of a long list) is not compiled:
     /// ``isTooLarge`` is true and it matches nothing. Matching time grows with that size, and a
     /// stranger's file must not decide how long a check takes.
-    public init(_ pattern: String, variables: [String: [String]] = [:], lowercased: Bool = false) {
+    ///
+    /// With `substitutions: false` (Android's patterns, which have none) `$(name)` is literal text.
+    public init(_ pattern: String, variables: [String: [String]] = [:], lowercased: Bool = false, substitutions: Bool = true) {
         source = pattern
         var budget = Glob.maximumSize
-        let compiled = Glob.compile(pattern, variables: variables, lowercased: lowercased, depth: 0, budget: &budget)
+        let compiled = Glob.compile(pattern, variables: variables, lowercased: lowercased, substitutions: substitutions, depth: 0, budget: &budget)
         isTooLarge = budget < 0
         tokens = isTooLarge ? [] : compiled
         if case .literal(let lit)? = tokens.first { prefix = lit } else { prefix = [] }
@@ -62,7 +64,7 @@ public struct Glob: Sendable, Equatable {
     /// matches nothing (the validator reports it as `pattern-too-large`).
     public let isTooLarge: Bool
 
-    static func compile(_ pattern: String, variables: [String: [String]], lowercased: Bool, depth: Int, budget: inout Int) -> [Token] {
+    static func compile(_ pattern: String, variables: [String: [String]], lowercased: Bool, substitutions: Bool = true, depth: Int, budget: inout Int) -> [Token] {
         budget -= pattern.utf8.count
         guard budget >= 0 else { return [] }
         var tokens: [Token] = []
@@ -87,7 +89,7 @@ public struct Glob: Sendable, Equatable {
                 flush()
                 tokens.append(.one)
                 i += 1
-            } else if b == UInt8(ascii: "$"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "("),
+            } else if substitutions, b == UInt8(ascii: "$"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "("),
                       let close = bytes[(i + 2)...].firstIndex(of: UInt8(ascii: ")")) {
                 let name = String(decoding: bytes[(i + 2)..<close], as: UTF8.self)
                 if let cls = SubstitutionVariables.builtInClass(name) {

@@ -9,6 +9,13 @@ public struct AssetLinks: Sendable, Equatable {
         public var relations: [String]
         /// The app or site the relations are granted to.
         public var target: Target
+        /// Android 15's dynamic rules (`relation_extensions`), nil when the statement has none.
+        public var dynamicRules: DynamicRules? = nil
+
+        /// A statement granting `relations` to `target`, with `dynamicRules` when given.
+        public init(relations: [String], target: Target, dynamicRules: DynamicRules? = nil) {
+            (self.relations, self.target, self.dynamicRules) = (relations, target, dynamicRules)
+        }
     }
 
     /// A statement's `target`: an Android app with its signing
@@ -17,6 +24,12 @@ public struct AssetLinks: Sendable, Equatable {
         case androidApp(packageName: String, fingerprints: [String])
         case web(site: String)
         case other(namespace: String)
+
+        /// The package name of an `android_app` target; nil for any other target.
+        public var packageName: String? {
+            if case .androidApp(let package, _) = self { return package }
+            return nil
+        }
     }
 
     /// The statements, in file order.
@@ -46,7 +59,11 @@ public struct AssetLinks: Sendable, Equatable {
             case .web(let site): target = .object([("namespace", .string("web")), ("site", .string(site))])
             case .other(let ns): target = .object([("namespace", .string(ns))])
             }
-            return .object([("relation", .array(s.relations.map(JSONValue.string))), ("target", target)])
+            var members: [(key: String, value: JSONValue)] = [("relation", .array(s.relations.map(JSONValue.string))), ("target", target)]
+            if let dynamic = s.dynamicRules {
+                members.append(("relation_extensions", .object([(Self.handleAllURLs, .object([("dynamic_app_link_components", .array(dynamic.rules.map(\.json)))]))])))
+            }
+            return .object(members)
         })
     }
 
@@ -67,9 +84,13 @@ public struct AssetLinks: Sendable, Equatable {
         var statements: [Statement] = []
         for (i, item) in items.enumerated() {
             let path = "[\(i)]"
-            guard case .object = item else {
+            guard case .object(let keys) = item else {
                 findings.append(Finding(.error, .wrongType, at: path, "expected a statement object, found \(item.typeName)"))
                 continue
+            }
+            for (key, _) in keys where !["relation", "target", "relation_extensions"].contains(key) {
+                let hint = DocumentShape.suggestion(for: key, among: ["relation", "target", "relation_extensions"]).map { " — did you mean \(JSONWriter.quote($0))?" } ?? ""
+                findings.append(Finding(.warning, .unknownKey, at: "\(path).\(key)", "unknown key \(JSONWriter.quote(key)), ignored by Android\(hint)"))
             }
             var relations: [String] = []
             if case .array(let rels)? = item["relation"] {
@@ -112,7 +133,15 @@ public struct AssetLinks: Sendable, Equatable {
                 } else {
                     findings.append(Finding(.error, .missingFingerprints, at: "\(path).target.sha256_cert_fingerprints", "an android_app target needs at least one SHA-256 signing-certificate fingerprint"))
                 }
-                statements.append(Statement(relations: relations, target: .androidApp(packageName: package, fingerprints: fingerprints)))
+                let dynamic = item["relation_extensions"].flatMap { dynamicRules($0, path, findings: &findings) }
+                if dynamic != nil && !relations.contains(handleAllURLs) {
+                    findings.append(Finding(.warning, .ignoredKey, at: "\(path).relation_extensions", "the statement does not grant \(handleAllURLs), so its dynamic rules are not used"))
+                }
+                if dynamic != nil, statements.contains(where: { $0.dynamicRules != nil && $0.target.packageName == package }) {
+                    findings.append(Finding(.error, .duplicateDynamicRules, at: "\(path).relation_extensions",
+                                            "\(package) already has dynamic rules in an earlier statement; declare dynamic_app_link_components once per site, relation and app (this file's decisions use the first)"))
+                }
+                statements.append(Statement(relations: relations, target: .androidApp(packageName: package, fingerprints: fingerprints), dynamicRules: dynamic))
             case "web":
                 let site = target["site"]?.stringValue ?? ""
                 if !(site.hasPrefix("https://") || site.hasPrefix("http://")) {
@@ -124,6 +153,11 @@ public struct AssetLinks: Sendable, Equatable {
             }
         }
         return (AssetLinks(statements: statements), findings.stablePartitioned())
+    }
+
+    /// Reads a file (as ``validate(bytes:)``) already parsed as JSON.
+    public static func read(_ document: JSONValue) -> (AssetLinks?, [Finding]) {
+        validate(bytes: Array(JSONWriter.compact(document).utf8))
     }
 
     static func isValidPackageName(_ name: String) -> Bool {

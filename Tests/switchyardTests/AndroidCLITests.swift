@@ -1,0 +1,96 @@
+import SwitchyardTestSupport
+import SwitchyardCore
+import Foundation
+import Testing
+
+/// Android 15 dynamic App Links through the binary: decide, explain, validate, generate from
+/// the route table, and both platforms side by side.
+@Suite struct AndroidCLITests {
+    static let fingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+
+    static func statements(_ rules: String, package: String = "com.example.app") -> String {
+        #"[{"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "android_app", "package_name": "\#(package)", "sha256_cert_fingerprints": ["\#(fingerprint)"]}, "relation_extensions": {"delegate_permission/common.handle_all_urls": {"dynamic_app_link_components": \#(rules)}}}]"#
+    }
+
+    static func write(_ text: String, _ name: String) throws -> String {
+        let path = try ServiceProcessTests.temporaryDirectory().appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A table shaped after the guide's examples (ordering, a catch-all, a query map), one case
+    /// per line; a broken case gets its error and the run goes on (status 1).
+    @Test func decideJSONLines() async throws {
+        let ordered = Self.statements(#"[{"/": "/help/*", "exclude": true}, {"/": "/help/faq"}, {"/": "*"}]"#)
+        let queries = Self.statements(#"[{"/": "/search", "?": {"q": "?*", "lang": "en"}}, {"/": "/shop/*"}]"#)
+        let only = Self.statements(#"[{"/": "/polycy/*", "exclude": true}]"#)
+        let malformed = Self.statements(#"[{"/": "/a"}, {"?": "q=*"}]"#)
+        let cases: [(String, String, String, String)] = [
+            ("1", ordered, "https://e.com/help/faq", "exclude"),       // the first rule wins, not the more specific one
+            ("2", ordered, "https://e.com/home", "match"),
+            ("3", queries, "https://e.com/search?lang=en&q=shoes", "match"),
+            ("4", queries, "https://e.com/search?q=shoes", "no_match"),
+            ("5", queries, "https://e.com/search?q=&lang=en", "no_match"),
+            ("6", queries, "https://e.com/shop/1?ref=ad", "match"),
+            ("7", only, "https://e.com/home", "no_match"),
+            ("8", malformed, "https://e.com/a", "manifest"),
+        ]
+        var input = cases.map { #"{"id": "\#($0.0)", "assetlinks": \#($0.1), "package": "com.example.app", "url": "\#($0.2)"}"# }
+        input.append(#"{"id": "9", "assetlinks": \#(ordered), "package": "com.other.app", "url": "https://e.com/home"}"#)
+        input.append(#"{"id": "10", "assetlinks": "not json", "package": "com.example.app", "url": "https://e.com/"}"#)
+        input.append(#"{"id": "11", "assetlinks": \#(ordered), "url": "https://e.com/"}"#)
+        let run = try await CLITests.run(["assetlinks", "decide", "--jsonl"], stdin: input.joined(separator: "\n") + "\n")
+        #expect(run.status == 1, "\(run.stderr)")
+        let expected = cases.map { #"{"id":"\#($0.0)","decision":"\#($0.3)"}"# } + [
+            #"{"id":"9","decision":"not_associated"}"#,
+        ]
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(9)) == expected)
+        #expect(lines.count == 11)
+        #expect(lines[9].contains(#""id":"10","error":{"code":"json-syntax""#))
+        #expect(lines[10].contains(#""id":"11","error":{"code":"missing-key""#))
+    }
+
+    /// The file whose only rule excludes is refused by validate (it keeps every URL of the site
+    /// out of the app), and explain names the deciding rule.
+    @Test func validateAndExplain() async throws {
+        let only = try Self.write(Self.statements(#"[{"/": "/polycy/*", "exclude": true}]"#), "only.json")
+        let validated = try await CLITests.run(["assetlinks", "validate", only])
+        #expect(validated.status == 1)
+        #expect(validated.stdout.contains("every rule excludes") && validated.stdout.contains("[only-exclusions]"), "\(validated.stdout)")
+        let typo = try Self.write(Self.statements(#"[{"/": "/admin/*", "exlude": true}, {"/": "*"}]"#), "typo.json")
+        let warned = try await CLITests.run(["assetlinks", "validate", typo])
+        #expect(warned.status == 0)
+        #expect(warned.stdout.contains(#"did you mean "exclude"?"#), "\(warned.stdout)")
+        let explained = try await CLITests.run(["assetlinks", "explain", typo, "https://e.com/admin/x", "--package", "com.example.app"])
+        #expect(explained.status == 0)
+        #expect(explained.stdout == """
+              rule 0 {"/":"/admin/*"} matches
+            match: Android 15 opens https://e.com/admin/x in com.example.app
+
+            """, "\(explained.stdout)")
+        let json = try await CLITests.run(["assetlinks", "explain", only, "https://e.com/polycy/a", "--package", "com.example.app", "--json"])
+        #expect(json.stdout.hasPrefix(#"{"decision":"exclude","statement":0,"rule":0,"#))
+    }
+
+    /// One rule source: `assetlinks generate --routes` gives the rules of the AASA `aasa generate`
+    /// makes from the same table; `routes platforms` finds no disagreement between them, and
+    /// finds the served file that keeps everything out.
+    @Test func generateFromRoutesAndCompareBothPlatforms() async throws {
+        let routes = CLITests.root.appendingPathComponent("Examples/plur-routes.yaml").path
+        let generated = try await CLITests.run(["assetlinks", "generate", "--package", "community.rabble.plur", "--fingerprint", Self.fingerprint, "--routes", routes])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stdout.contains("dynamic_app_link_components"))
+        #expect(generated.stderr.contains("Android 14 and lower ignore dynamic rules"))
+        let file = try Self.write(generated.stdout, "assetlinks.json")
+        #expect(try await CLITests.run(["assetlinks", "validate", file]).status == 0)
+        let same = try await CLITests.run(["routes", "platforms", "--routes", routes, "--assetlinks", file, "--package", "community.rabble.plur"])
+        #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+        #expect(same.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("same") })
+        #expect(same.stdout.contains("sy_extra=1"), "a URL with a parameter no route reads is asked too")
+        let only = try Self.write(Self.statements(#"[{"/": "/polycy/*", "exclude": true}]"#, package: "community.rabble.plur"), "only.json")
+        let differ = try await CLITests.run(["routes", "platforms", "--routes", routes, "--assetlinks", only, "--json"])
+        #expect(differ.status == 1)
+        #expect(differ.stdout.contains(#""ios":"match","android":"no_match","disagree":true"#), "\(differ.stdout)")
+    }
+}
