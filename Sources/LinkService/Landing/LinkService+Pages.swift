@@ -136,7 +136,9 @@ extension LinkService {
             for (name, value) in match.parameters { text = text.replacingOccurrences(of: "{\(name)}", with: value.text) }
             return text
         }
-        var landing = basePage(pageURL: url)
+        // The page's own URL is the route's canonical one: parameters no route reads (an ad
+        // network's, iOS 18's AdAttributionKit key) are not repeated in it.
+        var landing = basePage(pageURL: configuration.router.url(route: match.route, parameters: match.parameters) ?? url)
         landing.title = fill(settings?.title) ?? configuration.defaultTitle
         landing.description = fill(settings?.description) ?? configuration.defaultDescription
         landing.deepLink = deepLink.flatMap(allowedDeepLink)
