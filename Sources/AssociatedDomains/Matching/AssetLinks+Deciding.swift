@@ -97,19 +97,8 @@ public struct AndroidDecisionCases: Sendable {
 
     /// The answer to the case `value`.
     public mutating func answer(_ value: JSONValue) -> JSONValue {
-        let id = value["id"] ?? .null
-        guard case .object(let members) = value else { return DecisionCases.failure(id, .wrongType, "each case must be a JSON object") }
-        var keys: Set<String> = []
-        if let repeated = members.first(where: { !keys.insert($0.key).inserted }) {
-            return DecisionCases.failure(repeated.key == "id" ? .null : id, .duplicateKey, "the case gives \"\(repeated.key)\" more than once")
-        }
-        for key in ["url", "package"] {
-            switch value[key] {
-            case .string?: continue
-            case nil: return DecisionCases.failure(id, .missingKey, "\"\(key)\" is missing: it must be a string")
-            case let other?: return DecisionCases.failure(id, .wrongType, "\"\(key)\" must be a string, found \(other.typeName)")
-            }
-        }
+        let (id, broken) = DecisionCases.check(value, strings: ["url", "package"])
+        if let broken { return broken }
         let url = value["url"]?.stringValue ?? "", package = value["package"]?.stringValue ?? ""
         if let problem = URLInput.problem(url) { return DecisionCases.failure(id, .invalidURL, "\"url\" \(problem)") }
         guard var document = value["assetlinks"] else {

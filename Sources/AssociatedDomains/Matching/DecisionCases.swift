@@ -31,23 +31,8 @@ public struct DecisionCases: Sendable {
 
     /// The answer to the case `value`.
     public mutating func answer(_ value: JSONValue) -> JSONValue {
-        let id = value["id"] ?? .null
-        guard case .object(let members) = value else { return Self.failure(id, .wrongType, "each case must be a JSON object") }
-        // A case that gives a key twice ("url" twice) is not guessed at; the file inside may
-        // repeat keys, as iOS reads such files too.
-        var keys: Set<String> = []
-        if let repeated = members.first(where: { !keys.insert($0.key).inserted }) {
-            return Self.failure(repeated.key == "id" ? .null : id, .duplicateKey, "the case gives \"\(repeated.key)\" more than once")
-        }
-        // A key that is missing and a key of the wrong type are told apart.
-        func problem(_ key: String) -> JSONValue? {
-            switch value[key] {
-            case .string?: return nil
-            case nil: return Self.failure(id, .missingKey, "\"\(key)\" is missing: it must be a string")
-            case let other?: return Self.failure(id, .wrongType, "\"\(key)\" must be a string, found \(other.typeName)")
-            }
-        }
-        if let answer = problem("url") ?? problem("appId") { return answer }
+        let (id, broken) = Self.check(value, strings: ["url", "appId"])
+        if let broken { return broken }
         let url = value["url"]?.stringValue ?? "", appID = value["appId"]?.stringValue ?? ""
         guard value["aasa"] != nil else { return Self.failure(id, .missingKey, "\"aasa\" is missing: the file, as an object or as its text") }
         if let problem = URLInput.problem(url) { return Self.failure(id, .invalidURL, "\"url\" \(problem)") }
@@ -81,6 +66,26 @@ public struct DecisionCases: Sendable {
         }
         return .object([("id", id), ("decision", .string(e.decision.rawValue))]
             + (unchecked.isEmpty ? [] : [("patternTooLarge", .array(unchecked))]))
+    }
+
+    /// The id of case `value` and, when it cannot be answered, the failure: not an object, a key
+    /// given twice (a case is not guessed at; the file inside may repeat keys, as devices read
+    /// such files too), or a key of `strings` missing or not a string (told apart).
+    static func check(_ value: JSONValue, strings: [String]) -> (id: JSONValue, failure: JSONValue?) {
+        let id = value["id"] ?? .null
+        guard case .object(let members) = value else { return (id, failure(id, .wrongType, "each case must be a JSON object")) }
+        var keys: Set<String> = []
+        if let repeated = members.first(where: { !keys.insert($0.key).inserted }) {
+            return (id, failure(repeated.key == "id" ? .null : id, .duplicateKey, "the case gives \"\(repeated.key)\" more than once"))
+        }
+        for key in strings {
+            switch value[key] {
+            case .string?: continue
+            case nil: return (id, failure(id, .missingKey, "\"\(key)\" is missing: it must be a string"))
+            case let other?: return (id, failure(id, .wrongType, "\"\(key)\" must be a string, found \(other.typeName)"))
+            }
+        }
+        return (id, nil)
     }
 
     /// The answer for a case that cannot be answered: `{"id": …, "error": {"code", "message"}}`.
