@@ -87,10 +87,7 @@ import Testing
         let created = try await CLITests.run(["token", "create", "--name", "logs", "--scope", "links:write", "--scope", "transactions", "--database", database])
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init))
         let tokenSecret = String(token.split(separator: "_", maxSplits: 2)[2])
-        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
-        let config = directory.appendingPathComponent("config.yaml")
-        try Data((example + """
-
+        let config = try WebhookCLITests.exampleConfig(in: directory, appending: """
             resolve: {offline: true}
             webhooks:
               endpoints:
@@ -103,7 +100,7 @@ import Testing
               maxAttempts: 2
               pollInterval: 0.1
 
-            """).utf8).write(to: config)
+            """)
         let (serve, origin, log) = try await blocking {
             try WebhookCLITests.serve(["serve", "--config", config.path, "--port", "0", "--database", database, "--log-level", "debug"], environment: [:])
         }

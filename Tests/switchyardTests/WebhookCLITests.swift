@@ -61,6 +61,14 @@ import Testing
         throw CancellationError()
     }
 
+    /// Writes the example configuration with `extra` YAML after it to DIRECTORY/config.yaml.
+    static func exampleConfig(in directory: URL, appending extra: String) throws -> URL {
+        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
+        let config = directory.appendingPathComponent("config.yaml")
+        try Data((example + "\n" + extra).utf8).write(to: config)
+        return config
+    }
+
     static func lines(_ file: URL) -> [[String: Any]] {
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -154,9 +162,7 @@ import Testing
     /// A bad endpoint stops `serve` at start with the key and the reason, exit status 2.
     @Test func aPlainHttpEndpointOffTheAllowlistStopsServeAtStart() async throws {
         let directory = try ServiceProcessTests.temporaryDirectory()
-        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
-        let config = directory.appendingPathComponent("config.yaml")
-        try Data((example + "\nwebhooks:\n  endpoints:\n    - {url: 'http://hooks.example.com/x', secret: env:SWITCHYARD_WEBHOOK_SECRET}\n").utf8).write(to: config)
+        let config = try Self.exampleConfig(in: directory, appending: "webhooks:\n  endpoints:\n    - {url: 'http://hooks.example.com/x', secret: env:SWITCHYARD_WEBHOOK_SECRET}\n")
         let run = try await CLITests.run(["serve", "--config", config.path, "--port", "0", "--database", "sqlite:" + directory.appendingPathComponent("db.sqlite").path],
                                              environment: ["SWITCHYARD_WEBHOOK_SECRET": "0123456789abcdef0123"])
         #expect(run.status == 2, "\(run.stderr)")
