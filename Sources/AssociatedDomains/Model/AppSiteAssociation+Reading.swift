@@ -72,6 +72,24 @@ extension AppSiteAssociation {
         mutating func error(_ code: ErrorCode, _ path: String, _ message: String) { findings.append(Finding(.error, code, at: path, message)) }
         mutating func warning(_ code: ErrorCode, _ path: String, _ message: String) { findings.append(Finding(.warning, code, at: path, message)) }
 
+        /// A warning for each key of the object `value` that iOS does not read at `path`, with the
+        /// known key it is closest to; a service section nested here is told to move up.
+        mutating func unknownKeys(_ value: JSONValue, _ known: [String], _ path: String) {
+            guard let members = value.objectMembers else { return }
+            let services = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
+            for (key, _) in members where !known.contains(key) {
+                let at = path.isEmpty ? key : "\(path).\(key)"
+                if services.contains(key) && path != "" {
+                    warning(.unknownKey, at, "\"\(key)\" is a section of its own: iOS reads it only at the top level of the file, not inside \(path)")
+                } else if let suggestion = DocumentShape.suggestion(for: key, among: known) {
+                    warning(.unknownKey, at, "unknown key \(JSONWriter.quote(key)), ignored by iOS — did you mean \(JSONWriter.quote(suggestion))?"
+                        + (suggestion == "exclude" ? " As written the component opens what it matches." : ""))
+                } else if path != "" {
+                    warning(.unknownKey, at, "unknown key \(JSONWriter.quote(key)), ignored by iOS (known here: \(known.joined(separator: ", ")))")
+                }
+            }
+        }
+
         mutating func strings(_ value: JSONValue?, _ path: String) -> [String]? {
             guard let value else { return nil }
             guard case .array(let items) = value else {
@@ -105,6 +123,7 @@ extension AppSiteAssociation {
                 error(.wrongType, path, "expected an object with caseSensitive/percentEncoded, found \(value.typeName)")
                 return MatchingDefaults()
             }
+            unknownKeys(value, ["caseSensitive", "percentEncoded"], path)
             return MatchingDefaults(caseSensitive: bool(value["caseSensitive"], "\(path).caseSensitive"), percentEncoded: bool(value["percentEncoded"], "\(path).percentEncoded"))
         }
 
@@ -143,6 +162,8 @@ extension AppSiteAssociation {
                     + (document.arrayValue != nil ? " (an array is the assetlinks.json shape, not AASA)" : ""))
                 return nil
             }
+            // Other top-level keys are other services' (iOS reads each by name); only near-misses are told.
+            unknownKeys(document, ["applinks", "webcredentials", "appclips", "activitycontinuation"], "")
             var aasa = AppSiteAssociation()
             aasa.webcredentials = apps(document["webcredentials"], "webcredentials")
             aasa.appclips = apps(document["appclips"], "appclips")
@@ -158,6 +179,7 @@ extension AppSiteAssociation {
                 error(.wrongType, "applinks", "expected an object with \"details\", found \(links.typeName)")
                 return nil
             }
+            unknownKeys(links, ["apps", "details", "defaults", "substitutionVariables"], "applinks")
             let domainDefaults = defaults(links["defaults"], "applinks.defaults")
             let domainVariables = variables(links["substitutionVariables"], "applinks.substitutionVariables")
             var details: [AppLinks.Detail] = []
@@ -199,6 +221,7 @@ extension AppSiteAssociation {
                 error(.wrongType, path, "expected a detail object, found \(item.typeName)" + (key != nil ? " (in the legacy dictionary form each value is an object with \"paths\")" : ""))
                 return nil
             }
+            unknownKeys(item, ["appIDs", "appID", "components", "paths", "defaults", "substitutionVariables", "comment"], path)
             var appIDs: [String]
             if let key {
                 appIDs = [key]
@@ -249,6 +272,7 @@ extension AppSiteAssociation {
                     + (value.stringValue.map { " \(JSONWriter.quote($0)); write {\"/\": \(JSONWriter.quote($0))}" } ?? ""))
                 return nil
             }
+            unknownKeys(value, ["/", "?", "#", "exclude", "caseSensitive", "percentEncoded", "comment"], path)
             var query: AppLinks.Component.Query?
             switch value["?"] {
             case nil: query = nil
