@@ -18,6 +18,8 @@ public struct HostingCheck: Sendable {
         public var status: Int?
         /// The `Content-Type` header, if the server sent one.
         public var contentType: String?
+        /// Every response header, in order (names as the server wrote them).
+        public var headers: [(name: String, value: String)] = []
         /// The Location of a redirect, if the server answered with one.
         public var redirect: String?
         /// The body read, up to twice the size limit; empty when none was read.
@@ -118,6 +120,7 @@ public struct HostingCheck: Sendable {
             }
             report.status = status
             report.contentType = headers.first(name: "content-type")
+            report.headers = headers.map { (name: $0.name, value: $0.value) }
             report.body = body
             if (300..<400).contains(report.status ?? 0) {
                 report.redirect = headers.first(name: "location")

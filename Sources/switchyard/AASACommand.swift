@@ -3,12 +3,13 @@ import AssociatedDomains
 import Foundation
 import LinkRouting
 import SwitchyardCore
+import SwitchyardNetwork
 
 struct AASACommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aasa",
         abstract: "Validate, explain, decide and generate apple-app-site-association files.",
-        subcommands: [Decide.self, Validate.self, Explain.self, Generate.self]
+        subcommands: [Decide.self, Validate.self, Explain.self, Generate.self, Compare.self]
     )
 
     /// Reads an AASA leniently (as iOS does) or exits with its findings.
@@ -117,6 +118,80 @@ struct AASACommand: ParsableCommand {
             case .exclude: Output.line(Output.escaped("exclude: iOS keeps \(url) in the browser (excluded by \(aasa.detailName(e.decidedBy!.detail)) entry \(e.decidedBy!.entry))"))
             case .noMatch: Output.line(Output.escaped("no_match: iOS does not offer \(url) to \(appID)"))
             }
+        }
+    }
+
+    struct Compare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Compare the AASA a site serves with the copy Apple's CDN holds, by decision; exit 1 where they decide differently.",
+            discussion: """
+                Devices read the AASA from Apple's CDN (https://app-site-association.cdn-apple.com/a/v1/DOMAIN), which can \
+                lag the site's file. Both are fetched; the command prints their status, sizes and the CDN's age headers, \
+                whether the bytes and the JSON differ (and where), and every URL and app the two copies decide \
+                differently. The URLs are --url, or examples of --routes, or examples of both files' components. \
+                Exit status 0 when every decision agrees, 1 when one differs, 2 when a copy cannot be fetched.
+                """)
+        @Argument(help: "The domain (as in applinks:DOMAIN).") var domain: String
+        @Option(help: "Where the CDN copies are (the domain is appended).") var cdnBase = "https://app-site-association.cdn-apple.com/a/v1/"
+        @Option(help: "Route table (JSON or YAML) whose example URLs are decided.") var routes: String?
+        @Option(help: "A URL to decide (repeatable).") var url: [String] = []
+        @Option(help: "A PEM certificate authority to trust when fetching (test servers).") var caFile: String?
+        @Flag(help: "Fetch from loopback, private and link-local addresses too (a test server); refused by default.") var allowPrivateAddresses = false
+        @Flag(help: "One JSON object.") var json = false
+
+        func run() async throws {
+            let host = domain.split(separator: ":").first.map(String.init) ?? domain
+            guard !domain.isEmpty, URLInput.problem("https://\(domain)/") == nil, !domain.contains("/") else {
+                throw ValidationError("DOMAIN must be a host name such as shop.example (no scheme or path)")
+            }
+            let fetcher = HostingCheck(trustedCAFile: caFile, allowPrivateAddresses: allowPrivateAddresses)
+            let siteURL = HostingCheck.location(of: "https://\(domain)", file: "apple-app-site-association")
+            let cdnURL = (cdnBase.hasSuffix("/") ? cdnBase : cdnBase + "/") + domain
+            async let siteReport = fetcher.fetch(siteURL)
+            async let cdnReport = fetcher.fetch(cdnURL)
+            let (site, cdn) = await (siteReport, cdnReport)
+            for report in [site, cdn] where report.status == nil {
+                Output.error(Output.escaped("error: \(report.findings.first?.message ?? "could not fetch \(report.url)")"))
+                throw ExitCode(2)
+            }
+            func parsed(_ report: HostingCheck.Report) -> (JSONValue?, AppSiteAssociation?) {
+                guard report.status == 200, let value = try? JSONParser.parse(bytes: report.body) else { return (nil, nil) }
+                return (value, AppSiteAssociation.read(value).0)
+            }
+            let (siteJSON, siteAASA) = parsed(site), (cdnJSON, cdnAASA) = parsed(cdn)
+            var urls = url
+            if let routes { urls += PlatformComparison.sampleURLs(try loadRouter(routes)) }
+            if urls.isEmpty { urls = AASAComparison.sampleURLs(siteAASA, cdnAASA, domain: host) }
+            let differences = AASAComparison.decisions(siteAASA, cdnAASA, urls: urls, domain: host)
+            let jsonDifferences = siteJSON.flatMap { a in cdnJSON.map { AASAComparison.jsonDifferences(a, $0) } } ?? []
+            let ageHeaders = ["age", "cache-control", "last-modified", "date", "etag", "expires"]
+            let cacheHeaders = cdn.headers.filter { ageHeaders.contains($0.name.lowercased()) }
+            if json {
+                func describe(_ r: HostingCheck.Report) -> JSONValue {
+                    .object([("url", .string(r.url)), ("status", r.status.map { .int($0) } ?? .null), ("bytes", .int(r.body.count))])
+                }
+                Output.line(JSONWriter.compact(.object([
+                    ("site", describe(site)), ("cdn", describe(cdn)),
+                    ("cdnHeaders", .object(cacheHeaders.map { ($0.name.lowercased(), .string($0.value)) })),
+                    ("sameBytes", .bool(site.body == cdn.body)), ("jsonDifferences", .array(jsonDifferences.map(JSONValue.string))),
+                    ("urls", .int(urls.count)),
+                    ("decisionDifferences", .array(differences.map { d in
+                        .object([("url", .string(d.url)), ("appId", .string(d.appID)), ("site", .string(d.first.rawValue)), ("cdn", .string(d.second.rawValue))])
+                    })),
+                ])))
+            } else {
+                Output.line(Output.escaped("site: \(site.url): \(site.status!), \(site.body.count) bytes"))
+                Output.line(Output.escaped("cdn:  \(cdn.url): \(cdn.status!), \(cdn.body.count) bytes"
+                    + cacheHeaders.map { ", \($0.name.lowercased()) \($0.value)" }.joined()))
+                Output.line(site.body == cdn.body ? "bytes: the same" : "bytes: differ")
+                if siteJSON != nil && cdnJSON != nil {
+                    Output.line("json: \(jsonDifferences.isEmpty ? "the same" : "\(jsonDifferences.count) difference\(jsonDifferences.count == 1 ? "" : "s") (first: site, second: CDN)")")
+                    for line in jsonDifferences { Output.line(Output.escaped("  \(line)")) }
+                }
+                Output.line("decisions: \(urls.count) URLs, \(differences.count) differ")
+                for d in differences { Output.line(Output.escaped("  \(d.url) \(d.appID): site \(d.first.rawValue), cdn \(d.second.rawValue)")) }
+            }
+            if !differences.isEmpty { throw ExitCode(1) }
         }
     }
 
