@@ -115,6 +115,11 @@ public struct XCallbackURL: Sendable, Equatable {
                 guard n == lowered else { throw CallbackError(.malformed, "\(n.prefix(40)) must be written in lower case") }
                 guard reserved.insert(lowered).inserted else { throw CallbackError(.malformed, "\(lowered) appears more than once") }
             }
+            // An empty field would sign as an absent one (the canonical form writes both as
+            // nothing), so "x-source=" added to a signed URL would verify: refused.
+            if ["x-source", "x-success", "x-error", "x-cancel"].contains(n), v.isEmpty {
+                throw CallbackError(.malformed, "\(n) is empty; leave it out instead")
+            }
             switch n {
             case "x-source": source = v
             case "x-success": success = v

@@ -337,17 +337,30 @@ struct ObservabilityMiddleware: RouterMiddleware {
         return error
     }
 
-    /// Path prefixes whose next segment is a secret (a transaction id, a claim token): logged as `…`.
-    static let secretSegmentPrefixes = ["/api/transactions/", "/d/"]
+    /// Path segments after which the next one is a secret (a transaction id, a claim token).
+    static let secretSegmentsFollow: Set<String> = ["transactions", "d"]
 
-    /// `path` fit for a log line: the segment after a ``secretSegmentPrefixes`` entry replaced by
-    /// `…` (`/api/transactions/…/verify`), so a log reader cannot verify a transaction or redeem a claim.
+    /// `path` fit for a log line: the segment after `transactions` or `d` (however many slashes
+    /// or escapes stand around it, as the router still takes `//api/transactions/ID`), and any
+    /// segment of 32 or more token characters, replaced by `…`, so a log reader cannot verify a
+    /// transaction or redeem a claim.
     static func loggedPath(_ path: String) -> String {
-        for prefix in secretSegmentPrefixes where path.hasPrefix(prefix) && path.utf8.count > prefix.utf8.count {
-            let rest = path.dropFirst(prefix.count)
-            return prefix + Redaction.elided + (rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "")
+        var previous = ""
+        var redacted = false
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> Substring in
+            guard !segment.isEmpty else { return segment }
+            let decoded = String(segment).removingPercentEncoding?.lowercased() ?? segment.lowercased()
+            defer { previous = decoded }
+            let tokenLike = segment.utf8.count >= 32 && segment.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x25
+            }
+            if Self.secretSegmentsFollow.contains(previous) || tokenLike {
+                redacted = true
+                return Substring(Redaction.elided)
+            }
+            return segment
         }
-        return path
+        return redacted ? segments.joined(separator: "/") : path
     }
 
     /// Records one answered request — duration and count by route, and a log line (debug for

@@ -290,6 +290,12 @@ public struct Inbox: Sendable {
                     continue
                 }
                 if let failure = await handler(request).failure {
+                    // Stopped with the drainer (SIGTERM during the handler): the handler did not
+                    // fail, so no attempt is counted and the request stays first in line.
+                    if Task.isCancelled {
+                        report.declined = request.id
+                        break files
+                    }
                     let id = request.id.uuidString.lowercased()
                     let reason = Self.oneLine(failure)
                     try FileSystem.appendDurably(attempts, id + " " + reason + "\n")

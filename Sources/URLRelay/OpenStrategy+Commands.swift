@@ -27,6 +27,48 @@ public struct CommandOpen: URLOpenStrategy {
         self.timeLimit = timeLimit
     }
 
+    /// `line` split into a program and its arguments as a shell splits words: on spaces and
+    /// tabs, with `'…'` taken as it is, `"…"` with `\"` and `\\` escapes, and `\` escaping the
+    /// next character elsewhere; a line that names an executable file as a whole is that one
+    /// word (a path with spaces, unquoted). Nil when a quote is left open or there is no word.
+    public static func words(_ line: String) -> [String]? {
+        if FileManager.default.isExecutableFile(atPath: line) { return [line] }
+        var words: [String] = []
+        var word = ""
+        var inWord = false
+        var quote: Character?
+        var escaped = false
+        for c in line {
+            if escaped {
+                word.append(c)
+                escaped = false
+                continue
+            }
+            switch quote {
+            case "'"?:
+                if c == "'" { quote = nil } else { word.append(c) }
+            case "\""?:
+                if c == "\"" { quote = nil } else if c == "\\" { escaped = true } else { word.append(c) }
+            default:
+                if c == " " || c == "\t" {
+                    if inWord { words.append(word); word = ""; inWord = false }
+                } else if c == "'" || c == "\"" {
+                    quote = c
+                    inWord = true
+                } else if c == "\\" {
+                    escaped = true
+                    inWord = true
+                } else {
+                    word.append(c)
+                    inWord = true
+                }
+            }
+        }
+        guard quote == nil, !escaped else { return nil }
+        if inWord { words.append(word) }
+        return words.isEmpty ? nil : words
+    }
+
     /// Runs the command with the request's URL, passing its id and source in the environment as
     /// `SWITCHYARD_REQUEST_ID` and `SWITCHYARD_REQUEST_SOURCE`; `.opened` when it exits with 0.
     public func open(_ request: RelayRequest) async -> OpenOutcome {
@@ -118,19 +160,24 @@ enum HandlerProcess {
         return signal != 0 ? (code: 0, signal: signal) : (code: (status >> 8) & 0xff, signal: 0)
     }
 
-    /// Ends process group `leader`: SIGTERM to the group, then SIGKILL to what is left of it once
-    /// the leader has exited or 2 s have passed, then reaps the leader. The leader is reaped only
-    /// after the group's last signal, so its id cannot have been reused by then. Runs in a task of
-    /// its own, so a cancelled caller still waits for the end.
+    /// Ends handler `leader` and its process group: SIGTERM to both, then SIGKILL to both once
+    /// the leader has exited or 2 s have passed, then reaps the leader. The leader is signalled
+    /// by its pid too, so one that left the group still ends; it is reaped only after the last
+    /// signal, so its id cannot have been reused by then. A leader that does not die even then
+    /// (an uninterruptible wait) is left after 5 s more, not waited for. Runs in a task of its
+    /// own, so a cancelled caller still waits for the end.
     static func end(group leader: pid_t) async {
         await Task.detached {
             kill(-leader, SIGTERM)
+            kill(leader, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(2)
             while !HandlerSpawnTypes.hasExited(leader) && ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
             }
             kill(-leader, SIGKILL)
-            while exitStatus(leader) == nil { try? await Task.sleep(for: .milliseconds(2)) }
+            kill(leader, SIGKILL)
+            let last = ContinuousClock.now + .seconds(5)
+            while exitStatus(leader) == nil && ContinuousClock.now < last { try? await Task.sleep(for: .milliseconds(2)) }
         }.value
     }
 }

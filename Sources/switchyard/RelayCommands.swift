@@ -112,7 +112,7 @@ struct RelayWatch: AsyncParsableCommand {
             is printed as a JSON line and acknowledged. Requests older than --ttl are dropped with a log line.
             """)
     @OptionGroup var inboxOption: InboxOption
-    @Option(help: "Command that opens a URL, e.g. 'xdg-open'.") var openWith: String?
+    @Option(help: "Command that opens a URL, e.g. 'xdg-open' (split into words as a shell does: quote a path with spaces).") var openWith: String?
     @Option(parsing: .unconditional, help: "Seconds --open-with may run for one request; then it (and what it started) is stopped and the attempt fails.")
     var handlerTimeout: Double = 30
     @Option(help: "Append each request's record to FILE (fsynced; an id already in FILE is not written again) instead of opening it.")
@@ -128,6 +128,7 @@ struct RelayWatch: AsyncParsableCommand {
         if !(ttl > 0 && ttl.isFinite) { throw ValidationError("--ttl must be a positive number of seconds") }
         if !(poll > 0 && poll <= 86_400) { throw ValidationError("--poll must be more than 0 and at most 86400 seconds") }
         if !(handlerTimeout > 0 && handlerTimeout <= 86_400) { throw ValidationError("--handler-timeout must be more than 0 and at most 86400 seconds") }
+        if let openWith, CommandOpen.words(openWith) == nil { throw ValidationError("--open-with has no command, or a quote or a backslash left open") }
         if let http {
             guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port),
                   Launcher.isLoopback(String(http[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) else {
@@ -138,7 +139,7 @@ struct RelayWatch: AsyncParsableCommand {
 
     func run() async throws {
         let inbox = try inboxOption.open()
-        let command = openWith.map { $0.split(separator: " ").map(String.init) }
+        let command = openWith.flatMap(CommandOpen.words)
         let recorder: RecordingHandler?
         do { recorder = try record.map { try RecordingHandler(path: $0, log: { Output.error("relay: \($0)") }) } } catch {
             Output.error("error: \(error)")
@@ -231,11 +232,15 @@ struct OpenCommand: AsyncParsableCommand {
     @Argument(help: "The link.") var url: String
     @Flag(help: "Print what would happen; open nothing.") var dryRun = false
     @Option(help: "Preferred app id (repeatable, in order).") var prefer: [String] = []
-    @Option(help: "Command that opens a URL.") var openWith = "xdg-open"
+    @Option(help: "Command that opens a URL (split into words as a shell does: quote a path with spaces).") var openWith = "xdg-open"
     @Flag(help: "Resolve without network access.") var offline = false
     @OptionGroup var manifestOption: ManifestOption
     @OptionGroup var inboxOption: InboxOption
     @OptionGroup var isolation: ScriptIsolationOption
+
+    func validate() throws {
+        if CommandOpen.words(openWith) == nil { throw ValidationError("--open-with has no command, or a quote or a backslash left open") }
+    }
 
     func run() async throws {
         let manifest = try manifestOption.load()
@@ -246,7 +251,7 @@ struct OpenCommand: AsyncParsableCommand {
         }
         let target = LinkOpening.choose(from: candidates, prefer: prefer, fallback: OpenTarget(url: resolution.unwrapped ?? url))
         let inbox = try inboxOption.open()
-        var opening = LinkOpening(opener: .standard(direct: CommandOpen(command: openWith.split(separator: " ").map(String.init)), inbox: inbox),
+        var opening = LinkOpening(opener: .standard(direct: CommandOpen(command: CommandOpen.words(openWith) ?? [openWith]), inbox: inbox),
                                   source: "switchyard open")
         let plan: LinkOpening.Plan
         switch opening.plan(target) {

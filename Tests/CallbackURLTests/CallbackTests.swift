@@ -195,6 +195,18 @@ import Testing
         #expect(try CallbackVerifier(keys: ["k1": key]).verify(try XCallbackURL(parsing: signed.url)) == "r1")
     }
 
+    /// An empty callback field signs as an absent one, so it is refused when parsed: adding
+    /// `x-source=` to a signed URL does not verify.
+    @Test func anEmptyCallbackFieldIsMalformed() throws {
+        let key = Array("0123456789abcdef0123456789abcdef".utf8)
+        let signed = CallbackSigner(keyID: "k1", secret: key).sign(XCallbackURL(scheme: "helper", action: "export"), requestID: "r", expires: Date().addingTimeInterval(60))
+        for field in ["x-source", "x-success", "x-error", "x-cancel"] {
+            do { _ = try XCallbackURL(parsing: signed.url + "&\(field)="); Issue.record("accepted an empty \(field)") } catch {
+                #expect(error.code == .malformed && error.message.contains("\(field) is empty"))
+            }
+        }
+    }
+
     /// A nonce outside the nonce alphabet is malformed, however well signed, and writes nothing
     /// to the nonce file (a line break in it planted a second line there).
     @Test(arguments: ["abc\n9999999999 k1/victimnonce0123456", "short", "has space in it 0123456", String(repeating: "n", count: 65), "ünïcode-0123456789abcdef"])

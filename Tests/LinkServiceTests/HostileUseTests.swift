@@ -126,6 +126,35 @@ import Testing
         }
     }
 
+    /// A use-limited link gets the same budget: a burst from one client costs bounded rows and
+    /// `link.clicked` deliveries, every use still counted.
+    @Test func aBurstOnAUseLimitedLinkCostsBoundedRowsAndDeliveries() async throws {
+        let h = try await Harness.make(extra: """
+            webhooks:
+              endpoints:
+                - name: crm
+                  url: http://127.0.0.1:9/hook
+                  secret: 0123456789abcdef0123
+                  events: [link.clicked]
+              allowedHosts: [127.0.0.1]
+              allowPrivateAddresses: true
+              firstRetryDelay: 3600
+            """)
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/limited", "maxUses": 1000000}"#).json?["code"]?.stringValue)
+            for i in 0..<120 {
+                #expect(try await client.call(.get, "/i/\(code)", headers: [.referer: "https://r\(i).example/x"]).status == .ok)
+            }
+            try await h.service.flushClicks()
+            let records = try await h.store.visits(code: code)
+            #expect(records.reduce(0) { $0 + $1.count } == 120)
+            #expect(try await h.store.link(code: code)?.clicks == 120)
+            #expect(records.count <= VisitBudget.perMinute + 3, "\(records.count) rows")
+            let events = try await h.store.db.read("SELECT COUNT(*) FROM webhook_deliveries WHERE event_type = 'link.clicked'", [])
+            #expect(events.first?.first?.int == Int64(VisitBudget.perMinute))
+        }
+    }
+
     /// A one-use invite read through the API without a token is a use, as a page visit is: the
     /// second read is 410. With a `links:read` token the read counts nothing.
     @Test func aUseLimitedInviteReadWithoutATokenIsAUse() async throws {
@@ -140,6 +169,10 @@ import Testing
             let admin = try await client.call(.get, "/api/invite/\(code)", token: h.reader)
             #expect(admin.status == .ok && admin.json?["groupId"]?.stringValue == "secret-group")
             #expect(try await client.call(.get, "/api/invite/\(code)", token: "sy_bogus_token").status == .unauthorized)
+            // A HEAD shows nothing and uses nothing.
+            let head = try await client.call(.head, "/api/invite/\(code)")
+            #expect(head.status == .ok && head.text.isEmpty)
+            #expect(try await h.store.link(code: code)?.clicks == 0)
             let app = try await client.call(.get, "/api/invite/\(code)", headers: [.userAgent: "Plur/1.0 CFNetwork/1490 Darwin/23.5.0"])
             #expect(app.status == .ok && app.json?["groupId"]?.stringValue == "secret-group")
             let second = try await client.call(.get, "/api/invite/\(code)")
@@ -176,6 +209,7 @@ import Testing
             #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: slack]).status == .ok)
             #expect(try await client.call(.get, "/i/\(code)").status == .ok)
             #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: slack]).status == .gone)
+            #expect(try await client.call(.head, "/i/\(code)").status == .gone)
         }
     }
 }

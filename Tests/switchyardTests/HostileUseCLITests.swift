@@ -58,6 +58,57 @@ import Testing
         for pid in leftover.stdout.split(separator: "\n").compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
     }
 
+    /// A handler that leaves its own process group (so a signal to the group misses it) is still
+    /// stopped at its time limit, and SIGTERM still stops the watcher; a handler whose path has
+    /// spaces runs, quoted or named whole, and an open quote is a usage error.
+    @Test func aHandlerThatLeavesItsGroupIsStillStoppedAndPathsWithSpacesRun() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let inbox = directory.appendingPathComponent("inbox").path
+        let escaper = directory.appendingPathComponent("escaper.py").path
+        try Data("""
+            #!/usr/bin/env python3
+            import os, sys, time
+            os.setpgid(0, os.getpgid(os.getppid()))
+            time.sleep(60)
+
+            """.utf8).write(to: URL(fileURLWithPath: escaper))
+        chmod(escaper, 0o755)
+        #expect(try await CLITests.run(["relay", "send", "plur://x/escape", "--inbox", inbox]).status == 0)
+        let watch = ChildProcess()
+        watch.executableURL = CLITests.binary
+        watch.arguments = ["relay", "watch", "--inbox", inbox, "--open-with", escaper, "--handler-timeout", "1", "--max-attempts", "1"]
+        let err = Pipe()
+        watch.standardError = err
+        watch.standardOutput = FileHandle.nullDevice
+        try watch.run()
+        defer { kill(watch.processIdentifier, SIGKILL) }
+        let log = CLITests.LogCollector(err.fileHandleForReading)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline && !log.text.contains("did not finish within") { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(log.text.contains("did not finish within 1.0 s and was stopped"), "\(log.text)")
+        let stopAsked = Date()
+        watch.terminate()
+        await watch.waitForExit()
+        #expect(Date().timeIntervalSince(stopAsked) < 4)
+
+        let spaced = directory.appendingPathComponent("my handlers")
+        try FileManager.default.createDirectory(at: spaced, withIntermediateDirectories: true)
+        let record = directory.appendingPathComponent("spaced.log").path
+        let handler = try Self.script(spaced, "h.sh", "echo \"$1\" >> \(record)")
+        for url in ["plur://x/whole", "plur://x/quoted"] { _ = try await CLITests.run(["relay", "send", url, "--inbox", inbox + "2"]) }
+        for command in [handler, "'\(handler)'"] {
+            let run = try RelayCLITests.startWatch(["relay", "watch", "--inbox", inbox + "2", "--open-with", command])
+            let until = Date().addingTimeInterval(15)
+            let want = command == handler ? 1 : 2
+            while Date() < until, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < want { try await Task.sleep(for: .milliseconds(20)) }
+            run.terminate()
+            await run.waitForExit()
+        }
+        #expect(((try? String(contentsOfFile: record, encoding: .utf8)) ?? "") == "plur://x/whole\nplur://x/quoted\n")
+        let open = try await CLITests.run(["relay", "watch", "--inbox", inbox, "--open-with", "'unclosed"])
+        #expect(open.status == 2 && open.stderr.contains("--open-with has no command, or a quote or a backslash left open"), "\(open.stderr)")
+    }
+
     /// SIGTERM while a handler is running: the watcher stops within a second or two and the
     /// request stays in the inbox for the next watcher.
     @Test func sigtermStopsTheWatcherDuringAHandler() async throws {
@@ -66,7 +117,7 @@ import Testing
         let started = directory.appendingPathComponent("started").path
         let handler = try Self.script(directory, "slow.sh", "touch \(started)\nsleep 300\n")
         #expect(try await CLITests.run(["relay", "send", "plur://x/slow", "--inbox", inbox]).status == 0)
-        let watch = try RelayCLITests.startWatch(["relay", "watch", "--inbox", inbox, "--open-with", handler, "--handler-timeout", "600"])
+        let watch = try RelayCLITests.startWatch(["relay", "watch", "--inbox", inbox, "--open-with", handler, "--handler-timeout", "600", "--max-attempts", "1"])
         defer { kill(watch.processIdentifier, SIGKILL) }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && !FileManager.default.fileExists(atPath: started) { try await Task.sleep(for: .milliseconds(20)) }
@@ -75,7 +126,10 @@ import Testing
         watch.terminate()
         await watch.waitForExit()
         #expect(Date().timeIntervalSince(stopAsked) < 4, "the watcher took \(Date().timeIntervalSince(stopAsked)) s to stop")
-        #expect(try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":1"#))
+        // Stopping is not the handler failing: no attempt is counted, nothing is rejected.
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout
+        #expect(status.contains(#""pending":1"#) && status.contains(#""rejected":0"#), "\(status)")
+        #expect(((try? String(contentsOfFile: inbox + "/attempts", encoding: .utf8)) ?? "").isEmpty)
     }
 
     /// `serve --log-level debug` with a webhook whose URL carries an API key and whose secret is
@@ -92,7 +146,7 @@ import Testing
             webhooks:
               endpoints:
                 - name: crm
-                  url: http://127.0.0.1:9/x?apikey=TOPSECRETKEY
+                  url: http://127.0.0.1:9/PATHSECRET/x?apikey=TOPSECRETKEY
                   secret: "0123456789abcdef0123"
               allowedHosts: [127.0.0.1]
               allowPrivateAddresses: true
@@ -113,9 +167,14 @@ import Testing
             let created = HTTP.send("POST", origin + "/api/transactions", token: token, body: #"{"purpose": "export"}"#)
             guard let id = (try? JSONParser.parse(created.body))?["id"]?.stringValue else { throw WebhookCLITests.Failure("transaction: \(created.body)") }
             guard HTTP.send("POST", origin + "/api/transactions/\(id)/verify", token: token).status == 200 else { throw WebhookCLITests.Failure("verify") }
+            // The router takes repeated slashes too: the id is still kept out of the log.
+            let other = HTTP.send("POST", origin + "/api/transactions", token: token, body: #"{"purpose": "again"}"#)
+            guard let id2 = (try? JSONParser.parse(other.body))?["id"]?.stringValue else { throw WebhookCLITests.Failure("transaction 2") }
+            _ = HTTP.send("POST", origin + "//api//transactions//\(id2)/verify", token: token)
+            _ = HTTP.send("POST", origin + "/%61pi/transactions/\(id2)/verify", token: token)
             // Deliveries fail (nothing listens on port 9) and are logged, then given up.
             _ = WebhookCLITests.wait(10) { log.text.contains("webhook given up") }
-            return id
+            return id + " " + id2
         }
         serve.terminate()
         await serve.waitForExit()
@@ -123,7 +182,7 @@ import Testing
         #expect(text.contains("Starting service"), "a debug log: \(text.prefix(400))")
         #expect(text.contains("webhook given up"))
         #expect(text.contains("/api/transactions/…/verify"), "the request line is there, without the id")
-        for secret in ["TOPSECRETKEY", "0123456789abcdef0123", "48, 49, 50, 51", tokenSecret, transaction] {
+        for secret in ["TOPSECRETKEY", "PATHSECRET", "0123456789abcdef0123", "48, 49, 50, 51", tokenSecret] + transaction.split(separator: " ").map(String.init) {
             let hits = text.split(separator: "\n").filter { $0.contains(secret) }
             #expect(hits.isEmpty, "\(secret) in the log: \(hits.prefix(3))")
         }

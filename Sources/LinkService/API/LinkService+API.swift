@@ -69,6 +69,9 @@ extension LinkService {
         let edited = try input.edit(current, with: members, now: now())
         let stored = try await storeCall { () async throws(StoreError) in try await store.update(edited) }
         hot.forget(code)
+        // Clicks the fast path counted while the edit ran are written too, so a use limit set
+        // just now is weighed against them from the next visit on.
+        try? await hot.flush()
         guard let stored else { throw APIError(.notFound, .notFound, "no link with code \(code) (it was deleted meanwhile)", field: "code") }
         return Response.json(json(stored))
     }
@@ -128,7 +131,7 @@ extension LinkService {
         if let e = link.expiresAt, e <= now() { throw APIError(.gone, .expired, "invite \(code) expired") }
         // As its page answers: an invite used as often as it may be is gone.
         if let max = link.maxUses, link.clicks >= max { throw APIError(.gone, .usedUp, "invite \(code) has been used \(max) times, its limit") }
-        if link.maxUses != nil, request.headers[.authorization] == nil {
+        if link.maxUses != nil, request.headers[.authorization] == nil, request.method == .get {
             // A use-limited invite's fields are what its uses protect: reading them without a
             // token is a use, counted as a visit to its page counts one (the app that a universal
             // link opened reads the invite instead of visiting the page). With a token
@@ -136,8 +139,12 @@ extension LinkService {
             try limitAddress(request, context)
             let date = now()
             let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
-            let visit = hot.visit(code, platform: audience, at: date, bot: false, referer: request.headers[.referer], address: { clientAddress(request, context) })
-            switch try await storeCall({ () async throws(StoreError) in try await store.click(code: code, platform: audience.rawValue, at: date, visit: visit) }) {
+            let address = { clientAddress(request, context) }
+            let visit = hot.visit(code, platform: audience, at: date, bot: false, referer: request.headers[.referer], address: address)
+            let use = hot.budgetedUse(code, at: date, visit: visit, address: address)
+            switch try await storeCall({ () async throws(StoreError) in
+                try await store.click(code: code, platform: audience.rawValue, at: date, visit: use.visit, clickEvent: use.event)
+            }) {
             case .counted:
                 metrics.clicks.increment()
                 hot.usedOnce(code)
@@ -148,8 +155,11 @@ extension LinkService {
                 hot.forget(code)
                 throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
             }
-        } else if link.maxUses != nil {
+        } else if link.maxUses != nil, request.headers[.authorization] != nil {
             _ = try await authenticate(request, .linksRead)
+        } else if link.maxUses != nil {
+            // HEAD without a token: the status and headers of the read, no use counted and no body.
+            return Response(status: .ok, headers: [.contentType: "application/json"])
         }
         return Response.json(.object(inviteMembers(link, invites)))
     }

@@ -32,6 +32,10 @@ extension LinkService {
         guard let link else { return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
         if let e = link.expiresAt, e <= now() { return messagePage(.gone, "Link expired", "This link has expired.") }
         let audience = LandingPage.Audience(userAgent: userAgent)
+        // A HEAD uses nothing up, and answers as a GET would for a link already used up.
+        if request.method != .get, let max = link.maxUses, link.clicks >= max {
+            return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
+        }
         if request.method == .get {
             let date = now()
             let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: request.headers[.referer], address: address)
@@ -41,7 +45,8 @@ extension LinkService {
             if !preview && link.maxUses != nil {
                 // Limited links are counted in the database at once, atomically, with their record.
                 do {
-                    switch try await store.click(code: code, platform: audience.rawValue, at: date, visit: visit) {
+                    let use = hot.budgetedUse(code, at: date, visit: visit, address: address)
+                    switch try await store.click(code: code, platform: audience.rawValue, at: date, visit: use.visit, clickEvent: use.event) {
                     case .counted:
                         metrics.clicks.increment()
                         hot.usedOnce(code)

@@ -20,6 +20,9 @@ public final class HotLinks: Sendable {
     let ttl: Double
     private let now: @Sendable () -> Double
     private let entries = Mutex<[String: Entry]>([:])
+    /// Counts every `forget`: a link read from the store while one happened may be older than
+    /// the change forgotten, so it is answered but not kept.
+    private let generation = Atomic<UInt64>(0)
     private let pendingClicks = Mutex<[String: Int64]>([:])
     /// The same clicks by link, day and platform (`click_days`).
     private let pendingDays = Mutex<[ClickDay: Int64]>([:])
@@ -54,8 +57,10 @@ public final class HotLinks: Sendable {
     func link(_ code: String) async throws(StoreError) -> StoredLink? {
         let t = now()
         if let e = entries.withLock({ $0[code] }), t - e.loaded < ttl { return e.link }
+        let before = generation.load(ordering: .acquiring)
         let link = try await store.link(code: code)
         entries.withLock {
+            guard generation.load(ordering: .acquiring) == before else { return }
             if $0.count >= maximumEntries { $0.removeAll(keepingCapacity: true) }
             $0[code] = Entry(link: link, loaded: t)
         }
@@ -103,7 +108,10 @@ public final class HotLinks: Sendable {
 
     /// Forgets a code (after a delete or a change on this node).
     func forget(_ code: String) {
-        _ = entries.withLock { $0.removeValue(forKey: code) }
+        _ = entries.withLock { entries in
+            generation.wrappingAdd(1, ordering: .releasing)
+            return entries.removeValue(forKey: code)
+        }
     }
 
     /// The record of a visit, or nil when visits are not recorded. `address` is asked only when
@@ -145,6 +153,15 @@ public final class HotLinks: Sendable {
             return true
         }
         if !kept { droppedVisits.wrappingAdd(1, ordering: .relaxed) }
+    }
+
+    /// For a use the store counts at once (a use-limited link): within the client's budget, its
+    /// record for the store's transaction and a `link.clicked` event; past it, no event, and the
+    /// record folded into the batched ones (none goes to the store).
+    func budgetedUse(_ code: String, at date: Date, visit: Visit?, address: () -> String?) -> (visit: Visit?, event: Bool) {
+        guard !withinBudget(code, at: date, visit: visit, address: address) else { return (visit, true) }
+        recordLater(visit, withinBudget: false)
+        return (nil, false)
     }
 
     /// Counts a click later (links without a use limit), with its visit record and event, both

@@ -216,7 +216,9 @@ public struct LinkStore: Sendable {
     /// - Parameters:
     ///   - platform: the visitor's (`ios`, `android`, `desktop`).
     ///   - visit: the visit's record, written in the same transaction (nil: not recorded).
-    public func click(code: String, platform: String? = nil, at date: Date = Date(), visit: Visit? = nil) async throws(StoreError) -> ClickOutcome {
+    /// `clickEvent: false` writes no `link.clicked` event (a client past its budget); the
+    /// `link.exhausted` event of the last use is written whatever it says.
+    public func click(code: String, platform: String? = nil, at date: Date = Date(), visit: Visit? = nil, clickEvent: Bool = true) async throws(StoreError) -> ClickOutcome {
         let sql = "UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING \(Self.columns)"
         let outbox = self.outbox.flatMap { $0.wants("link.clicked") || $0.wants("link.exhausted") ? $0 : nil }
         let day = ClickDay(code: code, day: ClickDay.day(of: date), platform: platform ?? "unknown")
@@ -226,7 +228,7 @@ public struct LinkStore: Sendable {
                 try await Self.addDays([day: 1], in: tx)
                 if let visit { try await Self.addVisits([visit: 1], in: tx) }
                 if let outbox {
-                    try await outbox.enqueue("link.clicked", data: outbox.clickData(code: code, platform: platform), at: date, in: tx)
+                    if clickEvent { try await outbox.enqueue("link.clicked", data: outbox.clickData(code: code, platform: platform), at: date, in: tx) }
                     if let max = link.maxUses, link.clicks >= max { try await outbox.enqueue("link.exhausted", data: outbox.render(link), at: date, in: tx) }
                 }
                 return link

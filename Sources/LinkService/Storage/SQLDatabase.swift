@@ -75,12 +75,25 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `text` with the password of its user info (between "user:" and the last "@" before the
-    /// path) replaced by `***`, parsed or not: what an error may show of a database URL.
+    /// path) replaced by `***`, and every query value but `sslmode`'s by `…` (libpq also reads
+    /// `?password=`), parsed or not: what an error may show of a database URL. Text with an "@"
+    /// but no "//" (`postgres:user:pw@host`) has everything between its first ":" and the "@" hidden.
     static func withoutPassword(_ text: String) -> String {
-        guard let start = text.range(of: "://")?.upperBound else { return text }
-        let authorityEnd = text[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
-        guard let at = text[start..<authorityEnd].lastIndex(of: "@"), let colon = text[start..<at].firstIndex(of: ":") else { return text }
-        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
+        guard let start = text.range(of: "://")?.upperBound else {
+            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":") else { return text }
+            return String(text[...colon]) + "***" + String(text[at...])
+        }
+        var out = text
+        if let q = out.firstIndex(of: "?") {
+            let items = out[out.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+                let name = item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+                return name.lowercased() == "sslmode" ? String(item) : name + "=…"
+            }
+            out = String(out[...q]) + items.joined(separator: "&")
+        }
+        let authorityEnd = out[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? out.endIndex
+        guard let at = out[start..<authorityEnd].lastIndex(of: "@"), let colon = out[start..<at].firstIndex(of: ":") else { return out }
+        return String(out[..<out.index(after: colon)]) + "***" + String(out[at...])
     }
 
     /// The location with any password hidden.

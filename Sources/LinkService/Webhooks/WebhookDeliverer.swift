@@ -126,8 +126,9 @@ struct WebhookDeliverer: Service, CustomStringConvertible {
             status = response.status
             problem = "HTTP \(response.status)"
         } catch {
-            // The error quotes the URL: its query and user info (a receiver's token) stay out.
-            problem = Redaction.scrub(error.description, of: endpoint.url)
+            // The error quotes the URL: its path, query and user info (where receivers keep their
+            // tokens: Slack's and Discord's are in the path) stay out.
+            problem = Redaction.scrub(error.description, of: endpoint.url, keepingPath: false)
         }
         if delivery.attempts >= settings.maxAttempts {
             await finish(delivery, .failed(status: status, error: problem))

@@ -117,10 +117,10 @@ public struct WebhookSettings: Sendable, Equatable {
         let web: WebURL
         switch WebURL.parse(url) {
         case .success(let w): web = w
-        case .failure(let refusal): throw ConfigurationError("\(path).url: \(JSONWriter.quote(Redaction.url(url))): the URL \(refusal.reason)")
+        case .failure(let refusal): throw ConfigurationError("\(path).url: \(JSONWriter.quote(Redaction.url(url, keepingPath: false))): the URL \(refusal.reason)")
         }
         if web.scheme != "https" && !allowedHosts.contains(web.host) {
-            throw ConfigurationError("\(path).url: \(Redaction.url(web.href)) is not https; plain http is allowed only to a host in webhooks.allowedHosts")
+            throw ConfigurationError("\(path).url: \(Redaction.url(web.href, keepingPath: false)) is not https; plain http is allowed only to a host in webhooks.allowedHosts")
         }
         let loopbackName = web.host == "localhost" || web.host.hasSuffix(".localhost")
         if !allowPrivateAddresses, loopbackName || Self.ipv4(web.host).map({ !AddressGuard.isPublic($0) }) == true {
@@ -182,12 +182,12 @@ public struct WebhookSettings: Sendable, Equatable {
 /// An endpoint prints with its URL redacted and without its secret (ServiceLifecycle logs the
 /// services it starts, and they hold these settings).
 extension WebhookSettings.Endpoint: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `name → url`, the URL as ``Redaction/url(_:)`` shows it.
-    public var description: String { "\(name) → \(Redaction.url(url))" }
+    /// `name → url`, the URL as ``Redaction/url(_:keepingPath:)`` shows it without its path.
+    public var description: String { "\(name) → \(Redaction.url(url, keepingPath: false))" }
     /// The same as ``description``.
     public var debugDescription: String { description }
     /// Name, redacted URL, key id and events; no secret.
     public var customMirror: Mirror {
-        Mirror(self, children: ["name": name, "url": Redaction.url(url), "keyID": keyID, "events": events.sorted()], displayStyle: .struct)
+        Mirror(self, children: ["name": name, "url": Redaction.url(url, keepingPath: false), "keyID": keyID, "events": events.sorted()], displayStyle: .struct)
     }
 }

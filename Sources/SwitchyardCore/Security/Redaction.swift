@@ -14,8 +14,19 @@ public enum Redaction {
     public static let elided = "…"
 
     /// `url` fit for a message or a log: user info and the query and fragment (where receivers
-    /// put their tokens) replaced by `…`; the scheme, host, port and path stay.
-    public static func url(_ url: String) -> String {
+    /// put their tokens) replaced by `…`; the scheme, host, port and path stay. With
+    /// `keepingPath: false` the path goes too (`https://hooks.slack.com/…`): for URLs that are
+    /// credentials as a whole, such as webhook endpoints, whose tokens are often in the path.
+    public static func url(_ url: String, keepingPath: Bool = true) -> String {
+        if !keepingPath {
+            let kept = Self.url(url)
+            guard let colon = kept.firstIndex(of: ":") else { return elided }
+            let rest = kept[kept.index(after: colon)...]
+            let slashes = rest.prefix { $0 == "/" || $0 == "\\" }
+            let authority = rest.dropFirst(slashes.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
+            let end = authority.endIndex
+            return String(kept[..<end]) + (end < kept.endIndex ? "/" + elided : "")
+        }
         var text = Substring(url)
         var out = ""
         // After the scheme, however many slashes or backslashes a browser would skip
@@ -37,14 +48,19 @@ public enum Redaction {
 
     /// `text` (an error that quotes `url`, perhaps normalised, percent-encoded or decoded) with
     /// `url`'s user info, query and fragment replaced by `…`, as ``url(_:)`` shows them.
-    public static func scrub(_ text: String, of url: String) -> String {
-        var out = text.replacingOccurrences(of: url, with: Self.url(url))
+    /// With `keepingPath: false` the path is scrubbed too.
+    public static func scrub(_ text: String, of url: String, keepingPath: Bool = true) -> String {
+        var out = text.replacingOccurrences(of: url, with: Self.url(url, keepingPath: keepingPath))
         var secrets: [Substring] = []
         if let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) { secrets.append(url[url.index(after: cut)...]) }
         if let scheme = url.range(of: ":") {
             let rest = url[scheme.upperBound...].drop { $0 == "/" || $0 == "\\" }
             let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
             if let at = authority.lastIndex(of: "@") { secrets.append(authority[..<at]) }
+            if !keepingPath {
+                let path = rest[authority.endIndex...].prefix { $0 != "?" && $0 != "#" }
+                if path.count > 1 { secrets.append(path) }
+            }
         }
         for secret in secrets where !secret.isEmpty {
             out = out.replacingOccurrences(of: String(secret), with: "…")
