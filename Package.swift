@@ -106,7 +106,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json"), .copy("Resources/preview-agents.json")],
+            resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json"), .copy("Resources/preview-agents.json"), .copy("Resources/in-app-browsers.json")],
             swiftSettings: swiftSettings
         ),
         // App-facing: deferred deep links, redeemed on the first launch after install.

@@ -62,6 +62,7 @@ extension ServiceConfiguration {
             defaultTitle = try string(landing, "title", "landing") ?? defaultTitle
             defaultDescription = try string(landing, "description", "landing") ?? defaultDescription
             defaultImage = try webURL(landing, "image", "landing")
+            icon = try webURL(landing, "icon", "landing")
             defaultWebURL = try webURL(landing, "webURL", "landing")
             for (name, value) in landing["pages"]?.objectMembers ?? [] {
                 let path = "landing.pages.\(name)"

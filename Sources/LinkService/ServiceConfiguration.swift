@@ -90,6 +90,9 @@ public struct ServiceConfiguration: Sendable {
     public var defaultDescription: String
     /// The preview image URL of links without one (`landing.image`); nil: no image.
     public var defaultImage: String?
+    /// The app's icon, shown on every landing page and used as the preview image of links with
+    /// no image (`landing.icon`, an https URL); nil: none.
+    public var icon: String?
     /// Where desktop visitors go when a link has no web fallback (nil: a page with store links).
     public var defaultWebURL: String?
     /// The invite API's mapping (`invites`); nil when the section is absent, and the invite endpoints answer 404.
@@ -174,7 +177,7 @@ public struct ServiceConfiguration: Sendable {
             ]),
             "links": .object(["alphabet": .string, "length": .int]),
             "landing": .object([
-                "title": .string, "description": .string, "image": .string, "webURL": .string,
+                "title": .string, "description": .string, "image": .string, "icon": .string, "webURL": .string,
                 "pages": .map(.oneOf([.string, .object(["app": .string, "title": .string, "description": .string])])),
             ]),
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),

@@ -37,6 +37,54 @@ import Testing
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// What Chromium renders for each place a link is opened: an Android in-app browser (an
+    /// intent to the app and one to Chrome), an iOS one (the app link and Safari), a desktop (the
+    /// QR code, which decodes to the link, and no "Open in the app"); screenshots are kept in
+    /// `.build/test-artifacts/`.
+    @Test(.enabled(if: chromium != nil || Backend.toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func eachInAppBrowserAndTheDesktopGetTheirWayOut() async throws {
+        _ = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let h = try await Harness.make()
+        let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/test-artifacts").standardized
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        try await h.app().test(.live) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/g1", "title": "Ravers"}"#).json?["code"]?.stringValue)
+            let url = "http://127.0.0.1:\(try #require(client.port))/i/\(code)"
+            let cases: [(name: String, agent: String, size: String, present: [String], absent: [String])] = [
+                ("instagram-android", try InAppBrowserTests.example("Instagram", android: true), "412,915",
+                 [#"id="open-app" class="button" href="intent://rabble.community/i/\#(code)#Intent;scheme=https;package=community.rabble.plur;"#, #"id="open-browser""#, "Instagram keeps links"], []),
+                ("tiktok-android", try InAppBrowserTests.example("TikTok", android: true), "412,915", [#"package=com.android.chrome"#, "TikTok keeps links"], []),
+                ("facebook-ios", try InAppBrowserTests.example("Facebook", android: false), "390,844",
+                 [#"id="open-app" class="button" href="plur://group/g1""#, #"href="x-safari-https://rabble.community/i/\#(code)""#, "Facebook keeps links"], []),
+                ("desktop", LandingPageTests.desktop, "1200,800", [#"id="qr""#, "App Store", "Google Play"], [#"id="open-app""#, "keeps links"]),
+            ]
+            for c in cases {
+                let dom = try await Self.run(["--user-agent=\(c.agent)", "--virtual-time-budget=2000", "--dump-dom", url])
+                for text in c.present { #expect(dom.contains(text), "\(c.name): \(text)") }
+                for text in c.absent { #expect(!dom.contains(text), "\(c.name): \(text)") }
+                let shot = artifacts.appendingPathComponent("landing-\(c.name).png")
+                _ = try await Self.run(["--user-agent=\(c.agent)", "--window-size=\(c.size)", "--hide-scrollbars", "--virtual-time-budget=2000", "--screenshot=\(shot.path)", url])
+                #expect(FileManager.default.fileExists(atPath: shot.path), "\(c.name): no screenshot")
+            }
+            // The desktop page's QR code, read back from its screenshot by an independent decoder.
+            if FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") {
+                let decoded = try await blocking { () throws -> String in
+                    let process = ChildProcess()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+                    process.arguments = ["-q", "--raw", artifacts.appendingPathComponent("landing-desktop.png").path]
+                    let out = Pipe()
+                    process.standardOutput = out
+                    process.standardError = FileHandle.nullDevice
+                    try process.run()
+                    let data = out.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    return String(decoding: data, as: UTF8.self)
+                }
+                #expect(decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "https://rabble.community/i/\(code)")
+            }
+        }
+    }
+
     @Test(.enabled(if: chromium != nil || Backend.toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
     func headlessChromiumRendersTheLandingPageForAnIPhone() async throws {
         _ = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")

@@ -67,10 +67,13 @@ import Testing
                         #"<meta property="og:image" content="https://cdn.example/s.png">"#,
                         // The app link of `link`'s route: a tap on a universal link of the page's
                         // own domain would stay in the browser on iOS.
-                        #"<a id="open-app" class="button" href="plur://group/spring">"#,
                         #"<a id="fallback" class="button" data-audience="desktop" href="https://rabble.community/g/spring">"#] {
                 #expect(page.text.contains(tag), "\(tag)")
             }
+            // A desktop has no app to open; a phone gets the button.
+            #expect(!page.text.contains(#"id="open-app""#))
+            let androidPage = try await client.call(.get, Self.long("st=Spring+meetup&apn=community.rabble.plur"), headers: [.userAgent: Self.android])
+            #expect(androidPage.text.contains(#"<a id="open-app" class="button" href="plur://group/spring">"#), "\(androidPage.text)")
             let slack = try await client.call(.get, Self.long("st=Spring&efr=1"), headers: [.userAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"])
             #expect(slack.status == .ok && slack.text.contains(#"content="Spring""#), "an unfurler gets the tags, not the redirect")
             let phone = try await client.call(.get, Self.long("apn=community.rabble.plur"), headers: [.userAgent: Self.android])
@@ -146,9 +149,9 @@ import Testing
         try await h.app().test(.router) { client in
             let page = try await client.call(.get, "/summer", headers: [.userAgent: Self.desktop])
             #expect(page.status == .ok && page.text.contains(#"<meta property="og:title" content="Summer rave">"#))
-            #expect(page.text.contains(#"<a id="open-app" class="button" href="plur://group/summer">"#), "the app link of link's route: \(page.text)")
             #expect(try await client.call(.get, "/i/summer", headers: [.userAgent: Self.desktop]).status == .ok)
             let android = try await client.call(.get, "/summer", headers: [.userAgent: Self.android])
+            #expect(android.text.contains(#"<a id="open-app" class="button" href="plur://group/summer">"#), "the app link of link's route: \(android.text)")
             #expect(android.text.contains("https://play.google.com/store/apps/details?id=community.rabble.plur&amp;referrer=sy_claim%3D"))
             let join = try await client.call(.get, "/join/g1?code=abc", headers: [.userAgent: Self.desktop])
             #expect(join.status == .ok && join.text.contains("Join a Plur community"), "the route keeps its path")

@@ -35,7 +35,9 @@ import Testing
                 #expect(page.text.contains(#"<meta property="og:image" content="https://cdn.example/p.png">"#))
                 #expect(page.text.contains(#"<meta property="og:url" content="https://rabble.community/i/\#(code)">"#))
                 #expect(page.text.contains(#"<meta name="twitter:card" content="summary_large_image">"#))
-                #expect(page.text.contains(#"<a id="open-app" class="button" href="plur://group/g1">"#))
+                // A desktop has no app to open: the link's QR code instead, to continue on a phone.
+                #expect(page.text.contains(#"<a id="open-app" class="button" href="plur://group/g1">"#) == (ua != Self.desktop))
+                #expect(page.text.contains(#"<img class="qr" id="qr" src="/i/\#(code)/qr.svg""#) == (ua == Self.desktop))
                 #expect(page.text.contains(ua == Self.iPhone ? #"id="get-app""# : #"id="fallback""#) && page.text.contains(fallback), "\(ua)")
                 #expect(!page.text.contains("<&"))
             }
@@ -144,9 +146,9 @@ import Testing
             #expect(join.status == .ok)
             #expect(join.text.contains(#"<meta property="og:title" content="Join a Plur community">"#))
             #expect(join.text.contains(#"href="plur://join-community?group-id=g7&amp;code=abc&amp;relay=wss%3A%2F%2Fr.example""#))
-            let group = try await client.call(.get, "/g/ravers")
+            let group = try await client.call(.get, "/g/ravers", headers: [.userAgent: Self.android])
             #expect(group.text.contains(#"href="plur://group/ravers""#))
-            let community = try await client.call(.get, "/join-community?group-id=g9&code=c1")
+            let community = try await client.call(.get, "/join-community?group-id=g9&code=c1", headers: [.userAgent: Self.android])
             #expect(community.text.contains(#"href="plur://join-community?group-id=g9&amp;code=c1""#))
             #expect(try await client.call(.get, "/join/g7").status == .notFound)  // code is required by the route
             #expect(try await client.call(.get, "/nothing/here").status == .notFound)
@@ -183,7 +185,7 @@ import Testing
         let h = try await Harness.make()
         try await h.app().test(.router) { client in
             let plain = try await client.call(.get, "/g/ravers?relay=wss%3A%2F%2Fr.example")
-            let extra = try await client.call(.get, "/g/ravers?relay=wss%3A%2F%2Fr.example&_aak=1f2e3d")
+            let extra = try await client.call(.get, "/g/ravers?relay=wss%3A%2F%2Fr.example&_aak=1f2e3d", headers: [.userAgent: Self.android])
             #expect(plain.status == .ok && extra.status == .ok)
             #expect(extra.text.contains("plur://group/ravers"), "\(extra.text.prefix(600))")
             #expect(!extra.text.contains("_aak=1f2e3d\""), "the app link carries only what the route reads")

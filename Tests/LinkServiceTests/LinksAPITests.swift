@@ -348,7 +348,7 @@ import Testing
             let r = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/live"}"#)
             #expect(r.status == .created)
             let code = try #require(r.json?["code"]?.stringValue)
-            let page = try await client.call(.get, "/i/\(code)")
+            let page = try await client.call(.get, "/i/\(code)", headers: [.userAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36"])
             #expect(page.status == .ok)
             #expect(page.text.contains(#"href="plur://group/live""#))
         }

@@ -93,4 +93,37 @@ import Testing
         #expect(differ.status == 1)
         #expect(differ.stdout.contains(#""ios":"match","android":"no_match","disagree":true"#), "\(differ.stdout)")
     }
+
+    /// `aasa compare` against two local HTTPS servers, the site and a stand-in for Apple's CDN,
+    /// that disagree: the differing JSON and decisions are printed with the CDN's age headers,
+    /// status 1; the same file on both is status 0.
+    @Test func aasaCompareFindsTheCDNCopyBehindTheSite() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let ca = try await blocking { try TestCA(in: directory) }
+        let site = CLITests.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path
+        // The CDN still has last month's file: /help/* was not excluded yet, /new/* not there.
+        let stale = try Self.write("""
+            {"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"],
+              "components": [{"/": "/buy/*", "?": {"ref": "?*"}}, {"/": "/buy/*", "#": "top"}, {"/": "/buy/*", "exclude": true}, {"/": "/help/*"}]}]}}
+            """, "stale.json")
+        let server = try LocalServer(tls: (ca.cert, ca.key), environment: ["TEST_AASA": site, "TEST_CDN_AASA": stale])
+        let domain = "127.0.0.1:\(server.port)"
+        let arguments = ["aasa", "compare", domain, "--cdn-base", server.origin + "/a/v1/", "--ca-file", ca.caFile, "--allow-private-addresses"]
+        let differ = try await CLITests.run(arguments)
+        #expect(differ.status == 1, "\(differ.stdout)\(differ.stderr)")
+        #expect(differ.stdout.contains("cdn:  \(server.origin)/a/v1/\(domain): 200"), "\(differ.stdout)")
+        #expect(differ.stdout.contains(", age 86400, cache-control max-age=3600"))
+        #expect(differ.stdout.contains("bytes: differ"))
+        #expect(differ.stdout.contains("$.applinks.details[0].components: 5 entries in the first, 4 in the second"), "\(differ.stdout)")
+        #expect(differ.stdout.contains("https://127.0.0.1/help/x ABCDE12345.com.example.shop: site exclude, cdn match"), "\(differ.stdout)")
+        let urls = try await CLITests.run(arguments + ["--url", "https://127.0.0.1/buy/1?ref=a", "--json"])
+        #expect(urls.status == 0, "the one URL asked is decided alike: \(urls.stdout)")
+        #expect(urls.stdout.contains(#""decisionDifferences":[]"#) && urls.stdout.contains(#""sameBytes":false"#))
+        let same = try LocalServer(tls: (ca.cert, ca.key), environment: ["TEST_AASA": site, "TEST_CDN_AASA": site])
+        let agree = try await CLITests.run(["aasa", "compare", "127.0.0.1:\(same.port)", "--cdn-base", same.origin + "/a/v1", "--ca-file", ca.caFile, "--allow-private-addresses"])
+        #expect(agree.status == 0, "\(agree.stdout)")
+        #expect(agree.stdout.contains("bytes: the same") && agree.stdout.contains("json: the same") && agree.stdout.contains("0 differ"))
+        let unreachable = try await CLITests.run(["aasa", "compare", "127.0.0.1:1", "--cdn-base", same.origin + "/a/v1", "--ca-file", ca.caFile, "--allow-private-addresses"])
+        #expect(unreachable.status == 2 && unreachable.stderr.contains("could not fetch"), "\(unreachable.stderr)")
+    }
 }

@@ -175,6 +175,6 @@ extension LinkService {
         var page = basePage(pageURL: Self.claimURL(configuration.publicURL, token))
         page.deepLink = claim.deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
-        return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience)), cache: "private, no-store")
+        return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience, inApp: audience == .desktop ? nil : InAppBrowsers.standard.browser(userAgent: request.headers[.userAgent])?.name)), cache: "private, no-store")
     }
 }

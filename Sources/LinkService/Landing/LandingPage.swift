@@ -53,6 +53,25 @@ public struct LandingPage: Sendable, Equatable {
     /// A deferred deep link's claim URL (`publicURL/d/TOKEN`): on iPhone and iPad the store
     /// button becomes "Get the app" (`#get-app`), which copies it when tapped, then goes on.
     public var claimURL: String?
+    /// The app's icon (`landing.icon`): shown above the title, and the preview image when there is no `image`.
+    public var icon: String? = nil
+    /// The in-app browser the visitor is in (`Instagram`), nil in a browser: the page then offers
+    /// the way out that works there instead of links the webview would keep.
+    public var inAppBrowser: String? = nil
+    /// The Android app's package, for the `intent://` link an Android in-app browser gets.
+    public var androidPackage: String? = nil
+    /// An image of the page's QR code (`/i/{code}/qr.svg`), shown on desktop to continue on a phone.
+    public var qrImage: String? = nil
+
+    /// The page URL as an Android intent that opens `package`'s App Link for it, or Chrome with
+    /// the page when the app is not installed (`S.browser_fallback_url`); nil for a URL that is
+    /// not https.
+    static func intentURL(_ pageURL: String, package: String) -> String? {
+        guard pageURL.hasPrefix("https://") else { return nil }
+        let rest = pageURL.dropFirst("https://".count)
+        let fallback = pageURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return "intent://\(rest)#Intent;scheme=https;package=\(package);S.browser_fallback_url=\(fallback);end"
+    }
 
     /// The store whose app page `url` is ("App Store": `…/id<digits>` on apps.apple.com or
     /// itunes.apple.com; "Google Play": `/store/apps/details?id=…`), nil for any other page: a
@@ -74,6 +93,13 @@ public struct LandingPage: Sendable, Equatable {
         }
     }
 
+    /// The document for a visitor in the in-app browser `inApp` (nil: a browser).
+    public func html(for audience: Audience, inApp: String?) -> String {
+        var page = self
+        page.inAppBrowser = audience == .desktop ? nil : inApp
+        return page.html(for: audience)
+    }
+
     /// The complete HTML document for this audience: preview tags, the open-in-app button and the platform's fallback, with every value HTML-escaped.
     public func html(for audience: Audience) -> String {
         let t = Self.escape(title), d = Self.escape(description)
@@ -92,33 +118,41 @@ public struct LandingPage: Sendable, Equatable {
             <meta name="twitter:description" content="\(d)">
 
             """
-        if let image {
-            head += "<meta property=\"og:image\" content=\"\(Self.escape(image))\">\n<meta name=\"twitter:image\" content=\"\(Self.escape(image))\">\n"
+        if let preview = image ?? icon {
+            head += "<meta property=\"og:image\" content=\"\(Self.escape(preview))\">\n<meta name=\"twitter:image\" content=\"\(Self.escape(preview))\">\n"
         }
+        if let icon { head += "<link rel=\"icon\" href=\"\(Self.escape(icon))\">\n<link rel=\"apple-touch-icon\" href=\"\(Self.escape(icon))\">\n" }
         if let id = appStoreID {
             head += "<meta name=\"apple-itunes-app\" content=\"app-id=\(Self.escape(id))\(deepLink.map { ", app-argument=" + Self.escape($0.replacingOccurrences(of: ",", with: "%2C")) } ?? "")\">\n"
         }
         head += """
             <style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f6f8;color:#222}
             main{max-width:28rem;padding:2rem;text-align:center}a.button{display:block;margin:.75rem 0;padding:.8rem 1rem;border-radius:.6rem;text-decoration:none;font-weight:600}
-            #open-app{background:#3a5bd9;color:#fff}#fallback,#get-app,.store{background:#fff;color:#3a5bd9;border:1px solid #3a5bd9}</style>
+            #open-app{background:#3a5bd9;color:#fff}#fallback,#get-app,.store,#open-browser{background:#fff;color:#3a5bd9;border:1px solid #3a5bd9}
+            .icon{width:72px;height:72px;border-radius:16px}.qr{width:176px;height:176px}.hint{font-size:.9rem;color:#555}</style>
             </head>
 
             """
-        var body = "<body><main>\n<h1>\(t)</h1>\n"
+        var body = "<body><main>\n"
+        if let icon { body += "<img class=\"icon\" src=\"\(Self.escape(icon))\" alt=\"\">\n" }
+        body += "<h1>\(t)</h1>\n"
         if !description.isEmpty { body += "<p>\(d)</p>\n" }
-        if let deepLink { body += "<a id=\"open-app\" class=\"button\" href=\"\(Self.escape(deepLink))\">Open in the app</a>\n" }
+        body += openButtons(audience)
         if audience == .iOS, let claimURL, let store = appStoreURL {
             body += "<a id=\"get-app\" class=\"button\" data-audience=\"ios\" data-claim=\"\(Self.escape(claimURL))\" href=\"\(Self.escape(store))\">Get the app</a>\n"
         } else if let (label, url) = fallback(for: audience) {
             body += "<a id=\"fallback\" class=\"button\" data-audience=\"\(audience.rawValue)\" href=\"\(Self.escape(url))\">\(label)</a>\n"
+            if audience == .desktop {
+                if let a = appStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(a))\">App Store</a>\n" }
+                if let p = playStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(p))\">Google Play</a>\n" }
+            }
         } else {
             // No fallback for this platform (a desktop without a web page): offer both stores.
             if let a = appStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(a))\">App Store</a>\n" }
             if let p = playStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(p))\">Google Play</a>\n" }
         }
         body += "</main>\n"
-        if deepLink != nil, audience != .desktop, fallback(for: audience) != nil {
+        if deepLink != nil, audience != .desktop, inAppBrowser == nil, fallback(for: audience) != nil {
             // Opening the app leaves the page; if it is still visible 1.5 s later, the app is
             // probably not installed, so go to the store (an href already on the page).
             body += """
@@ -137,6 +171,40 @@ public struct LandingPage: Sendable, Equatable {
                 """
         }
         return head + body + "</body></html>\n"
+    }
+
+    /// "Open in the app" as it can work for this visitor. On a desktop there is no app to open:
+    /// the page's QR code, to continue on a phone. In an Android in-app browser, an intent that
+    /// opens the app (or Chrome) and one that opens Chrome; in an iOS one, the app's own link,
+    /// Safari (`x-safari-https`, iOS 17+) and the words for the webview's menu.
+    func openButtons(_ audience: Audience) -> String {
+        var out = ""
+        switch (audience, inAppBrowser) {
+        case (.desktop, _):
+            if let qrImage {
+                out += "<img class=\"qr\" id=\"qr\" src=\"\(Self.escape(qrImage))\" alt=\"QR code of this link\">\n"
+                out += "<p class=\"hint\">Scan it with your phone's camera to open the link in the app.</p>\n"
+            }
+        case (.android, let browser?):
+            if let package = androidPackage, let intent = Self.intentURL(pageURL, package: package) {
+                out += "<a id=\"open-app\" class=\"button\" href=\"\(Self.escape(intent))\">Open in the app</a>\n"
+            } else if let deepLink {
+                out += "<a id=\"open-app\" class=\"button\" href=\"\(Self.escape(deepLink))\">Open in the app</a>\n"
+            }
+            if let chrome = Self.intentURL(pageURL, package: "com.android.chrome") {
+                out += "<a id=\"open-browser\" class=\"button\" href=\"\(Self.escape(chrome))\">Open in Chrome</a>\n"
+            }
+            out += "<p class=\"hint\" id=\"in-app-hint\">\(Self.escape(browser)) keeps links in its own browser. If the app does not open, choose “Open in browser” from the ⋮ menu.</p>\n"
+        case (.iOS, let browser?):
+            if let deepLink { out += "<a id=\"open-app\" class=\"button\" href=\"\(Self.escape(deepLink))\">Open in the app</a>\n" }
+            if pageURL.hasPrefix("https://") {
+                out += "<a id=\"open-browser\" class=\"button\" href=\"x-safari-\(Self.escape(pageURL))\">Open in Safari</a>\n"
+            }
+            out += "<p class=\"hint\" id=\"in-app-hint\">\(Self.escape(browser)) keeps links in its own browser. If the app does not open, tap ••• or the share button and choose “Open in Safari” (or “Open in browser”).</p>\n"
+        default:
+            if let deepLink { out += "<a id=\"open-app\" class=\"button\" href=\"\(Self.escape(deepLink))\">Open in the app</a>\n" }
+        }
+        return out
     }
 
     /// Escapes text for HTML element content and double-quoted attributes.

@@ -32,6 +32,7 @@ extension LinkService {
         guard let link else { return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
         if let e = link.expiresAt, e <= now() { return messagePage(.gone, "Link expired", "This link has expired.") }
         let audience = LandingPage.Audience(userAgent: userAgent)
+        let inApp = audience == .desktop ? nil : InAppBrowsers.standard.browser(userAgent: userAgent)?.name
         // A HEAD uses nothing up, and answers as a GET would for a link already used up.
         if request.method != .get, let max = link.maxUses, link.clicks >= max {
             return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
@@ -69,13 +70,16 @@ extension LinkService {
             // gets the title, description and image, never the link it did not use up.
             var landing = page(for: link)
             landing.deepLink = nil
-            body = ByteBuffer(string: landing.html(for: audience))
+            body = ByteBuffer(string: landing.html(for: audience, inApp: inApp))
         } else if request.method == .get, offersClaim(audience, preview: preview) {
             // A phone's visit: a page of its own, with a claim token for a deferred deep link.
             let landing = await withClaim(page(for: link), audience: audience, code: code, route: link.route,
                                           parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
                                           address: { clientAddress(request, context) })
-            body = ByteBuffer(string: landing.html(for: audience))
+            body = ByteBuffer(string: landing.html(for: audience, inApp: inApp))
+        } else if inApp != nil {
+            // Pages for in-app browsers are made each time; the cache holds the three common ones.
+            body = ByteBuffer(string: page(for: link).html(for: audience, inApp: inApp))
         } else if let cached = hot.page(code, audience) { body = cached } else {
             body = ByteBuffer(string: page(for: link).html(for: audience))
             hot.remember(code, audience, body)
@@ -91,8 +95,10 @@ extension LinkService {
     func hotLinkPage(_ code: String, userAgent: String?, preview: Bool, referer: String?, address: () -> String?) -> (HTTPFields, ByteBuffer)? {
         guard input.isStoredCode(code) else { return nil }
         let audience = LandingPage.Audience(userAgent: userAgent)
-        // A phone's visit gets a claim token: a page of its own, made on the full path.
+        // A phone's visit gets a claim token, and an in-app browser its own buttons: pages of
+        // their own, made on the full path.
         guard !offersClaim(audience, preview: preview) else { return nil }
+        if audience == .android, let userAgent, userAgent.contains("; wv)"), InAppBrowsers.standard.browser(userAgent: userAgent) != nil { return nil }
         let date = now()
         guard let page = hot.servablePage(code, audience, now: date) else { return nil }
         let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: referer, address: address)
@@ -148,6 +154,7 @@ extension LinkService {
         landing.description = fill(settings?.description) ?? configuration.defaultDescription
         landing.deepLink = deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
+        let inApp = audience == .desktop ? nil : InAppBrowsers.standard.browser(userAgent: request.headers[.userAgent])?.name
         // A claim hands its parameters to the app at first launch: none for a link that embeds a
         // URL the page itself would not offer (`/i/https://elsewhere.example/…`).
         let embeddedAllowed = match.parameters.values.compactMap(Self.embeddedURL).allSatisfy { allowedDeepLink($0) != nil }
@@ -164,9 +171,9 @@ extension LinkService {
             }
             landing = await withClaim(landing, audience: audience, code: nil, route: claimRoute,
                                       parameters: claimParameters, address: { clientAddress(request, context) })
-            return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "private, no-store")
+            return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience, inApp: inApp)), cache: "private, no-store")
         }
-        return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience)), cache: "public, max-age=300")
+        return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience, inApp: inApp)), cache: "public, max-age=300")
     }
 
     /// The app link for a page of a universal-link route (`match`, at `path` and `query`):
@@ -210,6 +217,7 @@ extension LinkService {
     /// The page for a stored link, with every URL re-checked against the configuration.
     func page(for link: StoredLink) -> LandingPage {
         var page = basePage(pageURL: pageURL(link.code))
+        page.qrImage = "/i/\(link.code)/qr.svg"
         page.title = link.title ?? configuration.defaultTitle
         page.description = link.description ?? configuration.defaultDescription
         page.image = link.imageURL.flatMap { allowedURL($0, "image", requireHost: false) } ?? page.image
@@ -231,7 +239,9 @@ extension LinkService {
             appStoreURL: configuration.appStoreURL.flatMap { allowedURL($0, "appStoreURL") },
             playStoreURL: configuration.playStoreURL.flatMap { allowedURL($0, "playStoreURL") },
             webURL: configuration.defaultWebURL.flatMap { allowedURL($0, "webURL") },
-            appStoreID: configuration.apple.lazy.compactMap(\.appStoreID).first)
+            appStoreID: configuration.apple.lazy.compactMap(\.appStoreID).first,
+            icon: configuration.icon.flatMap { allowedURL($0, "icon", requireHost: false) },
+            androidPackage: configuration.android.first?.package)
     }
 
     func allowedDeepLink(_ url: String) -> String? {

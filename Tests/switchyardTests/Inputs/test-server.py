@@ -11,6 +11,7 @@ Prints the port it listens on (127.0.0.1), then serves until its parent process 
   /text          200 "hello from loopback"
   /json          200 {"id": "42", "name": "loopback"}
   /.well-known/apple-app-site-association, /.well-known/assetlinks.json   the files in $TEST_AASA / $TEST_ASSETLINKS
+  /a/v1/DOMAIN   the file in $TEST_CDN_AASA with Age and Cache-Control headers (a stand-in for Apple's CDN)
   /trickle?n=N   200 with an N-byte body sent one byte a second (default 60)
   /spaced        302 -> "/text?x=a%2Fb c" (a Location with a raw space and an escape)
   /chain/N?d=S   waits S seconds, then 302 -> /chain/N-1?d=S; /chain/0 answers 200 "end of chain"
@@ -99,6 +100,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for name, env in (("/.well-known/apple-app-site-association", "TEST_AASA"), ("/.well-known/assetlinks.json", "TEST_ASSETLINKS")):
             if path == name and os.environ.get(env):
                 return self.reply(200, [("Content-Type", "application/json")], open(os.environ[env], "rb").read())
+        if path.startswith("/a/v1/") and os.environ.get("TEST_CDN_AASA"):
+            # A stand-in for Apple's CDN: its copy, with the age headers the CDN sends.
+            return self.reply(200, [("Content-Type", "application/json"), ("Age", "86400"), ("Cache-Control", "max-age=3600")],
+                              open(os.environ["TEST_CDN_AASA"], "rb").read())
         self.reply(404, [("Content-Type", "text/plain")], b"not found")
 
     do_GET = route

@@ -1,0 +1,42 @@
+import Foundation
+import SwitchyardCore
+
+/// In-app browsers (the webviews of Instagram, Facebook, TikTok, …), from
+/// `Resources/in-app-browsers.json`. Universal links and App Links rarely fire inside them, so
+/// the landing page offers a way out that works there (see ``LandingPage``).
+public struct InAppBrowsers: Sendable {
+    /// One in-app browser, recognised by a substring of its User-Agent.
+    public struct Browser: Sendable, Equatable {
+        /// The app it belongs to, as people call it (`Instagram`).
+        public var name: String
+        /// Found anywhere in the User-Agent (case kept).
+        public var match: String
+        /// A User-Agent of this browser (the tests check that each is recognised).
+        public var example: String
+    }
+
+    /// The known in-app browsers, in file order.
+    public let browsers: [Browser]
+
+    /// A detector made of `browsers`.
+    public init(browsers: [Browser]) { self.browsers = browsers }
+
+    /// The list shipped with the service.
+    public static let standard: InAppBrowsers = {
+        guard let path = Bundle.module.path(forResource: "in-app-browsers", ofType: "json"),
+              let text = try? String(contentsOfFile: path, encoding: .utf8), let document = try? JSONParser.parse(text),
+              let entries = document["browsers"]?.arrayValue else {
+            fatalError("Resources/in-app-browsers.json is missing or malformed: the package is broken")
+        }
+        return InAppBrowsers(browsers: entries.compactMap { e in
+            guard let name = e["name"]?.stringValue, let match = e["match"]?.stringValue, let example = e["example"]?.stringValue else { return nil }
+            return Browser(name: name, match: match, example: example)
+        })
+    }()
+
+    /// The in-app browser `userAgent` belongs to, or nil (a browser, a program, or no User-Agent).
+    public func browser(userAgent: String?) -> Browser? {
+        guard let userAgent, userAgent.utf8.count <= 4096 else { return nil }
+        return browsers.first { userAgent.contains($0.match) }
+    }
+}
