@@ -67,19 +67,9 @@ import Testing
                 #expect(FileManager.default.fileExists(atPath: shot.path), "\(c.name): no screenshot")
             }
             // The desktop page's QR code, read back from its screenshot by an independent decoder.
-            if FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") {
-                let decoded = try await blocking { () throws -> String in
-                    let process = ChildProcess()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-                    process.arguments = ["-q", "--raw", artifacts.appendingPathComponent("landing-desktop.png").path]
-                    let out = Pipe()
-                    process.standardOutput = out
-                    process.standardError = FileHandle.nullDevice
-                    try process.run()
-                    let data = out.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    return String(decoding: data, as: UTF8.self)
-                }
+            if let zbarimg = QRCodeTests.zbarimg {
+                let bytes = Array(try Data(contentsOf: artifacts.appendingPathComponent("landing-desktop.png")))
+                let decoded = try await blocking { try QRCodeTests.decodeBlocking(zbarimg, bytes, suffix: "png") }
                 #expect(decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "https://rabble.community/i/\(code)")
             }
         }

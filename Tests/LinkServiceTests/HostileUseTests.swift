@@ -11,6 +11,20 @@ import Testing
 /// The third hostile-use round (issue 24): shared pools, visit floods, one-use invites read
 /// through the API, a lowered use limit and previews of a used-up link.
 @Suite struct HostileUseTests {
+    /// A webhook on link.clicked that nothing answers, retried only after an hour: its
+    /// deliveries stay in the outbox to be counted.
+    static let clickWebhook = """
+        webhooks:
+          endpoints:
+            - name: crm
+              url: http://127.0.0.1:9/hook
+              secret: 0123456789abcdef0123
+              events: [link.clicked]
+          allowedHosts: [127.0.0.1]
+          allowPrivateAddresses: true
+          firstRetryDelay: 3600
+        """
+
     static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
 
     /// Storage has threads of its own: with every thread of NIO's shared pool asleep (as QR
@@ -84,17 +98,7 @@ import Testing
     /// One client, pipelined page views, a different Referer and User-Agent each time: a bounded
     /// number of visit rows and `link.clicked` deliveries, while every view is still counted.
     @Test func aBurstFromOneAddressCostsBoundedRowsAndDeliveries() async throws {
-        let h = try await Harness.make(extra: """
-            webhooks:
-              endpoints:
-                - name: crm
-                  url: http://127.0.0.1:9/hook
-                  secret: 0123456789abcdef0123
-                  events: [link.clicked]
-              allowedHosts: [127.0.0.1]
-              allowPrivateAddresses: true
-              firstRetryDelay: 3600
-            """)
+        let h = try await Harness.make(extra: Self.clickWebhook)
         try await h.app().test(.live) { client in
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/burst"}"#).json?["code"]?.stringValue)
             let agents = ["Mozilla/5.0 (X11)", Self.iPhone, "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36"]
@@ -129,17 +133,7 @@ import Testing
     /// A use-limited link gets the same budget: a burst from one client costs bounded rows and
     /// `link.clicked` deliveries, every use still counted.
     @Test func aBurstOnAUseLimitedLinkCostsBoundedRowsAndDeliveries() async throws {
-        let h = try await Harness.make(extra: """
-            webhooks:
-              endpoints:
-                - name: crm
-                  url: http://127.0.0.1:9/hook
-                  secret: 0123456789abcdef0123
-                  events: [link.clicked]
-              allowedHosts: [127.0.0.1]
-              allowPrivateAddresses: true
-              firstRetryDelay: 3600
-            """)
+        let h = try await Harness.make(extra: Self.clickWebhook)
         try await h.app().test(.router) { client in
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/limited", "maxUses": 1000000}"#).json?["code"]?.stringValue)
             for i in 0..<120 {
