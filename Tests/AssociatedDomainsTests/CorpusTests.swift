@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import AssociatedDomains
 import Foundation
 import SwitchyardCore
@@ -6,8 +7,7 @@ import Testing
 /// Walks every file of ../shared/fixtures/aasa-corpus: no crash, and every file the index marks
 /// broken, suspect or incomplete gets a specific finding.
 @Suite struct CorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures/aasa-corpus")
+    static let corpus = SharedFixtures.directory.appendingPathComponent("aasa-corpus")
 
     struct Entry: Sendable {
         var file: String
@@ -60,7 +60,7 @@ import Testing
         "android/041.json": "json-syntax",
     ]
 
-    @Test func everyAppleFileIsValidatedAndBrokenOnesGetTheirFinding() throws {
+    @Test(.needsSharedFixtures) func everyAppleFileIsValidatedAndBrokenOnesGetTheirFinding() throws {
         let entries = try Self.index("apple")
         #expect(entries.count == 76)
         for e in entries {
@@ -77,7 +77,7 @@ import Testing
         }
     }
 
-    @Test func everyAndroidFileIsValidatedAndBrokenOnesGetTheirFinding() throws {
+    @Test(.needsSharedFixtures) func everyAndroidFileIsValidatedAndBrokenOnesGetTheirFinding() throws {
         let entries = try Self.index("android")
         #expect(entries.count == 21)
         for e in entries {

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Testing
 @testable import LinkRules
@@ -201,7 +202,7 @@ import Testing
         #expect(engine.unwrap(wrapped) == "https://two.example/?v=https%3A%2F%2Fend.example%2F")
     }
 
-    @Test func fixtureLoadsWithItsRedirectsInFileOrder() throws {
+    @Test(.needsSharedFixtures) func fixtureLoadsWithItsRedirectsInFileOrder() throws {
         let manifest = try Manifest(contentsOf: try Fixtures.require(Fixtures.openerSample), strict: true)
         #expect(manifest.skipped.isEmpty)
         #expect(manifest.actions.count == 175)

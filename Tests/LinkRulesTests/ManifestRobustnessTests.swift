@@ -44,7 +44,7 @@ import Testing
         return .object(members)
     }
 
-    @Test(arguments: [("actions", 175), ("browsers", 22), ("previews", 11), ("redirects", 11)])
+    @Test(.needsSharedFixtures, arguments: [("actions", 175), ("browsers", 22), ("previews", 11), ("redirects", 11)])
     func oneBrokenEntryLeavesEveryOtherEntryAsItWas(section: String, count: Int) async throws {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: try Fixtures.require(Fixtures.openerSample))))
         let original = try Manifest(data: bytes, strict: true)

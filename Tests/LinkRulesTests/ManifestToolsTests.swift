@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import Testing
     /// expects `foo=bar` to vanish from `?foo=bar&s=21`, which its own regex cannot do.
     static let knownWrongUpstream: Set<String> = ["https://twitter.com/dabit3/status/1308066681512775682?foo=bar&s=21"]
 
-    @Test func fixturePassesEveryOfflineDecidableTest() async throws {
+    @Test(.needsSharedFixtures) func fixturePassesEveryOfflineDecidableTest() async throws {
         let manifest = try Manifest(contentsOf: try Fixtures.require(Fixtures.openerSample))
         let runner = ManifestTestRunner(engine: LinkEngine(manifest: manifest, options: .init(offline: true)))
         let (summary, outcomes) = await runner.run()
@@ -47,7 +48,7 @@ import Testing
         #expect(failed.expected == "a://WRONG" && failed.got == "a://2")
     }
 
-    @Test func lintIsCleanOnFixtureAndDefaultRules() async throws {
+    @Test(.needsSharedFixtures) func lintIsCleanOnFixtureAndDefaultRules() async throws {
         for path in [try Fixtures.require(Fixtures.openerSample), Fixtures.defaultRules] {
             let findings = await ManifestLinter.lint(data: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
             #expect(findings.filter { $0.severity == .error }.isEmpty, "\(findings)")
@@ -84,7 +85,7 @@ import Testing
         #expect(errors[ErrorCode("script-syntax")] == ["actions[5].formats[0].script2"])
     }
 
-    @Test func minifiedManifestResolvesExactlyLikeTheOriginal() async throws {
+    @Test(.needsSharedFixtures) func minifiedManifestResolvesExactlyLikeTheOriginal() async throws {
         for path in [try Fixtures.require(Fixtures.openerSample), Fixtures.defaultRules] {
             let original = try Manifest(contentsOf: path)
             let minifiedText = ManifestMinifier.minify(original.document)

@@ -59,7 +59,7 @@ import Testing
         return out
     }
 
-    @Test func indexAgreesWithLinearScanOnFixtureAndRandomURLs() throws {
+    @Test(.needsSharedFixtures) func indexAgreesWithLinearScanOnFixtureAndRandomURLs() throws {
         for path in [try Fixtures.require(Fixtures.openerSample), Fixtures.defaultRules] {
             let manifest = try Manifest(contentsOf: path)
             let index = PatternIndex(patterns: manifest.actions.map(\.pattern))

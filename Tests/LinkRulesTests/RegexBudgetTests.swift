@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -77,7 +78,7 @@ import Testing
 
     /// What the heuristic flags in the real sample is really slow: each flagged action regex is
     /// made to run out of a 50 ms budget by an input built for it.
-    @Test func theSampleShapesItFlagsAreReallySlow() throws {
+    @Test(.needsSharedFixtures) func theSampleShapesItFlagsAreReallySlow() throws {
         let manifest = try Manifest(contentsOf: try Fixtures.require(Fixtures.openerSample))
         let flagged = manifest.actions.filter { Pattern.catastrophicShape($0.pattern.source) != nil }
         #expect(!flagged.isEmpty)

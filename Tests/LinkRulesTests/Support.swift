@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -5,11 +6,11 @@ import Testing
 import Glibc
 #endif
 
-/// Paths of the shared fixtures beside the repository (`../shared/fixtures`). Tests that need one
-/// fail loudly when it is missing, never skip.
+/// Paths of the shared fixtures beside the repository (`SharedFixtures`). Tests that need one
+/// carry `.needsSharedFixtures`: skipped in a plain clone, failing when required and missing.
 enum Fixtures {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let directory = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    static let directory = SharedFixtures.directory
     static var openerSample: String { directory.appendingPathComponent("opener/openerManifest-v4-sample.json").path }
     static var defaultRules: String { repositoryRoot.appendingPathComponent("Sources/LinkRules/Resources/default-rules.json").path }
 

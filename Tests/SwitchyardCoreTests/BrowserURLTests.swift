@@ -44,7 +44,7 @@ import Testing
     /// The host a browser goes to, for every entry of the conformance data with a special scheme
     /// (non-ASCII, percent-encoded, IPv4 and IPv6 forms included): the same host, or nil where
     /// browsers fail to parse the URL.
-    @Test func readsTheHostAsBrowsersDo() throws {
+    @Test(.needsSharedFixtures) func readsTheHostAsBrowsersDo() throws {
         let special = ["http:", "https:", "ws:", "wss:", "ftp:"]
         var compared = 0, refused = 0
         var disagreements: [String] = []
@@ -98,7 +98,7 @@ import Testing
     /// Every entry of the conformance data in the part this reads — ASCII input without characters a
     /// browser percent-encodes, no IPv4 number forms, no user info to re-encode — gives the href
     /// browsers give. The rest is not claimed (and is counted).
-    @Test func agreesWithTheConformanceData() throws {
+    @Test(.needsSharedFixtures) func agreesWithTheConformanceData() throws {
         let special = ["http:", "https:", "ws:", "wss:", "ftp:"]
         var compared = 0
         var disagreements: [String] = []

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 import SwitchyardCore
 import Testing
@@ -5,8 +6,7 @@ import Testing
 /// `WebURL` against the URL Standard's own conformance data (../shared/fixtures/url/urltestdata.json,
 /// what every current browser produces): whatever it accepts, it reads as a browser does.
 @Suite struct WebURLTests {
-    static let dataPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures/url/urltestdata.json").path
+    static let dataPath = SharedFixtures.path("url/urltestdata.json")
 
     struct Entry {
         var input: String
@@ -41,7 +41,7 @@ import Testing
         }
     }
 
-    @Test func everyAcceptedEntryHasTheBrowsersHostPortAndSerialisation() throws {
+    @Test(.needsSharedFixtures) func everyAcceptedEntryHasTheBrowsersHostPortAndSerialisation() throws {
         let entries = try Self.webEntries()
         #expect(entries.count > 200, "the data has about 255 such entries; found \(entries.count)")
         var accepted = 0, refusedFailures = 0

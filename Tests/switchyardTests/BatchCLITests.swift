@@ -94,7 +94,7 @@ import Testing
         }
     }
 
-    @Test func resolveStreams100kLinesInOrderAndExits() async throws {
+    @Test(.needsSharedFixtures) func resolveStreams100kLinesInOrderAndExits() async throws {
         let inputs = try Self.resolveInputs(count: 100_000)
         let r = try await Self.run(["resolve", "--manifest", CLITests.fixture, "--offline", "--json"], input: inputs)
         #expect(r.exitedNormally, "the command did not exit by itself: \(r.stderr)")

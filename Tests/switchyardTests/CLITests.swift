@@ -11,7 +11,7 @@ import Glibc
 @Suite struct CLITests {
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let root = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
-    static let fixture = root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/opener/openerManifest-v4-sample.json").path
+    static let fixture = SharedFixtures.path("opener/openerManifest-v4-sample.json")
 
     static var binary: URL {
         // SWITCHYARD_CLI_BINARY runs the CLI tests against another build (CI runs the network
@@ -274,7 +274,7 @@ import Glibc
         #expect(lint.stdout == "0 errors, 0 warnings\n")
     }
 
-    @Test func fixtureManifestTestLastLine() async throws {
+    @Test(.needsSharedFixtures) func fixtureManifestTestLastLine() async throws {
         try #require(FileManager.default.fileExists(atPath: Self.fixture), "fixture missing: \(Self.fixture)")
         let result = try await Self.run(["manifest", "test", Self.fixture, "--offline"])
         let lines = result.stdout.split(separator: "\n")
