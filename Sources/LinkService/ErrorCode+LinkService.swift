@@ -4,6 +4,8 @@ import SwitchyardCore
 extension ErrorCode {
     /// A transaction id that was verified once already (verification is single use).
     public static let alreadyVerified = ErrorCode("already-verified")
+    /// A name that several active tokens share, given where one token must be named.
+    public static let ambiguous = ErrorCode("ambiguous")
     /// A link body that gives both `deepLink` and `route`; it must give one.
     public static let ambiguousTarget = ErrorCode("ambiguous-target")
     /// A dashboard form whose token is not one this sign-in issued (a stale or forged form).

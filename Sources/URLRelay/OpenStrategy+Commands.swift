@@ -30,7 +30,7 @@ public struct CommandOpen: URLOpenStrategy {
     /// `line` split into a program and its arguments as a shell splits words: on spaces and
     /// tabs, with `'…'` taken as it is, `"…"` with `\"` and `\\` escapes, and `\` escaping the
     /// next character elsewhere; a line that names an executable file as a whole is that one
-    /// word (a path with spaces, unquoted). Nil when a quote is left open or there is no word.
+    /// word (a path with spaces, unquoted). Nil when a quote is left open or there is no command.
     public static func words(_ line: String) -> [String]? {
         if FileManager.default.isExecutableFile(atPath: line) { return [line] }
         var words: [String] = []
@@ -66,7 +66,8 @@ public struct CommandOpen: URLOpenStrategy {
         }
         guard quote == nil, !escaped else { return nil }
         if inWord { words.append(word) }
-        return words.isEmpty ? nil : words
+        guard let first = words.first, !first.isEmpty else { return nil }
+        return words
     }
 
     /// Runs the command with the request's URL, passing its id and source in the environment as

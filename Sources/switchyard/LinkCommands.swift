@@ -56,7 +56,7 @@ struct LinkQR: AsyncParsableCommand {
         }
         await store.close()
         guard let link else {
-            Output.error("error: no link with code '\(code)' in \(store.kind)")
+            Output.error("error: no link with code '\(code)' in \(databaseOption.shown)")
             throw ExitCode(1)
         }
         // As GET /i/{code}/qr.png answers 410: no code is printed for a page that is gone.

@@ -174,7 +174,8 @@ struct RelayWatch: AsyncParsableCommand {
                                             Output.error("relay: launcher on http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)/")
                                         }, logger: Logger(label: "launcher", factory: { _ in SwiftLogNoOpLogHandler() })))
         }
-        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: .init(label: "relay"))
+        // SIGHUP (the terminal closed) stops it as SIGTERM does, ending the running handler's group.
+        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: .init(label: "relay"))
         do { try await group.run() } catch {
             if let http { Output.failIfAddressInUse(error, address: http, hint: "stop the other watcher or choose another --http address") }
             throw error

@@ -26,6 +26,16 @@ struct DatabaseOption: ParsableArguments {
     @Option(help: "sqlite:PATH or postgres://user:password@host:port/database (default: sqlite:.switchyard/switchyard.sqlite).")
     var database: String?
 
+    /// The database as a person needs to see it: a SQLite file by its absolute path (a command
+    /// run from another directory opens another file), PostgreSQL without its password.
+    var shown: String {
+        guard let location = try? database.map({ try DatabaseLocation(parsing: $0) }) ?? .defaultSQLite else { return database ?? "" }
+        if case .sqlite(let path) = location {
+            return "sqlite:" + URL(fileURLWithPath: path).standardizedFileURL.path
+        }
+        return location.description
+    }
+
     /// `existing`: a command that only reads (or removes) does not make a database where there
     /// is none; a mistyped path said "no link with code …" and left an empty file behind.
     func open(pool: ConnectionPoolRunner = .store, existing: Bool = false) async throws -> LinkStore {
@@ -108,7 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
         let port = self.port
         let app = service.application(host: host, port: port) { channel in
             logger.notice("listening", metadata: [
-                "url": "http://\(host):\(channel.localAddress?.port ?? port)", "config": "\(path)", "database": "\(store.kind)",
+                "url": "http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)", "config": "\(path)", "database": "\(databaseOption.shown)",
             ])
         }
         do { try await app.runService() } catch {
@@ -158,11 +168,11 @@ struct TokenCreate: AsyncParsableCommand {
         let issued = APIToken.issue(name: name, scopes: scopes)
         do { try await store.insert(issued.record) } catch {
             await store.close()
-            Output.error("error: \(error)")
+            Output.error("error: \(error.message)")
             throw ExitCode(1)
         }
         await store.close()
-        Output.error("created token \(issued.record.id) (\(name); scopes: \(issued.record.scopes.joined(separator: " "))) in \(store.kind). It is shown once:")
+        Output.error("created token \(issued.record.id) (\(name); scopes: \(issued.record.scopes.joined(separator: " "))) in \(databaseOption.shown). It is shown once:")
         Output.line(issued.token)
     }
 }
@@ -194,8 +204,8 @@ struct TokenList: AsyncParsableCommand {
 }
 
 struct TokenRevoke: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a token by id or name; it stops working at once.")
-    @Argument(help: "Token id or name.") var token: String
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a token by id, or by a name that one active token has; it stops working at once.")
+    @Argument(help: "Token id, or the name of one active token.") var token: String
     @OptionGroup var databaseOption: DatabaseOption
 
     func run() async throws {
@@ -203,7 +213,7 @@ struct TokenRevoke: AsyncParsableCommand {
         let n: Int
         do { n = try await store.revokeToken(token) } catch {
             await store.close()
-            Output.error("error: \(error)")
+            Output.error(Output.escaped("error: \(error.message)"))
             throw ExitCode(1)
         }
         await store.close()

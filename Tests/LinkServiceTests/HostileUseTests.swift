@@ -149,6 +149,48 @@ import Testing
         }
     }
 
+    /// Many links buy one client no more: past 60 records and events a minute over all links
+    /// its visits are folded and send none, and a link's edit is delivered before the clicks
+    /// queued ahead of it.
+    @Test func manyLinksBuyOneClientNoMoreAndChangesGoFirst() async throws {
+        let h = try await Harness.make(extra: Self.clickWebhook.replacingOccurrences(of: "events: [link.clicked]", with: "events: [link.clicked, link.updated]"))
+        try await h.app().test(.router) { client in
+            var codes: [String] = []
+            for i in 0..<10 { codes.append(try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/m\#(i)"}"#).json?["code"]?.stringValue)) }
+            for round in 0..<15 { for code in codes { _ = try await client.call(.get, "/i/\(code)", headers: [.referer: "https://r\(round).example/"]) } }
+            try await h.service.flushClicks()
+            let clicked = try await h.store.db.read("SELECT COUNT(*) FROM webhook_deliveries WHERE event_type = 'link.clicked'", [])
+            #expect(clicked.first?.first?.int == Int64(VisitBudget.perNetworkPerMinute), "\(clicked)")
+            #expect(try await client.call(.patch, "/api/links/\(codes[0])", token: h.writer, body: #"{"title": "edited"}"#).status == .ok)
+            // A year on, every delivery is due whatever the running deliverer did with it meanwhile.
+            let first = try await h.store.claimWebhookDeliveries(node: "test", now: Date().addingTimeInterval(365 * 86_400), lease: 60, limit: 1)
+            #expect(first.map(\.event) == ["link.updated"], "\(first.map(\.event))")
+        }
+    }
+
+    /// Claim tokens are limited by network too: many addresses of one /24 (trusted
+    /// X-Forwarded-For) cannot fill the claims table.
+    @Test func claimsAreLimitedPerNetwork() async throws {
+        let h = try await Harness.make(extra: "service:\n  publicURL: https://rabble.community\n  trustForwardedFor: 1\n")
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/claims"}"#).json?["code"]?.stringValue)
+            var claimed = 0
+            for i in 1...60 {
+                let page = try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.iPhone, HTTPField.Name("X-Forwarded-For")!: "203.0.113.\(i)"])
+                if page.text.contains("data-claim=") { claimed += 1 }
+            }
+            #expect(claimed > 0 && claimed <= 31, "\(claimed) claims from one /24")
+        }
+    }
+
+    /// A database URL's password never shows in an error, whatever it holds.
+    @Test(arguments: ["postgres://u:PASS/yy@127.0.0.1:1/db", "postgres://u:PASS?x#y@127.0.0.1:1/db", "postgres://127.0.0.1:1/db?user=u&password=PASS",
+                      "postgres:user:PASS@127.0.0.1/db", "mysql://u:PASS@h/db"])
+    func aDatabaseURLsPasswordIsNeverShown(_ url: String) {
+        do { _ = try DatabaseLocation(parsing: url) } catch { #expect(!error.message.contains("PASS"), "\(error.message)") }
+        #expect(!DatabaseLocation.withoutPassword(url).contains("PASS"), "\(DatabaseLocation.withoutPassword(url))")
+    }
+
     /// A one-use invite read through the API without a token is a use, as a page visit is: the
     /// second read is 410. With a `links:read` token the read counts nothing.
     @Test func aUseLimitedInviteReadWithoutATokenIsAUse() async throws {

@@ -105,8 +105,10 @@ import Testing
             await run.waitForExit()
         }
         #expect(((try? String(contentsOfFile: record, encoding: .utf8)) ?? "") == "plur://x/whole\nplur://x/quoted\n")
-        let open = try await CLITests.run(["relay", "watch", "--inbox", inbox, "--open-with", "'unclosed"])
-        #expect(open.status == 2 && open.stderr.contains("--open-with has no command, or a quote or a backslash left open"), "\(open.stderr)")
+        for bad in ["'unclosed", "''", "   ", "trailing\\"] {
+            let open = try await CLITests.run(["relay", "watch", "--inbox", inbox, "--open-with", bad])
+            #expect(open.status == 2 && open.stderr.contains("--open-with has no command, or a quote or a backslash left open"), "\(bad): \(open.stderr)")
+        }
     }
 
     /// SIGTERM while a handler is running: the watcher stops within a second or two and the

@@ -307,7 +307,7 @@ extension LinkService {
 
     func limitAddress(_ request: Request, _ context: ServiceContext) throws(APIError) {
         let address = clientAddress(request, context)
-        if let wait = perAddress.take("address:" + address) { throw tooMany(wait, "address \(address)") }
+        if let wait = perAddress.take("address:" + VisitSettings.rateLimitKey(address)) { throw tooMany(wait, "address \(address)") }
     }
 
     func clientAddress(_ request: Request, _ context: ServiceContext) -> String {

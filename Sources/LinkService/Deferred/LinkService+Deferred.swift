@@ -28,7 +28,10 @@ extension LinkService {
         guard (audience == .iOS && page.appStoreURL.map(input.isOwnAppStorePage) == true)
                 || (audience == .android && page.playStoreURL.map(input.isOwnPlayStorePage) == true) else { return page }
         let visitor = address()
-        if perAddress.take("claims:" + (visitor ?? "unknown")) != nil {
+        // Counted by client and by network (IPv4 /24, IPv6 /48): many addresses of one network
+        // cannot fill the claims table either.
+        if perAddress.take("claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown")) != nil
+            || perAddress.take("claims-network:" + VisitBudget.network(visitor)) != nil {
             metrics.claimsRefused.increment()
             return page
         }

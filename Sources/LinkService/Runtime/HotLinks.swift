@@ -226,7 +226,8 @@ public final class HotLinks: Sendable {
     }
 }
 
-/// How many visit records and `link.clicked` events one client may cost one link per minute.
+/// How many visit records and `link.clicked` events one client may cost one link, and all links
+/// together, per minute.
 /// A client is its network as visit records anonymise it (IPv4 /24, IPv6 /48), so rotating
 /// addresses inside one network or varying `Referer`, `User-Agent` or any other header makes no
 /// more. Past the budget a visit is still counted (clicks, days), its record folded into one per
@@ -234,6 +235,9 @@ public final class HotLinks: Sendable {
 final class VisitBudget: Sendable {
     /// Records (and events) per link, client network and minute.
     static let perMinute = 20
+    /// Records (and events) per client network and minute over all links: visiting many links
+    /// buys no more (the webhook queue is shared by every event).
+    static let perNetworkPerMinute = 60
     /// Clients tracked in one minute; past this, new ones are over budget until the minute turns.
     static let maximumKeys = 200_000
     private let state = Mutex<(minute: Int64, counts: [String: Int])>((minute: 0, counts: [:]))
@@ -246,15 +250,17 @@ final class VisitBudget: Sendable {
     func take(code: String, network: String, at date: Date) -> Bool {
         let minute = Int64(date.timeIntervalSince1970.rounded(.down)) / 60
         let key = code + " " + network
+        let all = "* " + network
         return state.withLock { state -> Bool in
             if state.minute != minute {
                 state.minute = minute
                 state.counts.removeAll(keepingCapacity: true)
             }
-            let used = state.counts[key] ?? 0
-            guard used < Self.perMinute else { return false }
-            if used == 0 && state.counts.count >= Self.maximumKeys { return false }
+            let used = state.counts[key] ?? 0, usedAll = state.counts[all] ?? 0
+            guard used < Self.perMinute, usedAll < Self.perNetworkPerMinute else { return false }
+            if (used == 0 || usedAll == 0) && state.counts.count >= Self.maximumKeys { return false }
             state.counts[key] = used + 1
+            state.counts[all] = usedAll + 1
             return true
         }
     }
@@ -302,6 +308,8 @@ struct ClickFlusher: Service, CustomStringConvertible {
             if hot.visitSettings.record { try await hot.store.pruneVisits(before: date.addingTimeInterval(-Double(hot.visitSettings.retentionDays) * 86_400)) }
             try await hot.store.pruneClaims(expiredBefore: date.addingTimeInterval(-DeferredSettings.keptAfterExpiry),
                                             matchesBefore: date.addingTimeInterval(-matchWindow))
+            // Webhook deliveries that ended a week ago: the outbox is not an archive.
+            try await hot.store.pruneWebhookDeliveries(endedBefore: date.addingTimeInterval(-7 * 86_400))
         } catch {
             // Stopped with the service (its start failed, or SIGTERM): not a storage failure.
             if Task.isCancelled || "\(error)".contains("CancellationError") { return }

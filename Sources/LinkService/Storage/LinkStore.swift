@@ -357,13 +357,20 @@ public struct LinkStore: Sendable {
 
     // MARK: Tokens
 
-    /// Stores a newly issued token record; `.duplicate` when its id exists.
+    /// Stores a newly issued token record; `.duplicate` when its id exists, or when an active
+    /// token already has its name (names say which token to revoke, so each names one).
     public func insert(_ token: StoredToken) async throws(StoreError) {
         try await write { () async throws(StoreError) in
-            try await db.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)", [
-                .text(token.id), .text(token.name), .text(token.secretHash), .text(token.scopes.joined(separator: " ")),
-                .int(Self.millis(token.createdAt)), SQLValue(token.revokedAt.map(Self.millis)),
-            ])
+            try await db.transaction { tx throws(StoreError) in
+                if token.revokedAt == nil,
+                   let other = try await tx.run("SELECT id FROM tokens WHERE name = ? AND revoked_at IS NULL", [.text(token.name)]).first?.first?.text {
+                    throw StoreError(.duplicate, "an active token is already named \(JSONWriter.quote(token.name)) (id \(other)); choose another name, or revoke that one first")
+                }
+                _ = try await tx.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)", [
+                    .text(token.id), .text(token.name), .text(token.secretHash), .text(token.scopes.joined(separator: " ")),
+                    .int(Self.millis(token.createdAt)), SQLValue(token.revokedAt.map(Self.millis)),
+                ])
+            }
         }
     }
 
@@ -377,12 +384,23 @@ public struct LinkStore: Sendable {
         try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens ORDER BY created_at, id", []).map(Self.token)
     }
 
-    /// Revokes a token by id or name; returns how many were revoked.
+    /// Revokes the active token with id `idOrName`, or else the one active token with that
+    /// name; returns how many were revoked (0 or 1). When several active tokens share the name
+    /// (stored before names were unique) none is revoked: `.ambiguous`, naming their ids.
     public func revokeToken(_ idOrName: String, at now: Date = Date()) async throws(StoreError) -> Int {
         try await write { () async throws(StoreError) in
-            try await db.run("UPDATE tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL RETURNING id",
-                             [.int(Self.millis(now)), .text(idOrName), .text(idOrName)])
-        }.count
+            try await db.transaction { tx throws(StoreError) -> Int in
+                let byID = try await tx.run("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING id",
+                                            [.int(Self.millis(now)), .text(idOrName)])
+                if !byID.isEmpty { return byID.count }
+                let named = try await tx.run("SELECT id FROM tokens WHERE name = ? AND revoked_at IS NULL ORDER BY id", [.text(idOrName)]).compactMap { $0.first?.text }
+                guard named.count <= 1 else {
+                    throw StoreError(.ambiguous, "\(named.count) active tokens are named \(JSONWriter.quote(idOrName)) (ids \(named.joined(separator: ", "))); revoke one by its id")
+                }
+                guard let id = named.first else { return 0 }
+                return try await tx.run("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING id", [.int(Self.millis(now)), .text(id)]).count
+            }
+        }
     }
 
     static func token(_ row: [SQLValue]) -> StoredToken {

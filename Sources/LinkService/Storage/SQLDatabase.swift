@@ -83,17 +83,20 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":") else { return text }
             return String(text[...colon]) + "***" + String(text[at...])
         }
-        var out = text
-        if let q = out.firstIndex(of: "?") {
-            let items = out[out.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
-                let name = item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-                return name.lowercased() == "sslmode" ? String(item) : name + "=…"
-            }
-            out = String(out[...q]) + items.joined(separator: "&")
+        var head = String(text[..<start])
+        var rest = text[start...]
+        // The last "@" ends the user info, even when the password holds a raw "/", "?" or "#".
+        if let at = rest.lastIndex(of: "@") {
+            let userInfo = rest[..<at]
+            head += userInfo.firstIndex(of: ":").map { String(userInfo[...$0]) + "***" } ?? String(userInfo)
+            rest = rest[at...]
         }
-        let authorityEnd = out[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? out.endIndex
-        guard let at = out[start..<authorityEnd].lastIndex(of: "@"), let colon = out[start..<at].firstIndex(of: ":") else { return out }
-        return String(out[..<out.index(after: colon)]) + "***" + String(out[at...])
+        guard let q = rest.firstIndex(of: "?") else { return head + rest }
+        let items = rest[rest.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            let name = item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            return name.lowercased() == "sslmode" ? String(item) : name + "=…"
+        }
+        return head + rest[...q] + items.joined(separator: "&")
     }
 
     /// The location with any password hidden.

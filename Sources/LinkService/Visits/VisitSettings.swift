@@ -85,6 +85,23 @@ public struct VisitSettings: Sendable, Equatable {
         return String(cString: buffer)
     }
 
+    /// The client a rate limit counts: an IPv4 address as it is, an IPv6 address by its /64 (one
+    /// host's usual allocation, so rotating through it makes no new client); text that is no
+    /// address as it is.
+    static func rateLimitKey(_ address: String) -> String {
+        var text = address
+        if let percent = text.utf8.firstIndex(of: UInt8(ascii: "%")) { text = String(text[..<percent]) }
+        var v6 = in6_addr()
+        guard !text.contains("."), inet_pton(AF_INET6, text, &v6) == 1 else { return address }
+        var bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        for i in 8..<16 { bytes[i] = 0 }
+        var network = in6_addr()
+        withUnsafeMutableBytes(of: &network) { $0.copyBytes(from: bytes) }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &network, &buffer, socklen_t(buffer.count)) != nil else { return address }
+        return String(cString: buffer) + "/64"
+    }
+
     /// The host a `Referer` header names (lower case), for http, https and `android-app:` (the
     /// package of the app that opened the link); nil for anything else.
     static func referrerHost(_ referer: String?) -> String? {

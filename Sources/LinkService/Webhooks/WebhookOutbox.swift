@@ -70,11 +70,22 @@ extension LinkStore {
         let skipLocked = db.kind == "postgres" ? " FOR UPDATE SKIP LOCKED" : ""
         let sql = "UPDATE webhook_deliveries SET attempts = attempts + 1, leased_by = ?, next_attempt_at = ? WHERE id IN ("
             + "SELECT id FROM webhook_deliveries WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ? "
-            + "ORDER BY next_attempt_at LIMIT ?\(skipLocked)) RETURNING id, event_id, event_type, endpoint, body, attempts"
+            // Changes before clicks: a burst of clicks does not hold up a link's edit or deletion.
+            + "ORDER BY CASE WHEN event_type = 'link.clicked' THEN 1 ELSE 0 END, next_attempt_at LIMIT ?\(skipLocked)) "
+            + "RETURNING id, event_id, event_type, endpoint, body, attempts"
         let rows = try await db.run(sql, [.text(node), .int(Self.millis(now.addingTimeInterval(lease))), .int(Self.millis(now)), .int(Int64(limit))])
         return rows.map { r in
             WebhookDelivery(id: r[0].text ?? "", eventID: r[1].text ?? "", event: r[2].text ?? "", endpoint: r[3].text ?? "",
                             body: r[4].text ?? "", attempts: Int(r[5].int ?? 0))
+        }
+    }
+
+    /// Deletes deliveries that ended (delivered or given up) before `date`; the outbox keeps
+    /// only what is pending and a recent history.
+    func pruneWebhookDeliveries(endedBefore date: Date) async throws(StoreError) {
+        let cutoff = SQLValue.int(Self.millis(date))
+        _ = try await write { () async throws(StoreError) in
+            try await db.run("DELETE FROM webhook_deliveries WHERE (delivered_at IS NOT NULL AND delivered_at < ?) OR (failed_at IS NOT NULL AND failed_at < ?)", [cutoff, cutoff])
         }
     }
 

@@ -117,7 +117,9 @@ public struct WebhookSettings: Sendable, Equatable {
         let web: WebURL
         switch WebURL.parse(url) {
         case .success(let w): web = w
-        case .failure(let refusal): throw ConfigurationError("\(path).url: \(JSONWriter.quote(Redaction.url(url, keepingPath: false))): the URL \(refusal.reason)")
+        case .failure(let refusal):
+            // A URL that does not parse is not shown at all: it may be a secret pasted in the wrong place.
+            throw ConfigurationError("\(path).url: the URL \(refusal.reason) (not shown: a webhook URL may hold a secret)")
         }
         if web.scheme != "https" && !allowedHosts.contains(web.host) {
             throw ConfigurationError("\(path).url: \(Redaction.url(web.href, keepingPath: false)) is not https; plain http is allowed only to a host in webhooks.allowedHosts")
