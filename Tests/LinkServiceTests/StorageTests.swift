@@ -108,6 +108,37 @@ import Testing
         #expect(try await store.token(id: issued.record.id)?.revokedAt != nil)
     }
 
+    /// A name names one active token: a second is refused until the first is revoked, and
+    /// namesakes stored before names were unique are revoked by id only.
+    @Test(arguments: Backend.available)
+    func tokenNamesNameOneActiveToken(_ backend: Backend) async throws {
+        let store = try await backend.freshStore()
+        defer { Task { await store.close() } }
+        let first = APIToken.issue(name: "readme", scopes: [.linksRead])
+        try await store.insert(first.record)
+        do { try await store.insert(APIToken.issue(name: "readme", scopes: [.linksRead]).record); Issue.record("a second active readme") } catch {
+            #expect(error.code == .duplicate && error.message.contains("an active token is already named \"readme\" (id \(first.record.id))"), "\(error)")
+        }
+        #expect(try await store.revokeToken("readme") == 1)
+        let second = APIToken.issue(name: "readme", scopes: [.linksRead])
+        try await store.insert(second.record)
+        #expect(try await store.revokeToken("readme") == 1)
+        #expect(try await store.token(id: second.record.id)?.revokedAt != nil)
+        // Namesakes written before names were unique (straight into the table).
+        let a = APIToken.issue(name: "old", scopes: [.linksRead]).record, b = APIToken.issue(name: "old", scopes: [.linksRead]).record
+        for t in [a, b] {
+            _ = try await store.db.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL)",
+                                       [.text(t.id), .text(t.name), .text(t.secretHash), .text("links:read"), .int(0)])
+        }
+        do { _ = try await store.revokeToken("old"); Issue.record("revoked namesakes by name") } catch {
+            #expect(error.code == .ambiguous && error.message.contains("2 active tokens are named \"old\""), "\(error)")
+        }
+        let stillA = try await store.token(id: a.id), stillB = try await store.token(id: b.id)
+        #expect(stillA?.revokedAt == nil && stillB?.revokedAt == nil)
+        #expect(try await store.revokeToken(a.id) == 1)
+        #expect(try await store.revokeToken("old") == 1, "one namesake left: the name names it")
+    }
+
     @Test(arguments: Backend.available)
     func migrationsAreVersionedIdempotentAndGuardTheFuture(_ backend: Backend) async throws {
         let store = try await backend.freshStore()

@@ -35,6 +35,12 @@ import Testing
         let again = try await CLITests.run(["token", "revoke", "deploy", "--database", db])
         #expect(again.status == 1)
         #expect(again.stderr.contains("no active token"))
+        // The database by its full path, wherever the command runs; a name names one active token.
+        let path = String(db.dropFirst("sqlite:".count))
+        let ops = try await CLITests.run(["token", "create", "--name", "ops", "--database", db])
+        #expect(ops.stderr.contains("in sqlite:\(URL(fileURLWithPath: path).standardizedFileURL.path). It is shown once"), "\(ops.stderr)")
+        let twice = try await CLITests.run(["token", "create", "--name", "ops", "--database", db])
+        #expect(twice.status == 1 && twice.stderr.contains("an active token is already named \"ops\""), "\(twice.stderr)")
         let badScope = try await CLITests.run(["token", "create", "--name", "x", "--scope", "root", "--database", db])
         #expect(badScope.status != 0)
         #expect(badScope.stderr.contains("unknown scope 'root'"))
