@@ -79,8 +79,10 @@ struct Harness {
         if let given { store = given } else { store = try await backend.freshStore() }
         let clock = ManualClock()
         let service = try LinkService(configuration: configuration, store: store, now: { clock.today }, clock: { clock.now })
+        // A second node on a store another harness made: its tokens need names of their own.
+        let suffix = given == nil ? "" : "-" + UUID().uuidString.prefix(8).lowercased()
         func token(_ name: String, _ scopes: [TokenScope]) async throws -> String {
-            let issued = APIToken.issue(name: name, scopes: scopes)
+            let issued = APIToken.issue(name: name + suffix, scopes: scopes)
             try await store.insert(issued.record)
             return issued.token
         }

@@ -82,7 +82,8 @@ import Testing
             try #require(!Self.toolsRequired, "SWITCHYARD_TEST_POSTGRES is not set; run bash .ci/run")
             return
         }
-        let created = try await CLITests.run(["token", "create", "--name", "pool", "--scope", "links:write", "--scope", "links:read", "--database", database])
+        // The PostgreSQL database outlives one run: a name of this run's own.
+        let created = try await CLITests.run(["token", "create", "--name", "pool-\(UUID().uuidString.prefix(8))", "--scope", "links:write", "--scope", "links:read", "--database", database])
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init), "\(created.stderr)")
         let group = "pool-\(UUID().uuidString.prefix(8))"
         let first = try await blocking { () throws -> (log: String, result: String?, stillRunning: Bool) in
