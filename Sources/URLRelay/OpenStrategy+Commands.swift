@@ -27,8 +27,8 @@ public struct CommandOpen: URLOpenStrategy {
         self.timeLimit = timeLimit
     }
 
-    /// `line` split into a program and its arguments as a shell splits words: on spaces and
-    /// tabs, with `'…'` taken as it is, `"…"` with `\"` and `\\` escapes, and `\` escaping the
+    /// `line` split into a program and its arguments as a shell splits words: on spaces, tabs
+    /// and line breaks, with `'…'` taken as it is, `"…"` with `\"` and `\\` escapes, and `\` escaping the
     /// next character elsewhere; a line that names an executable file as a whole is that one
     /// word (a path with spaces, unquoted). Nil when a quote is left open or there is no command.
     public static func words(_ line: String) -> [String]? {
@@ -50,7 +50,7 @@ public struct CommandOpen: URLOpenStrategy {
             case "\""?:
                 if c == "\"" { quote = nil } else if c == "\\" { escaped = true } else { word.append(c) }
             default:
-                if c == " " || c == "\t" {
+                if c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\r\n" {
                     if inWord { words.append(word); word = ""; inWord = false }
                 } else if c == "'" || c == "\"" {
                     quote = c

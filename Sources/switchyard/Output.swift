@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LinkRules
+import NIOCore
 import SwitchyardCore
 import URLRelay
 
@@ -40,21 +41,24 @@ enum Output {
 
     /// When `error` says the address is taken, says which one and what to do, and exits with 1.
     static func failIfAddressInUse(_ error: any Error, address: String, hint: String) {
+        // NIO's IOError carries the errno; an error that wraps one is read by its description.
         let text = String(describing: error)
-        if text.contains("Address already in use") || text.contains("errno: 98") || text.contains("EADDRINUSE") {
+        let code = (error as? IOError)?.errnoCode
+        func names(_ errno: Int32, _ words: String...) -> Bool { code == errno || (code == nil && words.contains { text.contains($0) }) }
+        // Every reason a server cannot listen is input it cannot use: status 2, as the table says.
+        if names(EADDRINUSE, "Address already in use", "errno: \(EADDRINUSE))") {
             Output.error("error: cannot listen on \(address): the port is already in use; \(hint)")
-            Switchyard.exit(withError: ExitCode(1))
+            Switchyard.exit(withError: ExitCode(2))
         }
-        // The other reasons a server cannot start, said in words (not NIO's type names).
         if text.contains("UnknownHost") {
             Output.error("error: cannot listen on \(address): the host is not an address or a name this machine resolves (try 127.0.0.1 or 0.0.0.0)")
             Switchyard.exit(withError: ExitCode(2))
         }
-        if text.contains("Permission denied") || text.contains("errno: 13") || text.contains("EACCES") {
+        if names(EACCES, "Permission denied", "errno: \(EACCES))") {
             Output.error("error: cannot listen on \(address): permission denied (ports below 1024 need privileges; choose a higher port)")
-            Switchyard.exit(withError: ExitCode(1))
+            Switchyard.exit(withError: ExitCode(2))
         }
-        if text.contains("Cannot assign requested address") || text.contains("errno: 99") || text.contains("EADDRNOTAVAIL") {
+        if names(EADDRNOTAVAIL, "Cannot assign requested address", "errno: \(EADDRNOTAVAIL))") {
             Output.error("error: cannot listen on \(address): no network interface of this machine has that address")
             Switchyard.exit(withError: ExitCode(2))
         }

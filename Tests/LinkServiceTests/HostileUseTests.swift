@@ -185,10 +185,21 @@ import Testing
 
     /// A database URL's password never shows in an error, whatever it holds.
     @Test(arguments: ["postgres://u:PASS/yy@127.0.0.1:1/db", "postgres://u:PASS?x#y@127.0.0.1:1/db", "postgres://127.0.0.1:1/db?user=u&password=PASS",
-                      "postgres:user:PASS@127.0.0.1/db", "mysql://u:PASS@h/db"])
+                      "postgres:user:PASS@127.0.0.1/db", "mysql://u:PASS@h/db", "postgres://u:PASS", "postgres://u:PASS/db", "postgres://u:PASS:5432/db",
+                      "postgres://u:PA#SS", "postgres://u:PAS?S"])
     func aDatabaseURLsPasswordIsNeverShown(_ url: String) {
         do { _ = try DatabaseLocation(parsing: url) } catch { #expect(!error.message.contains("PASS"), "\(error.message)") }
         #expect(!DatabaseLocation.withoutPassword(url).contains("PASS"), "\(DatabaseLocation.withoutPassword(url))")
+    }
+
+    /// Rate limits count an IPv6 client by its /64, however the address is written, and an
+    /// IPv4-mapped address as the IPv4 client it is.
+    @Test func rateLimitKeysCountAClientOnce() {
+        #expect(VisitSettings.rateLimitKey("2001:db8:aa:3::1.1.1.1") == VisitSettings.rateLimitKey("2001:db8:aa:3:ffff::2"))
+        #expect(VisitSettings.rateLimitKey("2001:db8:aa:3::1") == "2001:db8:aa:3::/64")
+        #expect(VisitSettings.rateLimitKey("::ffff:203.0.113.7") == "203.0.113.7")
+        #expect(VisitSettings.rateLimitKey("203.0.113.7") == "203.0.113.7")
+        #expect(VisitSettings.rateLimitKey("2001:db8:aa:4::1") != VisitSettings.rateLimitKey("2001:db8:aa:3::1"))
     }
 
     /// A one-use invite read through the API without a token is a use, as a page visit is: the

@@ -137,6 +137,10 @@ import Testing
         #expect(stillA?.revokedAt == nil && stillB?.revokedAt == nil)
         #expect(try await store.revokeToken(a.id) == 1)
         #expect(try await store.revokeToken("old") == 1, "one namesake left: the name names it")
+        // A name that is another token's id would make `revoke NAME` revoke that other token.
+        do { try await store.insert(APIToken.issue(name: second.record.id, scopes: [.linksRead]).record); Issue.record("a name that is an id") } catch {
+            #expect(error.code == .duplicate && error.message.contains("is another token's id"))
+        }
     }
 
     @Test(arguments: Backend.available)

@@ -105,7 +105,7 @@ import Testing
             await run.waitForExit()
         }
         #expect(((try? String(contentsOfFile: record, encoding: .utf8)) ?? "") == "plur://x/whole\nplur://x/quoted\n")
-        for bad in ["'unclosed", "''", "   ", "trailing\\"] {
+        for bad in ["'unclosed", "''", "   ", "trailing\\", "\n", "\r\n"] {
             let open = try await CLITests.run(["relay", "watch", "--inbox", inbox, "--open-with", bad])
             #expect(open.status == 2 && open.stderr.contains("--open-with has no command, or a quote or a backslash left open"), "\(bad): \(open.stderr)")
         }

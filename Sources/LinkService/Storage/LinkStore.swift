@@ -366,6 +366,11 @@ public struct LinkStore: Sendable {
                    let other = try await tx.run("SELECT id FROM tokens WHERE name = ? AND revoked_at IS NULL", [.text(token.name)]).first?.first?.text {
                     throw StoreError(.duplicate, "an active token is already named \(JSONWriter.quote(token.name)) (id \(other)); choose another name, or revoke that one first")
                 }
+                // `token revoke` takes an id before a name: a name that is another token's id
+                // would revoke that token instead.
+                if !(try await tx.run("SELECT id FROM tokens WHERE id = ?", [.text(token.name)]).isEmpty) {
+                    throw StoreError(.duplicate, "\(JSONWriter.quote(token.name)) is another token's id; choose another name")
+                }
                 _ = try await tx.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)", [
                     .text(token.id), .text(token.name), .text(token.secretHash), .text(token.scopes.joined(separator: " ")),
                     .int(Self.millis(token.createdAt)), SQLValue(token.revokedAt.map(Self.millis)),

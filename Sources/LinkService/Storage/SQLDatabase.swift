@@ -90,6 +90,11 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             let userInfo = rest[..<at]
             head += userInfo.firstIndex(of: ":").map { String(userInfo[...$0]) + "***" } ?? String(userInfo)
             rest = rest[at...]
+        } else if let colon = rest.firstIndex(of: ":"),
+                  !rest[rest.index(after: colon)...].prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" }).allSatisfy(\.isNumber) {
+            // No host after it ("postgres://u:PASS"): what follows a colon that is no port may be
+            // a password, and nothing after it is shown.
+            return head + rest[...colon] + "***"
         }
         guard let q = rest.firstIndex(of: "?") else { return head + rest }
         let items = rest[rest.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { item -> String in

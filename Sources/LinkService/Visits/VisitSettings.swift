@@ -92,8 +92,12 @@ public struct VisitSettings: Sendable, Equatable {
         var text = address
         if let percent = text.utf8.firstIndex(of: UInt8(ascii: "%")) { text = String(text[..<percent]) }
         var v6 = in6_addr()
-        guard !text.contains("."), inet_pton(AF_INET6, text, &v6) == 1 else { return address }
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return address }
         var bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        // An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 client it carries.
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])"
+        }
         for i in 8..<16 { bytes[i] = 0 }
         var network = in6_addr()
         withUnsafeMutableBytes(of: &network) { $0.copyBytes(from: bytes) }
