@@ -231,7 +231,8 @@ public final class HotLinks: Sendable {
 /// A client is its network as visit records anonymise it (IPv4 /24, IPv6 /48), so rotating
 /// addresses inside one network or varying `Referer`, `User-Agent` or any other header makes no
 /// more. Past the budget a visit is still counted (clicks, days), its record folded into one per
-/// minute, platform and bot flag, and it sends no event.
+/// minute, platform and bot flag, and it sends no event. Minutes are clock minutes, so a burst
+/// across a minute's end can cost up to twice the budget.
 final class VisitBudget: Sendable {
     /// Records (and events) per link, client network and minute.
     static let perMinute = 20
