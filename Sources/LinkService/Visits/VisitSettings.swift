@@ -61,8 +61,7 @@ public struct VisitSettings: Sendable, Equatable {
     /// The network of an IP address: IPv4 with its last octet zeroed (`203.0.113.0`), IPv6 with
     /// all but its first 48 bits zeroed (`2001:db8:85a3::`, in RFC 5952 form); nil when the text is not an address.
     static func anonymize(_ address: String) -> String? {
-        var text = address
-        if let percent = text.utf8.firstIndex(of: UInt8(ascii: "%")) { text = String(text[..<percent]) }  // fe80::1%eth0
+        let text = withoutZone(address)
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             // inet_pton takes only the plain dotted form (four decimal numbers, no leading
@@ -70,40 +69,48 @@ public struct VisitSettings: Sendable, Equatable {
             guard let dot = text.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
             return text[..<dot] + ".0"
         }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
-        var bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        // An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 address it carries.
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            return "\(bytes[12]).\(bytes[13]).\(bytes[14]).0"
+        switch ipv6(text) {
+        case .mappedIPv4(let b)?: return "\(b[0]).\(b[1]).\(b[2]).0"
+        case .bytes(let bytes)?: return prefixText(bytes, keeping: 6)
+        case nil: return nil
         }
-        for i in 6..<16 { bytes[i] = 0 }
-        var network = in6_addr()
-        withUnsafeMutableBytes(of: &network) { $0.copyBytes(from: bytes) }
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(AF_INET6, &network, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        return String(cString: buffer)
     }
 
     /// The client a rate limit counts: an IPv4 address as it is, an IPv6 address by its /64 (one
     /// host's usual allocation, so rotating through it makes no new client); text that is no
     /// address as it is.
     static func rateLimitKey(_ address: String) -> String {
-        var text = address
-        if let percent = text.utf8.firstIndex(of: UInt8(ascii: "%")) { text = String(text[..<percent]) }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, text, &v6) == 1 else { return address }
-        var bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        // An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 client it carries.
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            return "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])"
+        switch ipv6(withoutZone(address)) {
+        case .mappedIPv4(let b)?: return "\(b[0]).\(b[1]).\(b[2]).\(b[3])"
+        case .bytes(let bytes)?: return prefixText(bytes, keeping: 8).map { $0 + "/64" } ?? address
+        case nil: return address
         }
-        for i in 8..<16 { bytes[i] = 0 }
+    }
+
+    private static func withoutZone(_ address: String) -> String {
+        address.utf8.firstIndex(of: UInt8(ascii: "%")).map { String(address[..<$0]) } ?? address  // fe80::1%eth0
+    }
+
+    /// An IPv6 address's 16 bytes, or the IPv4 address an IPv4-mapped one (::ffff:a.b.c.d)
+    /// carries; nil when `text` is no IPv6 address.
+    private enum IPv6 { case bytes([UInt8]), mappedIPv4([UInt8]) }
+    private static func ipv6(_ text: String) -> IPv6? {
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return .mappedIPv4(Array(bytes[12...])) }
+        return .bytes(bytes)
+    }
+
+    /// `bytes` with all but the first `count` zeroed, in RFC 5952 form.
+    private static func prefixText(_ bytes: [UInt8], keeping count: Int) -> String? {
+        var kept = bytes
+        for i in count..<16 { kept[i] = 0 }
         var network = in6_addr()
-        withUnsafeMutableBytes(of: &network) { $0.copyBytes(from: bytes) }
+        withUnsafeMutableBytes(of: &network) { $0.copyBytes(from: kept) }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(AF_INET6, &network, &buffer, socklen_t(buffer.count)) != nil else { return address }
-        return String(cString: buffer) + "/64"
+        guard inet_ntop(AF_INET6, &network, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        return String(cString: buffer)
     }
 
     /// The host a `Referer` header names (lower case), for http, https and `android-app:` (the
