@@ -17,6 +17,8 @@ public struct InAppBrowsers: Sendable {
 
     /// The known in-app browsers, in file order.
     public let browsers: [Browser]
+    /// Answers given lately: a few hundred User-Agents send most requests.
+    private let recent = RecentAgents()
 
     /// A detector made of `browsers`.
     public init(browsers: [Browser]) { self.browsers = browsers }
@@ -37,6 +39,12 @@ public struct InAppBrowsers: Sendable {
     /// The in-app browser `userAgent` belongs to, or nil (a browser, a program, or no User-Agent).
     public func browser(userAgent: String?) -> Browser? {
         guard let userAgent, userAgent.utf8.count <= 4096 else { return nil }
-        return browsers.first { userAgent.contains($0.match) }
+        let remembered = userAgent.utf8.count <= RecentAgents.longest
+        let answer: Int
+        if remembered, let known = recent.answer(userAgent) { answer = known } else {
+            answer = browsers.firstIndex { userAgent.contains($0.match) } ?? RecentAgents.person
+            if remembered { recent.remember(userAgent, answer) }
+        }
+        return answer >= 0 ? browsers[answer] : nil
     }
 }
