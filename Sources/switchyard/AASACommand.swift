@@ -13,18 +13,7 @@ struct AASACommand: ParsableCommand {
     )
 
     /// Reads an AASA leniently (as iOS does) or exits with its findings.
-    static func load(_ path: String) throws -> AppSiteAssociation {
-        let (aasa, findings) = AppSiteAssociation.read(bytes: try Output.readFile(path))
-        guard let aasa else {
-            // Each finding after the file it is about.
-            for f in findings {
-                let place = f.line.map { "line \($0), column \(f.column ?? 0)" } ?? f.path
-                Output.error(Output.escaped("\(f.severity.rawValue): \(path): \(place): \(f.message) [\(f.code)]"))
-            }
-            throw ExitCode(2)
-        }
-        return aasa
-    }
+    static func load(_ path: String) throws -> AppSiteAssociation { try FindingOutput.load(path, AppSiteAssociation.read(bytes:)) }
 
     struct Decide: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -32,6 +32,22 @@ enum FindingOutput {
     }
 }
 
+extension FindingOutput {
+    /// Reads the association file at `path` with `read`, or exits with status 2 printing its
+    /// findings, each after the file it is about (line and column where the JSON broke).
+    static func load<Document>(_ path: String, _ read: ([UInt8]) -> (Document?, [Finding])) throws -> Document {
+        let (document, findings) = read(try Output.readFile(path))
+        guard let document else {
+            for f in findings {
+                let place = f.line.map { "line \($0), column \(f.column ?? 0)" } ?? f.path
+                Output.error(Output.escaped("\(f.severity.rawValue): \(path): \(place): \(f.message) [\(f.code)]"))
+            }
+            throw ExitCode(2)
+        }
+        return document
+    }
+}
+
 /// `aasa validate` and `assetlinks validate`: a local file, or an https URL (a bare origin means
 /// its /.well-known/`file`) fetched with the hosting check first; exit status 1 on errors.
 enum SourceValidation {

@@ -113,11 +113,7 @@ struct RoutesCommand: ParsableCommand {
             let links: AssetLinks
             let app: String
             if let assetlinks {
-                let (read, findings) = AssetLinks.validate(bytes: try Output.readFile(assetlinks))
-                guard let read else {
-                    for f in findings { Output.error(Output.escaped("error: \(assetlinks): \(f.path): \(f.message) [\(f.code)]")) }
-                    throw ExitCode(2)
-                }
+                let read = try AssetLinksCommand.load(assetlinks)
                 links = read
                 app = package ?? read.statements.compactMap(\.target.packageName).first ?? ""
             } else {
@@ -164,6 +160,9 @@ struct AssetLinksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "assetlinks", abstract: "Validate, explain, decide and generate Android assetlinks.json (with Android 15 dynamic rules).",
                                                     subcommands: [Validate.self, Decide.self, Explain.self, Generate.self])
 
+    /// Reads an assetlinks.json or exits with its findings (status 2).
+    static func load(_ path: String) throws -> AssetLinks { try FindingOutput.load(path, AssetLinks.validate(bytes:)) }
+
     struct Decide: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decide many cases as Android 15 does: one JSON object per stdin line, one result line per case.",
@@ -186,12 +185,7 @@ struct AssetLinksCommand: ParsableCommand {
         @Flag(help: "JSON output.") var json = false
 
         func run() throws {
-            let bytes = try Output.readFile(file)
-            let (read, findings) = AssetLinks.validate(bytes: bytes)
-            guard let links = read else {
-                for f in findings { Output.error(Output.escaped("\(f.severity.rawValue): \(file): \(f.path): \(f.message) [\(f.code)]")) }
-                throw ExitCode(2)
-            }
+            let links = try AssetLinksCommand.load(file)
             if let problem = URLInput.problem(url) {
                 Output.error("error: \(Output.escaped(url)): \(problem)")
                 throw ExitCode(1)

@@ -73,6 +73,11 @@ public struct AssetLinks: Sendable, Equatable {
         do { document = try JSONParser.parse(bytes: bytes) } catch {
             return (nil, [Finding(.error, .jsonSyntax, at: "$", "invalid JSON: \(error.reason)", line: error.line, column: error.column)])
         }
+        return read(document)
+    }
+
+    /// Reads and checks a file already parsed as JSON (``validate(bytes:)`` after the parse).
+    public static func read(_ document: JSONValue) -> (AssetLinks?, [Finding]) {
         var findings: [Finding] = []
         for (path, key, count) in document.repeatedKeys() {
             findings.append(Finding(.warning, .duplicateKey, at: path, "the key \(JSONWriter.quote(key)) appears \(count) times in one object; only the last is read (another reader may take the first)"))
@@ -153,11 +158,6 @@ public struct AssetLinks: Sendable, Equatable {
             }
         }
         return (AssetLinks(statements: statements), findings.stablePartitioned())
-    }
-
-    /// Reads a file (as ``validate(bytes:)``) already parsed as JSON.
-    public static func read(_ document: JSONValue) -> (AssetLinks?, [Finding]) {
-        validate(bytes: Array(JSONWriter.compact(document).utf8))
     }
 
     static func isValidPackageName(_ name: String) -> Bool {

@@ -141,19 +141,10 @@ extension LinkService {
             let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
             let address = { clientAddress(request, context) }
             let visit = hot.visit(code, platform: audience, at: date, bot: false, referer: request.headers[.referer], address: address)
-            let use = hot.budgetedUse(code, at: date, visit: visit, address: address)
-            switch try await storeCall({ () async throws(StoreError) in
-                try await store.click(code: code, platform: audience.rawValue, at: date, visit: use.visit, clickEvent: use.event)
-            }) {
-            case .counted:
-                metrics.clicks.increment()
-                hot.usedOnce(code)
-            case .exhausted:
-                hot.usedUp(code)
-                throw APIError(.gone, .usedUp, "invite \(code) has been used \(link.maxUses ?? 0) times, its limit")
-            case .missing:
-                hot.forget(code)
-                throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
+            switch try await storeCall({ () async throws(StoreError) in try await countUse(code, audience, at: date, visit: visit, address: address) }) {
+            case .counted: break
+            case .exhausted: throw APIError(.gone, .usedUp, "invite \(code) has been used \(link.maxUses ?? 0) times, its limit")
+            case .missing: throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
             }
         } else if link.maxUses != nil, request.headers[.authorization] != nil {
             _ = try await authenticate(request, .linksRead)

@@ -178,6 +178,6 @@ extension LinkService {
         var page = basePage(pageURL: Self.claimURL(configuration.publicURL, token))
         page.deepLink = claim.deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
-        return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience, inApp: audience == .desktop ? nil : InAppBrowsers.standard.browser(userAgent: request.headers[.userAgent])?.name)), cache: "private, no-store")
+        return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent]))), cache: "private, no-store")
     }
 }

@@ -93,10 +93,10 @@ public struct LandingPage: Sendable, Equatable {
         }
     }
 
-    /// The document for a visitor in the in-app browser `inApp` (nil: a browser).
+    /// The document for a visitor in the in-app browser `inApp` (nil: a browser; a desktop has none).
     public func html(for audience: Audience, inApp: String?) -> String {
         var page = self
-        page.inAppBrowser = audience == .desktop ? nil : inApp
+        page.inAppBrowser = inApp
         return page.html(for: audience)
     }
 

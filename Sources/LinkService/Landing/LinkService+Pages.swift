@@ -32,7 +32,7 @@ extension LinkService {
         guard let link else { return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
         if let e = link.expiresAt, e <= now() { return messagePage(.gone, "Link expired", "This link has expired.") }
         let audience = LandingPage.Audience(userAgent: userAgent)
-        let inApp = audience == .desktop ? nil : InAppBrowsers.standard.browser(userAgent: userAgent)?.name
+        let inApp = Self.inAppBrowser(audience, userAgent: userAgent)
         // A HEAD uses nothing up, and answers as a GET would for a link already used up.
         if request.method != .get, let max = link.maxUses, link.clicks >= max {
             return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
@@ -46,15 +46,10 @@ extension LinkService {
             if !preview && link.maxUses != nil {
                 // Limited links are counted in the database at once, atomically, with their record.
                 do {
-                    let use = hot.budgetedUse(code, at: date, visit: visit, address: address)
-                    switch try await store.click(code: code, platform: audience.rawValue, at: date, visit: use.visit, clickEvent: use.event) {
-                    case .counted:
-                        metrics.clicks.increment()
-                        hot.usedOnce(code)
-                    case .exhausted:
-                        hot.usedUp(code)
-                        return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
-                    case .missing: hot.forget(code); return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
+                    switch try await countUse(code, audience, at: date, visit: visit, address: address) {
+                    case .counted: break
+                    case .exhausted: return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
+                    case .missing: return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
                     }
                 } catch {
                     _ = storeFailure(error)
@@ -98,12 +93,34 @@ extension LinkService {
         // A phone's visit gets a claim token, and an in-app browser its own buttons: pages of
         // their own, made on the full path.
         guard !offersClaim(audience, preview: preview) else { return nil }
-        if audience == .android, let userAgent, userAgent.contains("; wv)"), InAppBrowsers.standard.browser(userAgent: userAgent) != nil { return nil }
+        guard Self.inAppBrowser(audience, userAgent: userAgent) == nil else { return nil }
         let date = now()
         guard let page = hot.servablePage(code, audience, now: date) else { return nil }
         let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: referer, address: address)
         countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
         return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
+    }
+
+    /// Counts one use of the use-limited link `code` in the store at once — its record and
+    /// `link.clicked` event within the client's budget — and keeps this node's cache in step.
+    /// The page and the tokenless read of an invite both count through here.
+    func countUse(_ code: String, _ audience: LandingPage.Audience, at date: Date, visit: Visit?, address: () -> String?) async throws(StoreError) -> ClickOutcome {
+        let use = hot.budgetedUse(code, at: date, visit: visit, address: address)
+        let outcome = try await store.click(code: code, platform: audience.rawValue, at: date, visit: use.visit, clickEvent: use.event)
+        switch outcome {
+        case .counted:
+            metrics.clicks.increment()
+            hot.usedOnce(code)
+        case .exhausted: hot.usedUp(code)
+        case .missing: hot.forget(code)
+        }
+        return outcome
+    }
+
+    /// The in-app browser a phone's visitor is in (`Instagram`), for the page's way out; nil on a
+    /// desktop, where no app opens anyway.
+    static func inAppBrowser(_ audience: LandingPage.Audience, userAgent: String?) -> String? {
+        audience == .desktop ? nil : InAppBrowsers.standard.browser(userAgent: userAgent)?.name
     }
 
     /// Counts a visit that uses nothing up (a link without a use limit, or any preview) in the
@@ -154,7 +171,7 @@ extension LinkService {
         landing.description = fill(settings?.description) ?? configuration.defaultDescription
         landing.deepLink = deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
-        let inApp = audience == .desktop ? nil : InAppBrowsers.standard.browser(userAgent: request.headers[.userAgent])?.name
+        let inApp = Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])
         // A claim hands its parameters to the app at first launch: none for a link that embeds a
         // URL the page itself would not offer (`/i/https://elsewhere.example/…`).
         let embeddedAllowed = match.parameters.values.compactMap(Self.embeddedURL).allSatisfy { allowedDeepLink($0) != nil }

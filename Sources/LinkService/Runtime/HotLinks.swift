@@ -136,10 +136,10 @@ public final class HotLinks: Sendable {
         pendingFolded.withLock { $0[visit, default: 0] += 1 }
     }
 
-    /// Whether the client `address` names may still cost this link a record and an event this
-    /// minute (always, when nothing would be recorded or sent).
-    private func withinBudget(_ code: String, at date: Date, visit: Visit?, address: () -> String?) -> Bool {
-        guard visit != nil || recordsClicks else { return true }
+    /// Whether the client `address` names may still cost this link a record (and, with `event`,
+    /// an event) this minute; always, when nothing would be recorded or sent.
+    private func withinBudget(_ code: String, at date: Date, visit: Visit?, event: Bool, address: () -> String?) -> Bool {
+        guard visit != nil || event else { return true }
         // A record that keeps the address already holds its network.
         return budget.take(code: code, network: visit?.address ?? VisitBudget.network(address()), at: date)
     }
@@ -159,7 +159,7 @@ public final class HotLinks: Sendable {
     /// record for the store's transaction and a `link.clicked` event; past it, no event, and the
     /// record folded into the batched ones (none goes to the store).
     func budgetedUse(_ code: String, at date: Date, visit: Visit?, address: () -> String?) -> (visit: Visit?, event: Bool) {
-        guard !withinBudget(code, at: date, visit: visit, address: address) else { return (visit, true) }
+        guard !withinBudget(code, at: date, visit: visit, event: recordsClicks, address: address) else { return (visit, true) }
         recordLater(visit, withinBudget: false)
         return (nil, false)
     }
@@ -167,7 +167,7 @@ public final class HotLinks: Sendable {
     /// Counts a click later (links without a use limit), with its visit record and event, both
     /// within the client's budget (`address`, asked only when something is recorded or sent).
     func countLater(_ code: String, platform: LandingPage.Audience, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
-        let within = withinBudget(code, at: date, visit: visit, address: address)
+        let within = withinBudget(code, at: date, visit: visit, event: recordsClicks, address: address)
         recordLater(visit, withinBudget: within)
         pendingClicks.withLock { $0[code, default: 0] += 1 }
         pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: platform.rawValue), default: 0] += 1 }
@@ -184,7 +184,7 @@ public final class HotLinks: Sendable {
     /// Counts a preview, crawler or prefetch visit later: a `bot` day row only — never a click,
     /// never a use, never an event.
     func countPreviewLater(_ code: String, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
-        let within = visit == nil || budget.take(code: code, network: visit?.address ?? VisitBudget.network(address()), at: date)
+        let within = withinBudget(code, at: date, visit: visit, event: false, address: address)
         recordLater(visit, withinBudget: within)
         pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: ClickDay.bot), default: 0] += 1 }
     }
