@@ -89,15 +89,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Adapter: answers requests whose whole response is at hand on the event loop, in front of
+        // Hummingbird's router (a channel handler for HTTP1Channel's additionalChannelHandlers).
+        .target(
+            name: "ResponseLane",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LinkService",
             dependencies: [
                 "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
+                "ResponseLane",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -159,6 +169,11 @@ let package = Package(
             name: "LinkServiceTests",
             dependencies: ["LinkService", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ResponseLaneTests",
+            dependencies: ["ResponseLane", "SwitchyardTestSupport", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "URLRelayTests", dependencies: ["URLRelay", "URLRelayService", "SwitchyardTestSupport"], swiftSettings: swiftSettings),

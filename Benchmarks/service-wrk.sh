@@ -7,8 +7,13 @@
 # it) as a second service and measures it in the same rounds, so a change is measured before and
 # after in one run: each round gives both its ratio to nginx and after/before.
 # Each round measures nginx, then the service's AASA, then /i/{code} for a desktop browser (the
-# cached page) and for an iPhone (a page of its own with a deferred claim); ratios are taken within a
-# round (so a noisy moment hits both sides) and the median round is reported.
+# cached page) and for an iPhone (a page of its own with a deferred claim), then two requests on
+# the router's path: an authenticated GET /api/links/{code}, and the AASA GET sent with
+# `Connection: x-bench` (a request with a Connection header other than keep-alive skips the
+# lane). Ratios are taken within a round (so a noisy moment hits both sides) and the median round
+# is reported. Beside throughput, each run gives the server's CPU time per request (utime + stime
+# of the serving processes from /proc, over the run, divided by the requests wrk counted): the
+# figure that holds on a noisy host.
 # Installs wrk and nginx from Debian's packages when missing. wrk, nginx and the service share
 # the machine's cores, as they do on a small host.
 set -euo pipefail
@@ -55,18 +60,19 @@ SY_PORT=$(free_port); NG_PORT=$(free_port)
 start() {
   local token
   token=$("$1" token create --name wrk --database "$3" 2>/dev/null | tail -1)
+  STARTED_TOKEN=$token
   "$1" serve --config "$CONFIG" --port "$2" --database "$3" --log-level warning 2>"$4" &
   STARTED_PID=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$2/healthz" >/dev/null && break; sleep 0.1; done
   STARTED_CODE=$(curl -sf -X POST "http://127.0.0.1:$2/api/links" -H "Authorization: Bearer $token" \
     -d '{"route":"appGroup","parameters":{"groupId":"bench"},"title":"Benchmark"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
 }
-start "$BIN" "$SY_PORT" "$DATABASE" "$WORK/serve.log"; SY_PID=$STARTED_PID; CODE=$STARTED_CODE
+start "$BIN" "$SY_PORT" "$DATABASE" "$WORK/serve.log"; SY_PID=$STARTED_PID; CODE=$STARTED_CODE; TOKEN=$STARTED_TOKEN
 
 # The older build, beside it, with a database of its own.
 if [[ -n $BEFORE ]]; then
   OLD_PORT=$(free_port)
-  start "$BEFORE" "$OLD_PORT" "sqlite:$WORK/before.sqlite" "$WORK/before.log"; OLD_PID=$STARTED_PID; OLD_CODE=$STARTED_CODE
+  start "$BEFORE" "$OLD_PORT" "sqlite:$WORK/before.sqlite" "$WORK/before.log"; OLD_PID=$STARTED_PID; OLD_CODE=$STARTED_CODE; OLD_TOKEN=$STARTED_TOKEN
   wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" >/dev/null
   wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" >/dev/null
 fi
@@ -92,21 +98,28 @@ http {
 NGINX
 "$NGINX" -c "$WORK/nginx.conf" -p "$WORK" 2>/dev/null
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$NG_PORT/.well-known/apple-app-site-association" >/dev/null && break; sleep 0.1; done
+NG_WORKERS=$(pgrep -P "$(cat "$WORK/nginx.pid")" | tr '\n' ' ')
 
 IPHONE='Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148'
 DESKTOP='Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'
-# run NAME URL [extra wrk args] → "rps p50 p99"
+# CPU clock ticks (utime + stime) of the processes PIDS, summed.
+ticks() { local t=0 p f; for p in "$@"; do f=$(sed 's/.*) //' "/proc/$p/stat"); set -- $f; t=$((t + ${12} + ${13})); done; echo $t; }
+HZ=$(getconf CLK_TCK)
+# run "PIDS" URL [extra wrk args] → "rps p50 p99 non-2xx cpu-µs-per-request"
 run() {
-  local out
+  local out before after
+  before=$(ticks $1)
   out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${@:2}" 2>&1)
-  python3 - "$1" "$out" <<'PY'
+  after=$(ticks $1)
+  python3 - "$out" "$((after - before))" "$HZ" <<'PY'
 import re, sys
-name, out = sys.argv[1], sys.argv[2]
+out, ticks, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def ms(v, unit): return float(v) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+requests = int(re.search(r"(\d+) requests in", out).group(1))
 lat = {p: ms(v, u) for p, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)$", out, re.M)}
 errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-print(f"{rps:.0f} {lat['50']:.2f} {lat['99']:.2f} {errors.group(1) if errors else 0}")
+print(f"{rps:.0f} {lat['50']:.2f} {lat['99']:.2f} {errors.group(1) if errors else 0} {ticks / hz / max(requests, 1) * 1e6:.1f}")
 PY
 }
 echo "warming up…" >&2
@@ -115,14 +128,18 @@ wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$SY_PORT/i/$CODE" >/dev/null
 echo "measuring ${DURATION}s each at $CONNECTIONS connections, $ROUNDS rounds…" >&2
 RESULTS=$WORK/results.txt; : > "$RESULTS"
 for r in $(seq "$ROUNDS"); do
-  echo "$r nginx $(run nginx "http://127.0.0.1:$NG_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
-  echo "$r aasa $(run aasa "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
-  echo "$r link $(run link "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
-  echo "$r phone $(run phone "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+  echo "$r nginx $(run "$NG_WORKERS" "http://127.0.0.1:$NG_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+  echo "$r aasa $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+  echo "$r link $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
+  echo "$r phone $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+  echo "$r api $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/api/links/$CODE" -H "Authorization: Bearer $TOKEN")" >> "$RESULTS"
+  echo "$r routed $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
   if [[ -n $BEFORE ]]; then
-    echo "$r old-aasa $(run old-aasa "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
-    echo "$r old-link $(run old-link "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
-    echo "$r old-phone $(run old-phone "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+    echo "$r old-aasa $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+    echo "$r old-link $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
+    echo "$r old-phone $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+    echo "$r old-api $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/api/links/$OLD_CODE" -H "Authorization: Bearer $OLD_TOKEN")" >> "$RESULTS"
+    echo "$r old-routed $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
   fi
 done
 
@@ -130,18 +147,21 @@ python3 - "$RESULTS" <<'PY'
 import statistics, sys
 rounds = {}
 for line in open(sys.argv[1]):
-    r, name, rps, p50, p99, err = line.split()
-    rounds.setdefault(int(r), {})[name] = (float(rps), float(p50), float(p99), int(err))
+    r, name, rps, p50, p99, err, cpu = line.split()
+    rounds.setdefault(int(r), {})[name] = (float(rps), float(p50), float(p99), int(err), float(cpu))
 labels = {"nginx": "nginx, AASA file", "aasa": "switchyard, AASA file", "link": "switchyard, /i/{code} desktop (cached)",
-          "phone": "switchyard, /i/{code} iPhone (claim page)", "old-aasa": "before: AASA file",
-          "old-link": "before: /i/{code} desktop (cached)", "old-phone": "before: /i/{code} iPhone (claim page)"}
-print(f"{'round':>5}  {'target':42} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'vs nginx':>9}")
+          "phone": "switchyard, /i/{code} iPhone (claim page)", "api": "switchyard, GET /api/links/{code} (router)",
+          "routed": "switchyard, AASA file via the router"}
+for name in list(labels):
+    if name != "nginx": labels["old-" + name] = "before: " + labels[name].removeprefix("switchyard, ")
+print(f"{'round':>5}  {'target':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'vs nginx':>9} {'CPU µs/req':>11}")
 for r in sorted(rounds):
     base = rounds[r]["nginx"][0]
-    for name in ("nginx", "aasa", "link", "phone", "old-aasa", "old-link", "old-phone"):
+    for name in labels:
         if name not in rounds[r]: continue
-        rps, p50, p99, err = rounds[r][name]
-        print(f"{r:5d}  {labels[name]:42} {rps:9.0f} {p50:8.2f} {p99:8.2f} {err:8d} {rps / base:8.2f}x")
+        rps, p50, p99, err, cpu = rounds[r][name]
+        print(f"{r:5d}  {labels[name]:44} {rps:9.0f} {p50:8.2f} {p99:8.2f} {err:8d} {rps / base:8.2f}x {cpu:11.1f}")
+def med(name, f): return statistics.median(f(rounds[r]) for r in rounds)
 aasa = [rounds[r]["aasa"][0] / rounds[r]["nginx"][0] for r in rounds]
 link = [rounds[r]["link"][0] / rounds[r]["nginx"][0] for r in rounds]
 phone = [rounds[r]["phone"][0] / rounds[r]["nginx"][0] for r in rounds]
@@ -152,13 +172,20 @@ print(f"median ratios over {len(rounds)} rounds: AASA {statistics.median(aasa):.
       f"/i/{{code}} {statistics.median(link):.2f}x (range {min(link):.2f}-{max(link):.2f}, goal >= 0.50x); worst p99 {p99:.2f} ms (goal < 10 ms)")
 print(f"an iPhone's /i/{{code}} (a page of its own with a deferred claim token, no cache; one address, so past the per-address "
       f"limit it has no token): {statistics.median(phone):.2f}x (range {min(phone):.2f}-{max(phone):.2f}), worst p99 {p99_phone:.2f} ms")
+cpu = {name: statistics.median(rounds[r][name][4] for r in rounds) for name in labels if all(name in rounds[r] for r in rounds)}
+print("median CPU µs per request: " + ", ".join(f"{name} {value:.1f}" for name, value in cpu.items())
+      + f"; AASA {cpu['aasa'] / cpu['nginx']:.2f}x nginx's (goal <= 2x)")
 if all("old-aasa" in rounds[r] for r in rounds):
     print()
-    for name, label in (("aasa", "AASA"), ("link", "/i/{code} desktop"), ("phone", "/i/{code} iPhone")):
+    for name, label in (("aasa", "AASA"), ("link", "/i/{code} desktop"), ("phone", "/i/{code} iPhone"),
+                        ("api", "GET /api/links/{code}"), ("routed", "AASA via the router")):
+        if not all("old-" + name in rounds[r] for r in rounds): continue
         after = [rounds[r][name][0] / rounds[r]["old-" + name][0] for r in rounds]
         before_vs = [rounds[r]["old-" + name][0] / rounds[r]["nginx"][0] for r in rounds]
         now_vs = [rounds[r][name][0] / rounds[r]["nginx"][0] for r in rounds]
+        cpu_ratio = [rounds[r]["old-" + name][4] / rounds[r][name][4] for r in rounds]
         print(f"{label}: before {statistics.median(before_vs):.2f}x nginx, after {statistics.median(now_vs):.2f}x nginx; "
               f"after/before {statistics.median(after):.2f} (range {min(after):.2f}-{max(after):.2f}); "
+              f"CPU per request {cpu['old-' + name]:.1f} -> {cpu[name]:.1f} µs (before/after {statistics.median(cpu_ratio):.2f}); "
               f"p99 before {max(rounds[r]['old-' + name][2] for r in rounds):.2f} ms, after {max(rounds[r][name][2] for r in rounds):.2f} ms")
 PY

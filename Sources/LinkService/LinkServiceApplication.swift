@@ -8,6 +8,7 @@ import LinkRules
 import Logging
 import NIOCore
 import Prometheus
+import ResponseLane
 import NIOPosix
 import ServiceLifecycle
 import SwitchyardCore
@@ -39,15 +40,20 @@ struct StaticDocument: Sendable {
     }
 
     /// The answer to a GET with `ifNoneMatch`: 304 when it names this version, else the file.
-    /// The one implementation behind the router and the event-loop lane.
-    func answer(ifNoneMatch tag: String?) -> (HTTPResponse.Status, HTTPFields, ByteBuffer) {
-        if let tag, Self.matches(tag, etag) { return (.notModified, notModifiedHeaders, ByteBuffer()) }
-        return (.ok, headers, body)
+    func answer(ifNoneMatch tag: String?) -> LaneRoute.Answer {
+        if let tag, Self.matches(tag, etag) { return .init(status: .notModified, fields: notModifiedHeaders, body: ByteBuffer()) }
+        return .init(status: .ok, fields: headers, body: body)
     }
 
+    /// The document at `path`: always answered whole, on the lane or by the router.
+    func route(_ path: String) -> LaneRoute {
+        LaneRoute(path) { request in answer(ifNoneMatch: request.head.headerFields[.ifNoneMatch]) }
+    }
+
+    /// The answer to a HEAD (a GET without the body).
     func response(for request: Request) -> Response {
-        let (status, fields, bytes) = answer(ifNoneMatch: request.headers[.ifNoneMatch])
-        return Response(status: status, headers: fields, body: .init(byteBuffer: bytes))
+        let answer = answer(ifNoneMatch: request.headers[.ifNoneMatch])
+        return Response(status: answer.status, headers: answer.fields, body: .init(byteBuffer: answer.body))
     }
 }
 
@@ -73,7 +79,7 @@ public struct LinkService: Sendable {
     /// is answered 503 `resolve-busy` at once instead of queueing behind slow scripts.
     let resolveGate: AdmissionGate
     let input: LinkInput
-    /// The association files by path, shared by the router and the fast path.
+    /// The association files and the OpenAPI document by path.
     let documents: [String: StaticDocument]
     let perToken: RateLimiter
     let perAddress: RateLimiter
@@ -128,11 +134,19 @@ public struct LinkService: Sendable {
         }
     }
 
-    /// The association files, generated and encoded once, by path.
+    /// The association files and the OpenAPI document, generated and encoded once, by path.
     static func documents(_ configuration: ServiceConfiguration) -> [String: StaticDocument] {
         let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
-        return ["/.well-known/apple-app-site-association": aasa, "/apple-app-site-association": aasa,
-                "/.well-known/assetlinks.json": StaticDocument(JSONWriter.compact(configuration.assetLinks.json))]
+        var documents = ["/.well-known/apple-app-site-association": aasa, "/apple-app-site-association": aasa,
+                         "/.well-known/assetlinks.json": StaticDocument(JSONWriter.compact(configuration.assetLinks.json))]
+        documents["/openapi.json"] = openAPIDocument
+        return documents
+    }
+
+    /// The routes whose answer may be complete at once — the documents, and landing pages in the
+    /// hot cache — answered on the lane when they can be, and first in the router's handlers.
+    var laneRoutes: [LaneRoute] {
+        documents.sorted { $0.key < $1.key }.map { $0.value.route($0.key) } + [linkPageRoute]
     }
 
     /// The OpenAPI 3.1 document of every route (`Resources/openapi.json`), served at /openapi.json.
@@ -143,19 +157,12 @@ public struct LinkService: Sendable {
     /// Builds the Hummingbird router: association files, health, metrics, the APIs, landing pages,
     /// QR codes, deferred links and the dashboard, behind a middleware that counts and logs requests.
     public func router() -> Router<ServiceContext> {
-        let aasa = documents["/.well-known/apple-app-site-association"]!
-        let assetLinks = documents["/.well-known/assetlinks.json"]!
         // HEAD answers as GET without the body, on every GET route (handlers count clicks and issue
         // claims on GET only, so a HEAD never uses a link).
         let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ObservabilityMiddleware(metrics: metrics))
-        router.get("/.well-known/apple-app-site-association") { request, _ in aasa.response(for: request) }
-        router.get("/apple-app-site-association") { request, _ in aasa.response(for: request) }
-        router.get("/.well-known/assetlinks.json") { request, _ in assetLinks.response(for: request) }
+        for (path, document) in documents { router.get(document.route(path)) { request, _ in document.response(for: request) } }
         router.get("/healthz") { _, _ in await health() }
-        if let openAPI = Self.openAPIDocument {
-            router.get("/openapi.json") { request, _ in openAPI.response(for: request) }
-        }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
@@ -170,8 +177,10 @@ public struct LinkService: Sendable {
         router.post("/api/transactions") { request, context in try await createTransaction(request, context) }
         router.post("/api/transactions/{id}/verify") { request, context in try await verifyTransaction(request, context) }
         router.get("/api/resolve") { request, context in try await resolve(request, context) }
-        router.get("/i/{code}") { request, context in await linkPage(request, context) }
-        router.head("/i/{code}") { request, context in await linkPage(request, context) }
+        router.get(linkPageRoute) { request, context in
+            await storedLinkPage(code: context.parameters.get("code") ?? "", request, context, hotTried: request.method == .get)
+        }
+        router.head("/i/{code}") { request, context in await storedLinkPage(code: context.parameters.get("code") ?? "", request, context) }
         // The router does not fall back from /i/{code} to "**", so a path with more segments
         // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
         router.get("/i/{code}/qr.svg") { request, context in try await linkQR(request, context, png: false) }
@@ -188,15 +197,15 @@ public struct LinkService: Sendable {
     }
 
     /// The application on `host:port`, with the click flusher as a service beside the server.
-    /// `fastPath: false` sends every request through the router (the reference behaviour).
+    /// `lane: false` sends every request through the router (the reference behaviour).
     /// A store opened with `pool: .serviceGroup` has its PostgreSQL pool run here, first, so that
     /// it stops last (after the flusher's final write), and is checked and migrated before the
     /// server accepts connections.
     /// `connectionLimits`: nil raises the descriptor limit and derives the limits from it
     /// (`ConnectionLimits.forThisProcess()`).
-    public func application(host: String = "127.0.0.1", port: Int = 8080, fastPath: Bool = true, connectionLimits: ConnectionLimits? = nil,
+    public func application(host: String = "127.0.0.1", port: Int = 8080, lane: Bool = true, connectionLimits: ConnectionLimits? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let fast = FastPath(service: self, documents: documents)
+        let responseLane = lane ? responseLane() : nil
         let connections = ConnectionCount(connectionLimits ?? .forThisProcess(), metrics: metrics)
         let store = self.store
         var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow)]
@@ -208,15 +217,13 @@ public struct LinkService: Sendable {
         }
         var app = Application(
             router: router(),
-            // An idle connection (a keep-alive client gone quiet, an HTTP/1.0 client that expects
-            // the server to close: the version does not reach Hummingbird) is closed after 75 s, as
-            // nginx's default keepalive_timeout does.
-            // Every connection counts against the connection limit and must send each request whole
-            // within the request timeout (ConnectionGuardHandler), before the fast path sees it.
-            server: HTTPServerBuilder { responder in
-                ServiceHTTPChannel(responder: responder, connections: connections, fastPath: fastPath ? fast : nil, idleTimeout: .seconds(75))
-            },
-            configuration: .init(address: .hostname(host, port: port), serverName: "switchyard"),
+            // Hummingbird's HTTP/1 channel. Every connection counts against the connection limit
+            // and must send each request whole within the request timeout, which also closes idle
+            // connections (ConnectionGuardHandler, before the lane: Hummingbird's own idle timer
+            // does not see the requests the lane answers).
+            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuardHandler(connections)]
+                + (responseLane.map { [$0.handler()] } ?? []))),
+            configuration: .init(address: .hostname(host, port: port), serverName: Self.serverName),
             services: store.services + background,
             onServerRunning: onServerRunning,
             logger: logger)
@@ -228,6 +235,19 @@ public struct LinkService: Sendable {
         }
         return app
     }
+
+    /// The lane for `laneRoutes`, observed as the router's requests are (`ObservabilityMiddleware`).
+    func responseLane() -> ResponseLane {
+        let metrics = Dictionary(laneRoutes.map { ($0.pattern, self.metrics.route($0.pattern)) }) { first, _ in first }
+        let logger = logger
+        return ResponseLane(routes: laneRoutes, serverName: Self.serverName) { route, request, status, client, start in
+            ObservabilityMiddleware.observe(record: { metrics[route.pattern]?.record(status: $0, seconds: $1) }, logger: logger,
+                                            method: request.method, path: request.path ?? "", status: status.code, client: client, since: start)
+        }
+    }
+
+    /// The Server header of every response.
+    static let serverName = "switchyard"
 
     /// The service that sends the webhook outbox (`fetcher`: a test's; nil: the guarded HTTP
     /// fetcher). It keeps real time, as the outbox's rows do, whatever clock the service was given.

@@ -4,51 +4,10 @@ import HummingbirdTesting
 @testable import LinkService
 import SwitchyardTestSupport
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Connections beyond the limit are closed at once and the service answers the rest; a request
 /// that does not arrive whole in time (a client sending a byte now and then) ends its connection.
 @Suite struct ConnectionLimitTests {
-    /// A plain TCP connection to 127.0.0.1:`port`.
-    final class RawConnection: @unchecked Sendable {
-        let fd: Int32
-
-        init(port: Int) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard result == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
-        }
-
-        func send(_ text: String) { _ = text.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
-
-        /// What arrives within `seconds` (or until `until` has arrived), and whether the server
-        /// closed the connection.
-        func read(for seconds: Double, until: String? = nil) -> (text: String, closed: Bool) {
-            var data: [UInt8] = []
-            let end = Date().addingTimeInterval(seconds)
-            while Date() < end {
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, Int32(max(1, end.timeIntervalSinceNow * 1000))) > 0 else { continue }
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                let n = recv(fd, &buffer, buffer.count, 0)
-                if n <= 0 { return (String(decoding: data, as: UTF8.self), true) }
-                data += buffer[..<n]
-                if let until, String(decoding: data, as: UTF8.self).contains(until) { break }
-            }
-            return (String(decoding: data, as: UTF8.self), false)
-        }
-
-        deinit { close(fd) }
-    }
-
     @Test func connectionsBeyondTheLimitAreClosedAndTheRestAnswered() async throws {
         let h = try await Harness.make()
         let app = h.service.application(port: 0, connectionLimits: ConnectionLimits(maximumConnections: 4, requestTimeout: 30))

@@ -37,7 +37,7 @@ import Testing
         let aasa = "/.well-known/apple-app-site-association"
         var answers: [Bool: [Answer]] = [:]
         for fast in [false, true] {
-            answers[fast] = try await h.app(fastPath: fast).test(.live) { client in
+            answers[fast] = try await h.app(lane: fast).test(.live) { client in
                 var list: [Answer] = []
                 let etag = try await client.execute(uri: aasa, method: .get) { $0.headers[.eTag] }
                 for uri in [aasa, "/apple-app-site-association", "/.well-known/assetlinks.json"] {
@@ -134,18 +134,18 @@ import Testing
         ]
         let raw = requests.map { "GET \($0.path) HTTP/1.1\r\nHost: x\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\n\r\n" }.joined()
         for fast in [true, false] {
-            try await h.app(fastPath: fast).test(.live) { client in
+            try await h.app(lane: fast).test(.live) { client in
                 let port = try #require(client.port)
                 let answers = try await blocking(limited: false) { () throws -> [(status: Int, body: String)] in
-                    let connection = try ConnectionLimitTests.RawConnection(port: port)
+                    let connection = try RawConnection(port: port)
                     connection.send(raw)
                     var text = ""
-                    for _ in 0..<40 where Self.responses(text).count < requests.count {
+                    for _ in 0..<40 where RawConnection.responses(text).count < requests.count {
                         let (more, closed) = connection.read(for: 0.5)
                         text += more
                         if closed { break }
                     }
-                    return Self.responses(text)
+                    return RawConnection.responses(text)
                 }
                 #expect(answers.count == requests.count, "fast path \(fast): \(answers.map(\.status))")
                 for (i, (answer, request)) in zip(answers, requests).enumerated() {
@@ -153,43 +153,6 @@ import Testing
                 }
             }
         }
-    }
-
-    /// The responses in `text`, one after another (Content-Length or chunked bodies).
-    static func responses(_ text: String) -> [(status: Int, body: String)] {
-        var rest = Substring(text)
-        var out: [(status: Int, body: String)] = []
-        while let end = rest.range(of: "\r\n\r\n") {
-            let head = rest[..<end.lowerBound]
-            let lines = head.split(separator: "\r\n")
-            guard let first = lines.first, first.hasPrefix("HTTP/1.1 "), let status = Int(first.dropFirst(9).prefix(3)) else { break }
-            var after = rest[end.upperBound...]
-            let fields = lines.dropFirst().map { $0.lowercased() }
-            if let length = fields.first(where: { $0.hasPrefix("content-length:") }).flatMap({ Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) }) {
-                guard after.utf8.count >= length else { break }
-                let bodyEnd = after.utf8.index(after.startIndex, offsetBy: length)
-                out.append((status, String(after[..<bodyEnd])))
-                rest = after[bodyEnd...]
-            } else if fields.contains("transfer-encoding: chunked") {
-                var body = ""
-                var complete = false
-                while let lineEnd = after.range(of: "\r\n"), let size = Int(after[..<lineEnd.lowerBound], radix: 16) {
-                    let data = after[lineEnd.upperBound...]
-                    guard data.utf8.count >= size + 2 else { break }
-                    let dataEnd = data.utf8.index(data.startIndex, offsetBy: size)
-                    body += data[..<dataEnd]
-                    after = data[data.utf8.index(dataEnd, offsetBy: 2)...]
-                    if size == 0 { complete = true; break }
-                }
-                guard complete else { break }
-                out.append((status, body))
-                rest = after
-            } else {
-                out.append((status, ""))
-                rest = after
-            }
-        }
-        return out
     }
 
     static func create(_ h: Harness, _ body: String) async throws -> String? {

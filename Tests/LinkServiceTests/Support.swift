@@ -106,7 +106,7 @@ struct Harness {
         }.joined(separator: "\n")
     }
 
-    func app(fastPath: Bool = true) -> some ApplicationProtocol { service.application(port: 0, fastPath: fastPath) }
+    func app(lane: Bool = true) -> some ApplicationProtocol { service.application(port: 0, lane: lane) }
 }
 
 extension TestClientProtocol {

@@ -5,21 +5,32 @@ import Hummingbird
 import LinkRouting
 import NIOCore
 import Prometheus
+import ResponseLane
 
 extension LinkService {
     /// `/i/{code}`: the landing page of a stored link. Counts a click (GET only; a preview,
     /// crawler or prefetch is counted apart, never as a click or a use) and records the visit.
-    func linkPage(_ request: Request, _ context: ServiceContext) async -> Response {
-        await storedLinkPage(code: context.parameters.get("code") ?? "", request, context)
+    /// A page in the hot cache is answered by `hotLinkPage` (on the lane, or first in the
+    /// router's handler); this is the rest.
+    var linkPageRoute: LaneRoute {
+        LaneRoute("/i/{code}") { request in
+            guard let code = request.parameter else { return nil }
+            let fields = request.head.headerFields
+            let userAgent = fields[.userAgent]
+            let address = { clientAddress(forwardedFor: { fields[values: Self.forwardedFor] }, peer: request.client) ?? "unknown" }
+            return hotLinkPage(String(code), userAgent: userAgent, preview: Self.isPreview(userAgent: userAgent) { fields[$0] },
+                               referer: fields[.referer], address: address)
+                .map { LaneRoute.Answer(status: .ok, fields: $0.0, body: $0.1) }
+        }
     }
 
     /// The landing page of the stored link `code` (at `/i/{code}`, or at the path an imported
-    /// Firebase short link had).
-    func storedLinkPage(code: String, _ request: Request, _ context: ServiceContext) async -> Response {
+    /// Firebase short link had). `hotTried`: `hotLinkPage` already declined this request.
+    func storedLinkPage(code: String, _ request: Request, _ context: ServiceContext, hotTried: Bool = false) async -> Response {
         let userAgent = request.headers[.userAgent]
         let preview = Self.isPreview(userAgent: userAgent) { request.headers[$0] }
         let address = { clientAddress(request, context) }
-        if request.method == .get,
+        if request.method == .get, !hotTried,
            let (fields, body) = hotLinkPage(code, userAgent: userAgent, preview: preview, referer: request.headers[.referer], address: address) {
             return Response(status: .ok, headers: fields, body: .init(byteBuffer: body))
         }
@@ -85,7 +96,7 @@ extension LinkService {
     /// GET `/i/{code}` answered from memory — the link is in the hot cache with a page rendered
     /// for this visitor's platform, has no use limit and has not expired — with the click
     /// counted and the visit recorded; nil when the full path (the store, a render, an atomic
-    /// use count) is needed. The one implementation behind the router and the event-loop lane.
+    /// use count) is needed.
     /// `address` (the client's) is asked only when addresses are kept.
     func hotLinkPage(_ code: String, userAgent: String?, preview: Bool, referer: String?, address: () -> String?) -> (HTTPFields, ByteBuffer)? {
         guard input.isStoredCode(code) else { return nil }

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
-import NIOHTTP1
+import NIOHTTPTypes
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -19,8 +19,8 @@ import Darwin
 ///   by idle connections, the next timer the runtime made stopped the process (SIGILL in
 ///   libdispatch).
 /// - A request must arrive whole — head and body — within `requestTimeout` of the connection
-///   opening or of the previous response: a client that sends a byte now and then resets the idle
-///   timeout but not this one.
+///   opening or of the previous response: a client that sends a byte now and then gets no more
+///   time for it. This also closes idle keep-alive connections.
 public struct ConnectionLimits: Sendable {
     /// The most connections open at once.
     public var maximumConnections: Int
@@ -84,10 +84,10 @@ final class ConnectionCount: Sendable {
 
 /// Applies `ConnectionLimits` to one connection (see there).
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
 
     private let count: ConnectionCount
     private var counted = false

@@ -27,7 +27,7 @@ public final class ServiceMetrics: Sendable {
     let webhookFailed: Counter
     /// Connections closed as soon as they were accepted: the connection limit was reached.
     let connectionsRefused: Counter
-    /// Connections closed because a request did not arrive whole within the request timeout.
+    /// Connections closed because no whole request arrived within the request timeout (slow or idle).
     let requestsTimedOut: Counter
 
     /// Creates the counters (links created, clicks, preview visits, deferred claims, rate limits, auth failures, webhook deliveries) in a fresh registry.
@@ -46,7 +46,7 @@ public final class ServiceMetrics: Sendable {
         webhookRetried = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "retry")], help: help)
         webhookFailed = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "failed")], help: help)
         connectionsRefused = registry.makeCounter(name: "switchyard_connections_refused_total", help: "Connections closed at once: the connection limit was reached.")
-        requestsTimedOut = registry.makeCounter(name: "switchyard_request_timeouts_total", help: "Connections closed because a request did not arrive whole in time.")
+        requestsTimedOut = registry.makeCounter(name: "switchyard_request_timeouts_total", help: "Connections closed because no whole request arrived within the request timeout (slow or idle clients).")
     }
 
     /// The request counter for a route pattern and status.

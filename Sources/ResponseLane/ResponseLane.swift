@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import Synchronization
+
+/// A GET route whose whole response can often be produced at once, in memory, without waiting
+/// for anything: an association file, a landing page already rendered.
+///
+/// The same value serves both ways in: the router's handler for `pattern` asks `answer` first
+/// (see `ResponseLane`), and the lane answers a request on the event loop when `answer` gives a
+/// response — so what is cacheable is decided in one place, by the route itself.
+public struct LaneRoute: Sendable {
+    /// The request as the route sees it: the head, the value of the pattern's one `{name}`
+    /// segment (nil for a pattern without one), and the peer's address, asked only when needed.
+    public struct Request {
+        public let head: HTTPRequest
+        public let parameter: Substring?
+        public let client: () -> String?
+
+        public init(head: HTTPRequest, parameter: Substring?, client: @escaping () -> String?) {
+            self.head = head
+            self.parameter = parameter
+            self.client = client
+        }
+    }
+
+    /// A complete response: status, header fields (with Content-Length) and body.
+    public struct Answer: Sendable {
+        public var status: HTTPResponse.Status
+        public var fields: HTTPFields
+        public var body: ByteBuffer
+
+        public init(status: HTTPResponse.Status, fields: HTTPFields, body: ByteBuffer) {
+            self.status = status
+            self.fields = fields
+            self.body = body
+        }
+    }
+
+    /// The path as the router writes it: literal segments, and at most one `{name}` segment, last.
+    public let pattern: String
+    /// The complete answer for a GET of this route, or nil when only the router can answer it
+    /// (it needs the store, a render, a write that must be awaited).
+    public let answer: @Sendable (Request) -> Answer?
+
+    public init(_ pattern: String, answer: @escaping @Sendable (Request) -> Answer?) {
+        self.pattern = pattern
+        self.answer = answer
+    }
+
+    /// The literal part before the parameter, and whether there is one.
+    var shape: (prefix: String, parameter: Bool) {
+        guard pattern.hasSuffix("}"), let open = pattern.lastIndex(of: "{") else { return (pattern, false) }
+        return (String(pattern[..<open]), true)
+    }
+}
+
+/// Answers GETs of `LaneRoute`s on the event loop, before Hummingbird's request machinery, when a
+/// route has its complete answer at hand; everything else goes on to the router untouched.
+///
+/// It is one channel handler per connection, added through Hummingbird's
+/// `HTTP1Channel.Configuration.additionalChannelHandlers`:
+///
+/// ```swift
+/// let lane = ResponseLane(routes: routes, serverName: "switchyard") { route, request, status, client, start in … }
+/// let server = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [lane.handler()]))
+/// ```
+///
+/// A request goes to the router when it is not a GET, carries a query, a percent sign or a
+/// `Connection` header other than keep-alive (the router's connection handling closes
+/// connections), or when its route declines. See `ResponseLaneHandler` for the order of
+/// pipelined requests.
+public struct ResponseLane: Sendable {
+    /// What the lane reports about each request it answers: the route, the request, the status,
+    /// the peer's address (asked only when needed) and when the request was taken up.
+    public typealias Observer = @Sendable (LaneRoute, HTTPRequest, HTTPResponse.Status, () -> String?, ContinuousClock.Instant) -> Void
+
+    private let exact: [String: LaneRoute]
+    private let prefixed: [(prefix: String, route: LaneRoute)]
+    private let serverName: String?
+    private let observe: Observer
+    private let date = HTTPDate()
+
+    public init(routes: [LaneRoute], serverName: String?, observe: @escaping Observer) {
+        var exact: [String: LaneRoute] = [:]
+        var prefixed: [(String, LaneRoute)] = []
+        for route in routes {
+            let shape = route.shape
+            if shape.parameter { prefixed.append((shape.prefix, route)) } else { exact[route.pattern] = route }
+        }
+        self.exact = exact
+        self.prefixed = prefixed
+        self.serverName = serverName
+        self.observe = observe
+    }
+
+    /// A handler for one new connection.
+    public func handler() -> ResponseLaneHandler { ResponseLaneHandler(self) }
+
+    /// The route `path` names and its parameter, or nil.
+    func route(for path: String) -> (LaneRoute, Substring?)? {
+        if let route = exact[path] { return (route, nil) }
+        for (prefix, route) in prefixed where path.hasPrefix(prefix) {
+            let value = path.utf8.dropFirst(prefix.utf8.count)
+            guard !value.isEmpty, !value.contains(UInt8(ascii: "/")) else { continue }
+            return (route, Substring(value))
+        }
+        return nil
+    }
+
+    /// The complete response for `request`, or nil to let the router handle it.
+    public func response(for request: HTTPRequest, client: () -> String?) -> (HTTPResponse, ByteBuffer)? {
+        let start = ContinuousClock.now
+        guard request.method == .get, let path = request.path else { return nil }
+        // The router decodes and splits queries and percent-escapes; it also closes connections.
+        guard !path.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) else { return nil }
+        if let connection = request.headerFields[.connection], connection.lowercased() != "keep-alive" { return nil }
+        guard let (route, parameter) = route(for: path) else { return nil }
+        let answer = withoutActuallyEscaping(client) { client in
+            route.answer(LaneRoute.Request(head: request, parameter: parameter, client: client))
+        }
+        guard let answer else { return nil }
+        var fields = answer.fields
+        fields[.date] = date.now()
+        if let serverName { fields[.server] = serverName }
+        observe(route, request, answer.status, client, start)
+        return (HTTPResponse(status: answer.status, headerFields: fields), answer.body)
+    }
+}
+
+/// The Date header value (RFC 9110 IMF-fixdate), formatted at most once per second.
+final class HTTPDate: Sendable {
+    private struct State {
+        var second = -1
+        var text = ""
+        let formatter: DateFormatter = {
+            let f = DateFormatter()
+            f.locale = Locale(identifier: "en_US_POSIX")
+            f.timeZone = TimeZone(identifier: "GMT")
+            f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            return f
+        }()
+    }
+    private let state = Mutex(State())
+
+    func now() -> String {
+        let t = Date()
+        let second = Int(t.timeIntervalSince1970)
+        return state.withLock { s in
+            if s.second != second { s.second = second; s.text = s.formatter.string(from: t) }
+            return s.text
+        }
+    }
+}

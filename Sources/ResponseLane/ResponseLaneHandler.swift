@@ -1,0 +1,72 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// The order of pipelined requests on one connection, when two parties answer them: the lane,
+/// at once, and the router, one request after another and later.
+///
+/// The lane may answer a request only when every request before it has been answered in full;
+/// while one the router takes is unanswered, the requests behind it go to the router too, so no
+/// lane answer overtakes a router answer or lands inside one.
+struct PipelineOrder {
+    /// Requests handed to the router whose response has not ended.
+    private(set) var routed = 0
+
+    /// Whether the lane may answer the request that starts now.
+    var laneMayAnswer: Bool { routed == 0 }
+    /// A request went to the router.
+    mutating func handedToRouter() { routed += 1 }
+    /// A response the router wrote has ended.
+    mutating func routerAnswered() { if routed > 0 { routed -= 1 } }
+}
+
+/// Applies a `ResponseLane` to one connection. It sits after Hummingbird's HTTP/1 to HTTP types
+/// conversion and before its request handling: a request the lane answers is written back from
+/// here; any other passes on whole, and the router's response passes back through unchanged.
+public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
+
+    private let lane: ResponseLane
+    private var order = PipelineOrder()
+    /// The lane's response, sent once the request it answers has ended.
+    private var pending: (HTTPResponse, ByteBuffer)?
+    /// The peer's address, read once per connection.
+    private var peer: String??
+
+    init(_ lane: ResponseLane) { self.lane = lane }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let request):
+            if order.laneMayAnswer, let response = lane.response(for: request, client: { self.peerAddress(context) }) {
+                pending = response
+                return
+            }
+            order.handedToRouter()
+            context.fireChannelRead(data)
+        case .body:
+            if pending == nil { context.fireChannelRead(data) }
+        case .end:
+            guard let (head, body) = pending else { context.fireChannelRead(data); return }
+            pending = nil
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { order.routerAnswered() }
+        context.write(data, promise: promise)
+    }
+
+    private func peerAddress(_ context: ChannelHandlerContext) -> String? {
+        if let peer { return peer }
+        let address = context.channel.remoteAddress?.ipAddress
+        peer = .some(address)
+        return address
+    }
+}
