@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks the package's layering: the app-facing modules (what an iOS/macOS app imports) must not
 reach a server stack — no NIO, AsyncHTTPClient, Hummingbird, ServiceLifecycle or database driver —
-through any chain of their dependencies.
+through any chain of their dependencies. Also: every target has a layer (below) and depends only on
+its own layer or lower ones, every folder of Sources/ is a target, and the README's architecture
+table names every target.
 
 Reads `swift package describe --type json` (run it from the repository root, or pass its output
 file). Every external product an app-facing module reaches must be on the allow-list below; each
@@ -20,6 +22,18 @@ APP_FACING = ["SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "Associate
 ALLOWED_PRODUCTS = {"Yams", "Crypto", "CoreMetrics"}
 # System-library targets an app-facing module may use (the JavaScriptCore shim on Linux).
 ALLOWED_SYSTEM_TARGETS = {"CJavaScriptCore"}
+# Every target's layer; a target may depend on targets of its own layer or of a lower one.
+LAYERS = {
+    "SwitchyardCore": 0, "SwitchyardDocuments": 0,
+    "LinkRouting": 1, "AssociatedDomains": 1, "URLRelay": 1, "CallbackURL": 1, "LinkRules": 1, "DeferredLinking": 1,
+    "CJavaScriptCore": 1,
+    "SwitchyardNetwork": 2, "URLRelayService": 2, "RelayLauncher": 2, "SwitchyardQR": 2, "CQRCode": 2, "ResponseLane": 2,
+    "LinkService": 2,
+    "switchyard": 3,
+    "SwitchyardTestSupport": 4,
+}
+LAYER_NAMES = ["core", "app-facing", "adapter", "executable", "test support"]
+README_TABLE = "README.md"
 
 
 def load(argv):
@@ -67,6 +81,7 @@ def main(argv):
                 if dependency not in APP_FACING and kind != "system-target":
                     problems.append(f"{root} depends on the non-app-facing target {dependency} via {' -> '.join(seen[dependency])}")
                 stack.append(dependency)
+    problems += check_layers(targets)
     if problems:
         for p in problems:
             print(f"layering: {p}")
@@ -74,6 +89,34 @@ def main(argv):
         return 1
     print(f"layering: ok — {', '.join(APP_FACING)} reach only {', '.join(sorted(ALLOWED_PRODUCTS))} and {', '.join(sorted(ALLOWED_SYSTEM_TARGETS))}")
     return 0
+
+
+def check_layers(targets):
+    """Layers of every target, the folders of Sources/, and the README's architecture table."""
+    import os
+    problems = []
+    for name, target in targets.items():
+        if target.get("type") == "test":
+            continue
+        if name not in LAYERS:
+            problems.append(f"{name}: no layer (add it to LAYERS in Scripts/check-layering.py and to the README's architecture table)")
+            continue
+        for dependency in target.get("target_dependencies", []):
+            if LAYERS.get(dependency, 99) > LAYERS[name]:
+                problems.append(f"{name} ({LAYER_NAMES[LAYERS[name]]}) depends on {dependency} "
+                                f"({LAYER_NAMES[LAYERS.get(dependency, 4)] if dependency in LAYERS else 'no layer'})")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    folders = {f for f in os.listdir(os.path.join(root, "Sources")) if os.path.isdir(os.path.join(root, "Sources", f))}
+    for folder in sorted(folders - set(targets)):
+        problems.append(f"Sources/{folder}: a folder that is no target")
+    try:
+        readme = open(os.path.join(root, README_TABLE), encoding="utf-8").read()
+    except OSError as error:
+        return problems + [f"{README_TABLE}: {error.strerror}"]
+    for name, target in targets.items():
+        if target.get("type") != "test" and name != "SwitchyardTestSupport" and f"| `{name}` |" not in readme:
+            problems.append(f"{name}: not in the architecture table of {README_TABLE} (a row \"| `{name}` | its job |\")")
+    return problems
 
 
 if __name__ == "__main__":

@@ -36,8 +36,7 @@ public struct CallbackSigner: Sendable {
     }
 
     static func randomNonce() -> String {
-        var rng = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
+        Hex.random(bytes: 16)
     }
 
     /// Whether `nonce` has the nonce alphabet and length (16–64 of `A–Z a–z 0–9 - _`).

@@ -238,11 +238,13 @@ public struct LinkService: Sendable {
 
     /// The lane for `laneRoutes`, observed as the router's requests are (`ObservabilityMiddleware`).
     func responseLane() -> ResponseLane {
-        let metrics = Dictionary(laneRoutes.map { ($0.pattern, self.metrics.route($0.pattern)) }) { first, _ in first }
         let logger = logger
-        return ResponseLane(routes: laneRoutes, serverName: Self.serverName) { route, request, status, client, start in
-            ObservabilityMiddleware.observe(record: { metrics[route.pattern]?.record(status: $0, seconds: $1) }, logger: logger,
-                                            method: request.method, path: request.path ?? "", status: status.code, client: client, since: start)
+        return ResponseLane(routes: laneRoutes, serverName: Self.serverName) { route in
+            let metrics = self.metrics.route(route.pattern)
+            return { request, status, client, start in
+                ObservabilityMiddleware.observe(record: { metrics.record(status: $0, seconds: $1) }, logger: logger,
+                                                method: request.method, path: request.path ?? "", status: status.code, client: client, since: start)
+            }
         }
     }
 

@@ -29,8 +29,7 @@ public struct Launcher: Sendable {
     /// A launcher for `inbox` with a fresh token; `quickTests` become the page's test buttons.
     public init(inbox: Inbox, quickTests: [String] = ["plur://group/launcher-test", "https://twitter.com/jack/status/20"]) {
         self.inbox = inbox
-        var rng = SystemRandomNumberGenerator()
-        token = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
+        token = Hex.random(bytes: 16)
         self.quickTests = quickTests
     }
 

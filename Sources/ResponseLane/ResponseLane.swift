@@ -62,7 +62,7 @@ public struct LaneRoute: Sendable {
 /// `HTTP1Channel.Configuration.additionalChannelHandlers`:
 ///
 /// ```swift
-/// let lane = ResponseLane(routes: routes, serverName: "switchyard") { route, request, status, client, start in … }
+/// let lane = ResponseLane(routes: routes, serverName: "switchyard") { route in { request, status, client, start in … } }
 /// let server = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [lane.handler()]))
 /// ```
 ///
@@ -71,39 +71,44 @@ public struct LaneRoute: Sendable {
 /// connections), or when its route declines. See `ResponseLaneHandler` for the order of
 /// pipelined requests.
 public struct ResponseLane: Sendable {
-    /// What the lane reports about each request it answers: the route, the request, the status,
-    /// the peer's address (asked only when needed) and when the request was taken up.
-    public typealias Observer = @Sendable (LaneRoute, HTTPRequest, HTTPResponse.Status, () -> String?, ContinuousClock.Instant) -> Void
+    /// What the lane reports about each request a route answers: the request, the status, the
+    /// peer's address (asked only when needed) and when the request was taken up.
+    public typealias Observer = @Sendable (HTTPRequest, HTTPResponse.Status, () -> String?, ContinuousClock.Instant) -> Void
 
-    private let exact: [String: LaneRoute]
-    private let prefixed: [(prefix: String, route: LaneRoute)]
-    private let serverName: String?
-    private let observe: Observer
+    /// A route with its observer, made once.
+    private struct Entry: Sendable {
+        let route: LaneRoute
+        let observe: Observer
+    }
+    private let exact: [String: Entry]
+    private let prefixed: [(prefix: String, entry: Entry)]
+    private let server: HTTPField?
     private let date = HTTPDate()
 
-    public init(routes: [LaneRoute], serverName: String?, observe: @escaping Observer) {
-        var exact: [String: LaneRoute] = [:]
-        var prefixed: [(String, LaneRoute)] = []
+    /// `observer` makes each route's observer once, when the lane is made.
+    public init(routes: [LaneRoute], serverName: String?, observer: (LaneRoute) -> Observer) {
+        var exact: [String: Entry] = [:]
+        var prefixed: [(String, Entry)] = []
         for route in routes {
+            let entry = Entry(route: route, observe: observer(route))
             let shape = route.shape
-            if shape.parameter { prefixed.append((shape.prefix, route)) } else { exact[route.pattern] = route }
+            if shape.parameter { prefixed.append((shape.prefix, entry)) } else { exact[route.pattern] = entry }
         }
         self.exact = exact
         self.prefixed = prefixed
-        self.serverName = serverName
-        self.observe = observe
+        server = serverName.map { HTTPField(name: .server, value: $0) }
     }
 
     /// A handler for one new connection.
     public func handler() -> ResponseLaneHandler { ResponseLaneHandler(self) }
 
     /// The route `path` names and its parameter, or nil.
-    func route(for path: String) -> (LaneRoute, Substring?)? {
-        if let route = exact[path] { return (route, nil) }
-        for (prefix, route) in prefixed where path.hasPrefix(prefix) {
+    private func entry(for path: String) -> (Entry, Substring?)? {
+        if let entry = exact[path] { return (entry, nil) }
+        for (prefix, entry) in prefixed where path.hasPrefix(prefix) {
             let value = path.utf8.dropFirst(prefix.utf8.count)
             guard !value.isEmpty, !value.contains(UInt8(ascii: "/")) else { continue }
-            return (route, Substring(value))
+            return (entry, Substring(value))
         }
         return nil
     }
@@ -115,15 +120,16 @@ public struct ResponseLane: Sendable {
         // The router decodes and splits queries and percent-escapes; it also closes connections.
         guard !path.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) else { return nil }
         if let connection = request.headerFields[.connection], connection.lowercased() != "keep-alive" { return nil }
-        guard let (route, parameter) = route(for: path) else { return nil }
+        guard let (entry, parameter) = entry(for: path) else { return nil }
         let answer = withoutActuallyEscaping(client) { client in
-            route.answer(LaneRoute.Request(head: request, parameter: parameter, client: client))
+            entry.route.answer(LaneRoute.Request(head: request, parameter: parameter, client: client))
         }
         guard let answer else { return nil }
+        // The routes' fields carry neither (the router adds its own): appended, not searched for.
         var fields = answer.fields
-        fields[.date] = date.now()
-        if let serverName { fields[.server] = serverName }
-        observe(route, request, answer.status, client, start)
+        fields.append(HTTPField(name: .date, value: date.now()))
+        if let server { fields.append(server) }
+        entry.observe(request, answer.status, client, start)
         return (HTTPResponse(status: answer.status, headerFields: fields), answer.body)
     }
 }

@@ -1,31 +1,83 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOPosix
 import NIOSSL
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// A network failure in a user's words: "connection refused", "the TLS handshake failed: …",
-/// instead of the driver's types and the source paths BoringSSL's errors carry.
+/// A network failure in a user's words — "connection refused", "the TLS handshake failed: …" —
+/// instead of the driver's types and the source paths BoringSSL's errors carry. Errors are told
+/// apart by their type (and an errno where there is one); only BoringSSL's reason, which its
+/// error carries as text, is read from a description.
 enum NetworkFailure {
     static func describe(_ error: any Error) -> String {
-        let text = String(describing: error)
-        if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return "the TLS handshake failed: the certificate is not trusted or not valid for this host"
+        if let reason = tlsFailure(error) { return "the TLS handshake failed" + reason }
+        switch errnoCode(error) {
+        case ECONNREFUSED: return "connection refused"
+        case ECONNRESET: return "the connection was reset"
+        case EHOSTUNREACH, ENETUNREACH: return "the host cannot be reached"
+        default: break
         }
-        if text.contains("WRONG_VERSION_NUMBER") || text.contains("PACKET_LENGTH_TOO_LONG") || text.contains("HTTP_REQUEST") {
-            return "the TLS handshake failed: the server did not answer in TLS (a plain-HTTP port?)"
-        }
-        if error is NIOSSLError || text.contains("handshakeFailed") || text.contains("BoringSSL") {
-            let reason = text.range(of: #"[A-Z][A-Z0-9_]{5,}"#, options: .regularExpression).map { " (\(text[$0].lowercased().replacingOccurrences(of: "_", with: " ")))" }
-            return "the TLS handshake failed" + (reason ?? "")
-        }
-        if text.contains("Connection refused") || text.contains("connection refused") || text.contains("ECONNREFUSED") || text.contains("errno: 111") {
-            return "connection refused"
-        }
-        if text.contains("Connection reset") || text.contains("errno: 104") { return "the connection was reset" }
-        if text.contains("remoteConnectionClosed") || text.contains("ioOnClosedChannel") { return "the server closed the connection" }
+        if let client = error as? HTTPClientError, client == .remoteConnectionClosed { return "the server closed the connection" }
+        if let channel = error as? ChannelError, channel == .ioOnClosedChannel || channel == .eof { return "the server closed the connection" }
         // Nothing else may carry a build path either.
-        return text.replacingOccurrences(of: #" at /\S+"#, with: "", options: .regularExpression)
+        return String(describing: error).replacingOccurrences(of: #" at /\S+"#, with: "", options: .regularExpression)
     }
 
     static var isTLSFailure: (any Error) -> Bool {
-        { error in describe(error).hasPrefix("the TLS handshake failed") }
+        { error in tlsFailure(error) != nil }
+    }
+
+    /// The errno of a failed system call, or of the first failed attempt of a connection.
+    static func errnoCode(_ error: any Error) -> Int32? {
+        if let io = error as? IOError { return io.errnoCode }
+        if let connection = error as? NIOConnectionError {
+            return connection.connectionErrors.lazy.compactMap { errnoCode($0.error) }.first
+        }
+        return nil
+    }
+
+    /// For a TLS failure, what follows "the TLS handshake failed" (a colon and the reason in
+    /// words, or a reason code in parentheses, or nothing); nil for any other error.
+    static func tlsFailure(_ error: any Error) -> String? {
+        let stack: [BoringSSLInternalError]
+        switch error {
+        case let ssl as NIOSSLError:
+            guard case .handshakeFailed(let boring) = ssl else { return "" }
+            stack = boring.stack
+        case let boring as BoringSSLError:
+            stack = boring.stack
+        case is NIOSSLExtraError:
+            return ": " + String(describing: error).replacingOccurrences(of: #" at /\S+"#, with: "", options: .regularExpression)
+        default:
+            return nil
+        }
+        // BoringSSL's reason name is the last field of its error text
+        // (`error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /…`).
+        let reasons = stack.compactMap { entry -> String? in
+            var text = String(describing: entry)
+            if let at = text.range(of: " at /") { text = String(text[..<at.lowerBound]) }
+            guard let last = text.split(separator: ":").last, last.range(of: #"^[A-Z][A-Z0-9_]+$"#, options: .regularExpression) != nil else { return nil }
+            return String(last)
+        }
+        if reasons.contains("CERTIFICATE_VERIFY_FAILED") { return ": the certificate is not trusted or not valid for this host" }
+        if reasons.contains(where: { ["WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG", "HTTP_REQUEST"].contains($0) }) {
+            return ": the server did not answer in TLS (a plain-HTTP port?)"
+        }
+        return reasons.first.map { " (\($0.lowercased().replacingOccurrences(of: "_", with: " ")))" } ?? ""
+    }
+}
+
+extension BoringSSLError {
+    /// BoringSSL's error stack, when the error has one.
+    fileprivate var stack: [BoringSSLInternalError] {
+        switch self {
+        case .sslError(let stack), .unknownError(let stack): return stack
+        default: return []
+        }
     }
 }

@@ -233,32 +233,27 @@ public struct Inbox: Sendable {
     /// request first in line, one failed attempt counted. With `maxAttempts`, the attempt that
     /// spends the budget moves the request to `rejected/` instead, and the drain goes on with
     /// the next. Only one drainer runs at a time (`RelayError.locked` otherwise).
+    ///
+    /// The file work (the lock, reads, fsyncs, renames) runs on `Inbox.io`; the calling task
+    /// waits suspended, and `handler` runs in the caller's context.
     public func drain<Outcome: DeliveryOutcome>(
         ttl: Double? = nil, maxAttempts: Int? = nil, now: Date = Date(), log: (String) -> Void = { _ in },
         handler: (RelayRequest) async -> Outcome
     ) async throws(RelayError) -> DrainReport {
-        let lock = try FileSystem.lock(directory + "/drain.lock")
+        let inbox = self
+        let lock = try await Self.io.run { () throws(RelayError) in try FileSystem.lock(inbox.directory + "/drain.lock") }
         defer { lock.unlock() }
-        var handledIDs = journalIDs()
-        var failures = failedAttempts()
+        var (handledIDs, failures, names) = await Self.io.run { (inbox.journalIDs(), inbox.failedAttempts(), inbox.pendingNames()) }
         var report = DrainReport()
-        files: for name in pendingNames() {
+        files: for name in names {
             let path = requests + "/" + name
+            let read = try await Self.io.run { () throws(RelayError) in try inbox.readPending(name) }
             let data: [UInt8]
-            do {
-                guard let bytes = try DurableFile.readRegularFile(path, maximumBytes: Self.maximumCommitBytes) else { continue }
-                data = bytes
-            } catch {
-                // A symbolic link (or a directory, a device, a file larger than any commit) put in
-                // requests/ is never followed or read: it is moved to rejected/ as it is.
-                let reason = error.message.replacingOccurrences(of: path + ": ", with: "")
+            switch read {
+            case .missing: continue
+            case .read(let bytes): data = bytes
+            case .rejected(let reason):
                 log("rejected \(name): \(reason); moved to rejected/")
-                try FileSystem.remove(rejected + "/" + name)
-                try FileSystem.remove(rejected + "/" + name + ".reason")
-                try FileSystem.writeDurably(rejected + "/" + name + ".reason", Array((reason + "\n").utf8))
-                try FileSystem.rename(path, rejected + "/" + name)
-                try FileSystem.syncDirectory(rejected)
-                try FileSystem.syncDirectory(requests)
                 report.rejected.append(name)
                 continue
             }
@@ -266,7 +261,7 @@ public struct Inbox: Sendable {
                 let request: RelayRequest
                 do { request = try RelayRequest(record: Array(line)) } catch {
                     log("rejected record \(n) of \(name): \(error.message); kept in rejected/")
-                    try keep(line, as: name + ".\(n)", reason: nil)
+                    try await Self.io.run { () throws(RelayError) in try inbox.keep(line, as: name + ".\(n)", reason: nil) }
                     report.rejected.append(name + ".\(n)")
                     continue
                 }
@@ -276,15 +271,17 @@ public struct Inbox: Sendable {
                 }
                 if let reason = check(request) {
                     log("rejected request \(request.id.uuidString.lowercased()) from \(request.source.displayExcerpt()): \(reason); kept in rejected/")
-                    try keep(line, as: name + ".\(n)", reason: reason)
-                    try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
+                    try await Self.io.run { () throws(RelayError) in
+                        try inbox.keep(line, as: name + ".\(n)", reason: reason)
+                        try FileSystem.appendDurably(inbox.journal, request.id.uuidString.lowercased() + "\n")
+                    }
                     handledIDs.insert(request.id)
                     report.rejected.append(name + ".\(n)")
                     continue
                 }
                 if let ttl, now.timeIntervalSince(request.time) > ttl {
                     log("dropped stale request \(request.id.uuidString.lowercased()) from \(request.source.displayExcerpt()) (\(Int(now.timeIntervalSince(request.time))) s old, TTL \(Int(ttl)) s): \(request.url)")
-                    try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
+                    try await Self.io.run { () throws(RelayError) in try FileSystem.appendDurably(inbox.journal, request.id.uuidString.lowercased() + "\n") }
                     handledIDs.insert(request.id)
                     report.expired.append(request)
                     continue
@@ -298,7 +295,7 @@ public struct Inbox: Sendable {
                     }
                     let id = request.id.uuidString.lowercased()
                     let reason = Self.oneLine(failure)
-                    try FileSystem.appendDurably(attempts, id + " " + reason + "\n")
+                    try await Self.io.run { () throws(RelayError) in try FileSystem.appendDurably(inbox.attempts, id + " " + reason + "\n") }
                     failures[request.id, default: []].append(reason)
                     let count = failures[request.id]!.count
                     guard let maxAttempts, count >= maxAttempts else {
@@ -308,24 +305,63 @@ public struct Inbox: Sendable {
                     }
                     let why = "not delivered after \(count) attempts (the retry budget is \(maxAttempts)); last failure: \(reason)"
                     log("gave up on request \(id) from \(request.source.displayExcerpt()): \(why); kept in rejected/, the requests behind it go on")
-                    try keep(line, as: name + ".\(n)", reason: why)
-                    try FileSystem.appendDurably(journal, id + "\n")
+                    try await Self.io.run { () throws(RelayError) in
+                        try inbox.keep(line, as: name + ".\(n)", reason: why)
+                        try FileSystem.appendDurably(inbox.journal, id + "\n")
+                    }
                     handledIDs.insert(request.id)
                     report.rejected.append(name + ".\(n)")
                     report.gaveUp.append(request.id)
                     continue
                 }
-                try FileSystem.appendDurably(journal, request.id.uuidString.lowercased() + "\n")
+                try await Self.io.run { () throws(RelayError) in try FileSystem.appendDurably(inbox.journal, request.id.uuidString.lowercased() + "\n") }
                 handledIDs.insert(request.id)
                 report.handled.append(request.id)
             }
             // Every record of the file is handled, dropped or rejected: remove it.
-            try FileSystem.remove(path)
-            try FileSystem.syncDirectory(requests)
+            try await Self.io.run { () throws(RelayError) in
+                try FileSystem.remove(path)
+                try FileSystem.syncDirectory(inbox.requests)
+            }
         }
-        try compactJournal()
-        try compactAttempts()
+        try await Self.io.run { () throws(RelayError) in
+            try inbox.compactJournal()
+            try inbox.compactAttempts()
+        }
         return report
+    }
+
+    /// The queue that runs the inbox's file work for `drain` (one per process: drains of several
+    /// inboxes in one process take turns there).
+    static let io = BlockingQueue(label: "switchyard.relay.inbox")
+
+    /// What became of a file in `requests/` that `drain` went to read.
+    enum PendingFile: Sendable {
+        /// Gone since it was listed (another drainer's, before the lock).
+        case missing
+        case read([UInt8])
+        /// Not a regular file of a possible size: moved to `rejected/` as it is, with the reason.
+        case rejected(String)
+    }
+
+    /// Reads the pending file `name`. A symbolic link (or a directory, a device, a file larger
+    /// than any commit) put in `requests/` is never followed or read: it is moved to `rejected/`
+    /// as it is, with its reason beside it.
+    func readPending(_ name: String) throws(RelayError) -> PendingFile {
+        let path = requests + "/" + name
+        do {
+            guard let bytes = try DurableFile.readRegularFile(path, maximumBytes: Self.maximumCommitBytes) else { return .missing }
+            return .read(bytes)
+        } catch {
+            let reason = error.message.replacingOccurrences(of: path + ": ", with: "")
+            try FileSystem.remove(rejected + "/" + name)
+            try FileSystem.remove(rejected + "/" + name + ".reason")
+            try FileSystem.writeDurably(rejected + "/" + name + ".reason", Array((reason + "\n").utf8))
+            try FileSystem.rename(path, rejected + "/" + name)
+            try FileSystem.syncDirectory(rejected)
+            try FileSystem.syncDirectory(requests)
+            return .rejected(reason)
+        }
     }
 
     /// Keeps a record in `rejected/` under `name`, with `reason` in `name.reason` when given.

@@ -51,6 +51,7 @@ public struct InboxWatcher: Sendable {
     /// Drains until the task is cancelled; throws only when the inbox cannot be watched.
     public func run() async throws {
         let watch = try DirectoryWatch(inbox.requests)
+        let waits = BlockingQueue(label: "switchyard.relay.watch")
         var backoff = 0.0
         // The request the backoff belongs to: each request starts again at 0.5 s, so one that was
         // given up does not make the next one wait longer.
@@ -70,7 +71,7 @@ public struct InboxWatcher: Sendable {
             // One wait for a ping (or the poll interval); cancelling the task ends it at once.
             let interval = pollInterval
             _ = await withTaskCancellationHandler {
-                await Self.wait(watch, interval)
+                await Self.wait(watch, interval, on: waits)
             } onCancel: {
                 watch.interrupt()
             }
@@ -91,9 +92,9 @@ public struct InboxWatcher: Sendable {
         return report.declined
     }
 
-    static func wait(_ watch: DirectoryWatch, _ seconds: Double) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: watch.wait(timeout: seconds)) }
-        }
+    /// Waits on `watch` on `waits`, the watcher's own queue (a wait may take the whole poll
+    /// interval: it never holds up the inbox's file work or another watcher).
+    static func wait(_ watch: DirectoryWatch, _ seconds: Double, on waits: BlockingQueue) async -> Bool {
+        await waits.run { watch.wait(timeout: seconds) }
     }
 }

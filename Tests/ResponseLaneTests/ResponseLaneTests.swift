@@ -20,8 +20,10 @@ import Testing
 
     /// `/doc` always answered; `/items/{id}` answered for ids starting with "hot".
     static func lane(_ seen: Seen) -> ResponseLane {
-        ResponseLane(routes: routes, serverName: "test") { route, request, status, client, _ in
-            seen.answers.withLock { $0.append("\(route.pattern) \(request.path ?? "") \(status.code) \(client() ?? "-")") }
+        ResponseLane(routes: routes, serverName: "test") { route in
+            { request, status, client, _ in
+                seen.answers.withLock { $0.append("\(route.pattern) \(request.path ?? "") \(status.code) \(client() ?? "-")") }
+            }
         }
     }
 

@@ -41,3 +41,29 @@ import Testing
         }
     }
 }
+
+/// `Timestamp.format` writes what Foundation's ISO8601DateFormatter writes.
+@Suite struct TimestampFormatTests {
+    @Test func formatsAsFoundationsFormatterDoes() {
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let whole = ISO8601DateFormatter()
+        whole.formatOptions = [.withInternetDateTime]
+        var generator = SystemRandomNumberGenerator()
+        // From 1583 (Foundation's calendar is Julian before) to 9999.
+        var instants: [Double] = [0, -1, -0.001, -0.0004, 0.0005, 0.9996, 59.9999, 951_782_400, 4_102_444_799.999, 1_764_276_804.880,
+                                  -12_219_292_800, 253_402_300_799]
+        for _ in 0..<20_000 { instants.append(Double.random(in: -12_000_000_000...253_402_300_000, using: &generator)) }
+        for _ in 0..<20_000 { instants.append(Double.random(in: -2_000_000_000...5_000_000_000, using: &generator)) }
+        // Whole milliseconds, as the store keeps them.
+        for _ in 0..<20_000 { instants.append(Double(Int64.random(in: 0...4_102_444_800_000, using: &generator)) / 1000) }
+        var mismatches: [String] = []
+        for t in instants {
+            let date = Date(timeIntervalSince1970: t)
+            if Timestamp.format(date) != fractional.string(from: date) { mismatches.append("\(t): \(Timestamp.format(date)) vs \(fractional.string(from: date))") }
+            if Timestamp.format(date, fractionalSeconds: false) != whole.string(from: date) { mismatches.append("\(t) whole: \(Timestamp.format(date, fractionalSeconds: false)) vs \(whole.string(from: date))") }
+        }
+        let first = Array(mismatches.prefix(5))
+        #expect(mismatches.count == 0, "\(mismatches.count) of \(instants.count * 2): \(first)")
+    }
+}

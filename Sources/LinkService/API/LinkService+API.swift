@@ -231,8 +231,7 @@ extension LinkService {
         // An imported Firebase link is served at its old path.
         func pageURL(_ code: String) -> String { configuration.publicURL + (link.kind == "fdl" ? "/" : "/i/") + code }
         func deepLink(of link: StoredLink) -> String? { Self.deepLink(of: link, input: input) }
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func iso(_ date: Date) -> String { Timestamp.format(date) }
         func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
         return .object([
             ("code", .string(link.code)), ("kind", .string(link.kind)), ("url", .string(pageURL(link.code))),
@@ -240,8 +239,8 @@ extension LinkService {
             ("parameters", .object(link.parameters.map { ($0.0, .string($0.1)) })),
             ("webURL", opt(link.webURL)), ("appStoreURL", opt(link.appStoreURL)), ("playStoreURL", opt(link.playStoreURL)),
             ("title", opt(link.title)), ("description", opt(link.description)), ("image", opt(link.imageURL)),
-            ("expiresAt", opt(link.expiresAt.map(iso.string))), ("maxUses", link.maxUses.map { .int(Int($0)) } ?? .null),
-            ("createdAt", .string(iso.string(from: link.createdAt))), ("updatedAt", opt(link.updatedAt.map(iso.string))),
+            ("expiresAt", opt(link.expiresAt.map(iso))), ("maxUses", link.maxUses.map { .int(Int($0)) } ?? .null),
+            ("createdAt", .string(iso(link.createdAt))), ("updatedAt", opt(link.updatedAt.map(iso))),
             ("clicks", .int(Int(link.clicks))),
         ])
     }

@@ -23,8 +23,6 @@ extension LinkService {
             let store = store, now = now
             finished = await health.probe(timeout: Self.healthProbeTimeout) { () async in try? await store.probeWrite(at: now()) }
         }
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var storage: [(key: String, value: JSONValue)]
         let ok: Bool
         if !finished {
@@ -35,8 +33,8 @@ extension LinkService {
             ok = last.failure == nil
             storage = [("writable", .bool(ok))]
             if let failure = last.failure { storage.append(("reason", .string(failure))) }
-            if let since = last.failingSince { storage.append(("since", .string(iso.string(from: since)))) }
-            storage += [("checked", .string(iso.string(from: last.date))), ("by", .string(last.source))]
+            if let since = last.failingSince { storage.append(("since", .string(Timestamp.format(since)))) }
+            storage += [("checked", .string(Timestamp.format(last.date))), ("by", .string(last.source))]
         } else {
             ok = false
             storage = [("writable", .bool(false)), ("reason", .string("no write has been tried yet"))]

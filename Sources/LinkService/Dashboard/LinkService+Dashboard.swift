@@ -501,9 +501,7 @@ extension LinkService {
     }
 
     static func isoDate(_ date: Date) -> String {
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime]
-        return iso.string(from: date)
+        Timestamp.format(date, fractionalSeconds: false)
     }
 
     static func seeOther(_ location: String) -> Response {

@@ -237,9 +237,7 @@ public struct LinkImport: Sendable {
     }
 
     static func iso(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: date)
+        Timestamp.format(date)
     }
 
     static func date(_ text: String) -> Date? {

@@ -78,13 +78,15 @@ public final class StorageHealth: Sendable {
         }
         let once = Once()
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                if once.claim() { continuation.resume(returning: false) }
+            }
             Task {
                 await task.value
                 if once.claim() { continuation.resume(returning: true) }
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                if once.claim() { continuation.resume(returning: false) }
+                // The probe ended: its timer has nothing left to guard.
+                timer.cancel()
             }
         }
     }

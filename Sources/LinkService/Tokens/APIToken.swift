@@ -48,7 +48,7 @@ public enum APIToken {
 
     /// Hex SHA-256 of a secret.
     public static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Array(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Array(secret.utf8)))
     }
 
     /// Equal-length comparison whose time does not depend on where the bytes differ.

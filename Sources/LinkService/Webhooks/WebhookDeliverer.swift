@@ -26,7 +26,7 @@ public enum WebhookSignature {
         var message = Array("\(timestamp).".utf8)
         message += body
         let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret))
-        return code.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(code)
     }
 
     /// Checks a header as a receiver does (used by the tests; the README shows the same in Python).

@@ -23,10 +23,8 @@ struct WebhookOutbox: Sendable {
         let targets = settings.endpoints(for: event)
         guard !targets.isEmpty else { return }
         let id = Self.newEventID()
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let body = JSONWriter.compact(.object([
-            ("id", .string(id)), ("type", .string(event)), ("createdAt", .string(iso.string(from: date))), ("data", data),
+            ("id", .string(id)), ("type", .string(event)), ("createdAt", .string(Timestamp.format(date))), ("data", data),
         ]))
         let millis = LinkStore.millis(date)
         for endpoint in targets {

@@ -32,3 +32,25 @@ public enum Base64URL {
         return encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) })
     }
 }
+
+/// Lowercase hexadecimal: hashes, signatures, random ids.
+public enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// `bytes` as lowercase hex, two digits a byte.
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `count` bytes from the system's secure generator, as hex (16 bytes → 32 digits).
+    public static func random(bytes count: Int) -> String {
+        var rng = SystemRandomNumberGenerator()
+        return encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    }
+}
