@@ -49,6 +49,20 @@ public final class RawConnection: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Sends `raw` (pipelined requests, say) on a new connection to `port` and reads until
+    /// `count` responses have arrived, the server closes, or 20 s pass; the responses read.
+    public static func exchange(port: Int, _ raw: String, expecting count: Int) throws -> [(status: Int, body: String)] {
+        let connection = try RawConnection(port: port)
+        connection.send(raw)
+        var text = ""
+        for _ in 0..<40 where responses(text).count < count {
+            let (more, closed) = connection.read(for: 0.5)
+            text += more
+            if closed { break }
+        }
+        return responses(text)
+    }
+
     /// The responses in `text`, one after another (Content-Length or chunked bodies).
     public static func responses(_ text: String) -> [(status: Int, body: String)] {
         var rest = Substring(text)

@@ -167,17 +167,8 @@ import Testing
         let raw = requests.map { "GET \($0.path) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined()
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let answers = try await blocking(limited: false) { () throws -> [(status: Int, body: String)] in
-                let connection = try RawConnection(port: port)
-                connection.send(raw)
-                var text = ""
-                for _ in 0..<40 where RawConnection.responses(text).count < requests.count {
-                    let (more, closed) = connection.read(for: 0.5)
-                    text += more
-                    if closed { break }
-                }
-                return RawConnection.responses(text)
-            }
+            let count = requests.count
+            let answers = try await blocking(limited: false) { try RawConnection.exchange(port: port, raw, expecting: count) }
             #expect(answers.map(\.body) == requests.map(\.body))
         }
         // The first /doc came before anything the router had to answer: the lane's. The rest of

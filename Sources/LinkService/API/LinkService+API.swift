@@ -69,7 +69,7 @@ extension LinkService {
         let edited = try input.edit(current, with: members, now: now())
         let stored = try await storeCall { () async throws(StoreError) in try await store.update(edited) }
         hot.forget(code)
-        // Clicks the fast path counted while the edit ran are written too, so a use limit set
+        // Clicks the lane counted while the edit ran are written too, so a use limit set
         // just now is weighed against them from the next visit on.
         try? await hot.flush()
         guard let stored else { throw APIError(.notFound, .notFound, "no link with code \(code) (it was deleted meanwhile)", field: "code") }

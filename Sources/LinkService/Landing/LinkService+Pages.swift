@@ -17,9 +17,11 @@ extension LinkService {
             guard let code = request.parameter else { return nil }
             let fields = request.head.headerFields
             let userAgent = fields[.userAgent]
-            let address = { clientAddress(forwardedFor: { fields[values: Self.forwardedFor] }, peer: request.client) ?? "unknown" }
+            // The address closure is written in place: as a local constant it was a heap context
+            // holding a copy of the whole service, made and freed on every page.
             return hotLinkPage(String(code), userAgent: userAgent, preview: Self.isPreview(userAgent: userAgent) { fields[$0] },
-                               referer: fields[.referer], address: address)
+                               referer: fields[.referer],
+                               address: { clientAddress(forwardedFor: { fields[values: Self.forwardedFor] }, peer: request.client) ?? "unknown" })
                 .map { LaneRoute.Answer(status: .ok, fields: $0.0, body: $0.1) }
         }
     }
@@ -150,8 +152,12 @@ extension LinkService {
     /// Whether a landing-page request is a link preview, a crawler or a prefetch
     /// (`PreviewAgents.standard`); `header` reads a request header.
     static func isPreview(userAgent: String?, header: (HTTPField.Name) -> String?) -> Bool {
-        PreviewAgents.standard.isPreview(userAgent: userAgent) { name in HTTPField.Name(name).flatMap(header) }
+        PreviewAgents.standard.isPreview(userAgent: userAgent) { name in prefetchHeaderNames[name].flatMap(header) }
     }
+
+    /// The prefetch headers' names as HTTP field names, made once.
+    static let prefetchHeaderNames: [String: HTTPField.Name] = Dictionary(
+        PreviewAgents.standard.prefetchHeaders.compactMap { h in HTTPField.Name(h.header).map { (h.header, $0) } }) { first, _ in first }
 
     /// Every other GET: the landing page of a universal-link route, or 404.
     func routePage(_ request: Request, _ context: ServiceContext) async -> Response {

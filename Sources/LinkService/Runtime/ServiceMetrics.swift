@@ -68,7 +68,7 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// A route's metrics looked up once, for a lane that answers the same few routes all day
-    /// (the event-loop fast path): recording then takes no lock and hashes no string.
+    /// (the event-loop lane): recording then takes no lock and hashes no string.
     struct Route: Sendable {
         let ok: Counter
         let notModified: Counter

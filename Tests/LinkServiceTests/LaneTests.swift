@@ -8,8 +8,8 @@ import SwitchyardCore
 import SwitchyardTestSupport
 import Testing
 
-/// The event-loop fast path must answer exactly as the router does, over a real socket.
-@Suite struct FastPathTests {
+/// The event-loop lane must answer exactly as the router does, over a real socket.
+@Suite struct LaneTests {
     /// Status, body and headers other than Date.
     struct Answer: Equatable {
         var status: HTTPResponse.Status
@@ -136,17 +136,8 @@ import Testing
         for fast in [true, false] {
             try await h.app(lane: fast).test(.live) { client in
                 let port = try #require(client.port)
-                let answers = try await blocking(limited: false) { () throws -> [(status: Int, body: String)] in
-                    let connection = try RawConnection(port: port)
-                    connection.send(raw)
-                    var text = ""
-                    for _ in 0..<40 where RawConnection.responses(text).count < requests.count {
-                        let (more, closed) = connection.read(for: 0.5)
-                        text += more
-                        if closed { break }
-                    }
-                    return RawConnection.responses(text)
-                }
+                let count = requests.count
+                let answers = try await blocking(limited: false) { try RawConnection.exchange(port: port, raw, expecting: count) }
                 #expect(answers.count == requests.count, "fast path \(fast): \(answers.map(\.status))")
                 for (i, (answer, request)) in zip(answers, requests).enumerated() {
                     #expect(answer.body.contains(request.expect), "fast path \(fast), answer \(i) (\(request.path)): \(answer.status) \(answer.body.prefix(120))")
