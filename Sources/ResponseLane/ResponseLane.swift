@@ -13,10 +13,14 @@ public struct LaneRoute: Sendable {
     /// The request as the route sees it: the head, the value of the pattern's one `{name}`
     /// segment (nil for a pattern without one), and the peer's address, asked only when needed.
     public struct Request {
+        /// The request head (method, path, header fields).
         public let head: HTTPRequest
+        /// The value of the pattern's `{name}` segment; nil when the pattern has none.
         public let parameter: Substring?
+        /// The peer's address; read it only when it is needed.
         public let client: () -> String?
 
+        /// A request as given.
         public init(head: HTTPRequest, parameter: Substring?, client: @escaping () -> String?) {
             self.head = head
             self.parameter = parameter
@@ -26,10 +30,14 @@ public struct LaneRoute: Sendable {
 
     /// A complete response: status, header fields (with Content-Length) and body.
     public struct Answer: Sendable {
+        /// The response status.
         public var status: HTTPResponse.Status
+        /// The header fields, with Content-Length; Date and Server are added by whoever sends it.
         public var fields: HTTPFields
+        /// The whole body.
         public var body: ByteBuffer
 
+        /// An answer as given.
         public init(status: HTTPResponse.Status, fields: HTTPFields, body: ByteBuffer) {
             self.status = status
             self.fields = fields
@@ -43,6 +51,7 @@ public struct LaneRoute: Sendable {
     /// (it needs the store, a render, a write that must be awaited).
     public let answer: @Sendable (Request) -> Answer?
 
+    /// A route at `pattern` whose answers come from `answer`.
     public init(_ pattern: String, answer: @escaping @Sendable (Request) -> Answer?) {
         self.pattern = pattern
         self.answer = answer

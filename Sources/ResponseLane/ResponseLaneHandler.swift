@@ -24,9 +24,13 @@ struct PipelineOrder {
 /// conversion and before its request handling: a request the lane answers is written back from
 /// here; any other passes on whole, and the router's response passes back through unchanged.
 public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    /// Request parts, as Hummingbird's HTTP/1 channel converts them.
     public typealias InboundIn = HTTPRequestPart
+    /// The parts of requests the lane leaves to the router, passed on unchanged.
     public typealias InboundOut = HTTPRequestPart
+    /// The router's response parts, passed on unchanged.
     public typealias OutboundIn = HTTPResponsePart
+    /// Response parts: the router's, and the lane's own answers.
     public typealias OutboundOut = HTTPResponsePart
 
     private let lane: ResponseLane
@@ -38,6 +42,7 @@ public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHa
 
     init(_ lane: ResponseLane) { self.lane = lane }
 
+    /// Answers a request at its end when the lane can, else passes its parts on.
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
@@ -58,6 +63,7 @@ public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHa
         }
     }
 
+    /// Passes the router's response on, counting its end for the order of pipelined requests.
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) { order.routerAnswered() }
         context.write(data, promise: promise)

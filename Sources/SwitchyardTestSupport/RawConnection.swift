@@ -8,8 +8,10 @@ import Darwin
 /// A plain TCP connection to 127.0.0.1:`port`, for tests that send raw HTTP (pipelined
 /// requests, a request a byte at a time) and read what comes back.
 public final class RawConnection: @unchecked Sendable {
+    /// The socket's descriptor.
     public let fd: Int32
 
+    /// Connects to 127.0.0.1:`port`; throws when nothing listens there.
     public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -22,6 +24,7 @@ public final class RawConnection: @unchecked Sendable {
         guard result == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
     }
 
+    /// Sends `text` as it is (UTF-8).
     public func send(_ text: String) {
         #if canImport(Glibc)
         _ = text.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
