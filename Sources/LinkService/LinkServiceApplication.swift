@@ -166,17 +166,29 @@ public struct LinkService: Sendable {
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
-        router.post("/api/links") { request, context in try await createLink(request, context) }
-        router.get("/api/links") { request, context in try await listLinks(request, context) }
-        router.get("/api/links/{code}") { request, context in try await getLink(request, context) }
-        router.get("/api/links/{code}/stats") { request, context in try await linkStats(request, context) }
-        router.patch("/api/links/{code}") { request, context in try await patchLink(request, context) }
-        router.delete("/api/links/{code}") { request, context in try await deleteLink(request, context) }
-        router.post("/api/invite") { request, context in try await createInvite(request, context) }
+        // The API's guards are middleware on groups: the per-address limit, then the token.
+        let reading = router.group("/api").add(middleware: RequiresToken(service: self, scope: .linksRead))
+        reading.get("links") { request, context in try await listLinks(request, context) }
+        reading.get("links/{code}") { request, context in try await getLink(request, context) }
+        reading.get("links/{code}/stats") { request, context in try await linkStats(request, context) }
+        let writing = router.group("/api").add(middleware: AddressLimit(service: self)).add(middleware: RequiresToken(service: self, scope: .linksWrite))
+        writing.post("links") { request, context in try await createLink(request, context) }
+        writing.patch("links/{code}") { request, context in try await patchLink(request, context) }
+        writing.delete("links/{code}") { request, context in try await deleteLink(request, context) }
+        if configuration.invites != nil {
+            router.group("/api").add(middleware: AddressLimit(service: self))
+                .add(middleware: RequiresToken(service: self, scope: .linksWrite, header: Self.inviteTokenHeader))
+                .post("invite") { request, context in try await createInvite(request, context) }
+        } else {
+            router.post("/api/invite") { _, _ -> Response in throw Self.invitesNotConfigured }
+        }
+        // An invite's read decides itself: a use-limited invite read without a token is a use.
         router.get("/api/invite/{code}") { request, context in try await getInvite(request, context) }
-        router.post("/api/transactions") { request, context in try await createTransaction(request, context) }
-        router.post("/api/transactions/{id}/verify") { request, context in try await verifyTransaction(request, context) }
-        router.get("/api/resolve") { request, context in try await resolve(request, context) }
+        let transactions = router.group("/api").add(middleware: AddressLimit(service: self)).add(middleware: RequiresToken(service: self, scope: .transactions))
+        transactions.post("transactions") { request, context in try await createTransaction(request, context) }
+        transactions.post("transactions/{id}/verify") { request, context in try await verifyTransaction(request, context) }
+        let limited = router.group("/api").add(middleware: AddressLimit(service: self))
+        limited.get("resolve") { request, context in try await resolve(request, context) }
         router.get(linkPageRoute) { request, context in
             await storedLinkPage(code: context.parameters.get("code") ?? "", request, context, hotTried: request.method == .get)
         }
@@ -187,8 +199,8 @@ public struct LinkService: Sendable {
         router.get("/i/{code}/qr.png") { request, context in try await linkQR(request, context, png: true) }
         router.get("/i/{code}/**") { request, context in await routePage(request, context) }
         adminRoutes(router)
-        router.post("/api/deferred/claim") { request, context in try await claimDeferred(request, context) }
-        router.post("/api/deferred/match") { request, context in try await matchDeferred(request, context) }
+        limited.post("deferred/claim") { request, context in try await claimDeferred(request, context) }
+        limited.post("deferred/match") { request, context in try await matchDeferred(request, context) }
         router.get("/d/{token}") { request, context in await claimPage(request, context) }
         // The root: a Firebase Dynamic Links long link (/?link=…), or a route's page.
         router.get("/") { request, context in await routePage(request, context) }

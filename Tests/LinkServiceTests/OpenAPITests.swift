@@ -91,4 +91,28 @@ import Testing
             }
         }
     }
+
+    /// Every API operation the document secures with a token (`bearer`, `inviteToken`) refuses a
+    /// request without one, 401 `missing-token`, whatever its body: the guard runs before the
+    /// handler reads anything.
+    @Test func everyTokenSecuredOperationRefusesARequestWithoutAToken() async throws {
+        let h = try await Harness.make()
+        let document = try #require(try await h.app().test(.router) { client in try await client.call(.get, "/openapi.json").json })
+        var secured: [(HTTPRequest.Method, String)] = []
+        for (path, item) in document["paths"]?.objectMembers ?? [] {
+            for (method, operation) in item.objectMembers ?? [] {
+                let schemes = (operation["security"]?.arrayValue ?? []).flatMap { $0.objectMembers?.map(\.key) ?? [] }
+                guard schemes.contains("bearer") || schemes.contains("inviteToken"), let m = HTTPRequest.Method(method.uppercased()) else { continue }
+                secured.append((m, path.replacingOccurrences(of: "{code}", with: "abcdefgh").replacingOccurrences(of: "{id}", with: String(repeating: "x", count: 43))))
+            }
+        }
+        #expect(secured.count >= 9, "\(secured.map { "\($0.0) \($0.1)" })")
+        let operations = secured
+        try await h.app().test(.router) { client in
+            for (method, path) in operations {
+                let answer = try await client.call(method, path, body: method == .get || method == .delete ? nil : "{}")
+                #expect(answer.status == .unauthorized && answer.json?.at("error.code")?.stringValue == "missing-token", "\(method) \(path): \(answer.status) \(answer.text)")
+            }
+        }
+    }
 }

@@ -13,8 +13,7 @@ extension LinkService {
     // MARK: Links API
 
     func createLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        try limitAddress(request, context)
-        let token = try await authenticate(request, .linksWrite)
+        let token = try context.verifiedToken()
         let body = try await readJSON(request, context)
         var link = try input.read(body, now: now())
         link.createdBy = token.id
@@ -24,7 +23,6 @@ extension LinkService {
     }
 
     func getLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        _ = try await authenticate(request, .linksRead)
         let code = try codeParameter(context)
         guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
             throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
@@ -33,7 +31,6 @@ extension LinkService {
     }
 
     func listLinks(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        _ = try await authenticate(request, .linksRead)
         var limit = 50
         if let l = request.uri.queryParameters["limit"] {
             guard let n = Int(l), (1...200).contains(n) else { throw .badRequest(.invalidLimit, "limit must be 1–200", field: "limit") }
@@ -55,8 +52,6 @@ extension LinkService {
     /// cache forgets the link at once; other nodes see the change when their cached copy
     /// expires (`HotLinks.ttl`, 5 s).
     func patchLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        try limitAddress(request, context)
-        _ = try await authenticate(request, .linksWrite)
         let code = try codeParameter(context)
         let body = try await readJSON(request, context)
         guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
@@ -77,8 +72,6 @@ extension LinkService {
     }
 
     func deleteLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        try limitAddress(request, context)
-        _ = try await authenticate(request, .linksWrite)
         let code = try codeParameter(context)
         let deleted = try await storeCall { () async throws(StoreError) in try await store.delete(code: code) }
         hot.forget(code)
@@ -89,9 +82,8 @@ extension LinkService {
     // MARK: Plur-compatible invites
 
     func createInvite(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        guard let invites = configuration.invites else { throw APIError(.notFound, .invitesNotConfigured, "this service has no invites section in its configuration") }
-        try limitAddress(request, context)
-        let token = try await authenticate(request, .linksWrite, header: HTTPField.Name("X-Invite-Token")!)
+        guard let invites = configuration.invites else { throw Self.invitesNotConfigured }
+        let token = try context.verifiedToken()
         let body = try await readJSON(request, context)
         guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
         for (key, _) in members where !invites.fields.contains(where: { $0.field == key }) {
@@ -122,8 +114,12 @@ extension LinkService {
         return Response.json(.object(response), status: .created)
     }
 
+    static let invitesNotConfigured = APIError(.notFound, .invitesNotConfigured, "this service has no invites section in its configuration")
+    /// The header Plur's client sends its token in when it creates an invite.
+    static let inviteTokenHeader = HTTPField.Name("X-Invite-Token")!
+
     func getInvite(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        guard let invites = configuration.invites else { throw APIError(.notFound, .invitesNotConfigured, "this service has no invites section in its configuration") }
+        guard let invites = configuration.invites else { throw Self.invitesNotConfigured }
         let code = try codeParameter(context)
         guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }), link.kind == "invite" else {
             throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
@@ -173,7 +169,6 @@ extension LinkService {
         guard url.utf8.count <= 4096 else { throw .badRequest(.invalidURL, "url is longer than 4096 bytes", field: "url") }
         // The same check as `switchyard resolve`: an absolute URL without spaces or control characters.
         if let problem = URLInput.problem(url) { throw .badRequest(.invalidURL, "url \(LinkInput.excerpt(url)): \(problem)", field: "url") }
-        try limitAddress(request, context)
         // The engine runs matching and scripts (and their network calls) on its own threads; a
         // request that would wait behind more than a few per thread is turned away at once.
         let gate = resolveGate

@@ -11,7 +11,6 @@ extension LinkService {
     /// today (UTC), and the hosts people came from (from the visit records, so within
     /// `visits.retentionDays`). Visits of the last second may still be in memory.
     func linkStats(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        _ = try await authenticate(request, .linksRead)
         let code = try codeParameter(context)
         var days = 30
         if request.uri.queryParameters.getAll("days").count > 1 {

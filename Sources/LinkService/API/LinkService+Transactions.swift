@@ -7,8 +7,7 @@ extension LinkService {
     /// A helper app that receives an x-callback-url request carrying this id asks the service to
     /// verify it; each id verifies once.
     func createTransaction(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        try limitAddress(request, context)
-        let token = try await authenticate(request, .transactions)
+        let token = try context.verifiedToken()
         var purpose: String?
         var ttl = 300.0
         if request.headers[.contentLength].map({ $0 != "0" }) ?? true {
@@ -37,8 +36,6 @@ extension LinkService {
     /// `POST /api/transactions/{id}/verify` → 200 `{"id","valid":true,"purpose"}` the first time;
     /// 409 once used, 410 once expired, 404 unknown.
     func verifyTransaction(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        try limitAddress(request, context)
-        _ = try await authenticate(request, .transactions)
         let id = context.parameters.get("id") ?? ""
         guard (16...64).contains(id.count), id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw .badRequest(.invalidID, "not a transaction id", field: "id")

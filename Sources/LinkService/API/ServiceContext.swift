@@ -9,6 +9,8 @@ public struct ServiceContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer address of the connection; nil when the channel does not know it. X-Forwarded-For is not applied here.
     public let remoteAddress: SocketAddress?
+    /// The API token the route's guard verified (`RequiresToken`); nil on routes without one.
+    public var token: StoredToken?
 
     /// A context for a request arriving on `source`'s channel, taking the peer address from it.
     public init(source: ApplicationRequestContextSource) {

@@ -105,7 +105,6 @@ extension LinkService {
     /// `claim-used`; 410 `claim-expired`; 410 `claim-link-gone`; 404 `claim-unknown`; 400 for a body that is not
     /// `{"token": "<43 base64url characters>"}`.
     func claimDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        try limitAddress(request, context)
         let body = try await readJSON(request, context)
         guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object: {\"token\": \"…\"}") }
         if let extra = members.first(where: { $0.0 != "token" }) {
@@ -132,7 +131,6 @@ extension LinkService {
     /// recent unredeemed claim shown to this address on this platform within `matchWindow`: 200 as
     /// `/api/deferred/claim` with `"match": "probabilistic"`, 404 `no-match`. Rate-limited per address.
     func matchDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        try limitAddress(request, context)
         let settings = configuration.deferred
         guard settings.probabilisticMatching else {
             throw APIError(.forbidden, .matchingDisabled, "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
