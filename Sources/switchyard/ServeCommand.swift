@@ -37,7 +37,7 @@ struct DatabaseOption: ParsableArguments {
     }
 
     /// `existing`: a command that only reads (or removes) does not make a database where there
-    /// is none; a mistyped path said "no link with code …" and left an empty file behind.
+    /// is none, so a mistyped path is an error that names it, not a new empty database.
     func open(pool: ConnectionPoolRunner = .store, existing: Bool = false) async throws -> LinkStore {
         let location: DatabaseLocation
         do { location = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultSQLite } catch {

@@ -15,9 +15,8 @@ import Darwin
 ///
 /// - At most `maximumConnections` connections are open at once; one more is closed as soon as it
 ///   is accepted. The limit leaves room below the process's descriptor limit for what the service
-///   itself opens (the database, log writes, script workers, a timer): with every descriptor taken
-///   by idle connections, the next timer the runtime made stopped the process (SIGILL in
-///   libdispatch).
+///   itself opens (the database, log writes, script workers, a timer): libdispatch stops the
+///   process when it cannot get a descriptor for a timer.
 /// - A request must arrive whole — head and body — within `requestTimeout` of the connection
 ///   opening or of the previous response: a client that sends a byte now and then gets no more
 ///   time for it. This also closes idle keep-alive connections.
@@ -94,9 +93,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// When the request now awaited started to be awaited (the connection opened or the previous
     /// response ended); nil while a request is being answered.
     private var waitingSince: NIODeadline?
-    /// One repeating check per connection: a timer armed and cancelled per request cost a
-    /// scheduled-task allocation, a heap insertion and removal and often a selector wake-up on
-    /// every request (a third of the AASA throughput under wrk).
+    /// One repeating check per connection, not a timer per request: arming and cancelling one
+    /// costs an allocation, a heap insertion and removal and often a selector wake-up.
     private var check: RepeatedTask?
 
     init(_ count: ConnectionCount) { self.count = count }
