@@ -51,7 +51,8 @@ enum NetworkFailure {
             stack = boring.stack
         case let boring as BoringSSLError:
             stack = boring.stack
-        case is NIOSSLExtraError:
+        case let extra as NIOSSLExtraError:
+            if extra == .failedToValidateHostname { return ": the certificate is not valid for this host" }
             return ": " + String(describing: error).replacingOccurrences(of: #" at /\S+"#, with: "", options: .regularExpression)
         default:
             return nil

@@ -23,13 +23,14 @@ import Testing
         let port: Int
         let caFile: String
 
-        init(directory: URL) throws {
+        /// `names`: the certificate's subjectAltName.
+        init(directory: URL, names: String = "DNS:localhost,IP:127.0.0.1") throws {
             let cert = directory.appendingPathComponent("cert.pem").path
             let key = directory.appendingPathComponent("key.pem").path
             let openssl = ChildProcess()
             openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-                                 "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
+                                 "-subj", "/CN=localhost", "-addext", "subjectAltName=" + names]
             openssl.standardError = FileHandle.nullDevice
             try openssl.run()
             openssl.waitUntilExit()
@@ -135,6 +136,20 @@ import Testing
         let untrusted = await HostingCheck(timeout: 3, allowPrivateAddresses: true).fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
         #expect(untrusted.findings.map(\.code.name) == ["tls-failed"])
         #expect(untrusted.findings.first?.message.contains("--ca-file") == true)
+    }
+
+    /// A trusted certificate made for another name: said in plain words, not as the TLS
+    /// library's error type.
+    @Test func aCertificateForAnotherHostIsSaidSo() async throws {
+        let directory = try Self.temp()
+        let server = try await blocking { try TLSServer(directory: directory, names: "DNS:other.example") }
+        defer { server.stop() }
+        let report = await HostingCheck(trustedCAFile: server.caFile, timeout: 5, allowPrivateAddresses: true)
+            .fetch("https://localhost:\(server.port)/.well-known/apple-app-site-association")
+        #expect(report.findings.map(\.code.name) == ["tls-failed"])
+        let message = report.findings.first?.message ?? ""
+        #expect(message.contains("the TLS handshake failed: the certificate is not valid for this host"), "\(message)")
+        #expect(!message.contains("NIOSSL") && !message.contains("<none>"), "\(message)")
     }
 
     /// The whole fetch ends at the timeout: a body sent one byte a second (60 s here) does not
