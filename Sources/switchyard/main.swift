@@ -24,11 +24,16 @@ func runCommandLine() async -> Never {
     // even when a word before it names no command (`switchyard nosuch --help`): that is a usage
     // error, as it is without --help.
     let arguments = Array(CommandLine.arguments.dropFirst())
-    if arguments.contains(where: { $0 == "--help" || $0 == "-h" }), let (word, known) = Switchyard.unknownCommand(in: arguments) {
+    /// A word where a command was expected that names none: a usage error, with the commands
+    /// there and the one probably meant.
+    func refuseUnknownCommand() {
+        guard let (word, known) = Switchyard.unknownCommand(in: arguments) else { return }
         let name = (["switchyard"] + arguments.prefix { $0 != word }).joined(separator: " ")
-        Output.standardError(Data("Error: Unexpected argument '\(word)': it is not a command of \(name) (commands: \(known.joined(separator: ", ")))\n".utf8))
+        let meant = DocumentShape.suggestion(for: word, among: known).map { "; did you mean '\($0)'?" } ?? ""
+        Output.standardError(Data("Error: Unexpected argument '\(word)': it is not a command of \(name)\(meant) (commands: \(known.joined(separator: ", ")))\n".utf8))
         Switchyard.exit(withError: ExitCode(2))
     }
+    if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { refuseUnknownCommand() }
     do {
         var command = try Switchyard.parseAsRoot(nil)
         if var asynchronous = command as? any AsyncParsableCommand {
@@ -39,6 +44,7 @@ func runCommandLine() async -> Never {
         Switchyard.exit()
     } catch {
         if Switchyard.exitCode(for: error) == .validationFailure {
+            refuseUnknownCommand()
             Output.standardError(Data((Switchyard.fullMessage(for: error) + "\n").utf8))
             Switchyard.exit(withError: ExitCode(2))
         }

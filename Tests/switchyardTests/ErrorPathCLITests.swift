@@ -88,6 +88,13 @@ import Testing
         #expect(!top.stderr.contains("script-worker"))
         let nested = try await CLITests.run(["link", "nosuch", "-h"])
         #expect(nested.status == 2 && nested.stderr.contains("it is not a command of switchyard link (commands: qr"), "\(nested.stderr)")
+        // A misspelt command, with or without --help, is named with the one meant.
+        for words in [["reslove", "https://x.example/"], ["aasa", "valdiate", "x.json"], ["tokne", "--help"]] {
+            let r = try await CLITests.run(words)
+            #expect(r.status == 2 && r.stdout.isEmpty, "\(words): \(r.stdout)")
+            let meant = ["reslove": "resolve", "valdiate": "validate", "tokne": "token"][words.first == "aasa" ? words[1] : words[0]]!
+            #expect(r.stderr.contains("did you mean '\(meant)'?"), "\(words): \(r.stderr)")
+        }
         for good in [["--help"], ["link", "qr", "--help"], ["resolve", "https://x.example/", "--help"], ["help", "link"]] {
             let r = try await CLITests.run(good)
             #expect(r.status == 0 && r.stdout.contains("USAGE:"), "\(good): \(r.stderr)")
