@@ -112,8 +112,8 @@ import Testing
         BadBody(body: #"{"code": "has space", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
         BadBody(body: #"{"code": "O0Il1xyz", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
         BadBody(body: #"{"route": "nope"}"#, code: "invalid-route", field: "route"),
-        BadBody(body: #"{"route": "appGroup", "parameters": {"colour": "x"}}"#, code: "invalid-route", field: "parameters"),
-        BadBody(body: #"{"route": "appJoinCommunity", "parameters": {"groupId": "g"}}"#, code: "invalid-route", field: "parameters"),
+        BadBody(body: #"{"route": "appGroup", "parameters": {"colour": "x"}}"#, code: "invalid-parameters", field: "parameters"),
+        BadBody(body: #"{"route": "appJoinCommunity", "parameters": {"groupId": "g"}}"#, code: "invalid-parameters", field: "parameters"),
         BadBody(body: #"{"deepLink": "plur://x", "route": "appGroup"}"#, code: "ambiguous-target", field: "route"),
         BadBody(body: #"{"deepLink": "plur://x", "expiresAt": "tomorrow"}"#, code: "invalid-expiry", field: "expiresAt"),
         // Foundation's ISO 8601 parser reads these as 2 March and as a 99-hour offset.
@@ -135,6 +135,16 @@ import Testing
         BadBody(body: #"{"deepLink": "plur://x", "maxUses": 1.5}"#, code: "invalid-max-uses", field: "maxUses"),
         BadBody(body: #"{"deepLink": 42}"#, code: "invalid-field", field: "deepLink"),
     ]
+
+    /// A parameter name a route does not have is the parameters' error, with the name meant.
+    @Test func aMisspeltParameterNameIsNamedWithTheOneMeant() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let r = try await client.call(.post, "/api/links", token: h.writer, body: #"{"route": "appGroup", "parameters": {"groupID": "g"}}"#)
+            #expect(r.status == .badRequest && r.json?.at("error.code")?.stringValue == "invalid-parameters", "\(r.text)")
+            #expect(r.json?.at("error.message")?.stringValue == #"route appGroup has no parameter "groupID"; did you mean "groupId"? (it has: groupId, relay)"#, "\(r.text)")
+        }
+    }
 
     @Test(arguments: badBodies)
     func badInputIsRefusedWithWhereAndWhyAndStoresNothing(_ bad: BadBody) async throws {

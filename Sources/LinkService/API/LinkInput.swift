@@ -71,7 +71,9 @@ struct LinkInput {
             link.deepLink = try checkDeepLink(d, field: "deepLink")
         case (nil, let r?):
             guard let built = deepLink(route: r, parameters: link.parameters) else {
-                throw .badRequest(.invalidRoute, routeProblem(r, link.parameters), field: configuration.router.routes.contains(where: { $0.name == r }) ? "parameters" : "route")
+                // An unknown route is the route's fault; a known one's unusable values are the parameters'.
+                let known = configuration.router.routes.contains(where: { $0.name == r })
+                throw .badRequest(known ? .invalidParameters : .invalidRoute, routeProblem(r, link.parameters), field: known ? "parameters" : "route")
             }
             _ = try checkDeepLink(built, field: "route")
             // The link must lead back to the route it was built from: an app (or this service)
@@ -234,7 +236,8 @@ struct LinkInput {
         }
         let known = Set(r.parameterNames)
         if let unknown = parameters.first(where: { !known.contains($0.0) }) {
-            return "route \(route) has no parameter \(JSONWriter.quote(unknown.0)) (it has: \(r.parameterNames.joined(separator: ", ")))"
+            let meant = DocumentShape.suggestion(for: unknown.0, among: r.parameterNames).map { "; did you mean \(JSONWriter.quote($0))?" } ?? ""
+            return "route \(route) has no parameter \(JSONWriter.quote(unknown.0))\(meant) (it has: \(r.parameterNames.joined(separator: ", ")))"
         }
         return "the parameters do not fit route \(route) (\(r.pattern)): a required one is missing or has the wrong type"
     }
