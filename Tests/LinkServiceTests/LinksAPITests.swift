@@ -110,7 +110,8 @@ import Testing
         BadBody(body: #"{"deepLink": "plur://x", "webURL": "https://evil.example/phish"}"#, code: "host-not-allowed", field: "webURL"),
         BadBody(body: #"{"deepLink": "plur://x", "appStoreURL": "ftp://apps.apple.com/x"}"#, code: "invalid-url", field: "appStoreURL"),
         BadBody(body: #"{"code": "has space", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
-        BadBody(body: #"{"code": "O0Il1xyz", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
+        BadBody(body: #"{"code": "ab", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
+        BadBody(body: #"{"code": "caf\u00e9s", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
         BadBody(body: #"{"route": "nope"}"#, code: "invalid-route", field: "route"),
         BadBody(body: #"{"route": "appGroup", "parameters": {"colour": "x"}}"#, code: "invalid-parameters", field: "parameters"),
         BadBody(body: #"{"route": "appJoinCommunity", "parameters": {"groupId": "g"}}"#, code: "invalid-parameters", field: "parameters"),
@@ -196,6 +197,20 @@ import Testing
             #expect(try await h.store.revokeToken("writer") == 1)
             #expect(try await client.call(.post, "/api/links", token: h.writer, body: body).status == .unauthorized)
             #expect(try await h.store.links(after: nil, limit: 10).count == 1)
+        }
+    }
+
+    /// A chosen code is any 3–64 of `[A-Za-z0-9_-]`, look-alikes and all (`blog`, `promo1`,
+    /// `Ab13`); its page and the API find it.
+    @Test func chosenCodesMayBeAnyLettersDigitsDashesAndUnderscores() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            for code in ["blog", "promo1", "Ab13", "O0Il1xyz", "summer_25-sale"] {
+                let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "\#(code)", "deepLink": "plur://group/\#(code)"}"#)
+                #expect(created.status == .created && created.json?["code"]?.stringValue == code, "\(code): \(created.text)")
+                #expect(try await client.call(.get, "/api/links/\(code)", token: h.reader).status == .ok, "\(code)")
+                #expect(try await client.call(.get, "/i/\(code)").status == .ok, "\(code)")
+            }
         }
     }
 

@@ -42,11 +42,7 @@ struct LinkInput {
         }
         var link = StoredLink(code: "", createdAt: now)
         if let code = try string(body, "code") {
-            guard isValidCode(code) else {
-                let outside = Array(Set(code.filter { !configuration.codeAlphabet.contains($0) })).sorted().prefix(10)
-                let why = outside.isEmpty ? "has \(code.count) characters" : "has \(outside.map { JSONWriter.quote(String($0)) }.joined(separator: ", ")), outside the alphabet"
-                throw .badRequest(.invalidCode, "code \(JSONWriter.quote(code)) \(why); a code is 3–64 characters of the configured alphabet (\(String(configuration.codeAlphabet)))", field: "code")
-            }
+            guard Self.isChosenCode(code) else { throw .badRequest(.invalidCode, Self.chosenCodeProblem(code), field: "code") }
             link.code = code
         }
         link.deepLink = try string(body, "deepLink")
@@ -210,6 +206,20 @@ struct LinkInput {
     /// Firebase short link's path (1–64 ASCII letters, digits, - and _).
     func isStoredCode(_ code: String) -> Bool {
         isValidCode(code) || Self.isImportedCode(code)
+    }
+
+    /// Whether `code` may be chosen for a new link: 3–64 ASCII letters, digits, `-` and `_`.
+    /// Generated codes use the configured alphabet, which leaves out look-alike characters; a
+    /// person choosing `blog` or `promo1` has read it already.
+    static func isChosenCode(_ code: String) -> Bool {
+        code.utf8.count >= 3 && isImportedCode(code)
+    }
+
+    /// Why `code` cannot be chosen.
+    static func chosenCodeProblem(_ code: String) -> String {
+        let outside = Array(Set(code.filter { c in !(c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_")) })).sorted().prefix(10)
+        let why = outside.isEmpty ? "has \(code.utf8.count) characters" : "has \(outside.map { JSONWriter.quote(String($0)) }.joined(separator: ", "))"
+        return "code \(JSONWriter.quote(code)) \(why); a chosen code is 3–64 ASCII letters, digits, \"-\" and \"_\""
     }
 
     static func isImportedCode(_ code: String) -> Bool {

@@ -243,7 +243,7 @@ extension LinkService {
     func codeParameter(_ context: ServiceContext) throws(APIError) -> String {
         let code = context.parameters.get("code") ?? ""
         guard input.isStoredCode(code) else {
-            throw .badRequest(.invalidCode, "code \(JSONWriter.quote(code)) has characters outside the configured alphabet or a bad length", field: "code")
+            throw .badRequest(.invalidCode, "code \(JSONWriter.quote(code)) is no link's code: codes are 1–64 ASCII letters, digits, \"-\" and \"_\"", field: "code")
         }
         return code
     }

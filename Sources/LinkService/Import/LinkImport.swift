@@ -277,8 +277,8 @@ public struct LinkImport: Sendable {
             let code = value("code").map(Self.spreadsheetText) ?? ""
             let kind = value("kind") ?? "link"
             guard ["link", "invite", "fdl"].contains(kind) else { problem("kind \(JSONWriter.quote(kind)) is not link, invite or fdl"); continue }
-            guard kind == "fdl" ? LinkInput.isImportedCode(code) : input.isValidCode(code) else {
-                problem("code \(JSONWriter.quote(code)) is not a code of the configured alphabet (3–64 characters)"); continue
+            guard kind == "fdl" ? LinkInput.isImportedCode(code) : LinkInput.isChosenCode(code) else {
+                problem(kind == "fdl" ? "code \(JSONWriter.quote(code)) is not 1–64 ASCII letters, digits, \"-\" and \"_\"" : LinkInput.chosenCodeProblem(code)); continue
             }
             // A Firebase link is served at /code: not on a path the service or a route owns.
             if kind == "fdl", let reason = reservedPath(code) {
