@@ -13,8 +13,9 @@ import Darwin
 /// instead of the driver's types and the source paths BoringSSL's errors carry. Errors are told
 /// apart by their type (and an errno where there is one); only BoringSSL's reason, which its
 /// error carries as text, is read from a description.
-enum NetworkFailure {
-    static func describe(_ error: any Error) -> String {
+package enum NetworkFailure {
+    /// The failure in a user's words.
+    package static func describe(_ error: any Error) -> String {
         if let reason = tlsFailure(error) { return "the TLS handshake failed" + reason }
         switch errnoCode(error) {
         case ECONNREFUSED: return "connection refused"
@@ -22,6 +23,10 @@ enum NetworkFailure {
         case EHOSTUNREACH, ENETUNREACH: return "the host cannot be reached"
         default: break
         }
+        if let connection = error as? NIOConnectionError, connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
+            return "the host name \(connection.host) cannot be resolved"
+        }
+        if case SocketAddressError.unknown(let host, _)? = error as? SocketAddressError { return "the host name \(host) cannot be resolved" }
         if let client = error as? HTTPClientError, client == .remoteConnectionClosed { return "the server closed the connection" }
         if let channel = error as? ChannelError, channel == .ioOnClosedChannel || channel == .eof { return "the server closed the connection" }
         // Nothing else may carry a build path either.

@@ -3,7 +3,9 @@ import Foundation
 import Logging
 import NIOCore
 import NIOSSL
+import NIOPosix
 import PostgresNIO
+import SwitchyardNetwork
 import ServiceLifecycle
 
 /// The PostgreSQL back end, for more than one service node. Every node runs the same
@@ -14,11 +16,16 @@ final class PostgresStore: SQLDatabase {
     /// The task that runs the pool when the store runs it itself (nil: a ServiceGroup does).
     private let runner: Task<Void, Never>?
     private let location: String
+    /// Where the server is, for the first check's connection attempt.
+    private let host: String
+    private let port: Int
 
-    private init(client: PostgresClient, runner: Task<Void, Never>?, location: String) {
+    private init(client: PostgresClient, runner: Task<Void, Never>?, location: String, host: String, port: Int) {
         self.client = client
         self.runner = runner
         self.location = location
+        self.host = host
+        self.port = port
     }
 
     /// Connects. With `.store` the store runs its connection pool until `close()` and the
@@ -31,9 +38,9 @@ final class PostgresStore: SQLDatabase {
         configuration.options.maximumConnections = 8
         let client = PostgresClient(configuration: configuration)
         let location = "postgres://\(user)@\(host):\(port)/\(database)"
-        guard pool == .store else { return PostgresStore(client: client, runner: nil, location: location) }
+        guard pool == .store else { return PostgresStore(client: client, runner: nil, location: location, host: host, port: port) }
         let runner = Task { await client.run() }
-        let store = PostgresStore(client: client, runner: runner, location: location)
+        let store = PostgresStore(client: client, runner: runner, location: location, host: host, port: port)
         do { try await store.checkReachable() } catch {
             runner.cancel()
             throw error
@@ -41,19 +48,36 @@ final class PostgresStore: SQLDatabase {
         return store
     }
 
+    /// Why nothing can be reached at `host:port` (a TCP connection within 5 s), or nil when
+    /// something listens there.
+    static func connectionProblem(host: String, port: Int) async -> String? {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(5)).connect(host: host, port: port).get()
+            try? await channel.close()
+            return nil
+        } catch {
+            return NetworkFailure.describe(error)
+        }
+    }
+
     /// The connection pool, when the caller's ServiceGroup runs it.
     var services: [any Service] { runner == nil ? [client] : [] }
 
     /// Runs a first query within `timeout` (postgres-nio retries a wrong password forever, so
-    /// the first query is bounded).
+    /// the first query is bounded). A server that cannot be reached at all (connection refused,
+    /// no such host) is said at once instead.
     func checkReachable(timeout: Duration = .seconds(15)) async throws(StoreError) {
         let location = self.location
+        if let problem = await Self.connectionProblem(host: host, port: port) {
+            throw StoreError(.unavailable, "\(location): \(problem)")
+        }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { _ = try await self.run("SELECT 1", []) }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    throw StoreError(.unavailable, "\(location): no connection within \(timeout) (wrong password, or the server is down?)")
+                    throw StoreError(.unavailable, "\(location): no connection within \(timeout) (a wrong user or password? the server is listening)")
                 }
                 try await group.next()
                 group.cancelAll()
