@@ -75,10 +75,10 @@ public struct LaneRoute: Sendable {
 /// let server = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [lane.handler()]))
 /// ```
 ///
-/// A request goes to the router when it is not a GET, carries a query, a percent sign or a
-/// `Connection` header other than keep-alive (the router's connection handling closes
+/// A request goes to the router when it is not a GET, carries a query, a percent sign, a body or
+/// a `Connection` header other than keep-alive (the router's connection handling closes
 /// connections), or when its route declines. See `ResponseLaneHandler` for the order of
-/// pipelined requests.
+/// pipelined requests and for a client that does not read.
 public struct ResponseLane: Sendable {
     /// What the lane reports about each request a route answers: the request, the status, the
     /// peer's address (asked only when needed) and when the request was taken up.
@@ -129,6 +129,10 @@ public struct ResponseLane: Sendable {
         // The router decodes and splits queries and percent-escapes; it also closes connections.
         guard !path.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) else { return nil }
         if let connection = request.headerFields[.connection], connection.lowercased() != "keep-alive" { return nil }
+        // A GET with a body: the router answers without waiting for it, as the lane cannot (it
+        // answers at the request's end).
+        if request.headerFields[.transferEncoding] != nil { return nil }
+        if let length = request.headerFields[.contentLength], length != "0" { return nil }
         guard let (entry, parameter) = entry(for: path) else { return nil }
         let answer = withoutActuallyEscaping(client) { client in
             entry.route.answer(LaneRoute.Request(head: request, parameter: parameter, client: client))

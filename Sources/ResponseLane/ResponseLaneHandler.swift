@@ -23,6 +23,11 @@ struct PipelineOrder {
 /// Applies a `ResponseLane` to one connection. It sits after Hummingbird's HTTP/1 to HTTP types
 /// conversion and before its request handling: a request the lane answers is written back from
 /// here; any other passes on whole, and the router's response passes back through unchanged.
+///
+/// The lane answers only while the connection is writable. A client that sends requests and
+/// reads no answers fills the socket's buffer; the requests behind that go to the router, whose
+/// writes wait for the client and whose reading stops, so the answers held for a client are
+/// bounded by the channel's write buffer, not by what the client sends.
 public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Request parts, as Hummingbird's HTTP/1 channel converts them.
     public typealias InboundIn = HTTPRequestPart
@@ -46,7 +51,8 @@ public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHa
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            if order.laneMayAnswer, let response = lane.response(for: request, client: { self.peerAddress(context) }) {
+            if order.laneMayAnswer, context.channel.isWritable,
+               let response = lane.response(for: request, client: { self.peerAddress(context) }) {
                 pending = response
                 return
             }

@@ -79,6 +79,9 @@ import Testing
             (Self.get("/doc", [.connection: "close"]), false),
             (Self.get("/doc", [.connection: "Keep-Alive"]), true),
             (Self.get("/elsewhere"), false),
+            (Self.get("/doc", [.contentLength: "5"]), false),   // a body: the router answers without waiting for it
+            (Self.get("/doc", [.transferEncoding: "chunked"]), false),
+            (Self.get("/doc", [.contentLength: "0"]), true),
         ]
         for (head, lane) in cases {
             try channel.writeInbound(head)
@@ -94,7 +97,7 @@ import Testing
             let written = try Self.written(channel)
             #expect(written == [lane ? "200 " + (request.path == "/doc" ? "doc" : "item hot1") : "404"], "\(request.path!)")
         }
-        #expect(seen.list.count == 3)
+        #expect(seen.list.count == 4)
         #expect(seen.list.first?.hasPrefix("/doc /doc 200") == true, "\(seen.list)")
         #expect(seen.list.contains { $0.hasPrefix("/items/{id} /items/hot1 200") })
     }
@@ -125,6 +128,26 @@ import Testing
             try channel.writeOutbound(HTTPResponsePart.end(nil))
         }
         #expect(try Self.written(channel) == ["200", "200", "200"])
+        try channel.writeInbound(Self.get("/doc"))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.routed(channel).isEmpty)
+        #expect(try Self.written(channel) == ["200 doc"])
+    }
+
+    /// A client that reads no answers: once the connection cannot take more, requests go to the
+    /// router (whose writes wait for the client), so the lane holds no growing pile of answers.
+    @Test func anUnwritableConnectionSendsRequestsToTheRouter() throws {
+        let channel = EmbeddedChannel(handler: Self.lane(Seen()).handler())
+        channel.isWritable = false
+        try channel.writeInbound(Self.get("/doc"))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.routed(channel) == ["/doc"])
+        #expect(try Self.written(channel).isEmpty)
+        // The router's answer ends; the connection can take more again: the lane answers.
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        _ = try Self.written(channel)
+        channel.isWritable = true
         try channel.writeInbound(Self.get("/doc"))
         try channel.writeInbound(HTTPRequestPart.end(nil))
         #expect(try Self.routed(channel).isEmpty)
