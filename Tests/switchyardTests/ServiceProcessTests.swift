@@ -105,12 +105,12 @@ import Testing
         }
         #expect(counted?.contains(#""clicks":3"#) == true, "the clicks held in memory were written at SIGTERM: \(counted ?? "nothing")")
 
-        // Nothing listening: said at once, not after the 15 s a wrong password gets.
-        let started = Date()
+        // Nothing listening: said as such, from the connection attempt, not by the 15 s timeout a
+        // wrong password gets (whose message differs). No time bound: a loaded machine stretches
+        // a process's start far more than the attempt takes.
         let unreachable = try await CLITests.run(["serve", "--port", "0", "--database", "postgres://nobody:x@127.0.0.1:1/none?sslmode=disable"])
         #expect(unreachable.status == 2)
         #expect(unreachable.stderr.hasSuffix("error: postgres://nobody@127.0.0.1:1/none: connection refused\n"), "\(unreachable.stderr)")
-        #expect(Date().timeIntervalSince(started) < 10, "took \(Date().timeIntervalSince(started)) s")
     }
 
     /// The red-team case: the disk fills up under a running service. Here the service may not
