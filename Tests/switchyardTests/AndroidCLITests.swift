@@ -100,7 +100,7 @@ import Testing
     @Test func aasaCompareFindsTheCDNCopyBehindTheSite() async throws {
         let directory = try ServiceProcessTests.temporaryDirectory()
         let ca = try await blocking { try TestCA(in: directory) }
-        let site = CLITests.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path
+        let site = CLITests.testsDirectory.appendingPathComponent("../../Examples/shop-aasa.json").path
         // The CDN still has last month's file: /help/* was not excluded yet, /new/* not there.
         let stale = try Self.write("""
             {"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"],

@@ -166,23 +166,23 @@ import Glibc
              stdin: "https://l.facebook.com/l.php?u=https%3A%2F%2Ftwitter.com%2Fjack%2Fstatus%2F20&h=AT0\nhttps://example.com/plain\n"),
         Case(golden: "manifest-test-small", arguments: ["manifest", "test", "Inputs/small-manifest.json", "--offline"], status: 1),
         Case(golden: "manifest-test-small-json", arguments: ["manifest", "test", "Inputs/small-manifest.json", "--offline", "--json"], status: 1),
-        Case(golden: "manifest-lint-broken", arguments: ["manifest", "lint", "Inputs/broken-manifest.json"], status: 1),
-        Case(golden: "manifest-lint-broken-json", arguments: ["manifest", "lint", "--json", "Inputs/broken-manifest.json"], status: 1),
+        Case(golden: "manifest-lint-broken", arguments: ["manifest", "lint", "../../Examples/broken-manifest.json"], status: 1),
+        Case(golden: "manifest-lint-broken-json", arguments: ["manifest", "lint", "--json", "../../Examples/broken-manifest.json"], status: 1),
         Case(golden: "manifest-lint-syntax", arguments: ["manifest", "lint", "Inputs/syntax-error.json"], status: 2),
         Case(golden: "manifest-minify-small", arguments: ["manifest", "minify", "Inputs/small-manifest.json"]),
         Case(golden: "aasa-decide", arguments: ["aasa", "decide", "--jsonl"], stdin: try! String(contentsOfFile: testsDirectory.appendingPathComponent("Inputs/decide-cases.jsonl").path, encoding: .utf8), status: 1),
-        Case(golden: "aasa-explain", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7#bottom", "--app-id", "ABCDE12345.com.example.shop"]),
-        Case(golden: "aasa-explain-match", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7?ref=mail", "--app-id", "ABCDE12345.com.example.shop"]),
-        Case(golden: "aasa-validate-broken", arguments: ["aasa", "validate", "Inputs/broken-aasa.json"], status: 1),
-        Case(golden: "aasa-validate-broken-json", arguments: ["aasa", "validate", "--json", "Inputs/broken-aasa.json"], status: 1),
-        Case(golden: "aasa-validate-good", arguments: ["aasa", "validate", "Inputs/shop-aasa.json"]),
+        Case(golden: "aasa-explain", arguments: ["aasa", "explain", "../../Examples/shop-aasa.json", "https://shop.example/buy/7#bottom", "--app-id", "ABCDE12345.com.example.shop"]),
+        Case(golden: "aasa-explain-match", arguments: ["aasa", "explain", "../../Examples/shop-aasa.json", "https://shop.example/buy/7?ref=mail", "--app-id", "ABCDE12345.com.example.shop"]),
+        Case(golden: "aasa-validate-broken", arguments: ["aasa", "validate", "../../Examples/broken-aasa.json"], status: 1),
+        Case(golden: "aasa-validate-broken-json", arguments: ["aasa", "validate", "--json", "../../Examples/broken-aasa.json"], status: 1),
+        Case(golden: "aasa-validate-good", arguments: ["aasa", "validate", "../../Examples/shop-aasa.json"]),
         Case(golden: "aasa-validate-legacy", arguments: ["aasa", "validate", "Inputs/legacy-aasa.json"]),
         Case(golden: "aasa-explain-legacy", arguments: ["aasa", "explain", "Inputs/legacy-aasa.json", "https://shop.example/buy/7", "--app-id", "ABCDE12345.com.example.shop"]),
-        Case(golden: "aasa-explain-other-domain", arguments: ["aasa", "explain", "Inputs/shop-aasa.json", "https://shop.example/buy/7", "--app-id", "ABCDE12345.com.example.shop", "--domain", "other.example"]),
+        Case(golden: "aasa-explain-other-domain", arguments: ["aasa", "explain", "../../Examples/shop-aasa.json", "https://shop.example/buy/7", "--app-id", "ABCDE12345.com.example.shop", "--domain", "other.example"]),
         Case(golden: "aasa-generate-plur", arguments: ["aasa", "generate", "--routes", "../../Examples/plur-routes.yaml", "--team-id", "ABCDE12345", "--bundle-id", "community.rabble.plur"]),
         Case(golden: "route-plur", arguments: ["route", "--routes", "../../Examples/plur-routes.yaml"],
              stdin: "https://rabble.community/i/ABC\nhttps://rabble.community/i/plur://join-community?group-id=G&code=C&relay=wss%3A%2F%2Fr.example\nhttps://www.rabble.community/g/G/\nplur://group/G?relay=wss%3A%2F%2Fr.example\nhttps://rabble.community/join/G\n", status: 1),
-        Case(golden: "routes-check-gaps", arguments: ["routes", "check", "--routes", "../../Examples/plur-routes.yaml", "--aasa", "Inputs/shop-aasa.json", "--app-id", "ABCDE12345.com.example.shop"], status: 1),
+        Case(golden: "routes-check-gaps", arguments: ["routes", "check", "--routes", "../../Examples/plur-routes.yaml", "--aasa", "../../Examples/shop-aasa.json", "--app-id", "ABCDE12345.com.example.shop"], status: 1),
     ]
 
     @Test(arguments: cases)
@@ -206,21 +206,21 @@ import Glibc
 
     @Test func unusableEntriesAreSkippedWithLocatedWarningsOrRefusedWithStrict() async throws {
         // As Opener does: the two broken entries are skipped and named, the rest still works.
-        let lenient = try await Self.run(["resolve", "--manifest", "Inputs/broken-manifest.json", "https://b.example/"])
+        let lenient = try await Self.run(["resolve", "--manifest", "../../Examples/broken-manifest.json", "https://b.example/"])
         #expect(lenient.status == 1)  // the only action left for b.example named no app
         #expect(lenient.stdout == "no app handles this link\n")
         #expect(lenient.stderr == """
-            warning: Inputs/broken-manifest.json: actions[0].regex: regex does not compile: the group opened at offset 20 is never closed; entry skipped [regex-invalid]
-            warning: Inputs/broken-manifest.json: actions[1].formats[0].appId: "ghost" names no app; entry skipped [unknown-app]
-            warning: Inputs/broken-manifest.json: 2 entries skipped; 1 actions, 0 browsers, 0 redirect rules loaded
+            warning: ../../Examples/broken-manifest.json: actions[0].regex: regex does not compile: the group opened at offset 20 is never closed; entry skipped [regex-invalid]
+            warning: ../../Examples/broken-manifest.json: actions[1].formats[0].appId: "ghost" names no app; entry skipped [unknown-app]
+            warning: ../../Examples/broken-manifest.json: 2 entries skipped; 1 actions, 0 browsers, 0 redirect rules loaded
 
             """)
-        let strict = try await Self.run(["resolve", "--strict", "--manifest", "Inputs/broken-manifest.json", "https://b.example/"])
+        let strict = try await Self.run(["resolve", "--strict", "--manifest", "../../Examples/broken-manifest.json", "https://b.example/"])
         #expect(strict.status == 1)
         #expect(strict.stdout.isEmpty)
-        #expect(strict.stderr.hasPrefix("error: Inputs/broken-manifest.json: actions[0].regex: regex does not compile"))
+        #expect(strict.stderr.hasPrefix("error: ../../Examples/broken-manifest.json: actions[0].regex: regex does not compile"))
         #expect(strict.stderr.contains("(--strict refuses the manifest)"))
-        let test = try await Self.run(["manifest", "test", "--strict", "--offline", "Inputs/broken-manifest.json"])
+        let test = try await Self.run(["manifest", "test", "--strict", "--offline", "../../Examples/broken-manifest.json"])
         #expect(test.status == 1)
         #expect(test.stdout.isEmpty)
     }
@@ -233,7 +233,7 @@ import Glibc
         #expect(try await Self.run(["resolve", "--offline", "https://example.com/nothing"]).status == 1)
         #expect(try await Self.run(["resolve", "--offline", "https://twitter.com/jack/status/20"]).status == 0)
         #expect(try await Self.run(["route", "--routes", "../../Examples/plur-routes.yaml"], stdin: "https://rabble.community/g/x\nhttps://elsewhere.example/\n").status == 1)
-        #expect(try await Self.run(["aasa", "explain", "Inputs/shop-aasa.json", "not a url", "--app-id", "ABCDE12345.com.example.shop"]).status == 1)
+        #expect(try await Self.run(["aasa", "explain", "../../Examples/shop-aasa.json", "not a url", "--app-id", "ABCDE12345.com.example.shop"]).status == 1)
         let usage = try await Self.run(["resolve", "--no-such-flag"])
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("Unknown option '--no-such-flag'"))
@@ -266,7 +266,7 @@ import Glibc
     }
 
     @Test func readsFilesFromPipes() async throws {
-        let aasa = try String(contentsOfFile: Self.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path, encoding: .utf8)
+        let aasa = try String(contentsOfFile: Self.testsDirectory.appendingPathComponent("../../Examples/shop-aasa.json").path, encoding: .utf8)
         let result = try await Self.run(["aasa", "validate", "/dev/stdin"], stdin: aasa)
         #expect(result.stdout == "/dev/stdin: valid, 0 errors, 0 warnings\n")
         #expect(result.status == 0, "stderr: \(result.stderr)")

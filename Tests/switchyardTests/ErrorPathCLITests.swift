@@ -47,7 +47,7 @@ import Testing
     /// (`| head`) still ends the command quietly with 141, as a shell reports SIGPIPE.
     @Test func aFailedWriteToStandardOutputIsSaid() async throws {
         let binary = CLITests.binary.path
-        for command in ["resolve --offline https://twitter.com/jack/status/20", "manifest lint Inputs/small-manifest.json", "aasa validate Inputs/shop-aasa.json"] {
+        for command in ["resolve --offline https://twitter.com/jack/status/20", "manifest lint Inputs/small-manifest.json", "aasa validate ../../Examples/shop-aasa.json"] {
             let full = try await CLITests.run(["/bin/sh", "-c", "'\(binary)' \(command) > /dev/full"], shell: true)
             #expect(full.status == 2, "\(command): \(full.status) \(full.stderr)")
             #expect(full.stderr.contains("error: cannot write to standard output: No space left on device"), "\(command): \(full.stderr)")
@@ -112,7 +112,7 @@ import Testing
         #expect(missing.stderr == "error: cannot read '/nonexistent/Info.plist': no such file\n", "\(missing.stderr)")
         #expect(missing.stdout.isEmpty)
         let directory = try Self.temporaryDirectory()
-        let entitlements = try await CLITests.run(["plist", "check", "--info-plist", "Inputs/shop-aasa.json", "--entitlements", directory.path])
+        let entitlements = try await CLITests.run(["plist", "check", "--info-plist", "../../Examples/shop-aasa.json", "--entitlements", directory.path])
         #expect(entitlements.status == 2)
         #expect(entitlements.stderr.contains("it is a directory"), "\(entitlements.stderr)")
     }
@@ -203,18 +203,18 @@ import Testing
     }
 
     @Test func aasaExplainOfAnHTTPSURLWithoutAHostIsStatus1() async throws {
-        let r = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", "https:/x", "--app-id", "ABCDE12345.com.example.shop"])
+        let r = try await CLITests.run(["aasa", "explain", "../../Examples/shop-aasa.json", "https:/x", "--app-id", "ABCDE12345.com.example.shop"])
         #expect(r.status == 1)
         #expect(r.stdout.contains("  the URL has no host, so it cannot be a universal link\n"), "\(r.stdout)")
         // "plur:/x" and "mailto:" are absolute URLs of another scheme (it said "not an absolute
         // URL", status 1): not universal links, as plur://x/y is not, and that is an answer.
         for url in ["plur:/x", "mailto:a@shop.example", "plur://x/y"] {
-            let other = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", url, "--app-id", "ABCDE12345.com.example.shop"])
+            let other = try await CLITests.run(["aasa", "explain", "../../Examples/shop-aasa.json", url, "--app-id", "ABCDE12345.com.example.shop"])
             #expect(other.status == 0, "\(url): \(other.stdout)")
             #expect(other.stdout == "  only https URLs can be universal links\nno_match: iOS does not offer \(url) to ABCDE12345.com.example.shop\n", "\(url): \(other.stdout)")
         }
         // A well-formed URL the file does not hand to the app is an answer, not an error.
-        let other = try await CLITests.run(["aasa", "explain", "Inputs/shop-aasa.json", "https://other.example/", "--app-id", "ABCDE12345.com.example.shop"])
+        let other = try await CLITests.run(["aasa", "explain", "../../Examples/shop-aasa.json", "https://other.example/", "--app-id", "ABCDE12345.com.example.shop"])
         #expect(other.status == 0, "\(other.stdout)")
     }
 

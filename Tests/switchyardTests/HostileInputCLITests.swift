@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func aCatastrophicRegexFailsItsActionWithRegexTimeoutAndTheRestIsAnswered() async throws {
-        let r = try await CLITests.run(["resolve", "--offline", "--json", "--manifest", "Inputs/catastrophic-manifest.json", Self.hostile])
+        let r = try await CLITests.run(["resolve", "--offline", "--json", "--manifest", "../../Examples/catastrophic-manifest.json", Self.hostile])
         // Without a budget this evaluation does not end (2^160 ways to split the a's); with the
         // 0.1 s default it is quick — the bound is loose because the suite runs tests in parallel.
         #expect(r.seconds < 60, "took \(r.seconds) s")
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func manifestTestSaysARegexRanOutOfTimeRatherThanThatItDoesNotMatch() async throws {
-        let r = try await CLITests.run(["manifest", "test", "Inputs/catastrophic-manifest.json", "--offline"])
+        let r = try await CLITests.run(["manifest", "test", "../../Examples/catastrophic-manifest.json", "--offline"])
         #expect(r.status == 1)
         #expect(r.stdout.contains("the regex ran longer than 0.1 s on this input and was stopped (regex-timeout)"), "\(r.stdout)")
         #expect(!r.stdout.contains("does not match"))
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func lintWarnsAboutCatastrophicShapesWithTheirPath() async throws {
-        let r = try await CLITests.run(["manifest", "lint", "Inputs/catastrophic-manifest.json"])
+        let r = try await CLITests.run(["manifest", "lint", "../../Examples/catastrophic-manifest.json"])
         #expect(r.status == 0, "warnings only: \(r.stdout)")
         #expect(r.stdout.contains("warning: actions[0].regex: the repeated group (a+)+ contains a+"), "\(r.stdout)")
         #expect(r.stdout.contains("[regex-catastrophic]"))
@@ -125,7 +125,7 @@ import Testing
     @Test func anOverlongLineIsSkippedWithoutBeingKeptAndTheNextIsAnswered() async throws {
         // 50 MB without a newline, then a good line: flat memory, a warning with the line number.
         let long = String(repeating: "0", count: 50 << 20)
-        let r = try await BatchCLITests.run(["resolve", "--offline", "--json", "--manifest", "Inputs/catastrophic-manifest.json"],
+        let r = try await BatchCLITests.run(["resolve", "--offline", "--json", "--manifest", "../../Examples/catastrophic-manifest.json"],
                                             input: ["https://ok.example/first", long, "https://ok.example/third"], timeLimit: 120)
         #expect(r.status == 1, "an over-long line makes the status 1: \(r.stderr)")
         #expect(r.count == 3)

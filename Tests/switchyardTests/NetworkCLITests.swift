@@ -461,7 +461,7 @@ struct TestCA: Sendable {
         let directory = try Self.temporaryDirectory()
         let ca = try await blocking { try TestCA(in: directory) }
         let server = try LocalServer(tls: (ca.cert, ca.key), environment: [
-            "TEST_AASA": CLITests.testsDirectory.appendingPathComponent("Inputs/shop-aasa.json").path,
+            "TEST_AASA": CLITests.testsDirectory.appendingPathComponent("../../Examples/shop-aasa.json").path,
             "TEST_ASSETLINKS": try Self.writeAssetLinks(in: directory),
         ])
         let aasa = try await CLITests.run(["aasa", "validate", server.origin, "--ca-file", ca.caFile, "--allow-private-addresses"])

@@ -7,7 +7,7 @@ import Testing
 /// overrun: what JavaScriptCore cannot stop in process — promise-job loops, one huge allocation —
 /// is stopped, the rest of the input is answered, and no worker outlives its engine.
 @Suite struct ScriptIsolationTests {
-    static let manifest = "Inputs/runaway-manifest.json"
+    static let manifest = "../../Examples/runaway-manifest.json"
 
     /// Pids of processes whose environment carries `marker` (the command's workers inherit it).
     static func processes(marked marker: String) -> [Int32] {

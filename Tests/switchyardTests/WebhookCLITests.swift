@@ -7,14 +7,14 @@ import FoundationNetworking
 import Testing
 
 /// Webhooks as an operator runs them: the built `serve`, a real receiver process that checks
-/// signatures with the README's own snippet, and a SIGKILL of the service mid-delivery.
+/// signatures with the webhooks guide's own snippet, and a SIGKILL of the service mid-delivery.
 @Suite struct WebhookCLITests {
-    /// The Python `verify` function in the README, between `<!-- webhook-verify -->` and the end
-    /// of the code block after it.
-    static func readmeSnippet() throws -> String {
-        let readme = try String(contentsOf: CLITests.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let marker = try #require(readme.range(of: "<!-- webhook-verify -->"), "the README has no <!-- webhook-verify --> snippet")
-        let rest = readme[marker.upperBound...]
+    /// The Python `verify` function in docs/webhooks.md, between `<!-- webhook-verify -->` and
+    /// the end of the code block after it.
+    static func guideSnippet() throws -> String {
+        let guide = try String(contentsOf: CLITests.root.appendingPathComponent("docs/webhooks.md"), encoding: .utf8)
+        let marker = try #require(guide.range(of: "<!-- webhook-verify -->"), "docs/webhooks.md has no <!-- webhook-verify --> snippet")
+        let rest = guide[marker.upperBound...]
         let open = try #require(rest.range(of: "```python\n"))
         let close = try #require(rest[open.upperBound...].range(of: "\n```"))
         return String(rest[open.upperBound..<close.lowerBound]) + "\n"
@@ -85,10 +85,10 @@ import Testing
 
     /// The receiver takes the first delivery and never answers; the service is SIGKILLed while it
     /// waits. Restarted, the service sends the same event again once the lease has run out, and
-    /// the receiver's copy of the README snippet accepts both signatures.
+    /// the receiver's copy of the guide snippet accepts both signatures.
     @Test func aDeliveryCutOffBySigkillIsSentAgainAfterRestartAndVerifiesWithTheReadmeSnippet() async throws {
         let directory = try ServiceProcessTests.temporaryDirectory()
-        try Data(try Self.readmeSnippet().utf8).write(to: directory.appendingPathComponent("verify.py"))
+        try Data(try Self.guideSnippet().utf8).write(to: directory.appendingPathComponent("verify.py"))
         let secret = "whsec-\(UUID().uuidString)"
         let received = directory.appendingPathComponent("received.jsonl")
         let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
@@ -151,7 +151,7 @@ import Testing
         #expect(records.map { $0["path"] as? String } == ["/hooks/switchyard", "/hooks/switchyard"])
         let ids = records.compactMap { $0["id"] as? String }
         #expect(ids.count == 2 && ids[0] == ids[1] && ids[0].hasPrefix("evt_"), "\(ids)")
-        #expect(records.allSatisfy { $0["verified"] as? Bool == true }, "the README snippet accepts our signature: \(records)")
+        #expect(records.allSatisfy { $0["verified"] as? Bool == true }, "the guide snippet accepts our signature: \(records)")
         #expect(records.allSatisfy { $0["verifiedWithAnotherBody"] as? Bool == false && $0["verifiedWithAnotherSecret"] as? Bool == false })
         let body = try #require((records.last?["body"] as? String).flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
         #expect(body["id"] as? String == ids.first)

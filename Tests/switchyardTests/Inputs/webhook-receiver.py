@@ -1,4 +1,4 @@
-"""A webhook receiver for WebhookCLITests: checks every delivery with the README's `verify`
+"""A webhook receiver for WebhookCLITests: checks every delivery with the webhooks guide's `verify`
 (imported from the directory given first), records it as a JSON line, answers 200 — except the
 very first request in `hold-first` mode, which it never answers (the service is killed
 meanwhile). Prints its port on the first line of stdout.
@@ -12,7 +12,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, sys.argv[1])
-from verify import verify  # noqa: E402  (the README's snippet, as a user would paste it)
+from verify import verify  # noqa: E402  (the guide's snippet, as a user would paste it)
 
 SECRET = sys.argv[2].encode()
 LOG = sys.argv[3]
