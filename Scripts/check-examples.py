@@ -3,6 +3,8 @@
 
     python3 Scripts/check-examples.py [--binary PATH] [--list] [FILE.md ...]
 
+Without files: README.md, docs/*.md and the DocC articles (Sources/*/*.docc/*.md).
+
 Every ```console block is read as `$ command` lines, each followed by the output it shows. The
 commands of one file run in one bash session, in order, in a scratch copy of the repository's
 layout (its folders linked, `../shared` beside it, HOME a fresh directory), with the binary's
@@ -187,6 +189,22 @@ def substitute(command, bindings):
     return WORD.sub(replace, command)
 
 
+def serve_port(command):
+    """The port a `switchyard serve` command listens on, or None for any other command."""
+    if not re.match(r"^(?:swift run )?switchyard serve\b", command):
+        return None
+    port = re.search(r"--port[= ](\d+)", command)
+    return int(port.group(1)) if port else 8080
+
+
+def port_open(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
 class Session:
     """One bash for one file: commands share variables, the working directory and servers."""
 
@@ -266,21 +284,20 @@ class Session:
             if enough(self.shown(lines)):
                 break
             time.sleep(0.1)
-        if re.match(r"^(?:swift run )?switchyard serve\b", command):
-            self.wait_for_port(command, deadline)
+        if serve_port(command) is not None:
+            self.wait_for_port(command, pid, deadline)
         return pid, lines
 
     @staticmethod
-    def wait_for_port(command, deadline):
-        """Waits until `serve` accepts connections on its --port (8080 by default)."""
-        port = re.search(r"--port[= ](\d+)", command)
-        port = int(port.group(1)) if port else 8080
-        while time.monotonic() < deadline:
+    def wait_for_port(command, pid, deadline):
+        """Waits until `serve` accepts connections on its port, or has stopped."""
+        port = serve_port(command)
+        while time.monotonic() < deadline and not port_open(port):
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                os.kill(pid, 0)
+            except ProcessLookupError:
                 return
-            except OSError:
-                time.sleep(0.1)
+            time.sleep(0.1)
 
     def stop(self, pid):
         for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -326,22 +343,22 @@ def check_file(path, shown_path, binary, report):
     bindings = {}
     try:
         passed = 0
+        ports = set()
         shared_missing = not os.path.isdir(os.path.join(os.path.dirname(ROOT), "shared", "fixtures"))
         for example in examples:
             command = substitute(example.command, bindings)
             if "../shared/" in command and shared_missing and not os.environ.get("SWITCHYARD_REQUIRE_TOOLS"):
                 skipped.append((example.line, "uses ../shared/fixtures, which is not beside the repository"))
                 continue
-            if BACKGROUND.match(command) and BACKGROUND.match(command).group(1) == "serve":
-                port = re.search(r"--port[= ](\d+)", command)
-                port = int(port.group(1)) if port else 8080
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            port = serve_port(command)
+            if port is not None and port not in ports:
+                # The first server of this file on that port: something else must not hold it.
+                # (A later `serve` on it is an example that expects serve to refuse.)
+                ports.add(port)
+                if port_open(port):
                     failures += 1
                     report(f"{relative}:{example.line}: port {port} is in use already, so `{example.command}` cannot be tried; stop what listens there")
                     break
-                except OSError:
-                    pass
             background = BACKGROUND.match(command)
             if background:
                 command = re.sub(r"&(\s*#.*)?$", "", command.rstrip()).rstrip()
@@ -402,11 +419,12 @@ def main():
     parser.add_argument("--list", action="store_true", help="list the examples without running them")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
-    files = args.files or [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    files = args.files or ([os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+                           + sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc", "*.md"))))
     if not args.list and not os.access(args.binary, os.X_OK):
         print(f"check-examples: no switchyard binary at {args.binary} (swift build -c release --product switchyard)", file=sys.stderr)
         return 2
-    total_failures = 0
+    total_failures = total_commands = total_skipped = 0
     for path in files:
         if not os.path.isfile(path):
             print(f"check-examples: {path}: no such file", file=sys.stderr)
@@ -422,6 +440,11 @@ def main():
         failures, summary = check_file(os.path.abspath(path), shown, args.binary, lambda text: print(text, flush=True))
         print(summary, flush=True)
         total_failures += failures
+        total_commands += int(summary.split(": ", 1)[1].split(" ", 1)[0])
+        total_skipped += summary.count("\n")
+    if not args.list:
+        verdict = f"{total_failures} failed" if total_failures else "all passed"
+        print(f"check-examples: {total_commands} commands in {len(files)} files, {verdict}; {total_skipped} blocks or commands not run")
     return 1 if total_failures else 0
 
 
