@@ -134,11 +134,18 @@ public struct LinkService: Sendable {
         }
     }
 
-    /// The association files and the OpenAPI document, generated and encoded once, by path.
+    /// The association files and the OpenAPI document, generated and encoded once, by path. A
+    /// platform without an app gets no file (404), not one that names no app.
     static func documents(_ configuration: ServiceConfiguration) -> [String: StaticDocument] {
-        let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
-        var documents = ["/.well-known/apple-app-site-association": aasa, "/apple-app-site-association": aasa,
-                         "/.well-known/assetlinks.json": StaticDocument(JSONWriter.compact(configuration.assetLinks.json))]
+        var documents: [String: StaticDocument] = [:]
+        if !configuration.apple.isEmpty {
+            let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
+            documents["/.well-known/apple-app-site-association"] = aasa
+            documents["/apple-app-site-association"] = aasa
+        }
+        if !configuration.android.isEmpty {
+            documents["/.well-known/assetlinks.json"] = StaticDocument(JSONWriter.compact(configuration.assetLinks.json))
+        }
         documents["/openapi.json"] = openAPIDocument
         return documents
     }

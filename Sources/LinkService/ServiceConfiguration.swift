@@ -155,7 +155,8 @@ public struct ServiceConfiguration: Sendable {
         do { document = try StructuredDocument.read(contentsOf: path) } catch {
             throw ConfigurationError(error.description, location: error.location, cause: error)
         }
-        do { try self.init(document: document) } catch {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        do { try self.init(document: document, relativeTo: directory) } catch {
             throw ConfigurationError("\(path): \(error.message)", location: SourceLocation(file: path), cause: error.cause)
         }
     }
@@ -185,6 +186,7 @@ public struct ServiceConfiguration: Sendable {
             "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
                                  "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int,
                                  "scriptIsolation": .string]),
+            "routeTable": .string,
             "webhooks": WebhookSettings.shape,
             "visits": VisitSettings.shape,
             "deferred": DeferredSettings.shape,
@@ -206,8 +208,9 @@ public struct ServiceConfiguration: Sendable {
     public static let servicePaths: Set<String> = ["admin", "api", "healthz", "metrics", "openapi.json", ".well-known", "apple-app-site-association"]
 
     /// Reads a configuration already parsed into a JSON value, checking it against ``shape`` first; sections that are absent keep their defaults.
-    /// Throws ``ConfigurationError`` naming the key at fault.
-    public init(document: JSONValue) throws(ConfigurationError) {
+    /// A `routeTable` path is read relative to `directory` (the configuration file's; the
+    /// current directory when nil). Throws ``ConfigurationError`` naming the key at fault.
+    public init(document: JSONValue, relativeTo directory: String? = nil) throws(ConfigurationError) {
         guard case .object = document else { throw ConfigurationError("the configuration must be an object with apple, android, hosts and routes") }
         let problems = Self.shape.problems(in: document)
         if let first = problems.first {
@@ -235,7 +238,7 @@ public struct ServiceConfiguration: Sendable {
             android.append(AndroidApp(package: package, fingerprints: fingerprints))
         }
         webcredentials = document["webcredentials"] == .bool(true)
-        do { router = try LinkRouter(document: document) } catch { throw ConfigurationError(error.message, cause: error) }
+        router = try Self.router(of: document, relativeTo: directory)
         for route in router.routes where route.kind == .universal && !route.exclude {
             // A universal link on the service's own paths would send the dashboard or the API
             // to the app (the AASA claims the path) and shadow the service's answer.
@@ -282,6 +285,28 @@ public struct ServiceConfiguration: Sendable {
 
     /// The Play Store page of the first Android app.
     public var playStoreURL: String? { android.first.map { "https://play.google.com/store/apps/details?id=\($0.package)" } }
+
+    /// Why `serve` cannot host this configuration, or nil: with no app, the association files
+    /// would name none, and neither iOS nor Android would open a link in an app.
+    public var servingProblem: String? {
+        guard apple.isEmpty, android.isEmpty else { return nil }
+        return "apple, android: no app is configured, so the association files would name none and no link would open an app; add an apple entry (teamId, bundleId) or an android entry (package, fingerprints) — `switchyard init` writes a configuration with both"
+    }
+
+    /// The route table: the file `routeTable` names (the same file the app routes with), or the
+    /// configuration's own `hosts` and `routes`.
+    static func router(of document: JSONValue, relativeTo directory: String?) throws(ConfigurationError) -> LinkRouter {
+        guard let file = document["routeTable"]?.stringValue else {
+            do { return try LinkRouter(document: document) } catch { throw ConfigurationError(error.message, cause: error) }
+        }
+        if document["hosts"] != nil || document["routes"] != nil {
+            throw ConfigurationError("routeTable: the route table is either a file (routeTable) or in the configuration (hosts, routes), not both")
+        }
+        let path = file.hasPrefix("/") ? file : URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath).appendingPathComponent(file).path
+        do { return try LinkRouter(contentsOf: path) } catch {
+            throw ConfigurationError("routeTable: \(error)", cause: error)
+        }
+    }
 
     /// The apple-app-site-association generated from the routes.
     public var appSiteAssociation: JSONValue {

@@ -87,6 +87,10 @@ struct ServeCommand: AsyncParsableCommand {
         // the reason, instead of SIGXFSZ ending the service.
         signal(SIGXFSZ, SIG_IGN)
         let (path, configuration) = try ServiceConfiguration.forCommandLine(config)
+        if let problem = configuration.servingProblem {
+            Output.error("error: \(path): \(problem)")
+            throw ExitCode(2)
+        }
         let level = Logger.Level(rawValue: logLevel)!
         let json = logFormat == "json"
         LoggingSystem.bootstrap { label in

@@ -1,0 +1,172 @@
+import AssociatedDomains
+import Foundation
+import LinkRouting
+import SwitchyardCore
+import SwitchyardDocuments
+
+/// A first configuration for an app, as `switchyard init` writes it: a commented service
+/// configuration and the route table it names, which the app routes with too. The texts are read
+/// back as `serve` reads them, and their association files validated, before anyone writes them.
+public struct ConfigurationTemplate: Sendable {
+    /// The domain of the app's universal links and of the service (`links.example.com`).
+    public var domain: String
+    /// The iOS app, when there is one: team ID, bundle ID, and the App Store ID if the app is published.
+    public var apple: (teamID: String, bundleID: String, appStoreID: String?)?
+    /// The Android app, when there is one: its package and SHA-256 signing fingerprints.
+    public var android: (package: String, fingerprints: [String])?
+    /// The app's custom URL scheme (`plur`), when it has one.
+    public var scheme: String?
+    /// The app's name, for the landing pages' title.
+    public var name: String
+    /// The route table's file name, relative to the configuration.
+    public var routeTableName = "routes.yaml"
+
+    /// A template for these values; nothing is checked until ``files()``.
+    public init(domain: String, apple: (teamID: String, bundleID: String, appStoreID: String?)?,
+                android: (package: String, fingerprints: [String])?, scheme: String?, name: String) {
+        self.domain = domain
+        self.apple = apple
+        self.android = android
+        self.scheme = scheme
+        self.name = name
+    }
+
+    /// A fingerprint as assetlinks wants it: 32 bytes in upper-case hex separated by colons, from
+    /// what `keytool` or the Play Console prints (colons or not, either case); nil when it is not
+    /// 32 bytes of hex.
+    public static func normalizedFingerprint(_ text: String) -> String? {
+        let hex = text.trimmingCharacters(in: .whitespaces).uppercased().filter { $0 != ":" }
+        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit }) else { return nil }
+        var pairs: [String] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            pairs.append(String(hex[index..<next]))
+            index = next
+        }
+        return pairs.joined(separator: ":")
+    }
+
+    /// The two files' texts, checked: the configuration reads as `serve` reads it, `serve` would
+    /// host it, and its AASA and assetlinks pass `aasa validate` and `assetlinks validate`.
+    /// Throws ``ConfigurationError`` naming the value at fault.
+    public func files() throws(ConfigurationError) -> (configuration: String, routes: String) {
+        if let problem = WebURL.hostProblem(domain.lowercased(), allowingPunycode: true) {
+            throw ConfigurationError("domain: \(JSONWriter.quote(domain)) \(problem)")
+        }
+        guard apple != nil || android != nil else {
+            throw ConfigurationError("no app: give the iOS app (team ID and bundle ID), the Android app (package and fingerprint), or both")
+        }
+        if let android {
+            guard !android.fingerprints.isEmpty else {
+                throw ConfigurationError("fingerprint: the Android app needs the SHA-256 fingerprint of its signing certificate (keytool -list -v, or Play Console → App integrity)")
+            }
+            for fingerprint in android.fingerprints where Self.normalizedFingerprint(fingerprint) == nil {
+                throw ConfigurationError("fingerprint: \(JSONWriter.quote(fingerprint)) is not a SHA-256 fingerprint (32 bytes in hex, such as 14:6D:E9:…:E5)")
+            }
+        }
+        let routes = routeTableText
+        let configuration = configurationText
+        let document: JSONValue
+        do {
+            var merged = try StructuredDocument.parse(yaml: configuration, source: "switchyard.yaml").objectMembers ?? []
+            merged.removeAll { $0.key == "routeTable" }
+            merged += try StructuredDocument.parse(yaml: routes, source: routeTableName).objectMembers ?? []
+            document = .object(merged)
+        } catch {
+            throw ConfigurationError("the written files do not read back: \(error)", cause: error)
+        }
+        let service = try ServiceConfiguration(document: document)
+        if let problem = service.servingProblem { throw ConfigurationError(problem) }
+        if apple != nil {
+            let aasa = Array(JSONWriter.compact(service.appSiteAssociation).utf8)
+            if let finding = AppSiteAssociation.validate(bytes: aasa).first(where: { $0.severity == .error }) {
+                throw ConfigurationError("the AASA it makes is not valid: \(finding.path): \(finding.message)")
+            }
+        }
+        if android != nil {
+            let links = Array(JSONWriter.compact(service.assetLinks.json).utf8)
+            if let finding = AssetLinks.validate(bytes: links).1.first(where: { $0.severity == .error }) {
+                throw ConfigurationError("the assetlinks it makes are not valid: \(finding.path): \(finding.message)")
+            }
+        }
+        return (configuration, routes)
+    }
+
+    /// A YAML scalar in double quotes, escaped as JSON (YAML's double-quoted style reads it so).
+    private static func quoted(_ text: String) -> String { JSONWriter.quote(text) }
+
+    var routeTableText: String {
+        var lines = [
+            "# The route table: which links open which screen of the app. `serve` builds the association",
+            "# files (apple-app-site-association, assetlinks.json) from it, and the app routes incoming",
+            "# links with the same file (LinkRouting: `LinkRouter(contentsOf: \"\(routeTableName)\")`).",
+            "# Patterns: /path/{name}, typed {id:int} {id:uuid} {tab:home|search} {rest:*}; query items with",
+            "# `query: {item: parameter}` (`parameter?` when optional). The first route that matches wins.",
+            "# Check a URL: switchyard route --routes \(routeTableName) https://\(domain.lowercased())/i/abc",
+            "hosts: [\(Self.quoted(domain.lowercased()))]   # the first host is canonical",
+            "routes:",
+            "  # The links the service makes (POST /api/links) are https://\(domain.lowercased())/i/CODE: they open",
+            "  # the app where it is installed, and a landing page with the store buttons where it is not.",
+            "  - {name: link, pattern: \"/i/{code}\"}",
+            "  # Add the paths your app opens, for example:",
+            "  # - {name: product, pattern: \"/p/{id:int}\"}",
+            "  # - {name: legal, pattern: \"/legal/*\", exclude: true}   # kept out of the app on both platforms",
+        ]
+        if let scheme {
+            lines += [
+                "  # The app's own scheme, for links the app builds or the service stores as deep links:",
+                "  # - {name: appProduct, pattern: \"\(scheme)://product/{id:int}\"}",
+            ]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    var configurationText: String {
+        var lines = [
+            "# The Switchyard link service for \(name), written by `switchyard init`.",
+            "# Run it: switchyard serve --config THIS_FILE",
+            "# Every key, with its type and default: docs/operator-guide.md#every-key",
+            "",
+            "routeTable: \(Self.quoted(routeTableName))   # hosts and routes, shared with the app",
+            "",
+        ]
+        if let apple {
+            lines += [
+                "apple:",
+                "  - teamId: \(Self.quoted(apple.teamID))   # Membership details in the developer account",
+                "    bundleId: \(Self.quoted(apple.bundleID))",
+            ]
+            if let store = apple.appStoreID {
+                lines.append("    appStoreId: \(Self.quoted(store))   # the App Store button and the Smart App Banner")
+            } else {
+                lines.append("    # appStoreId: \"1234567890\"   # once the app is in the App Store: its store button")
+            }
+            if let scheme { lines.append("    scheme: \(Self.quoted(scheme))   # deep links may use it") }
+        }
+        if let android {
+            lines += [
+                "",
+                "android:",
+                "  - package: \(Self.quoted(android.package))",
+                "    fingerprints:   # SHA-256 of each signing certificate (keytool -list -v, or Play Console → App integrity)",
+            ]
+            lines += android.fingerprints.compactMap(Self.normalizedFingerprint).map { "      - \(Self.quoted($0))" }
+        }
+        lines += ["", "service:"]
+        if apple == nil, let scheme { lines.append("  deepLinkSchemes: [\(Self.quoted(scheme))]   # deep links may use it") }
+        lines += [
+            "  publicURL: \(Self.quoted("https://" + domain.lowercased()))   # the origin people and apps reach the service at",
+            "  # trustForwardedFor: true   # behind a reverse proxy of your own (it terminates TLS)",
+            "",
+            "landing:",
+            "  title: \(Self.quoted(name))   # the landing pages' title when a link has none",
+            "  # description: \"…\"",
+            "  # icon: \"https://\(domain.lowercased())/icon.png\"",
+            "",
+            "# The other sections (links, invites, rateLimit, resolve, webhooks, visits, deferred) keep",
+            "# their defaults; see the reference.",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import LinkService
+import SwitchyardCore
+
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Write a first configuration and route table for your app.",
+        discussion: """
+            Writes switchyard.yaml (the service: your apps, public URL, landing pages) and routes.yaml (the route table \
+            it names, which the app routes with too) into --directory. Give the iOS app (--team-id, --bundle-id), the \
+            Android app (--package, --fingerprint), or both. On a terminal, what is missing is asked for; otherwise a \
+            missing value is an error. The files are checked before they are written: `serve --config switchyard.yaml` \
+            serves an AASA and assetlinks that `aasa validate` and `assetlinks validate` pass. Existing files are kept \
+            unless --force is given.
+            """
+    )
+
+    @Option(help: "The domain of your universal links and of the service (links.example.com).") var domain: String?
+    @Option(help: "Apple team ID (10 characters, Membership details in the developer account).") var teamId: String?
+    @Option(help: "iOS bundle ID.") var bundleId: String?
+    @Option(help: "App Store ID (digits), once the app is published.") var appStoreId: String?
+    @Option(help: "Android package name.") var package: String?
+    @Option(help: "SHA-256 fingerprint of an Android signing certificate (repeatable; colons optional).") var fingerprint: [String] = []
+    @Option(help: "The app's custom URL scheme (myapp).") var scheme: String?
+    @Option(help: "The app's name, for the landing pages (default: the last part of the bundle ID or package).") var name: String?
+    @Option(help: "Where to write the files (made if missing).") var directory = "."
+    @Flag(help: "Replace existing files.") var force = false
+
+    func run() throws {
+        var values = self
+        if isatty(STDIN_FILENO) == 1 { values.ask() }
+        guard let domain = values.domain, !domain.isEmpty else {
+            throw Self.usage("--domain is missing: the domain of your universal links (links.example.com)")
+        }
+        if (values.teamId == nil) != (values.bundleId == nil) {
+            throw Self.usage(values.teamId == nil ? "--team-id is missing: the iOS app needs its team ID with --bundle-id" : "--bundle-id is missing: the iOS app needs its bundle ID with --team-id")
+        }
+        if values.package == nil, !values.fingerprint.isEmpty { throw Self.usage("--package is missing: --fingerprint is for an Android app") }
+        guard values.teamId != nil || values.package != nil else {
+            throw Self.usage("no app: give --team-id and --bundle-id (iOS), --package and --fingerprint (Android), or both")
+        }
+        let apple = values.teamId.map { (teamID: $0, bundleID: values.bundleId!, appStoreID: values.appStoreId) }
+        let android = values.package.map { (package: $0, fingerprints: values.fingerprint) }
+        let name = values.name ?? (values.bundleId ?? values.package ?? domain).split(separator: ".").last.map(String.init) ?? domain
+        let template = ConfigurationTemplate(domain: domain, apple: apple, android: android, scheme: values.scheme, name: name)
+        let files: (configuration: String, routes: String)
+        do { files = try template.files() } catch {
+            Output.error("error: cannot write a configuration for these values: \(error.message)")
+            throw ExitCode(2)
+        }
+        let configurationPath = (directory as NSString).appendingPathComponent("switchyard.yaml")
+        let routesPath = (directory as NSString).appendingPathComponent(template.routeTableName)
+        if !force {
+            for path in [configurationPath, routesPath] where FileManager.default.fileExists(atPath: path) {
+                Output.error("error: \(path) exists already; nothing was written (--force replaces it)")
+                throw ExitCode(2)
+            }
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            Output.error("error: cannot make the directory \(directory): \(error.localizedDescription)")
+            throw ExitCode(2)
+        }
+        do {
+            try DurableFile.write(routesPath, Array(files.routes.utf8))
+            try DurableFile.write(configurationPath, Array(files.configuration.utf8))
+        } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
+        Output.line("wrote \(configurationPath) (the service: apps, public URL, landing pages) and \(routesPath) (the route table, which the app routes with too)")
+        Output.line("next: switchyard serve --config \(configurationPath)")
+    }
+
+    /// A usage error of this command: the message and where to read more, status 2.
+    private static func usage(_ message: String) -> ExitCode {
+        Output.error("error: \(message)\n  See 'switchyard init --help'.")
+        return ExitCode(2)
+    }
+
+    /// Asks for what the options left out, on a terminal.
+    private mutating func ask() {
+        func question(_ text: String) -> String? {
+            FileHandle.standardError.write(Data((text + ": ").utf8))
+            guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else { return nil }
+            return answer
+        }
+        if domain == nil { domain = question("Domain of your universal links (links.example.com)") }
+        if teamId == nil, package == nil {
+            teamId = question("Apple team ID (empty: no iOS app)")
+        }
+        if teamId != nil, bundleId == nil { bundleId = question("iOS bundle ID") }
+        if teamId != nil, appStoreId == nil { appStoreId = question("App Store ID (empty: not published yet)") }
+        if package == nil { package = question("Android package (empty: no Android app)") }
+        if package != nil, fingerprint.isEmpty, let answer = question("SHA-256 signing-certificate fingerprint") { fingerprint = [answer] }
+        if scheme == nil { scheme = question("The app's URL scheme (empty: none)") }
+    }
+}

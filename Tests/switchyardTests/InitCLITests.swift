@@ -1,0 +1,92 @@
+import Foundation
+import SwitchyardTestSupport
+import Testing
+
+/// `switchyard init` through the binary: the files it writes are served by `serve`, and what
+/// `serve` serves passes `aasa validate` and `assetlinks validate`.
+@Suite struct InitCLITests {
+    static let fingerprint = "146de983c5730650d8eeb9952f34fc6416a08342e61dbea88a0496b23fcf44e5"
+
+    @Test func initThenServeThenBothValidatorsPass() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let written = try await CLITests.run(["init", "--domain", "Links.Example.com", "--team-id", "ABCDE12345", "--bundle-id", "com.example.shop",
+                                              "--app-store-id", "1234567890", "--package", "com.example.shop", "--fingerprint", Self.fingerprint,
+                                              "--scheme", "shop", "--directory", directory.path])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(written.stdout.contains("wrote \(directory.path)/switchyard.yaml"))
+        let configuration = directory.appendingPathComponent("switchyard.yaml").path
+        let text = try String(contentsOfFile: configuration, encoding: .utf8)
+        #expect(text.contains("routeTable: \"routes.yaml\""))
+        #expect(text.contains("14:6D:E9:83:C5:73:06:50"), "the fingerprint as assetlinks wants it: \(text)")
+        // The route table alone is what the app reads: `route` takes it.
+        let routed = try await CLITests.run(["route", "--routes", directory.appendingPathComponent("routes.yaml").path, "https://links.example.com/i/abc"])
+        #expect(routed.stdout.contains("link(code: abc)"), "\(routed.stdout)\(routed.stderr)")
+
+        let database = "sqlite:" + directory.appendingPathComponent("s.sqlite").path
+        let served = try await blocking {
+            try CLITests.withService(CLITests.binary, ["serve", "--config", configuration, "--port", "0", "--database", database]) { origin in
+                (HTTP.send("GET", origin + "/.well-known/apple-app-site-association"), HTTP.send("GET", origin + "/.well-known/assetlinks.json"))
+            }
+        }
+        let (aasa, assetlinks) = try #require(served.result, "serve did not start: \(served.log)")
+        #expect(aasa.status == 200 && assetlinks.status == 200)
+        try Data(aasa.body.utf8).write(to: directory.appendingPathComponent("aasa.json"))
+        try Data(assetlinks.body.utf8).write(to: directory.appendingPathComponent("assetlinks.json"))
+        let checkedAASA = try await CLITests.run(["aasa", "validate", directory.appendingPathComponent("aasa.json").path])
+        #expect(checkedAASA.status == 0 && checkedAASA.stdout.contains("valid, 0 errors, 0 warnings"), "\(checkedAASA.stdout)")
+        #expect(aasa.body.contains("ABCDE12345.com.example.shop"))
+        let checkedLinks = try await CLITests.run(["assetlinks", "validate", directory.appendingPathComponent("assetlinks.json").path])
+        #expect(checkedLinks.status == 0 && checkedLinks.stdout.contains("valid, 0 errors"), "\(checkedLinks.stdout)")
+    }
+
+    @Test func anAndroidOnlyAppGetsNoAASAAndValidAssetlinks() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let written = try await CLITests.run(["init", "--domain", "links.example.com", "--package", "com.example.shop",
+                                              "--fingerprint", Self.fingerprint, "--directory", directory.path])
+        #expect(written.status == 0, "\(written.stderr)")
+        let served = try await blocking {
+            try CLITests.withService(CLITests.binary, ["serve", "--config", directory.appendingPathComponent("switchyard.yaml").path, "--port", "0",
+                                                       "--database", "sqlite:" + directory.appendingPathComponent("s.sqlite").path]) { origin in
+                (HTTP.send("GET", origin + "/.well-known/apple-app-site-association").status, HTTP.send("GET", origin + "/.well-known/assetlinks.json").status)
+            }
+        }
+        let (aasa, assetlinks) = try #require(served.result, "serve did not start: \(served.log)")
+        #expect(aasa == 404, "no iOS app, no AASA (rather than one that names no app)")
+        #expect(assetlinks == 200)
+    }
+
+    @Test(arguments: [
+        (["--team-id", "ABCDE12345", "--bundle-id", "a.b"], "--domain is missing"),
+        (["--domain", "x.example"], "no app"),
+        (["--domain", "x.example", "--team-id", "ABCDE12345"], "--bundle-id is missing"),
+        (["--domain", "x.example", "--team-id", "ABCDE", "--bundle-id", "a.b"], "team ID \"ABCDE\""),
+        (["--domain", "x.example", "--package", "a.b", "--fingerprint", "12:34"], "is not a SHA-256 fingerprint"),
+        (["--domain", "x.example", "--package", "a.b"], "needs the SHA-256 fingerprint"),
+        (["--domain", "evil.com@x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "domain"),
+    ])
+    func aMissingOrWrongValueIsRefusedAndNothingIsWritten(arguments: [String], message: String) async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let run = try await CLITests.run(["init", "--directory", directory.path] + arguments, stdin: "")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func existingFilesAreKeptWithoutForce() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let arguments = ["init", "--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--directory", directory.path]
+        try Data("mine\n".utf8).write(to: directory.appendingPathComponent("switchyard.yaml"))
+        let refused = try await CLITests.run(arguments)
+        #expect(refused.status == 2 && refused.stderr.contains("exists already"))
+        #expect(try String(contentsOfFile: directory.appendingPathComponent("switchyard.yaml").path, encoding: .utf8) == "mine\n")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("routes.yaml").path))
+        #expect(try await CLITests.run(arguments + ["--force"]).status == 0)
+    }
+
+    /// A configuration with no app is refused by serve, naming the keys to fill.
+    @Test func serveRefusesAConfigurationWithNoApp() async throws {
+        let run = try await CLITests.run(["serve", "--config", "../../Examples/plur-routes.yaml", "--port", "0"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("no app is configured") && run.stderr.contains("add an apple entry"), "\(run.stderr)")
+    }
+}
