@@ -10,7 +10,11 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Switchyard",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // The floor: iOS 16 / macOS 13, for the Swift Concurrency clocks and `Duration`
+    // (`ContinuousClock`, `Task.sleep(for:)`) and `URL(filePath:)`/`appending(path:)` the
+    // app-facing modules use. Shared state uses the core's `Locked`, not `Synchronization`
+    // (iOS 18 / macOS 15).
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "SwitchyardCore", targets: ["SwitchyardCore"]),
         .library(name: "LinkRules", targets: ["LinkRules"]),
@@ -25,8 +29,15 @@ let package = Package(
         .library(name: "URLRelayService", targets: ["URLRelayService"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
+    traits: [
+        // LinkRules on Apple platforms: look up JavaScriptCore.framework's private watchdog and
+        // heap functions, for script time and memory limits in process. Off by default (an App
+        // Review risk). No effect on Linux: no App Review there, and the shim declares them.
+        .trait(name: "PrivateJavaScriptCore"),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -115,6 +126,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ],
             resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json"), .copy("Resources/preview-agents.json"), .copy("Resources/in-app-browsers.json")],
             swiftSettings: swiftSettings
@@ -159,7 +171,7 @@ let package = Package(
         ),
         // Helpers shared by the test targets only (a seeded generator for property tests, a child
         // process runner that does not use Foundation's Process).
-        .target(name: "SwitchyardTestSupport", swiftSettings: swiftSettings),
+        .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardCore"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore"], swiftSettings: swiftSettings),

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import SwitchyardCore
-import Synchronization
 
 /// Signs x-callback-url requests: a request id, key id, expiry and nonce go into `x-sy-*`
 /// parameters, and `x-sy-sig` is HMAC-SHA256 over a canonical form of the whole request.
@@ -73,7 +72,7 @@ public final class CallbackVerifier: Sendable {
     let keys: [String: [UInt8]]
     let now: @Sendable () -> Date
     let durable: SeenNonces?
-    private let seen = Mutex<[String: Date]>([:])
+    private let seen = Locked<[String: Date]>([:])
 
     /// A verifier for the secrets in `keys` (by key id). With `seen`, nonces are kept on
     /// disk instead of in this object's memory; `now` is the clock, replaceable in tests.

@@ -1,4 +1,4 @@
-import Synchronization
+import Atomics
 import AssociatedDomains
 import Foundation
 import SwitchyardNetwork
@@ -283,7 +283,7 @@ public struct LinkService: Sendable {
 
 /// Set once the store is connected and migrated.
 final class StoreReadiness: Sendable {
-    private let isOpen = Mutex(false)
+    private let isOpen = Locked(false)
     func open() { isOpen.withLock { $0 = true } }
     var opened: Bool { isOpen.withLock { $0 } }
 }
@@ -429,14 +429,14 @@ struct ObservabilityMiddleware: RouterMiddleware {
 /// Counts requests in a section and refuses entry past a limit (never waits).
 final class AdmissionGate: Sendable {
     let limit: Int
-    private let count = Atomic<Int>(0)
+    private let count = ManagedAtomic<Int>(0)
 
     init(limit: Int) { self.limit = limit }
 
     /// Runs `body` if fewer than `limit` others are inside; otherwise throws `busy(others)`.
     func enter<T>(busy: (Int) -> APIError, _ body: () async throws(APIError) -> T) async throws(APIError) -> T {
-        let inside = count.wrappingAdd(1, ordering: .relaxed).newValue
-        defer { count.wrappingSubtract(1, ordering: .relaxed) }
+        let inside = count.wrappingIncrementThenLoad(ordering: .relaxed)
+        defer { count.wrappingDecrement(ordering: .relaxed) }
         guard inside <= limit else { throw busy(inside - 1) }
         return try await body()
     }

@@ -1,7 +1,7 @@
+import SwitchyardCore
 import Foundation
 import HTTPTypes
 import NIOCore
-import Synchronization
 
 /// A GET route whose whole response can often be produced at once, in memory, without waiting
 /// for anything: an association file, a landing page already rendered.
@@ -160,7 +160,7 @@ final class HTTPDate: Sendable {
             return f
         }()
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func now() -> String {
         let t = Date()

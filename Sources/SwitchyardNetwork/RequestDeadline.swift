@@ -1,4 +1,4 @@
-import Synchronization
+import SwitchyardCore
 import NIOCore
 
 /// A bound on a whole request — connection, response head and every byte of the body.
@@ -56,7 +56,7 @@ enum RequestDeadline {
             var result: Result<T, any Error>?
             var waiter: CheckedContinuation<T, any Error>?
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
 
         /// Keeps `result` unless one came first, and wakes the waiter.
         func finish(_ result: Result<T, any Error>) {

@@ -1,5 +1,5 @@
+import SwitchyardCore
 import Foundation
-import Synchronization
 
 /// Runs blocking work (a child process and the wait for it, reading a pipe to its end, sleeping
 /// between polls) on a thread of its own and returns its result.
@@ -39,11 +39,11 @@ public final class BlockingSlots: Sendable {
 
     /// How many bodies may run at once.
     public let count: Int
-    private let state: Mutex<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
+    private let state: Locked<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
 
     init(count: Int) {
         self.count = max(1, count)
-        state = Mutex((max(1, count), []))
+        state = Locked((max(1, count), []))
     }
 
     func acquire() async {

@@ -1,6 +1,5 @@
 import SwitchyardCore
 import Foundation
-import Synchronization
 
 /// A handler that appends each request's record to a file (fsynced) instead of opening it, and
 /// recognises a request delivered again after a crash by its id, so each is recorded once.
@@ -8,7 +7,7 @@ import Synchronization
 public final class RecordingHandler: Sendable {
     /// The file records are appended to, one JSON line per request.
     public let path: String
-    private let seen: Mutex<Set<UUID>>
+    private let seen: Locked<Set<UUID>>
     private let log: @Sendable (String) -> Void
 
     /// Records into `path`, remembering the ids already in it; `log` gets a line for each
@@ -19,7 +18,7 @@ public final class RecordingHandler: Sendable {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         // A SIGKILL mid-append leaves a torn last line: end it, so the next record starts clean.
         if !text.isEmpty && !text.hasSuffix("\n") { try FileSystem.appendDurably(path, "\n") }
-        seen = Mutex(Set(text.split(separator: "\n").compactMap { try? RelayRequest(record: Array($0.utf8)).id }))
+        seen = Locked(Set(text.split(separator: "\n").compactMap { try? RelayRequest(record: Array($0.utf8)).id }))
     }
 
     /// Records `request` (true acknowledges it); false when the write failed.

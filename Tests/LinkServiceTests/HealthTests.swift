@@ -4,7 +4,6 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
 import SwitchyardCore
-import Synchronization
 import Testing
 
 /// `/healthz` tells a monitor whether writes get through, and every 503 says when to come back.
@@ -156,7 +155,7 @@ import Testing
 
 /// A value shared with escaping closures.
 final class Shared<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
+    private let value: Locked<Value>
+    init(_ value: Value) { self.value = Locked(value) }
     func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { value.withLock { v in body(&v) } }
 }

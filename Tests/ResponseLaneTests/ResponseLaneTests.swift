@@ -1,3 +1,4 @@
+import SwitchyardCore
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -5,7 +6,6 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
 @testable import ResponseLane
-import Synchronization
 import SwitchyardTestSupport
 import Testing
 
@@ -14,7 +14,7 @@ import Testing
 @Suite struct ResponseLaneTests {
     /// Answers the lane gave, by route pattern and status.
     final class Seen: Sendable {
-        let answers = Mutex<[String]>([])
+        let answers = Locked<[String]>([])
         var list: [String] { answers.withLock { $0 } }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SwitchyardCore
 import Testing
 
@@ -12,7 +11,7 @@ import Testing
         let queue = BlockingQueue(label: "test.blocking")
         /// Items inside the queue now, and how often two were.
         final class Count: Sendable {
-            let state = Mutex((inside: 0, overlaps: 0))
+            let state = Locked((inside: 0, overlaps: 0))
             func enter() { state.withLock { if $0.inside > 0 { $0.overlaps += 1 }; $0.inside += 1 } }
             func leave() { state.withLock { $0.inside -= 1 } }
         }

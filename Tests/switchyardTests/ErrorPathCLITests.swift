@@ -84,7 +84,7 @@ import Testing
     @Test func helpAfterAnUnknownCommandIsAUsageError() async throws {
         let top = try await CLITests.run(["nosuch", "--help"])
         #expect(top.status == 2 && top.stdout.isEmpty, "\(top.stdout)")
-        #expect(top.stderr.hasPrefix("Error: Unexpected argument 'nosuch': it is not a command of switchyard (commands: serve, token, relay,"), "\(top.stderr)")
+        #expect(top.stderr.hasPrefix("Error: Unexpected argument 'nosuch': it is not a command of switchyard (commands: init, serve, token, relay,"), "\(top.stderr)")
         #expect(!top.stderr.contains("script-worker"))
         let nested = try await CLITests.run(["link", "nosuch", "-h"])
         #expect(nested.status == 2 && nested.stderr.contains("it is not a command of switchyard link (commands: qr"), "\(nested.stderr)")

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SwitchyardCore
 
 /// A regex evaluation stopped because it ran longer than its budget.
@@ -29,7 +28,7 @@ public final class Pattern: @unchecked Sendable {
     let regex: NSRegularExpression?
     /// Templates already read for this regex (a manifest gives each regex a handful): reading
     /// one for every replacement was 3% of a batch resolve.
-    private let templates = Mutex<[String: [ReplacementTemplate.Piece]]>([:])
+    private let templates = Locked<[String: [ReplacementTemplate.Piece]]>([:])
 
     /// Compiles `source`; throws the ICU error text when it does not compile.
     public init(_ source: String) throws {

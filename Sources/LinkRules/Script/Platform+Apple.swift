@@ -4,15 +4,26 @@ import Darwin
 import Foundation
 import JavaScriptCore
 
-/// Apple platforms: the watchdog functions are exported by JavaScriptCore.framework but declared
-/// only in a private header, so they are looked up by name.
+/// Apple platforms. JavaScriptCore.framework's public API has no watchdog, no heap statistics
+/// and no switch for the native backtraces of exceptions; the framework exports functions for
+/// them that only its private headers declare. Looking those up (`dlsym`) is an App Review risk,
+/// so it happens only in builds with the package trait `PrivateJavaScriptCore`
+/// (`swift build --traits PrivateJavaScriptCore`, or the trait enabled on the dependency).
+/// Without it, the default:
+/// - no CPU-time limit in process: a script that loops forever holds its thread (the wall-clock
+///   limit still refuses its further network requests; worker processes, macOS only, are ended);
+/// - no heap limit in process;
+/// - exceptions carry native backtraces (slower when a script throws often);
+/// - garbage collection through the public `JSGarbageCollect`.
 enum JSPlatform {
     typealias TerminateCallback = @convention(c) (JSContextRef?, UnsafeMutableRawPointer?) -> Bool
     private typealias SetLimit = @convention(c) (JSContextGroupRef, Double, TerminateCallback?, UnsafeMutableRawPointer?) -> Void
 
     static func setExecutionTimeLimit(_ group: JSContextGroupRef, seconds: Double, callback: TerminateCallback, context: UnsafeMutableRawPointer?) {
+        #if PrivateJavaScriptCore
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSContextGroupSetExecutionTimeLimit") else { return }
         unsafeBitCast(symbol, to: SetLimit.self)(group, seconds, callback, context)
+        #endif
     }
 
     private typealias MemoryStatistics = @convention(c) (JSContextRef) -> JSObjectRef?
@@ -20,9 +31,13 @@ enum JSPlatform {
     /// Bytes held by the heap of `context`'s group (`JSGetMemoryUsageStatistics`, exported
     /// but private, so looked up by name). Walks the heap: call it rarely.
     static func heapBytes(_ context: JSContextRef) -> Double? {
+        #if PrivateJavaScriptCore
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSGetMemoryUsageStatistics"),
               let stats = unsafeBitCast(symbol, to: MemoryStatistics.self)(context) else { return nil }
         return JSText.number(context, stats, "heapCapacity") + JSText.number(context, stats, "extraMemorySize")
+        #else
+        return nil
+        #endif
     }
 
     private typealias SetIncludesNativeStack = @convention(c) (JSGlobalContextRef, Bool) -> Void
@@ -30,8 +45,10 @@ enum JSPlatform {
     /// Stops JavaScriptCore from taking a native backtrace each time an exception leaves an API
     /// call (private in JavaScriptCore.framework, so looked up by name; nothing when absent).
     static func skipNativeStacksInExceptions(_ context: JSGlobalContextRef) {
+        #if PrivateJavaScriptCore
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSGlobalContextSetIncludesNativeCallStackWhenReportingExceptions") else { return }
         unsafeBitCast(symbol, to: SetIncludesNativeStack.self)(context, false)
+        #endif
     }
 
     private typealias Collect = @convention(c) (JSContextRef) -> Void
@@ -39,11 +56,13 @@ enum JSPlatform {
     /// A full, synchronous collection (private in JavaScriptCore.framework, so looked up by
     /// name); the public `JSGarbageCollect` when it is not there.
     static func collectGarbage(_ context: JSContextRef) {
+        #if PrivateJavaScriptCore
         if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "JSSynchronousGarbageCollectForDebugging") {
             unsafeBitCast(symbol, to: Collect.self)(context)
-        } else {
-            JSGarbageCollect(context)
+            return
         }
+        #endif
+        JSGarbageCollect(context)
     }
 
     /// Not read on Apple platforms: the heap is checked directly instead.

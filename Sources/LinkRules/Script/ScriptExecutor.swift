@@ -1,6 +1,5 @@
 import SwitchyardCore
 import Foundation
-import Synchronization
 
 /// A small pool of dedicated threads where the rule engine does its blocking work: matching,
 /// JavaScriptCore, and the synchronous network calls a script's `httpRequest` makes.
@@ -122,7 +121,7 @@ public final class ScriptExecutor: Sendable {
 /// redirect chain) instead of waiting for the slowest of a group. Only an executor's thread may
 /// start or wait, as for ``ScriptExecutor/waitForAsync(_:)``.
 final class AsyncInbox<T: Sendable>: Sendable {
-    private let arrived = Mutex<[T]>([])
+    private let arrived = Locked<[T]>([])
     private let ready = DispatchSemaphore(value: 0)
 
     /// Starts `operation` as a task; its result waits here until ``next()`` takes it.

@@ -1,6 +1,5 @@
 import SwitchyardCore
 import Foundation
-import Synchronization
 
 /// Runs `script2` sources in JavaScriptCore.
 ///
@@ -39,7 +38,7 @@ public final class ScriptRuntime: Sendable {
         var loadError: ScriptError?
     }
 
-    private let slots = Mutex<[String: Slot]>([:])
+    private let slots = Locked<[String: Slot]>([:])
 
     /// Where the scripts run: in this process, or in worker processes.
     public let isolation: ScriptIsolation

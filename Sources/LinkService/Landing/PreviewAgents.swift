@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SwitchyardCore
 
 /// Link-preview fetchers, crawlers and browser prefetches, from `Resources/preview-agents.json`.
@@ -194,7 +193,7 @@ final class RecentAgents: Sendable {
     static let person = -1
     static let robot = -2
     static let program = -3
-    private let table = Mutex<[String: Int]>([:])
+    private let table = Locked<[String: Int]>([:])
 
     func answer(_ userAgent: String) -> Int? { table.withLock { $0[userAgent] } }
 

@@ -1,7 +1,7 @@
+import SwitchyardCore
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
 import SwitchyardQR
 
 /// Where QR images are drawn and kept. Drawing a large PNG takes tens of milliseconds of CPU, so
@@ -16,7 +16,7 @@ final class QRImages: Sendable {
     let admission: AdmissionGate
     /// Images drawn per client network (cached images are free).
     let perAddress: RateLimiter
-    private let cache = Mutex<(images: [String: [UInt8]], bytes: Int)>((images: [:], bytes: 0))
+    private let cache = Locked<(images: [String: [UInt8]], bytes: Int)>((images: [:], bytes: 0))
     /// Bytes of images kept; when a new one would not fit, the oldest half is dropped.
     let maximumBytes: Int
 

@@ -1,10 +1,10 @@
+import Atomics
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
 import NIOHTTPTypes
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -56,7 +56,7 @@ public struct ConnectionLimits: Sendable {
 /// The count of open connections, shared by every connection's `ConnectionGuardHandler`.
 final class ConnectionCount: Sendable {
     let limits: ConnectionLimits
-    private let open = Atomic<Int>(0)
+    private let open = ManagedAtomic<Int>(0)
     let refused: Counter
     let timedOut: Counter
 
@@ -68,14 +68,14 @@ final class ConnectionCount: Sendable {
 
     /// Counts one more connection; false (and nothing counted) when the limit is reached.
     func admit() -> Bool {
-        let now = open.wrappingAdd(1, ordering: .relaxed).newValue
+        let now = open.wrappingIncrementThenLoad(ordering: .relaxed)
         if now <= limits.maximumConnections { return true }
-        open.wrappingSubtract(1, ordering: .relaxed)
+        open.wrappingDecrement(ordering: .relaxed)
         refused.increment()
         return false
     }
 
-    func leave() { open.wrappingSubtract(1, ordering: .relaxed) }
+    func leave() { open.wrappingDecrement(ordering: .relaxed) }
 
     /// Connections open now.
     var current: Int { open.load(ordering: .relaxed) }

@@ -1,9 +1,9 @@
+import Atomics
 import SwitchyardCore
 import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 
 /// The landing page's fast path: recently read links and their rendered pages stay in memory
 /// for a few seconds, and clicks on links without a use limit are added up in memory and
@@ -19,28 +19,28 @@ public final class HotLinks: Sendable {
     let store: LinkStore
     let ttl: Double
     private let now: @Sendable () -> Double
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
     /// Counts every `forget`: a link read from the store while one happened may be older than
     /// the change forgotten, so it is answered but not kept.
-    private let generation = Atomic<UInt64>(0)
-    private let pendingClicks = Mutex<[String: Int64]>([:])
+    private let generation = ManagedAtomic<UInt64>(0)
+    private let pendingClicks = Locked<[String: Int64]>([:])
     /// The same clicks by link, day and platform (`click_days`).
-    private let pendingDays = Mutex<[ClickDay: Int64]>([:])
+    private let pendingDays = Locked<[ClickDay: Int64]>([:])
     /// The clicks behind `pendingClicks`, kept for their `link.clicked` events when an endpoint
     /// wants them; past `maximumPendingEvents` events are counted as dropped and logged.
-    private let pendingEvents = Mutex<[LinkStore.Click]>([])
+    private let pendingEvents = Locked<[LinkStore.Click]>([])
     /// Visit records (`visits`), identical ones in one second added up.
-    private let pendingVisits = Mutex<[Visit: Int64]>([:])
+    private let pendingVisits = Locked<[Visit: Int64]>([:])
     /// Records folded past a client's budget (one per link, minute, platform, bot flag and
     /// network), kept until their minute is over so each becomes one row.
-    private let pendingFolded = Mutex<[Visit: Int64]>([:])
+    private let pendingFolded = Locked<[Visit: Int64]>([:])
     private let recordsClicks: Bool
     let visitSettings: VisitSettings
     let maximumPendingEvents = 1_000_000
-    let droppedEvents = Atomic<Int>(0)
+    let droppedEvents = ManagedAtomic<Int>(0)
     /// Past this many distinct pending records, more are counted as dropped and logged.
     let maximumPendingVisits = 1_000_000
-    let droppedVisits = Atomic<Int>(0)
+    let droppedVisits = ManagedAtomic<Int>(0)
     private let flushing = AsyncLock()
     private let maximumEntries = 100_000
 
@@ -109,7 +109,7 @@ public final class HotLinks: Sendable {
     /// Forgets a code (after a delete or a change on this node).
     func forget(_ code: String) {
         _ = entries.withLock { entries in
-            generation.wrappingAdd(1, ordering: .releasing)
+            generation.wrappingIncrement(ordering: .releasing)
             return entries.removeValue(forKey: code)
         }
     }
@@ -152,7 +152,7 @@ public final class HotLinks: Sendable {
             pending[visit] = 1
             return true
         }
-        if !kept { droppedVisits.wrappingAdd(1, ordering: .relaxed) }
+        if !kept { droppedVisits.wrappingIncrement(ordering: .relaxed) }
     }
 
     /// For a use the store counts at once (a use-limited link): within the client's budget, its
@@ -178,7 +178,7 @@ public final class HotLinks: Sendable {
             events.append(click)
             return true
         }
-        if !kept { droppedEvents.wrappingAdd(1, ordering: .relaxed) }
+        if !kept { droppedEvents.wrappingIncrement(ordering: .relaxed) }
     }
 
     /// Counts a preview, crawler or prefetch visit later: a `bot` day row only — never a click,
@@ -241,7 +241,7 @@ final class VisitBudget: Sendable {
     static let perNetworkPerMinute = 60
     /// Clients tracked in one minute; past this, new ones are over budget until the minute turns.
     static let maximumKeys = 200_000
-    private let state = Mutex<(minute: Int64, counts: [String: Int])>((minute: 0, counts: [:]))
+    private let state = Locked<(minute: Int64, counts: [String: Int])>((minute: 0, counts: [:]))
 
     /// The network of a client's address, as budgets are kept (`-` when unknown).
     static func network(_ address: String?) -> String { address.flatMap(VisitSettings.anonymize) ?? address ?? "-" }

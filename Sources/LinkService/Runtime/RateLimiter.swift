@@ -1,6 +1,5 @@
 import SwitchyardCore
 import Foundation
-import Synchronization
 
 /// Token buckets by key (a token id, a client address). Pure state plus a lock; time is injected.
 public final class RateLimiter: Sendable {
@@ -9,7 +8,7 @@ public final class RateLimiter: Sendable {
     private let rate: Double      // tokens per second
     private let burst: Double
     private let now: @Sendable () -> Double
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Locked<[String: Bucket]>([:])
     /// Buckets kept before idle (full) ones are dropped.
     private let maximumKeys = 50_000
 

@@ -1,7 +1,6 @@
 import SwitchyardCore
 import Foundation
 import Prometheus
-import Synchronization
 
 /// The service's Prometheus metrics, in a registry of its own (no process-wide bootstrap, so
 /// several services can live in one test process). Served at `/metrics`.
@@ -9,8 +8,8 @@ public final class ServiceMetrics: Sendable {
     /// The registry holding every metric of this service; `/metrics` renders it.
     public let registry = PrometheusCollectorRegistry()
     private struct Key: Hashable { var route: String; var status: Int }
-    private let requests = Mutex<[Key: Counter]>([:])
-    private let durations = Mutex<[String: DurationHistogram]>([:])
+    private let requests = Locked<[Key: Counter]>([:])
+    private let durations = Locked<[String: DurationHistogram]>([:])
     let linksCreated: Counter
     let clicks: Counter
     let previewVisits: Counter

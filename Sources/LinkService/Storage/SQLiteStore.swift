@@ -1,9 +1,9 @@
+import Atomics
 import SwitchyardCore
 import Foundation
 import NIOCore
 import NIOPosix
 import SQLiteNIO
-import Synchronization
 
 /// The embedded back end: one SQLite file in WAL mode with durable commits
 /// (`synchronous=FULL`). Writes go through one connection, one at a time; reads rotate over a
@@ -16,7 +16,7 @@ final class SQLiteStore: SQLDatabase {
     private let readers: [SQLiteConnection]
     private let threads: NIOThreadPool
     private let writeLock = AsyncLock()
-    private let next = Atomic<Int>(0)
+    private let next = ManagedAtomic<Int>(0)
 
     private init(writer: SQLiteConnection, readers: [SQLiteConnection], threads: NIOThreadPool) {
         self.writer = writer
@@ -67,7 +67,7 @@ final class SQLiteStore: SQLDatabase {
     }
 
     func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
-        let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        let i = next.loadThenWrappingIncrement(ordering: .relaxed)
         return try await Self.query(readers[abs(i % readers.count)], sql, binds)
     }
 
@@ -90,7 +90,7 @@ final class SQLiteStore: SQLDatabase {
         }
     }
 
-    private let closed = Atomic<Bool>(false)
+    private let closed = ManagedAtomic<Bool>(false)
 
     func close() async {
         guard !closed.exchange(true, ordering: .relaxed) else { return }

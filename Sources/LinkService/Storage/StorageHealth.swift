@@ -1,6 +1,5 @@
 import SwitchyardCore
 import Foundation
-import Synchronization
 
 /// Whether the store takes writes, as far as this process knows: the outcome of the most recent
 /// write — a request's, the click flusher's, or a health probe's — and, while writes fail, since
@@ -32,8 +31,8 @@ public final class StorageHealth: Sendable {
     public let probeAfterFailure: Double
     private let clock: @Sendable () -> Double
     private let date: @Sendable () -> Date
-    private let state = Mutex<Observation?>(nil)
-    private let running = Mutex<Task<Void, Never>?>(nil)
+    private let state = Locked<Observation?>(nil)
+    private let running = Locked<Task<Void, Never>?>(nil)
 
     /// A tracker with no outcome yet. Intervals are in seconds; `clock` (monotonic seconds) and `date` are injected in tests.
     public init(probeAfterSuccess: Double = 10, probeAfterFailure: Double = 1,
@@ -93,7 +92,7 @@ public final class StorageHealth: Sendable {
 
     /// Lets exactly one of two racing tasks resume a continuation.
     private final class Once: Sendable {
-        private let done = Mutex(false)
+        private let done = Locked(false)
         func claim() -> Bool { done.withLock { done in defer { done = true }; return !done } }
     }
 }

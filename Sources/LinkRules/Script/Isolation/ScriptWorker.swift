@@ -5,7 +5,6 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
 
 /// The worker side of process isolation: `switchyard script-worker` calls `ScriptWorker.serve`,
 /// which answers run requests from the engine on stdin/stdout (a Unix socket the engine made)
@@ -161,7 +160,7 @@ final class Outbox: @unchecked Sendable {
             if ContinuousClock.now >= due {
                 _ = sendLocked()
             } else {
-                condition.wait(until: Date(timeIntervalSinceNow: 0.001))
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.001))
             }
         }
         condition.unlock()

@@ -5,7 +5,6 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
 
 /// Where `script2` sources run.
 public enum ScriptIsolation: Sendable, Equatable {
@@ -59,8 +58,8 @@ final class ScriptWorkerPool: Sendable {
         }
     }
 
-    private let idle = Mutex<[Worker]>([])
-    private let scriptIDs = Mutex<[String: Int]>([:])
+    private let idle = Locked<[Worker]>([])
+    private let scriptIDs = Locked<[String: Int]>([:])
 
     init(executable: String, arguments: [String], timeLimit: Double, memoryLimit: Double, wallLimit: Double, fetcher: any Fetcher) {
         self.executable = executable
