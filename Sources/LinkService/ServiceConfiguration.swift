@@ -223,6 +223,9 @@ public struct ServiceConfiguration: Sendable {
             }
             var storeID = a["appStoreId"]?.stringValue
             if case .number(_, let text)? = a["appStoreId"] { storeID = text }
+            if let id = storeID, id.isEmpty || !id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                throw ConfigurationError("apple[\(i)].appStoreId: \(JSONWriter.quote(id)) is not an App Store ID (digits only, as in apps.apple.com/app/id1234567890)")
+            }
             let app = AppleApp(teamID: team, bundleID: bundle, appStoreID: storeID, scheme: a["scheme"]?.stringValue,
                                appClipBundleID: a["appClipBundleId"]?.stringValue)
             if let problem = AppSiteAssociation.validate(appID: app.appID).first(where: { $0.severity == .error }) {
@@ -245,6 +248,14 @@ public struct ServiceConfiguration: Sendable {
             if case .literal(let text)? = route.segments.first, case let first = text.lowercased(), Self.servicePaths.contains(first) {
                 throw ConfigurationError("routes.\(route.name): the pattern \(JSONWriter.quote(route.pattern)) claims /\(first), a path the service answers itself (\(Self.servicePaths.sorted().map { "/" + $0 }.joined(separator: ", "))); choose another path or mark the route exclude: true")
             }
+        }
+        let appSchemes = Set(apple.compactMap { $0.scheme?.lowercased() } + (document["service"]?["deepLinkSchemes"]?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() })
+        // (With no app at all, `servingProblem` says so first: that is what to fix.)
+        for route in router.routes where !(apple.isEmpty && android.isEmpty) {
+            // A stored link's deep link must use an app scheme: a route on another scheme could
+            // never be a link's target, and its landing pages would offer no "Open in the app".
+            guard case .scheme(let written) = route.kind, case let scheme = written.lowercased(), !appSchemes.contains(scheme) else { continue }
+            throw ConfigurationError("routes.\(route.name): the pattern \(JSONWriter.quote(route.pattern)) uses the scheme \(scheme):, which is no app's scheme here; set apple[].scheme: \(scheme) (or list it in service.deepLinkSchemes)")
         }
         publicURL = "https://" + (router.hosts.first ?? "localhost")
         codeAlphabet = Array("23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ")

@@ -100,7 +100,6 @@ struct RoutesCommand: ParsableCommand {
 
         func run() throws {
             let router = try loadRouter(routes)
-            let domain = router.hosts.first
             let association: AppSiteAssociation
             let id: String
             if let aasa {
@@ -121,7 +120,7 @@ struct RoutesCommand: ParsableCommand {
                 links = AssociationGenerator.assetLinks(packageName: app, fingerprints: [], router: router)
             }
             let asked = urls.isEmpty ? PlatformComparison.sampleURLs(router) : urls
-            let rows = PlatformComparison.compare(asked, aasa: association, appID: id, assetLinks: links, package: app, domain: domain)
+            let rows = PlatformComparison.compare(asked, aasa: association, appID: id, assetLinks: links, package: app, hosts: router.hosts)
             for row in rows {
                 if json {
                     Output.line(JSONWriter.compact(.object([("url", .string(row.url)), ("ios", .string(row.ios.rawValue)),

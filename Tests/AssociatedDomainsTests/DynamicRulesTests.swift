@@ -132,10 +132,23 @@ import Testing
         let links = AssociationGenerator.assetLinks(packageName: "community.rabble.plur", fingerprints: [Self.fingerprint], router: router)
         #expect(Self.read(JSONWriter.compact(links.json)).1.filter { $0.severity == .error }.isEmpty)
         let urls = PlatformComparison.sampleURLs(router) + ["https://rabble.community/about", "https://rabble.community/g/x"]
-        let rows = PlatformComparison.compare(urls, aasa: aasa, appID: GenerationAndChecksTests.appID, assetLinks: links, package: "community.rabble.plur", domain: router.hosts.first)
+        let rows = PlatformComparison.compare(urls, aasa: aasa, appID: GenerationAndChecksTests.appID, assetLinks: links, package: "community.rabble.plur", hosts: router.hosts)
         #expect(rows.count >= 8)
         #expect(rows.allSatisfy { !$0.disagree }, "\(rows.filter(\.disagree))")
         #expect(rows.contains { $0.android == .noMatch && $0.ios == .noMatch }, "an unrouted URL stays in the browser on both")
         #expect(rows.contains { $0.url.contains("sy_extra=1") && $0.android == .match })
+    }
+
+    /// The files are served on every host of the table, aliases too; a URL on another host
+    /// reaches neither.
+    @Test func hostAliasesAreDecidedOnTheirOwnHostAndForeignHostsReachNoFile() throws {
+        let router = try GenerationAndChecksTests.plur()
+        let aasa = try #require(AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [GenerationAndChecksTests.appID])).0)
+        let links = AssociationGenerator.assetLinks(packageName: "community.rabble.plur", fingerprints: [Self.fingerprint], router: router)
+        let rows = PlatformComparison.compare(["https://www.rabble.community/g/ravers", "https://evil.example/g/ravers"], aasa: aasa,
+                                              appID: GenerationAndChecksTests.appID, assetLinks: links, package: "community.rabble.plur", hosts: router.hosts)
+        #expect(rows.map(\.ios) == [.match, .noMatch])
+        #expect(rows.map(\.android) == [.match, .notAssociated])
+        #expect(rows.allSatisfy { !$0.disagree })
     }
 }

@@ -41,6 +41,27 @@ import Testing
         #expect(aasa.decide("https://rabble.community/i/plur://join-community?group-id=G&code=C", for: Self.appID) == .match)
     }
 
+    /// Typed parameters (int, uuid, an enum) refuse the "x" a wildcard is usually filled with;
+    /// the generated AASA still covers exactly its routes.
+    @Test func aGeneratedAASAWithTypedParametersPassesItsOwnCoverageCheck() throws {
+        let router = try LinkRouter(yaml: """
+            hosts: [go.widgetly.example]
+            routes:
+              - {name: product, pattern: "/p/{id:int}"}
+              - {name: user, pattern: "/u/{id:uuid}"}
+              - {name: tab, pattern: "/t/{tab:home|search}", query: {ref: ref}}
+            """)
+        let appID = "K9XJ27LM4P.com.widgetly.app"
+        let aasa = try #require(AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [appID])).0)
+        let findings = RouteCoverage.check(router: router, aasa: aasa, appID: appID)
+        #expect(findings.isEmpty, "\(findings)")
+        // And a pattern no route backs is still reported.
+        let wider = try #require(AppSiteAssociation.read(try JSONParser.parse(#"{"applinks":{"details":[{"appIDs":["\#(appID)"],"components":[{"/":"/p/*"},{"/":"/blog/*"}]}]}}"#)).0)
+        let gaps = RouteCoverage.check(router: router, aasa: wider, appID: appID).map(\.path)
+        #expect(gaps.contains("applinks.details[0].components[1]"), "\(gaps)")
+        #expect(!gaps.contains("applinks.details[0].components[0]"), "\(gaps)")
+    }
+
     @Test func coverageFindsGapsInBothDirections() throws {
         let router = try Self.plur()
         let aasa = try AppSiteAssociation(json: """

@@ -113,6 +113,10 @@ import Testing
         RefusedCase(yaml: "landing: {image: \"https://e.com:99999/x.png\"}", message: #"landing.image: "https://e.com:99999/x.png": the URL has a port above 65535"#),
         RefusedCase(yaml: "routes: [{name: a, pattern: \"/a/{code:intt}\"}]", message: #"routes[0]: route a: "{code:intt}": unknown parameter type "intt" — did you mean int? (types: string, int, uuid, url, *, path; an enum lists two or more values separated by |)"#),
         RefusedCase(yaml: "routes: [{name: dash, pattern: \"/Admin/{x}\"}]", message: #"routes.dash: the pattern "/Admin/{x}" claims /admin, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json); choose another path or mark the route exclude: true"#),
+        RefusedCase(yaml: "apple: [{teamId: ABCDE12345, bundleId: com.example.app, appStoreId: abc}]", message: #"apple[0].appStoreId: "abc" is not an App Store ID (digits only, as in apps.apple.com/app/id1234567890)"#),
+        RefusedCase(yaml: "routes: [{name: a, pattern: /a}, {name: p, pattern: \"shop://p/{id}\"}]\napple: [{teamId: ABCDE12345, bundleId: com.example.app}]",
+                    message: #"routes.p: the pattern "shop://p/{id}" uses the scheme shop:, which is no app's scheme here; set apple[].scheme: shop (or list it in service.deepLinkSchemes)"#),
+        RefusedCase(yaml: "webcredentials: \"yes\"", message: #"webcredentials: expected true or false, got "yes""#),
         RefusedCase(yaml: "routes: [{name: h, pattern: \"https://e.com/healthz\"}]", message: #"routes.h: the pattern "https://e.com/healthz" claims /healthz, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json); choose another path or mark the route exclude: true"#),
     ])
     func unknownKeysAndWrongTypesAreRefusedAtAnyDepth(_ c: RefusedCase) throws {
@@ -149,7 +153,7 @@ import Testing
     /// generated AASA excludes the service's own paths first; without a catch-all it lists none.
     @Test func theServicesOwnPathsAreExcludedBeforeACatchAllRoute() throws {
         let catchAll = try ServiceConfiguration(document: JSONParser.parse("""
-            {"hosts": ["e.com"], "apple": [{"teamId": "ABCDE12345", "bundleId": "com.example.app"}],
+            {"hosts": ["e.com"], "apple": [{"teamId": "ABCDE12345", "bundleId": "com.example.app", "scheme": "plur"}],
              "routes": [{"name": "code", "pattern": "/{code}"}, {"name": "app", "pattern": "plur://x/{code}"}]}
             """))
         let aasa = try AppSiteAssociation(json: JSONWriter.compact(catchAll.appSiteAssociation))

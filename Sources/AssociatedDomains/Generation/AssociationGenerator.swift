@@ -134,31 +134,49 @@ public enum RouteCoverage {
             } else {
                 patterns = (detail.paths ?? []).enumerated().filter { !$0.element.hasPrefix("NOT ") }.map { ("\(detail.location).paths[\($0.offset)]", $0.element, nil) }
             }
+            // A wildcard stands for any text: the pattern is backed by a route when one of these
+            // values in its wildcards routes (a typed parameter refuses "x" but takes "1").
+            var fillers = ["x", "1", "00000000-0000-4000-8000-000000000000"]
+            for route in router.routes {
+                for case (_, .oneOf(let values)) in route.typedParameters { fillers += values }
+            }
             for (path, pattern, query) in patterns {
-                let url = "https://\(host)" + sample(pattern) + sampleQuery(query)
-                guard aasa.decide(url, for: appID, domain: host) == .match else { continue }  // shadowed by an earlier exclude
-                if case .unmatched(let reason) = router.route(url) {
-                    findings.append(Finding(.error, .urlWithoutRoute, at: path, "the AASA hands \(url) to \(appID) but no route handles it (\(reason)); add a route or narrow the pattern"))
+                var refused: (url: String, reason: String)?
+                var backed = false
+                for filler in fillers {
+                    let url = "https://\(host)" + sample(pattern, filler: filler) + sampleQuery(query, filler: filler)
+                    guard aasa.decide(url, for: appID, domain: host) == .match else { continue }  // shadowed by an earlier exclude
+                    if case .unmatched(let reason) = router.route(url) {
+                        if refused == nil { refused = (url, reason) }
+                    } else {
+                        backed = true
+                        break
+                    }
+                }
+                if !backed, let refused {
+                    findings.append(Finding(.error, .urlWithoutRoute, at: path, "the AASA hands \(refused.url) to \(appID) but no route handles it (\(refused.reason)); add a route or narrow the pattern"))
                 }
             }
         }
         return findings
     }
 
-    static func sample(_ pattern: String) -> String {
+    /// A path the pattern matches, with `filler` for each wildcard and variable.
+    static func sample(_ pattern: String, filler: String = "x") -> String {
         var p = pattern.hasPrefix("/") || pattern.hasPrefix("*") ? pattern : "/" + pattern
         while let r = p.range(of: "$(") {
             let close = p[r.upperBound...].firstIndex(of: ")") ?? p.endIndex
             p.replaceSubrange(r.lowerBound..<(close == p.endIndex ? close : p.index(after: close)), with: "x")
         }
-        p = p.replacingOccurrences(of: "*", with: "x").replacingOccurrences(of: "?", with: "x")
+        // `?*` is one or more characters, `*` any, `?` exactly one: the filler suits the first two.
+        p = p.replacingOccurrences(of: "?*", with: filler).replacingOccurrences(of: "*", with: filler).replacingOccurrences(of: "?", with: "x")
         return p.hasPrefix("/") ? p : "/" + p
     }
 
-    static func sampleQuery(_ q: AppLinks.Component.Query?) -> String {
+    static func sampleQuery(_ q: AppLinks.Component.Query?, filler: String = "x") -> String {
         switch q {
-        case .items(let items)?: return items.isEmpty ? "" : "?" + items.map { "\($0.name)=\(sample($0.pattern).dropFirst())" }.joined(separator: "&")
-        case .whole(let s)?: return s.isEmpty ? "" : "?" + s.replacingOccurrences(of: "*", with: "x").replacingOccurrences(of: "?", with: "x")
+        case .items(let items)?: return items.isEmpty ? "" : "?" + items.map { "\($0.name)=\(sample($0.pattern, filler: filler).dropFirst())" }.joined(separator: "&")
+        case .whole(let s)?: return s.isEmpty ? "" : "?" + s.replacingOccurrences(of: "?*", with: filler).replacingOccurrences(of: "*", with: filler).replacingOccurrences(of: "?", with: "x")
         default: return ""
         }
     }

@@ -6,7 +6,7 @@ import SwitchyardCore
 ///
 /// ```swift
 /// let rows = PlatformComparison.compare(PlatformComparison.sampleURLs(router), aasa: aasa, appID: id,
-///                                       assetLinks: links, package: "com.example.app", domain: host)
+///                                       assetLinks: links, package: "com.example.app", hosts: router.hosts)
 /// rows.filter(\.disagree)   // the URLs one platform opens in the app and the other does not
 /// ```
 public enum PlatformComparison {
@@ -23,9 +23,21 @@ public enum PlatformComparison {
         public var disagree: Bool { (ios == .match) != (android == .match || android == .manifest) }
     }
 
-    /// Both decisions for each of `urls`.
-    public static func compare(_ urls: [String], aasa: AppSiteAssociation, appID: String, assetLinks: AssetLinks, package: String, domain: String?) -> [Row] {
-        urls.map { Row(url: $0, ios: aasa.decide($0, for: appID, domain: domain), android: assetLinks.decide($0, package: package)) }
+    /// Both decisions for each of `urls`, with both files served on each of `hosts` (the route
+    /// table's hosts: the canonical one and its aliases). A URL on another host reaches neither
+    /// file: iOS `no_match`, Android `not_associated`. With no hosts, every URL's own host is
+    /// taken as one the files are served on.
+    public static func compare(_ urls: [String], aasa: AppSiteAssociation, appID: String, assetLinks: AssetLinks, package: String, hosts: [String]) -> [Row] {
+        let served = Set(hosts.map { $0.lowercased() })
+        return urls.map { url in
+            guard let host = BrowserURL.host(url) else {
+                return Row(url: url, ios: aasa.decide(url, for: appID), android: assetLinks.decide(url, package: package))
+            }
+            if !served.isEmpty, !served.contains(host) {
+                return Row(url: url, ios: .noMatch, android: .notAssociated)
+            }
+            return Row(url: url, ios: aasa.decide(url, for: appID, domain: host), android: assetLinks.decide(url, package: package))
+        }
     }
 
     /// URLs to ask about: for each universal route, its example URL, the same with a query

@@ -126,7 +126,8 @@ public indirect enum DocumentShape: Sendable {
         // A secret of the wrong type (a number where a string belongs) is still a secret: its
         // kind is said, never its value.
         let key = (path.split(separator: ".").last.map { $0.split(separator: "[").first.map(String.init) ?? "" } ?? "").lowercased()
-        if ["secret", "password", "passwd", "token", "apikey", "credential", "privatekey"].contains(where: key.contains) {
+        // `webcredentials` (the AASA's password-autofill switch) names credentials, holds none.
+        if key != "webcredentials", ["secret", "password", "passwd", "token", "apikey", "credential", "privatekey"].contains(where: key.contains) {
             switch value {
             case .null: return "null"
             case .bool: return "true or false"
