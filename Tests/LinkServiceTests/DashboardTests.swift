@@ -286,6 +286,53 @@ import Testing
         }
     }
 
+    /// The first hour's paper cuts: every field's problem at once, a day alone as an expiry,
+    /// the route picked from the configuration's, "1 click", and an imported link's page URL as
+    /// the API gives it.
+    @Test func theFormsSayEveryProblemAtOnceAndTakeADayAsExpiry() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            var browser = Browser(client: client)
+            _ = try await browser.signIn(h.writer)
+            let csrf = try await browser.csrf("/admin/new")
+            let form = try await browser.get("/admin/new")
+            #expect(form.text.contains(#"<select id="f-route" name="route"><option value="">"#), "\(form.text)")
+            #expect(form.text.contains(#"<option value="appGroup">appGroup</option>"#))
+
+            let bad = try await browser.post("/admin/links", [
+                ("csrf", csrf), ("deepLink", "javascript:alert(1)"), ("webURL", "https://evil.example/"),
+                ("maxUses", "lots"), ("expiresAt", "2020-01-01"), ("title", "Keep"),
+            ])
+            #expect(bad.status == .badRequest)
+            for label in ["Deep link: ", "Web fallback: ", "Maximum uses: ", "Expires at: "] {
+                #expect(bad.text.contains(label), "\(label) missing from \(bad.text)")
+            }
+            #expect(bad.text.contains("4 fields need a change"), "\(bad.text)")
+            #expect(try await h.store.searchLinks("", limit: 10).isEmpty, "nothing stored")
+
+            let made = try await browser.post("/admin/links", [("csrf", csrf), ("code", "Day2030x"), ("route", "appGroup"),
+                                                              ("parameters", "groupId=g1"), ("expiresAt", "2030-01-31"), ("maxUses", "10")])
+            #expect(made.status == .seeOther, "\(made.text)")
+            let link = try #require(try await h.store.link(code: "Day2030x"))
+            #expect(link.expiresAt.map { Timestamp.format($0, fractionalSeconds: false) } == "2030-02-01T00:00:00Z", "works through the day it names")
+            let edit = try await browser.get("/admin/links/Day2030x/edit")
+            #expect(edit.text.contains(#"<option value="appGroup" selected>appGroup</option>"#))
+
+            #expect(try await client.call(.get, "/i/Day2030x", headers: [.userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X)"]).status == .ok)
+            let one = try await browser.get("/admin/links/Day2030x")
+            #expect(one.text.contains(#"<b id="total-clicks">1</b> click counted"#), "\(one.text)")
+
+            var imported = StoredLink(code: "summer", createdAt: Date())
+            imported.kind = "fdl"
+            imported.deepLink = "plur://group/summer"
+            try await h.store.insert(imported)
+            let page = try await browser.get("/admin/links/summer")
+            #expect(page.text.contains("<dd><code>https://rabble.community/summer</code></dd>"), "\(page.text)")
+            let api = try await client.call(.get, "/api/links/summer", token: h.reader)
+            #expect(api.json?["url"]?.stringValue == "https://rabble.community/summer")
+        }
+    }
+
     /// Visits are charted per day and platform; a deleted link's rows go with it.
     @Test(arguments: Backend.available)
     func theLinkPageChartsVisitsPerDayAndPlatform(_ backend: Backend) async throws {

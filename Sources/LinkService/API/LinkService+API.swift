@@ -210,6 +210,13 @@ extension LinkService {
     /// The page URL of a code on the public origin.
     func pageURL(_ code: String) -> String { configuration.publicURL + "/i/" + code }
 
+    /// Where a stored link's page is: an imported Firebase link at its old path, others at /i/.
+    func pageURL(of link: StoredLink) -> String { Self.pageURL(of: link, configuration: configuration) }
+
+    static func pageURL(of link: StoredLink, configuration: ServiceConfiguration) -> String {
+        configuration.publicURL + (link.kind == "fdl" ? "/" : "/i/") + link.code
+    }
+
     /// The deep link a stored link stands for.
     func deepLink(of link: StoredLink) -> String? { Self.deepLink(of: link, input: input) }
 
@@ -223,13 +230,11 @@ extension LinkService {
 
     /// A link as the API answers it (and as webhook events carry it).
     static func json(_ link: StoredLink, configuration: ServiceConfiguration, input: LinkInput) -> JSONValue {
-        // An imported Firebase link is served at its old path.
-        func pageURL(_ code: String) -> String { configuration.publicURL + (link.kind == "fdl" ? "/" : "/i/") + code }
         func deepLink(of link: StoredLink) -> String? { Self.deepLink(of: link, input: input) }
         func iso(_ date: Date) -> String { Timestamp.format(date) }
         func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
         return .object([
-            ("code", .string(link.code)), ("kind", .string(link.kind)), ("url", .string(pageURL(link.code))),
+            ("code", .string(link.code)), ("kind", .string(link.kind)), ("url", .string(pageURL(of: link, configuration: configuration))),
             ("deepLink", opt(deepLink(of: link))), ("route", opt(link.route)),
             ("parameters", .object(link.parameters.map { ($0.0, .string($0.1)) })),
             ("webURL", opt(link.webURL)), ("appStoreURL", opt(link.appStoreURL)), ("playStoreURL", opt(link.playStoreURL)),

@@ -31,6 +31,17 @@ enum DashboardHTML {
         return #"<p class="error" id="error" role="alert">\#(escape(message))</p>"#
     }
 
+    /// Every problem of a form, in one alert: one paragraph, or a list when there are several.
+    static func errors(_ messages: [String]) -> String {
+        switch messages.count {
+        case 0: return ""
+        case 1: return error(messages[0])
+        default:
+            return #"<div class="error" id="error" role="alert"><p>\#(messages.count) fields need a change:</p><ul>"#
+                + messages.map { "<li>\(escape($0))</li>" }.joined() + "</ul></div>"
+        }
+    }
+
     static let style = """
         body{font:15px/1.45 system-ui,-apple-system,sans-serif;margin:0;color:#1c1c1e;background:#f7f7f8}
         header{display:flex;gap:1em;align-items:center;padding:.6em 1.2em;background:#1c1c1e;color:#fff}

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import LinkRouting
 import Prometheus
 import SwitchyardCore
 
@@ -34,7 +35,7 @@ extension LinkService {
     /// The link fields the forms edit, in page order: name, label, hint.
     static let adminFields: [(name: String, label: String, hint: String)] = [
         ("deepLink", "Deep link", "a URL with one of the app's schemes, e.g. plur://group/G7 — or give a route instead"),
-        ("route", "Route", "the name of a route of the configuration"),
+        ("route", "Route", "a route of the configuration, with its parameters below — or give a deep link instead"),
         ("parameters", "Route parameters", "one name=value per line"),
         ("title", "Title", "shown on the page and in link previews"),
         ("description", "Description", ""),
@@ -42,7 +43,7 @@ extension LinkService {
         ("webURL", "Web fallback", "where visitors without the app go (a configured host)"),
         ("appStoreURL", "App Store URL", ""),
         ("playStoreURL", "Play Store URL", ""),
-        ("expiresAt", "Expires at", "ISO 8601, e.g. 2027-01-31T12:00:00Z; empty: never"),
+        ("expiresAt", "Expires at", "a day (2027-01-31: the link works through that day, UTC) or a time (2027-01-31T12:00:00Z); empty: never"),
         ("maxUses", "Maximum uses", "empty: unlimited"),
     ]
 
@@ -52,7 +53,7 @@ extension LinkService {
         router.post("/admin/sign-in") { request, context in await adminSignIn(request, context) }
         router.post("/admin/sign-out") { request, context in await adminSignOut(request, context) }
         router.get("/admin/new") { request, context in
-            await adminPage(request, context) { user, _ throws(APIError) in try adminNewForm(user, values: [:], error: nil, status: .ok) }
+            await adminPage(request, context) { user, _ throws(APIError) in try adminNewForm(user, values: [:], errors: [], status: .ok) }
         }
         router.post("/admin/links") { request, context in
             await adminPage(request, context, changes: true) { user, form throws(APIError) in try await adminCreate(form, user) }
@@ -254,7 +255,7 @@ extension LinkService {
         let platforms = try await storeCall { () async throws(StoreError) in try await store.clicksByPlatform(code: link.code) }
         let referrers = try await storeCall { () async throws(StoreError) in try await store.referrers(code: link.code, limit: Self.topReferrers) }
         let code = DashboardHTML.escape(link.code)
-        let url = pageURL(link.code)
+        let url = pageURL(of: link)
         var main = "<h1>Link <code>\(code)</code></h1>"
         if let notice { main += #"<p class="notice" id="notice">\#(DashboardHTML.escape(notice))</p>"# }
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
@@ -296,7 +297,7 @@ extension LinkService {
             main += #"<div class="card"><img id="qr" src="/i/\#(code)/qr.svg" width="180" height="180" alt="QR code of \#(DashboardHTML.escape(url))">"#
             main += #"<p><a href="/i/\#(code)/qr.png?size=1024" download="\#(code).png">PNG, 1024 px</a> · <a href="/i/\#(code)/qr.svg" download="\#(code).svg">SVG</a></p></div></div>"#
         }
-        main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> clicks counted in all (previews and bots not included). Last \#(Self.adminChartDays) days, by platform:</p>"#
+        main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> \#(link.clicks == 1 ? "click" : "clicks") counted in all (previews and bots not included). Last \#(Self.adminChartDays) days, by platform:</p>"#
         main += DashboardHTML.clicksChart(days, lastDay: today, days: Self.adminChartDays) + DashboardHTML.legend()
         // The platform split is of people; previews and bots are counted beside it.
         let bots = platforms.filter { $0.platform == "bot" }.reduce(0) { $0 + $1.clicks }
@@ -317,9 +318,9 @@ extension LinkService {
         return adminHTML(.ok, DashboardHTML.page(title: "Link \(link.code)", user: user.header, main: main))
     }
 
-    func adminNewForm(_ user: AdminUser, values: [String: String], error: String?, status: HTTPResponse.Status) throws(APIError) -> Response {
+    func adminNewForm(_ user: AdminUser, values: [String: String], errors: [String], status: HTTPResponse.Status) throws(APIError) -> Response {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
-        var main = "<h1>New link</h1>" + DashboardHTML.error(error)
+        var main = "<h1>New link</h1>" + DashboardHTML.errors(errors)
         main += #"<form method="post" action="/admin/links" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
         main += field("code", "Code", "empty: a random one", values["code"])
         for f in Self.adminFields { main += field(f.name, f.label, f.hint, values[f.name]) }
@@ -327,13 +328,13 @@ extension LinkService {
         return adminHTML(status, DashboardHTML.page(title: "New link", user: user.header, main: main))
     }
 
-    func adminEditForm(_ context: ServiceContext, _ user: AdminUser, values: [String: String]? = nil, error: String? = nil,
+    func adminEditForm(_ context: ServiceContext, _ user: AdminUser, values: [String: String]? = nil, errors: [String] = [],
                        status: HTTPResponse.Status = .ok) async throws(APIError) -> Response {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
         let link = try await adminLink(context)
         let shown = values ?? Self.formValues(link)
         let code = DashboardHTML.escape(link.code)
-        var main = "<h1>Edit <code>\(code)</code></h1>" + DashboardHTML.error(error)
+        var main = "<h1>Edit <code>\(code)</code></h1>" + DashboardHTML.errors(errors)
         main += #"<form method="post" action="/admin/links/\#(code)" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
         for f in Self.adminFields { main += field(f.name, f.label, f.hint, shown[f.name]) }
         // What the form showed, so only the fields the user changed are sent on as the edit.
@@ -345,7 +346,17 @@ extension LinkService {
     func field(_ name: String, _ label: String, _ hint: String, _ value: String?) -> String {
         let v = DashboardHTML.escape(value ?? "")
         var html = #"<div class="field"><label for="f-\#(name)">\#(label)</label>"#
-        if name == "description" || name == "parameters" {
+        if name == "route" {
+            // The configuration's routes to pick from; a stored name no longer in it stays shown.
+            var names = configuration.router.routes.filter { !$0.exclude }.map(\.name)
+            if let value, !value.isEmpty, !names.contains(value) { names.append(value) }
+            html += #"<select id="f-route" name="route"><option value="">— none: give a deep link —</option>"#
+            for name in names {
+                let n = DashboardHTML.escape(name)
+                html += #"<option value="\#(n)"\#(name == value ? " selected" : "")>\#(n)</option>"#
+            }
+            html += "</select>"
+        } else if name == "description" || name == "parameters" {
             html += #"<textarea id="f-\#(name)" name="\#(name)" rows="3">\#(v)</textarea>"#
         } else {
             html += #"<input type="text" id="f-\#(name)" name="\#(name)" value="\#(v)">"#
@@ -359,21 +370,22 @@ extension LinkService {
     func adminCreate(_ form: AdminForm, _ user: AdminUser) async throws(APIError) -> Response {
         var values: [String: String] = [:]
         var body: [(key: String, value: JSONValue)] = []
+        var errors = FormErrors()
         for name in ["code"] + Self.adminFields.map(\.name) {
             let text = Self.formText(form[name] ?? "", name)
             values[name] = text
             guard !text.isEmpty else { continue }
-            do { body.append((name, try Self.formJSON(name, text))) } catch {
-                return try adminNewForm(user, values: values, error: Self.describe(error), status: .badRequest)
-            }
+            do { body.append((name, try Self.formJSON(name, text))) } catch { errors.add(error) }
         }
-        var link: StoredLink
+        let read = errors.collect(from: body, standIn: formStandIn) { (fields) throws(APIError) in try input.read(.object(fields), now: now()) }
+        guard errors.isEmpty, var link = read else {
+            return try adminNewForm(user, values: values, errors: errors.messages, status: .badRequest)
+        }
         do {
-            link = try input.read(.object(body), now: now())
             link.createdBy = user.token.id
             try await insert(&link, chosenCode: !link.code.isEmpty)
         } catch where error.status == .badRequest || error.status == .conflict {
-            return try adminNewForm(user, values: values, error: Self.describe(error), status: error.status)
+            return try adminNewForm(user, values: values, errors: [Self.describe(error)], status: error.status)
         }
         metrics.linksCreated.increment()
         return Self.seeOther("/admin/links/\(link.code)?saved=1")
@@ -384,24 +396,21 @@ extension LinkService {
         let shown = Self.formValues(current)
         var values = shown
         var patch: [(key: String, value: JSONValue)] = []
+        var errors = FormErrors()
         for f in Self.adminFields {
             guard let submitted = form[f.name].map({ Self.formText($0, f.name) }) else { continue }
             values[f.name] = submitted
             // Changed from what the form showed (or, without that, from the link as it is now).
             guard submitted != (form["was.\(f.name)"].map { Self.formText($0, f.name) } ?? shown[f.name] ?? "") else { continue }
             if submitted.isEmpty { patch.append((f.name, .null)); continue }
-            do { patch.append((f.name, try Self.formJSON(f.name, submitted))) } catch {
-                return try await adminEditForm(context, user, values: values, error: Self.describe(error), status: .badRequest)
-            }
+            do { patch.append((f.name, try Self.formJSON(f.name, submitted))) } catch { errors.add(error) }
         }
-        guard !patch.isEmpty else { return Self.seeOther("/admin/links/\(current.code)") }
-        let stored: StoredLink?
-        do {
-            let edited = try input.edit(current, with: patch, now: now())
-            stored = try await storeCall { () async throws(StoreError) in try await store.update(edited) }
-        } catch where error.status == .badRequest {
-            return try await adminEditForm(context, user, values: values, error: Self.describe(error), status: .badRequest)
+        guard !patch.isEmpty || !errors.isEmpty else { return Self.seeOther("/admin/links/\(current.code)") }
+        let edited = errors.collect(from: patch, standIn: formStandIn) { (fields) throws(APIError) in try input.edit(current, with: fields, now: now()) }
+        guard errors.isEmpty, let edited else {
+            return try await adminEditForm(context, user, values: values, errors: errors.messages, status: .badRequest)
         }
+        let stored = try await storeCall { () async throws(StoreError) in try await store.update(edited) }
         hot.forget(current.code)
         guard stored != nil else { throw APIError(.notFound, .notFound, "no link with code \(current.code) (it was deleted meanwhile)") }
         return Self.seeOther("/admin/links/\(current.code)?saved=1")
@@ -460,6 +469,10 @@ extension LinkService {
         switch name {
         case "maxUses":
             return Int(text).map { .int($0) } ?? .string(text)
+        case "expiresAt":
+            // A day alone means the link works through that day (UTC): it expires at the next midnight.
+            guard text.utf8.count == 10, let day = Self.dayFormat.date(from: text) else { return .string(text) }
+            return .string(Timestamp.format(day.addingTimeInterval(86_400), fractionalSeconds: false))
         case "parameters":
             var pairs: [(key: String, value: JSONValue)] = []
             var lineOf: [String: Int] = [:]
@@ -494,13 +507,76 @@ extension LinkService {
         ]
     }
 
+    /// The errors of one submitted form, every field's at once. The links API stops at the first
+    /// problem, so the form's fields are read again without each field found wrong, until they
+    /// read or the next problem is not a field's (or a field's already reported).
+    struct FormErrors {
+        private var fields: Set<String> = []
+        private(set) var messages: [String] = []
+        var isEmpty: Bool { messages.isEmpty }
+
+        mutating func add(_ error: APIError) {
+            if let field = error.field {
+                guard fields.insert(field).inserted else { return }
+            }
+            messages.append(LinkService.describe(error))
+        }
+
+        /// The fields that say where a link leads; one found wrong is replaced by `stand-in` (an
+        /// app link the configuration accepts) so the other fields are still read.
+        static let targetFields: Set<String> = ["deepLink", "route", "parameters"]
+
+        /// `read(fields)`, its errors added, with every field found wrong left out of the next try.
+        mutating func collect<T>(from body: [(key: String, value: JSONValue)], standIn: String?,
+                                 _ read: ([(key: String, value: JSONValue)]) throws(APIError) -> T) -> T? {
+            var remaining = body
+            func leaveOut(_ field: String) {
+                if Self.targetFields.contains(field), let standIn {
+                    remaining.removeAll { Self.targetFields.contains($0.key) }
+                    remaining.append(("deepLink", .string(standIn)))
+                } else {
+                    remaining.removeAll { $0.key == field }
+                }
+            }
+            for field in fields { leaveOut(field) }
+            for _ in 0...body.count {
+                do {
+                    let value = try read(remaining)
+                    return isEmpty ? value : nil
+                } catch {
+                    let known = error.field.map { fields.contains($0) } ?? false
+                    add(error)
+                    guard error.status == .badRequest, !known, let field = error.field, remaining.contains(where: { $0.key == field }) else { return nil }
+                    leaveOut(field)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// An app link this configuration accepts, standing in for a wrong target while a form's
+    /// other fields are read: the first app scheme's bare link.
+    var formStandIn: String? {
+        (configuration.apple.compactMap(\.scheme) + configuration.deepLinkSchemes).first.map { "\($0)://" }
+    }
+
     /// An API error as a form shows it: the field's label, then the message.
     static func describe(_ error: APIError) -> String {
         let label = error.field.flatMap { f in (adminFields + [("code", "Code", "")]).first { $0.name == f }?.label }
         return (label.map { "\($0): " } ?? "") + error.message
     }
 
-    static func isoDate(_ date: Date) -> String {
+    /// Reads `2027-01-31` as that day's midnight, UTC.
+    nonisolated(unsafe) static let dayFormat: DateFormatter = {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd"
+        f.isLenient = false
+        return f
+    }()
+
+        static func isoDate(_ date: Date) -> String {
         Timestamp.format(date, fractionalSeconds: false)
     }
 
