@@ -101,7 +101,7 @@ struct ManifestCommand: AsyncParsableCommand {
             }
             let errors = findings.filter { $0.severity == .error }.count
             let warnings = findings.count - errors
-            if !json { Output.line("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")") }
+            if !json { Output.line(Output.escaped("\(path): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")) }
             // A file that is not JSON, or JSON that is not an object, is unreadable input (2), as
             // for every other command that reads a manifest.
             if findings.contains(where: { $0.code == .jsonSyntax || $0.code == .notAnObject }) { throw ExitCode(2) }
