@@ -1,6 +1,6 @@
-import SwitchyardCore
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// A GET route whose whole response can often be produced at once, in memory, without waiting
@@ -160,12 +160,12 @@ final class HTTPDate: Sendable {
             return f
         }()
     }
-    private let state = Locked(State())
+    private let state = NIOLockedValueBox(State())
 
     func now() -> String {
         let t = Date()
         let second = Int(t.timeIntervalSince1970)
-        return state.withLock { s in
+        return state.withLockedValue { s in
             if s.second != second { s.second = second; s.text = s.formatter.string(from: t) }
             return s.text
         }
