@@ -87,6 +87,8 @@ public struct LinkService: Sendable {
     let qr: QRImages
     let now: @Sendable () -> Date
     let logger: Logger
+    /// The comparison with Apple's CDN copy of the AASA (`appleCDN.check`); nil when off.
+    let appleCDN: AppleCDNWatch?
 
     /// - Parameters:
     ///   - clock: seconds for the rate limiters and the link cache (injected in tests).
@@ -106,6 +108,7 @@ public struct LinkService: Sendable {
         self.logger = logger
         self.now = now
         metrics = ServiceMetrics()
+        appleCDN = configuration.appleCDN.check ? AppleCDNWatch(settings: configuration.appleCDN, configuration: configuration, metrics: metrics) : nil
         hot = HotLinks(store: self.store, visits: configuration.visits, now: clock)
         documents = Self.documents(configuration)
         perToken = RateLimiter(configuration.perTokenLimit, now: clock)
@@ -229,6 +232,7 @@ public struct LinkService: Sendable {
         let store = self.store
         var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow)]
             + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()])
+            + (appleCDN.map { [AppleCDNChecker(watch: $0, logger: logger)] } ?? [])
         let ready = StoreReadiness()
         if !store.services.isEmpty {
             // ServiceGroup starts every service at once: the ones that write wait for the migrations.

@@ -133,6 +133,7 @@ extension ServiceConfiguration {
         if let section = document["webhooks"] { webhooks = try WebhookSettings(section) }
         if let section = document["visits"] { visits = try VisitSettings(section) }
         if let section = document["deferred"] { deferred = try DeferredSettings(section) }
+        if let section = document["appleCDN"] { appleCDN = try AppleCDNSettings(section) }
     }
 
     /// Why a custom scheme cannot be an app's deep-link scheme, or nil.

@@ -145,6 +145,8 @@ public struct ServiceConfiguration: Sendable {
     public var visits = VisitSettings()
     /// Deferred deep links (`deferred`; on by default).
     public var deferred = DeferredSettings()
+    /// The periodic comparison with Apple's CDN copy of the AASA (`appleCDN`; off by default).
+    public var appleCDN = AppleCDNSettings()
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
@@ -190,6 +192,7 @@ public struct ServiceConfiguration: Sendable {
             "webhooks": WebhookSettings.shape,
             "visits": VisitSettings.shape,
             "deferred": DeferredSettings.shape,
+            "appleCDN": AppleCDNSettings.shape,
         ]
         keys.merge(LinkRouter.tableKeys) { a, _ in a }
         return .object(keys)

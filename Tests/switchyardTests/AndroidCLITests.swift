@@ -126,4 +126,54 @@ import Testing
         let unreachable = try await CLITests.run(["aasa", "compare", "127.0.0.1:1", "--cdn-base", same.origin + "/a/v1", "--ca-file", ca.caFile, "--allow-private-addresses"])
         #expect(unreachable.status == 2 && unreachable.stderr.contains("could not fetch"), "\(unreachable.stderr)")
     }
+
+    /// `serve` with `appleCDN.check` compares the stand-in CDN's copy with the AASA it serves, for
+    /// each of its hosts, and says so in /healthz (whose status it never changes) and a gauge.
+    @Test func serveComparesAppleCDNCopyAndReportsItInHealthAndMetrics() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let ca = try await blocking { try TestCA(in: directory) }
+        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
+        // Last month's file: the group pages (/g/*) were not in it yet.
+        let stale = try Self.write("""
+            {"applinks": {"details": [{"appIDs": ["ABCDE12345.community.rabble.plur"], "components": [{"/": "/i/*"}, {"/": "/join/*"}]}]}}
+            """, "stale.json")
+        func run(cdnFile: String) async throws -> (health: String, metrics: String, aasa: String) {
+            let server = try LocalServer(tls: (ca.cert, ca.key), environment: ["TEST_CDN_AASA": cdnFile])
+            let config = try Self.write(example + """
+
+                appleCDN:
+                  check: true
+                  base: \(server.origin)/a/v1/
+                  caFile: \(ca.caFile)
+                  allowPrivateAddresses: true
+
+                """, "config.yaml")
+            let database = "sqlite:" + directory.appendingPathComponent("\(UUID().uuidString).sqlite").path
+            let served = try await blocking {
+                try CLITests.withService(CLITests.binary, ["serve", "--config", config, "--port", "0", "--database", database]) { origin -> (String, String, String) in
+                    var health = ""
+                    for _ in 0..<100 {
+                        health = HTTP.send("GET", origin + "/healthz").body
+                        if !health.contains("not checked yet") { break }
+                        Thread.sleep(forTimeInterval: 0.1)
+                    }
+                    return (health, HTTP.send("GET", origin + "/metrics").body, HTTP.send("GET", origin + "/.well-known/apple-app-site-association").body)
+                }
+            }
+            return try #require(served.result, "serve did not start: \(served.log)")
+        }
+        let differs = try await run(cdnFile: stale)
+        #expect(differs.health.hasPrefix(#"{"status":"ok""#), "the CDN's lag never degrades health: \(differs.health)")
+        #expect(differs.health.contains(#""host":"rabble.community","state":"differs""#), "\(differs.health)")
+        #expect(differs.health.contains(#""host":"www.rabble.community","state":"differs""#), "\(differs.health)")
+        #expect(differs.health.contains(#""age":"86400""#) && differs.health.contains(#""served":"match","cdn":"no_match""#), "\(differs.health)")
+        let gauge = try #require(differs.metrics.split(separator: "\n").first { $0.hasPrefix(#"switchyard_apple_cdn_aasa_differences{host="rabble.community"}"#) })
+        #expect((Double(gauge.split(separator: " ").last ?? "") ?? 0) > 0, "\(gauge)")
+
+        // The CDN holding exactly what is served: the same, and the gauge at 0.
+        let current = try Self.write(differs.aasa, "current.json")
+        let same = try await run(cdnFile: current)
+        #expect(same.health.contains(#""host":"rabble.community","state":"same""#), "\(same.health)")
+        #expect(same.metrics.contains(#"switchyard_apple_cdn_aasa_differences{host="rabble.community"} 0"#), "\(same.metrics)")
+    }
 }

@@ -39,7 +39,10 @@ extension LinkService {
             ok = false
             storage = [("writable", .bool(false)), ("reason", .string("no write has been tried yet"))]
         }
-        let body = JSONValue.object([("status", .string(ok ? "ok" : "degraded")), ("database", .string(store.kind)), ("storage", .object(storage))])
+        var members: [(key: String, value: JSONValue)] = [("status", .string(ok ? "ok" : "degraded")), ("database", .string(store.kind)), ("storage", .object(storage))]
+        // Apple's CDN copy is reported, never counted against the status: its lag is not ours.
+        if let appleCDN { members.append(("appleCDN", appleCDN.health)) }
+        let body = JSONValue.object(members)
         var response = Response.json(body, status: ok ? .ok : .serviceUnavailable)
         if !ok { response.headers[.retryAfter] = String(Self.retryAfterSeconds) }
         response.headers[.cacheControl] = "no-store"

@@ -1,0 +1,171 @@
+import AssociatedDomains
+import Foundation
+import LinkRouting
+import Logging
+import Prometheus
+import ServiceLifecycle
+import SwitchyardCore
+import SwitchyardNetwork
+
+/// The `appleCDN` section: whether `serve` compares, now and then, the AASA Apple's CDN holds for
+/// each of its hosts with the one it serves itself, as `aasa compare` does by hand. Devices read
+/// the CDN's copy, which can lag a change for days; off by default (it makes a request to Apple).
+///
+/// ```yaml
+/// appleCDN:
+///   check: true
+///   interval: 21600            # seconds between comparisons (300–604800; default 6 h)
+/// ```
+public struct AppleCDNSettings: Sendable {
+    /// Whether to compare at all (`check`; default false).
+    public var check = false
+    /// Seconds between comparisons (`interval`, 300–604800; default 21600).
+    public var interval: Double = 21_600
+    /// Where the CDN's copies are, the host appended (`base`; Apple's CDN by default; a test's stand-in otherwise).
+    public var base = "https://app-site-association.cdn-apple.com/a/v1/"
+    /// A PEM certificate authority to trust for `base` (`caFile`; a test's stand-in CDN).
+    public var caFile: String?
+    /// Whether `base` may be a loopback or private address (`allowPrivateAddresses`; a test's stand-in).
+    public var allowPrivateAddresses = false
+
+    /// The defaults: no comparison.
+    public init() {}
+
+    static let shape = DocumentShape.object([
+        "check": .bool, "interval": .number, "base": .string, "caFile": .string, "allowPrivateAddresses": .bool,
+    ])
+
+    /// Reads the section (its shape was checked already); errors name the key.
+    init(_ section: JSONValue) throws(ConfigurationError) {
+        check = section["check"] == .bool(true)
+        allowPrivateAddresses = section["allowPrivateAddresses"] == .bool(true)
+        if case .number(let seconds, _)? = section["interval"] {
+            guard (300...604_800).contains(seconds) else { throw ConfigurationError("appleCDN.interval: seconds from 300 to 604800") }
+            interval = seconds
+        }
+        if let text = section["base"]?.stringValue {
+            guard text.lowercased().hasPrefix("https://"), URLInput.problem(text) == nil else {
+                throw ConfigurationError("appleCDN.base: \(JSONWriter.quote(text)) is not an https URL")
+            }
+            base = text.hasSuffix("/") ? text : text + "/"
+        }
+        caFile = section["caFile"]?.stringValue
+    }
+}
+
+/// The latest comparison of the CDN's copy with the served AASA, per host: shown in `/healthz`
+/// (never changing its status: the CDN's lag is not this service's fault) and as the gauge
+/// `switchyard_apple_cdn_aasa_differences{host}` — URLs decided differently, -1 while the CDN
+/// copy cannot be had.
+final class AppleCDNWatch: Sendable {
+    struct HostResult: Sendable {
+        var host: String
+        var checked: Date
+        /// `same`, `differs`, or `unavailable` (the CDN could not be reached or has no copy).
+        var state: String
+        var cdnStatus: Int?
+        var age: String?
+        var urls: Int
+        var differences: [AASAComparison.Difference]
+        var reason: String?
+    }
+
+    let settings: AppleCDNSettings
+    private let results = Locked<[String: HostResult]>([:])
+    private let gauges: [String: Gauge]
+    private let hosts: [String]
+    private let served: AppSiteAssociation?
+    private let router: LinkRouter
+
+    init(settings: AppleCDNSettings, configuration: ServiceConfiguration, metrics: ServiceMetrics) {
+        self.settings = settings
+        router = configuration.router
+        var seen = Set<String>()
+        hosts = configuration.router.hosts.map { $0.lowercased() }.filter { seen.insert($0).inserted }
+        served = configuration.apple.isEmpty ? nil : AppSiteAssociation.read(configuration.appSiteAssociation).0
+        var gauges: [String: Gauge] = [:]
+        for host in hosts {
+            gauges[host] = metrics.registry.makeGauge(
+                name: "switchyard_apple_cdn_aasa_differences", labels: [("host", host)],
+                help: "URLs whose decision differs between Apple's CDN copy of the AASA and the served one (-1: the CDN copy could not be had).")
+        }
+        self.gauges = gauges
+    }
+
+    /// Compares every host once.
+    func checkAll(logger: Logger, now: Date = Date()) async {
+        let fetcher = HostingCheck(trustedCAFile: settings.caFile, allowPrivateAddresses: settings.allowPrivateAddresses)
+        for host in hosts {
+            let result = await check(host, fetcher: fetcher, now: now)
+            results.withLock { $0[host] = result }
+            gauges[host]?.set(result.state == "unavailable" ? -1 : Double(result.differences.count))
+            switch result.state {
+            case "differs":
+                logger.warning("Apple's CDN holds an AASA that decides differently from the one served", metadata: [
+                    "host": "\(host)", "differences": "\(result.differences.count)", "example": "\(result.differences.first?.url ?? "")",
+                ])
+            case "unavailable":
+                logger.notice("Apple's CDN copy of the AASA could not be compared", metadata: ["host": "\(host)", "reason": "\(result.reason ?? "")"])
+            default:
+                break
+            }
+        }
+    }
+
+    func check(_ host: String, fetcher: HostingCheck, now: Date) async -> HostResult {
+        let report = await fetcher.fetch(settings.base + host)
+        var result = HostResult(host: host, checked: now, state: "unavailable", cdnStatus: report.status, urls: 0, differences: [])
+        result.age = report.headers.first { $0.name.lowercased() == "age" }?.value
+        guard let status = report.status else {
+            result.reason = report.findings.first?.message ?? "the CDN could not be reached"
+            return result
+        }
+        guard status == 200, let value = try? JSONParser.parse(bytes: report.body), let copy = AppSiteAssociation.read(value).0 else {
+            result.reason = status == 200 ? "the CDN's copy is not an AASA this service can read" : "the CDN answered \(status)"
+            return result
+        }
+        // The routes' examples, on this host: what devices will be asked about.
+        let canonical = "https://" + (router.hosts.first?.lowercased() ?? host)
+        let urls = PlatformComparison.sampleURLs(router).map { $0.hasPrefix(canonical) ? "https://" + host + $0.dropFirst(canonical.count) : $0 }
+        result.urls = urls.count
+        result.differences = AASAComparison.decisions(served, copy, urls: urls, domain: host)
+        result.state = result.differences.isEmpty ? "same" : "differs"
+        return result
+    }
+
+    /// The `appleCDN` member of `/healthz`.
+    var health: JSONValue {
+        let latest = results.withLock { $0 }
+        return .object([
+            ("interval", .int(Int(settings.interval))),
+            ("hosts", .array(hosts.map { host in
+                guard let r = latest[host] else { return .object([("host", .string(host)), ("state", .string("not checked yet"))]) }
+                var members: [(key: String, value: JSONValue)] = [("host", .string(host)), ("state", .string(r.state)), ("checked", .string(Timestamp.format(r.checked)))]
+                if let status = r.cdnStatus { members.append(("cdnStatus", .int(status))) }
+                if let age = r.age { members.append(("age", .string(age))) }
+                if r.state != "unavailable" { members += [("urls", .int(r.urls)), ("differences", .int(r.differences.count))] }
+                if let first = r.differences.first {
+                    members.append(("example", .object([("url", .string(first.url)), ("appId", .string(first.appID)),
+                                                        ("served", .string(first.first.rawValue)), ("cdn", .string(first.second.rawValue))])))
+                }
+                if let reason = r.reason { members.append(("reason", .string(reason))) }
+                return .object(members)
+            })),
+        ])
+    }
+}
+
+/// Runs the comparison at start and every `interval` after, until the service stops.
+struct AppleCDNChecker: Service, CustomStringConvertible {
+    let watch: AppleCDNWatch
+    let logger: Logger
+    /// Its name only: ServiceLifecycle logs this when it starts the service.
+    var description: String { "AppleCDNChecker" }
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await watch.checkAll(logger: logger)
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(watch.settings.interval)) }
+        }
+    }
+}
