@@ -22,6 +22,16 @@ extension LinkRouter {
         }
     }
 
+    /// The lower-cased host of an http(s) pattern (`https://Shop.example/p/{id}`), or nil.
+    static func patternHost(_ pattern: String) -> String? {
+        guard let sep = pattern.range(of: "://") else { return nil }
+        let scheme = pattern[..<sep.lowerBound].lowercased()
+        guard scheme == "https" || scheme == "http" else { return nil }
+        let rest = pattern[sep.upperBound...]
+        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
+        return host.isEmpty ? nil : host
+    }
+
     /// A route table on its own (a file): only `hosts` and `routes` at the top.
     init(table document: JSONValue) throws(RouteTableError) {
         if let problem = DocumentShape.object(Self.tableKeys).problems(in: document).first { throw RouteTableError(problem) }
@@ -75,6 +85,11 @@ extension LinkRouter {
             do {
                 routes.append(try Route(name: name, pattern: pattern, query: query, exclude: r["exclude"] == .bool(true)))
             } catch { throw RouteTableError("routes[\(i)]: \(error.message)") }
+            // A full universal link (`https://host/…`) is matched on the table's hosts: a host
+            // of its own there would be silently read as one of them.
+            if let host = Self.patternHost(pattern), !hosts.contains(where: { $0.lowercased() == host }) {
+                throw RouteTableError("routes[\(i)]: route \(name): the pattern's host \(host) is not one of hosts (\(hosts.joined(separator: ", "))); write the path alone (/…) or add the host to hosts")
+            }
         }
         try self.init(hosts: hosts, routes: routes)
     }

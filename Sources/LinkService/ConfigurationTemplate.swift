@@ -51,9 +51,13 @@ public struct ConfigurationTemplate: Sendable {
     /// host it, and its AASA and assetlinks pass `aasa validate` and `assetlinks validate`.
     /// Throws ``ConfigurationError`` naming the value at fault.
     public func files() throws(ConfigurationError) -> (configuration: String, routes: String) {
-        if let problem = WebURL.hostProblem(domain.lowercased(), allowingPunycode: true) {
-            throw ConfigurationError("domain: \(JSONWriter.quote(domain)) \(problem)")
+        // One line of printable text each: a line break would end a YAML comment or value.
+        for (name, value) in [("name", name), ("domain", domain), ("bundle ID", apple?.bundleID ?? ""), ("team ID", apple?.teamID ?? ""),
+                              ("App Store ID", apple?.appStoreID ?? ""), ("package", android?.package ?? ""), ("scheme", scheme ?? "")]
+        where value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+            throw ConfigurationError("\(name): \(JSONWriter.quote(value)) contains a control character or a line break")
         }
+        if let problem = Self.domainProblem(domain) { throw ConfigurationError("domain: \(JSONWriter.quote(domain)) \(problem)") }
         guard apple != nil || android != nil else {
             throw ConfigurationError("no app: give the iOS app (team ID and bundle ID), the Android app (package and fingerprint), or both")
         }
@@ -91,6 +95,24 @@ public struct ConfigurationTemplate: Sendable {
             }
         }
         return (configuration, routes)
+    }
+
+    /// Why `domain` cannot carry an app's universal links, or nil: it must be a public DNS name
+    /// (two labels at least, letters, digits and hyphens, 63 per label, 253 in all), not an
+    /// address or `localhost` — iOS and Android fetch the association files from it over https.
+    static func domainProblem(_ domain: String) -> String? {
+        let host = domain.lowercased()
+        if let problem = WebURL.hostProblem(host, allowingPunycode: true) { return problem }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard host.utf8.count <= 253, labels.count >= 2 else { return "is not a public domain name (such as links.example.com)" }
+        for label in labels {
+            guard (1...63).contains(label.utf8.count), label.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }),
+                  label.first != "-", label.last != "-" else {
+                return "is not a DNS name: each label has 1–63 letters, digits or hyphens, and no hyphen at either end"
+            }
+        }
+        if labels.last!.allSatisfy(\.isNumber) { return "is an IP address; universal links need a domain name" }
+        return nil
     }
 
     /// A YAML scalar in double quotes, escaped as JSON (YAML's double-quoted style reads it so).
@@ -151,7 +173,8 @@ public struct ConfigurationTemplate: Sendable {
                 "  - package: \(Self.quoted(android.package))",
                 "    fingerprints:   # SHA-256 of each signing certificate (keytool -list -v, or Play Console → App integrity)",
             ]
-            lines += android.fingerprints.compactMap(Self.normalizedFingerprint).map { "      - \(Self.quoted($0))" }
+            var seen = Set<String>()
+            lines += android.fingerprints.compactMap(Self.normalizedFingerprint).filter { seen.insert($0).inserted }.map { "      - \(Self.quoted($0))" }
         }
         lines += ["", "service:"]
         if apple == nil, let scheme { lines.append("  deepLinkSchemes: [\(Self.quoted(scheme))]   # deep links may use it") }

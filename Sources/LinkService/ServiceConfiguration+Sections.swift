@@ -1,3 +1,4 @@
+import AssociatedDomains
 import Foundation
 import LinkRouting
 import SwitchyardCore
@@ -148,6 +149,9 @@ extension ServiceConfiguration {
         }
         if LinkInput.browserSchemes.contains(s) {
             return "\(s): opens a browser (or may fall back to a web page), so it cannot be a deep-link scheme"
+        }
+        if PlistCheck.reservedSchemes.contains(s) {
+            return "\(s): belongs to the system (iOS never routes it to an app), so it cannot be an app's scheme"
         }
         return nil
     }

@@ -47,32 +47,62 @@ struct InitCommand: ParsableCommand {
         let template = ConfigurationTemplate(domain: domain, apple: apple, android: android, scheme: values.scheme, name: name)
         let files: (configuration: String, routes: String)
         do { files = try template.files() } catch {
-            Output.error("error: cannot write a configuration for these values: \(error.message)")
+            Output.error(Output.escaped("error: \(Self.flagged(error.message))"))
             throw ExitCode(2)
         }
         let configurationPath = (directory as NSString).appendingPathComponent("switchyard.yaml")
         let routesPath = (directory as NSString).appendingPathComponent(template.routeTableName)
         if !force {
-            for path in [configurationPath, routesPath] where FileManager.default.fileExists(atPath: path) {
+            // lstat, not stat: a symlink is there even when what it points at is not.
+            for path in [configurationPath, routesPath] where (try? FileManager.default.attributesOfItem(atPath: path)) != nil {
                 Output.error("error: \(path) exists already; nothing was written (--force replaces it)")
                 throw ExitCode(2)
             }
         }
+        guard !directory.isEmpty else { throw Self.usage("--directory is empty: give a directory (. for this one)") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            Output.error(Output.escaped("error: cannot write into \(directory): it is a file, not a directory"))
+            throw ExitCode(2)
+        }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            Output.error("error: cannot make the directory \(directory): \(error.localizedDescription)")
+            Output.error(Output.escaped("error: cannot make the directory \(directory): a part of the path is a file, or it may not be written here"))
             throw ExitCode(2)
         }
         do {
             try DurableFile.write(routesPath, Array(files.routes.utf8))
+        } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(2)
+        }
+        do {
             try DurableFile.write(configurationPath, Array(files.configuration.utf8))
         } catch {
+            // Nothing half-written: the route table goes too (it was checked not to be there before).
+            if !force { try? FileManager.default.removeItem(atPath: routesPath) }
             Output.error("error: \(error)")
             throw ExitCode(2)
         }
         Output.line("wrote \(configurationPath) (the service: apps, public URL, landing pages) and \(routesPath) (the route table, which the app routes with too)")
         Output.line("next: switchyard serve --config \(configurationPath)")
+    }
+
+    /// A template's error with the option to change named: its messages name the configuration's
+    /// keys (`apple[0].scheme: …`), which the person typed as options.
+    static func flagged(_ message: String) -> String {
+        let options: [(prefix: String, flags: String)] = [
+            ("apple[0].scheme", "--scheme"), ("apple[0].appStoreId", "--app-store-id"), ("apple[0]", "--team-id/--bundle-id"),
+            ("android[0]", "--package/--fingerprint"), ("android", "--package/--fingerprint"), ("service.deepLinkSchemes[0]", "--scheme"),
+            ("service.publicURL", "--domain"), ("domain", "--domain"), ("fingerprint", "--fingerprint"), ("landing.title", "--name"),
+            ("name", "--name"), ("bundle ID", "--bundle-id"), ("team ID", "--team-id"), ("App Store ID", "--app-store-id"),
+            ("package", "--package"), ("scheme", "--scheme"),
+        ]
+        for (prefix, flags) in options where message.hasPrefix(prefix + ":") {
+            return flags + ":" + message.dropFirst(prefix.count + 1)
+        }
+        return "cannot write a configuration for these values: " + message
     }
 
     /// A usage error of this command: the message and where to read more, status 2.

@@ -177,6 +177,11 @@ enum PlurDestination: Equatable {
     }
 
     @Test func loadErrorsSayWhere() {
+        // A full universal link on a host the table does not have is not read as one of its hosts.
+        #expect(throws: RouteTableError("routes[0]: route h: the pattern's host evil.com is not one of hosts (e.com); write the path alone (/…) or add the host to hosts")) {
+            try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: h, pattern: 'http://evil.com/{code}'}\n")
+        }
+        #expect((try? LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: h, pattern: 'https://E.com/{code}'}\n"))?.routes.count == 1)
         #expect(throws: RouteTableError("routes[1].pattern: route b needs a pattern")) {
             try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: b}\n")
         }

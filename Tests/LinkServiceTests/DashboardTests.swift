@@ -322,6 +322,15 @@ import Testing
             let one = try await browser.get("/admin/links/Day2030x")
             #expect(one.text.contains(#"<b id="total-clicks">1</b> click counted"#), "\(one.text)")
 
+            // A day at the calendar's end is refused as given, not read as year 0000; one bad field
+            // of an edit is one error, under its label alone.
+            let far = try await browser.post("/admin/links", [("csrf", csrf), ("deepLink", "plur://group/x"), ("expiresAt", "9999-12-31")])
+            #expect(far.status == .badRequest && far.text.contains("9999-12-31") && !far.text.contains("0000-"), "\(far.text)")
+            let oneBad = try await browser.post("/admin/links/Day2030x", [("csrf", csrf), ("maxUses", "abc"), ("was.maxUses", "10")])
+            #expect(oneBad.status == .badRequest && !oneBad.text.contains("fields need a change") && !oneBad.text.contains("no field to change"), "\(oneBad.text)")
+            let badWeb = try await browser.post("/admin/links/Day2030x", [("csrf", csrf), ("webURL", "https://evil.example/"), ("was.webURL", "")])
+            #expect(badWeb.text.contains("Web fallback: host evil.example"), "\(badWeb.text)")
+
             var imported = StoredLink(code: "summer", createdAt: Date())
             imported.kind = "fdl"
             imported.deepLink = "plur://group/summer"

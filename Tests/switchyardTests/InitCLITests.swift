@@ -63,6 +63,12 @@ import Testing
         (["--domain", "x.example", "--package", "a.b", "--fingerprint", "12:34"], "is not a SHA-256 fingerprint"),
         (["--domain", "x.example", "--package", "a.b"], "needs the SHA-256 fingerprint"),
         (["--domain", "evil.com@x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "domain"),
+        (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--name", "x\nwebcredentials: true"], "--name: "),
+        (["--domain", "localhost", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "--domain: \"localhost\" is not a public domain name"),
+        (["--domain", "127.0.0.1", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "is an IP address"),
+        (["--domain", "a_b.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "is not a DNS name"),
+        (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--scheme", "tel"], "--scheme: tel: belongs to the system"),
+        (["--domain", "x.example", "--team-id", "abcde12345", "--bundle-id", "a.b"], "--team-id/--bundle-id: "),
     ])
     func aMissingOrWrongValueIsRefusedAndNothingIsWritten(arguments: [String], message: String) async throws {
         let directory = try ServiceProcessTests.temporaryDirectory()
@@ -73,6 +79,11 @@ import Testing
     }
 
     @Test func existingFilesAreKeptWithoutForce() async throws {
+        // A symlink is a file that is there, even when it points nowhere.
+        let linked = try ServiceProcessTests.temporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: linked.appendingPathComponent("switchyard.yaml").path, withDestinationPath: "/nonexistent/target")
+        let dangling = try await CLITests.run(["init", "--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--directory", linked.path])
+        #expect(dangling.status == 2 && dangling.stderr.contains("exists already"), "\(dangling.stderr)")
         let directory = try ServiceProcessTests.temporaryDirectory()
         let arguments = ["init", "--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--directory", directory.path]
         try Data("mine\n".utf8).write(to: directory.appendingPathComponent("switchyard.yaml"))

@@ -34,7 +34,7 @@ extension LinkService {
 
     /// The link fields the forms edit, in page order: name, label, hint.
     static let adminFields: [(name: String, label: String, hint: String)] = [
-        ("deepLink", "Deep link", "a URL with one of the app's schemes, e.g. plur://group/G7 — or give a route instead"),
+        ("deepLink", "Deep link", "a URL with one of the app's schemes — or give a route instead"),
         ("route", "Route", "a route of the configuration, with its parameters below — or give a deep link instead"),
         ("parameters", "Route parameters", "one name=value per line"),
         ("title", "Title", "shown on the page and in link previews"),
@@ -323,7 +323,7 @@ extension LinkService {
         var main = "<h1>New link</h1>" + DashboardHTML.errors(errors)
         main += #"<form method="post" action="/admin/links" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
         main += field("code", "Code", "empty: a random one", values["code"])
-        for f in Self.adminFields { main += field(f.name, f.label, f.hint, values[f.name]) }
+        for f in Self.adminFields { main += field(f.name, f.label, hint(f), values[f.name]) }
         main += #"<p><button type="submit" id="save">Create link</button></p></form>"#
         return adminHTML(status, DashboardHTML.page(title: "New link", user: user.header, main: main))
     }
@@ -336,11 +336,17 @@ extension LinkService {
         let code = DashboardHTML.escape(link.code)
         var main = "<h1>Edit <code>\(code)</code></h1>" + DashboardHTML.errors(errors)
         main += #"<form method="post" action="/admin/links/\#(code)" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
-        for f in Self.adminFields { main += field(f.name, f.label, f.hint, shown[f.name]) }
+        for f in Self.adminFields { main += field(f.name, f.label, hint(f), shown[f.name]) }
         // What the form showed, so only the fields the user changed are sent on as the edit.
         for f in Self.adminFields { main += #"<input type="hidden" name="was.\#(f.name)" value="\#(DashboardHTML.escape(Self.formValues(link)[f.name] ?? ""))">"# }
         main += #"<p><button type="submit" id="save">Save</button> <a href="/admin/links/\#(code)">Cancel</a></p></form>"#
         return adminHTML(status, DashboardHTML.page(title: "Edit \(link.code)", user: user.header, main: main))
+    }
+
+    /// A field's hint; the deep link's names this configuration's own scheme.
+    func hint(_ f: (name: String, label: String, hint: String)) -> String {
+        guard f.name == "deepLink", let scheme = formStandIn else { return f.hint }
+        return "a URL with one of the app's schemes, such as \(scheme)… — or give a route instead"
     }
 
     func field(_ name: String, _ label: String, _ hint: String, _ value: String?) -> String {
@@ -471,7 +477,7 @@ extension LinkService {
             return Int(text).map { .int($0) } ?? .string(text)
         case "expiresAt":
             // A day alone means the link works through that day (UTC): it expires at the next midnight.
-            guard text.utf8.count == 10, let day = Self.dayFormat.date(from: text) else { return .string(text) }
+            guard text.utf8.count == 10, !text.hasPrefix("9999"), let day = Self.dayFormat.date(from: text) else { return .string(text) }
             return .string(Timestamp.format(day.addingTimeInterval(86_400), fractionalSeconds: false))
         case "parameters":
             var pairs: [(key: String, value: JSONValue)] = []
@@ -540,6 +546,8 @@ extension LinkService {
             }
             for field in fields { leaveOut(field) }
             for _ in 0...body.count {
+                // Every field left out: nothing more to learn (an edit of no field is its own error).
+                if remaining.isEmpty && !isEmpty { return nil }
                 do {
                     let value = try read(remaining)
                     return isEmpty ? value : nil
@@ -560,10 +568,13 @@ extension LinkService {
         (configuration.apple.compactMap(\.scheme) + configuration.deepLinkSchemes).first.map { "\($0)://" }
     }
 
-    /// An API error as a form shows it: the field's label, then the message.
+    /// An API error as a form shows it: the field's label, then the message (without the
+    /// field's API name at its start, which the label replaces).
     static func describe(_ error: APIError) -> String {
         let label = error.field.flatMap { f in (adminFields + [("code", "Code", "")]).first { $0.name == f }?.label }
-        return (label.map { "\($0): " } ?? "") + error.message
+        var message = error.message
+        if let field = error.field, label != nil, message.hasPrefix(field + ": ") { message.removeFirst(field.count + 2) }
+        return (label.map { "\($0): " } ?? "") + message
     }
 
     /// Reads `2027-01-31` as that day's midnight, UTC.

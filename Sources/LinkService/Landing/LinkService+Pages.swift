@@ -214,7 +214,9 @@ extension LinkService {
     ///  - a link that carries the app link itself (`/i/plur://join-community?…`): that link, which
     ///    the caller offers only when it uses one of the configuration's app schemes;
     ///  - a route `landing.pages` maps to an app route: that route's URL, with the parameters it takes;
-    ///  - otherwise the same path and query under the app's scheme.
+    ///  - otherwise the same path and query under the app's scheme, when the route table routes
+    ///    that link (the app reads it with the same table); else none: a button the app could not
+    ///    route would open it to nothing.
     func appLink(for match: RouteMatch, path: String, query: String?) -> String? {
         let settings = configuration.landingPages[match.route]
         if settings?.appRoute == nil, let embedded = match.parameters.values.lazy.compactMap(Self.embeddedURL).first { return embedded }
@@ -224,7 +226,8 @@ extension LinkService {
             return configuration.router.url(route: app, parameters: match.parameters.filter { wanted.contains($0.key) })
         }
         guard let scheme = configuration.apple.lazy.compactMap(\.scheme).first else { return nil }
-        return scheme + "://" + path.drop(while: { $0 == "/" }) + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
+        let link = scheme + "://" + path.drop(while: { $0 == "/" }) + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
+        return configuration.router.route(link).match == nil ? nil : link
     }
 
     /// The app link for an https URL of this service's own hosts that a universal-link route
