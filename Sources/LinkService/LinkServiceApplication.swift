@@ -104,7 +104,7 @@ public struct LinkService: Sendable {
         // Link changes and clicks write their webhook events in their own transactions.
         self.store = store.withOutbox(WebhookOutbox(
             settings: configuration.webhooks, render: { Self.json($0, configuration: configuration, input: input) },
-            pageURL: { configuration.publicURL + "/i/" + $0 }))
+            pageURL: { Self.pageURL(code: $0, kind: $1, configuration: configuration) }))
         self.logger = logger
         self.now = now
         metrics = ServiceMetrics()

@@ -252,14 +252,6 @@ public struct ServiceConfiguration: Sendable {
                 throw ConfigurationError("routes.\(route.name): the pattern \(JSONWriter.quote(route.pattern)) claims /\(first), a path the service answers itself (\(Self.servicePaths.sorted().map { "/" + $0 }.joined(separator: ", "))); choose another path or mark the route exclude: true")
             }
         }
-        let appSchemes = Set(apple.compactMap { $0.scheme?.lowercased() } + (document["service"]?["deepLinkSchemes"]?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() })
-        // (With no app at all, `servingProblem` says so first: that is what to fix.)
-        for route in router.routes where !(apple.isEmpty && android.isEmpty) {
-            // A stored link's deep link must use an app scheme: a route on another scheme could
-            // never be a link's target, and its landing pages would offer no "Open in the app".
-            guard case .scheme(let written) = route.kind, case let scheme = written.lowercased(), !appSchemes.contains(scheme) else { continue }
-            throw ConfigurationError("routes.\(route.name): the pattern \(JSONWriter.quote(route.pattern)) uses the scheme \(scheme):, which is no app's scheme here; set apple[].scheme: \(scheme) (or list it in service.deepLinkSchemes)")
-        }
         publicURL = "https://" + (router.hosts.first ?? "localhost")
         codeAlphabet = Array("23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ")
         codeLength = 8
@@ -276,6 +268,17 @@ public struct ServiceConfiguration: Sendable {
         resolveOffline = false
         resolveAllowsPrivateAddresses = false
         try readServiceSections(document)
+        let appSchemes = allowedSchemes
+        // (With no app at all, `servingProblem` says so first: that is what to fix.)
+        for route in router.routes where !(apple.isEmpty && android.isEmpty) {
+            // A stored link's deep link must use an app scheme: a route on another scheme could
+            // never be a link's target, and its landing pages would offer no "Open in the app".
+            guard case .scheme(let written) = route.kind, case let scheme = written.lowercased(), !appSchemes.contains(scheme) else { continue }
+            if let problem = Self.schemeProblem(scheme) {
+                throw ConfigurationError("routes.\(route.name): the pattern \(JSONWriter.quote(route.pattern)) uses \(problem)")
+            }
+            throw ConfigurationError("routes.\(route.name): the pattern \(JSONWriter.quote(route.pattern)) uses the scheme \(scheme):, which is no app's scheme here; set apple[].scheme: \(scheme) (or list it in service.deepLinkSchemes)")
+        }
         if !android.isEmpty, let problem = AssetLinks.validate(bytes: Array(JSONWriter.compact(assetLinks.json).utf8)).1.first(where: { $0.severity == .error }) {
             throw ConfigurationError("android: \(problem.message)")
         }

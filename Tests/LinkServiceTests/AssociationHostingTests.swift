@@ -116,6 +116,10 @@ import Testing
         RefusedCase(yaml: "apple: [{teamId: ABCDE12345, bundleId: com.example.app, appStoreId: abc}]", message: #"apple[0].appStoreId: "abc" is not an App Store ID (digits only, as in apps.apple.com/app/id1234567890)"#),
         RefusedCase(yaml: "routes: [{name: a, pattern: /a}, {name: p, pattern: \"shop://p/{id}\"}]\napple: [{teamId: ABCDE12345, bundleId: com.example.app}]",
                     message: #"routes.p: the pattern "shop://p/{id}" uses the scheme shop:, which is no app's scheme here; set apple[].scheme: shop (or list it in service.deepLinkSchemes)"#),
+        RefusedCase(yaml: "routes: [{name: a, pattern: /a}, {name: j, pattern: \"javascript://x/{id}\"}]\napple: [{teamId: ABCDE12345, bundleId: com.example.app}]",
+                    message: #"routes.j: the pattern "javascript://x/{id}" uses javascript: cannot be a deep-link scheme"#),
+        RefusedCase(yaml: "routes: [{name: a, pattern: /a}, {name: m, pattern: \"maps://x/{id}\"}]\napple: [{teamId: ABCDE12345, bundleId: com.example.app}]",
+                    message: #"routes.m: the pattern "maps://x/{id}" uses maps: belongs to the system (iOS never routes it to an app), so it cannot be an app's scheme"#),
         RefusedCase(yaml: "webcredentials: \"yes\"", message: #"webcredentials: expected true or false, got "yes""#),
         RefusedCase(yaml: "routes: [{name: h, pattern: \"https://e.com/healthz\"}]", message: #"routes.h: the pattern "https://e.com/healthz" claims /healthz, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json); choose another path or mark the route exclude: true"#),
     ])
@@ -125,6 +129,16 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
         try Data(yaml.utf8).write(to: file)
         #expect(throws: ConfigurationError("\(file.path): \(c.message)")) { try ServiceConfiguration(contentsOf: file.path) }
+    }
+
+    /// A route on a scheme listed in `service.deepLinkSchemes` (in any case) is an app route.
+    @Test func aRouteOnADeepLinkSchemeIsAccepted() throws {
+        let yaml = "hosts: [e.com]\napple: [{teamId: ABCDE12345, bundleId: com.example.app}]\nservice: {deepLinkSchemes: [Shop]}\nroutes: [{name: a, pattern: /a}, {name: p, pattern: \"shop://p/{id}\"}]\n"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+        try Data(yaml.utf8).write(to: file)
+        let configuration = try ServiceConfiguration(contentsOf: file.path)
+        #expect(configuration.allowedSchemes == ["shop"])
+        #expect(configuration.router.routes.map(\.name) == ["a", "p"])
     }
 
     /// A YAML error says where, in one line, and never quotes the file: a configuration holds

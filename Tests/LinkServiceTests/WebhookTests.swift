@@ -234,6 +234,31 @@ final class HookReceiver: @unchecked Sendable {
         }
     }
 
+    /// An imported Firebase link lives at its old path, and every place that names its page says
+    /// so: the API, the page itself, and the `link.clicked` event.
+    @Test func anImportedLinksPageURLIsTheSameEverywhere() async throws {
+        let receiver = HookReceiver()
+        try await receiver.application().test(.live) { hook in
+            let port = try #require(hook.port)
+            let h = try await Harness.make(extra: Self.config(port: port))
+            var imported = StoredLink(code: "summer", createdAt: Date())
+            imported.kind = "fdl"
+            imported.deepLink = "plur://group/S"
+            try await h.store.insert(imported)
+            try await h.app().test(.live) { client in
+                let expected = "https://rabble.community/summer"
+                #expect(try await client.call(.get, "/api/links/summer", token: h.reader).json?["url"]?.stringValue == expected)
+                let page = try await client.call(.get, "/summer")
+                #expect(page.status == .ok && page.text.contains(expected) && !page.text.contains("/i/summer\""), "\(page.text)")
+                try await h.service.flushClicks()
+                let hits = try await receiver.wait { $0.contains { $0.json?["type"]?.stringValue == "link.clicked" } }
+                let click = try #require(hits.compactMap(\.json).first { $0["type"]?.stringValue == "link.clicked" })
+                #expect(click.at("data.url")?.stringValue == expected, "\(click)")
+            }
+            await h.store.close()
+        }
+    }
+
     /// An endpoint subscribed to some events gets only those; a change whose transaction fails
     /// leaves no event behind.
     @Test func anEndpointGetsOnlyItsEventsAndAFailedChangeHasNone() async throws {

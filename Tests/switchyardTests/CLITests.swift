@@ -56,6 +56,10 @@ import Glibc
         if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }  // a child may exit unread
         try input.fileHandleForWriting.close()
         let errors = LogCollector(err.fileHandleForReading)  // read beside stdout, so neither pipe fills
+        // A command that hangs fails its test (killed after 5 minutes) instead of stalling the suite.
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: watchdog)
+        defer { watchdog.cancel() }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         let stderrData = Data(errors.finished().utf8)
         let status = ChildProcess.wait(pid)

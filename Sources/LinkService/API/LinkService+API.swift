@@ -110,7 +110,7 @@ extension LinkService {
         // A superset of both shapes Plur's client decodes: `{code, url}` (InviteCreateResponse)
         // and `{code, groupId, relay}` (InviteResponse), the fields in configuration order.
         var response = inviteMembers(link, invites)
-        response.insert((key: "url", value: JSONValue.string(pageURL(link.code))), at: 1)
+        response.insert((key: "url", value: JSONValue.string(pageURL(of: link))), at: 1)
         return Response.json(.object(response), status: .created)
     }
 
@@ -207,14 +207,16 @@ extension LinkService {
         throw APIError(.serviceUnavailable, .codeSpaceExhausted, "8 random codes in a row were taken; raise links.length")
     }
 
-    /// The page URL of a code on the public origin.
-    func pageURL(_ code: String) -> String { configuration.publicURL + "/i/" + code }
-
     /// Where a stored link's page is: an imported Firebase link at its old path, others at /i/.
-    func pageURL(of link: StoredLink) -> String { Self.pageURL(of: link, configuration: configuration) }
+    func pageURL(of link: StoredLink) -> String { Self.pageURL(code: link.code, kind: link.kind, configuration: configuration) }
 
     static func pageURL(of link: StoredLink, configuration: ServiceConfiguration) -> String {
-        configuration.publicURL + (link.kind == "fdl" ? "/" : "/i/") + link.code
+        pageURL(code: link.code, kind: link.kind, configuration: configuration)
+    }
+
+    /// The one definition of a page URL: every response, page, QR image and webhook event uses it.
+    static func pageURL(code: String, kind: String, configuration: ServiceConfiguration) -> String {
+        configuration.publicURL + (kind == "fdl" ? "/" : "/i/") + code
     }
 
     /// The deep link a stored link stands for.

@@ -477,8 +477,11 @@ extension LinkService {
             return Int(text).map { .int($0) } ?? .string(text)
         case "expiresAt":
             // A day alone means the link works through that day (UTC): it expires at the next midnight.
-            guard text.utf8.count == 10, !text.hasPrefix("9999"), let day = Self.dayFormat.date(from: text) else { return .string(text) }
-            return .string(Timestamp.format(day.addingTimeInterval(86_400), fractionalSeconds: false))
+            // Anything else (or a next midnight past year 9999) goes to the API as written, which says why.
+            guard text.utf8.count == 10, case .success(let day) = Timestamp.parse(text + "T00:00:00Z") else { return .string(text) }
+            let next = day.addingTimeInterval(86_400), end = Timestamp.format(next, fractionalSeconds: false)
+            guard case .success(next) = Timestamp.parse(end) else { return .string(text) }
+            return .string(end)
         case "parameters":
             var pairs: [(key: String, value: JSONValue)] = []
             var lineOf: [String: Int] = [:]
@@ -577,15 +580,6 @@ extension LinkService {
         return (label.map { "\($0): " } ?? "") + message
     }
 
-    /// Reads `2027-01-31` as that day's midnight, UTC.
-    nonisolated(unsafe) static let dayFormat: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd"
-        f.isLenient = false
-        return f
-    }()
 
         static func isoDate(_ date: Date) -> String {
         Timestamp.format(date, fractionalSeconds: false)

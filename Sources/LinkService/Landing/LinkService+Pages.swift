@@ -253,7 +253,7 @@ extension LinkService {
 
     /// The page for a stored link, with every URL re-checked against the configuration.
     func page(for link: StoredLink) -> LandingPage {
-        var page = basePage(pageURL: pageURL(link.code))
+        var page = basePage(pageURL: pageURL(of: link))
         page.qrImage = "/i/\(link.code)/qr.svg"
         page.title = link.title ?? configuration.defaultTitle
         page.description = link.description ?? configuration.defaultDescription

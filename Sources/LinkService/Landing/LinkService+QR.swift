@@ -41,7 +41,7 @@ extension LinkService {
         // By network (IPv4 /24, IPv6 /48), so rotating addresses inside one buys nothing.
         let network = VisitBudget.network(clientAddress(request, context))
         if let wait = qr.perAddress.take(network) { throw tooMany(wait, "network \(network) (QR images)") }
-        let url = pageURL(code)
+        let url = pageURL(of: link)
         let pixels = size
         let images = qr
         let drawn = try await qr.admission.enter(busy: { others in

@@ -228,7 +228,7 @@ public struct LinkStore: Sendable {
                 try await Self.addDays([day: 1], in: tx)
                 if let visit { try await Self.addVisits([visit: 1], in: tx) }
                 if let outbox {
-                    if clickEvent { try await outbox.enqueue("link.clicked", data: outbox.clickData(code: code, platform: platform), at: date, in: tx) }
+                    if clickEvent { try await outbox.enqueue("link.clicked", data: outbox.clickData(code: code, kind: link.kind, platform: platform), at: date, in: tx) }
                     if let max = link.maxUses, link.clicks >= max { try await outbox.enqueue("link.exhausted", data: outbox.render(link), at: date, in: tx) }
                 }
                 return link
@@ -258,20 +258,25 @@ public struct LinkStore: Sendable {
         let outbox = clicks.isEmpty ? nil : self.outbox
         try await write { () async throws(StoreError) in
             try await db.transaction { tx throws(StoreError) in
-                var existing = Set<String>()
-                for (code, n) in sorted where !(try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ? RETURNING code", [.int(n), .text(code)]).isEmpty) {
-                    existing.insert(code)
+                var kinds: [String: String] = [:]  // code → kind, for the links that still exist
+                for (code, n) in sorted {
+                    if let row = try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ? RETURNING kind", [.int(n), .text(code)]).first {
+                        kinds[code] = row[0].text ?? "link"
+                    }
                 }
                 // Links with only preview visits (a bot row, no click).
-                for code in Set(days.keys.map(\.code)).union(visits.keys.map(\.code)).subtracting(counts.keys).sorted()
-                where !(try await tx.run("SELECT code FROM links WHERE code = ?", [.text(code)]).isEmpty) {
-                    existing.insert(code)
+                for code in Set(days.keys.map(\.code)).union(visits.keys.map(\.code)).subtracting(counts.keys).sorted() {
+                    if let row = try await tx.run("SELECT kind FROM links WHERE code = ?", [.text(code)]).first {
+                        kinds[code] = row[0].text ?? "link"
+                    }
                 }
+                let existing = Set(kinds.keys)
                 try await Self.addDays(days.filter { existing.contains($0.key.code) }, in: tx)
                 try await Self.addVisits(visits.filter { existing.contains($0.key.code) }, in: tx)
                 guard let outbox else { return }
-                for click in clicks where existing.contains(click.code) {
-                    try await outbox.enqueue("link.clicked", data: outbox.clickData(code: click.code, platform: click.platform), at: click.at, in: tx)
+                for click in clicks {
+                    guard let kind = kinds[click.code] else { continue }
+                    try await outbox.enqueue("link.clicked", data: outbox.clickData(code: click.code, kind: kind, platform: click.platform), at: click.at, in: tx)
                 }
             }
         }

@@ -30,7 +30,8 @@ final class PostgresStore: SQLDatabase {
 
     /// Connects. With `.store` the store runs its connection pool until `close()` and the
     /// connection is checked before this returns; with `.serviceGroup` the pool is in `services`
-    /// for the caller's ServiceGroup to run, and `checkReachable` is for once it runs.
+    /// for the caller's ServiceGroup to run, and `checkReachable` is for once it runs (a server
+    /// with nothing listening is refused here already).
     static func open(host: String, port: Int, user: String, password: String?, database: String, tls: Bool,
                      pool: ConnectionPoolRunner = .store) async throws(StoreError) -> PostgresStore {
         let tlsMode: PostgresClient.Configuration.TLS = tls ? .prefer(.makeClientConfiguration()) : .disable
@@ -38,7 +39,11 @@ final class PostgresStore: SQLDatabase {
         configuration.options.maximumConnections = 8
         let client = PostgresClient(configuration: configuration)
         let location = "postgres://\(user)@\(host):\(port)/\(database)"
-        guard pool == .store else { return PostgresStore(client: client, runner: nil, location: location, host: host, port: port) }
+        if pool == .serviceGroup {
+            // Nothing listening is said here, before a ServiceGroup starts only to be cancelled.
+            if let problem = await connectionProblem(host: host, port: port) { throw StoreError(.unavailable, "\(location): \(problem)") }
+            return PostgresStore(client: client, runner: nil, location: location, host: host, port: port)
+        }
         let runner = Task { await client.run() }
         let store = PostgresStore(client: client, runner: runner, location: location, host: host, port: port)
         do { try await store.checkReachable() } catch {

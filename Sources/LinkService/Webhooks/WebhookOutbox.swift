@@ -8,14 +8,14 @@ struct WebhookOutbox: Sendable {
     let settings: WebhookSettings
     /// A link as the API shows it (the `data` of link events).
     let render: @Sendable (StoredLink) -> JSONValue
-    /// The public page URL of a code.
-    let pageURL: @Sendable (String) -> String
+    /// The public page URL of a code and link kind.
+    let pageURL: @Sendable (_ code: String, _ kind: String) -> String
 
     func wants(_ event: String) -> Bool { settings.wants(event) }
 
     /// The `data` of a `link.clicked` event.
-    func clickData(code: String, platform: String?) -> JSONValue {
-        .object([("code", .string(code)), ("url", .string(pageURL(code))), ("platform", platform.map(JSONValue.string) ?? .null)])
+    func clickData(code: String, kind: String, platform: String?) -> JSONValue {
+        .object([("code", .string(code)), ("url", .string(pageURL(code, kind))), ("platform", platform.map(JSONValue.string) ?? .null)])
     }
 
     /// Writes `event` for every endpoint that wants it, inside the caller's transaction.

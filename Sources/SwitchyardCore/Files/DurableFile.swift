@@ -104,8 +104,12 @@ public enum DurableFile {
             if errno == ELOOP { throw FileError(.io, path: path, "\(path): a symbolic link (a lock file is never followed)", errno: ELOOP) }
             throw failure(path, "cannot open")
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        var locked = flock(fd, LOCK_EX | LOCK_NB)
+        while locked != 0 && errno == EINTR { locked = flock(fd, LOCK_EX | LOCK_NB) }
+        guard locked == 0 else {
+            let failure = errno
             close(fd)
+            guard failure == EWOULDBLOCK else { throw FileError(.io, path: path, "\(path): cannot lock: \(reason(failure))", errno: failure) }
             throw FileError(.locked, path: path, "\(path): another process holds the lock")
         }
         return FileLock(descriptor: fd)
