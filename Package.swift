@@ -65,6 +65,8 @@ let package = Package(
             providers: [.apt(["libqrencode-dev", "libpng-dev"]), .brew(["qrencode", "libpng"])]
         ),
         .target(name: "SwitchyardCore", swiftSettings: swiftSettings),
+        // glibc's posix_spawn file actions that Swift's Glibc module leaves out (Linux only).
+        .target(name: "CSpawn"),
         // Adapter: QR codes (libqrencode, libpng) for the link service and the command line.
         .target(name: "SwitchyardQR", dependencies: ["SwitchyardCore", "CQRCode"], swiftSettings: swiftSettings),
         .target(
@@ -72,6 +74,7 @@ let package = Package(
             dependencies: [
                 "SwitchyardCore",
                 .target(name: "CJavaScriptCore", condition: .when(platforms: [.linux])),
+                .target(name: "CSpawn", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("Resources/default-rules.json")],
             swiftSettings: swiftSettings
@@ -172,7 +175,7 @@ let package = Package(
         ),
         // Helpers shared by the test targets only (a seeded generator for property tests, a child
         // process runner that does not use Foundation's Process).
-        .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardCore"], swiftSettings: swiftSettings),
+        .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardCore", .target(name: "CSpawn", condition: .when(platforms: [.linux]))], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore"], swiftSettings: swiftSettings),

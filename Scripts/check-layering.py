@@ -20,13 +20,13 @@ import sys
 APP_FACING = ["SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains", "URLRelay", "CallbackURL", "LinkRules", "DeferredLinking"]
 # External products an app-facing module may use (Foundation-level libraries with no event loop).
 ALLOWED_PRODUCTS = {"Yams", "Crypto", "CoreMetrics"}
-# System-library targets an app-facing module may use (the JavaScriptCore shim on Linux).
-ALLOWED_SYSTEM_TARGETS = {"CJavaScriptCore"}
+# C shims an app-facing module may use on Linux (JavaScriptCore; glibc's posix_spawn additions).
+ALLOWED_SYSTEM_TARGETS = {"CJavaScriptCore", "CSpawn"}
 # Every target's layer; a target may depend on targets of its own layer or of a lower one.
 LAYERS = {
     "SwitchyardCore": 0, "SwitchyardDocuments": 0,
     "LinkRouting": 1, "AssociatedDomains": 1, "URLRelay": 1, "CallbackURL": 1, "LinkRules": 1, "DeferredLinking": 1,
-    "CJavaScriptCore": 1,
+    "CJavaScriptCore": 1, "CSpawn": 0,
     "SwitchyardNetwork": 2, "URLRelayService": 2, "RelayLauncher": 2, "SwitchyardQR": 2, "CQRCode": 2, "ResponseLane": 2,
     "LinkService": 2,
     "switchyard": 3,
@@ -76,7 +76,7 @@ def main(argv):
                 if dependency not in targets:
                     continue
                 kind = targets[dependency].get("type")
-                if kind == "system-target" and dependency in ALLOWED_SYSTEM_TARGETS:
+                if dependency in ALLOWED_SYSTEM_TARGETS:
                     continue
                 if dependency not in APP_FACING and kind != "system-target":
                     problems.append(f"{root} depends on the non-app-facing target {dependency} via {' -> '.join(seen[dependency])}")

@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import CSpawn
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -115,17 +116,8 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
         #if os(Linux)
-        // glibc 2.34+ has both; Swift's Glibc module does not declare them.
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        typealias ChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-        guard let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np"),
-              let changeDirectory = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else {
-            throw POSIXError(.ENOSYS)
-        }
-        _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
-        if let directory {
-            _ = directory.withCString { unsafeBitCast(changeDirectory, to: ChangeDirectory.self)(&actions, $0) }
-        }
+        switchyard_spawn_add_closefrom(&actions, 3)
+        if let directory { switchyard_spawn_add_chdir(&actions, directory) }
         #else
         if let directory { _ = posix_spawn_file_actions_addchdir_np(&actions, directory) }
         #endif

@@ -1,6 +1,7 @@
 #if !canImport(JavaScriptCore)
 import SwitchyardCore
 import CJavaScriptCore
+import CSpawn
 import Foundation
 import Glibc
 
@@ -91,11 +92,7 @@ extension WorkerPlatform {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        // glibc ≥ 2.34 has it, but its header hides it from Swift: look it up.
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        }
+        switchyard_spawn_add_closefrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
