@@ -160,7 +160,7 @@ public struct LinkService: Sendable {
     }
 
     /// The OpenAPI 3.1 document of every route (`Resources/openapi.json`), served at /openapi.json.
-    static let openAPIDocument: StaticDocument? = Bundle.module.path(forResource: "openapi", ofType: "json")
+    static let openAPIDocument: StaticDocument? = ServiceResources.path("openapi.json")
         .flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
         .map { StaticDocument($0) }
 
@@ -351,7 +351,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
     /// keeps it equal to the router). A `{name}` is one segment; `{path}` and `{rest}` at the end
     /// are the router's catch-alls (one segment or more).
     static let endpoints: [(segments: [Substring], methods: [String])] = {
-        guard let path = Bundle.module.path(forResource: "openapi", ofType: "json"),
+        guard let path = ServiceResources.path("openapi.json"),
               let text = try? String(contentsOfFile: path, encoding: .utf8), let document = try? JSONParser.parse(text) else { return [] }
         return (document["paths"]?.objectMembers ?? []).map { member in
             let methods = (member.value.objectMembers ?? []).map(\.key).filter { ["get", "post", "put", "patch", "delete"].contains($0) }

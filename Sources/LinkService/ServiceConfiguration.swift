@@ -149,7 +149,7 @@ public struct ServiceConfiguration: Sendable {
     public var appleCDN = AppleCDNSettings()
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
-    public static var examplePath: String? { Bundle.module.path(forResource: "example-config", ofType: "yaml") }
+    public static var examplePath: String? { ServiceResources.path("example-config.yaml") }
 
     /// Loads a YAML or JSON configuration; errors say which key is wrong.
     public init(contentsOf path: String) throws(ConfigurationError) {

@@ -86,7 +86,11 @@ struct InitCommand: ParsableCommand {
             throw ExitCode(2)
         }
         Output.line("wrote \(configurationPath) (the service: apps, public URL, landing pages) and \(routesPath) (the route table, which the app routes with too)")
-        Output.line("next: switchyard serve --config \(configurationPath)")
+        // serve reads ./switchyard.yaml and keeps its data in ./.switchyard/: run it from there.
+        let safe = directory.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._/-".unicodeScalars.contains($0)) }
+        let shown = safe ? directory : "'" + directory.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        Output.line(Output.escaped(directory == "." ? "next: switchyard serve (it reads ./switchyard.yaml and keeps its data in ./.switchyard/)"
+                                                    : "next: cd \(shown) && switchyard serve (it reads ./switchyard.yaml and keeps its data in ./.switchyard/)"))
     }
 
     /// A template's error with the option to change named: its messages name the configuration's

@@ -27,7 +27,7 @@ struct LinkQR: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "File to write (- for stdout).") var output: String
     @Option(help: "svg or png (default: from the file's extension).") var format: String?
     @Option(parsing: .unconditional, help: "PNG size in pixels, 64–2048 (default 512): the largest whole number of pixels per module that fits.") var size: Int?
-    @Option(help: "The service's configuration (its publicURL makes the link's URL; default: the example configuration).") var config: String?
+    @Option(help: "The service's configuration (its publicURL makes the link's URL; default: ./switchyard.yaml if there is one, else the example).") var config: String?
     @OptionGroup var databaseOption: DatabaseOption
 
     var chosenFormat: String? {

@@ -8,10 +8,15 @@ import SwitchyardCore
 
 /// Options every command that touches the service's database shares.
 extension ServiceConfiguration {
-    /// The configuration at `path` (the built-in example when nil) and the path it came from;
-    /// a configuration that cannot be used is reported and exits 2.
+    /// The configuration at `path`; when nil, `./switchyard.yaml` if there is one (what `init`
+    /// writes), else the built-in example. Returns it with the path it came from; a configuration
+    /// that cannot be used is reported and exits 2.
     static func forCommandLine(_ path: String?) throws -> (path: String, configuration: ServiceConfiguration) {
-        guard let path = path ?? examplePath else {
+        if let problem = ServiceResources.problem {
+            Output.error("error: \(problem)")
+            throw ExitCode(2)
+        }
+        guard let path = path ?? (FileManager.default.fileExists(atPath: "switchyard.yaml") ? "switchyard.yaml" : examplePath) else {
             Output.error("error: the example configuration is missing from the installation")
             throw ExitCode(2)
         }
@@ -62,19 +67,20 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the link service: association files, links and invites API, landing pages, resolve API.",
         discussion: """
-            With no --config it serves Switchyard's example configuration (the Plur app). Data goes to a SQLite file \
+            With no --config it reads ./switchyard.yaml (what `switchyard init` writes), or when there is none serves \
+            Switchyard's example configuration (the Plur app). Data goes to a SQLite file \
             under ./.switchyard/ unless --database says otherwise; migrations run at start. /healthz answers 200 once \
             the server is ready and 503 {"status":"degraded",…} while writes to the database fail. SIGTERM or SIGINT stops it gracefully (pending click counts are written first). \
             Create an API token with `switchyard token create`.
             """
     )
 
-    @Option(help: "Configuration file (YAML or JSON): apps, hosts, routes, landing pages, invites, limits.") var config: String?
+    @Option(help: "Configuration file (YAML or JSON): apps, hosts, routes, landing pages, invites, limits (default: ./switchyard.yaml if there is one, else the example).") var config: String?
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(parsing: .unconditional, help: "Port to listen on (0: any free port).") var port = 8080
     @OptionGroup var databaseOption: DatabaseOption
     @Option(help: "Log format: json (one object per line) or text.") var logFormat = "json"
-    @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (0 picks a free port)") }

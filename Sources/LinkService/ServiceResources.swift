@@ -1,0 +1,28 @@
+import Foundation
+import SwitchyardCore
+
+/// The files this module ships in `Resources/` (see `InstalledResources` for where they are found).
+public enum ServiceResources {
+    /// Every file the service reads from its resources.
+    static let files = ["example-config.yaml", "openapi.json", "preview-agents.json", "in-app-browsers.json"]
+
+    /// The path of one of `files`, or nil when the installation lacks it.
+    static func path(_ file: String) -> String? {
+        #if os(Linux)
+        InstalledResources.path(bundle: "Switchyard_LinkService", file: file)
+        #else
+        let name = file as NSString
+        return Bundle.module.path(forResource: name.deletingPathExtension, ofType: name.pathExtension)
+        #endif
+    }
+
+    /// Why the service cannot start from this installation (a resource file is missing), or nil.
+    public static var problem: String? {
+        guard let file = files.first(where: { path($0) == nil }) else { return nil }
+        #if os(Linux)
+        return InstalledResources.missing(bundle: "Switchyard_LinkService", file: file)
+        #else
+        return "\(file) is missing from the installation"
+        #endif
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// The data files a module ships, found where an installation keeps them: SwiftPM copies each
+/// module's resources into a `Switchyard_MODULE.resources` directory beside the built binary,
+/// and installing the binary means copying those directories beside it too. Only that place is
+/// searched (not the build directory a binary was built in), so a copy that lacks them fails at
+/// once on the machine it was copied to and on the one it was built on alike.
+///
+/// Apple platforms use `Bundle.module` instead: an app carries its resources inside its bundle.
+public enum InstalledResources {
+    /// The directory of the running executable, symbolic links resolved (`/proc/self/exe` on
+    /// Linux; the main bundle's executable elsewhere).
+    public static let executableDirectory: String = {
+        #if os(Linux)
+        if let resolved = realpath("/proc/self/exe", nil) {
+            defer { free(resolved) }
+            return (String(cString: resolved) as NSString).deletingLastPathComponent
+        }
+        #endif
+        let executable = Bundle.main.executableURL?.resolvingSymlinksInPath().path ?? CommandLine.arguments[0]
+        return (executable as NSString).deletingLastPathComponent
+    }()
+
+    /// `executableDirectory/BUNDLE.resources/FILE` when that is a file, else nil.
+    public static func path(bundle: String, file: String) -> String? {
+        let path = location(bundle: bundle, file: file)
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue ? path : nil
+    }
+
+    /// Where `file` of `bundle` is looked for.
+    public static func location(bundle: String, file: String) -> String {
+        executableDirectory + "/" + bundle + ".resources/" + file
+    }
+
+    /// What to say when `file` of `bundle` is not there.
+    public static func missing(bundle: String, file: String) -> String {
+        "\(location(bundle: bundle, file: file)) is missing: an installed switchyard needs the Switchyard_*.resources directories of its build beside the binary (see \"Installing\" in docs/operator-guide.md)"
+    }
+}
