@@ -90,9 +90,11 @@ import Glibc
     /// first), waits up to 20 s for the log line that says where it listens, runs `body` with its
     /// origin, and stops it. Blocking: call it inside `blocking`. `result` is nil when the service
     /// never said where it listens; `stillRunning` is read after `body`.
-    static func withService<T>(_ executable: URL, _ arguments: [String], _ body: (String) throws -> T) throws -> (log: String, result: T?, stillRunning: Bool) {
+    static func withService<T>(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
+                               _ body: (String) throws -> T) throws -> (log: String, result: T?, stillRunning: Bool) {
         let serve = ChildProcess()
         serve.executableURL = executable
+        serve.currentDirectoryURL = directory
         serve.arguments = arguments
         let pipe = Pipe()  // the service logs (JSON lines) to stderr
         serve.standardOutput = FileHandle.nullDevice

@@ -14,6 +14,7 @@ import Testing
                                               "--scheme", "shop", "--directory", directory.path])
         #expect(written.status == 0, "\(written.stderr)")
         #expect(written.stdout.contains("wrote \(directory.path)/switchyard.yaml"))
+        #expect(written.stdout.hasSuffix("next: cd \(directory.path) && switchyard serve (it reads ./switchyard.yaml and keeps its data in ./.switchyard/)\n"), "\(written.stdout)")
         let configuration = directory.appendingPathComponent("switchyard.yaml").path
         let text = try String(contentsOfFile: configuration, encoding: .utf8)
         #expect(text.contains("routeTable: \"routes.yaml\""))
@@ -22,13 +23,15 @@ import Testing
         let routed = try await CLITests.run(["route", "--routes", directory.appendingPathComponent("routes.yaml").path, "https://links.example.com/i/abc"])
         #expect(routed.stdout.contains("link(code: abc)"), "\(routed.stdout)\(routed.stderr)")
 
-        let database = "sqlite:" + directory.appendingPathComponent("s.sqlite").path
+        // As init says: serve run from that directory, with no options, reads its configuration
+        // and keeps its database there.
         let served = try await blocking {
-            try CLITests.withService(CLITests.binary, ["serve", "--config", configuration, "--port", "0", "--database", database]) { origin in
+            try CLITests.withService(CLITests.binary, ["serve", "--port", "0"], in: directory) { origin in
                 (HTTP.send("GET", origin + "/.well-known/apple-app-site-association"), HTTP.send("GET", origin + "/.well-known/assetlinks.json"))
             }
         }
         let (aasa, assetlinks) = try #require(served.result, "serve did not start: \(served.log)")
+        #expect(served.log.contains(#""config":"switchyard.yaml""#) && served.log.contains(#""database":"sqlite:\#(directory.path)/.switchyard/switchyard.sqlite""#), "\(served.log)")
         #expect(aasa.status == 200 && assetlinks.status == 200)
         try Data(aasa.body.utf8).write(to: directory.appendingPathComponent("aasa.json"))
         try Data(assetlinks.body.utf8).write(to: directory.appendingPathComponent("assetlinks.json"))
