@@ -121,6 +121,20 @@ import Testing
         }
     }
 
+    /// A phone is never offered the other platform's store: with only a Play Store page, an
+    /// iPhone gets the web page (or nothing), an Android phone Google Play, a desktop both.
+    @Test func aPhoneIsNeverOfferedTheOtherPlatformsStore() {
+        var page = LandingPage(title: "T", description: "", image: nil, pageURL: "https://e.com/i/x", deepLink: "shop://x",
+                               appStoreURL: nil, playStoreURL: "https://play.google.com/store/apps/details?id=com.e", webURL: nil, appStoreID: nil, claimURL: nil)
+        #expect(!page.html(for: .iOS).contains("Google Play"))
+        #expect(!page.html(for: .iOS).contains("play.google.com"))
+        #expect(page.html(for: .android).contains("Get it on Google Play"))
+        #expect(page.html(for: .desktop).contains(">Google Play</a>"))
+        page.webURL = "https://e.com/x"
+        #expect(page.html(for: .iOS).contains(#"<a id="web" class="button store" href="https://e.com/x">Continue on the web</a>"#))
+        #expect(!page.html(for: .iOS).contains("play.google.com"))
+    }
+
     @Test func aCommaInTheDeepLinkCannotAddSmartBannerSettings() async throws {
         let h = try await Harness.make()
         try await h.app().test(.router) { client in

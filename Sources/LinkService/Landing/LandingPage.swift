@@ -146,10 +146,13 @@ public struct LandingPage: Sendable, Equatable {
                 if let a = appStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(a))\">App Store</a>\n" }
                 if let p = playStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(p))\">Google Play</a>\n" }
             }
-        } else {
-            // No fallback for this platform (a desktop without a web page): offer both stores.
+        } else if audience == .desktop {
+            // A desktop without a web page: both stores (read on the computer, installed on the phone).
             if let a = appStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(a))\">App Store</a>\n" }
             if let p = playStoreURL { body += "<a class=\"button store\" href=\"\(Self.escape(p))\">Google Play</a>\n" }
+        } else if let web = webURL {
+            // A phone whose platform has no store page here: never the other platform's store.
+            body += "<a id=\"web\" class=\"button store\" href=\"\(Self.escape(web))\">Continue on the web</a>\n"
         }
         body += "</main>\n"
         if deepLink != nil, audience != .desktop, inAppBrowser == nil, fallback(for: audience) != nil {
