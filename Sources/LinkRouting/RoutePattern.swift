@@ -13,6 +13,9 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
 
     /// Type names a pattern may use; anything else must be an enum of two or more values (`a|b`).
     static let names = ["string", "int", "uuid", "url", "*", "path"]
+    /// Names other tools use for the same types, suggested when written here.
+    static let otherNames = ["integer": "int", "number": "int", "uint": "int", "digits": "int", "str": "string", "text": "string",
+                             "guid": "uuid", "uri": "url", "rest": "path", "all": "path"]
 
     init(_ spec: Substring) throws(RouteTableError) {
         switch spec {
@@ -24,8 +27,8 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
         default:
             let values = spec.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
             guard values.count >= 2, values.allSatisfy({ !$0.isEmpty }) else {
-                let hint = DocumentShape.suggestion(for: String(spec), among: Self.names).map { "did you mean \($0)? " } ?? ""
-                throw RouteTableError("unknown parameter type \(JSONWriter.quote(String(spec))) — \(hint)(types: \(Self.names.joined(separator: ", ")); an enum lists two or more values separated by |)")
+                let hint = (Self.otherNames[spec.lowercased()] ?? DocumentShape.suggestion(for: String(spec), among: Self.names)).map { " — did you mean \($0)?" } ?? ""
+                throw RouteTableError("unknown parameter type \(JSONWriter.quote(String(spec)))\(hint) (types: \(Self.names.joined(separator: ", ")); an enum lists two or more values separated by |)")
             }
             self = .oneOf(values)
         }

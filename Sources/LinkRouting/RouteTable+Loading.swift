@@ -67,6 +67,16 @@ extension LinkRouter {
             guard let list = h.arrayValue?.compactMap(\.stringValue), list.count == h.arrayValue?.count else {
                 throw RouteTableError("hosts: expected a list of host names")
             }
+            for (i, host) in list.enumerated() {
+                // A URL or host:port here would never equal a link's host, so nothing would route.
+                if host.contains("://") || host.contains("/") || host.contains(":") || host.contains("@") {
+                    let bare = URLComponents(string: host.contains("://") ? host : "https://" + host)?.host.map { ": \($0)" } ?? ""
+                    throw RouteTableError("hosts[\(i)]: \(JSONWriter.quote(host)) is not a host name; give the host alone, without scheme, port or path\(bare)")
+                }
+                if host.isEmpty || host.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) {
+                    throw RouteTableError("hosts[\(i)]: \(JSONWriter.quote(host)) is not a host name")
+                }
+            }
             hosts = list
         }
         guard let list = document["routes"]?.arrayValue else { throw RouteTableError("routes: expected a list of routes") }

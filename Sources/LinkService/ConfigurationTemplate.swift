@@ -102,6 +102,10 @@ public struct ConfigurationTemplate: Sendable {
     /// address or `localhost` — iOS and Android fetch the association files from it over https.
     static func domainProblem(_ domain: String) -> String? {
         let host = domain.lowercased()
+        if host.contains("://") || host.contains("/") || host.contains(":") {
+            let bare = URLComponents(string: host.contains("://") ? host : "https://" + host)?.host.map { " (\($0))" } ?? ""
+            return "is not a domain name: give the host alone\(bare), without scheme, port or path"
+        }
         if let problem = WebURL.hostProblem(host, allowingPunycode: true) { return problem }
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         guard host.utf8.count <= 253, labels.count >= 2 else { return "is not a public domain name (such as links.example.com)" }

@@ -224,6 +224,10 @@ public struct ServiceConfiguration: Sendable {
             guard let team = a["teamId"]?.stringValue, let bundle = a["bundleId"]?.stringValue else {
                 throw ConfigurationError("apple[\(i)]: needs teamId and bundleId")
             }
+            if bundle.hasPrefix(team + ".") {
+                // The AASA names teamId.bundleId: a bundle ID written with its team would name TEAM.TEAM.….
+                throw ConfigurationError("apple[\(i)].bundleId: \(JSONWriter.quote(bundle)) starts with the team ID; give the bundle ID alone (\(bundle.dropFirst(team.count + 1)))")
+            }
             var storeID = a["appStoreId"]?.stringValue
             if case .number(_, let text)? = a["appStoreId"] { storeID = text }
             if let id = storeID, id.isEmpty || !id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {

@@ -97,7 +97,7 @@ struct InitCommand: ParsableCommand {
     /// keys (`apple[0].scheme: …`), which the person typed as options.
     static func flagged(_ message: String) -> String {
         let options: [(prefix: String, flags: String)] = [
-            ("apple[0].scheme", "--scheme"), ("apple[0].appStoreId", "--app-store-id"), ("apple[0]", "--team-id/--bundle-id"),
+            ("apple[0].scheme", "--scheme"), ("apple[0].appStoreId", "--app-store-id"), ("apple[0].bundleId", "--bundle-id"), ("apple[0]", "--team-id/--bundle-id"),
             ("android[0]", "--package/--fingerprint"), ("android", "--package/--fingerprint"), ("service.deepLinkSchemes[0]", "--scheme"),
             ("service.publicURL", "--domain"), ("domain", "--domain"), ("fingerprint", "--fingerprint"), ("landing.title", "--name"),
             ("name", "--name"), ("bundle ID", "--bundle-id"), ("team ID", "--team-id"), ("App Store ID", "--app-store-id"),

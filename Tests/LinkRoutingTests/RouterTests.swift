@@ -182,6 +182,19 @@ enum PlurDestination: Equatable {
             try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: h, pattern: 'http://evil.com/{code}'}\n")
         }
         #expect((try? LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: h, pattern: 'https://E.com/{code}'}\n"))?.routes.count == 1)
+        // A URL or host:port in hosts would never equal a link's host: nothing would route.
+        #expect(throws: RouteTableError(#"hosts[0]: "https://links.e.com" is not a host name; give the host alone, without scheme, port or path: links.e.com"#)) {
+            try LinkRouter(yaml: "hosts: ['https://links.e.com']\nroutes:\n  - {name: a, pattern: /a}\n")
+        }
+        #expect(throws: RouteTableError(#"hosts[1]: "e.com:8443" is not a host name; give the host alone, without scheme, port or path: e.com"#)) {
+            try LinkRouter(yaml: "hosts: [e.com, 'e.com:8443']\nroutes:\n  - {name: a, pattern: /a}\n")
+        }
+        #expect(throws: RouteTableError(#"routes[0]: route a: "{id:integer}": unknown parameter type "integer" — did you mean int? (types: string, int, uuid, url, *, path; an enum lists two or more values separated by |)"#)) {
+            try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/a/{id:integer}'}\n")
+        }
+        #expect(throws: RouteTableError(#"routes[0]: route a: "{id:zzz}": unknown parameter type "zzz" (types: string, int, uuid, url, *, path; an enum lists two or more values separated by |)"#)) {
+            try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/a/{id:zzz}'}\n")
+        }
         #expect(throws: RouteTableError("routes[1].pattern: route b needs a pattern")) {
             try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: b}\n")
         }

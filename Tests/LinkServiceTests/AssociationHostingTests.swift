@@ -120,6 +120,8 @@ import Testing
                     message: #"routes.j: the pattern "javascript://x/{id}" uses javascript: cannot be a deep-link scheme"#),
         RefusedCase(yaml: "routes: [{name: a, pattern: /a}, {name: m, pattern: \"maps://x/{id}\"}]\napple: [{teamId: ABCDE12345, bundleId: com.example.app}]",
                     message: #"routes.m: the pattern "maps://x/{id}" uses maps: belongs to the system (iOS never routes it to an app), so it cannot be an app's scheme"#),
+        RefusedCase(yaml: "apple: [{teamId: ABCDE12345, bundleId: ABCDE12345.com.e.app}]",
+                    message: #"apple[0].bundleId: "ABCDE12345.com.e.app" starts with the team ID; give the bundle ID alone (com.e.app)"#),
         RefusedCase(yaml: "webcredentials: \"yes\"", message: #"webcredentials: expected true or false, got "yes""#),
         RefusedCase(yaml: "routes: [{name: h, pattern: \"https://e.com/healthz\"}]", message: #"routes.h: the pattern "https://e.com/healthz" claims /healthz, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json); choose another path or mark the route exclude: true"#),
     ])

@@ -72,6 +72,10 @@ import Testing
         (["--domain", "a_b.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "is not a DNS name"),
         (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--scheme", "tel"], "--scheme: tel: belongs to the system"),
         (["--domain", "x.example", "--team-id", "abcde12345", "--bundle-id", "a.b"], "--team-id/--bundle-id: "),
+        (["--domain", "https://x.example:8443", "--team-id", "ABCDE12345", "--bundle-id", "a.b"],
+         "--domain: \"https://x.example:8443\" is not a domain name: give the host alone (x.example), without scheme, port or path"),
+        (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "ABCDE12345.com.e.shop"],
+         "--bundle-id: \"ABCDE12345.com.e.shop\" starts with the team ID; give the bundle ID alone (com.e.shop)"),
     ])
     func aMissingOrWrongValueIsRefusedAndNothingIsWritten(arguments: [String], message: String) async throws {
         let directory = try ServiceProcessTests.temporaryDirectory()
