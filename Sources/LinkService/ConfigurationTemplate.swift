@@ -143,6 +143,8 @@ public struct ConfigurationTemplate: Sendable {
             lines += [
                 "  # The app's own scheme, for links the app builds or the service stores as deep links:",
                 "  # - {name: appProduct, pattern: \"\(scheme)://product/{id:int}\"}",
+                "  # A web route's landing page offers \"Open in the app\" once switchyard.yaml names its app",
+                "  # route under landing.pages (product: appProduct).",
             ]
         }
         return lines.joined(separator: "\n") + "\n"
@@ -151,7 +153,7 @@ public struct ConfigurationTemplate: Sendable {
     var configurationText: String {
         var lines = [
             "# The Switchyard link service for \(name), written by `switchyard init`.",
-            "# Run it: switchyard serve --config THIS_FILE",
+            "# Run it from this directory: switchyard serve (it reads the files once: restart it after editing them)",
             "# Every key, with its type and default: docs/operator-guide.md#every-key",
             "",
             "routeTable: \(Self.quoted(routeTableName))   # hosts and routes, shared with the app",
@@ -190,6 +192,14 @@ public struct ConfigurationTemplate: Sendable {
             "  title: \(Self.quoted(name))   # the landing pages' title when a link has none",
             "  # description: \"…\"",
             "  # icon: \"https://\(domain.lowercased())/icon.png\"",
+        ]
+        if scheme != nil {
+            lines += [
+                "  # pages:   # the app route a web route's page opens (\"Open in the app\"), by route name:",
+                "  #   product: appProduct   # /p/42 → the app's product/42",
+            ]
+        }
+        lines += [
             "",
             "# The other sections (links, invites, rateLimit, resolve, webhooks, visits, deferred) keep",
             "# their defaults; see the reference.",

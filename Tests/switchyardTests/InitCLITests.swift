@@ -42,6 +42,33 @@ import Testing
         #expect(checkedLinks.status == 0 && checkedLinks.stdout.contains("valid, 0 errors"), "\(checkedLinks.stdout)")
     }
 
+    /// The examples the written files carry in comments work once uncommented: the product
+    /// route's page offers the app route it names.
+    @Test func theCommentedExamplesWorkUncommented() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let written = try await CLITests.run(["init", "--domain", "links.example.com", "--team-id", "ABCDE12345", "--bundle-id", "com.example.shop",
+                                              "--scheme", "shop", "--directory", directory.path])
+        #expect(written.status == 0, "\(written.stderr)")
+        let examples = [
+            ("routes.yaml", "  # - {name: product,", "  - {name: product,"), ("routes.yaml", "  # - {name: appProduct,", "  - {name: appProduct,"),
+            ("switchyard.yaml", "  # pages:", "  pages:"), ("switchyard.yaml", "  #   product: appProduct", "    product: appProduct"),
+        ]
+        for (file, commented, example) in examples {
+            let path = directory.appendingPathComponent(file).path
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.contains(commented), "\(file) has no \(commented.debugDescription): \(text)")
+            try Data(text.replacingOccurrences(of: commented, with: example).utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X)"
+        let served = try await blocking {
+            try CLITests.withService(CLITests.binary, ["serve", "--port", "0"], in: directory) { origin in
+                HTTP.send("GET", origin + "/p/42", headers: ["User-Agent": iPhone]).body
+            }
+        }
+        let page = try #require(served.result, "serve did not start: \(served.log)")
+        #expect(page.contains(#"<a id="open-app" class="button" href="shop://product/42">Open in the app</a>"#), "\(page)")
+    }
+
     @Test func anAndroidOnlyAppGetsNoAASAAndValidAssetlinks() async throws {
         let directory = try ServiceProcessTests.temporaryDirectory()
         let written = try await CLITests.run(["init", "--domain", "links.example.com", "--package", "com.example.shop",

@@ -179,12 +179,13 @@ enum HTTP {
         var answer = Answer(status: 0, body: "")
     }
 
-    static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil) -> Answer {
+    static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil, headers: [String: String] = [:]) -> Answer {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         // A person's browser: URLSession's own User-Agent names curl, which is not a person.
         request.setValue("Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0", forHTTPHeaderField: "User-Agent")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
