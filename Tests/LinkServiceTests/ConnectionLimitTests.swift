@@ -32,6 +32,27 @@ import Testing
         }
     }
 
+    /// A body declared larger than the limit is refused at its headers, not when (or if) its
+    /// bytes arrive; so is a form to the dashboard.
+    @Test func aBodyDeclaredTooLargeIsRefusedAtOnce() async throws {
+        let h = try await Harness.make()
+        let app = h.service.application(port: 0, connectionLimits: ConnectionLimits(maximumConnections: 100, requestTimeout: 60))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let writer = h.writer
+            let answers = try await blocking(limited: false) { () throws -> [String] in
+                try ["POST /api/links HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(writer)\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{",
+                 "POST /api/links HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(writer)\r\nContent-Type: application/json\r\nContent-Length: 999999999999999999999999\r\n\r\n{"].map { raw throws -> String in
+                    let connection = try RawConnection(port: port)
+                    connection.send(raw)
+                    return connection.read(for: 10, until: "\r\n\r\n").text + connection.read(for: 0.5, until: "}}").text
+                }
+            }
+            #expect(answers[0].hasPrefix("HTTP/1.1 413") && answers[0].contains(#""code":"body-too-large""#), "\(answers[0])")
+            #expect(answers[1].hasPrefix("HTTP/1.1 400"), "a length past any integer: NIO's parser refuses it: \(answers[1])")
+        }
+    }
+
     @Test func aRequestSentAByteAtATimeEndsAtTheRequestTimeout() async throws {
         let h = try await Harness.make()
         let app = h.service.application(port: 0, connectionLimits: ConnectionLimits(maximumConnections: 100, requestTimeout: 1))

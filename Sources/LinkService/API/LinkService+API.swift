@@ -255,8 +255,18 @@ extension LinkService {
         return code
     }
 
+    /// Whether the request's Content-Length says its body is over `limit`: refused before any
+    /// of it is read, instead of when the bytes (which may never come) have arrived.
+    static func declaresMore(_ request: Request, than limit: Int) -> Bool {
+        // (A length too long for an Int, or not a number, never gets here: NIO's parser answers 400.)
+        request.headers[.contentLength].flatMap { Int($0) }.map { $0 > limit } ?? false
+    }
+
     /// The JSON body, within the configured size limit.
     func readJSON(_ request: Request, _ context: ServiceContext) async throws(APIError) -> JSONValue {
+        if Self.declaresMore(request, than: configuration.maximumBodyBytes) {
+            throw APIError(.contentTooLarge, .bodyTooLarge, "the body is larger than \(configuration.maximumBodyBytes) bytes")
+        }
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {

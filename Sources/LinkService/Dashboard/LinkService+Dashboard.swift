@@ -453,6 +453,9 @@ extension LinkService {
         guard type == "application/x-www-form-urlencoded" else {
             throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the form as application/x-www-form-urlencoded")
         }
+        if Self.declaresMore(request, than: configuration.maximumBodyBytes) {
+            throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes")
+        }
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
