@@ -190,22 +190,45 @@ import Testing
                 #expect(try await client.call(.get, "/i/Seen2345", headers: [.userAgent: "Mozilla/5.0 (X11; Linux x86_64)", .referer: referer]).status == .ok)
             }
             #expect(try await client.call(.get, "/i/Seen2345", headers: [.userAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"]).status == .ok)
+            // A link clicked once, and an imported Firebase link (its page stays at its old path).
+            #expect(try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Once2345", "deepLink": "plur://group/o"}"#).status == .created)
+            #expect(try await client.call(.get, "/i/Once2345", headers: [.userAgent: LandingPageTests.iPhone]).status == .ok)
+            var imported = StoredLink(code: "summer", createdAt: Date())
+            imported.kind = "fdl"
+            imported.deepLink = "plur://group/s"
+            try await h.store.insert(imported)
             try await h.service.flushClicks()
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/dashboard.py").path
-            let output = try await blocking(limited: false) { try Self.python([script, chromium, origin, h.writer, "Seen2345", artifacts.path]) }
+            let output = try await blocking(limited: false) { try Self.python([script, chromium, origin, h.writer, "Seen2345", artifacts.path, "Once2345", "summer"]) }
             let report = try #require(try? JSONParser.parse(output), "dashboard.py printed: \(output.prefix(800))")
             print("dashboard in Chromium: \(output)")
             #expect(report["failure"] == nil, "dashboard.py stopped: \(output)")
 
             #expect(report.at("start.url")?.stringValue == origin + "/admin/sign-in", "signed out: the sign-in page")
             #expect(report.at("signedIn.url")?.stringValue == origin + "/admin")
-            #expect(report.at("signedIn.links")?.arrayValue?.compactMap(\.stringValue) == ["Seen2345"])
+            #expect(Set(report.at("signedIn.links")?.arrayValue?.compactMap(\.stringValue) ?? []) == ["Seen2345", "Once2345", "summer"])
+
+            // The form: routes picked from the configuration's; every bad field said at once.
+            let routes = report.at("form.routes")?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(routes.first == "" && routes.contains("appGroup"), "\(routes)")
+            let errors = report.at("refused.errors")?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(errors.count == 3, "\(errors)")
+            #expect(errors.contains { $0.hasPrefix("Deep link: ") } && errors.contains { $0.hasPrefix("Maximum uses: ") } && errors.contains { $0 == "Expires at: expiresAt 2027-02-30: no such date-time: day 30 of month 2 in 2027" }, "\(errors)")
             #expect(report.at("signedIn.cookieVisibleToScript") == .bool(false), "HttpOnly")
 
             let made = try #require(try await h.store.searchLinks("Made in Chromium", limit: 5).first, "the form created the link")
             #expect(made.deepLink == "plur://group/from-the-dashboard" && made.maxUses == 3)
             #expect(report.at("created.url")?.stringValue == origin + "/admin/links/\(made.code)?saved=1")
             #expect(report.at("created.notice")?.stringValue == "Saved.")
+            // A day alone: the link works through that day (UTC).
+            #expect(report.at("created.fields")?["Expires"]?.stringValue == "2030-07-01T00:00:00Z", "\(output)")
+            #expect(made.expiresAt == Date(timeIntervalSince1970: 1_909_094_400))
+            #expect(report.at("others.Once2345.visitsLine")?.stringValue?.hasPrefix("1 click counted") == true, "\(output)")
+            #expect(report.at("visited.visitsLine")?.stringValue?.hasPrefix("8 clicks counted") == true, "\(output)")
+            // One page URL everywhere: the dashboard shows what the API says.
+            let apiURL = try await client.call(.get, "/api/links/summer", token: h.writer).json?["url"]?.stringValue
+            #expect(apiURL == "https://rabble.community/summer")
+            #expect(report.at("others.summer.fields")?["Page"]?.stringValue == apiURL, "\(output)")
             #expect(report.at("created.chart.bars") == .int(0), "a new link has no visits")
             #expect(report.at("created.qr.complete") == .bool(true))
             #expect(Self.number(report.at("created.qr.naturalWidth")) > 0, "the QR image loaded: \(output)")
@@ -224,7 +247,7 @@ import Testing
 
             #expect(report.at("signedOut.url")?.stringValue == origin + "/admin/sign-in")
             #expect(report.at("afterSignOut.url")?.stringValue == origin + "/admin/sign-in")
-            for name in ["dashboard-list.png", "dashboard-created.png", "dashboard-link.png"] {
+            for name in ["dashboard-list.png", "dashboard-refused.png", "dashboard-created.png", "dashboard-link.png"] {
                 let png = try Data(contentsOf: artifacts.appendingPathComponent(name))
                 #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 5000, "\(name)")
             }

@@ -481,7 +481,14 @@ extension LinkService {
         case "expiresAt":
             // A day alone means the link works through that day (UTC): it expires at the next midnight.
             // Anything else (or a next midnight past year 9999) goes to the API as written, which says why.
-            guard text.utf8.count == 10, case .success(let day) = Timestamp.parse(text + "T00:00:00Z") else { return .string(text) }
+            guard text.utf8.count == 10 else { return .string(text) }
+            let day: Date
+            switch Timestamp.parse(text + "T00:00:00Z") {
+            case .success(let d): day = d
+            case .failure(let problem) where problem.code == .noSuchTime:  // 2027-02-30: the day is said
+                throw .badRequest(.invalidExpiry, "expiresAt \(text): \(problem.message)", field: "expiresAt")
+            case .failure: return .string(text)
+            }
             let next = day.addingTimeInterval(86_400), end = Timestamp.format(next, fractionalSeconds: false)
             guard case .success(next) = Timestamp.parse(end) else { return .string(text) }
             return .string(end)

@@ -2,7 +2,9 @@
 """Uses the dashboard in headless Chromium as a person would: signs in with a token, creates a
 link through the form, opens a link's page, and reports what the browser shows.
 
-    dashboard.py CHROMIUM ORIGIN TOKEN VISITED_CODE SCREENSHOT_DIR
+    dashboard.py CHROMIUM ORIGIN TOKEN VISITED_CODE SCREENSHOT_DIR [OTHER_CODE ...]
+
+Each OTHER_CODE's link page is read too (its fields and its visits line).
 
 Driven over --remote-debugging-pipe with navigate.py's Browser (no extra Python package).
 Prints one JSON object with what each step found; screenshots go to SCREENSHOT_DIR.
@@ -75,12 +77,17 @@ class Tab:
               qr: qr ? {complete: qr.complete, naturalWidth: qr.naturalWidth, src: qr.getAttribute('src')} : null,
               links: [...document.querySelectorAll('table#links a')].map(a => a.textContent),
               cookieVisibleToScript: document.cookie.includes('sy_admin'),
+              errors: [...document.querySelectorAll('#error li')].map(li => li.textContent),
+              routes: [...document.querySelectorAll('select#f-route option')].map(o => o.value),
+              fields: Object.fromEntries([...document.querySelectorAll('dl#fields dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent])),
+              visitsLine: ((document.querySelector('#total-clicks') || {}).parentElement || {}).textContent || null,
             };
         })()""")
 
 
 def main():
     chromium, origin, token, visited, shots = sys.argv[1:6]
+    others = sys.argv[6:]
     report = {}
     browser = Browser(chromium, "Mozilla/5.0 (X11; Linux x86_64) dashboard-test")
     tab = None
@@ -94,10 +101,21 @@ def main():
         tab.screenshot(os.path.join(shots, "dashboard-list.png"))
 
         tab.submit("document.querySelector('a#new-link').click()")
+        report["form"] = tab.state()
+        # Three bad fields: each is said, at once.
+        tab.run("""(() => {
+            document.querySelector('#f-deepLink').value = 'javascript:alert(1)';
+            document.querySelector('#f-maxUses').value = '0';
+            document.querySelector('#f-expiresAt').value = '2027-02-30';
+        })()""")
+        tab.submit("document.querySelector('button#save').click()")
+        report["refused"] = tab.state()
+        tab.screenshot(os.path.join(shots, "dashboard-refused.png"))
         tab.run("""(() => {
             document.querySelector('#f-deepLink').value = 'plur://group/from-the-dashboard';
             document.querySelector('#f-title').value = 'Made in Chromium';
             document.querySelector('#f-maxUses').value = '3';
+            document.querySelector('#f-expiresAt').value = '2030-06-30';
         })()""")
         tab.submit("document.querySelector('button#save').click()")
         report["created"] = tab.state()
@@ -106,6 +124,10 @@ def main():
         tab.go(origin + "/admin/links/" + visited)
         report["visited"] = tab.state()
         tab.screenshot(os.path.join(shots, "dashboard-link.png"))
+        report["others"] = {}
+        for code in others:
+            tab.go(origin + "/admin/links/" + code)
+            report["others"][code] = tab.state()
 
         tab.submit("document.querySelector('button#sign-out').click()")
         report["signedOut"] = tab.state()
