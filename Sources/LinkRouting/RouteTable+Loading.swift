@@ -34,7 +34,13 @@ extension LinkRouter {
 
     /// A route table on its own (a file): only `hosts` and `routes` at the top.
     init(table document: JSONValue) throws(RouteTableError) {
-        if let problem = DocumentShape.object(Self.tableKeys).problems(in: document).first { throw RouteTableError(problem) }
+        if let problem = DocumentShape.object(Self.tableKeys).problems(in: document).first {
+            // A service configuration given where its route table belongs: say which file to give.
+            if let table = document["routeTable"]?.stringValue {
+                throw RouteTableError("\(problem) — this is a service configuration; give its route table (\(table)) instead")
+            }
+            throw RouteTableError(problem)
+        }
         try self.init(document: document)
     }
 

@@ -57,6 +57,7 @@ public struct ConfigurationTemplate: Sendable {
         where value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
             throw ConfigurationError("\(name): \(JSONWriter.quote(value)) contains a control character or a line break")
         }
+        if name.trimmingCharacters(in: .whitespaces).isEmpty { throw ConfigurationError("name: the app's name is empty") }
         if let problem = Self.domainProblem(domain) { throw ConfigurationError("domain: \(JSONWriter.quote(domain)) \(problem)") }
         guard apple != nil || android != nil else {
             throw ConfigurationError("no app: give the iOS app (team ID and bundle ID), the Android app (package and fingerprint), or both")

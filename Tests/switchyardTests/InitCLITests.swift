@@ -22,6 +22,9 @@ import Testing
         // The route table alone is what the app reads: `route` takes it.
         let routed = try await CLITests.run(["route", "--routes", directory.appendingPathComponent("routes.yaml").path, "https://links.example.com/i/abc"])
         #expect(routed.stdout.contains("link(code: abc)"), "\(routed.stdout)\(routed.stderr)")
+        // The configuration given where the route table belongs says which file to give.
+        let mistaken = try await CLITests.run(["route", "--routes", configuration, "https://links.example.com/i/abc"])
+        #expect(mistaken.status == 2 && mistaken.stderr.contains("this is a service configuration; give its route table (routes.yaml) instead"), "\(mistaken.stderr)")
 
         // As init says: serve run from that directory, with no options, reads its configuration
         // and keeps its database there.
@@ -99,6 +102,7 @@ import Testing
         (["--domain", "a_b.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "is not a DNS name"),
         (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--scheme", "tel"], "--scheme: tel: belongs to the system"),
         (["--domain", "x.example", "--team-id", "abcde12345", "--bundle-id", "a.b"], "--team-id/--bundle-id: "),
+        (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--name", " "], "--name: the app's name is empty"),
         (["--domain", "https://x.example:8443", "--team-id", "ABCDE12345", "--bundle-id", "a.b"],
          "--domain: \"https://x.example:8443\" is not a domain name: give the host alone (x.example), without scheme, port or path"),
         (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "ABCDE12345.com.e.shop"],
