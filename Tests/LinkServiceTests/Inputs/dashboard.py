@@ -51,6 +51,12 @@ class Tab:
         self.run(script)
         self.wait_load()
 
+    def save_form(self, fields):
+        """Types each field's value (by its name) into the link form and saves it."""
+        for name, value in fields.items():
+            self.run("document.querySelector('#f-%s').value = %s" % (name, json.dumps(value)))
+        self.submit("document.querySelector('button#save').click()")
+
     def screenshot(self, path):
         data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
         with open(path, "wb") as f:
@@ -103,21 +109,10 @@ def main():
         tab.submit("document.querySelector('a#new-link').click()")
         report["form"] = tab.state()
         # Three bad fields: each is said, at once.
-        tab.run("""(() => {
-            document.querySelector('#f-deepLink').value = 'javascript:alert(1)';
-            document.querySelector('#f-maxUses').value = '0';
-            document.querySelector('#f-expiresAt').value = '2027-02-30';
-        })()""")
-        tab.submit("document.querySelector('button#save').click()")
+        tab.save_form({"deepLink": "javascript:alert(1)", "maxUses": "0", "expiresAt": "2027-02-30"})
         report["refused"] = tab.state()
         tab.screenshot(os.path.join(shots, "dashboard-refused.png"))
-        tab.run("""(() => {
-            document.querySelector('#f-deepLink').value = 'plur://group/from-the-dashboard';
-            document.querySelector('#f-title').value = 'Made in Chromium';
-            document.querySelector('#f-maxUses').value = '3';
-            document.querySelector('#f-expiresAt').value = '2030-06-30';
-        })()""")
-        tab.submit("document.querySelector('button#save').click()")
+        tab.save_form({"deepLink": "plur://group/from-the-dashboard", "title": "Made in Chromium", "maxUses": "3", "expiresAt": "2030-06-30"})
         report["created"] = tab.state()
         tab.screenshot(os.path.join(shots, "dashboard-created.png"))
 
