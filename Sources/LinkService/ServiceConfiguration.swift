@@ -224,6 +224,9 @@ public struct ServiceConfiguration: Sendable {
             guard let team = a["teamId"]?.stringValue, let bundle = a["bundleId"]?.stringValue else {
                 throw ConfigurationError("apple[\(i)]: needs teamId and bundleId")
             }
+            guard team.utf8.count == 10, team.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }) else {
+                throw ConfigurationError("apple[\(i)].teamId: \(JSONWriter.quote(team)) is not a team ID (10 capital letters and digits: Membership details in the developer account)")
+            }
             if bundle.hasPrefix(team + ".") {
                 // The AASA names teamId.bundleId: a bundle ID written with its team would name TEAM.TEAM.….
                 throw ConfigurationError("apple[\(i)].bundleId: \(JSONWriter.quote(bundle)) starts with the team ID; give the bundle ID alone (\(bundle.dropFirst(team.count + 1)))")

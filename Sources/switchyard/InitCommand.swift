@@ -97,7 +97,7 @@ struct InitCommand: ParsableCommand {
     /// keys (`apple[0].scheme: …`), which the person typed as options.
     static func flagged(_ message: String) -> String {
         let options: [(prefix: String, flags: String)] = [
-            ("apple[0].scheme", "--scheme"), ("apple[0].appStoreId", "--app-store-id"), ("apple[0].bundleId", "--bundle-id"), ("apple[0]", "--team-id/--bundle-id"),
+            ("apple[0].scheme", "--scheme"), ("apple[0].appStoreId", "--app-store-id"), ("apple[0].bundleId", "--bundle-id"), ("apple[0].teamId", "--team-id"), ("apple[0]", "--team-id/--bundle-id"),
             ("android[0]", "--package/--fingerprint"), ("android", "--package/--fingerprint"), ("service.deepLinkSchemes[0]", "--scheme"),
             ("service.publicURL", "--domain"), ("domain", "--domain"), ("fingerprint", "--fingerprint"), ("landing.title", "--name"),
             ("name", "--name"), ("bundle ID", "--bundle-id"), ("team ID", "--team-id"), ("App Store ID", "--app-store-id"),
@@ -115,21 +115,78 @@ struct InitCommand: ParsableCommand {
         return ExitCode(2)
     }
 
-    /// Asks for what the options left out, on a terminal.
+    /// Asks for what the options left out, on a terminal. Each answer is checked as it is given
+    /// (as `files()` will check it, the questions not yet answered standing in with values that
+    /// pass) and asked again with the reason when it cannot be used; an empty answer skips the
+    /// question, and the end of input stops asking.
     private mutating func ask() {
-        func question(_ text: String) -> String? {
-            FileHandle.standardError.write(Data((text + ": ").utf8))
-            guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else { return nil }
-            return answer
+        var ended = false
+        func question(_ text: String, check: (String) -> String?) -> String? {
+            while !ended {
+                FileHandle.standardError.write(Data((text + ": ").utf8))
+                guard let line = readLine() else {
+                    ended = true
+                    FileHandle.standardError.write(Data("\n".utf8))
+                    return nil
+                }
+                let answer = line.trimmingCharacters(in: .whitespaces)
+                if answer.isEmpty { return nil }
+                guard let problem = check(answer) else { return answer }
+                FileHandle.standardError.write(Data(Output.escaped("  \(problem); try again (empty: skip)\n").utf8))
+            }
+            return nil
         }
-        if domain == nil { domain = question("Domain of your universal links (links.example.com)") }
+        if domain == nil {
+            domain = question("Domain of your universal links (links.example.com)") { answer in
+                var v = self; v.domain = answer; return v.problem(with: "--domain")
+            }
+        }
         if teamId == nil, package == nil {
-            teamId = question("Apple team ID (empty: no iOS app)")
+            teamId = question("Apple team ID (empty: no iOS app)") { answer in
+                var v = self; v.teamId = answer; return v.problem(with: "--team-id")
+            }
         }
-        if teamId != nil, bundleId == nil { bundleId = question("iOS bundle ID") }
-        if teamId != nil, appStoreId == nil { appStoreId = question("App Store ID (empty: not published yet)") }
-        if package == nil { package = question("Android package (empty: no Android app)") }
-        if package != nil, fingerprint.isEmpty, let answer = question("SHA-256 signing-certificate fingerprint") { fingerprint = [answer] }
-        if scheme == nil { scheme = question("The app's URL scheme (empty: none)") }
+        if teamId != nil, bundleId == nil {
+            bundleId = question("iOS bundle ID") { answer in var v = self; v.bundleId = answer; return v.problem(with: "--bundle-id") }
+        }
+        if teamId != nil, appStoreId == nil {
+            appStoreId = question("App Store ID (empty: not published yet)") { answer in
+                var v = self; v.appStoreId = answer; return v.problem(with: "--app-store-id")
+            }
+        }
+        if package == nil {
+            package = question("Android package (empty: no Android app)") { answer in
+                var v = self; v.package = answer; return v.problem(with: "--package")
+            }
+        }
+        if package != nil, fingerprint.isEmpty {
+            let check: (String) -> String? = { answer in var v = self; v.fingerprint = [answer]; return v.problem(with: "--fingerprint") }
+            if let first = question("SHA-256 signing-certificate fingerprint", check: check) {
+                fingerprint = [first]
+                while let another = question("Another signing fingerprint (empty: no more)", check: check) { fingerprint.append(another) }
+            }
+        }
+        if scheme == nil {
+            scheme = question("The app's URL scheme (empty: none)") { answer in var v = self; v.scheme = answer; return v.problem(with: "--scheme") }
+        }
     }
+
+    /// What the files for these values would be refused for, when it is about `option`; the
+    /// values not given yet stand in with ones that pass.
+    private func problem(with option: String) -> String? {
+        let team = teamId ?? (bundleId != nil || appStoreId != nil ? "ABCDE12345" : nil)
+        let apple = team.map { (teamID: $0, bundleID: bundleId ?? "com.example.app", appStoreID: appStoreId) }
+        let android = package.map { (package: $0, fingerprints: fingerprint.isEmpty ? [Self.standInFingerprint] : fingerprint) }
+        let template = ConfigurationTemplate(domain: domain ?? "links.example.com", apple: apple ?? (android == nil ? (teamID: "ABCDE12345", bundleID: "com.example.app", appStoreID: nil) : nil),
+                                             android: android, scheme: scheme, name: name ?? "app")
+        do { _ = try template.files() } catch {
+            let message = Self.flagged(error.message)
+            guard let colon = message.firstIndex(of: ":"), message[..<colon].split(separator: "/").contains(where: { $0 == option || "--" + $0 == option }) else { return nil }
+            return String(message[message.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+
+    /// A fingerprint that passes, standing in for one not asked for yet.
+    private static let standInFingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
 }

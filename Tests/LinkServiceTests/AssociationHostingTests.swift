@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func configurationErrorsSayWhere() throws {
-        #expect(throws: ConfigurationError("apple[0]: \"TEAMID.com.example\" contains the placeholder \"TEAMID\"; put your real 10-character team ID (Membership details in the developer account) and bundle ID")) {
+        #expect(throws: ConfigurationError("apple[0].teamId: \"TEAMID\" is not a team ID (10 capital letters and digits: Membership details in the developer account)")) {
             try ServiceConfiguration(document: try JSONParser.parse(#"{"apple": [{"teamId": "TEAMID", "bundleId": "com.example"}], "hosts": ["e.com"], "routes": []}"#))
         }
         #expect(throws: ConfigurationError("routes[0].pattern: route a needs a pattern")) {

@@ -72,6 +72,32 @@ import Testing
         #expect(page.contains(#"<a id="open-app" class="button" href="shop://product/42">Open in the app</a>"#), "\(page)")
     }
 
+    /// On a terminal (a pseudo-terminal made by `script`), each answer is checked when given and
+    /// asked again with the reason; the files then hold the answers that passed.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script(1) is not installed"))
+    func onATerminalEachAnswerIsCheckedAndAskedAgain() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let answers = ["https://links.example.com", "links.example.com", "abc", "ABCDE12345", "ABCDE12345.com.example.shop", "com.example.shop",
+                       "", "com..shop", "com.example.shop", "12:34", "146de983c5730650d8eeb9952f34fc6416a08342e61dbea88a0496b23fcf44e5",
+                       "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E6", "", "tel", "shop"]
+        let command = "\(CLITests.binary.path) init --directory \(directory.path)"
+        let run = try await CLITests.run(["/usr/bin/script", "-qec", command, "/dev/null"], stdin: answers.joined(separator: "\n") + "\n", shell: true)
+        let said = run.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(run.status == 0, "\(said)")
+        for reason in ["is not a domain name: give the host alone (links.example.com), without scheme, port or path; try again",
+                       "\"abc\" is not a team ID (10 capital letters and digits: Membership details in the developer account); try again", "starts with the team ID; give the bundle ID alone (com.example.shop); try again",
+                       "\"12:34\" is not a SHA-256 fingerprint", "tel: belongs to the system"] {
+            #expect(said.contains(reason), "\(reason) not in: \(said)")
+        }
+        let text = try String(contentsOf: directory.appendingPathComponent("switchyard.yaml"), encoding: .utf8)
+        for line in ["teamId: \"ABCDE12345\"", "bundleId: \"com.example.shop\"", "package: \"com.example.shop\"", "scheme: \"shop\"",
+                     "\"14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5\"",
+                     "\"14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E6\""] {
+            #expect(text.contains(line), "\(line) not in: \(text)")
+        }
+        #expect(!text.contains("    appStoreId: "), "the App Store question was skipped")
+    }
+
     @Test func anAndroidOnlyAppGetsNoAASAAndValidAssetlinks() async throws {
         let directory = try ServiceProcessTests.temporaryDirectory()
         let written = try await CLITests.run(["init", "--domain", "links.example.com", "--package", "com.example.shop",
@@ -92,7 +118,7 @@ import Testing
         (["--team-id", "ABCDE12345", "--bundle-id", "a.b"], "--domain is missing"),
         (["--domain", "x.example"], "no app"),
         (["--domain", "x.example", "--team-id", "ABCDE12345"], "--bundle-id is missing"),
-        (["--domain", "x.example", "--team-id", "ABCDE", "--bundle-id", "a.b"], "team ID \"ABCDE\""),
+        (["--domain", "x.example", "--team-id", "ABCDE", "--bundle-id", "a.b"], "--team-id: \"ABCDE\" is not a team ID"),
         (["--domain", "x.example", "--package", "a.b", "--fingerprint", "12:34"], "is not a SHA-256 fingerprint"),
         (["--domain", "x.example", "--package", "a.b"], "needs the SHA-256 fingerprint"),
         (["--domain", "evil.com@x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "domain"),
@@ -101,7 +127,7 @@ import Testing
         (["--domain", "127.0.0.1", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "is an IP address"),
         (["--domain", "a_b.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "is not a DNS name"),
         (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--scheme", "tel"], "--scheme: tel: belongs to the system"),
-        (["--domain", "x.example", "--team-id", "abcde12345", "--bundle-id", "a.b"], "--team-id/--bundle-id: "),
+        (["--domain", "x.example", "--team-id", "abcde12345", "--bundle-id", "a.b"], "--team-id: \"abcde12345\" is not a team ID"),
         (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--name", " "], "--name: the app's name is empty"),
         (["--domain", "https://x.example:8443", "--team-id", "ABCDE12345", "--bundle-id", "a.b"],
          "--domain: \"https://x.example:8443\" is not a domain name: give the host alone (x.example), without scheme, port or path"),
