@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SwitchyardDocuments", targets: ["SwitchyardDocuments"]),
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
         .library(name: "AssociatedDomains", targets: ["AssociatedDomains"]),
+        .library(name: "LinkStorage", targets: ["LinkStorage"]),
         .library(name: "LinkService", targets: ["LinkService"]),
         .library(name: "URLRelay", targets: ["URLRelay"]),
         .library(name: "CallbackURL", targets: ["CallbackURL"]),
@@ -115,16 +116,32 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Adapter: the link service's storage — links, clicks, visits, API tokens (issued and
+        // hashed here), claims and the webhook outbox on SQLite or PostgreSQL, with their migrations.
+        .target(
+            name: "LinkStorage",
+            dependencies: [
+                "SwitchyardCore", "SwitchyardNetwork",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LinkService",
             dependencies: [
                 "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
-                "ResponseLane",
+                "ResponseLane", "LinkStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -161,7 +178,7 @@ let package = Package(
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
+                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
                 "SwitchyardNetwork", "URLRelayService", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -174,8 +191,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Helpers shared by the test targets only (a seeded generator for property tests, a child
-        // process runner that does not use Foundation's Process).
-        .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardCore", .target(name: "CSpawn", condition: .when(platforms: [.linux]))], swiftSettings: swiftSettings),
+        // process runner that does not use Foundation's Process, fresh test databases).
+        .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardCore", "LinkStorage", .target(name: "CSpawn", condition: .when(platforms: [.linux]))], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore"], swiftSettings: swiftSettings),
@@ -183,10 +200,11 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "LinkStorage", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ResponseLaneTests",
             dependencies: ["ResponseLane", "SwitchyardTestSupport", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "HummingbirdTesting", package: "hummingbird")],

@@ -4,26 +4,18 @@ import SwitchyardCore
 extension ErrorCode {
     /// A transaction id that was verified once already (verification is single use).
     public static let alreadyVerified = ErrorCode("already-verified")
-    /// A name that several active tokens share, given where one token must be named.
-    public static let ambiguous = ErrorCode("ambiguous")
     /// A link body that gives both `deepLink` and `route`; it must give one.
     public static let ambiguousTarget = ErrorCode("ambiguous-target")
     /// A dashboard form whose token is not one this sign-in issued (a stale or forged form).
     public static let badFormToken = ErrorCode("bad-form-token")
-    /// A `--database` URL that is neither `sqlite:PATH` nor a complete `postgres://` URL.
-    public static let badURL = ErrorCode("bad-url")
     /// Eight randomly drawn short codes in a row were taken; `links.length` should be raised.
     public static let codeSpaceExhausted = ErrorCode("code-space-exhausted")
     /// The short code a request chose for a new link belongs to another link.
     public static let codeTaken = ErrorCode("code-taken")
     /// A state-changing dashboard request started by another site (`Sec-Fetch-Site` or `Origin`).
     public static let crossSite = ErrorCode("cross-site")
-    /// A storage insert that broke a primary-key or unique constraint, such as an existing code.
-    public static let duplicate = ErrorCode("duplicate")
     /// An edit whose body names no field to change.
     public static let emptyEdit = ErrorCode("empty-edit")
-    /// A database statement failed for a reason other than a duplicate key.
-    public static let failed = ErrorCode("failed")
     /// A URL with a scheme that is never accepted, whatever the configuration.
     public static let forbiddenScheme = ErrorCode("forbidden-scheme")
     /// A fallback URL whose host is not a configured host, a store, or in `service.redirectHosts`.
@@ -98,14 +90,10 @@ extension ErrorCode {
     public static let qrBusy = ErrorCode("qr-busy")
     /// Too many `/api/resolve` requests are already running or waiting (HTTP 503).
     public static let resolveBusy = ErrorCode("resolve-busy")
-    /// A database whose schema version is newer than this build knows.
-    public static let schemaTooNew = ErrorCode("schema-too-new")
     /// Work refused because the service is stopping.
     public static let shuttingDown = ErrorCode("shutting-down")
     /// The API's answer when the database fails: nothing was stored (HTTP 503).
     public static let storageUnavailable = ErrorCode("storage-unavailable")
-    /// The database cannot be opened or reached (no connection, no directory, no WAL mode).
-    public static let unavailable = ErrorCode("unavailable")
     /// A request body with a field the endpoint does not know.
     public static let unknownField = ErrorCode("unknown-field")
     /// A transaction id the service does not know.

@@ -1,6 +1,7 @@
 import Atomics
 import AssociatedDomains
 import Foundation
+import LinkStorage
 import SwitchyardNetwork
 import Hummingbird
 import HummingbirdCore
@@ -103,7 +104,7 @@ public struct LinkService: Sendable {
         self.input = input
         // Link changes and clicks write their webhook events in their own transactions.
         self.store = store.withOutbox(WebhookOutbox(
-            settings: configuration.webhooks, render: { Self.json($0, configuration: configuration, input: input) },
+            endpoints: configuration.webhooks.endpointNames, render: { Self.json($0, configuration: configuration, input: input) },
             pageURL: { Self.pageURL(code: $0, kind: $1, configuration: configuration) }))
         self.logger = logger
         self.now = now

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LinkService
+import LinkStorage
 import SwitchyardCore
 
 struct ImportCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import LinkRules
 import LinkService
+import LinkStorage
 import Logging
 import SwitchyardCore
 

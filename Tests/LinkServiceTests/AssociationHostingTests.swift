@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LinkRouting
+import LinkStorage
 import LinkService
 import SwitchyardCore
 import Testing

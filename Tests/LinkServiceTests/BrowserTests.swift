@@ -1,3 +1,4 @@
+@testable import LinkStorage
 import SwitchyardTestSupport
 import Foundation
 import HTTPTypes

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+@testable import LinkStorage
 @testable import LinkService
 import SwitchyardTestSupport
 import Testing

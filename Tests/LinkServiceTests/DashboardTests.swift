@@ -3,7 +3,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
+@testable import LinkStorage
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// The dashboard at /admin, through the router as a browser uses it: forms, a cookie, redirects.

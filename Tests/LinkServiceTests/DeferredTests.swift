@@ -4,8 +4,10 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LinkRouting
+@testable import LinkStorage
 @testable import LinkService
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// Deferred deep links (issue 11, item 1): a phone's landing page carries a claim token through

@@ -3,7 +3,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
+@testable import LinkStorage
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// Firebase Dynamic Links compatibility (issue 11, item 2): long links on the service's own

@@ -3,7 +3,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
+@testable import LinkStorage
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// `/healthz` tells a monitor whether writes get through, and every 503 says when to come back.

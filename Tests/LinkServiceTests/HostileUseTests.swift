@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
+@testable import LinkStorage
 import NIOCore
 import NIOPosix
 import SwitchyardCore

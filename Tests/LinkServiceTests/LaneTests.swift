@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import HummingbirdTesting
+@testable import LinkStorage
 @testable import LinkService
 import SwitchyardCore
 import SwitchyardTestSupport

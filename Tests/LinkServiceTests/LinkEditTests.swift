@@ -2,8 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import LinkStorage
 @testable import LinkService
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// PATCH /api/links/{code}: the same checks as create, the rest of the link kept, the page and

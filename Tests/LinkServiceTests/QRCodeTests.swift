@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import LinkStorage
 @testable import LinkService
 import SwitchyardCore
 import SwitchyardQR

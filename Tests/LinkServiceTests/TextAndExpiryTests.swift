@@ -2,8 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import LinkStorage
 @testable import LinkService
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// Text and time fields store what the client sent, or are refused naming the field.

@@ -3,7 +3,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
+@testable import LinkStorage
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// The verification server of the ThereAndBack design: ids issued to the requesting app, checked

@@ -2,9 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import LinkStorage
 import Logging
 @testable import LinkService
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// Visit records (issue 11, item 4) and `GET /api/links/{code}/stats`.

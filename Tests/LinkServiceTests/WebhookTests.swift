@@ -3,8 +3,10 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
+@testable import LinkStorage
 import NIOCore
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// A real HTTP receiver on loopback: records every POST to /hook and answers 503 to the first

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LinkStorage
 
 /// The API's guards, as middleware on the route groups that need them (`LinkService.router()`):
 /// the per-address rate limit first, then the token and its scope. A handler behind

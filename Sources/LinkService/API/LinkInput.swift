@@ -1,5 +1,6 @@
 import Foundation
 import LinkRouting
+import LinkStorage
 import SwitchyardCore
 
 /// Reads and checks a `POST /api/links` body; every rejection names the field.

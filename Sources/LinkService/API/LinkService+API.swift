@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LinkRules
+import LinkStorage
 import Logging
 import NIOCore
 import Prometheus

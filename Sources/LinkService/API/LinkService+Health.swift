@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LinkStorage
 import SwitchyardCore
 
 extension LinkService {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LinkStorage
 import SwitchyardCore
 
 extension LinkService {

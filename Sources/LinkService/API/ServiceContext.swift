@@ -1,3 +1,4 @@
+import LinkStorage
 import SwitchyardCore
 import Hummingbird
 import NIOCore

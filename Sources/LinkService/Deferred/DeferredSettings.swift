@@ -1,4 +1,5 @@
 import Foundation
+import LinkStorage
 import SwitchyardCore
 
 /// The `deferred` section: deferred deep links, which carry a link through an app install.
@@ -59,31 +60,4 @@ public struct DeferredSettings: Sendable, Equatable {
     public static let referrerKey = "sy_claim"
     /// How long a redeemed or expired claim is kept, so a second try says 410 rather than 404.
     static let keptAfterExpiry: Double = 7 * 86_400
-}
-
-/// What a claim token stands for, copied when the page was shown.
-public struct DeferredClaim: Sendable, Equatable {
-    /// The short code of the link visited; nil for a route's landing page or a Firebase long link.
-    public var code: String?
-    /// The deep link the page offered, if it had one.
-    public var deepLink: String?
-    /// The route the claim stands for: a stored link's route, or a route page's app route (else
-    /// the page's own route); nil for a link given as a deep link, and for a Firebase long link.
-    public var route: String?
-    /// The route's parameters by name.
-    public var parameters: [String: String]
-    /// The platform the token was issued for: `ios` or `android`.
-    public var platform: String
-}
-
-extension DeferredClaim {
-    /// What a redemption answers: `{"code","deepLink","route","parameters"}`, parameters by name.
-    var answer: [(key: String, value: JSONValue)] {
-        [
-            ("code", code.map(JSONValue.string) ?? .null),
-            ("deepLink", deepLink.map(JSONValue.string) ?? .null),
-            ("route", route.map(JSONValue.string) ?? .null),
-            ("parameters", .object(parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-        ]
-    }
 }

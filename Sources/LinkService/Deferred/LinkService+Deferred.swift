@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LinkStorage
 import Logging
 import Hummingbird
 import NIOCore

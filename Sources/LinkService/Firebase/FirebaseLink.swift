@@ -1,4 +1,5 @@
 import Foundation
+import LinkStorage
 import SwitchyardCore
 
 /// A Firebase Dynamic Links long link (`/?link=…&apn=…&ibi=…&…`), read with Firebase's documented

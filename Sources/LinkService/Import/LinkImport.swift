@@ -1,4 +1,5 @@
 import Foundation
+import LinkStorage
 import SwitchyardCore
 import LinkRouting
 

@@ -1,4 +1,5 @@
 import Atomics
+import LinkStorage
 import SwitchyardCore
 import Foundation
 import Logging

@@ -60,6 +60,13 @@ public struct WebhookSettings: Sendable, Equatable {
     /// Whether any endpoint wants `event`.
     public func wants(_ event: String) -> Bool { endpoints.contains { $0.events.contains(event) } }
 
+    /// Each event type some endpoint wants, with the names of the endpoints that want it (the outbox's routing).
+    var endpointNames: [String: [String]] {
+        var names: [String: [String]] = [:]
+        for endpoint in endpoints { for event in endpoint.events { names[event, default: []].append(endpoint.name) } }
+        return names
+    }
+
     /// The endpoints that want `event`.
     func endpoints(for event: String) -> [Endpoint] { endpoints.filter { $0.events.contains(event) } }
 

@@ -72,6 +72,16 @@ public struct StoredToken: Sendable, Equatable {
     public var createdAt: Date
     /// When the token was revoked; nil while it is valid.
     public var revokedAt: Date?
+
+    /// A token record with these fields.
+    public init(id: String, name: String, secretHash: String, scopes: [String], createdAt: Date, revokedAt: Date? = nil) {
+        self.id = id
+        self.name = name
+        self.secretHash = secretHash
+        self.scopes = scopes
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
 }
 
 /// What a click did.
@@ -94,7 +104,7 @@ public struct LinkStore: Sendable {
     /// The outcome of this store's most recent write (every write method records it).
     public let health: StorageHealth
     /// Where link changes and clicks write their webhook events (nil: no endpoints configured).
-    var outbox: WebhookOutbox?
+    package var outbox: WebhookOutbox?
 
     package init(db: any SQLDatabase, health: StorageHealth = StorageHealth()) {
         self.db = db
@@ -246,6 +256,13 @@ public struct LinkStore: Sendable {
         public var platform: String?
         /// When the click happened; the time its event reports.
         public var at: Date
+
+        /// A click of `code` from `platform` at `at`.
+        public init(code: String, platform: String?, at: Date) {
+            self.code = code
+            self.platform = platform
+            self.at = at
+        }
     }
 
     /// Adds batched click counts (links without a use limit), their day rows and visit records
@@ -320,6 +337,16 @@ public struct LinkStore: Sendable {
         public var expiresAt: Date
         /// When it was verified; nil until then.
         public var verifiedAt: Date?
+
+        /// A transaction record with these fields.
+        public init(id: String, purpose: String?, createdBy: String?, createdAt: Date, expiresAt: Date, verifiedAt: Date? = nil) {
+            self.id = id
+            self.purpose = purpose
+            self.createdBy = createdBy
+            self.createdAt = createdAt
+            self.expiresAt = expiresAt
+            self.verifiedAt = verifiedAt
+        }
     }
 
     /// What verifying a transaction found: verified now (with the record), unknown, expired, or verified before.
@@ -450,6 +477,6 @@ public struct LinkStore: Sendable {
         return String(error.message[..<range.lowerBound])
     }
 
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+    package static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 }

@@ -1,6 +1,7 @@
+@testable import LinkStorage
 import SwitchyardCore
 import Foundation
-@testable import LinkService
+import SwitchyardTestSupport
 import Testing
 
 /// The same storage suite on SQLite and on PostgreSQL.

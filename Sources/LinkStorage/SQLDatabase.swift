@@ -142,16 +142,21 @@ public enum ConnectionPoolRunner: Sendable {
 }
 
 /// Serialises async work (one SQLite writer at a time, transactions included).
-actor AsyncLock {
+package actor AsyncLock {
     private var locked = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    func lock() async {
+    /// A lock, free.
+    package init() {}
+
+    /// Waits until the lock is free and takes it.
+    package func lock() async {
         if !locked { locked = true; return }
         await withCheckedContinuation { waiters.append($0) }
     }
 
-    func unlock() {
+    /// Frees the lock, handing it to the next waiter.
+    package func unlock() {
         if waiters.isEmpty { locked = false } else { waiters.removeFirst().resume() }
     }
 }

@@ -35,6 +35,14 @@ public struct AdminSession: Sendable, Equatable {
     public var createdAt: Date
     /// When the session stops being accepted.
     public var expiresAt: Date
+
+    /// A session record with these fields.
+    public init(tokenID: String, csrf: String, createdAt: Date, expiresAt: Date) {
+        self.tokenID = tokenID
+        self.csrf = csrf
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
 }
 
 extension LinkStore {

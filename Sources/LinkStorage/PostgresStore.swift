@@ -10,8 +10,8 @@ import ServiceLifecycle
 
 /// The PostgreSQL back end, for more than one service node. Every node runs the same
 /// migrations at start (serialised with an advisory lock) and shares the data.
-final class PostgresStore: SQLDatabase {
-    let kind = "postgres"
+package final class PostgresStore: SQLDatabase {
+    package let kind = "postgres"
     private let client: PostgresClient
     /// The task that runs the pool when the store runs it itself (nil: a ServiceGroup does).
     private let runner: Task<Void, Never>?
@@ -32,7 +32,7 @@ final class PostgresStore: SQLDatabase {
     /// connection is checked before this returns; with `.serviceGroup` the pool is in `services`
     /// for the caller's ServiceGroup to run, and `checkReachable` is for once it runs (a server
     /// with nothing listening is refused here already).
-    static func open(host: String, port: Int, user: String, password: String?, database: String, tls: Bool,
+    package static func open(host: String, port: Int, user: String, password: String?, database: String, tls: Bool,
                      pool: ConnectionPoolRunner = .store) async throws(StoreError) -> PostgresStore {
         let tlsMode: PostgresClient.Configuration.TLS = tls ? .prefer(.makeClientConfiguration()) : .disable
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tlsMode)
@@ -94,7 +94,7 @@ final class PostgresStore: SQLDatabase {
         }
     }
 
-    func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+    package func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
         let query = Self.query(sql, binds)
         do {
             return try await Self.rows(client.query(query))
@@ -103,11 +103,11 @@ final class PostgresStore: SQLDatabase {
         }
     }
 
-    func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
+    package func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
         try await run(sql, binds)
     }
 
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
+    package func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
         do {
             return try await client.withTransaction(logger: Self.logger) { connection in
                 try await body(Connection(connection: connection))
@@ -124,7 +124,7 @@ final class PostgresStore: SQLDatabase {
         }
     }
 
-    func close() async {
+    package func close() async {
         guard let runner else { return }  // the ServiceGroup stopped the pool
         runner.cancel()
         _ = await runner.value
