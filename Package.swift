@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
         .library(name: "AssociatedDomains", targets: ["AssociatedDomains"]),
         .library(name: "LinkStorage", targets: ["LinkStorage"]),
+        .library(name: "LinkPages", targets: ["LinkPages"]),
         .library(name: "LinkService", targets: ["LinkService"]),
         .library(name: "URLRelay", targets: ["URLRelay"]),
         .library(name: "CallbackURL", targets: ["CallbackURL"]),
@@ -43,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
@@ -134,11 +136,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Adapter: the pages people see — landing pages from Mustache templates (built-in or an
+        // operator's), and who is visiting (previews and crawlers, in-app browsers).
+        .target(
+            name: "LinkPages",
+            dependencies: ["SwitchyardCore", .product(name: "Mustache", package: "swift-mustache")],
+            resources: [.copy("Resources/landing.mustache"), .copy("Resources/message.mustache"),
+                        .copy("Resources/preview-agents.json"), .copy("Resources/in-app-browsers.json")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LinkService",
             dependencies: [
                 "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
-                "ResponseLane", "LinkStorage",
+                "ResponseLane", "LinkStorage", "LinkPages",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -149,7 +160,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
-            resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json"), .copy("Resources/preview-agents.json"), .copy("Resources/in-app-browsers.json")],
+            resources: [.copy("Resources/example-config.yaml"), .copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
         ),
         // App-facing: deferred deep links, redeemed on the first launch after install.
@@ -178,7 +189,7 @@ let package = Package(
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
+                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
                 "SwitchyardNetwork", "URLRelayService", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -200,10 +211,11 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "LinkStorage", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LinkPagesTests", dependencies: ["LinkPages", "SwitchyardCore"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ResponseLaneTests",

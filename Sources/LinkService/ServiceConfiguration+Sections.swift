@@ -1,5 +1,6 @@
 import AssociatedDomains
 import Foundation
+import LinkPages
 import LinkRouting
 import SwitchyardCore
 

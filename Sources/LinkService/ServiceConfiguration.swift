@@ -1,5 +1,6 @@
 import AssociatedDomains
 import Foundation
+import LinkPages
 import LinkRouting
 import SwitchyardCore
 import SwitchyardDocuments
@@ -95,6 +96,9 @@ public struct ServiceConfiguration: Sendable {
     public var icon: String?
     /// Where desktop visitors go when a link has no web fallback (nil: a page with store links).
     public var defaultWebURL: String?
+    /// The templates of the landing and message pages: the built-in ones, with those of the
+    /// directory `landing.templates` names (relative to the configuration file) in their place.
+    public var pageTemplates: PageTemplates = .standard
     /// The invite API's mapping (`invites`); nil when the section is absent, and the invite endpoints answer 404.
     public var invites: Invites?
     /// Hosts, beyond the configuration's own and the two stores, that fallbacks may send people to.
@@ -181,6 +185,7 @@ public struct ServiceConfiguration: Sendable {
             "links": .object(["alphabet": .string, "length": .int]),
             "landing": .object([
                 "title": .string, "description": .string, "image": .string, "icon": .string, "webURL": .string,
+                "templates": .string,
                 "pages": .map(.oneOf([.string, .object(["app": .string, "title": .string, "description": .string])])),
             ]),
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),
@@ -275,6 +280,13 @@ public struct ServiceConfiguration: Sendable {
         resolveOffline = false
         resolveAllowsPrivateAddresses = false
         try readServiceSections(document)
+        if let templates = document["landing"]?["templates"]?.stringValue {
+            let base = URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath)
+            let path = (templates.hasPrefix("/") ? URL(fileURLWithPath: templates) : base.appendingPathComponent(templates)).standardizedFileURL.path
+            do { pageTemplates = try PageTemplates(directory: path) } catch {
+                throw ConfigurationError("landing.templates: \(error)", cause: error)
+            }
+        }
         let appSchemes = allowedSchemes
         // (With no app at all, `servingProblem` says so first: that is what to fix.)
         for route in router.routes where !(apple.isEmpty && android.isEmpty) {

@@ -1,10 +1,11 @@
 import Foundation
+import LinkPages
 import SwitchyardCore
 
 /// The files this module ships in `Resources/` (see `InstalledResources` for where they are found).
 public enum ServiceResources {
     /// Every file the service reads from its resources.
-    static let files = ["example-config.yaml", "openapi.json", "preview-agents.json", "in-app-browsers.json"]
+    static let files = ["example-config.yaml", "openapi.json"]
 
     /// The path of one of `files`, or nil when the installation lacks it.
     static func path(_ file: String) -> String? {
@@ -16,9 +17,10 @@ public enum ServiceResources {
         #endif
     }
 
-    /// Why the service cannot start from this installation (a resource file is missing), or nil.
+    /// Why the service cannot start from this installation (a resource file of this module or
+    /// of the pages is missing), or nil.
     public static var problem: String? {
-        guard let file = files.first(where: { path($0) == nil }) else { return nil }
+        guard let file = files.first(where: { path($0) == nil }) else { return PageResources.problem }
         #if os(Linux)
         return InstalledResources.missing(bundle: "Switchyard_LinkService", file: file)
         #else

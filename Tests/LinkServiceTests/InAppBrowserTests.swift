@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import LinkPages
 @testable import LinkStorage
 @testable import LinkService
 import SwitchyardCore

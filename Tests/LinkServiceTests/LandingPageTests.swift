@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import LinkPages
 @testable import LinkService
 @testable import LinkStorage
 import SwitchyardCore
@@ -231,6 +232,40 @@ import Testing
             #expect(!extra.text.contains("_aak=1f2e3d\""), "the app link carries only what the route reads")
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/aak"}"#).json?["code"]?.stringValue)
             #expect(try await client.call(.get, "/i/\(code)?_aak=1f2e3d").status == .ok)
+        }
+    }
+
+    /// `landing.templates`: an operator's templates make the served pages (a stored link's, a
+    /// route's, and the message pages), and a template that cannot be used stops the
+    /// configuration from loading, naming the key, the file and the line.
+    @Test func anOperatorsTemplatesMakeTheServedPages() async throws {
+        let dir = Backend.temporaryPath("brand")
+        try "<h1 class=\"brand\">{{title}}</h1>{{#openApp}}<a id=\"open-app\" href=\"{{.}}\">Open</a>{{/openApp}}<p>{{audience}}</p>\n"
+            .write(toFile: dir + "/landing.mustache", atomically: true, encoding: .utf8)
+        try "<h1 class=\"brand\">{{title}}</h1><p>{{message}} ({{status}})</p>\n".write(toFile: dir + "/message.mustache", atomically: true, encoding: .utf8)
+        let h = try await Harness.make(extra: """
+            landing:
+              title: Plur
+              templates: \(dir)
+            """)
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"route": "appGroup", "parameters": {"groupId": "g1"}, "title": "A <b>"}"#)
+            let code = try #require(created.json?["code"]?.stringValue)
+            let page = try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.android])
+            #expect(page.status == .ok)
+            #expect(page.text == "<h1 class=\"brand\">A &lt;b&gt;</h1><a id=\"open-app\" href=\"plur://group/g1\">Open</a><p>android</p>\n")
+            let desktop = try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.desktop])
+            #expect(desktop.text == "<h1 class=\"brand\">A &lt;b&gt;</h1><p>desktop</p>\n", "a desktop has no app to open")
+            let missing = try await client.call(.get, "/i/zzzzzzzz")
+            #expect(missing.status == .notFound)
+            #expect(missing.text == "<h1 class=\"brand\">Link not found</h1><p>This link does not exist or was deleted. (404)</p>\n")
+        }
+        try "{{#title}}\n<h1>{{titel}}</h1>\n{{/title}}\n".write(toFile: dir + "/landing.mustache", atomically: true, encoding: .utf8)
+        do {
+            _ = try await Harness.make(extra: "landing:\n  templates: \(dir)\n")
+            Issue.record("a misspelt template value was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.message.hasSuffix("config.yaml: landing.templates: \(dir)/landing.mustache:2: landing pages have no value named \"titel\"; did you mean title? (docs/operator-guide.md lists them)"), "\(error)")
         }
     }
 }

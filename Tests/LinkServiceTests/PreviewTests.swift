@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import LinkPages
 @testable import LinkService
 @testable import LinkStorage
 import SwitchyardCore

@@ -2,11 +2,11 @@ import Foundation
 import SwitchyardTestSupport
 import Testing
 
-/// The binary as an operator installs it: copied somewhere else with its two resource
+/// The binary as an operator installs it: copied somewhere else with its three resource
 /// directories beside it (docs/operator-guide.md, "Installing"), reached through a symbolic
 /// link on the PATH. Without them it says what is missing and where it looked.
 @Suite(.serialized) struct InstallCLITests {
-    static let bundles = ["Switchyard_LinkRules.resources", "Switchyard_LinkService.resources"]
+    static let bundles = ["Switchyard_LinkRules.resources", "Switchyard_LinkService.resources", "Switchyard_LinkPages.resources"]
 
     /// A copy of the binary under test in a directory of its own, and that directory.
     static func installedCopy() throws -> (binary: String, directory: URL) {
@@ -30,9 +30,14 @@ import Testing
     @Test func aCopyWithItsResourcesWorksThroughASymbolicLink() async throws {
         let (binary, directory) = try Self.installedCopy()
         let built = CLITests.binary.deletingLastPathComponent()
-        for bundle in Self.bundles {
+        for bundle in Self.bundles.dropLast() {
             try FileManager.default.copyItem(at: built.appendingPathComponent(bundle), to: directory.appendingPathComponent(bundle))
         }
+        // Without the pages' bundle (the templates) serve names the file it needs.
+        let withoutPages = try await CLITests.run([binary, "serve", "--port", "0"], shell: true)
+        #expect(withoutPages.status == 2)
+        #expect(withoutPages.stderr.hasPrefix("error: \(directory.path)/Switchyard_LinkPages.resources/landing.mustache is missing: "), "\(withoutPages.stderr)")
+        try FileManager.default.copyItem(at: built.appendingPathComponent(Self.bundles[2]), to: directory.appendingPathComponent(Self.bundles[2]))
         // /usr/local/bin/switchyard -> /opt/switchyard/bin/switchyard, as the guide installs it.
         let onPath = directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("usr-local-bin")
         try FileManager.default.createDirectory(at: onPath, withIntermediateDirectories: true)

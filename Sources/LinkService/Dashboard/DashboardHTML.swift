@@ -1,3 +1,4 @@
+import LinkPages
 import SwitchyardCore
 import Foundation
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LinkPages
 import LinkStorage
 import Logging
 import Hummingbird
@@ -177,6 +178,6 @@ extension LinkService {
         var page = basePage(pageURL: Self.claimURL(configuration.publicURL, token))
         page.deepLink = claim.deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
-        return htmlResponse(.ok, ByteBuffer(string: page.html(for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent]))), cache: "private, no-store")
+        return htmlResponse(.ok, pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")
     }
 }

@@ -1,3 +1,4 @@
+import LinkPages
 import LinkStorage
 import SwitchyardCore
 import Foundation
@@ -79,18 +80,18 @@ extension LinkService {
             // gets the title, description and image, never the link it did not use up.
             var landing = page(for: link)
             landing.deepLink = nil
-            body = ByteBuffer(string: landing.html(for: audience, inApp: inApp))
+            body = pageBody(landing, for: audience, inApp: inApp)
         } else if request.method == .get, offersClaim(audience, preview: preview) {
             // A phone's visit: a page of its own, with a claim token for a deferred deep link.
             let landing = await withClaim(page(for: link), audience: audience, code: code, route: link.route,
                                           parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
                                           address: { clientAddress(request, context) })
-            body = ByteBuffer(string: landing.html(for: audience, inApp: inApp))
+            body = pageBody(landing, for: audience, inApp: inApp)
         } else if inApp != nil {
             // Pages for in-app browsers are made each time; the cache holds the three common ones.
-            body = ByteBuffer(string: page(for: link).html(for: audience, inApp: inApp))
+            body = pageBody(page(for: link), for: audience, inApp: inApp)
         } else if let cached = hot.page(code, audience) { body = cached } else {
-            body = ByteBuffer(string: page(for: link).html(for: audience))
+            body = pageBody(page(for: link), for: audience, inApp: nil)
             hot.remember(code, audience, body)
         }
         return htmlResponse(.ok, body, cache: "private, no-store")
@@ -206,9 +207,9 @@ extension LinkService {
             }
             landing = await withClaim(landing, audience: audience, code: nil, route: claimRoute,
                                       parameters: claimParameters, address: { clientAddress(request, context) })
-            return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience, inApp: inApp)), cache: "private, no-store")
+            return htmlResponse(.ok, pageBody(landing, for: audience, inApp: inApp), cache: "private, no-store")
         }
-        return htmlResponse(.ok, ByteBuffer(string: landing.html(for: audience, inApp: inApp)), cache: "public, max-age=300")
+        return htmlResponse(.ok, pageBody(landing, for: audience, inApp: inApp), cache: "public, max-age=300")
     }
 
     /// The app link for a page of a universal-link route (`match`, at `path` and `query`):
@@ -291,11 +292,15 @@ extension LinkService {
     }
 
     func messagePage(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {
-        let t = LandingPage.escape(title), m = LandingPage.escape(message)
-        let html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>\(t)</title></head>\n<body><main><h1>\(t)</h1><p>\(m)</p></main></body></html>\n"
+        let html = configuration.pageTemplates.render(.message, ["title": title, "message": message, "status": Int(status.code)])
         var response = htmlResponse(status, ByteBuffer(string: html), cache: "no-store")
         if status == .serviceUnavailable { response.headers[.retryAfter] = String(Self.retryAfterSeconds) }
         return response
+    }
+
+    /// A landing page for this visitor, made from the configuration's templates.
+    func pageBody(_ page: LandingPage, for audience: LandingPage.Audience, inApp: String?) -> ByteBuffer {
+        ByteBuffer(string: page.html(for: audience, inApp: inApp, templates: configuration.pageTemplates))
     }
 
     func htmlResponse(_ status: HTTPResponse.Status, _ body: ByteBuffer, cache: String) -> Response {

@@ -1,4 +1,5 @@
 import Atomics
+import LinkPages
 import LinkStorage
 import SwitchyardCore
 import Foundation

@@ -25,7 +25,7 @@ public struct InAppBrowsers: Sendable {
 
     /// The list shipped with the service.
     public static let standard: InAppBrowsers = {
-        guard let path = ServiceResources.path("in-app-browsers.json"),
+        guard let path = PageResources.path("in-app-browsers.json"),
               let text = try? String(contentsOfFile: path, encoding: .utf8), let document = try? JSONParser.parse(text),
               let entries = document["browsers"]?.arrayValue else {
             fatalError("Resources/in-app-browsers.json is missing or malformed: the package is broken")

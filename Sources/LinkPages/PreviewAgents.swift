@@ -50,7 +50,7 @@ public struct PreviewAgents: Sendable {
 
     /// The list shipped with the service.
     public static let standard: PreviewAgents = {
-        guard let path = ServiceResources.path("preview-agents.json"),
+        guard let path = PageResources.path("preview-agents.json"),
               let text = try? String(contentsOfFile: path, encoding: .utf8), let list = try? PreviewAgents(json: text) else {
             fatalError("Resources/preview-agents.json is missing or malformed: the package is broken")
         }

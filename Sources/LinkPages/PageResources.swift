@@ -1,0 +1,32 @@
+import Foundation
+import SwitchyardCore
+
+/// The files this module ships in `Resources/` (see `InstalledResources` for where they are found).
+public enum PageResources {
+    /// Every file the pages read from their resources.
+    static let files = ["landing.mustache", "message.mustache", "preview-agents.json", "in-app-browsers.json"]
+
+    /// The path of one of `files`, or nil when the installation lacks it.
+    static func path(_ file: String) -> String? {
+        #if os(Linux)
+        InstalledResources.path(bundle: "Switchyard_LinkPages", file: file)
+        #else
+        let name = file as NSString
+        return Bundle.module.path(forResource: name.deletingPathExtension, ofType: name.pathExtension)
+        #endif
+    }
+
+    /// What to say when `file` is missing from the installation.
+    static func missing(_ file: String) -> String {
+        #if os(Linux)
+        InstalledResources.missing(bundle: "Switchyard_LinkPages", file: file)
+        #else
+        "\(file) is missing from the installation"
+        #endif
+    }
+
+    /// Why the pages cannot be made from this installation (a resource file is missing), or nil.
+    public static var problem: String? {
+        files.first(where: { path($0) == nil }).map(missing)
+    }
+}
