@@ -8,22 +8,11 @@ public enum PageResources {
 
     /// The path of one of `files`, or nil when the installation lacks it.
     static func path(_ file: String) -> String? {
-        #if os(Linux)
-        InstalledResources.path(bundle: "Switchyard_LinkPages", file: file)
-        #else
-        let name = file as NSString
-        return Bundle.module.path(forResource: name.deletingPathExtension, ofType: name.pathExtension)
-        #endif
+        InstalledResources.path(bundle: "Switchyard_LinkPages", file: file, module: .module)
     }
 
     /// What to say when `file` is missing from the installation.
-    static func missing(_ file: String) -> String {
-        #if os(Linux)
-        InstalledResources.missing(bundle: "Switchyard_LinkPages", file: file)
-        #else
-        "\(file) is missing from the installation"
-        #endif
-    }
+    static func missing(_ file: String) -> String { InstalledResources.missingFile(bundle: "Switchyard_LinkPages", file: file) }
 
     /// Why the pages cannot be made from this installation (a resource file is missing), or nil.
     public static var problem: String? {

@@ -9,22 +9,13 @@ public enum ServiceResources {
 
     /// The path of one of `files`, or nil when the installation lacks it.
     static func path(_ file: String) -> String? {
-        #if os(Linux)
-        InstalledResources.path(bundle: "Switchyard_LinkService", file: file)
-        #else
-        let name = file as NSString
-        return Bundle.module.path(forResource: name.deletingPathExtension, ofType: name.pathExtension)
-        #endif
+        InstalledResources.path(bundle: "Switchyard_LinkService", file: file, module: .module)
     }
 
     /// Why the service cannot start from this installation (a resource file of this module or
     /// of the pages is missing), or nil.
     public static var problem: String? {
         guard let file = files.first(where: { path($0) == nil }) else { return PageResources.problem }
-        #if os(Linux)
-        return InstalledResources.missing(bundle: "Switchyard_LinkService", file: file)
-        #else
-        return "\(file) is missing from the installation"
-        #endif
+        return InstalledResources.missingFile(bundle: "Switchyard_LinkService", file: file)
     }
 }

@@ -37,4 +37,25 @@ public enum InstalledResources {
     public static func missing(bundle: String, file: String) -> String {
         "\(location(bundle: bundle, file: file)) is missing: an installed switchyard needs the Switchyard_*.resources directories of its build beside the binary (see \"Installing\" in docs/operator-guide.md)"
     }
+
+    /// `file` of the module whose resource bundle is `bundle` (`Switchyard_LinkPages`): beside
+    /// the executable on Linux, in `module` (the caller's `Bundle.module`, asked only there) on
+    /// Apple platforms. Nil when the installation lacks it.
+    public static func path(bundle: String, file: String, module: @autoclosure () -> Bundle) -> String? {
+        #if os(Linux)
+        return path(bundle: bundle, file: file)
+        #else
+        let name = file as NSString
+        return module().path(forResource: name.deletingPathExtension, ofType: name.pathExtension)
+        #endif
+    }
+
+    /// What to say when `file` of `bundle` is missing, on any platform.
+    public static func missingFile(bundle: String, file: String) -> String {
+        #if os(Linux)
+        return missing(bundle: bundle, file: file)
+        #else
+        return "\(file) is missing from the installation"
+        #endif
+    }
 }
