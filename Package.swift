@@ -142,6 +142,10 @@ let package = Package(
             name: "LinkPages",
             dependencies: ["SwitchyardCore", .product(name: "Mustache", package: "swift-mustache")],
             resources: [.copy("Resources/landing.mustache"), .copy("Resources/message.mustache"),
+                        .copy("Resources/dashboard.mustache"), .copy("Resources/dashboard-errors.mustache"),
+                        .copy("Resources/dashboard-sign-in.mustache"), .copy("Resources/dashboard-message.mustache"),
+                        .copy("Resources/dashboard-links.mustache"), .copy("Resources/dashboard-link.mustache"),
+                        .copy("Resources/dashboard-form.mustache"),
                         .copy("Resources/preview-agents.json"), .copy("Resources/in-app-browsers.json")],
             swiftSettings: swiftSettings
         ),

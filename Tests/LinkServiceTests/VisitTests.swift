@@ -155,7 +155,7 @@ import Testing
             #expect(JSONWriter.compact(try #require(json["byPlatform"])) == #"{"ios":2,"android":1,"desktop":1}"#)
             let byDay = try #require(json["byDay"]?.arrayValue)
             #expect(byDay.count == 30)
-            #expect(byDay.last?["day"]?.stringValue == DashboardHTML.date(ofDay: ClickDay.day(of: h.clock.today)))
+            #expect(byDay.last?["day"]?.stringValue == Timestamp.formatDay(ClickDay.day(of: h.clock.today)))
             #expect(byDay.last?["human"] == .int(4) && byDay.last?["bot"] == .int(1))
             #expect(byDay.dropLast().allSatisfy { $0["human"] == .int(0) && $0["bot"] == .int(0) })
             #expect(JSONWriter.compact(try #require(json["referrers"])) == #"[{"host":"t.co","count":2},{"host":"news.example.org","count":1}]"#,

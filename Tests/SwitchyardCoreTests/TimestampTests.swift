@@ -66,4 +66,20 @@ import Testing
         let first = Array(mismatches.prefix(5))
         #expect(mismatches.count == 0, "\(mismatches.count) of \(instants.count * 2): \(first)")
     }
+
+    /// Day numbers as the dashboard and the stats API name them, checked against Foundation's
+    /// formatter from 1970 to 9999.
+    @Test func daysAreNamedAsFoundationNamesThem() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        var mismatches: [String] = []
+        for day in stride(from: Int64(0), through: 2_932_896, by: 997) + [19_723, 2_932_896] {
+            let expected = formatter.string(from: Date(timeIntervalSince1970: Double(day) * 86_400))
+            if Timestamp.formatDay(day) != expected { mismatches.append("\(day): \(Timestamp.formatDay(day)) vs \(expected)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(Timestamp.formatDay(20_423) == "2025-12-01")
+    }
 }

@@ -35,7 +35,7 @@ extension LinkService {
             if row.platform == ClickDay.bot { bot[i] += row.clicks } else { human[i] += row.clicks }
         }
         let byDay: [JSONValue] = (0..<days).map { i in
-            .object([("day", .string(DashboardHTML.date(ofDay: firstDay + Int64(i)))), ("human", .int(Int(human[i]))), ("bot", .int(Int(bot[i])))])
+            .object([("day", .string(Timestamp.formatDay(firstDay + Int64(i)))), ("human", .int(Int(human[i]))), ("bot", .int(Int(bot[i])))])
         }
         let botTotal = platforms.filter { $0.platform == ClickDay.bot }.reduce(0) { $0 + $1.clicks }
         return Response.json(.object([

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import LinkStorage
 import NIOCore
+import LinkPages
 import LinkRouting
 import Prometheus
 import SwitchyardCore
@@ -160,16 +161,7 @@ extension LinkService {
     }
 
     func signInForm(_ status: HTTPResponse.Status, error: String?) -> Response {
-        let main = """
-            <h1>Sign in</h1>\(DashboardHTML.error(error))
-            <form method="post" action="/admin/sign-in" class="card" id="sign-in">
-            <label for="token">API token</label>
-            <input type="password" id="token" name="token" autocomplete="off" required placeholder="sy_…">
-            <p class="field"><small>A token with links:read shows links; with links:write it can change them
-            (<code>switchyard token create --name NAME --scope links:write</code>).</small></p>
-            <button type="submit">Sign in</button></form>
-            """
-        return adminHTML(status, DashboardHTML.page(title: "Sign in", user: nil, main: main))
+        adminHTML(status, DashboardPages.render(.signIn, title: "Sign in", user: nil, DashboardPages.errors(error.map { [$0] } ?? [])))
     }
 
     func adminSignIn(_ request: Request, _ context: ServiceContext) async -> Response {
@@ -227,26 +219,13 @@ extension LinkService {
         // The search form is a GET form: its query is form-encoded (`+` is a space).
         let query = request.uri.query.flatMap { AdminForm($0)?["q"] } ?? ""
         let links = try await storeCall { () async throws(StoreError) in try await store.searchLinks(query, limit: Self.adminListLimit + 1) }
-        var main = "<h1>Links</h1>"
-        main += #"<form method="get" action="/admin" class="card" role="search" id="search"><label for="q">Search by code, title or deep link</label>"#
-        main += #"<input type="search" id="q" name="q" value="\#(DashboardHTML.escape(query))"> <button type="submit">Search</button>"#
-        if user.canWrite { main += #" <a class="button" id="new-link" href="/admin/new">New link</a>"# }
-        main += "</form>"
-        if links.isEmpty {
-            main += query.isEmpty ? "<p>No links yet.</p>" : "<p>No link matches <b>\(DashboardHTML.escape(query))</b>.</p>"
-        } else {
-            main += #"<table id="links"><thead><tr><th>Code</th><th>Title</th><th>Opens</th><th class="num">Clicks</th><th>Created</th></tr></thead><tbody>"#
-            for link in links.prefix(Self.adminListLimit) {
-                let code = DashboardHTML.escape(link.code)
-                main += #"<tr><td><a href="/admin/links/\#(code)"><code>\#(code)</code></a></td><td>\#(DashboardHTML.escape(link.title ?? ""))</td>"#
-                main += #"<td><code>\#(DashboardHTML.escape(deepLink(of: link) ?? ""))</code></td><td class="num">\#(link.clicks)</td><td>\#(Self.isoDate(link.createdAt))</td></tr>"#
-            }
-            main += "</tbody></table>"
-            if links.count > Self.adminListLimit {
-                main += "<p>The newest \(Self.adminListLimit) are shown; search to find others.</p>"
-            }
+        var view: [String: Any] = ["query": query, "canWrite": user.canWrite, "hasLinks": !links.isEmpty]
+        if links.isEmpty { view[query.isEmpty ? "noLinks" : "noMatch"] = query.isEmpty ? true : query }
+        view["links"] = links.prefix(Self.adminListLimit).map { link -> [String: Any] in
+            ["code": link.code, "linkTitle": link.title ?? "", "opens": deepLink(of: link) ?? "", "clicks": link.clicks, "created": Self.isoDate(link.createdAt)]
         }
-        return adminHTML(.ok, DashboardHTML.page(title: "Links", user: user.header, main: main))
+        if links.count > Self.adminListLimit { view["shownOnly"] = Self.adminListLimit }
+        return adminHTML(.ok, DashboardPages.render(.links, title: "Links", user: user.header, view))
     }
 
     func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?) async throws(APIError) -> Response {
@@ -255,93 +234,69 @@ extension LinkService {
         let days = try await storeCall { () async throws(StoreError) in try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1) }
         let platforms = try await storeCall { () async throws(StoreError) in try await store.clicksByPlatform(code: link.code) }
         let referrers = try await storeCall { () async throws(StoreError) in try await store.referrers(code: link.code, limit: Self.topReferrers) }
-        let code = DashboardHTML.escape(link.code)
         let url = pageURL(of: link)
-        var main = "<h1>Link <code>\(code)</code></h1>"
-        if let notice { main += #"<p class="notice" id="notice">\#(DashboardHTML.escape(notice))</p>"# }
+        var view: [String: Any] = ["code": link.code, "pageURL": url, "canWrite": user.canWrite, "csrf": user.session.csrf]
+        view["notice"] = notice
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
         // showing a dead image (and a maxUses set below the clicks already counted shows here).
-        var gone: String?
         if let e = link.expiresAt, e <= now() {
-            main += #"<p class="error" id="gone">This link expired on \#(Self.isoDate(e)).</p>"#
-            gone = "expired"
+            view["gone"] = ["why": "This link expired on \(Self.isoDate(e)).", "state": "expired", "remedy": "Extend its expiry"]
         } else if let max = link.maxUses, link.clicks >= max {
-            main += #"<p class="error" id="gone">This link is used up: \#(link.clicks) of \#(max) uses.</p>"#
-            gone = "used up"
+            view["gone"] = ["why": "This link is used up: \(link.clicks) of \(max) uses.", "state": "used up", "remedy": "Raise its uses"]
         }
-        main += #"<div class="grid"><div class="card"><dl id="fields">"#
-        func row(_ label: String, _ value: String?) {
-            guard let value, !value.isEmpty else { return }
-            main += "<dt>\(label)</dt><dd><code>\(DashboardHTML.escape(value))</code></dd>"
-        }
-        row("Page", url)
-        row("Opens", deepLink(of: link))
-        row("Route", link.route.map { r in r + (link.parameters.isEmpty ? "" : " (" + link.parameters.map { "\($0.0)=\($0.1)" }.joined(separator: ", ") + ")") })
-        row("Title", link.title)
-        row("Description", link.description)
-        row("Image", link.imageURL)
-        row("Web fallback", link.webURL)
-        row("App Store", link.appStoreURL)
-        row("Play Store", link.playStoreURL)
-        row("Expires", link.expiresAt.map(Self.isoDate))
-        row("Uses", link.maxUses.map { "\(link.clicks) of \($0)" })
-        row("Created", Self.isoDate(link.createdAt))
-        row("Changed", link.updatedAt.map(Self.isoDate))
-        main += "</dl>"
-        if user.canWrite {
-            main += #"<p><a class="button" id="edit-link" href="/admin/links/\#(code)/edit">Edit</a></p>"#
-        }
-        main += "</div>"
-        if let gone {
-            main += #"<div class="card"><p id="qr-unavailable">No QR code: the link is \#(gone), so its page and its QR code answer 410 Gone. \#(gone == "expired" ? "Extend its expiry" : "Raise its uses") to serve them again.</p></div></div>"#
-        } else {
-            main += #"<div class="card"><img id="qr" src="/i/\#(code)/qr.svg" width="180" height="180" alt="QR code of \#(DashboardHTML.escape(url))">"#
-            main += #"<p><a href="/i/\#(code)/qr.png?size=1024" download="\#(code).png">PNG, 1024 px</a> · <a href="/i/\#(code)/qr.svg" download="\#(code).svg">SVG</a></p></div></div>"#
-        }
-        main += #"<div class="card"><h2>Visits</h2><p><b id="total-clicks">\#(link.clicks)</b> \#(link.clicks == 1 ? "click" : "clicks") counted in all (previews and bots not included). Last \#(Self.adminChartDays) days, by platform:</p>"#
-        main += DashboardHTML.clicksChart(days, lastDay: today, days: Self.adminChartDays) + DashboardHTML.legend()
+        let fields: [(String, String?)] = [
+            ("Page", url),
+            ("Opens", deepLink(of: link)),
+            ("Route", link.route.map { r in r + (link.parameters.isEmpty ? "" : " (" + link.parameters.map { "\($0.0)=\($0.1)" }.joined(separator: ", ") + ")") }),
+            ("Title", link.title),
+            ("Description", link.description),
+            ("Image", link.imageURL),
+            ("Web fallback", link.webURL),
+            ("App Store", link.appStoreURL),
+            ("Play Store", link.playStoreURL),
+            ("Expires", link.expiresAt.map(Self.isoDate)),
+            ("Uses", link.maxUses.map { "\(link.clicks) of \($0)" }),
+            ("Created", Self.isoDate(link.createdAt)),
+            ("Changed", link.updatedAt.map(Self.isoDate)),
+        ]
+        view["fields"] = fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : ["label": label, "value": $0] } }
+        view["clicks"] = link.clicks
+        view["clicksWord"] = link.clicks == 1 ? "click" : "clicks"
+        view["chartDays"] = Self.adminChartDays
+        view["clicksChart"] = DashboardPages.clicksChart(days, lastDay: today, days: Self.adminChartDays)
+        view["legend"] = DashboardPages.legend
         // The platform split is of people; previews and bots are counted beside it.
-        let bots = platforms.filter { $0.platform == "bot" }.reduce(0) { $0 + $1.clicks }
-        main += "<h2>Platforms</h2>" + DashboardHTML.platformChart(platforms.filter { $0.platform != "bot" })
-        main += #"<p>Previews and bots: <b id="bot-visits">\#(bots)</b>.</p>"#
-        main += "<h2>Top referrers</h2>" + DashboardHTML.referrerTable(referrers)
-        main += """
-            <p class="field"><small>Previews and bots are link unfurlers (Slack, iMessage, WhatsApp, …), crawlers and browser
-            prefetches: they get the page but are never counted as clicks or uses. Days and platforms are recorded from schema
-            version 6 on; clicks counted before are in the total only. Referrers come from the visit records of the last
-            \(configuration.visits.retentionDays) days (people's visits only).</small></p></div>
-            """
-        if user.canWrite {
-            main += #"<form method="post" action="/admin/links/\#(code)/delete" class="card" id="delete">\#(DashboardHTML.csrfField(user.session.csrf))"#
-            main += #"<label><input type="checkbox" name="confirm" value="yes" required> Delete this link: its page stops working at once</label>"#
-            main += #"<p><button type="submit" class="danger">Delete link</button></p></form>"#
-        }
-        return adminHTML(.ok, DashboardHTML.page(title: "Link \(link.code)", user: user.header, main: main))
+        view["platformChart"] = DashboardPages.platformChart(platforms.filter { $0.platform != "bot" })
+        view["botVisits"] = platforms.filter { $0.platform == "bot" }.reduce(0) { $0 + $1.clicks }
+        view["referrers"] = DashboardPages.referrers(referrers)
+        view[referrers.isEmpty ? "noReferrers" : "hasReferrers"] = true
+        view["retentionDays"] = configuration.visits.retentionDays
+        return adminHTML(.ok, DashboardPages.render(.link, title: "Link \(link.code)", user: user.header, view))
     }
 
     func adminNewForm(_ user: AdminUser, values: [String: String], errors: [String], status: HTTPResponse.Status) throws(APIError) -> Response {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
-        var main = "<h1>New link</h1>" + DashboardHTML.errors(errors)
-        main += #"<form method="post" action="/admin/links" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
-        main += field("code", "Code", "empty: a random one", values["code"])
-        for f in Self.adminFields { main += field(f.name, f.label, hint(f), values[f.name]) }
-        main += #"<p><button type="submit" id="save">Create link</button></p></form>"#
-        return adminHTML(status, DashboardHTML.page(title: "New link", user: user.header, main: main))
+        var view = DashboardPages.errors(errors)
+        view["csrf"] = user.session.csrf
+        view["editing"] = false
+        view["fields"] = [field("code", "Code", "empty: a random one", values["code"])] + Self.adminFields.map { field($0.name, $0.label, hint($0), values[$0.name]) }
+        return adminHTML(status, DashboardPages.render(.form, title: "New link", user: user.header, view))
     }
 
     func adminEditForm(_ context: ServiceContext, _ user: AdminUser, values: [String: String]? = nil, errors: [String] = [],
                        status: HTTPResponse.Status = .ok) async throws(APIError) -> Response {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
         let link = try await adminLink(context)
-        let shown = values ?? Self.formValues(link)
-        let code = DashboardHTML.escape(link.code)
-        var main = "<h1>Edit <code>\(code)</code></h1>" + DashboardHTML.errors(errors)
-        main += #"<form method="post" action="/admin/links/\#(code)" class="card" id="link-form">\#(DashboardHTML.csrfField(user.session.csrf))"#
-        for f in Self.adminFields { main += field(f.name, f.label, hint(f), shown[f.name]) }
+        let stored = Self.formValues(link)
+        let shown = values ?? stored
+        var view = DashboardPages.errors(errors)
+        view["csrf"] = user.session.csrf
+        view["editing"] = true
+        view["code"] = link.code
+        view["fields"] = Self.adminFields.map { field($0.name, $0.label, hint($0), shown[$0.name]) }
         // What the form showed, so only the fields the user changed are sent on as the edit.
-        for f in Self.adminFields { main += #"<input type="hidden" name="was.\#(f.name)" value="\#(DashboardHTML.escape(Self.formValues(link)[f.name] ?? ""))">"# }
-        main += #"<p><button type="submit" id="save">Save</button> <a href="/admin/links/\#(code)">Cancel</a></p></form>"#
-        return adminHTML(status, DashboardHTML.page(title: "Edit \(link.code)", user: user.header, main: main))
+        view["shown"] = Self.adminFields.map { ["name": $0.name, "value": stored[$0.name] ?? ""] }
+        return adminHTML(status, DashboardPages.render(.form, title: "Edit \(link.code)", user: user.header, view))
     }
 
     /// A field's hint; the deep link's names this configuration's own scheme.
@@ -350,26 +305,21 @@ extension LinkService {
         return "a URL with one of the app's schemes, such as \(scheme)… — or give a route instead"
     }
 
-    func field(_ name: String, _ label: String, _ hint: String, _ value: String?) -> String {
-        let v = DashboardHTML.escape(value ?? "")
-        var html = #"<div class="field"><label for="f-\#(name)">\#(label)</label>"#
+    /// One field of the link form: a line, a text area, or the picker of the configuration's routes.
+    func field(_ name: String, _ label: String, _ hint: String, _ value: String?) -> [String: Any] {
+        var view: [String: Any] = ["name": name, "label": label, "value": value ?? ""]
+        if !hint.isEmpty { view["hint"] = hint }
         if name == "route" {
             // The configuration's routes to pick from; a stored name no longer in it stays shown.
             var names = configuration.router.routes.filter { !$0.exclude }.map(\.name)
             if let value, !value.isEmpty, !names.contains(value) { names.append(value) }
-            html += #"<select id="f-route" name="route"><option value="">— none: give a deep link —</option>"#
-            for name in names {
-                let n = DashboardHTML.escape(name)
-                html += #"<option value="\#(n)"\#(name == value ? " selected" : "")>\#(n)</option>"#
-            }
-            html += "</select>"
+            view["routes"] = ["options": names.map { ["option": $0, "selected": $0 == value] as [String: Any] }]
         } else if name == "description" || name == "parameters" {
-            html += #"<textarea id="f-\#(name)" name="\#(name)" rows="3">\#(v)</textarea>"#
+            view["textarea"] = true
         } else {
-            html += #"<input type="text" id="f-\#(name)" name="\#(name)" value="\#(v)">"#
+            view["line"] = true
         }
-        if !hint.isEmpty { html += "<small>\(DashboardHTML.escape(hint))</small>" }
-        return html + "</div>"
+        return view
     }
 
     // MARK: Changes
@@ -591,8 +541,7 @@ extension LinkService {
         return (label.map { "\($0): " } ?? "") + message
     }
 
-
-        static func isoDate(_ date: Date) -> String {
+    static func isoDate(_ date: Date) -> String {
         Timestamp.format(date, fractionalSeconds: false)
     }
 
@@ -601,8 +550,9 @@ extension LinkService {
     }
 
     func adminMessage(_ status: HTTPResponse.Status, _ message: String, user: AdminUser?, retryAfter: Int?) -> Response {
-        let main = #"<h1>\#(DashboardHTML.escape(status.reasonPhrase))</h1>\#(DashboardHTML.error(message))<p><a href="/admin">Back to the links</a></p>"#
-        var response = adminHTML(status, DashboardHTML.page(title: status.reasonPhrase, user: user?.header, main: main))
+        var view = DashboardPages.errors([message])
+        view["heading"] = status.reasonPhrase
+        var response = adminHTML(status, DashboardPages.render(.message, title: status.reasonPhrase, user: user?.header, view))
         if let retry = retryAfter ?? (status == .serviceUnavailable ? Self.retryAfterSeconds : nil) { response.headers[.retryAfter] = String(retry) }
         return response
     }

@@ -70,6 +70,11 @@ public enum Timestamp {
         return .success(Date(timeIntervalSince1970: seconds))
     }
 
+    /// The day `day` days after 1970-01-01 (UTC), as `yyyy-MM-dd`: how the service names the days it counts visits on.
+    public static func formatDay(_ day: Int64) -> String {
+        String(format(Date(timeIntervalSince1970: Double(day) * 86_400), fractionalSeconds: false).prefix(10))
+    }
+
     /// `date` in UTC as RFC 3339 (`2026-11-27T20:53:24.880Z`, or without the milliseconds), the
     /// text ISO8601DateFormatter gives with `.withInternetDateTime` (and `.withFractionalSeconds`),
     /// at a fraction of its cost: the API writes one or three per link it answers. Instants from

@@ -1,0 +1,126 @@
+import Foundation
+import Mustache
+import SwitchyardCore
+
+/// The dashboard's pages, from the built-in templates `dashboard-*.mustache`: server-rendered,
+/// with inline SVG charts, no script and no asset from anywhere but the service itself. Every
+/// value is HTML-escaped by the templates; the views here are plain values (text and numbers).
+public enum DashboardPages {
+    /// A dashboard page, by template.
+    public enum Page: String, Sendable, CaseIterable {
+        /// The sign-in form.
+        case signIn = "dashboard-sign-in"
+        /// An error or refusal, with a way back.
+        case message = "dashboard-message"
+        /// The list and search of links.
+        case links = "dashboard-links"
+        /// One link: its fields, QR code, visits and charts.
+        case link = "dashboard-link"
+        /// The form that creates or edits a link.
+        case form = "dashboard-form"
+    }
+
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        for name in Page.allCases.map(\.rawValue) + ["dashboard", "dashboard-errors"] {
+            guard let path = PageResources.path(name + ".mustache"), let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                fatalError(PageResources.missing(name + ".mustache"))
+            }
+            do { try library.register(text, named: name) } catch { fatalError("the built-in template \(name) is broken: \(error)") }
+        }
+        return library
+    }()
+
+    /// The page `page` made from `view`, around `title` and the signed-in user (nil on the
+    /// sign-in page).
+    public static func render(_ page: Page, title: String, user: (name: String, scopes: String, csrf: String)?, _ view: [String: Any]) -> String {
+        var view = view
+        view["title"] = title
+        if let user { view["user"] = ["name": user.name, "scopes": user.scopes, "csrf": user.csrf] }
+        return library.render(view, withTemplate: page.rawValue) ?? ""
+    }
+
+    /// The view of a form's problems: one paragraph, or a list when there are several.
+    public static func errors(_ messages: [String]) -> [String: Any] {
+        switch messages.count {
+        case 0: return [:]
+        case 1: return ["error": messages[0]]
+        default: return ["errorList": ["count": messages.count, "items": messages] as [String: Any]]
+        }
+    }
+
+    // MARK: Charts
+
+    static let platformColours: [(platform: String, label: String, colour: String)] = [
+        ("ios", "iOS", "#0a84ff"), ("android", "Android", "#34c759"), ("desktop", "Desktop", "#8e8e93"), ("unknown", "Other", "#c7c7cc"),
+        ("bot", "Previews and bots", "#ff9f0a"),
+    ]
+
+    static func colour(_ platform: String) -> String { platformColours.first { $0.platform == platform }?.colour ?? "#c7c7cc" }
+    static func label(_ platform: String) -> String { platformColours.first { $0.platform == platform }?.label ?? platform }
+
+    /// The chart's key: each platform's colour and name.
+    public static var legend: [[String: String]] { platformColours.map { ["colour": $0.colour, "label": $0.label] } }
+
+    /// Visits per day over `days` days ending with `lastDay`, one bar per day stacked by platform.
+    public static func clicksChart(_ rows: [(day: Int64, platform: String, clicks: Int64)], lastDay: Int64, days: Int = 30) -> [String: Any] {
+        let width = 640.0, height = 180.0, left = 36.0, bottom = 22.0, top = 10.0
+        let firstDay = lastDay - Int64(days) + 1
+        var perDay: [Int64: [(String, Int64)]] = [:]
+        for row in rows where row.day >= firstDay && row.day <= lastDay { perDay[row.day, default: []].append((row.platform, row.clicks)) }
+        let most = max(1, perDay.values.map { $0.reduce(0) { $0 + $1.1 } }.max() ?? 0)
+        let total = perDay.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.1 } }
+        let slot = (width - left) / Double(days), plot = height - bottom - top
+        var bars: [[String: Any]] = []
+        for index in 0..<days {
+            let day = firstDay + Int64(index)
+            let x = left + Double(index) * slot + 1
+            var y = top + plot
+            let parts = (perDay[day] ?? []).sorted { order($0.0) < order($1.0) }
+            let sum = parts.reduce(0) { $0 + $1.1 }
+            guard sum > 0 else { continue }
+            var rects: [[String: String]] = []
+            for (platform, n) in parts {
+                let h = plot * Double(n) / Double(most)
+                y -= h
+                rects.append(["x": fmt(x), "y": fmt(y), "width": fmt(slot - 2), "height": fmt(h), "colour": colour(platform)])
+            }
+            bars.append(["day": Timestamp.formatDay(day), "clicks": sum, "detail": parts.map { "\(label($0.0)) \($0.1)" }.joined(separator: ", "), "rects": rects])
+        }
+        let dayLabels: [[String: String]] = [(0, "start"), (days - 1, "end")].map { index, anchor in
+            ["x": fmt(left + Double(index) * slot + (anchor == "end" ? slot : 0)), "y": "\(height - 6)", "anchor": anchor,
+             "day": Timestamp.formatDay(firstDay + Int64(index))]
+        }
+        return ["width": Int(width), "height": Int(height), "left": "\(left)", "axis": "\(top + plot)", "labelX": "\(left - 4)",
+                "mostY": "\(top + 10)", "most": most, "total": total, "first": Timestamp.formatDay(firstDay), "last": Timestamp.formatDay(lastDay),
+                "bars": bars, "dayLabels": dayLabels]
+    }
+
+    /// Visits by platform as horizontal bars, with counts and shares.
+    public static func platformChart(_ rows: [(platform: String, clicks: Int64)]) -> [String: Any] {
+        let total = rows.reduce(0) { $0 + $1.clicks }
+        let rowHeight = 26.0, width = 640.0, labelWidth = 90.0
+        let height = Double(max(rows.count, 1)) * rowHeight + 4
+        let shown: [[String: Any]] = rows.enumerated().map { index, row in
+            let y = Double(index) * rowHeight + 2
+            let share = total > 0 ? Double(row.clicks) / Double(total) : 0
+            let barWidth = max(1, (width - labelWidth - 110) * share)
+            return ["platform": row.platform, "clicks": row.clicks, "label": label(row.platform), "colour": colour(row.platform),
+                    "textY": fmt(y + 16), "barX": "\(labelWidth)", "barY": fmt(y + 3), "barWidth": fmt(barWidth), "barHeight": "\(rowHeight - 8)",
+                    "countX": fmt(labelWidth + barWidth + 6), "share": Int((share * 100).rounded())]
+        }
+        return ["width": Int(width), "height": Int(height), "empty": rows.isEmpty, "rows": shown,
+                "summary": rows.map { "\(label($0.platform)) \($0.clicks)" }.joined(separator: ", ")]
+    }
+
+    /// The hosts people came from, most first, with their shares of the listed visits.
+    public static func referrers(_ rows: [(host: String, visits: Int64)]) -> [[String: Any]] {
+        let total = rows.reduce(0) { $0 + $1.visits }
+        return rows.map { row in
+            ["host": row.host, "visits": row.visits, "share": total > 0 ? Int((Double(row.visits) / Double(total) * 100).rounded()) : 0]
+        }
+    }
+
+    private static func order(_ platform: String) -> Int { platformColours.firstIndex { $0.platform == platform } ?? platformColours.count }
+    private static func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
+}
