@@ -107,27 +107,15 @@ public struct Route: Sendable, Equatable {
     }
 }
 
-/// A route table that could not be built, and why.
-public struct RouteTableError: SwitchyardError, Equatable {
-    /// `invalid-route-table`.
-    public var code: ErrorCode { .invalidRouteTable }
-    /// What is wrong with the table, for people.
-    public var message: String
-    /// The file (and line and column, for a JSON syntax error), when the table came from a file.
-    public var location: SourceLocation?
-    /// The error underneath: the file system's, the JSON or YAML reader's (a `DocumentError`).
-    public var cause: (any Error)?
-    /// An error saying `message`, with the file when the table came from a file and the error
-    /// underneath when there is one.
-    public init(_ message: String, location: SourceLocation? = nil, cause: (any Error)? = nil) {
-        self.message = message
-        self.location = location
-        self.cause = cause
-    }
-    /// The message, after the file name when there is one.
-    public var description: String { location?.file.map { "\($0): \(message)" } ?? message }
-    /// Equal when message and location are (the cause is not compared).
-    public static func == (a: RouteTableError, b: RouteTableError) -> Bool { a.message == b.message && a.location == b.location }
+/// A route table that cannot be used (`invalid-route-table`): a bad pattern, an unknown
+/// parameter type, an unknown key, with the file (and line and column, for a syntax error) when
+/// the table came from one, and the YAML or JSON reader's error underneath.
+public typealias RouteTableError = DomainError<RouteTableErrors>
+
+/// The domain of ``RouteTableError``.
+public enum RouteTableErrors: SingleCodeErrorDomain {
+    /// Every route table error is `invalid-route-table`.
+    public static var code: ErrorCode { .invalidRouteTable }
 }
 
 extension ErrorCode {

@@ -159,11 +159,11 @@ public struct ServiceConfiguration: Sendable {
     public init(contentsOf path: String) throws(ConfigurationError) {
         let document: JSONValue
         do { document = try StructuredDocument.read(contentsOf: path) } catch {
-            throw ConfigurationError(error.description, location: error.location, cause: error)
+            throw ConfigurationError(error.message, location: error.location, cause: error)
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do { try self.init(document: document, relativeTo: directory) } catch {
-            throw ConfigurationError("\(path): \(error.message)", location: SourceLocation(file: path), cause: error.cause)
+            throw ConfigurationError(error.message, location: SourceLocation(file: path), cause: error.cause)
         }
     }
 
@@ -360,31 +360,13 @@ public struct ServiceConfiguration: Sendable {
     }
 }
 
-/// A service configuration that cannot be used: `invalid-configuration`. The message starts
-/// with the key path at fault (`service.publicUrl: unknown key — did you mean publicURL?`).
-public struct ConfigurationError: SwitchyardError {
-    /// Always `invalid-configuration`.
-    public var code: ErrorCode { .invalidConfiguration }
-    /// What is wrong, starting with the key path at fault.
-    public var message: String
-    /// The file, when the configuration was read from one.
-    public var location: SourceLocation?
-    /// The YAML reader's or the route table's error underneath.
-    public var cause: (any Error)?
+/// A service configuration that cannot be used (`invalid-configuration`): the message starts
+/// with the key at fault; the location names the file (and line and column, for a syntax
+/// error) when the configuration came from one; the YAML reader's or route table's error is the cause.
+public typealias ConfigurationError = DomainError<ConfigurationErrors>
 
-    /// An error with this message, and optionally the file it concerns and the error underneath.
-    public init(_ message: String, location: SourceLocation? = nil, cause: (any Error)? = nil) {
-        self.message = message
-        self.location = location
-        self.cause = cause
-    }
-
-    /// Prints as the message alone.
-    public var description: String { message }
-}
-
-extension ConfigurationError: Equatable {
-    /// Equal when the messages are (the message names the file already; location and cause are
-    /// not compared).
-    public static func == (a: ConfigurationError, b: ConfigurationError) -> Bool { a.message == b.message }
+/// The domain of ``ConfigurationError``.
+public enum ConfigurationErrors: SingleCodeErrorDomain {
+    /// Every configuration error is `invalid-configuration`.
+    public static var code: ErrorCode { .invalidConfiguration }
 }

@@ -27,7 +27,7 @@ public enum StructuredDocument {
         if path.hasSuffix(".json") {
             // A key given twice is refused, as the YAML reader refuses it: which one was meant?
             do { return try JSONParser.parse(bytes: data, duplicateKeys: .refuse) } catch {
-                throw DocumentError(.jsonSyntax, "\(error)", location: SourceLocation(file: path, line: error.line, column: error.column), cause: error)
+                throw DocumentError(.jsonSyntax, error.reason, location: SourceLocation(file: path, line: error.line, column: error.column), cause: error)
             }
         }
         return try parse(yaml: String(decoding: data, as: UTF8.self), source: path)
@@ -132,25 +132,12 @@ public enum StructuredDocument {
 }
 
 /// A document that cannot be read: the file (`io`), its syntax (`json-syntax`, `yaml-syntax`),
-/// nothing in it (`empty-document`), or aliases that expand past the bound (`document-too-large`).
-public struct DocumentError: SwitchyardError {
-    /// What went wrong.
-    public var code: ErrorCode
-    /// What is wrong, for people (with the line and column for a syntax error).
-    public var message: String
-    /// The file (and line and column, for JSON), when known.
-    public var location: SourceLocation?
-    /// The error underneath: the file system's, the JSON or YAML reader's.
-    public var cause: (any Error)?
+/// nothing in it (`empty-document`), or aliases that expand past the bound (`document-too-large`);
+/// with the file (and line and column, for JSON) when known, and the reader's error underneath.
+public typealias DocumentError = DomainError<DocumentErrors>
 
-    /// An error with this code and message, and where and why when known.
-    public init(_ code: ErrorCode, _ message: String, location: SourceLocation? = nil, cause: (any Error)? = nil) {
-        (self.code, self.message, self.location, self.cause) = (code, message, location, cause)
-    }
-
-    /// `FILE: message`, or the message alone when there is no file.
-    public var description: String { location?.file.map { "\($0): \(message)" } ?? message }
-}
+/// The domain of ``DocumentError``.
+public enum DocumentErrors: ErrorDomain {}
 
 extension ErrorCode {
     /// A YAML document that is not well formed.

@@ -131,7 +131,7 @@ import Testing
         if !c.yaml.hasPrefix("routes") { yaml += "routes: [{name: a, pattern: /a}]\n" }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
         try Data(yaml.utf8).write(to: file)
-        #expect(throws: ConfigurationError("\(file.path): \(c.message)")) { try ServiceConfiguration(contentsOf: file.path) }
+        #expect(throws: ConfigurationError(c.message, location: SourceLocation(file: file.path))) { try ServiceConfiguration(contentsOf: file.path) }
     }
 
     /// A route on a scheme listed in `service.deepLinkSchemes` (in any case) is an app route.

@@ -86,7 +86,7 @@ import Testing
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
             defer { try? FileManager.default.removeItem(at: file) }
             try Data("hosts: [e.com]\nroutes: [{name: a, pattern: /a}]\n\(yaml)\n".utf8).write(to: file)
-            #expect(throws: ConfigurationError("\(file.path): \(message)")) { try ServiceConfiguration(contentsOf: file.path) }
+            #expect(throws: ConfigurationError(message, location: SourceLocation(file: file.path))) { try ServiceConfiguration(contentsOf: file.path) }
         }
     }
 }

@@ -35,7 +35,7 @@ import Testing
             #expect(error.code == .jsonSyntax)
             #expect(error.location == SourceLocation(file: json, line: 2, column: 7), "\(String(describing: error.location))")
             #expect(error.cause is JSONParser.SyntaxError)
-            #expect(error.description == "\(json): line 2, column 7: \((error.cause as? JSONParser.SyntaxError)?.reason ?? "")")
+            #expect(error.description == "\(json):2:7: \((error.cause as? JSONParser.SyntaxError)?.reason ?? "")")
         }
         let yaml = try Self.file("a: [1, 2\nb: 3\n", "bad.yaml")
         do { _ = try StructuredDocument.read(contentsOf: yaml); Issue.record("bad YAML read") } catch {

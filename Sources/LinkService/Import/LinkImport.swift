@@ -42,25 +42,7 @@ public struct LinkImport: Sendable {
 
     /// A file that cannot be imported at all (`invalid-import`): not CSV, no header, missing
     /// columns. Rows that cannot be used are ``Problem``s instead, and the rest is imported.
-    public struct Failure: SwitchyardError, Equatable {
-        /// Always `invalid-import`.
-        public var code: ErrorCode { .invalidImport }
-        /// What is wrong with the file.
-        public var message: String
-        /// The error underneath (the CSV reader's, with its line), when there was one.
-        public var cause: (any Error)?
-        /// Prints as the message alone.
-        public var description: String { message }
-
-        /// A failure with this message, and the error underneath it when there is one.
-        public init(message: String, cause: (any Error)? = nil) {
-            self.message = message
-            self.cause = cause
-        }
-
-        /// Equal when the messages are (the cause is not compared).
-        public static func == (a: Failure, b: Failure) -> Bool { a.message == b.message }
-    }
+    public typealias Failure = DomainError<ImportErrors>
 
     let input: LinkInput
 
@@ -111,23 +93,23 @@ public struct LinkImport: Sendable {
     /// Maps a Firebase console export: one link per row, its code the short link's path.
     public func firebase(_ text: String, now: Date) throws(Failure) -> Plan {
         let records = try parse(text)
-        guard let header = records.first else { throw Failure(message: "the file is empty; it needs a header row with shortLink and longLink or link") }
+        guard let header = records.first else { throw Failure("the file is empty; it needs a header row with shortLink and longLink or link") }
         let parameterNames = Dictionary(FirebaseLink.parameters.map { (Self.normalized($0.name), $0.name) }, uniquingKeysWith: { a, _ in a })
         var columns: [(index: Int, name: String)] = []
         var plan = Plan()
         for (i, raw) in header.fields.enumerated() {
             let key = Self.normalized(raw.trimmingCharacters(in: .whitespaces))
             if let name = Self.firebaseAliases[key] ?? parameterNames[key] {
-                if columns.contains(where: { $0.name == name }) { throw Failure(message: "line \(header.line): two columns of the header are \(name) (\(raw) is the second)") }
+                if columns.contains(where: { $0.name == name }) { throw Failure("line \(header.line): two columns of the header are \(name) (\(raw) is the second)") }
                 columns.append((i, name))
             } else if !raw.isEmpty { plan.ignoredColumns.append(raw) }
         }
         let names = Set(columns.map(\.name))
         guard names.contains("shortLink") else {
-            throw Failure(message: "line \(header.line): no shortLink column (the header has: \(header.fields.joined(separator: ", "))); accepted: \(Self.firebaseHeaderHelp)")
+            throw Failure("line \(header.line): no shortLink column (the header has: \(header.fields.joined(separator: ", "))); accepted: \(Self.firebaseHeaderHelp)")
         }
         guard names.contains("longLink") || names.contains("link") else {
-            throw Failure(message: "line \(header.line): needs a longLink or a link column besides shortLink")
+            throw Failure("line \(header.line): needs a longLink or a link column besides shortLink")
         }
         let ownHost = URLComponents(string: input.configuration.publicURL)?.host?.lowercased()
         var otherHosts: [String: Int] = [:]
@@ -253,14 +235,14 @@ public struct LinkImport: Sendable {
     /// code, kind, creation time and click count kept as they were.
     public func ownLinks(_ text: String, now: Date) throws(Failure) -> Plan {
         let records = try parse(text)
-        guard let header = records.first else { throw Failure(message: "the file is empty; it needs the header \(Self.columns.joined(separator: ","))") }
+        guard let header = records.first else { throw Failure("the file is empty; it needs the header \(Self.columns.joined(separator: ","))") }
         var index: [String: Int] = [:]
         var plan = Plan()
         for (i, name) in header.fields.enumerated() {
-            if index[name] != nil { throw Failure(message: "line \(header.line): the column \(name) appears twice in the header") }
+            if index[name] != nil { throw Failure("line \(header.line): the column \(name) appears twice in the header") }
             if Self.columns.contains(name) { index[name] = i } else if !name.isEmpty { plan.ignoredColumns.append(name) }
         }
-        guard index["code"] != nil else { throw Failure(message: "line \(header.line): no code column; the header is \(Self.columns.joined(separator: ","))") }
+        guard index["code"] != nil else { throw Failure("line \(header.line): no code column; the header is \(Self.columns.joined(separator: ","))") }
         var seen: [String: Int] = [:]
         for record in records.dropFirst() {
             plan.rows += 1
@@ -373,6 +355,12 @@ public struct LinkImport: Sendable {
     }
 
     private func parse(_ text: String) throws(Failure) -> [(line: Int, fields: [String])] {
-        do { return try CSV.parse(text) } catch { throw Failure(message: "not CSV: \(error)", cause: error) }
+        do { return try CSV.parse(text) } catch { throw Failure("not CSV: \(error)", cause: error) }
     }
+}
+
+/// The domain of ``LinkImport/Failure``.
+public enum ImportErrors: SingleCodeErrorDomain {
+    /// Every import failure is `invalid-import`.
+    public static var code: ErrorCode { .invalidImport }
 }

@@ -15,9 +15,17 @@ extension ErrorDomain {
     public static var describesWithCode: Bool { false }
 }
 
+/// A domain whose errors all have the same code (a route table's are all `invalid-route-table`):
+/// its ``DomainError`` is made from a message alone.
+public protocol SingleCodeErrorDomain: ErrorDomain {
+    /// The code of every error of the domain.
+    static var code: ErrorCode { get }
+}
+
 /// The plain shape most of Switchyard's errors have: a code, a message, where, and the error
-/// underneath. `RelayError`, `CallbackError`, `StoreError`, `FetchError` and `ScriptError` are
-/// this type for their own ``ErrorDomain``.
+/// underneath. `RelayError`, `CallbackError`, `StoreError`, `FetchError`, `ScriptError`,
+/// `DocumentError`, `RouteTableError`, `ConfigurationError` and `PageError` are this type for
+/// their own ``ErrorDomain``.
 public struct DomainError<Domain: ErrorDomain>: SwitchyardError {
     /// What went wrong, stable across releases: compare it with the `ErrorCode` constants.
     public var code: ErrorCode
@@ -53,5 +61,12 @@ extension DomainError: Equatable {
     /// Equal when code, message and location are (the cause is not compared).
     public static func == (a: DomainError, b: DomainError) -> Bool {
         a.code == b.code && a.message == b.message && a.location == b.location
+    }
+}
+
+extension DomainError where Domain: SingleCodeErrorDomain {
+    /// An error of the domain's one code: `RouteTableError("routes[0]: route a needs a pattern")`.
+    public init(_ message: String, location: SourceLocation? = nil, cause: (any Error)? = nil) {
+        self.init(Domain.code, message, location: location, cause: cause)
     }
 }
