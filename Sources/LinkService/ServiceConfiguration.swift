@@ -281,6 +281,7 @@ public struct ServiceConfiguration: Sendable {
         resolveAllowsPrivateAddresses = false
         try readServiceSections(document)
         if let templates = document["landing"]?["templates"]?.stringValue {
+            guard !templates.isEmpty else { throw ConfigurationError("landing.templates: empty; name the directory of the templates (. for the configuration's own)") }
             let base = URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath)
             let path = (templates.hasPrefix("/") ? URL(fileURLWithPath: templates) : base.appendingPathComponent(templates)).standardizedFileURL.path
             do { pageTemplates = try PageTemplates(directory: path) } catch {

@@ -5,12 +5,17 @@ import Testing
 /// Where the storage tests run: always SQLite; PostgreSQL when SWITCHYARD_TEST_POSTGRES names a
 /// server (`.ci/run` starts one). With SWITCHYARD_REQUIRE_TOOLS set, a missing server fails.
 public enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite, postgres
+    /// An embedded SQLite file in a temporary directory.
+    case sqlite
+    /// A database of its own on the PostgreSQL server SWITCHYARD_TEST_POSTGRES names.
+    case postgres
 
     /// The back end's name in test output.
     public var testDescription: String { rawValue }
 
+    /// The PostgreSQL server the tests use (`SWITCHYARD_TEST_POSTGRES`, which `.ci/run` sets), or nil.
     public static var postgresURL: String? { ProcessInfo.processInfo.environment["SWITCHYARD_TEST_POSTGRES"] }
+    /// Whether a missing server or tool fails the tests instead of skipping them (`SWITCHYARD_REQUIRE_TOOLS`, set in CI).
     public static var toolsRequired: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
 
     /// The back ends to run: PostgreSQL only when a server is configured or required.

@@ -6,6 +6,7 @@ import LinkService
 import LinkStorage
 import Logging
 import SwitchyardCore
+import UnixSignals
 
 /// Options every command that touches the service's database shares.
 extension ServiceConfiguration {
@@ -132,7 +133,9 @@ struct ServeCommand: AsyncParsableCommand {
                 "url": "http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)", "config": "\(path)", "database": "\(databaseOption.shown)",
             ])
         }
-        do { try await app.runService() } catch {
+        // SIGHUP stops it as SIGTERM does (a graceful stop, batched clicks flushed): the
+        // configuration and templates are read at start, so a restart applies an edit.
+        do { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint, .sighup]) } catch {
             await store.close()
             if let error = error as? StoreError {  // the database could not be reached or migrated
                 Output.error("error: \(error)")

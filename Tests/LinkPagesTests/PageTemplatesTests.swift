@@ -30,16 +30,16 @@ import Testing
         #expect(message.contains("<title>Link &lt;gone&gt;</title>") && message.contains("<p>This link has expired.</p>"))
     }
 
-    @Test func anOperatorsLandingTemplateReplacesTheBuiltInOneWithPartialsAndEscaping() throws {
+    @Test func anOperatorsLandingTemplateReplacesTheBuiltInOneWithPartials() throws {
         let dir = try Self.directory([
-            "landing.mustache": "<h1>{{title}}</h1>{{#openApp}}<a href=\"{{.}}\">Open</a>{{/openApp}}{{> footer}}\n{{{title}}}\n",
+            "landing.mustache": "<h1>{{title}}</h1>{{#openApp}}<a href=\"{{.}}\">Open</a>{{/openApp}}{{> footer}}\n",
             "footer.mustache": "<footer>{{description}} · {{audience}}</footer>",
         ])
         let templates = try PageTemplates(directory: dir)
         #expect(templates.sources[.landing] == dir + "/landing.mustache")
         #expect(templates.sources[.message] == "built-in", "a page the directory does not have keeps its built-in template")
         #expect(Self.page.html(for: .android, templates: templates)
-                == "<h1>Summer &lt;rave&gt; &amp; &quot;friends&quot;</h1><a href=\"shop://party/1\">Open</a><footer>Join us · android</footer>\nSummer <rave> & \"friends\"\n")
+                == "<h1>Summer &lt;rave&gt; &amp; &quot;friends&quot;</h1><a href=\"shop://party/1\">Open</a><footer>Join us · android</footer>\n")
         // The same page from the built-in templates is untouched by another library's existence.
         #expect(Self.page.html(for: .android).contains("<title>"))
     }
@@ -78,21 +78,64 @@ import Testing
 
     static let refusals = [
         Refusal(name: "a misspelt value", files: ["landing.mustache": "<h1>{{title}}</h1>\n<p>{{descripton}}</p>\n"],
-                message: "landing pages have no value named \"descripton\"; did you mean description? (docs/operator-guide.md lists them)", line: 2),
+                message: "landing pages have no value named \"descripton\"; did you mean description? (the operator guide, “Your own page templates”, lists them)", line: 2),
         Refusal(name: "a misspelt section", files: ["landing.mustache": "\n\n{{#openApps}}x{{/openApps}}"],
-                message: "landing pages have no value named \"openApps\"; did you mean openApp? (docs/operator-guide.md lists them)", line: 3),
+                message: "landing pages have no value named \"openApps\"; did you mean openApp? (the operator guide, “Your own page templates”, lists them)", line: 3),
         Refusal(name: "a landing value on the message page", files: ["message.mustache": "{{title}} {{pageURL}}"],
-                message: "message pages have no value named \"pageURL\" (docs/operator-guide.md lists them)", line: 1),
+                message: "message pages have no value named \"pageURL\" (the operator guide, “Your own page templates”, lists them)", line: 1),
         Refusal(name: "an unclosed section", files: ["landing.mustache": "<h1>{{title}}</h1>\n{{#icon}}<img src=\"{{.}}\">\n"],
-                message: "the template does not parse (expectedSectionEnd)", line: nil),
-        Refusal(name: "a template that includes itself", files: ["landing.mustache": "<h1>{{title}}</h1>\n{{> footer}}", "footer.mustache": "<p>{{description}}</p>{{> landing}}"],
-                message: "footer includes itself (footer → landing → footer): it would never end", line: 1),
+                message: "the template does not parse: a section is not closed (its {{/name}} is missing)", line: nil),
+        Refusal(name: "a page included as a partial", files: ["landing.mustache": "<h1>{{title}}</h1>\n{{> footer}}", "footer.mustache": "<p>{{description}}</p>{{> landing}}"],
+                message: "includes the page landing as a partial; a page is extended ({{<switchyard-…}}), never included", line: 1),
+        Refusal(name: "partials that include each other", files: ["landing.mustache": "<h1>{{title}}</h1>\n{{> a}}", "a.mustache": "{{> b}}", "b.mustache": "\n{{> a}}"],
+                message: "a includes itself through its partials: it would never end", line: 1),
+        Refusal(name: "the built-in page included from a block (it would recurse)", files: [
+            "landing.mustache": "{{<switchyard-landing}}{{$footer}}{{> foot}}{{/footer}}{{/switchyard-landing}}", "foot.mustache": "{{> switchyard-landing}}"],
+                message: "includes the page switchyard-landing as a partial; a page is extended ({{<switchyard-…}}), never included", line: 1),
+        Refusal(name: "a block inside a block of the same name", files: ["landing.mustache": "{{<switchyard-landing}}{{$header}}{{$header}}<header>Plur</header>{{/header}}{{/header}}{{/switchyard-landing}}"],
+                message: "the block {{$header}} stands outside {{<switchyard-…}} or inside another block or section", line: 1),
+        Refusal(name: "a parent inside a block", files: ["landing.mustache": "{{<switchyard-landing}}{{$header}}\n{{<switchyard-landing}}{{/switchyard-landing}}{{/header}}{{/switchyard-landing}}"],
+                message: "{{<switchyard-landing}} must stand at the template's top level, once", line: 2),
+        Refusal(name: "a partial that extends", files: ["landing.mustache": "{{> p}}", "p.mustache": "{{<p}}{{$b}}{{/b}}{{/p}}"],
+                message: "a partial cannot extend a template ({{<p}}); only landing.mustache and message.mustache can", line: 1),
+        Refusal(name: "another page's parent", files: ["landing.mustache": "{{<switchyard-message}}{{/switchyard-message}}"],
+                message: "landing.mustache can extend only its built-in page, {{<switchyard-landing}}", line: 1),
+        Refusal(name: "a misspelt block", files: ["landing.mustache": "{{<switchyard-landing}}\n{{$heder}}x{{/heder}}\n{{/switchyard-landing}}"],
+                message: "the built-in landing page has no block named \"heder\"; did you mean header? (its blocks: head, style, header, footer)", line: 2),
+        Refusal(name: "a block filled twice", files: ["landing.mustache": "{{<switchyard-landing}}{{$footer}}a{{/footer}}{{$footer}}b{{/footer}}{{/switchyard-landing}}"],
+                message: "the block footer is filled twice", line: 1),
+        Refusal(name: "sections nested too deep", files: ["landing.mustache": String(repeating: "{{#title}}", count: 3000) + String(repeating: "{{/title}}", count: 3000)],
+                message: "sections nested more than 16 deep", line: 1),
+        Refusal(name: "lists nested until the page is huge", files: ["landing.mustache": "{{#stores}}{{#stores}}{{#stores}}{{#stores}}{{#stores}}{{#stores}}{{#stores}}{{#stores}}{{#stores}}{{#stores}}{{url}}{{/stores}}{{/stores}}{{/stores}}{{/stores}}{{/stores}}{{/stores}}{{/stores}}{{/stores}}{{/stores}}{{/stores}}"],
+                message: "its pages could be 4096 KiB, over the 1024 KiB a page may have (lists nested in each other, or partials included many times)", line: nil),
+        Refusal(name: "a diamond of partials", files: ["landing.mustache": "{{> d0}}"].merging((0..<12).map { ("d\($0).mustache", "{{title}}{{> d\($0 + 1)}}{{> d\($0 + 1)}}") } + [("d12.mustache", "{{title}}")]) { a, _ in a },
+                message: "its pages could be 4096 KiB, over the 1024 KiB a page may have (lists nested in each other, or partials included many times)", line: nil),
+        Refusal(name: "a diamond of empty partials", files: ["landing.mustache": "{{title}}{{> e0}}"].merging((0..<24).map { ("e\($0).mustache", "{{> e\($0 + 1)}}{{> e\($0 + 1)}}") } + [("e24.mustache", "")]) { a, _ in a },
+                message: "its pages could be 4096 KiB, over the 1024 KiB a page may have (lists nested in each other, or partials included many times)", line: nil),
+        Refusal(name: "a value written unescaped", files: ["landing.mustache": "<h1>{{{title}}}</h1>"],
+                message: "{{{title}}} writes the value without escaping; write {{title}} (link creators supply the values)", line: 1),
+        Refusal(name: "a value written unescaped with &", files: ["landing.mustache": "\n<p>{{& description}}</p>"],
+                message: "{{{description}}} writes the value without escaping; write {{description}} (link creators supply the values)", line: 2),
+        Refusal(name: "a member outside its section", files: ["landing.mustache": "<a href=\"{{url}}\">"],
+                message: "landing pages have no value named \"url\" (the operator guide, “Your own page templates”, lists them)", line: 1),
+        Refusal(name: "another section's member", files: ["landing.mustache": "{{#fallback}}{{href}}{{/fallback}}"],
+                message: "landing pages have no value named \"href\" here (the operator guide, “Your own page templates”, lists them)", line: 1),
+        Refusal(name: "a dotted name", files: ["landing.mustache": "{{title.length}}"],
+                message: "{{title.length}}: dotted names are not supported; open the section ({{#a}}{{b}}{{/a}})", line: 1),
+        Refusal(name: "the whole view", files: ["landing.mustache": "<pre>{{.}}</pre>"],
+                message: "{{.}} outside a section would write the page's whole view; name a value", line: 1),
+        Refusal(name: "an empty page", files: ["landing.mustache": " \n"],
+                message: "landing.mustache: is empty: every such page would be blank", line: nil),
+        Refusal(name: "a name a partial cannot be included by", files: ["landing.mustache": "{{title}}", "with space.mustache": "x"],
+                message: "with space.mustache: a template's name is letters, digits, - and _ (a partial is included by it: {{> name}})", line: nil),
+        Refusal(name: "a NUL byte", files: ["landing.mustache": "{{title}}\u{0}"],
+                message: "landing.mustache: holds a NUL byte (at byte 9); a template is text", line: nil),
         Refusal(name: "a partial that is not there", files: ["landing.mustache": "<h1>{{title}}</h1>\n\n{{> fotoer}}", "footer.mustache": "<p>{{description}}</p>"],
-                message: "includes \"fotoer\", which is no template here (there are: footer, switchyard-landing, switchyard-message)", line: 3),
+                message: "includes \"fotoer\", which is no partial here (there are: footer)", line: 3),
         Refusal(name: "a dynamic partial", files: ["landing.mustache": "{{>*title}}"],
                 message: "{{>*title}}: a dynamic partial is not allowed (a value would choose the template); name the partial", line: 1),
         Refusal(name: "a misspelt value in a partial", files: ["landing.mustache": "{{> footer}}", "footer.mustache": "\n<p>{{descripton}}</p>"],
-                message: "landing pages, which include this partial, have no value named \"descripton\"; did you mean description? (docs/operator-guide.md lists them)", line: 2),
+                message: "landing pages, which include this partial, have no value named \"descripton\"; did you mean description? (the operator guide, “Your own page templates”, lists them)", line: 2),
         Refusal(name: "other delimiters", files: ["landing.mustache": "{{=<% %>=}}\n<%> landing%>"],
                 message: "{{=<% %>=}}: changing the delimiters is not supported; keep {{ and }}", line: 1),
         Refusal(name: "a file named as a built-in template", files: ["landing.mustache": "{{title}}", "switchyard-landing.mustache": "x"],
@@ -125,9 +168,19 @@ import Testing
         }
     }
 
-    @Test func tagNamesAreReadWithTheirLines() {
-        let tags = PageTemplates.tags(in: "a {{title}}\n{{! a comment {{ }}\n{{#stores}}{{url}}{{/stores}}\n{{> footer}} {{{raw}}} {{& amp}} {{.}} {{ spaced }}")
-        #expect(tags.map(\.name) == ["title", "stores", "url", "stores", "raw", "amp", "spaced"])
-        #expect(tags.map(\.line) == [1, 3, 3, 3, 4, 4, 4])
+    @Test func tagsAreReadWithTheirKindsAndLines() {
+        let tags = TemplateTag.scan("a {{title}}\n{{! a comment {{ }}\n{{#stores}}{{url}}{{/stores}}\n{{> footer}} {{{raw}}} {{& amp}} {{.}} {{ spaced }} {{<p}}{{$b}}")
+        #expect(tags.map(\.name) == ["title", "stores", "url", "stores", "footer", "raw", "amp", ".", "spaced", "p", "b"])
+        #expect(tags.map(\.kind) == [.value, .section, .value, .close, .partial, .unescaped, .unescaped, .value, .value, .parent, .block])
+        #expect(tags.map(\.line) == [1, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4])
+    }
+
+    /// The message page extends its built-in page as the landing page does.
+    @Test func theMessagePageCanExtendItsBuiltInPage() throws {
+        let dir = try Self.directory(["message.mustache": "{{<switchyard-message}}{{$footer}}<footer>Plur</footer>{{/footer}}{{/switchyard-message}}"])
+        let html = try PageTemplates(directory: dir).render(.message, ["title": "Gone", "message": "This link has expired.", "status": 410])
+        #expect(html.contains("<p>This link has expired.</p><footer>Plur</footer></main>"), "\(html)")
+        #expect(PageTemplates.standard.render(.message, ["title": "Gone", "message": "m", "status": 410])
+                == "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Gone</title></head>\n<body><main><h1>Gone</h1><p>m</p></main></body></html>\n")
     }
 }

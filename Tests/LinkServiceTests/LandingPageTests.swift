@@ -265,7 +265,7 @@ import Testing
             _ = try await Harness.make(extra: "landing:\n  templates: \(dir)\n")
             Issue.record("a misspelt template value was accepted")
         } catch let error as ConfigurationError {
-            #expect("\(error)".hasSuffix("config.yaml: landing.templates: \(dir)/landing.mustache:2: landing pages have no value named \"titel\"; did you mean title? (docs/operator-guide.md lists them)"), "\(error)")
+            #expect("\(error)".hasSuffix("config.yaml: landing.templates: \(dir)/landing.mustache:2: landing pages have no value named \"titel\" here; did you mean title? (the operator guide, “Your own page templates”, lists them)"), "\(error)")
         }
     }
 }

@@ -44,6 +44,23 @@ import Testing
         }
     }
 
+    /// A custom-scheme deep link is stored as a browser serialises it (spaces and backslashes are refused before):
+    /// characters a URL never holds are percent-encoded, so the link cannot close an attribute or open a tag in a page.
+    @Test func aDeepLinkIsStoredWithItsDisallowedCharactersEncoded() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer,
+                                                body: #"{"deepLink": "plur://group/a\"><svg/onload=alert(1)>{x}|`^b?q=ü%20#f"}"#)
+            #expect(created.status == .created, "\(created.text)")
+            let encoded = "plur://group/a%22%3E%3Csvg/onload=alert(1)%3E%7Bx%7D%7C%60%5Eb?q=ü%20#f"
+            #expect(created.json?["deepLink"]?.stringValue == encoded)
+            let code = try #require(created.json?["code"]?.stringValue)
+            #expect(try await h.store.link(code: code)?.deepLink == encoded)
+            let page = try await client.call(.get, "/i/\(code)", headers: [.userAgent: "Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 Chrome/131.0 Mobile Safari/537.36"])
+            #expect(page.text.contains(#"href="\#(encoded)""#) && !page.text.contains("<svg"), "\(page.text)")
+        }
+    }
+
     @Test func listingPagesWithACursor() async throws {
         let h = try await Harness.make()
         try await h.app().test(.router) { client in

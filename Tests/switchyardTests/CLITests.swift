@@ -90,7 +90,7 @@ import Glibc
     /// first), waits up to 20 s for the log line that says where it listens, runs `body` with its
     /// origin, and stops it. Blocking: call it inside `blocking`. `result` is nil when the service
     /// never said where it listens; `stillRunning` is read after `body`.
-    static func withService<T>(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
+    static func withService<T>(_ executable: URL, _ arguments: [String], in directory: URL? = nil, stoppedBy stop: Int32 = SIGTERM,
                                _ body: (String) throws -> T) throws -> (log: String, result: T?, stillRunning: Bool) {
         let serve = ChildProcess()
         serve.executableURL = executable
@@ -120,7 +120,7 @@ import Glibc
             stillRunning = serve.isRunning
             break
         }
-        if serve.isRunning { serve.terminate() }
+        if serve.isRunning { serve.signal(stop) }
         serve.waitUntilExit()
         return (log.finished(), result, stillRunning)
     }

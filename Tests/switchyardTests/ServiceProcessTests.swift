@@ -74,21 +74,16 @@ import Testing
         #expect(!summary.contains(#""acknowledged": 0,"#))
     }
 
-    /// On PostgreSQL `serve` runs the connection pool in its ServiceGroup: migrated before it
-    /// listens, and stopped only after the click flusher's last write at SIGTERM. A database that
-    /// cannot be reached ends `serve` with the reason and status 2.
-    @Test func servePostgresPoolStopsAfterTheLastClickWrite() async throws {
-        guard let database = Self.postgresURL else {
-            try #require(!Self.toolsRequired, "SWITCHYARD_TEST_POSTGRES is not set; run bash .ci/run")
-            return
-        }
-        // The PostgreSQL database outlives one run: a name of this run's own.
-        let created = try await CLITests.run(["token", "create", "--name", "pool-\(UUID().uuidString.prefix(8))", "--scope", "links:write", "--scope", "links:read", "--database", database])
+    /// Three clicks on a new link of `serve` on `database`, stopped by `signal`, then what a
+    /// second `serve` on the same database says of the link (its JSON).
+    static func clicksAfterAStop(database: String, stoppedBy signal: Int32, tag: String) async throws -> String? {
+        // A PostgreSQL database outlives one run: names of this run's own.
+        let name = "\(tag)-\(UUID().uuidString.prefix(8))"
+        let created = try await CLITests.run(["token", "create", "--name", name, "--database", database])
         let token = try #require(created.stdout.split(separator: "\n").last.map(String.init), "\(created.stderr)")
-        let group = "pool-\(UUID().uuidString.prefix(8))"
         let first = try await blocking { () throws -> (log: String, result: String?, stillRunning: Bool) in
-            try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service -> String in
-                let made = HTTP.send("POST", service + "/api/links", token: token, body: #"{"deepLink": "plur://group/\#(group)"}"#)
+            try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database], stoppedBy: signal) { service -> String in
+                let made = HTTP.send("POST", service + "/api/links", token: token, body: #"{"deepLink": "plur://group/\#(name)"}"#)
                 guard made.status == 201, let range = made.body.range(of: #""code":"[^"]+""#, options: .regularExpression) else { return "create: \(made.status) \(made.body)" }
                 let code = String(made.body[range].dropFirst(8).dropLast())
                 for _ in 0..<3 { _ = HTTP.send("GET", service + "/i/\(code)") }
@@ -98,11 +93,31 @@ import Testing
         let code = try #require(first.result, "\(first.log)")
         try #require(!code.hasPrefix("create:"), "\(code)")
         #expect(!first.log.contains(#""level":"error""#), "\(first.log)")
-        let counted = try await blocking { () throws -> String? in
+        return try await blocking { () throws -> String? in
             try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
                 HTTP.send("GET", service + "/api/links/\(code)", token: token).body
             }.result
         }
+    }
+
+    /// SIGHUP stops `serve` as SIGTERM does: gracefully, with the clicks held in memory written
+    /// (it does not reload: the configuration and templates are read at start).
+    @Test func sighupStopsServeGracefully() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let counted = try await Self.clicksAfterAStop(database: "sqlite:" + directory.appendingPathComponent("links.sqlite").path, stoppedBy: SIGHUP, tag: "hup")
+        #expect(counted?.contains(#""clicks":3"#) == true, "the clicks held in memory were written at SIGHUP: \(counted ?? "nothing")")
+    }
+
+    /// On PostgreSQL `serve` runs the connection pool in its ServiceGroup: migrated before it
+    /// listens, and stopped only after the click flusher's last write at SIGTERM. A database that
+    /// cannot be reached ends `serve` with the reason and status 2.
+    @Test func servePostgresPoolStopsAfterTheLastClickWrite() async throws {
+        guard let database = Self.postgresURL else {
+            try #require(!Self.toolsRequired, "SWITCHYARD_TEST_POSTGRES is not set; run bash .ci/run")
+            return
+        }
+        let counted = try await Self.clicksAfterAStop(database: database, stoppedBy: SIGTERM, tag: "pool")
         #expect(counted?.contains(#""clicks":3"#) == true, "the clicks held in memory were written at SIGTERM: \(counted ?? "nothing")")
 
         // Nothing listening: said as such, from the connection attempt, not by the 15 s timeout a

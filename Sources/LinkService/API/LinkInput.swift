@@ -279,7 +279,8 @@ struct LinkInput {
             guard allowedSchemes.contains(scheme) else {
                 throw .badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.sorted().joined(separator: ", ")))", field: field)
             }
-            checked = url
+            // Serialised as a browser would: `"`, `<`, `>`, spaces and the like percent-encoded.
+            checked = URLText.encodingDisallowed(url)
         }
         guard let match = configuration.router.route(checked).match else { return checked }
         for value in match.parameters.values {

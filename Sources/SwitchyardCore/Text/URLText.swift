@@ -49,4 +49,24 @@ package enum URLText {
             return (scheme, host, text(slash..<end), query, fragment)
         }
     }
+
+    /// `url` with every ASCII character RFC 3986 never allows in a URL — controls, space and
+    /// `"` `<` `>` `\` `^` `` ` `` `{` `|` `}` — percent-encoded (`%22`), as browsers serialise
+    /// a URL; escapes already there and every other character are kept. A deep link stored this
+    /// way cannot close an HTML attribute or open a tag wherever it is written.
+    package static func encodingDisallowed(_ url: String) -> String {
+        let disallowed: Set<UInt8> = Set(Array("\"<>\\^`{|} ".utf8))
+        guard url.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || disallowed.contains($0) }) else { return url }
+        var out: [UInt8] = []
+        out.reserveCapacity(url.utf8.count + 8)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in url.utf8 {
+            if byte < 0x20 || byte == 0x7F || disallowed.contains(byte) {
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 }
