@@ -26,7 +26,7 @@ public enum DashboardPages {
             guard let path = PageResources.path(name + ".mustache"), let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 fatalError(PageResources.missing(name + ".mustache"))
             }
-            do { try library.register(text, named: name) } catch { fatalError("the built-in template \(name) is broken: \(error)") }
+            do { library.register(try ScalarHTMLEscaping.template(text), named: name) } catch { fatalError("the built-in template \(name) is broken: \(error)") }
         }
         return library
     }()

@@ -106,9 +106,10 @@ public struct PageTemplates: Sendable {
 
     /// The template `text` of `file`, or a ``PageError`` saying where and why it does not parse.
     static func parse(_ text: String, file: String) throws(PageError) -> MustacheTemplate {
-        do { return try MustacheTemplate(string: text) } catch let error as MustacheTemplate.ParserError {
+        do { return try ScalarHTMLEscaping.template(text) } catch let error as MustacheTemplate.ParserError {
+            // The pragma line before the text is not the file's.
             throw PageError(.invalidTemplate, "the template does not parse: \(Self.reason(error.error))",
-                            location: SourceLocation(file: file, line: error.context.lineNumber, column: error.context.columnNumber), cause: error)
+                            location: SourceLocation(file: file, line: max(1, error.context.lineNumber - 1), column: error.context.columnNumber), cause: error)
         } catch {
             throw PageError(.invalidTemplate, "the template does not parse: \(error)", location: SourceLocation(file: file), cause: error)
         }
@@ -135,3 +136,22 @@ public typealias PageError = DomainError<PageErrors>
 
 /// The domain of ``PageError``.
 public enum PageErrors: ErrorDomain {}
+
+/// HTML escaping by Unicode scalar, the content type every page template is rendered with.
+/// Mustache's own HTML escaping compares whole characters, so a `"` followed by a combining mark
+/// (one character, `"́`) would pass unescaped and close an attribute; this one escapes every `&`,
+/// `<`, `>`, `"` and `'` scalar wherever it stands.
+struct ScalarHTMLEscaping: MustacheContentType {
+    /// The pragma that selects it, on a line of its own before every template's text.
+    static let pragma = "{{% CONTENT_TYPE: SWITCHYARD_HTML}}\n"
+    /// Registers it with Mustache, once, before the first template is parsed.
+    static let registered: Void = { MustacheContentTypes.register(ScalarHTMLEscaping(), named: "SWITCHYARD_HTML") }()
+
+    func escapeText(_ text: String) -> String { LandingPage.escape(text) }
+
+    /// `text` parsed with this escaping (a parser error's line is the text's own).
+    static func template(_ text: String) throws -> MustacheTemplate {
+        _ = registered
+        return try MustacheTemplate(string: pragma + text)
+    }
+}

@@ -24,9 +24,10 @@ struct TemplateCheck {
     /// Sections (and parents and blocks) open at once, at most.
     static let deepest = 16
     /// The largest page a template may make, values at ``valueBytes`` and lists at two items.
-    static let largestPage = 1 << 20
-    /// What one value is counted as in the size bound (titles, descriptions and URLs are shorter).
-    static let valueBytes = 4096
+    static let largestPage = 2 << 20
+    /// What one value is counted as in the size bound: the default request body limit, which no
+    /// value a link is created with can exceed.
+    static let valueBytes = 16 * 1024
 
     /// A template file of the directory.
     struct File {
@@ -126,6 +127,8 @@ struct TemplateCheck {
             switch tag.kind {
             case .delimiters:
                 throw refuse("{{\(tag.name)}}: changing the delimiters is not supported; keep {{ and }}", tag.line)
+            case .pragma:
+                throw refuse("{{\(tag.name)}}: pragmas are not supported (the pages' content type and escaping are the service's)", tag.line)
             case .unescaped:
                 throw refuse("{{{\(tag.name)}}} writes the value without escaping; write {{\(tag.name)}} (link creators supply the values)", tag.line)
             case .value, .section, .inverted:
@@ -195,7 +198,7 @@ struct TemplateCheck {
                 if tag.kind != .value { open.append(tag.name) }
             case .close:
                 if open.last == tag.name { open.removeLast() }
-            case .parent, .block, .partial, .delimiters, .unescaped:
+            case .parent, .block, .partial, .delimiters, .unescaped, .pragma:
                 continue
             }
         }
@@ -232,8 +235,8 @@ struct TemplateCheck {
             case .value: total = total &+ Self.valueBytes &* repeats
             // An include costs its work even when the partial writes nothing.
             case .partial: total = total &+ (64 &+ largest(tag.name, scanned, &sizes)) &* repeats
-            case .parent: total = total &+ 8 * 1024  // the built-in page around the blocks
-            case .block, .delimiters, .unescaped: break
+            case .parent: total = total &+ 40 &* Self.valueBytes  // the built-in page around the blocks, with its values
+            case .block, .delimiters, .unescaped, .pragma: break
             }
             total = total &+ tag.textBefore &* repeats
             if total > Self.largestPage * 4 || total < 0 { total = Self.largestPage * 4 }
@@ -250,7 +253,7 @@ struct TemplateCheck {
 
 /// One tag of a template, as ``TemplateCheck`` reads it (comments are skipped).
 struct TemplateTag: Equatable {
-    enum Kind: Equatable { case value, unescaped, section, inverted, close, partial, parent, block, delimiters }
+    enum Kind: Equatable { case value, unescaped, section, inverted, close, partial, parent, block, delimiters, pragma }
     var kind: Kind
     var name: String
     var line: Int
@@ -275,6 +278,7 @@ struct TemplateTag: Equatable {
             let kind: Kind
             switch first {
             case "=": kind = .delimiters
+            case "%": kind = .pragma
             case "{":
                 kind = .unescaped
                 if rest.hasPrefix("}") { rest = rest.dropFirst() }
@@ -287,7 +291,7 @@ struct TemplateTag: Equatable {
             case "$": kind = .block
             default: kind = .value
             }
-            if kind != .value, kind != .delimiters { body = String(body.dropFirst()).trimmingCharacters(in: .whitespaces) }
+            if kind != .value, kind != .delimiters, kind != .pragma { body = String(body.dropFirst()).trimmingCharacters(in: .whitespaces) }
             // A transform, `uppercased(name)`, applies to the name inside.
             if let open = body.firstIndex(of: "("), let close = body.lastIndex(of: ")"), open < close {
                 body = String(body[body.index(after: open)..<close]).trimmingCharacters(in: .whitespaces)
