@@ -110,7 +110,7 @@ struct TemplateCheck {
         var sizes: [String: Int] = [:]
         for file in files {
             guard file.page != nil else { continue }
-            let size = largest(file.name, scanned, &sizes)
+            let size = largest(file.name, scanned, byName, &sizes)
             guard size <= Self.largestPage else {
                 throw PageError(.invalidTemplate, "its pages could be \(size / 1024) KiB, over the \(Self.largestPage / 1024) KiB a page may have (lists nested in each other, or partials included many times)",
                                 location: SourceLocation(file: file.path))
@@ -217,7 +217,7 @@ struct TemplateCheck {
     /// The most bytes `name` can write: its text, values at ``valueBytes``, partials at their
     /// largest plus 64 for the include itself, each doubled inside every list section around it
     /// (lists have at most two items).
-    private func largest(_ name: String, _ scanned: [String: [TemplateTag]], _ sizes: inout [String: Int]) -> Int {
+    private func largest(_ name: String, _ scanned: [String: [TemplateTag]], _ byName: [String: File], _ sizes: inout [String: Int]) -> Int {
         if let known = sizes[name] { return known }
         let lists: Set<String> = Set(PageTemplates.Page.allCases.flatMap(\.lists))
         var total = 0, repeats = 1
@@ -234,7 +234,7 @@ struct TemplateCheck {
                 }
             case .value: total = total &+ Self.valueBytes &* repeats
             // An include costs its work even when the partial writes nothing.
-            case .partial: total = total &+ (64 &+ largest(tag.name, scanned, &sizes)) &* repeats
+            case .partial: total = total &+ (64 &+ largest(tag.name, scanned, byName, &sizes)) &* repeats
             case .parent: total = total &+ 40 &* Self.valueBytes  // the built-in page around the blocks, with its values
             case .block, .delimiters, .unescaped, .pragma: break
             }
@@ -242,7 +242,7 @@ struct TemplateCheck {
             if total > Self.largestPage * 4 || total < 0 { total = Self.largestPage * 4 }
         }
         // The text after the last tag (and, counted again, the tags' own bytes: a bound, not a count).
-        if let file = files.first(where: { $0.name == name }) {
+        if let file = byName[name] {
             total = total &+ max(0, file.text.utf8.count - (scanned[name] ?? []).reduce(0) { $0 + $1.textBefore })
         }
         if total > Self.largestPage * 4 || total < 0 { total = Self.largestPage * 4 }

@@ -282,8 +282,7 @@ public struct ServiceConfiguration: Sendable {
         try readServiceSections(document)
         if let templates = document["landing"]?["templates"]?.stringValue {
             guard !templates.isEmpty else { throw ConfigurationError("landing.templates: empty; name the directory of the templates (. for the configuration's own)") }
-            let base = URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath)
-            let path = (templates.hasPrefix("/") ? URL(fileURLWithPath: templates) : base.appendingPathComponent(templates)).standardizedFileURL.path
+            let path = URL(fileURLWithPath: Self.file(templates, relativeTo: directory)).standardizedFileURL.path
             do { pageTemplates = try PageTemplates(directory: path) } catch {
                 throw ConfigurationError("landing.templates: \(error)", cause: error)
             }
@@ -330,6 +329,12 @@ public struct ServiceConfiguration: Sendable {
         return "apple, android: no app is configured, so the association files would name none and no link would open an app; add an apple entry (teamId, bundleId) or an android entry (package, fingerprints) — `switchyard init` writes a configuration with both"
     }
 
+    /// A path the configuration names: absolute as written, else relative to `directory` (the
+    /// configuration file's; the current directory when nil).
+    static func file(_ path: String, relativeTo directory: String?) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath).appendingPathComponent(path).path
+    }
+
     /// The route table: the file `routeTable` names (the same file the app routes with), or the
     /// configuration's own `hosts` and `routes`.
     static func router(of document: JSONValue, relativeTo directory: String?) throws(ConfigurationError) -> LinkRouter {
@@ -339,7 +344,7 @@ public struct ServiceConfiguration: Sendable {
         if document["hosts"] != nil || document["routes"] != nil {
             throw ConfigurationError("routeTable: the route table is either a file (routeTable) or in the configuration (hosts, routes), not both")
         }
-        let path = file.hasPrefix("/") ? file : URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath).appendingPathComponent(file).path
+        let path = Self.file(file, relativeTo: directory)
         do { return try LinkRouter(contentsOf: path) } catch {
             throw ConfigurationError("routeTable: \(error)", cause: error)
         }

@@ -67,9 +67,6 @@ public struct WebhookSettings: Sendable, Equatable {
         return names
     }
 
-    /// The endpoints that want `event`.
-    func endpoints(for event: String) -> [Endpoint] { endpoints.filter { $0.events.contains(event) } }
-
     /// The delay before attempt `attempt + 1`, after `attempt` attempts failed:
     /// `firstRetryDelay · 2^(attempt−1)`, at most `maxRetryDelay`, ±20 % so nodes and endpoints
     /// that failed together do not retry in step.
