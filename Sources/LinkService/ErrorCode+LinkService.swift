@@ -94,8 +94,6 @@ extension ErrorCode {
     public static let shuttingDown = ErrorCode("shutting-down")
     /// The API's answer when the database fails: nothing was stored (HTTP 503).
     public static let storageUnavailable = ErrorCode("storage-unavailable")
-    /// A request body with a field the endpoint does not know.
-    public static let unknownField = ErrorCode("unknown-field")
     /// A transaction id the service does not know.
     public static let unknownTransaction = ErrorCode("unknown-transaction")
     /// A dashboard form not sent as `application/x-www-form-urlencoded`.

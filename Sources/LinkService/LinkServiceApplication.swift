@@ -104,7 +104,7 @@ public struct LinkService: Sendable {
         self.input = input
         // Link changes and clicks write their webhook events in their own transactions.
         self.store = store.withOutbox(WebhookOutbox(
-            endpoints: configuration.webhooks.endpointNames, render: { Self.json($0, configuration: configuration, input: input) },
+            endpoints: configuration.webhooks.endpointNames, render: { Self.response($0, configuration: configuration, input: input).json },
             pageURL: { Self.pageURL(code: $0, kind: $1, configuration: configuration) }))
         self.logger = logger
         self.now = now

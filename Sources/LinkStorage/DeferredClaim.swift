@@ -26,13 +26,41 @@ public struct DeferredClaim: Sendable, Equatable {
 }
 
 extension DeferredClaim {
-    /// What a redemption answers: `{"code","deepLink","route","parameters"}`, parameters by name.
-    package var answer: [(key: String, value: JSONValue)] {
-        [
-            ("code", code.map(JSONValue.string) ?? .null),
-            ("deepLink", deepLink.map(JSONValue.string) ?? .null),
-            ("route", route.map(JSONValue.string) ?? .null),
-            ("parameters", .object(parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-        ]
+    /// A claim as the claim API answers it and the `deferred.claimed` event carries it:
+    /// `{"code","deepLink","route","parameters"}` (null when empty, parameters by name), then
+    /// `match` or `platform` when given.
+    package struct Answer: Encodable {
+        package var code: String?
+        package var deepLink: String?
+        package var route: String?
+        package var parameters: OrderedMembers<String>
+        /// How a probabilistic match found the claim (the match API).
+        package var match: String?
+        /// The platform the token was issued for (the webhook event).
+        package var platform: String?
+
+        package init(_ claim: DeferredClaim, match: String? = nil, platform: String? = nil) {
+            code = claim.code
+            deepLink = claim.deepLink
+            route = claim.route
+            parameters = OrderedMembers(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            self.match = match
+            self.platform = platform
+        }
+
+        enum CodingKeys: String, CodingKey { case code, deepLink, route, parameters, match, platform }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(code, forKey: .code)
+            try container.encode(deepLink, forKey: .deepLink)
+            try container.encode(route, forKey: .route)
+            try container.encode(parameters, forKey: .parameters)
+            if let match { try container.encode(match, forKey: .match) }
+            if let platform { try container.encode(platform, forKey: .platform) }
+        }
+
+        /// The answer as a JSON value; its strings always encode.
+        package var json: JSONValue { try! JSONValueEncoder().encode(self) }
     }
 }

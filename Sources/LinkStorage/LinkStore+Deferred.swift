@@ -104,9 +104,8 @@ extension LinkStore {
         return DeferredClaim(code: row[0].text, deepLink: row[1].text, route: row[2].text, parameters: parameters, platform: row[4].text ?? "unknown")
     }
 
-    /// A claim as the claim API and `deferred.claimed` show it.
     /// The `deferred.claimed` event's data: the claim's answer and its platform.
     static func json(_ claim: DeferredClaim) -> JSONValue {
-        .object(claim.answer + [("platform", .string(claim.platform))])
+        DeferredClaim.Answer(claim, platform: claim.platform).json
     }
 }

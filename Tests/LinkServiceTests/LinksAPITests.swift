@@ -153,7 +153,34 @@ import Testing
         BadBody(body: #"{"deepLink": "plur://x", "maxUses": 0}"#, code: "invalid-max-uses", field: "maxUses"),
         BadBody(body: #"{"deepLink": "plur://x", "maxUses": 1.5}"#, code: "invalid-max-uses", field: "maxUses"),
         BadBody(body: #"{"deepLink": 42}"#, code: "invalid-field", field: "deepLink"),
+        // A value of the wrong type is refused by the body's decoder with the field's own code and its path.
+        BadBody(body: #"{"deepLink": "plur://x", "title": ["x"]}"#, code: "invalid-field", field: "title"),
+        BadBody(body: #"{"deepLink": "plur://x", "maxUses": "5"}"#, code: "invalid-max-uses", field: "maxUses"),
+        BadBody(body: #"{"deepLink": "plur://x", "maxUses": 1e20}"#, code: "invalid-max-uses", field: "maxUses"),
+        BadBody(body: #"{"deepLink": "plur://x", "expiresIn": "60"}"#, code: "invalid-expiry", field: "expiresIn"),
+        BadBody(body: #"{"deepLink": "plur://x", "expiresAt": 1767225600}"#, code: "invalid-expiry", field: "expiresAt"),
+        BadBody(body: #"{"route": "appGroup", "parameters": ["g"]}"#, code: "invalid-parameters", field: "parameters"),
+        BadBody(body: #"{"route": "appGroup", "parameters": {"groupId": {"id": "g"}}}"#, code: "invalid-parameters", field: "parameters.groupId"),
+        BadBody(body: #"{"route": "appGroup", "parameters": {"group.id": null}}"#, code: "invalid-parameters", field: #"parameters["group.id"]"#),
     ]
+
+    /// The decoder's refusals read as the checks' do: what is at fault, what it must be, and the field meant.
+    @Test func typeErrorsAndMisspeltFieldsSayWhatWasMeant() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            for (body, message) in [
+                (#"{"deepLink": "plur://x", "titel": "Ravers"}"#,
+                 #"unknown field "titel"; did you mean "title"? (known: code, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses)"#),
+                (#"{"route": "appGroup", "parameters": {"groupId": ["g"]}}"#, "parameters.groupId must be a string or a number, not array"),
+                (#"{"deepLink": "plur://x", "maxUses": 2.5}"#, "maxUses: must be a whole number, not 2.5"),
+                (#"{"deepLink": "plur://x", "webURL": false}"#, "webURL must be a string, not boolean"),
+            ] {
+                let r = try await client.call(.post, "/api/links", token: h.writer, body: body)
+                #expect(r.status == .badRequest && r.json?.at("error.message")?.stringValue == message, "\(r.text)")
+            }
+            #expect(try await client.call(.get, "/api/links", token: h.writer).json?.at("links")?.arrayValue?.isEmpty == true)
+        }
+    }
 
     /// A parameter name a route does not have is the parameters' error, with the name meant.
     @Test func aMisspeltParameterNameIsNamedWithTheOneMeant() async throws {

@@ -31,8 +31,6 @@ struct APIError: SwitchyardError, HTTPResponseError {
     var location: SourceLocation? { field.map { SourceLocation(path: $0) } }
 
     var response: Response {
-        var members: [(key: String, value: JSONValue)] = [("code", .string(code.name)), ("message", .string(message))]
-        if let field { members.append(("field", .string(field))) }
         var headers: HTTPFields = [.contentType: "application/json"]
         // Every 503 says when to come back (the storage may recover; a 429 carries its own wait).
         if let retryAfter = retryAfter ?? (status == .serviceUnavailable ? LinkService.retryAfterSeconds : nil) {
@@ -40,10 +38,22 @@ struct APIError: SwitchyardError, HTTPResponseError {
         }
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         if let allow { headers[.allow] = allow.joined(separator: ", ") }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONWriter.compact(.object([("error", .object(members))])) + "\n")))
+        let body = try! JSONValueEncoder(nilMembers: .omitted).encode(Body(error: .init(code: code.name, message: message, field: field)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONWriter.compact(body) + "\n")))
     }
 
     func response(from request: Request, context: some RequestContext) -> Response { response }
+
+    /// `{"error": {"code", "message", "field"?}}`: strings only, which always encode.
+    struct Body: Encodable {
+        struct Error: Encodable {
+            var code: String
+            var message: String
+            var field: String?
+        }
+
+        var error: Error
+    }
 }
 
 extension Response {

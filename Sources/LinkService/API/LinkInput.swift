@@ -1,13 +1,11 @@
 import Foundation
+import HTTPTypes
 import LinkRouting
 import LinkStorage
 import SwitchyardCore
 
 /// Reads and checks a `POST /api/links` body; every rejection names the field.
 struct LinkInput {
-    static let fields = ["code", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
-                         "title", "description", "image", "expiresAt", "expiresIn", "maxUses"]
-
     /// Schemes that are never a deep link or a fallback.
     static let forbiddenSchemes: Set<String> = URLInput.scriptOrLocalSchemes.union(["about"])
     /// Schemes that open a web page in a browser (or, like Android's `intent:`, may fall back to
@@ -35,31 +33,24 @@ struct LinkInput {
         codeBytes = table
     }
 
-    /// A link (code empty unless the body chose one), or the first problem found.
+    /// A link read from a `POST /api/links` body (code empty unless the body chose one), or the
+    /// first problem found.
     func read(_ body: JSONValue, now: Date) throws(APIError) -> StoredLink {
-        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
-        for (key, _) in members where !Self.fields.contains(key) {
-            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.joined(separator: ", ")))", field: key)
-        }
+        try read(LinkRequest.decode(body), now: now)
+    }
+
+    /// A link from a decoded body, every field checked; the first problem found names its field.
+    func read(_ body: LinkRequest, now: Date) throws(APIError) -> StoredLink {
         var link = StoredLink(code: "", createdAt: now)
-        if let code = try string(body, "code") {
+        if let code = body.code {
             guard Self.isChosenCode(code) else { throw .badRequest(.invalidCode, Self.chosenCodeProblem(code), field: "code") }
             link.code = code
         }
-        link.deepLink = try string(body, "deepLink")
-        link.route = try string(body, "route")
-        if let p = body["parameters"] {
-            guard let pairs = p.objectMembers else { throw .badRequest(.invalidParameters, "parameters must be an object", field: "parameters") }
-            for (k, v) in pairs {
-                switch v {
-                case .string(let s):
-                    try Self.checkText(s, field: "parameters.\(k)")
-                    link.parameters.append((k, s))
-                case .number(_, let text): link.parameters.append((k, text))
-                case .bool(let b): link.parameters.append((k, b ? "true" : "false"))
-                default: throw .badRequest(.invalidParameters, "parameters.\(k) must be a string or a number", field: "parameters.\(k)")
-                }
-            }
+        link.deepLink = try Self.bounded(body.deepLink, "deepLink")
+        link.route = try Self.bounded(body.route, "route")
+        for (name, value) in body.parameters?.members ?? [] {
+            try Self.checkText(value.text, field: "parameters.\(name)")
+            link.parameters.append((name, value.text))
         }
         switch (link.deepLink, link.route) {
         case (nil, nil): throw .badRequest(.missingTarget, "give deepLink (a custom-scheme URL) or route (+ parameters)", field: "deepLink")
@@ -80,17 +71,18 @@ struct LinkInput {
             }
         case (_?, _?): throw .badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route")
         }
-        for (key, path) in [("webURL", \StoredLink.webURL), ("appStoreURL", \.appStoreURL), ("playStoreURL", \.playStoreURL), ("image", \.imageURL)] {
-            if let u = try string(body, key) {
-                link[keyPath: path] = try checkFallback(u, field: key, requireAllowedHost: key != "image")
+        for (value, field, path) in [(body.webURL, "webURL", \StoredLink.webURL), (body.appStoreURL, "appStoreURL", \.appStoreURL),
+                                     (body.playStoreURL, "playStoreURL", \.playStoreURL), (body.image, "image", \.imageURL)] {
+            if let u = try Self.bounded(value, field) {
+                link[keyPath: path] = try checkFallback(u, field: field, requireAllowedHost: field != "image")
             }
         }
         // An empty title or description is none (the configured default is shown), as CSV writes it.
-        link.title = try string(body, "title", maximum: Self.maximumTitleLength).flatMap { $0.isEmpty ? nil : $0 }
+        link.title = try Self.bounded(body.title, "title", maximum: Self.maximumTitleLength).flatMap { $0.isEmpty ? nil : $0 }
         if let title = link.title { try Self.checkText(title, field: "title") }
-        link.description = try string(body, "description", maximum: Self.maximumDescriptionLength).flatMap { $0.isEmpty ? nil : $0 }
+        link.description = try Self.bounded(body.description, "description", maximum: Self.maximumDescriptionLength).flatMap { $0.isEmpty ? nil : $0 }
         if let description = link.description { try Self.checkText(description, field: "description", lineBreaks: true) }
-        if let e = try string(body, "expiresAt") {
+        if let e = try Self.bounded(body.expiresAt, "expiresAt") {
             let date: Date
             switch Timestamp.parse(e) {
             case .success(let parsed): date = parsed
@@ -106,27 +98,30 @@ struct LinkInput {
             }
             link.expiresAt = date
         }
-        if let v = body["expiresIn"] {
+        if let seconds = body.expiresIn {
             guard link.expiresAt == nil else { throw .badRequest(.invalidExpiry, "give expiresAt or expiresIn, not both", field: "expiresIn") }
-            guard case .number(let seconds, _) = v, seconds >= 1, seconds <= Self.longestLifetime else {
+            guard seconds >= 1, seconds <= Self.longestLifetime else {
                 throw .badRequest(.invalidExpiry, "expiresIn must be a number of seconds from 1 to 10 years (\(Int(Self.longestLifetime)))", field: "expiresIn")
             }
             link.expiresAt = now.addingTimeInterval(seconds)
         }
-        if let v = body["maxUses"] {
-            guard case .number(let n, _) = v, n >= 1, n == n.rounded(), n < 1e15 else {
-                throw .badRequest(.invalidMaxUses, "maxUses must be a whole number from 1 to 999999999999999", field: "maxUses")
+        if let n = body.maxUses {
+            guard (1...Self.mostUses).contains(n) else {
+                throw .badRequest(.invalidMaxUses, "maxUses must be a whole number from 1 to \(Self.mostUses)", field: "maxUses")
             }
-            link.maxUses = Int64(n)
+            link.maxUses = n
         }
         return link
     }
 
+    /// The largest `maxUses`.
+    static let mostUses: Int64 = 999_999_999_999_999
+
     /// `link` changed by the members of a `PATCH /api/links/{code}` body, checked exactly as a
-    /// new link is: the edited link is written out as a create body and read back. A member set
-    /// to null clears that field (a fallback, a text, the expiry, the use limit); a new
-    /// `deepLink` replaces a route and its parameters, a new `route` replaces a deep link. The
-    /// code, kind, creation time, creator and clicks stay; an expiry not mentioned stays as it is.
+    /// new link is: the members are merged into the link's create body, which is read again. A
+    /// member set to null clears that field (a fallback, a text, the expiry, the use limit); a
+    /// new `deepLink` replaces a route and its parameters, a new `route` replaces a deep link.
+    /// The code, kind, creation time, creator and clicks stay; an expiry not mentioned stays as it is.
     func edit(_ link: StoredLink, with patch: [(key: String, value: JSONValue)], now: Date) throws(APIError) -> StoredLink {
         guard !patch.isEmpty else { throw .badRequest(.emptyEdit, "the body names no field to change") }
         for (key, _) in patch {
@@ -136,32 +131,27 @@ struct LinkInput {
             if link.kind == "invite" && ["deepLink", "route", "parameters"].contains(key) {
                 throw .badRequest(.immutableField, "an invite's \(key) cannot change (the invite API answers its fields from it); create a new invite", field: key)
             }
-            guard Self.fields.contains(key) else {
-                throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: \(Self.fields.filter { $0 != "code" }.joined(separator: ", ")))", field: key)
+            guard LinkRequest.fields.contains(key) else {
+                let known = LinkRequest.fields.filter { $0 != "code" }
+                let meant = DocumentShape.suggestion(for: key, among: known).map { "; did you mean \(JSONWriter.quote($0))?" } ?? ""
+                throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key))\(meant) (known: \(known.joined(separator: ", ")))", field: key)
             }
         }
         // Both targets in one edit is as ambiguous as in a create: neither is dropped unseen.
         let named = { (key: String) in patch.contains { $0.key == key && $0.value != .null } }
         if named("deepLink") && named("route") { throw .badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route") }
-        func text(_ s: String?) -> JSONValue? { s.map(JSONValue.string) }
-        var body: [(key: String, value: JSONValue)] = []
-        for (key, value) in [
-            ("deepLink", text(link.deepLink)), ("route", text(link.route)),
-            ("parameters", link.route == nil ? nil : JSONValue.object(link.parameters.map { ($0.0, .string($0.1)) })),
-            ("webURL", text(link.webURL)), ("appStoreURL", text(link.appStoreURL)), ("playStoreURL", text(link.playStoreURL)),
-            ("title", text(link.title)), ("description", text(link.description)), ("image", text(link.imageURL)),
-            ("maxUses", link.maxUses.map { JSONValue.int(Int($0)) }),
-        ] {
-            if let value { body.append((key, value)) }
+        var merged: [(key: String, value: JSONValue)]
+        do { merged = try JSONValueEncoder(nilMembers: .omitted).encode(LinkRequest(link)).objectMembers ?? [] } catch {
+            throw APIError(.internalServerError, .invalidValue, "link \(link.code) could not be written as a body to edit", cause: error)
         }
-        func remove(_ key: String) { body.removeAll { $0.key == key } }
+        func remove(_ key: String) { merged.removeAll { $0.key == key } }
         for (key, value) in patch {
             remove(key)
             if key == "deepLink" && value != .null { remove("route"); remove("parameters") }
             if key == "route" && value != .null { remove("deepLink") }
-            if value != .null { body.append((key, value)) }
+            if value != .null { merged.append((key, value)) }
         }
-        var edited = try read(.object(body), now: now)
+        var edited = try read(.object(merged), now: now)
         edited.code = link.code
         edited.kind = link.kind
         edited.createdAt = link.createdAt
@@ -383,11 +373,10 @@ struct LinkInput {
         return scheme
     }
 
-    private func string(_ body: JSONValue, _ key: String, maximum: Int = Self.maximumURLLength) throws(APIError) -> String? {
-        guard let v = body[key] else { return nil }
-        if v == .null { return nil }
-        guard let s = v.stringValue else { throw .badRequest(.invalidField, "\(key) must be a string, not \(v.typeName)", field: key) }
-        guard s.count <= maximum else { throw .badRequest(.invalidField, "\(key) is longer than \(maximum) characters", field: key) }
-        return s
+    /// `value` when it is at most `maximum` characters long.
+    private static func bounded(_ value: String?, _ field: String, maximum: Int = Self.maximumURLLength) throws(APIError) -> String? {
+        guard let value else { return nil }
+        guard value.count <= maximum else { throw .badRequest(.invalidField, "\(field) is longer than \(maximum) characters", field: field) }
+        return value
     }
 }

@@ -21,7 +21,7 @@ extension LinkService {
         link.createdBy = token.id
         try await insert(&link, chosenCode: !link.code.isEmpty)
         metrics.linksCreated.increment()
-        return Response.json(json(link), status: .created)
+        return try Response.json(response(link), status: .created)
     }
 
     func getLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
@@ -29,7 +29,7 @@ extension LinkService {
         guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
             throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
-        return Response.json(json(link))
+        return try Response.json(response(link))
     }
 
     func listLinks(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
@@ -45,9 +45,9 @@ extension LinkService {
         }
         let page = try await storeCall { () async throws(StoreError) in try await store.links(after: cursor, limit: limit + 1) }
         let links = page.prefix(limit)
-        var next: JSONValue = .null
-        if page.count > limit, let last = links.last { next = .string(Self.encodeCursor(LinkStore.millis(last.createdAt), last.code)) }
-        return Response.json(.object([("links", .array(links.map(json))), ("nextCursor", next)]))
+        var next: String?
+        if page.count > limit, let last = links.last { next = Self.encodeCursor(LinkStore.millis(last.createdAt), last.code) }
+        return try Response.json(LinkListResponse(links: links.map(response), nextCursor: next))
     }
 
     /// PATCH `/api/links/{code}`: changes some fields of a link, checked as on create. This node's
@@ -70,7 +70,7 @@ extension LinkService {
         // just now is weighed against them from the next visit on.
         try? await hot.flush()
         guard let stored else { throw APIError(.notFound, .notFound, "no link with code \(code) (it was deleted meanwhile)", field: "code") }
-        return Response.json(json(stored))
+        return try Response.json(response(stored))
     }
 
     func deleteLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
@@ -86,34 +86,34 @@ extension LinkService {
     func createInvite(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
         guard let invites = configuration.invites else { throw Self.invitesNotConfigured }
         let token = try context.verifiedToken()
-        let body = try await readJSON(request, context)
-        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
-        for (key, _) in members where !invites.fields.contains(where: { $0.field == key }) {
-            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: \(invites.fields.map(\.field).joined(separator: ", ")))", field: key)
+        let body = try await readBody(InviteRequest.self, request, context)
+        for (key, _) in body.fields.members where !invites.fields.contains(where: { $0.field == key }) {
+            let known = invites.fields.map(\.field)
+            let meant = DocumentShape.suggestion(for: key, among: known).map { "; did you mean \(JSONWriter.quote($0))?" } ?? ""
+            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key))\(meant) (known: \(known.joined(separator: ", ")))", field: key)
         }
         var link = StoredLink(code: "", createdAt: now())
         link.kind = "invite"
         link.route = invites.route
         link.createdBy = token.id
+        let given = body.fields.members
         for (field, parameter) in invites.fields {
-            switch body[field] {
-            case nil, .null?:
+            // Plur's client sends strings; a number is not silently made one (the decoder refuses it).
+            guard let value = given.last(where: { $0.key == field })?.value else {
                 if invites.required.contains(field) { throw .badRequest(.missingField, "\(field) is required", field: field) }
-            case .string(let s)?:
-                if s.isEmpty && invites.required.contains(field) { throw .badRequest(.missingField, "\(field) is required and must not be empty", field: field) }
-                try LinkInput.checkText(s, field: field)
-                link.parameters.append((parameter, s))
-            // Plur's client sends strings; a number is not silently made one.
-            case let v?: throw .badRequest(.invalidField, "\(field) must be a string, not \(v.typeName)", field: field)
+                continue
             }
+            if value.isEmpty && invites.required.contains(field) { throw .badRequest(.missingField, "\(field) is required and must not be empty", field: field) }
+            try LinkInput.checkText(value, field: field)
+            link.parameters.append((parameter, value))
         }
         try await insert(&link, chosenCode: false)
         metrics.linksCreated.increment()
         // A superset of both shapes Plur's client decodes: `{code, url}` (InviteCreateResponse)
         // and `{code, groupId, relay}` (InviteResponse), the fields in configuration order.
-        var response = inviteMembers(link, invites)
-        response.insert((key: "url", value: JSONValue.string(pageURL(of: link))), at: 1)
-        return Response.json(.object(response), status: .created)
+        var answer = inviteFields(link, invites)
+        answer.members.insert(("url", pageURL(of: link)), at: 1)
+        return try Response.json(answer, status: .created)
     }
 
     static let invitesNotConfigured = APIError(.notFound, .invitesNotConfigured, "this service has no invites section in its configuration")
@@ -150,16 +150,16 @@ extension LinkService {
             // HEAD without a token: the status and headers of the read, no use counted and no body.
             return Response(status: .ok, headers: [.contentType: "application/json"])
         }
-        return Response.json(.object(inviteMembers(link, invites)))
+        return try Response.json(inviteFields(link, invites))
     }
 
     /// `code`, then every invite field (null when the invite has none).
-    func inviteMembers(_ link: StoredLink, _ invites: ServiceConfiguration.Invites) -> [(key: String, value: JSONValue)] {
-        var members: [(key: String, value: JSONValue)] = [("code", .string(link.code))]
+    func inviteFields(_ link: StoredLink, _ invites: ServiceConfiguration.Invites) -> OrderedMembers<String?> {
+        var fields = OrderedMembers<String?>([("code", link.code)])
         for (field, parameter) in invites.fields where parameter != invites.codeParameter {
-            members.append((field, link.parameter(parameter).map(JSONValue.string) ?? .null))
+            fields.members.append((field, link.parameter(parameter)))
         }
-        return members
+        return fields
     }
 
     // MARK: Resolve
@@ -230,23 +230,11 @@ extension LinkService {
         return nil
     }
 
-    func json(_ link: StoredLink) -> JSONValue { Self.json(link, configuration: configuration, input: input) }
+    func response(_ link: StoredLink) -> LinkResponse { Self.response(link, configuration: configuration, input: input) }
 
     /// A link as the API answers it (and as webhook events carry it).
-    static func json(_ link: StoredLink, configuration: ServiceConfiguration, input: LinkInput) -> JSONValue {
-        func deepLink(of link: StoredLink) -> String? { Self.deepLink(of: link, input: input) }
-        func iso(_ date: Date) -> String { Timestamp.format(date) }
-        func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
-        return .object([
-            ("code", .string(link.code)), ("kind", .string(link.kind)), ("url", .string(pageURL(of: link, configuration: configuration))),
-            ("deepLink", opt(deepLink(of: link))), ("route", opt(link.route)),
-            ("parameters", .object(link.parameters.map { ($0.0, .string($0.1)) })),
-            ("webURL", opt(link.webURL)), ("appStoreURL", opt(link.appStoreURL)), ("playStoreURL", opt(link.playStoreURL)),
-            ("title", opt(link.title)), ("description", opt(link.description)), ("image", opt(link.imageURL)),
-            ("expiresAt", opt(link.expiresAt.map(iso))), ("maxUses", link.maxUses.map { .int(Int($0)) } ?? .null),
-            ("createdAt", .string(iso(link.createdAt))), ("updatedAt", opt(link.updatedAt.map(iso))),
-            ("clicks", .int(Int(link.clicks))),
-        ])
+    static func response(_ link: StoredLink, configuration: ServiceConfiguration, input: LinkInput) -> LinkResponse {
+        LinkResponse(link, url: pageURL(of: link, configuration: configuration), deepLink: deepLink(of: link, input: input))
     }
 
     func codeParameter(_ context: ServiceContext) throws(APIError) -> String {
@@ -262,6 +250,11 @@ extension LinkService {
     static func declaresMore(_ request: Request, than limit: Int) -> Bool {
         // (A length too long for an Int, or not a number, never gets here: NIO's parser answers 400.)
         request.headers[.contentLength].flatMap { Int($0) }.map { $0 > limit } ?? false
+    }
+
+    /// The body read as `T`, within the configured size limit.
+    func readBody<T: RequestBody>(_ type: T.Type, _ request: Request, _ context: ServiceContext) async throws(APIError) -> T {
+        try T.decode(await readJSON(request, context))
     }
 
     /// The JSON body, within the configured size limit.

@@ -24,27 +24,19 @@ extension LinkService {
             let store = store, now = now
             finished = await health.probe(timeout: Self.healthProbeTimeout) { () async in try? await store.probeWrite(at: now()) }
         }
-        var storage: [(key: String, value: JSONValue)]
-        let ok: Bool
+        let storage: HealthResponse.Storage
         if !finished {
-            ok = false
-            storage = [("writable", .bool(false)),
-                       ("reason", .string("the write probe did not finish within \(Self.healthProbeTimeout.components.seconds) s"))]
+            storage = .init(writable: false, reason: "the write probe did not finish within \(Self.healthProbeTimeout.components.seconds) s")
         } else if let last = health.last {
-            ok = last.failure == nil
-            storage = [("writable", .bool(ok))]
-            if let failure = last.failure { storage.append(("reason", .string(failure))) }
-            if let since = last.failingSince { storage.append(("since", .string(Timestamp.format(since)))) }
-            storage += [("checked", .string(Timestamp.format(last.date))), ("by", .string(last.source))]
+            storage = .init(writable: last.failure == nil, reason: last.failure, since: last.failingSince.map { Timestamp.format($0) },
+                            checked: Timestamp.format(last.date), by: last.source)
         } else {
-            ok = false
-            storage = [("writable", .bool(false)), ("reason", .string("no write has been tried yet"))]
+            storage = .init(writable: false, reason: "no write has been tried yet")
         }
-        var members: [(key: String, value: JSONValue)] = [("status", .string(ok ? "ok" : "degraded")), ("database", .string(store.kind)), ("storage", .object(storage))]
+        let ok = storage.writable
         // Apple's CDN copy is reported, never counted against the status: its lag is not ours.
-        if let appleCDN { members.append(("appleCDN", appleCDN.health)) }
-        let body = JSONValue.object(members)
-        var response = Response.json(body, status: ok ? .ok : .serviceUnavailable)
+        let body = HealthResponse(status: ok ? "ok" : "degraded", database: store.kind, storage: storage, appleCDN: appleCDN?.health)
+        var response = Response.json(body.json, status: ok ? .ok : .serviceUnavailable)
         if !ok { response.headers[.retryAfter] = String(Self.retryAfterSeconds) }
         response.headers[.cacheControl] = "no-store"
         return response

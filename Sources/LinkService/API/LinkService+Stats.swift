@@ -34,16 +34,12 @@ extension LinkService {
             let i = Int(row.day - firstDay)
             if row.platform == ClickDay.bot { bot[i] += row.clicks } else { human[i] += row.clicks }
         }
-        let byDay: [JSONValue] = (0..<days).map { i in
-            .object([("day", .string(Timestamp.formatDay(firstDay + Int64(i)))), ("human", .int(Int(human[i]))), ("bot", .int(Int(bot[i])))])
-        }
         let botTotal = platforms.filter { $0.platform == ClickDay.bot }.reduce(0) { $0 + $1.clicks }
-        return Response.json(.object([
-            ("code", .string(link.code)),
-            ("clicks", .object([("human", .int(Int(link.clicks))), ("bot", .int(Int(botTotal)))])),
-            ("byPlatform", .object(platforms.filter { $0.platform != ClickDay.bot }.map { ($0.platform, .int(Int($0.clicks))) })),
-            ("byDay", .array(byDay)),
-            ("referrers", .array(referrers.map { .object([("host", .string($0.host)), ("count", .int(Int($0.visits)))]) })),
-        ]))
+        return try Response.json(LinkStatsResponse(
+            code: link.code,
+            clicks: .init(human: link.clicks, bot: botTotal),
+            byPlatform: OrderedMembers(platforms.filter { $0.platform != ClickDay.bot }.map { ($0.platform, $0.clicks) }),
+            byDay: (0..<days).map { i in .init(day: Timestamp.formatDay(firstDay + Int64(i)), human: human[i], bot: bot[i]) },
+            referrers: referrers.map { .init(host: $0.host, count: $0.visits) }))
     }
 }

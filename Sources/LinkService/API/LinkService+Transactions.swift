@@ -9,29 +9,21 @@ extension LinkService {
     /// verify it; each id verifies once.
     func createTransaction(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
         let token = try context.verifiedToken()
-        var purpose: String?
-        var ttl = 300.0
+        var body = TransactionRequest()
         if request.headers[.contentLength].map({ $0 != "0" }) ?? true {
-            let body = try await readJSON(request, context)
-            guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object") }
-            for (key, value) in members {
-                switch (key, value) {
-                case ("purpose", .string(let s)) where s.count <= 200:
-                    try LinkInput.checkText(s, field: "purpose")
-                    purpose = s
-                case ("ttl", .number(let n, _)) where n >= 1 && n <= 86_400: ttl = n
-                case ("purpose", _): throw .badRequest(.invalidField, "purpose must be a string of at most 200 characters", field: "purpose")
-                case ("ttl", _): throw .badRequest(.invalidField, "ttl must be 1–86400 seconds", field: "ttl")
-                default: throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key)) (known: purpose, ttl)", field: key)
-                }
-            }
+            body = try await readBody(TransactionRequest.self, request, context)
         }
+        if let purpose = body.purpose {
+            guard purpose.count <= 200 else { throw .badRequest(.invalidField, "purpose must be a string of at most 200 characters", field: "purpose") }
+            try LinkInput.checkText(purpose, field: "purpose")
+        }
+        let ttl = body.ttl ?? 300
+        guard (1...86_400).contains(ttl) else { throw .badRequest(.invalidField, "ttl must be 1–86400 seconds", field: "ttl") }
         let t = now()
         let id = Base64URL.random(bytes: 32)  // 256 bits, 43 characters
-        let transaction = LinkStore.Transaction(id: id, purpose: purpose, createdBy: token.id, createdAt: t, expiresAt: t.addingTimeInterval(ttl))
+        let transaction = LinkStore.Transaction(id: id, purpose: body.purpose, createdBy: token.id, createdAt: t, expiresAt: t.addingTimeInterval(ttl))
         try await storeCall { () async throws(StoreError) in try await store.insert(transaction) }
-        return Response.json(.object([("id", .string(id)), ("expiresAt", .string(transaction.expiresAt.formatted(.iso8601))),
-                                      ("purpose", purpose.map(JSONValue.string) ?? .null)]), status: .created)
+        return try Response.json(TransactionCreated(id: id, expiresAt: transaction.expiresAt.formatted(.iso8601), purpose: body.purpose), status: .created)
     }
 
     /// `POST /api/transactions/{id}/verify` → 200 `{"id","valid":true,"purpose"}` the first time;
@@ -44,7 +36,7 @@ extension LinkService {
         let t = now()
         switch try await storeCall({ () async throws(StoreError) in try await store.verifyTransaction(id: id, at: t) }) {
         case .verified(let tx):
-            return Response.json(.object([("id", .string(id)), ("valid", .bool(true)), ("purpose", tx.purpose.map(JSONValue.string) ?? .null)]))
+            return try Response.json(TransactionVerified(id: id, valid: true, purpose: tx.purpose))
         case .unknown: throw APIError(.notFound, .unknownTransaction, "no transaction \(id)")
         case .expired: throw APIError(.gone, .expired, "transaction \(id) expired")
         case .alreadyVerified: throw APIError(.conflict, .alreadyVerified, "transaction \(id) was already verified (single use)")

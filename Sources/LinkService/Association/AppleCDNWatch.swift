@@ -133,25 +133,42 @@ final class AppleCDNWatch: Sendable {
         return result
     }
 
-    /// The `appleCDN` member of `/healthz`.
-    var health: JSONValue {
+    /// The `appleCDN` member of `/healthz`: each host's latest comparison, members without a
+    /// value left out.
+    struct Health: Encodable {
+        struct Host: Encodable {
+            struct Example: Encodable {
+                var url: String
+                var appId: String
+                var served: String
+                var cdn: String
+            }
+
+            var host: String
+            var state: String
+            var checked: String?
+            var cdnStatus: Int?
+            var age: String?
+            var urls: Int?
+            var differences: Int?
+            var example: Example?
+            var reason: String?
+        }
+
+        var interval: Int
+        var hosts: [Host]
+    }
+
+    var health: Health {
         let latest = results.withLock { $0 }
-        return .object([
-            ("interval", .int(Int(settings.interval))),
-            ("hosts", .array(hosts.map { host in
-                guard let r = latest[host] else { return .object([("host", .string(host)), ("state", .string("not checked yet"))]) }
-                var members: [(key: String, value: JSONValue)] = [("host", .string(host)), ("state", .string(r.state)), ("checked", .string(Timestamp.format(r.checked)))]
-                if let status = r.cdnStatus { members.append(("cdnStatus", .int(status))) }
-                if let age = r.age { members.append(("age", .string(age))) }
-                if r.state != "unavailable" { members += [("urls", .int(r.urls)), ("differences", .int(r.differences.count))] }
-                if let first = r.differences.first {
-                    members.append(("example", .object([("url", .string(first.url)), ("appId", .string(first.appID)),
-                                                        ("served", .string(first.first.rawValue)), ("cdn", .string(first.second.rawValue))])))
-                }
-                if let reason = r.reason { members.append(("reason", .string(reason))) }
-                return .object(members)
-            })),
-        ])
+        return Health(interval: Int(settings.interval), hosts: hosts.map { host in
+            guard let r = latest[host] else { return .init(host: host, state: "not checked yet") }
+            let compared = r.state != "unavailable"
+            return .init(host: host, state: r.state, checked: Timestamp.format(r.checked), cdnStatus: r.cdnStatus, age: r.age,
+                         urls: compared ? r.urls : nil, differences: compared ? r.differences.count : nil,
+                         example: r.differences.first.map { .init(url: $0.url, appId: $0.appID, served: $0.first.rawValue, cdn: $0.second.rawValue) },
+                         reason: r.reason)
+        })
     }
 }
 

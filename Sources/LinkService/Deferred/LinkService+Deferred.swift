@@ -107,20 +107,15 @@ extension LinkService {
     /// `claim-used`; 410 `claim-expired`; 410 `claim-link-gone`; 404 `claim-unknown`; 400 for a body that is not
     /// `{"token": "<43 base64url characters>"}`.
     func claimDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
-        let body = try await readJSON(request, context)
-        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object: {\"token\": \"…\"}") }
-        if let extra = members.first(where: { $0.0 != "token" }) {
-            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(extra.0)); the body is {\"token\": \"…\"}", field: extra.0)
-        }
-        guard body["token"] != nil else { throw .badRequest(.missingField, "token is required: the body is {\"token\": \"…\"}", field: "token") }
-        guard let token = body["token"]?.stringValue, Self.isClaimToken(token) else {
+        let token = try await readBody(ClaimRequest.self, request, context).token
+        guard Self.isClaimToken(token) else {
             throw .badRequest(.invalidClaimToken, "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
         }
         let outcome = try await storeCall { () async throws(StoreError) in try await store.redeemClaim(tokenHash: APIToken.hash(token), at: now()) }
         switch outcome {
         case .claimed(let claim):
             metrics.claimsRedeemed.increment()
-            return Response.json(.object(claim.answer))
+            return try Response.json(DeferredClaim.Answer(claim))
         case .used: throw APIError(.gone, .claimUsed, "this claim token was redeemed already", field: "token")
         case .expired: throw APIError(.gone, .claimExpired, "this claim token has expired", field: "token")
         case .linkGone: throw APIError(.gone, .claimLinkGone, "the link this claim token was issued for has expired", field: "token")
@@ -137,12 +132,8 @@ extension LinkService {
         guard settings.probabilisticMatching else {
             throw APIError(.forbidden, .matchingDisabled, "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
         }
-        let body = try await readJSON(request, context)
-        guard let members = body.objectMembers else { throw .badRequest(.notAnObject, "the body must be a JSON object: {\"platform\": \"ios\"}") }
-        if let extra = members.first(where: { $0.0 != "platform" }) {
-            throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(extra.0)); the body is {\"platform\": \"ios\" or \"android\"}", field: extra.0)
-        }
-        guard let platform = body["platform"]?.stringValue, platform == "ios" || platform == "android" else {
+        let platform = try await readBody(MatchRequest.self, request, context).platform
+        guard let platform, platform == "ios" || platform == "android" else {
             throw .badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
         }
         let key = DeferredSettings.matchKey(platform: platform, address: clientAddress(request, context))
@@ -153,7 +144,7 @@ extension LinkService {
             throw APIError(.notFound, .noMatch, "no unredeemed visit from this address on \(platform) in the last \(Int(settings.matchWindow)) s")
         }
         metrics.claimsRedeemed.increment()
-        return Response.json(.object(claim.answer + [("match", .string("probabilistic"))]))
+        return try Response.json(DeferredClaim.Answer(claim, match: "probabilistic"))
     }
 
     /// GET `/d/{token}`: the claim URL opened in a browser (the app is not installed yet, or the

@@ -1,0 +1,279 @@
+import Foundation
+import Hummingbird
+import LinkStorage
+import SwitchyardCore
+
+// The API's request and response bodies as types. Requests are read by `JSONValueDecoder`
+// over the strict parser (duplicate keys and lone surrogates refused); what the decoder
+// refuses becomes a 400 naming the JSON path. Responses are written by `JSONValueEncoder`, so
+// every field is present, `null` when it has no value, in the order declared here (the order
+// the OpenAPI document lists).
+
+/// A request body: decoded strictly, its refusals answered with the endpoint's own codes.
+protocol RequestBody: Decodable {
+    /// The code for a value of the wrong type or shape at `field` (a top-level member).
+    static func invalidCode(field: String) -> ErrorCode
+    /// The body's shape, appended to its refusals when a reminder helps (`{"token": "…"}`).
+    static var shape: String? { get }
+}
+
+extension RequestBody {
+    static func invalidCode(field: String) -> ErrorCode { .invalidField }
+    static var shape: String? { nil }
+
+    /// The body read from `value`, or a 400 that names the path and why.
+    static func decode(_ value: JSONValue) throws(APIError) -> Self {
+        do { return try JSONValueDecoder().decode(Self.self, from: value) } catch {
+            throw apiError(error)
+        }
+    }
+
+    static func apiError(_ error: JSONDecodingError) -> APIError {
+        let reminder = shape.map { ": the body is \($0)" } ?? ""
+        guard let field = error.field else {
+            return .badRequest(.notAnObject, "the body must be a JSON object\(reminder)")
+        }
+        switch error.problem {
+        case .unknownField: return .badRequest(.unknownField, error.message, field: error.path)
+        case .missing: return .badRequest(.missingField, error.message + reminder, field: error.path)
+        case .wrongType, .invalid: return .badRequest(invalidCode(field: field), error.message, field: error.path)
+        }
+    }
+}
+
+extension Response {
+    /// A JSON response from a typed body.
+    static func json(_ body: some Encodable, status: HTTPResponse.Status = .ok, nilMembers: JSONValueEncoder.NilMembers = .null) throws(APIError) -> Response {
+        json(try encoded(body, nilMembers: nilMembers), status: status)
+    }
+
+    /// `body` as a JSON value; a value JSON cannot hold is a 500 (never sent: the bodies hold
+    /// strings, whole numbers and booleans).
+    static func encoded(_ body: some Encodable, nilMembers: JSONValueEncoder.NilMembers = .null) throws(APIError) -> JSONValue {
+        do { return try JSONValueEncoder(nilMembers: nilMembers).encode(body) } catch {
+            throw APIError(.internalServerError, .invalidValue, "the answer could not be written", cause: error)
+        }
+    }
+}
+
+// MARK: Links
+
+/// `POST /api/links` (and the fields `PATCH` may change): see `LinkInput.read`.
+struct LinkRequest: RequestBody, Encodable {
+    var code: String?
+    var deepLink: String?
+    var route: String?
+    var parameters: OrderedMembers<ParameterValue>?
+    var webURL: String?
+    var appStoreURL: String?
+    var playStoreURL: String?
+    var title: String?
+    var description: String?
+    var image: String?
+    var expiresAt: String?
+    var expiresIn: Double?
+    var maxUses: Int64?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case code, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses
+    }
+
+    static func invalidCode(field: String) -> ErrorCode {
+        switch field {
+        case "code": return .invalidCode
+        case "parameters": return .invalidParameters
+        case "expiresAt", "expiresIn": return .invalidExpiry
+        case "maxUses": return .invalidMaxUses
+        default: return .invalidField
+        }
+    }
+
+    /// The fields a body may name, in order.
+    static let fields = CodingKeys.allCases.map(\.rawValue)
+
+    /// A route parameter's value: a string, or a number or boolean written as text (`42`, `true`).
+    struct ParameterValue: Codable {
+        var text: String
+
+        init(_ text: String) { self.text = text }
+
+        init(from decoder: any Decoder) throws {
+            switch try decoder.singleValueContainer().decode(JSONValue.self) {
+            case .string(let s): text = s
+            case .number(_, let t): text = t
+            case .bool(let b): text = b ? "true" : "false"
+            case let other: throw JSONDecodingError(at: decoder.codingPath, .wrongType(expected: "a string or a number", found: other.typeName))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var single = encoder.singleValueContainer()
+            try single.encode(text)
+        }
+    }
+
+    init() {}
+
+    /// The create body that makes `link` again (its stored fields; the expiry is kept apart).
+    init(_ link: StoredLink) {
+        deepLink = link.deepLink
+        route = link.route
+        if link.route != nil { parameters = OrderedMembers(link.parameters.map { ($0.0, ParameterValue($0.1)) }) }
+        webURL = link.webURL
+        appStoreURL = link.appStoreURL
+        playStoreURL = link.playStoreURL
+        title = link.title
+        description = link.description
+        image = link.imageURL
+        maxUses = link.maxUses
+    }
+}
+
+/// A link as the API answers it, and as webhook events carry it.
+struct LinkResponse: Encodable {
+    var code: String
+    var kind: String
+    var url: String
+    var deepLink: String?
+    var route: String?
+    var parameters: OrderedMembers<String>
+    var webURL: String?
+    var appStoreURL: String?
+    var playStoreURL: String?
+    var title: String?
+    var description: String?
+    var image: String?
+    var expiresAt: String?
+    var maxUses: Int64?
+    var createdAt: String
+    var updatedAt: String?
+    var clicks: Int64
+
+    init(_ link: StoredLink, url: String, deepLink: String?) {
+        code = link.code
+        kind = link.kind
+        self.url = url
+        self.deepLink = deepLink
+        route = link.route
+        parameters = OrderedMembers(link.parameters.map { ($0.0, $0.1) })
+        webURL = link.webURL
+        appStoreURL = link.appStoreURL
+        playStoreURL = link.playStoreURL
+        title = link.title
+        description = link.description
+        image = link.imageURL
+        expiresAt = link.expiresAt.map { Timestamp.format($0) }
+        maxUses = link.maxUses
+        createdAt = Timestamp.format(link.createdAt)
+        updatedAt = link.updatedAt.map { Timestamp.format($0) }
+        clicks = link.clicks
+    }
+
+    /// The answer as a JSON value (a webhook event's data). Its fields are strings, whole
+    /// numbers and objects of strings, which always encode.
+    var json: JSONValue { try! JSONValueEncoder().encode(self) }
+}
+
+/// `GET /api/links`: a page of links, newest first, and the cursor of the next page.
+struct LinkListResponse: Encodable {
+    var links: [LinkResponse]
+    var nextCursor: String?
+}
+
+/// `GET /api/links/{code}/stats`.
+struct LinkStatsResponse: Encodable {
+    struct Clicks: Encodable {
+        var human: Int64
+        var bot: Int64
+    }
+
+    struct Day: Encodable {
+        var day: String
+        var human: Int64
+        var bot: Int64
+    }
+
+    struct Referrer: Encodable {
+        var host: String
+        var count: Int64
+    }
+
+    var code: String
+    var clicks: Clicks
+    var byPlatform: OrderedMembers<Int64>
+    var byDay: [Day]
+    var referrers: [Referrer]
+}
+
+// MARK: Transactions
+
+/// `POST /api/transactions` `{"purpose"?, "ttl"?}`.
+struct TransactionRequest: RequestBody {
+    var purpose: String?
+    var ttl: Double?
+    enum CodingKeys: String, CodingKey, CaseIterable { case purpose, ttl }
+}
+
+/// A transaction just created.
+struct TransactionCreated: Encodable {
+    var id: String
+    var expiresAt: String
+    var purpose: String?
+}
+
+/// A transaction verified just now.
+struct TransactionVerified: Encodable {
+    var id: String
+    var valid: Bool
+    var purpose: String?
+}
+
+// MARK: Deferred deep links
+
+/// `POST /api/deferred/claim`.
+struct ClaimRequest: RequestBody {
+    var token: String
+    enum CodingKeys: String, CodingKey, CaseIterable { case token }
+    static func invalidCode(field: String) -> ErrorCode { .invalidClaimToken }
+    static var shape: String? { #"{"token": "…"}"# }
+}
+
+/// `POST /api/deferred/match`.
+struct MatchRequest: RequestBody {
+    /// Absent is refused as a platform that is not one (400 `invalid-platform`).
+    var platform: String?
+    enum CodingKeys: String, CodingKey, CaseIterable { case platform }
+    static func invalidCode(field: String) -> ErrorCode { .invalidPlatform }
+    static var shape: String? { #"{"platform": "ios" or "android"}"# }
+}
+
+// MARK: Invites
+
+/// `POST /api/invites`: the configured invite fields, each a string or null.
+struct InviteRequest: RequestBody {
+    var fields: OrderedMembers<String?>
+
+    init(from decoder: any Decoder) throws { fields = try OrderedMembers(from: decoder) }
+}
+
+// MARK: Health
+
+/// `GET /healthz`; members without a value are left out.
+struct HealthResponse: Encodable {
+    struct Storage: Encodable {
+        var writable: Bool
+        var reason: String?
+        var since: String?
+        var checked: String?
+        var by: String?
+    }
+
+    var status: String
+    var database: String
+    var storage: Storage
+    var appleCDN: AppleCDNWatch.Health?
+
+    /// The answer as a JSON value, members without a value left out. It holds strings, whole
+    /// numbers and booleans, which always encode.
+    var json: JSONValue { try! JSONValueEncoder(nilMembers: .omitted).encode(self) }
+}
