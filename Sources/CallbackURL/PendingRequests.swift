@@ -90,7 +90,7 @@ public struct PendingRequests: Sendable {
         let lines = ((try? String(contentsOfFile: answeredPath, encoding: .utf8)) ?? "").split(separator: "\n")
         let kept = lines.filter { line in
             let parts = line.split(separator: " ")
-            // A line without an expiry (an older record) is kept: its request may still be waiting.
+            // A line without a readable expiry is kept: its request may still be waiting.
             guard parts.count == 2, let expires = Double(parts[1]) else { return true }
             return expires > now.timeIntervalSince1970
         }

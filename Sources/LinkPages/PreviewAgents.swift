@@ -30,7 +30,7 @@ public struct PreviewAgents: Sendable {
     /// Each entry's match as lowercased ASCII bytes (this runs on every landing-page request).
     private let patterns: [[UInt8]]
     /// For each byte, the entries whose match starts with it: one pass over a User-Agent
-    /// instead of one per entry (the classifier was 5 % of a cached page's CPU time).
+    /// instead of one per entry (this runs on every landing-page request).
     private let byFirstByte: [[Int]]
 
     /// Answers given lately (see `agent(userAgent:)`).

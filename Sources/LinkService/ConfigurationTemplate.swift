@@ -47,6 +47,40 @@ public struct ConfigurationTemplate: Sendable {
         return pairs.joined(separator: ":")
     }
 
+    /// Writes the files into `directory` (made when missing) as `switchyard.yaml` and
+    /// ``routeTableName``, and returns their paths. Without `replacing`, a file already there
+    /// (or a symbolic link, even a dangling one) stops it before anything is written; when the
+    /// second file cannot be written, the first is removed again. Errors name the path and why.
+    public func write(into directory: String, replacing: Bool) throws(ConfigurationError) -> (configuration: String, routes: String) {
+        let files = try files()
+        let configurationPath = (directory as NSString).appendingPathComponent("switchyard.yaml")
+        let routesPath = (directory as NSString).appendingPathComponent(routeTableName)
+        if !replacing {
+            // attributesOfItem reads the link itself: a symlink is there even when what it points at is not.
+            for path in [configurationPath, routesPath] where (try? FileManager.default.attributesOfItem(atPath: path)) != nil {
+                throw ConfigurationError(.invalidConfiguration, "\(path) exists already; nothing was written (--force replaces it)")
+            }
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ConfigurationError(.invalidConfiguration, "cannot write into \(directory): it is a file, not a directory")
+        }
+        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+            throw ConfigurationError(.invalidConfiguration, "cannot make the directory \(directory): a part of the path is a file, or it may not be written here")
+        }
+        do throws(FileError) {
+            try DurableFile.write(routesPath, Array(files.routes.utf8))
+            do throws(FileError) { try DurableFile.write(configurationPath, Array(files.configuration.utf8)) } catch {
+                // Nothing half-written: the route table goes too (when it was not there before).
+                if !replacing { try? FileManager.default.removeItem(atPath: routesPath) }
+                throw error
+            }
+        } catch {
+            throw ConfigurationError(.invalidConfiguration, error.message)
+        }
+        return (configurationPath, routesPath)
+    }
+
     /// The two files' texts, checked: the configuration reads as `serve` reads it, `serve` would
     /// host it, and its AASA and assetlinks pass `aasa validate` and `assetlinks validate`.
     /// Throws ``ConfigurationError`` naming the value at fault.

@@ -121,16 +121,14 @@ public struct ServiceConfiguration: Sendable {
     }
     /// Largest request body accepted by the API, in bytes.
     public var maximumBodyBytes: Int
-    /// The Opener manifest behind /api/resolve (nil: Switchyard's default rules), and whether
-    /// its scripts may use the network.
+    /// The Opener manifest behind /api/resolve (`resolve.manifest`; nil: Switchyard's default rules).
     public var manifestPath: String?
     /// Whether resolve scripts are kept off the network (`resolve.offline`; off by default).
     public var resolveOffline: Bool
     /// Whether redirect following and scripts may reach loopback and private addresses
     /// (`resolve.allowPrivateAddresses`, off by default: SSRF protection).
     public var resolveAllowsPrivateAddresses: Bool
-    /// `/api/resolve`'s bounds: seconds one script may run, megabytes its heap may hold, seconds
-    /// one regex evaluation may take.
+    /// Seconds one `/api/resolve` script may run (`resolve.scriptTimeLimit`, 0.001–3600; default 5).
     public var resolveScriptTimeLimit: Double = 5
     /// Megabytes one script's heap may hold (`resolve.scriptMemoryMB`, 16–65536; default 256).
     public var resolveScriptMemoryMB: Int = 256

@@ -39,6 +39,39 @@ public enum APIToken {
         return Issued(token: "sy_\(id)_\(secret)", record: record)
     }
 
+    /// Why `name` cannot name a token, said of the name (`must be 1–100 characters`), or nil:
+    /// names are printable text, as `token list` and the dashboard print them back.
+    public static func nameProblem(_ name: String) -> String? {
+        if name.isEmpty || name.count > 100 { return "must be 1–100 characters" }
+        if let scalar = name.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
+            return "contains \(String(format: "U+%04X", scalar.value)) (a control, bidirectional or replacement character)"
+        }
+        return nil
+    }
+
+    /// A token as `token list --json` shows it: never its secret or its hash.
+    public struct Listing: Encodable, Sendable {
+        /// The token's id.
+        public var id: String
+        /// The token's name.
+        public var name: String
+        /// The scopes, separated by spaces.
+        public var scopes: String
+        /// When it was issued (ISO 8601).
+        public var created: String
+        /// When it was revoked (ISO 8601); null while it is valid.
+        public var revoked: String?
+
+        /// The listing of `token`.
+        public init(_ token: StoredToken) {
+            id = token.id
+            name = token.name
+            scopes = token.scopes.joined(separator: " ")
+            created = token.createdAt.formatted(.iso8601)
+            revoked = token.revokedAt?.formatted(.iso8601)
+        }
+    }
+
     /// Splits a token into id and secret; nil when it is not one of ours.
     public static func parse(_ token: String) -> (id: String, secret: String)? {
         let parts = token.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)

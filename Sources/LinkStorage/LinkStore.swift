@@ -422,8 +422,8 @@ public struct LinkStore: Sendable {
     }
 
     /// Revokes the active token with id `idOrName`, or else the one active token with that
-    /// name; returns how many were revoked (0 or 1). When several active tokens share the name
-    /// (stored before names were unique) none is revoked: `.ambiguous`, naming their ids.
+    /// name; returns how many were revoked (0 or 1). When several active tokens share the name,
+    /// none is revoked: `.ambiguous`, naming their ids.
     public func revokeToken(_ idOrName: String, at now: Date = Date()) async throws(StoreError) -> Int {
         try await write { () async throws(StoreError) in
             try await db.transaction { tx throws(StoreError) -> Int in

@@ -65,11 +65,12 @@ public struct HostingCheck: Sendable {
             report.findings.append(Finding(.error, .notHttps, at: "$", "association files must be served over https; \(url) is not"))
             return report
         }
-        // NIO traps on a port that does not fit 16 bits: refused here, before any connection.
+        // No host (https:///x): nothing to fetch.
         guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
             report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): the URL has no host"))
             return report
         }
+        // NIO traps on a port that does not fit 16 bits: refused here, before any connection.
         let port = components.port ?? 443
         if !(1...65535).contains(port) {
             report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): the port \(port) is not from 1 to 65535"))

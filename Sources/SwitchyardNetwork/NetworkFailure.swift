@@ -87,3 +87,39 @@ extension BoringSSLError {
         }
     }
 }
+
+/// Why a server could not listen on an address, told by the error's type and errno; nil for
+/// any other failure.
+package enum ListenFailure: Equatable, Sendable {
+    /// Another process listens on the port.
+    case addressInUse
+    /// The port needs privileges this process lacks.
+    case permissionDenied
+    /// No network interface of this machine has the address.
+    case addressNotAvailable
+    /// The host is neither an address nor a name this machine resolves.
+    case unknownHost
+
+    package init?(_ error: any Error) {
+        if error is SocketAddressError || error is SocketAddressError.UnknownHost {
+            self = .unknownHost
+            return
+        }
+        switch NetworkFailure.errnoCode(error) {
+        case EADDRINUSE: self = .addressInUse
+        case EACCES: self = .permissionDenied
+        case EADDRNOTAVAIL: self = .addressNotAvailable
+        default: return nil
+        }
+    }
+
+    /// The reason in words, with what to do where that is always the same.
+    package var reason: String {
+        switch self {
+        case .addressInUse: return "the port is already in use"
+        case .permissionDenied: return "permission denied (ports below 1024 need privileges; choose a higher port)"
+        case .addressNotAvailable: return "no network interface of this machine has that address"
+        case .unknownHost: return "the host is not an address or a name this machine resolves (try 127.0.0.1 or 0.0.0.0)"
+        }
+    }
+}

@@ -2,21 +2,13 @@ import SwitchyardCore
 import Foundation
 
 /// Runs blocking work (a child process and the wait for it, reading a pipe to its end, sleeping
-/// between polls) on a thread of its own and returns its result.
-///
-/// Swift's cooperative pool has one thread per core — two on the CI machine — and every async
-/// test, the tested code's timers and deadlines among them, needs one of them to resume. A test
-/// that waits for a process on a pool thread holds it for the whole wait; two such tests at once
-/// stopped every other test of the suite for about a minute, and the timeouts those tests check
-/// then measured the stall instead of the code.
+/// between polls) on a thread of its own and returns its result, so that no thread of Swift's
+/// cooperative pool (one per core), which every async test's timers and deadlines need, is held.
 ///
 /// At most `BlockingSlots.shared.count` bodies run at once (the others wait without holding a
-/// thread): with nothing to hold them back, every test that starts a process started it at once
-/// and the machine's load went past 25 on two cores, so that nothing could keep a deadline.
-///
-/// `limited: false` starts the body at once, outside the slots: for work that something else
-/// is waiting on while it runs (a live test server's connection, which the server closes after
-/// 75 s idle, must not sit through a queue).
+/// thread), so tests that start processes do not overload the machine. `limited: false` starts
+/// the body at once, outside the slots, for work something else waits on while it runs (a live
+/// test server's connection, which the server closes after 75 s idle).
 public func blocking<T: Sendable>(limited: Bool = true, _ body: @escaping @Sendable () throws -> T) async throws -> T {
     let slots = limited ? BlockingSlots.shared : nil
     await slots?.acquire()
@@ -30,8 +22,6 @@ public func blocking<T: Sendable>(limited: Bool = true, _ body: @escaping @Senda
 }
 
 /// The number of `blocking` bodies that may run at once: `SWITCHYARD_TEST_JOBS`, or one per core.
-/// (Two per core let a 10,000-request relay crash test, the durability script and the batches
-/// fsync at once with the in-process services' databases: their requests took 20 s.)
 public final class BlockingSlots: Sendable {
     /// The slots every `blocking` call shares.
     public static let shared = BlockingSlots(count: ProcessInfo.processInfo.environment["SWITCHYARD_TEST_JOBS"].flatMap { Int($0) }

@@ -7,13 +7,9 @@ import Darwin
 #endif
 
 /// A child process for tests, with the part of Foundation's `Process` interface the suites use,
-/// started with `posix_spawn`.
-///
-/// Foundation's `Process.run` on Linux lists /proc/self/fd to find the descriptors to close and
-/// overreads its directory buffer when the process has many (about 1,400 while the whole suite
-/// runs), which crashed the test process now and then (SIGSEGV in
-/// `findMaximumOpenFromProcSelfFD`, seen in core dumps). Here the child closes everything above 2
-/// with `closefrom`, and its signals are reset to their defaults and unblocked.
+/// started with `posix_spawn`: on Linux, `Process.run` reads /proc/self/fd to find what to close
+/// and can overrun its buffer when many descriptors are open. Here the child closes everything
+/// above 2 with `closefrom` (Linux), and its signals are reset to their defaults and unblocked.
 public final class ChildProcess: @unchecked Sendable {
     /// How the child ended.
     public enum TerminationReason: Sendable { case exit, uncaughtSignal }

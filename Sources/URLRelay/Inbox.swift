@@ -15,9 +15,9 @@ import Darwin
 ///
 /// **Policy.** Every URL goes through the inbox's `OpenPolicy` (`check`) twice: `send` refuses a
 /// URL the policy denies (nothing is stored), and a drain moves a stored record that fails it
-/// (written by an older version, or by hand) to `rejected/` with the reason beside it, instead
-/// of handing it over. The request's other fields are checked too (`check(_:)`): no control
-/// characters in the source or the metadata, and bounded sizes.
+/// (written by hand, or by a sender with another policy) to `rejected/` with the reason beside
+/// it, instead of handing it over. The request's other fields are checked too (`check(_:)`): no
+/// control characters in the source or the metadata, and bounded sizes.
 ///
 /// **Retry budget.** A request the handler declines (or fails on) stays first in line and is
 /// tried again by the next drain, up to `maxAttempts` failed deliveries (counted durably in
@@ -131,8 +131,7 @@ public struct Inbox: Sendable {
     }
 
     /// Enqueues several requests with one commit (group commit: one file, one rename, two
-    /// fsyncs), so batches reach thousands of durable requests per second. All or none arrive;
-    /// they are delivered in order.
+    /// fsyncs). All or none arrive; they are delivered in order.
     @discardableResult
     public func send(batch: [RelayRequest]) throws(RelayError) -> String {
         guard let first = batch.first else { throw RelayError(.badRecord, "an empty batch") }
@@ -158,7 +157,7 @@ public struct Inbox: Sendable {
     /// each). A larger file in `requests/` is moved to `rejected/` without being read.
     public static let maximumCommitBytes = 64 << 20
 
-    /// The longest `source`, and the most metadata (keys and values together), in bytes.
+    /// The longest `source`, in bytes.
     public static let maximumSourceBytes = 1024
     /// The most metadata a request may carry, keys and values together, in bytes.
     public static let maximumMetadataBytes = 8192
@@ -203,6 +202,22 @@ public struct Inbox: Sendable {
     /// the next drain moves them to `rejected/`.
     public func unreadableNames() -> [String] {
         pendingNames().filter { decodedRecords($0).isEmpty }
+    }
+
+    /// What is waiting, at `now`: counts, the oldest request's age and the first few requests.
+    /// An inbox whose `requests/` or `rejected/` this user may not list is an error, not an
+    /// empty inbox.
+    public func status(now: Date = Date()) throws(RelayError) -> InboxStatus {
+        for directory in [requests, rejected] where access(directory, R_OK | X_OK) != 0 && errno != ENOENT {
+            let reason = errno == EACCES ? "permission denied" : String(cString: strerror(errno))
+            throw RelayError(.io, "cannot read the inbox '\(directory)': \(reason)")
+        }
+        let names = pendingNames()
+        let waiting = pending()
+        let rejectedCount = ((try? FileManager.default.contentsOfDirectory(atPath: rejected)) ?? []).filter { !$0.hasSuffix(".reason") }.count
+        return InboxStatus(inbox: directory, pending: waiting.count, files: names.count, unreadableFiles: unreadableNames().count,
+                           rejected: rejectedCount, oldestSeconds: waiting.first.map { Int(now.timeIntervalSince($0.time)) },
+                           next: waiting.first?.url, first: Array(waiting.prefix(InboxStatus.shown)))
     }
 
     /// The records of one file in `requests/` that decode (a file holds one commit).
@@ -434,4 +449,29 @@ public struct Inbox: Sendable {
         try FileSystem.rename(staging, attempts)
         try FileSystem.syncDirectory(directory)
     }
+}
+
+/// What is waiting in an inbox (``Inbox/status(now:)``); encodes as `relay status --json` prints it.
+public struct InboxStatus: Sendable, Encodable {
+    /// How many requests the status lists in `first`.
+    public static let shown = 10
+
+    /// The inbox directory.
+    public var inbox: String
+    /// Requests waiting to be delivered.
+    public var pending: Int
+    /// Files in `requests/` (a file holds one commit of one or more requests).
+    public var files: Int
+    /// Files in `requests/` with no request to read; the next drain moves them to `rejected/`.
+    public var unreadableFiles: Int
+    /// Requests moved to `rejected/`.
+    public var rejected: Int
+    /// The age of the oldest waiting request, in whole seconds.
+    public var oldestSeconds: Int?
+    /// The URL delivered next.
+    public var next: String?
+    /// The first ``shown`` waiting requests, oldest first (not encoded).
+    public var first: [RelayRequest]
+
+    enum CodingKeys: String, CodingKey { case inbox, pending, files, unreadableFiles, rejected, oldestSeconds, next }
 }

@@ -43,7 +43,7 @@ public struct LinkOpening: Sendable {
     public struct Plan: Sendable, Equatable {
         /// What is opened.
         public var target: OpenTarget
-        /// Seconds to wait before opening (the policy's delay for untrusted schemes).
+        /// Seconds to wait before opening (the policy's `trustedDelay` for a trusted scheme, else 0).
         public var delay: Double
         /// The strategies that will be tried, in order, each marked when it always runs.
         public var steps: [(name: String, always: Bool)]

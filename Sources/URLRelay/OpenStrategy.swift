@@ -31,7 +31,7 @@ public struct RelayToInbox: URLOpenStrategy {
 }
 
 /// A chain of strategies behind a policy. `always` strategies run whatever happened before
-/// (the proven design: try to open directly, and always also relay).
+/// (``standard(direct:inbox:)``: open directly, and always relay too).
 public struct URLOpener: Sendable {
     /// One strategy of the chain, and whether it runs even after an earlier one opened the URL.
     public struct Step: Sendable {

@@ -150,18 +150,8 @@ struct ExportCSV: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await databaseOption.open(existing: true)
-        var text = CSV.record(LinkImport.columns)
-        var cursor: (Int64, String)?
-        var count = 0
-        do {
-            while true {
-                let page = try await store.links(after: cursor, limit: 1000)
-                text += LinkImport.export(page, header: false)
-                count += page.count
-                guard page.count == 1000, let last = page.last else { break }
-                cursor = (Int64((last.createdAt.timeIntervalSince1970 * 1000).rounded()), last.code)
-            }
-        } catch {
+        let text: String, count: Int
+        do { (text, count) = try await LinkImport.export(from: store) } catch {
             await store.close()
             Output.error(Output.escaped("error: \(error)"))
             throw ExitCode(1)

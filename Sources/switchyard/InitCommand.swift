@@ -45,44 +45,14 @@ struct InitCommand: ParsableCommand {
         let android = values.package.map { (package: $0, fingerprints: values.fingerprint) }
         let name = values.name ?? (values.bundleId ?? values.package ?? domain).split(separator: ".").last.map(String.init) ?? domain
         let template = ConfigurationTemplate(domain: domain, apple: apple, android: android, scheme: values.scheme, name: name)
-        let files: (configuration: String, routes: String)
-        do { files = try template.files() } catch {
+        guard !directory.isEmpty else { throw Self.usage("--directory is empty: give a directory (. for this one)") }
+        do { _ = try template.files() } catch {
             Output.error(Output.escaped("error: \(Self.flagged(error.message))"))
             throw ExitCode(2)
         }
-        let configurationPath = (directory as NSString).appendingPathComponent("switchyard.yaml")
-        let routesPath = (directory as NSString).appendingPathComponent(template.routeTableName)
-        if !force {
-            // lstat, not stat: a symlink is there even when what it points at is not.
-            for path in [configurationPath, routesPath] where (try? FileManager.default.attributesOfItem(atPath: path)) != nil {
-                Output.error("error: \(path) exists already; nothing was written (--force replaces it)")
-                throw ExitCode(2)
-            }
-        }
-        guard !directory.isEmpty else { throw Self.usage("--directory is empty: give a directory (. for this one)") }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
-            Output.error(Output.escaped("error: cannot write into \(directory): it is a file, not a directory"))
-            throw ExitCode(2)
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            Output.error(Output.escaped("error: cannot make the directory \(directory): a part of the path is a file, or it may not be written here"))
-            throw ExitCode(2)
-        }
-        do {
-            try DurableFile.write(routesPath, Array(files.routes.utf8))
-        } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
-        do {
-            try DurableFile.write(configurationPath, Array(files.configuration.utf8))
-        } catch {
-            // Nothing half-written: the route table goes too (it was checked not to be there before).
-            if !force { try? FileManager.default.removeItem(atPath: routesPath) }
-            Output.error("error: \(error)")
+        let configurationPath: String, routesPath: String
+        do { (configurationPath, routesPath) = try template.write(into: directory, replacing: force) } catch {
+            Output.error(Output.escaped("error: \(error.message)"))
             throw ExitCode(2)
         }
         Output.line("wrote \(configurationPath) (the service: apps, public URL, landing pages) and \(routesPath) (the route table, which the app routes with too)")

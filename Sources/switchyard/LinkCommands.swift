@@ -3,7 +3,6 @@ import SwitchyardCore
 import ArgumentParser
 import Foundation
 import LinkService
-import SwitchyardQR
 
 struct LinkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +15,7 @@ struct LinkCommand: AsyncParsableCommand {
 struct LinkQR: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "qr",
-        abstract: "Write the QR code of a stored link's page (publicURL/i/CODE) as SVG or PNG.",
+        abstract: "Write the QR code of a stored link's page (publicURL/i/CODE; an imported Firebase link's own path) as SVG or PNG.",
         discussion: """
             The same code the service answers at /i/CODE/qr.svg and /i/CODE/qr.png (libqrencode, error correction \
             level M, a quiet zone of four modules). The format follows the file's extension (.svg or .png) unless \
@@ -42,7 +41,9 @@ struct LinkQR: AsyncParsableCommand {
         guard ["svg", "png"].contains(chosen) else { throw ValidationError("--format must be svg or png") }
         if let size {
             guard chosen == "png" else { throw ValidationError("--size applies to PNG only; an SVG scales to any size") }
-            guard (64...2048).contains(size) else { throw ValidationError("--size must be from 64 to 2048 pixels") }
+            guard LinkService.qrSizes.contains(size) else {
+                throw ValidationError("--size must be from \(LinkService.qrSizes.lowerBound) to \(LinkService.qrSizes.upperBound) pixels")
+            }
         }
     }
 
@@ -61,31 +62,23 @@ struct LinkQR: AsyncParsableCommand {
             throw ExitCode(1)
         }
         // As GET /i/{code}/qr.png answers 410: no code is printed for a page that is gone.
-        if let expiry = link.expiresAt, expiry <= Date() {
-            Output.error("error: the link '\(code)' expired at \(ISO8601DateFormatter().string(from: expiry)); its page answers 410, so no QR code was made")
+        switch LinkService.gone(link, at: Date()) {
+        case .expired(let expiry)?:
+            Output.error("error: the link '\(code)' expired at \(Timestamp.format(expiry)); its page answers 410, so no QR code was made")
             throw ExitCode(1)
-        }
-        if let max = link.maxUses, link.clicks >= max {
+        case .usedUp(let max)?:
             Output.error("error: the link '\(code)' has been used \(max) time\(max == 1 ? "" : "s"), its limit; its page answers 410, so no QR code was made")
             throw ExitCode(1)
+        case nil: break
         }
-        let url = configuration.publicURL + "/i/" + code
-        let bytes: [UInt8]
         let png = chosenFormat == "png"
-        var detail = "SVG"
-        do {
-            let qr = try QRCode(encoding: url)
-            if png {
-                let scale = qr.scale(fitting: size ?? 512)
-                bytes = try qr.png(scale: scale)
-                detail = "PNG, \(qr.pixels(scale: scale))×\(qr.pixels(scale: scale)) px"
-            } else {
-                bytes = Array(qr.svg().utf8)
-            }
-        } catch {
+        let image: (bytes: [UInt8], url: String, width: Int?)
+        do { image = try LinkService.qrImage(of: link, configuration: configuration, png: png, pixels: size ?? LinkService.defaultQRSize) } catch {
             Output.error("error: \(error)")
             throw ExitCode(1)
         }
+        let (bytes, url) = (image.bytes, image.url)
+        let detail = image.width.map { "PNG, \($0)×\($0) px" } ?? "SVG"
         if output == "-" {
             Output.standardOutput(Data(bytes))
         } else {

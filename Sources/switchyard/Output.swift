@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LinkRules
-import NIOCore
+import SwitchyardNetwork
 import SwitchyardCore
 import URLRelay
 
@@ -39,29 +39,12 @@ enum Output {
         return out
     }
 
-    /// When `error` says the address is taken, says which one and what to do, and exits with 1.
-    static func failIfAddressInUse(_ error: any Error, address: String, hint: String) {
-        // NIO's IOError carries the errno; an error that wraps one is read by its description.
-        let text = String(describing: error)
-        let code = (error as? IOError)?.errnoCode
-        func names(_ errno: Int32, _ words: String...) -> Bool { code == errno || (code == nil && words.contains { text.contains($0) }) }
-        // Every reason a server cannot listen is input it cannot use: status 2, as the table says.
-        if names(EADDRINUSE, "Address already in use", "errno: \(EADDRINUSE))") {
-            Output.error("error: cannot listen on \(address): the port is already in use; \(hint)")
-            Switchyard.exit(withError: ExitCode(2))
-        }
-        if text.contains("UnknownHost") {
-            Output.error("error: cannot listen on \(address): the host is not an address or a name this machine resolves (try 127.0.0.1 or 0.0.0.0)")
-            Switchyard.exit(withError: ExitCode(2))
-        }
-        if names(EACCES, "Permission denied", "errno: \(EACCES))") {
-            Output.error("error: cannot listen on \(address): permission denied (ports below 1024 need privileges; choose a higher port)")
-            Switchyard.exit(withError: ExitCode(2))
-        }
-        if names(EADDRNOTAVAIL, "Cannot assign requested address", "errno: \(EADDRNOTAVAIL))") {
-            Output.error("error: cannot listen on \(address): no network interface of this machine has that address")
-            Switchyard.exit(withError: ExitCode(2))
-        }
+    /// When `error` says why the server could not listen, says it with the address (and `hint`
+    /// when the port is taken) and exits with 2: an address it cannot use is bad input.
+    static func failIfCannotListen(_ error: any Error, address: String, hint: String) {
+        guard let failure = ListenFailure(error) else { return }
+        Output.error("error: cannot listen on \(address): \(failure.reason)\(failure == .addressInUse ? "; " + hint : "")")
+        Switchyard.exit(withError: ExitCode(2))
     }
 
     /// Several lines in one write.
@@ -91,37 +74,12 @@ enum Output {
         return (home == "/" ? "" : home) + "/.local/state"
     }
 
-    /// Writes `bytes` to the file an `-o` option names: `-` is stdout; a FIFO or a device (such as
-    /// /dev/stdout) is written through; a symbolic link writes its target; a regular file is
-    /// replaced whole (written beside it, synced, renamed into place). Exit status 2 with the
-    /// reason when it cannot be written (a directory, no permission).
+    /// Writes `bytes` to the file an `-o` option names (`-` is stdout; see
+    /// `DurableFile.writeOutput`), or exits with status 2 and the reason.
     static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
         if path == "-" { return standardOutput(Data(bytes)) }
-        var info = stat()
-        // Follow symbolic links to the file they name, even one that does not exist yet.
-        var target = path
-        for _ in 0..<40 {
-            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: target) else { break }
-            target = destination.hasPrefix("/") ? destination : (target.contains("/") ? String(target[..<target.lastIndex(of: "/")!]) + "/" : "") + destination
-        }
-        do throws(FileError) {
-            if stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG {
-                guard info.st_mode & S_IFMT != S_IFDIR else { throw FileError(.io, path: path, "it is a directory") }
-                let fd = open(path, O_WRONLY | O_CLOEXEC)
-                guard fd >= 0 else { throw FileError(.io, path: path, DurableFile.reason(errno)) }
-                defer { close(fd) }
-                var offset = 0
-                while offset < bytes.count {
-                    let n = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { throw FileError(.io, path: path, DurableFile.reason(errno)) }
-                    offset += n
-                }
-            } else {
-                try DurableFile.write(target, bytes)
-            }
-        } catch {
-            Output.error("error: cannot write '\(path)': \(error.message)")
+        do { try DurableFile.writeOutput(path, bytes) } catch {
+            Output.error("error: \(error.message)")
             throw ExitCode(2)
         }
     }
@@ -150,37 +108,18 @@ enum Output {
     /// reason: not found, permission denied, a directory, or over `maximumBytes` (reading stops
     /// there, the rest is never loaded).
     static func readFile(_ path: String, maximumBytes: Int = 64 << 20) throws -> [UInt8] {
-        let (bytes, complete) = try readFile(path, upTo: maximumBytes)
-        if !complete {
-            Output.error("error: cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there")
+        do { return try DurableFile.read(path, maximumBytes: maximumBytes) } catch {
+            Output.error("error: \(error.message)")
             throw ExitCode(2)
         }
-        return bytes
     }
 
     /// At most `limit` bytes of the file; `complete` is false when there was more (nothing past
     /// the limit is read). Errors as `readFile`.
     static func readFile(_ path: String, upTo limit: Int) throws -> (bytes: [UInt8], complete: Bool) {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else {
-            let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
-            Output.error("error: cannot read '\(path)': \(reason)")
+        do { return try DurableFile.read(path, upTo: limit) } catch {
+            Output.error("error: \(error.message)")
             throw ExitCode(2)
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                let reason = errno == EISDIR ? "it is a directory" : String(cString: strerror(errno))
-                Output.error("error: cannot read '\(path)': \(reason)")
-                throw ExitCode(2)
-            }
-            if n == 0 { return (bytes, true) }
-            bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > limit { return (Array(bytes[0..<limit]), false) }
         }
     }
 

@@ -177,7 +177,7 @@ struct RelayWatch: AsyncParsableCommand {
         // SIGHUP (the terminal closed) stops it as SIGTERM does, ending the running handler's group.
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: .init(label: "relay"))
         do { try await group.run() } catch {
-            if let http { Output.failIfAddressInUse(error, address: http, hint: "stop the other watcher or choose another --http address") }
+            if let http { Output.failIfCannotListen(error, address: http, hint: "stop the other watcher or choose another --http address") }
             throw error
         }
     }
@@ -191,31 +191,18 @@ struct RelayStatus: ParsableCommand {
     func run() throws {
         // A status check creates nothing: a missing inbox is reported (status 2).
         let inbox = try inboxOption.open(creating: false)
-        // An inbox this user may not list is not an empty one.
-        for directory in [inbox.directory + "/requests", inbox.directory + "/rejected"] where access(directory, R_OK | X_OK) != 0 && errno != ENOENT {
-            let reason = errno == EACCES ? "permission denied" : String(cString: strerror(errno))
-            Output.error(Output.escaped("error: cannot read the inbox '\(directory)': \(reason)"))
+        let status: InboxStatus
+        do { status = try inbox.status() } catch {
+            Output.error(Output.escaped("error: \(error.message)"))
             throw ExitCode(2)
         }
-        let names = inbox.pendingNames()
-        let pending = inbox.pending()
-        let rejected = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory + "/rejected")) ?? []).filter { !$0.hasSuffix(".reason") }.count
-        let oldest = pending.first.map { Int(Date().timeIntervalSince($0.time)) }
-        let unreadable = inbox.unreadableNames().count
-        if json {
-            Output.line(JSONWriter.compact(.object([
-                ("inbox", .string(inbox.directory)), ("pending", .int(pending.count)), ("files", .int(names.count)),
-                ("unreadableFiles", .int(unreadable)), ("rejected", .int(rejected)),
-                ("oldestSeconds", oldest.map(JSONValue.int) ?? .null),
-                ("next", pending.first.map { .string($0.url) } ?? .null),
-            ])))
-            return
-        }
+        if json { return Output.line(JSONWriter.compact(try JSONValueEncoder().encode(status))) }
         // Records are read back from files anyone may write: nothing in them reaches the terminal raw.
-        Output.line(Output.escaped("\(inbox.directory): \(pending.count) waiting\(oldest.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected"
+        let unreadable = status.unreadableFiles
+        Output.line(Output.escaped("\(status.inbox): \(status.pending) waiting\(status.oldestSeconds.map { ", oldest \($0) s" } ?? ""), \(status.rejected) rejected"
             + (unreadable > 0 ? "; \(unreadable) file\(unreadable == 1 ? "" : "s") in requests/ hold\(unreadable == 1 ? "s" : "") no readable request (the next drain moves \(unreadable == 1 ? "it" : "them") to rejected/)" : "")))
-        for r in pending.prefix(10) { Output.line(Output.escaped("  \(r.id.uuidString.lowercased())  \(r.source)  \(r.url)")) }
-        if pending.count > 10 { Output.line("  … \(pending.count - 10) more") }
+        for r in status.first { Output.line(Output.escaped("  \(r.id.uuidString.lowercased())  \(r.source)  \(r.url)")) }
+        if status.pending > status.first.count { Output.line("  … \(status.pending - status.first.count) more") }
     }
 }
 

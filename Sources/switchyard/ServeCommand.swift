@@ -108,8 +108,6 @@ struct ServeCommand: AsyncParsableCommand {
             return h
         }
         let logger = Logger(label: "switchyard")
-        // The PostgreSQL pool runs in the service's ServiceGroup (connected and migrated before
-        // the server listens); SQLite is opened and migrated here.
         // The rule manifest first: a configuration naming one that cannot be used is refused
         // before the database is made or migrated.
         let manifest: Manifest
@@ -117,6 +115,8 @@ struct ServeCommand: AsyncParsableCommand {
             Output.error("error: \(path): \(error)")
             throw ExitCode(2)
         }
+        // The PostgreSQL pool runs in the service's ServiceGroup (connected and migrated before
+        // the server listens); SQLite is opened and migrated here.
         let store = try await databaseOption.open(pool: .serviceGroup)
         let service: LinkService
         do {
@@ -141,7 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
                 Output.error("error: \(error)")
                 throw ExitCode(2)
             }
-            Output.failIfAddressInUse(error, address: "\(host):\(port)", hint: "stop the other server or choose another --port (0 picks a free one)")
+            Output.failIfCannotListen(error, address: "\(host):\(port)", hint: "stop the other server or choose another --port (0 picks a free one)")
             throw error
         }
         await store.close()
@@ -169,11 +169,7 @@ struct TokenCreate: AsyncParsableCommand {
         for s in scope where TokenScope(rawValue: s) == nil {
             throw ValidationError("unknown scope '\(s)' (known: \(TokenScope.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        if name.isEmpty || name.count > 100 { throw ValidationError("--name must be 1–100 characters") }
-        // The name is printed back by token list and the dashboard: printable text only.
-        if let scalar = name.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
-            throw ValidationError("--name contains \(String(format: "U+%04X", scalar.value)) (a control, bidirectional or replacement character)")
-        }
+        if let problem = APIToken.nameProblem(name) { throw ValidationError("--name \(problem)") }
     }
 
     func run() async throws {
@@ -205,13 +201,12 @@ struct TokenList: AsyncParsableCommand {
             throw ExitCode(1)
         }
         await store.close()
-        for t in tokens {
-            let revoked = t.revokedAt.map { $0.formatted(.iso8601) }
+        for t in tokens.map(APIToken.Listing.init) {
             if json {
-                Output.line("{\"id\":\"\(t.id)\",\"name\":\(JSONWriter.quote(t.name)),\"scopes\":\(JSONWriter.quote(t.scopes.joined(separator: " "))),\"created\":\"\(t.createdAt.formatted(.iso8601))\",\"revoked\":\(revoked.map { "\"\($0)\"" } ?? "null")}")
+                Output.line(JSONWriter.compact(try JSONValueEncoder().encode(t)))
             } else {
-                // Names stored before names were checked may hold anything: escaped.
-                Output.line("\(t.id)  \(Output.escaped(t.name))  [\(t.scopes.joined(separator: " "))]  created \(t.createdAt.formatted(.iso8601))\(revoked.map { "  REVOKED \($0)" } ?? "")")
+                // A name is printable text when created, but the database may hold anything: escaped.
+                Output.line("\(t.id)  \(Output.escaped(t.name))  [\(t.scopes)]  created \(t.created)\(t.revoked.map { "  REVOKED \($0)" } ?? "")")
             }
         }
     }

@@ -73,4 +73,30 @@ import Testing
         let used = try await CLITests.run(["link", "qr", "xmasane", "-o", expired.path, "--database", database])
         #expect(used.status == 1 && used.stderr.contains("has been used 1 time, its limit; its page answers 410"), "\(used.stderr)")
     }
+
+    /// An imported Firebase link's page is at its old path: the code `link qr` writes is the URL
+    /// the service's own QR endpoint encodes (the one definition of a page URL).
+    @Test(.enabled(if: zbarimg != nil || ServiceProcessTests.toolsRequired, "zbarimg is not installed (bash .ci/run --setup installs zbar-tools)"))
+    func anImportedFirebaseLinksCodeIsItsOwnPath() async throws {
+        _ = try #require(Self.zbarimg, "zbarimg is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let export = directory.appendingPathComponent("fdl.csv")
+        try "shortLink,link\nhttps://rabble.community/Ab12,https://rabble.community/g/summer\n".write(to: export, atomically: true, encoding: .utf8)
+        let imported = try await CLITests.run(["import", "fdl", export.path, "--database", database])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let svg = directory.appendingPathComponent("fdl.svg")
+        let r = try await CLITests.run(["link", "qr", "Ab12", "-o", svg.path, "--database", database])
+        #expect(r.status == 0 && r.stderr.contains("(SVG): https://rabble.community/Ab12"), "\(r.stderr)")
+        let served = try await blocking { () throws -> String in
+            let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", database]) { service in
+                HTTP.send("GET", service + "/i/Ab12/qr.svg").body
+            }
+            return run.result ?? run.log
+        }
+        #expect(try String(contentsOf: svg, encoding: .utf8) == served)
+        let png = directory.appendingPathComponent("fdl.png")
+        #expect(try await CLITests.run(["link", "qr", "Ab12", "-o", png.path, "--database", database]).status == 0)
+        #expect(try Self.read(png) == "https://rabble.community/Ab12")
+    }
 }

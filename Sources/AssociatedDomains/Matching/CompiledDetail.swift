@@ -126,7 +126,6 @@ struct CompiledComponent: Sendable {
         fragment = c.fragment.map { Glob($0, variables: variables, lowercased: lower) }
     }
 
-    /// nil when every given key matches, else the first key that failed.
     /// Whether a pattern of `key` was too large to compile: it matched nothing, unchecked.
     func isTooLarge(_ key: FailedKey) -> Bool {
         switch key {
@@ -141,6 +140,7 @@ struct CompiledComponent: Sendable {
         }
     }
 
+    /// nil when every given key matches, else the first key that failed.
     func failure(_ s: inout Subject) -> FailedKey? {
         let text = path == nil ? [] : s.path(encoded: percentEncoded, cased: caseSensitive)
         return text.withUnsafeBufferPointer { failure(&s, path: $0) }

@@ -127,11 +127,8 @@ public struct Glob: Sendable, Equatable {
         return text.withUTF8 { matches($0) }
     }
 
-    /// Whether the whole of the UTF-8 `text` matches.
-    ///
-    /// Time grows with the pattern's length times the text's, whatever the pattern: a pattern
-    /// such as `/*a*a*a*a*a*c` against a long path took seconds (and minutes for longer ones)
-    /// when every `*` was retried at every position.
+    /// Whether the whole of the UTF-8 `text` matches, in time that grows with the pattern's
+    /// length times the text's, whatever the pattern (`/*a*a*a*a*a*c` on a long path included).
     func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         if isTooLarge { return false }
         if !prefix.isEmpty {

@@ -409,10 +409,8 @@ public struct LinkEngine: Sendable {
 
     /// `followRedirectsOnExecutor(_:until:)` for several links at once, all in flight together:
     /// each chain sends its next hop as soon as its last answer comes, so a batch of slow links
-    /// waits about one timeout, not one per link, and one link that never answers does not hold
-    /// back the others (in rounds, every chain waited for the round's slowest request, and a
-    /// short link beside an unreachable one ran out of time after its first hop). `done` and
-    /// the redirect table run on this (the executor's) thread.
+    /// waits about one timeout, not one per link, and a link that never answers holds back no
+    /// other chain. `done` and the redirect table run on this (the executor's) thread.
     func followRedirectsOnExecutor(_ urls: [String], until done: (String) -> Bool = { _ in false }) -> [(url: String, stopped: String?)] {
         struct Answer: Sendable {
             let chain: Int

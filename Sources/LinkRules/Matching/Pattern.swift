@@ -26,8 +26,8 @@ public final class Pattern: @unchecked Sendable {
     /// The regex as written in the manifest.
     public let source: String
     let regex: NSRegularExpression?
-    /// Templates already read for this regex (a manifest gives each regex a handful): reading
-    /// one for every replacement was 3% of a batch resolve.
+    /// Templates already read for this regex (a manifest gives each regex a handful), so a
+    /// template is read once, not for every replacement.
     private let templates = Locked<[String: [ReplacementTemplate.Piece]]>([:])
 
     /// Compiles `source`; throws the ICU error text when it does not compile.
@@ -44,9 +44,9 @@ public final class Pattern: @unchecked Sendable {
     /// A pattern that never matches (stands in for one that failed to compile while linting).
     static func never(_ source: String) -> Pattern { Pattern(never: source) }
 
-    /// The longest regex a manifest entry may have, in UTF-8 bytes (32 KiB). The longest in the
-    /// Opener sample is under 1 KiB; a 12 MB one took 2 GB to compile and index. An entry with a
-    /// longer regex is skipped with `regex-too-long`, as other unusable entries are.
+    /// The longest regex a manifest entry may have, in UTF-8 bytes (32 KiB): compiling and
+    /// indexing take memory in proportion to the length. An entry with a longer regex is skipped
+    /// with `regex-too-long`, as other unusable entries are.
     public static let maximumLength = 32 << 10
 
     /// Seconds one evaluation may take unless a caller gives its own budget. Ordinary manifest
@@ -79,9 +79,8 @@ public final class Pattern: @unchecked Sendable {
         search(input, first: false, budget: budget)
     }
 
-    /// Runs the regex over all of `input`. ICU calls back every few thousand steps while it
-    /// works (`.reportProgress`), which is where the clock is read and a runaway evaluation is
-    /// stopped; the cost is a few percent on ordinary patterns.
+    /// Runs the regex over all of `input`. ICU calls back while it works (`.reportProgress`),
+    /// which is where the clock is read and a runaway evaluation is stopped.
     private func search(_ input: NSString, first: Bool, budget: Double) -> Result<[NSTextCheckingResult], RegexTimeout> {
         guard let regex else { return .success([]) }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -95,7 +94,7 @@ public final class Pattern: @unchecked Sendable {
                 if first { stop.pointee = true; return }
             }
             // ICU calls back at every new start position as well as during long matches: the
-            // clock is read at every 16th call (reading it each time was 4% of a batch resolve).
+            // clock is read only at every 16th call.
             callbacks &+= 1
             if callbacks & 15 == 0, DispatchTime.now().uptimeNanoseconds > deadline {
                 timedOut = true
@@ -109,9 +108,9 @@ public final class Pattern: @unchecked Sendable {
     /// NSRegularExpression's `stringByReplacingMatches` does.
     func replace(_ matches: [NSTextCheckingResult], in input: NSString, with template: String) -> String {
         guard regex != nil, let first = matches.first else { return input as String }
-        // Built from the input's code units and decoded once: going through Foundation's
-        // `replacementString` per match cost 15% of a batch resolve. Match ranges count UTF-16
-        // units; when the input is ASCII those are its UTF-8 bytes, the cheap case.
+        // Built from the input's code units and decoded once, not through Foundation's
+        // `replacementString` per match. Match ranges count UTF-16 units; when the input is ASCII
+        // those are its UTF-8 bytes, the cheap case.
         let string = input as String
         let pieces = pieces(of: template, ranges: first.numberOfRanges)
         if string.utf8.count == input.length {

@@ -22,7 +22,7 @@ enum JSPlatform {
 
     /// Stops JavaScriptCore from taking a native backtrace (and symbolising every frame) each
     /// time an exception leaves an API call: a script whose `httpRequest` is refused (offline)
-    /// throws on every call, and those backtraces were 16% of a batch resolve's CPU time.
+    /// throws on every call.
     static func skipNativeStacksInExceptions(_ context: JSGlobalContextRef) {
         JSGlobalContextSetIncludesNativeCallStackWhenReportingExceptions(context, false)
     }
@@ -50,15 +50,11 @@ enum JSPlatform {
         return pages * Double(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    /// JavaScriptCore options, set once before the first context is made. By default JSC stops a
-    /// script that ran past its time limit by suspending the script's thread with a signal; that
-    /// handshake sometimes never completes when scripts move between threads under load, and
-    /// optimised `while (true) {}` code then runs forever (seen in about one run in five of the
-    /// script tests on a loaded machine). Polling traps make compiled code check for the stop
-    /// request itself: no signal, and every time limit holds. A user's own `JSC_usePollingTraps`
-    /// setting wins. Set through JavaScriptCore's option API, not `setenv`: changing the
-    /// environment while other threads read it (`Process`, a worker's spawn) is a data race that
-    /// crashed a process reading `environ` at the wrong moment.
+    /// JavaScriptCore options, set once before the first context is made. Polling traps make
+    /// compiled code check for a stop request itself, so a time limit holds even where JSC's
+    /// default (suspending the script's thread with a signal) does not complete under load. A
+    /// user's own `JSC_usePollingTraps` wins. Set through JSC's option API, not `setenv`, which
+    /// races with threads reading the environment (`Process`, a worker's spawn).
     static let configured: Void = {
         if getenv("JSC_usePollingTraps") == nil { _ = jsc_options_set_boolean("usePollingTraps", 1) }
     }()

@@ -203,9 +203,8 @@ final class ScriptContext {
         }
         calls += 1
         if calls % 256 == 0 {
-            // A full collection: `JSGarbageCollect` is only a hint, and with it the heaps of a
-            // 200,000-line batch kept growing (135 MB at 10,000 lines, 250 MB at 200,000); with
-            // this they stay flat (157 MB at 50,000, 163 MB at 200,000).
+            // A full, synchronous collection: `JSGarbageCollect` is only a hint, under which the
+            // heaps of a long batch keep growing.
             JSPlatform.collectGarbage(context)
             // What a script keeps between calls (globals) grows without any single evaluation
             // running long: measured here, after the collection.

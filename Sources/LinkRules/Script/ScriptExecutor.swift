@@ -61,9 +61,9 @@ public final class ScriptExecutor: Sendable {
     /// Number of threads in the pool.
     public let threadCount: Int
 
-    /// Key of the thread-local marker that says "this thread belongs to a script executor". A
-    /// pthread key, not Foundation's thread dictionary: the check runs before every script call
-    /// and the dictionary lookup (a bridged string key) was 2% of a batch resolve.
+    /// Key of the thread-local marker that says "this thread belongs to a script executor": a
+    /// pthread key, cheaper than Foundation's thread dictionary (a bridged string key) for a
+    /// check made before every script call.
     private static let marker: pthread_key_t = {
         var key = pthread_key_t()
         precondition(pthread_key_create(&key, nil) == 0, "no thread-local key left for the script executor")

@@ -4,11 +4,11 @@ import Foundation
 /// Runs `script2` sources in JavaScriptCore.
 ///
 /// Each distinct script gets its own context (and context group), created on first use and
-/// reused afterwards: a fresh context costs about a millisecond, a call on a reused one a few
-/// microseconds. Scripts never share globals. In process, calls to the same script are serialised
-/// and different scripts run in parallel; with worker processes every call may run in parallel
-/// (each worker keeps its own context per script). Every evaluation happens on the runtime's `executor`, so a script
-/// (and the network calls it waits for) never holds an event loop or a cooperative thread.
+/// reused afterwards, since a fresh context costs far more than a call on a reused one. Scripts
+/// never share globals. In process, calls to the same script are serialised and different
+/// scripts run in parallel; with worker processes every call may run in parallel (each worker
+/// keeps its own context per script). Every evaluation happens on the runtime's `executor`, so a
+/// script (and the network calls it waits for) never holds an event loop or a cooperative thread.
 ///
 /// ```swift
 /// let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 15)

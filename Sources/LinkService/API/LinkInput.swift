@@ -165,9 +165,6 @@ struct LinkInput {
     /// The furthest expiry accepted (`expiresAt` or `expiresIn`): 10 years.
     static let longestLifetime: Double = 10 * 365 * 86400
 
-    /// Refuses text that would not be stored, shown or sent on as written: any control
-    /// character (C0 such as NUL, DEL, C1). `lineBreaks` allows tab, line feed and carriage
-    /// return (a description typed in a text area). 400 `invalid-text` naming the field.
     /// The longest `title` a link may have, in characters.
     static let maximumTitleLength = 300
     /// The longest `description`, in characters.
@@ -175,6 +172,9 @@ struct LinkInput {
     /// The longest URL or other string field, in characters.
     static let maximumURLLength = 4096
 
+    /// Refuses text that would not be stored, shown or sent on as written: any control
+    /// character (C0 such as NUL, DEL, C1). `lineBreaks` allows tab, line feed and carriage
+    /// return (a description typed in a text area). 400 `invalid-text` naming the field.
     static func checkText(_ text: String, field: String, lineBreaks: Bool = false) throws(APIError) {
         var position = 0
         for scalar in text.unicodeScalars {

@@ -66,8 +66,8 @@ struct FirebaseLink: Equatable {
     init(_ pairs: [(String, String)], input: LinkInput) throws(APIError) {
         var p: [String: String] = [:]
         for (k, v) in pairs where Self.known.contains(k) {
-            // Which of two values counts is a guess readers make differently (the page once
-            // showed one `link` and linked another): a parameter is given once.
+            // Which of two values counts is a guess readers make differently: each parameter is
+            // given once.
             guard p[k] == nil else { throw .badRequest(.invalidField, "\(k) is given more than once; give each parameter once", field: k) }
             p[k] = v
         }

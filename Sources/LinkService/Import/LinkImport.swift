@@ -182,6 +182,21 @@ public struct LinkImport: Sendable {
     public static let columns = ["code", "kind", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
                                  "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt"]
 
+    /// Every link in `store` as CSV with its header, oldest first, read `pageSize` links at a
+    /// time; with how many links it holds.
+    public static func export(from store: LinkStore, pageSize: Int = 1000) async throws(StoreError) -> (csv: String, count: Int) {
+        var csv = CSV.record(columns)
+        var cursor: (Int64, String)?
+        var count = 0
+        while true {
+            let page = try await store.links(after: cursor, limit: pageSize)
+            csv += export(page, header: false)
+            count += page.count
+            guard page.count == pageSize, let last = page.last else { return (csv, count) }
+            cursor = (LinkStore.millis(last.createdAt), last.code)
+        }
+    }
+
     /// Links as CSV records, the header first unless `header` is false (a later page).
     public static func export(_ links: [StoredLink], header: Bool = true) -> String {
         var out = header ? CSV.record(columns) : ""

@@ -19,8 +19,8 @@ extension LinkService {
             guard let code = request.parameter else { return nil }
             let fields = request.head.headerFields
             let userAgent = fields[.userAgent]
-            // The address closure is written in place: as a local constant it was a heap context
-            // holding a copy of the whole service, made and freed on every page.
+            // The address closure is written in place: bound to a local constant it would be a
+            // heap context holding a copy of the whole service, made and freed on every page.
             return hotLinkPage(String(code), userAgent: userAgent, preview: Self.isPreview(userAgent: userAgent) { fields[$0] },
                                referer: fields[.referer],
                                address: { clientAddress(forwardedFor: { fields[values: Self.forwardedFor] }, peer: request.client) ?? "unknown" })

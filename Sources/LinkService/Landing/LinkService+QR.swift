@@ -11,8 +11,9 @@ extension LinkService {
     /// Pixel sizes a PNG may be asked for (`?size=`); the image is the largest whole number of
     /// pixels per module that fits, but never fewer than `QRCode.minimumScale` (a code drawn at
     /// one pixel per module does not scan), so a small size can give a slightly larger image.
-    static let qrSizes = 64...2048
-    static let defaultQRSize = 512
+    public static let qrSizes = 64...2048
+    /// The PNG size when none is asked for.
+    public static let defaultQRSize = 512
 
     /// GET `/i/{code}/qr.svg` and `/i/{code}/qr.png?size=`: the QR code of the link's page URL
     /// (`publicURL/i/{code}`). Never counts a click or uses a use; a missing link is 404, an
@@ -32,10 +33,14 @@ extension LinkService {
         guard let link = try await storeCall({ () async throws(StoreError) in try await hot.link(code) }) else {
             throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
-        if let e = link.expiresAt, e <= now() { throw APIError(.gone, .expired, "the link with code \(code) has expired") }
         // A use-limited link's count is the database's (the cache may be seconds behind it).
-        if let max = link.maxUses,
-           (try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }))?.clicks ?? max >= max { throw APIError(.gone, .usedUp, "the link with code \(code) has been used \(max) times, its limit") }
+        var current = link
+        if link.maxUses != nil { current.clicks = try await storeCall { () async throws(StoreError) in try await store.link(code: code) }?.clicks ?? .max }
+        switch Self.gone(current, at: now()) {
+        case .expired?: throw APIError(.gone, .expired, "the link with code \(code) has expired")
+        case .usedUp(let max)?: throw APIError(.gone, .usedUp, "the link with code \(code) has been used \(max) times, its limit")
+        case nil: break
+        }
         let key = QRImages.key(code: code, size: png ? size : 0, png: png)
         if let bytes = qr.cached(key) { return Self.qrResponse(bytes, png: png) }
         // Only drawing costs: a client that has had its share waits; a full queue is busy.

@@ -1,3 +1,4 @@
+import LinkStorage
 import SwitchyardCore
 import Foundation
 import NIOCore
@@ -17,7 +18,8 @@ final class QRImages: Sendable {
     /// Images drawn per client network (cached images are free).
     let perAddress: RateLimiter
     private let cache = Locked<(images: [String: [UInt8]], bytes: Int)>((images: [:], bytes: 0))
-    /// Bytes of images kept; when a new one would not fit, the oldest half is dropped.
+    /// Bytes of images kept. When a new one would not fit, about half of the kept images are
+    /// dropped (in dictionary order, not by age); an image over a quarter of this is not kept.
     let maximumBytes: Int
 
     init(waiting: Int = 8, perAddress: ServiceConfiguration.RateLimit = .init(perMinute: 30, burst: 10), maximumBytes: Int = 32 << 20,
@@ -54,10 +56,42 @@ final class QRImages: Sendable {
     /// Draws the QR code of `url` on the drawing thread: a PNG `pixels` wide, or SVG.
     func draw(_ url: String, png: Bool, pixels: Int) async throws -> Result<[UInt8], QRCode.EncodingError> {
         try await pool.runIfActive { () -> Result<[UInt8], QRCode.EncodingError> in
-            Result { () throws(QRCode.EncodingError) -> [UInt8] in
-                let qr = try QRCode(encoding: url)
-                return png ? try qr.png(scale: qr.scale(fitting: pixels)) : Array(qr.svg().utf8)
-            }
+            Result { () throws(QRCode.EncodingError) -> [UInt8] in try Self.image(of: url, png: png, pixels: pixels).bytes }
         }
+    }
+
+    /// The QR code of `url` (error correction M, a quiet zone of four modules): a PNG of the
+    /// largest whole number of pixels per module that fits `pixels`, or SVG; with the PNG's width.
+    static func image(of url: String, png: Bool, pixels: Int) throws(QRCode.EncodingError) -> (bytes: [UInt8], width: Int?) {
+        let qr = try QRCode(encoding: url)
+        guard png else { return (Array(qr.svg().utf8), nil) }
+        let scale = qr.scale(fitting: pixels)
+        return (try qr.png(scale: scale), qr.pixels(scale: scale))
+    }
+}
+
+extension LinkService {
+    /// Why a stored link's page answers 410 at `now`: one rule for its QR images and `switchyard link qr`.
+    public enum Gone: Equatable, Sendable {
+        /// Past its expiry.
+        case expired(Date)
+        /// Used as often as it may be.
+        case usedUp(Int64)
+    }
+
+    /// Why `link`'s page is gone at `now`, or nil while it is served.
+    public static func gone(_ link: StoredLink, at now: Date) -> Gone? {
+        if let expiry = link.expiresAt, expiry <= now { return .expired(expiry) }
+        if let max = link.maxUses, link.clicks >= max { return .usedUp(max) }
+        return nil
+    }
+
+    /// The QR code of a stored link's page as the service draws it: SVG, or a PNG fitting
+    /// `pixels`; with the page URL it encodes and the PNG's width.
+    public static func qrImage(of link: StoredLink, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize)
+        throws(QRCode.EncodingError) -> (bytes: [UInt8], url: String, width: Int?) {
+        let url = pageURL(of: link, configuration: configuration)
+        let image = try QRImages.image(of: url, png: png, pixels: pixels)
+        return (image.bytes, url, image.width)
     }
 }

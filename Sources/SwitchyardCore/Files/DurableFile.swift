@@ -176,6 +176,14 @@ public enum DurableFile {
     /// words a person reads (`no such file`, `permission denied`, `it is a directory`, `larger
     /// than N bytes`).
     public static func read(_ path: String, maximumBytes: Int) throws(FileError) -> [UInt8] {
+        let (bytes, complete) = try read(path, upTo: maximumBytes)
+        guard complete else { throw FileError(.io, path: path, "cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there") }
+        return bytes
+    }
+
+    /// At most `limit` bytes of `path` (a file, a pipe or a device); `complete` is false when
+    /// there was more, none of which is read. Errors as ``read(_:maximumBytes:)``.
+    public static func read(_ path: String, upTo limit: Int) throws(FileError) -> (bytes: [UInt8], complete: Bool) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -187,9 +195,52 @@ public enum DurableFile {
         if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
             throw FileError(.io, path: path, "cannot read '\(path)': it is a directory", errno: EISDIR)
         }
-        return try readAll(fd, path, maximumBytes) { _ in
-            FileError(.io, path: path, "cannot read '\(path)': larger than \(maximumBytes) bytes; reading stopped there")
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { readBytes(fd, $0.baseAddress, min($0.count, limit + 1 - bytes.count)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                throw FileError(.io, path: path, "cannot read '\(path)': \(reason(code))", errno: code)
+            }
+            if n == 0 { return (bytes, true) }
+            bytes += chunk[..<n]
+            if bytes.count > limit { return (Array(bytes[..<limit]), false) }
         }
+    }
+
+    /// Writes `bytes` to the file an output option names: a FIFO or a device (such as
+    /// /dev/stdout) is written through; a symbolic link writes the file it names (made when
+    /// missing); a regular file is replaced whole (``write(_:_:)``). A directory is refused.
+    /// Errors read `cannot write 'PATH': reason`.
+    public static func writeOutput(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+        do throws(FileError) {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return try write(target(of: path), bytes) }
+            guard info.st_mode & S_IFMT != S_IFDIR else { throw FileError(.io, path: path, "it is a directory", errno: EISDIR) }
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw FileError(.io, path: path, reason(errno), errno: errno) }
+            defer { close(fd) }
+            if let code = bytes.withUnsafeBytes({ writeAll(descriptor: fd, $0) }) { throw FileError(.io, path: path, reason(code), errno: code) }
+        } catch {
+            throw FileError(error.code, path: path, "cannot write '\(path)': \(error.message)", errno: error.errno)
+        }
+    }
+
+    /// The file a chain of symbolic links starting at `path` ends at (which may not exist yet);
+    /// `path` itself when it is not a link.
+    static func target(of path: String) -> String {
+        var target = path
+        for _ in 0..<40 {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let n = readlink(target, &buffer, buffer.count)
+            guard n > 0 else { break }
+            let destination = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let parent = target.lastIndex(of: "/").map { String(target[...$0]) } ?? ""
+            target = destination.hasPrefix("/") ? destination : parent + destination
+        }
+        return target
     }
 
     /// The directory part of `path` (`.` for a bare name).

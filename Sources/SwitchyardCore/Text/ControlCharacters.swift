@@ -3,16 +3,10 @@ extension Unicode.Scalar {
     /// reaches a terminal, a log line or a stored field is checked against this one definition.
     public var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 
-    /// An invisible format character that makes text read differently from what it is: the
-    /// bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F,
-    /// U+202A–U+202E, U+2066–U+2069), the line and paragraph separators (U+2028, U+2029), and the
-    /// characters that show nothing at all — zero width space U+200B, word joiner and invisible
-    /// operators U+2060–U+2064, zero width no-break space (byte order mark) U+FEFF, soft hyphen
-    /// U+00AD, combining grapheme joiner U+034F, Mongolian vowel separator U+180E —, and the
-    /// letters that draw nothing (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 and the braille
-    /// blank U+2800), and the other format characters that show nothing (U+FFF9–U+FFFB,
-    /// U+1BCA0–U+1BCA3, U+1D173–U+1D17A, the tag characters U+E0000–U+E007F). (The zero width joiners U+200C and U+200D stay: scripts and emoji sequences
-    /// need them.)
+    /// An invisible format character that makes text read differently from what it is:
+    /// bidirectional marks, embeddings, overrides and isolates, the line and paragraph separators,
+    /// and characters that draw nothing (zero-width, filler and tag characters; listed below).
+    /// The zero width joiners U+200C and U+200D are allowed: scripts and emoji sequences need them.
     public var isDeceptiveFormat: Bool {
         (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x2028 || value == 0x2029
             || value == 0x200E || value == 0x200F || value == 0x061C

@@ -31,7 +31,7 @@ final class ScriptWorkerPool: Sendable {
     /// Largest answer accepted from a worker.
     static let maximumOutput = 16 << 20
     /// Resident memory a worker may use beyond a script's memory limit (its runtime, the other
-    /// scripts' small contexts). Measured: about 60 MB after every script of the manifest ran.
+    /// scripts' small contexts).
     static let residentHeadroom: Double = 192 * 1_048_576
 
     final class Worker: @unchecked Sendable {
@@ -39,7 +39,8 @@ final class ScriptWorkerPool: Sendable {
         let pid: pid_t
         var socket: FrameSocket
         var knownScripts = Set<Int>()
-        /// Where its resident memory is read (kept open: it is read after every call).
+        /// Where its resident memory is read (kept open: it is read during calls, between batched
+        /// calls that took 1 ms or more, and when the worker is handed back).
         let residentMemory: Int32
 
         init(pid: pid_t, fd: Int32) {
@@ -135,7 +136,7 @@ final class ScriptWorkerPool: Sendable {
             // large) must not be blamed on the next call: such a worker is ended between calls,
             // and the calls written after this one go to a fresh worker. Looked at only after a
             // call that took a millisecond or more (no script grows by a hundred megabytes in
-            // less), as reading the resident size after every answer cost 10% of a batch.
+            // less), not after every answer.
             if results.count < sent, answered - previous >= .milliseconds(1), memoryProblem(worker) != nil {
                 worker.end(kill: true)
                 return results + runMany(Array(calls[results.count...]))
