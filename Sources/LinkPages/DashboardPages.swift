@@ -5,9 +5,9 @@ import SwitchyardCore
 /// The dashboard's pages, from the built-in templates `dashboard-*.mustache`: server-rendered,
 /// with inline SVG charts, no script and no asset from anywhere but the service itself. Every
 /// value is HTML-escaped by the templates; the views here are plain values (text and numbers).
-public enum DashboardPages {
+package enum DashboardPages {
     /// A dashboard page, by template.
-    public enum Page: String, Sendable, CaseIterable {
+    package enum Page: String, Sendable, CaseIterable {
         /// The sign-in form.
         case signIn = "dashboard-sign-in"
         /// An error or refusal, with a way back.
@@ -33,7 +33,7 @@ public enum DashboardPages {
 
     /// The page `page` made from `view`, around `title` and the signed-in user (nil on the
     /// sign-in page).
-    public static func render(_ page: Page, title: String, user: (name: String, scopes: String, csrf: String)?, _ view: [String: Any]) -> String {
+    package static func render(_ page: Page, title: String, user: (name: String, scopes: String, csrf: String)?, _ view: [String: Any]) -> String {
         var view = view
         view["title"] = title
         if let user { view["user"] = ["name": user.name, "scopes": user.scopes, "csrf": user.csrf] }
@@ -41,7 +41,7 @@ public enum DashboardPages {
     }
 
     /// The view of a form's problems: one paragraph, or a list when there are several.
-    public static func errors(_ messages: [String]) -> [String: Any] {
+    package static func errors(_ messages: [String]) -> [String: Any] {
         switch messages.count {
         case 0: return [:]
         case 1: return ["error": messages[0]]
@@ -60,10 +60,10 @@ public enum DashboardPages {
     static func label(_ platform: String) -> String { platformColours.first { $0.platform == platform }?.label ?? platform }
 
     /// The chart's key: each platform's colour and name.
-    public static var legend: [[String: String]] { platformColours.map { ["colour": $0.colour, "label": $0.label] } }
+    package static var legend: [[String: String]] { platformColours.map { ["colour": $0.colour, "label": $0.label] } }
 
     /// Visits per day over `days` days ending with `lastDay`, one bar per day stacked by platform.
-    public static func clicksChart(_ rows: [(day: Int64, platform: String, clicks: Int64)], lastDay: Int64, days: Int = 30) -> [String: Any] {
+    package static func clicksChart(_ rows: [(day: Int64, platform: String, clicks: Int64)], lastDay: Int64, days: Int = 30) -> [String: Any] {
         let width = 640.0, height = 180.0, left = 36.0, bottom = 22.0, top = 10.0
         let firstDay = lastDay - Int64(days) + 1
         var perDay: [Int64: [(String, Int64)]] = [:]
@@ -97,7 +97,7 @@ public enum DashboardPages {
     }
 
     /// Visits by platform as horizontal bars, with counts and shares.
-    public static func platformChart(_ rows: [(platform: String, clicks: Int64)]) -> [String: Any] {
+    package static func platformChart(_ rows: [(platform: String, clicks: Int64)]) -> [String: Any] {
         let total = rows.reduce(0) { $0 + $1.clicks }
         let rowHeight = 26.0, width = 640.0, labelWidth = 90.0
         let height = Double(max(rows.count, 1)) * rowHeight + 4
@@ -114,7 +114,7 @@ public enum DashboardPages {
     }
 
     /// The hosts people came from, most first, with their shares of the listed visits.
-    public static func referrers(_ rows: [(host: String, visits: Int64)]) -> [[String: Any]] {
+    package static func referrers(_ rows: [(host: String, visits: Int64)]) -> [[String: Any]] {
         let total = rows.reduce(0) { $0 + $1.visits }
         return rows.map { row in
             ["host": row.host, "visits": row.visits, "share": total > 0 ? Int((Double(row.visits) / Double(total) * 100).rounded()) : 0]

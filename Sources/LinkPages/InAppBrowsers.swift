@@ -4,27 +4,27 @@ import SwitchyardCore
 /// In-app browsers (the webviews of Instagram, Facebook, TikTok, …), from
 /// `Resources/in-app-browsers.json`. Universal links and App Links rarely fire inside them, so
 /// the landing page offers a way out that works there (see ``LandingPage``).
-public struct InAppBrowsers: Sendable {
+package struct InAppBrowsers: Sendable {
     /// One in-app browser, recognised by a substring of its User-Agent.
-    public struct Browser: Sendable, Equatable {
+    package struct Browser: Sendable, Equatable {
         /// The app it belongs to, as people call it (`Instagram`).
-        public var name: String
+        package var name: String
         /// Found anywhere in the User-Agent (case kept).
-        public var match: String
+        package var match: String
         /// A User-Agent of this browser (the tests check that each is recognised).
-        public var example: String
+        package var example: String
     }
 
     /// The known in-app browsers, in file order.
-    public let browsers: [Browser]
+    package let browsers: [Browser]
     /// Answers given lately: a few hundred User-Agents send most requests.
     private let recent = RecentAgents()
 
     /// A detector made of `browsers`.
-    public init(browsers: [Browser]) { self.browsers = browsers }
+    package init(browsers: [Browser]) { self.browsers = browsers }
 
     /// The list shipped with the service.
-    public static let standard: InAppBrowsers = {
+    package static let standard: InAppBrowsers = {
         guard let path = PageResources.path("in-app-browsers.json"),
               let text = try? String(contentsOfFile: path, encoding: .utf8), let document = try? JSONParser.parse(text),
               let entries = document["browsers"]?.arrayValue else {
@@ -37,7 +37,7 @@ public struct InAppBrowsers: Sendable {
     }()
 
     /// The in-app browser `userAgent` belongs to, or nil (a browser, a program, or no User-Agent).
-    public func browser(userAgent: String?) -> Browser? {
+    package func browser(userAgent: String?) -> Browser? {
         guard let userAgent, userAgent.utf8.count <= 4096 else { return nil }
         let remembered = userAgent.utf8.count <= RecentAgents.longest
         let answer: Int

@@ -3,13 +3,13 @@ import Foundation
 /// The HTML page behind `/i/{code}` and every universal-link route: Open Graph and Twitter card
 /// tags for previews, an "Open in the app" button with the custom-scheme link, and a fallback
 /// chosen by the visitor's platform. Every href is checked against the configuration first.
-public struct LandingPage: Sendable, Equatable {
+package struct LandingPage: Sendable, Equatable {
     /// Who is visiting, from the User-Agent.
-    public enum Audience: String, Sendable, Hashable {
+    package enum Audience: String, Sendable, Hashable {
         case iOS = "ios", android, desktop
 
         /// iOS for an iPhone, iPad or iPod User-Agent, Android for one that says Android, desktop otherwise (and when there is none).
-        public init(userAgent: String?) {
+        package init(userAgent: String?) {
             guard let ua = userAgent else { self = .desktop; return }
             // Compared as bytes, case kept, in one pass: this runs on every landing-page request.
             var kind = Audience.desktop
@@ -31,38 +31,38 @@ public struct LandingPage: Sendable, Equatable {
     }
 
     /// The page's heading and its og:title and twitter:title.
-    public var title: String
+    package var title: String
     /// Text under the heading and in og:description and twitter:description; no paragraph when empty.
-    public var description: String
+    package var description: String
     /// The preview image's URL (og:image, twitter:image); nil: a summary card without image.
-    public var image: String?
+    package var image: String?
     /// The canonical URL of the page (og:url).
-    public var pageURL: String
+    package var pageURL: String
     /// The custom-scheme link; nil when the link has none the configuration allows.
-    public var deepLink: String?
+    package var deepLink: String?
     /// The App Store page: the fallback on iPhone and iPad, and a store button on desktop without `webURL`.
-    public var appStoreURL: String?
+    package var appStoreURL: String?
     /// The Play Store page: the fallback on Android, and a store button on desktop without `webURL`.
-    public var playStoreURL: String?
+    package var playStoreURL: String?
     /// Where desktop visitors continue; nil: both store buttons instead.
-    public var webURL: String?
+    package var webURL: String?
     /// The numeric App Store ID for the `apple-itunes-app` Smart App Banner tag; nil: no banner.
-    public var appStoreID: String?
+    package var appStoreID: String?
     /// A deferred deep link's claim URL (`publicURL/d/TOKEN`): on iPhone and iPad the store
     /// button becomes "Get the app" (`#get-app`), which copies it when tapped, then goes on.
-    public var claimURL: String?
+    package var claimURL: String?
     /// The app's icon (`landing.icon`): shown above the title, and the preview image when there is no `image`.
-    public var icon: String? = nil
+    package var icon: String? = nil
     /// The in-app browser the visitor is in (`Instagram`), nil in a browser: the page then offers
     /// the way out that works there instead of links the webview would keep.
-    public var inAppBrowser: String? = nil
+    package var inAppBrowser: String? = nil
     /// The Android app's package, for the `intent://` link an Android in-app browser gets.
-    public var androidPackage: String? = nil
+    package var androidPackage: String? = nil
     /// An image of the page's QR code (`/i/{code}/qr.svg`), shown on desktop to continue on a phone.
-    public var qrImage: String? = nil
+    package var qrImage: String? = nil
 
     /// A page with these texts and links; what is not given is absent from the page.
-    public init(title: String, description: String, image: String? = nil, pageURL: String, deepLink: String? = nil,
+    package init(title: String, description: String, image: String? = nil, pageURL: String, deepLink: String? = nil,
                 appStoreURL: String? = nil, playStoreURL: String? = nil, webURL: String? = nil, appStoreID: String? = nil,
                 claimURL: String? = nil, icon: String? = nil, inAppBrowser: String? = nil, androidPackage: String? = nil,
                 qrImage: String? = nil) {
@@ -104,7 +104,7 @@ public struct LandingPage: Sendable, Equatable {
     }
 
     /// The fallback for an audience: the store of the platform, the web on desktop.
-    public func fallback(for audience: Audience) -> (label: String, url: String)? {
+    package func fallback(for audience: Audience) -> (label: String, url: String)? {
         switch audience {
         case .iOS: return appStoreURL.map { (Self.storeName($0).map { "Get it on the \($0)" } ?? "Continue on the web", $0) }
         case .android: return playStoreURL.map { (Self.storeName($0).map { "Get it on \($0)" } ?? "Continue on the web", $0) }
@@ -114,7 +114,7 @@ public struct LandingPage: Sendable, Equatable {
 
     /// The document for a visitor in the in-app browser `inApp` (nil: a browser; a desktop has
     /// none), made from `templates`' `landing` template.
-    public func html(for audience: Audience, inApp: String?, templates: PageTemplates = .standard) -> String {
+    package func html(for audience: Audience, inApp: String?, templates: PageTemplates = .standard) -> String {
         var page = self
         page.inAppBrowser = inApp
         return page.html(for: audience, templates: templates)
@@ -122,13 +122,13 @@ public struct LandingPage: Sendable, Equatable {
 
     /// The complete HTML document for this audience: preview tags, the open-in-app button and
     /// the platform's fallback, every value HTML-escaped by the template.
-    public func html(for audience: Audience, templates: PageTemplates = .standard) -> String {
+    package func html(for audience: Audience, templates: PageTemplates = .standard) -> String {
         templates.render(.landing, view(for: audience))
     }
 
     /// What the `landing` template is given for this audience (the names are documented in the
     /// operator guide, "Your own page templates"). Absent keys are false or empty to the template.
-    public func view(for audience: Audience) -> [String: Any] {
+    package func view(for audience: Audience) -> [String: Any] {
         var view: [String: Any] = [
             "title": title, "description": description, "pageURL": pageURL, "audience": audience.rawValue,
             "twitterCard": image == nil ? "summary" : "summary_large_image",
@@ -185,7 +185,7 @@ public struct LandingPage: Sendable, Equatable {
     }
 
     /// Escapes text for HTML element content and double-quoted attributes.
-    public static func escape(_ s: String) -> String {
+    package static func escape(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for ch in s.unicodeScalars {

@@ -2,7 +2,7 @@ import Foundation
 import SwitchyardCore
 
 /// The files this module ships in `Resources/` (see `InstalledResources` for where they are found).
-public enum PageResources {
+package enum PageResources {
     /// Every file the pages read from their resources.
     static let files = ["landing.mustache", "message.mustache", "preview-agents.json", "in-app-browsers.json"]
 
@@ -15,7 +15,7 @@ public enum PageResources {
     static func missing(_ file: String) -> String { InstalledResources.missingFile(bundle: "Switchyard_LinkPages", file: file) }
 
     /// Why the pages cannot be made from this installation (a resource file is missing), or nil.
-    public static var problem: String? {
+    package static var problem: String? {
         files.first(where: { path($0) == nil }).map(missing)
     }
 }

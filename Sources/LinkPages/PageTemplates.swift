@@ -15,9 +15,9 @@ import SwitchyardCore
 /// let templates = try PageTemplates(directory: "brand")   // brand/landing.mustache replaces the page
 /// let html = page.html(for: .iOS, templates: templates)
 /// ```
-public struct PageTemplates: Sendable {
+package struct PageTemplates: Sendable {
     /// A page the service makes from a template.
-    public enum Page: String, Sendable, CaseIterable {
+    package enum Page: String, Sendable, CaseIterable {
         /// The landing page of a link or route (`landing.mustache`).
         case landing
         /// A short page saying why there is no landing page (`message.mustache`).
@@ -26,13 +26,13 @@ public struct PageTemplates: Sendable {
         /// The built-in template's name as a parent (`switchyard-landing`): an operator's template
         /// can extend it, `{{<switchyard-landing}}{{$style}}…{{/style}}{{/switchyard-landing}}`,
         /// replacing only its ``blocks``.
-        public var builtInName: String { "switchyard-" + rawValue }
+        package var builtInName: String { "switchyard-" + rawValue }
 
         /// The blocks of the built-in template an operator's template can replace.
-        public var blocks: [String] { ["head", "style", "header", "footer"] }
+        package var blocks: [String] { ["head", "style", "header", "footer"] }
 
         /// The names the page's view holds at its top level.
-        public var variables: Set<String> {
+        package var variables: Set<String> {
             switch self {
             case .landing:
                 return ["title", "description", "hasDescription", "pageURL", "audience", "twitterCard", "previewImage", "icon",
@@ -44,7 +44,7 @@ public struct PageTemplates: Sendable {
         }
 
         /// The names inside each section whose value is an object or a list of objects.
-        public var members: [String: Set<String>] {
+        package var members: [String: Set<String>] {
             switch self {
             case .landing:
                 return ["openBrowser": ["href", "name"], "getApp": ["claimURL", "storeURL"],
@@ -60,10 +60,10 @@ public struct PageTemplates: Sendable {
 
     private let library: MustacheLibrary
     /// Where each page's template came from: `built-in` or the operator's file.
-    public let sources: [Page: String]
+    package let sources: [Page: String]
 
     /// The templates shipped with the service.
-    public static let standard: PageTemplates = {
+    package static let standard: PageTemplates = {
         do { return try PageTemplates(directory: nil) } catch {
             fatalError("the built-in page templates are broken: \(error)")
         }
@@ -73,7 +73,7 @@ public struct PageTemplates: Sendable {
     /// (nil: the built-in ones only). Other `.mustache` files of the directory are partials the
     /// templates can include (`{{> footer}}`). Throws ``PageError`` naming the file and line of
     /// a template ``TemplateCheck`` refuses or Mustache cannot parse.
-    public init(directory: String?) throws(PageError) {
+    package init(directory: String?) throws(PageError) {
         var library = MustacheLibrary()
         var sources: [Page: String] = [:]
         for page in Page.allCases {
@@ -100,7 +100,7 @@ public struct PageTemplates: Sendable {
     }
 
     /// The page made from its template and `view` (the names ``Page/variables`` lists).
-    public func render(_ page: Page, _ view: [String: Any]) -> String {
+    package func render(_ page: Page, _ view: [String: Any]) -> String {
         library.render(view, withTemplate: page.rawValue) ?? ""
     }
 
@@ -132,10 +132,10 @@ public struct PageTemplates: Sendable {
 }
 
 /// A page template that cannot be used: `invalid-template`, with the file, line and column.
-public typealias PageError = DomainError<PageErrors>
+package typealias PageError = DomainError<PageErrors>
 
 /// The domain of ``PageError``.
-public enum PageErrors: ErrorDomain {}
+package enum PageErrors: ErrorDomain {}
 
 /// HTML escaping by Unicode scalar, the content type every page template is rendered with.
 /// Mustache's own HTML escaping compares whole characters, so a `"` followed by a combining mark

@@ -4,29 +4,29 @@ import SwitchyardCore
 /// Link-preview fetchers, crawlers and browser prefetches, from `Resources/preview-agents.json`.
 /// Their visits to a landing page get the page with its preview tags, and never count as a click,
 /// never use up a use-limited link and never claim anything; they are counted apart as bot visits.
-public struct PreviewAgents: Sendable {
+package struct PreviewAgents: Sendable {
     /// A link-preview fetcher or crawler, recognised by a substring of its User-Agent.
-    public struct Agent: Sendable, Equatable {
+    package struct Agent: Sendable, Equatable {
         /// Who it is, for people (`iMessage`, `Slack`, …).
-        public var name: String
+        package var name: String
         /// Found anywhere in the User-Agent, ASCII case ignored.
-        public var match: String
+        package var match: String
         /// A User-Agent this entry classifies (the tests check each one).
-        public var example: String
+        package var example: String
     }
 
     /// A request header by which a browser marks a prefetch or preview (`Sec-Purpose: prefetch`).
-    public struct PrefetchHeader: Sendable, Equatable {
+    package struct PrefetchHeader: Sendable, Equatable {
         /// The header's name (`Sec-Purpose`, `Purpose`, …).
-        public var header: String
+        package var header: String
         /// The header's value starts with this (ASCII case ignored): `prefetch`, `prefetch;prerender`.
-        public var startsWith: String
+        package var startsWith: String
     }
 
     /// The known preview fetchers and crawlers, in file order.
-    public let agents: [Agent]
+    package let agents: [Agent]
     /// The headers that mark a prefetch or preview request.
-    public let prefetchHeaders: [PrefetchHeader]
+    package let prefetchHeaders: [PrefetchHeader]
     /// Each entry's match as lowercased ASCII bytes (this runs on every landing-page request).
     private let patterns: [[UInt8]]
     /// For each byte, the entries whose match starts with it: one pass over a User-Agent
@@ -37,7 +37,7 @@ public struct PreviewAgents: Sendable {
     private let recent = RecentAgents()
 
     /// A classifier made of these entries; ``standard`` is the list the service ships.
-    public init(agents: [Agent], prefetchHeaders: [PrefetchHeader]) {
+    package init(agents: [Agent], prefetchHeaders: [PrefetchHeader]) {
         self.agents = agents
         self.prefetchHeaders = prefetchHeaders
         patterns = agents.map { $0.match.utf8.map(Self.lower) }
@@ -49,7 +49,7 @@ public struct PreviewAgents: Sendable {
     private static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
 
     /// The list shipped with the service.
-    public static let standard: PreviewAgents = {
+    package static let standard: PreviewAgents = {
         guard let path = PageResources.path("preview-agents.json"),
               let text = try? String(contentsOfFile: path, encoding: .utf8), let list = try? PreviewAgents(json: text) else {
             fatalError("Resources/preview-agents.json is missing or malformed: the package is broken")
@@ -58,7 +58,7 @@ public struct PreviewAgents: Sendable {
     }()
 
     /// Reads the data file's shape; a malformed entry is an error naming it.
-    public init(json text: String) throws {
+    package init(json text: String) throws {
         let document = try JSONParser.parse(text)
         var agents: [Agent] = []
         for (index, entry) in (document["agents"]?.arrayValue ?? []).enumerated() {
@@ -88,7 +88,7 @@ public struct PreviewAgents: Sendable {
     /// The entry that names this User-Agent, ``selfDeclared`` for one that says it is a robot
     /// without being listed, ``noUserAgent`` when there is none (or only spaces), or nil for a
     /// person's browser.
-    public func agent(userAgent: String?) -> Agent? {
+    package func agent(userAgent: String?) -> Agent? {
         // Every browser sends a User-Agent: a request without one is a script or a checker, and
         // must not use up a one-time link.
         guard let userAgent, userAgent.utf8.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return Self.noUserAgent }
@@ -128,13 +128,13 @@ public struct PreviewAgents: Sendable {
     }
 
     /// A User-Agent that is no browser's: it does not start with `Mozilla/` (or `Opera/`).
-    public static let notABrowser = Agent(name: "Not a browser", match: "(no Mozilla/ prefix)", example: "Dart/3.2 (dart:io)")
+    package static let notABrowser = Agent(name: "Not a browser", match: "(no Mozilla/ prefix)", example: "Dart/3.2 (dart:io)")
 
     /// A request without a User-Agent (or an empty one).
-    public static let noUserAgent = Agent(name: "No User-Agent", match: "", example: "")
+    package static let noUserAgent = Agent(name: "No User-Agent", match: "", example: "")
 
     /// Any robot the list does not name but whose User-Agent says what it is.
-    public static let selfDeclared = Agent(name: "Self-declared robot", match: "+http, crawler, spider, slurp, …bot",
+    package static let selfDeclared = Agent(name: "Self-declared robot", match: "+http, crawler, spider, slurp, …bot",
                                            example: "Mozilla/5.0 (compatible; GPTBot/1.0; +https://openai.com/gptbot)")
 
     private static let robotWords: [[UInt8]] = ["+http", "crawler", "spider", "slurp"].map { Array($0.utf8) }
@@ -178,7 +178,7 @@ public struct PreviewAgents: Sendable {
     /// Whether a request is a preview, a crawler or a prefetch rather than a person opening the
     /// link: a known User-Agent, or a prefetch header (`Sec-Purpose: prefetch`, `Purpose: prefetch`, …).
     /// `header` gives a request header's value by name.
-    public func isPreview(userAgent: String?, header: (String) -> String?) -> Bool {
+    package func isPreview(userAgent: String?, header: (String) -> String?) -> Bool {
         if agent(userAgent: userAgent) != nil { return true }
         return prefetchHeaders.contains { h in header(h.header)?.lowercased().hasPrefix(h.startsWith) == true }
     }

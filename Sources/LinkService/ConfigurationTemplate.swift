@@ -7,22 +7,22 @@ import SwitchyardDocuments
 /// A first configuration for an app, as `switchyard init` writes it: a commented service
 /// configuration and the route table it names, which the app routes with too. The texts are read
 /// back as `serve` reads them, and their association files validated, before anyone writes them.
-public struct ConfigurationTemplate: Sendable {
+package struct ConfigurationTemplate: Sendable {
     /// The domain of the app's universal links and of the service (`links.example.com`).
-    public var domain: String
+    package var domain: String
     /// The iOS app, when there is one: team ID, bundle ID, and the App Store ID if the app is published.
-    public var apple: (teamID: String, bundleID: String, appStoreID: String?)?
+    package var apple: (teamID: String, bundleID: String, appStoreID: String?)?
     /// The Android app, when there is one: its package and SHA-256 signing fingerprints.
-    public var android: (package: String, fingerprints: [String])?
+    package var android: (package: String, fingerprints: [String])?
     /// The app's custom URL scheme (`plur`), when it has one.
-    public var scheme: String?
+    package var scheme: String?
     /// The app's name, for the landing pages' title.
-    public var name: String
+    package var name: String
     /// The route table's file name, relative to the configuration.
-    public var routeTableName = "routes.yaml"
+    package var routeTableName = "routes.yaml"
 
     /// A template for these values; nothing is checked until ``files()``.
-    public init(domain: String, apple: (teamID: String, bundleID: String, appStoreID: String?)?,
+    package init(domain: String, apple: (teamID: String, bundleID: String, appStoreID: String?)?,
                 android: (package: String, fingerprints: [String])?, scheme: String?, name: String) {
         self.domain = domain
         self.apple = apple
@@ -34,7 +34,7 @@ public struct ConfigurationTemplate: Sendable {
     /// A fingerprint as assetlinks wants it: 32 bytes in upper-case hex separated by colons, from
     /// what `keytool` or the Play Console prints (colons or not, either case); nil when it is not
     /// 32 bytes of hex.
-    public static func normalizedFingerprint(_ text: String) -> String? {
+    package static func normalizedFingerprint(_ text: String) -> String? {
         let hex = text.trimmingCharacters(in: .whitespaces).uppercased().filter { $0 != ":" }
         guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit }) else { return nil }
         var pairs: [String] = []
@@ -51,7 +51,7 @@ public struct ConfigurationTemplate: Sendable {
     /// ``routeTableName``, and returns their paths. Without `replacing`, a file already there
     /// (or a symbolic link, even a dangling one) stops it before anything is written; when the
     /// second file cannot be written, the first is removed again. Errors name the path and why.
-    public func write(into directory: String, replacing: Bool) throws(ConfigurationError) -> (configuration: String, routes: String) {
+    package func write(into directory: String, replacing: Bool) throws(ConfigurationError) -> (configuration: String, routes: String) {
         let files = try files()
         let configurationPath = (directory as NSString).appendingPathComponent("switchyard.yaml")
         let routesPath = (directory as NSString).appendingPathComponent(routeTableName)
@@ -84,7 +84,7 @@ public struct ConfigurationTemplate: Sendable {
     /// The two files' texts, checked: the configuration reads as `serve` reads it, `serve` would
     /// host it, and its AASA and assetlinks pass `aasa validate` and `assetlinks validate`.
     /// Throws ``ConfigurationError`` naming the value at fault.
-    public func files() throws(ConfigurationError) -> (configuration: String, routes: String) {
+    package func files() throws(ConfigurationError) -> (configuration: String, routes: String) {
         // One line of printable text each: a line break would end a YAML comment or value.
         for (name, value) in [("name", name), ("domain", domain), ("bundle ID", apple?.bundleID ?? ""), ("team ID", apple?.teamID ?? ""),
                               ("App Store ID", apple?.appStoreID ?? ""), ("package", android?.package ?? ""), ("scheme", scheme ?? "")]

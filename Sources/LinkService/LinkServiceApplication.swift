@@ -69,11 +69,11 @@ struct StaticDocument: Sendable {
 /// ```
 public struct LinkService: Sendable {
     /// The configuration the service was started with.
-    public let configuration: ServiceConfiguration
+    package let configuration: ServiceConfiguration
     /// The store given at start, with this service's webhook outbox attached, so link changes and clicks write their events.
-    public let store: LinkStore
+    package let store: LinkStore
     /// This service's Prometheus metrics, served at `/metrics`.
-    public let metrics: ServiceMetrics
+    package let metrics: ServiceMetrics
     let hot: HotLinks
     let engine: LinkEngine
     /// Resolves waiting for or running on the engine's threads; past `resolveAdmission` a request
@@ -167,7 +167,7 @@ public struct LinkService: Sendable {
 
     /// Builds the Hummingbird router: association files, health, metrics, the APIs, landing pages,
     /// QR codes, deferred links and the dashboard, behind a middleware that counts and logs requests.
-    public func router() -> Router<ServiceContext> {
+    package func router() -> Router<ServiceContext> {
         // HEAD answers as GET without the body, on every GET route (handlers count clicks and issue
         // claims on GET only, so a HEAD never uses a link).
         let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
@@ -282,7 +282,7 @@ public struct LinkService: Sendable {
     }
 
     /// Writes pending click counts now (the flusher does this every second).
-    public func flushClicks() async throws(StoreError) { try await hot.flush() }
+    package func flushClicks() async throws(StoreError) { try await hot.flush() }
 
 }
 

@@ -9,146 +9,146 @@ import SwitchyardDocuments
 /// the association files.
 public struct ServiceConfiguration: Sendable {
     /// An iOS app from the `apple` list: the AASA names it, and landing pages use its store ID and scheme.
-    public struct AppleApp: Sendable, Equatable {
+    package struct AppleApp: Sendable, Equatable {
         /// The Apple developer team ID (`teamId`, required).
-        public var teamID: String
+        package var teamID: String
         /// The app's bundle identifier (`bundleId`, required).
-        public var bundleID: String
+        package var bundleID: String
         /// The numeric App Store ID (`appStoreId`, a string or a number); nil when the app has none.
-        public var appStoreID: String?
+        package var appStoreID: String?
         /// The app's custom URL scheme (`scheme`), accepted for deep links; nil when the app has none.
-        public var scheme: String?
+        package var scheme: String?
         /// The App Clip's bundle ID, listed under `appclips` in the AASA.
-        public var appClipBundleID: String?
+        package var appClipBundleID: String?
         /// The app identifier the AASA lists: `TEAMID.bundle.id`.
-        public var appID: String { "\(teamID).\(bundleID)" }
+        package var appID: String { "\(teamID).\(bundleID)" }
     }
 
     /// An Android app from the `android` list, published in assetlinks.json.
-    public struct AndroidApp: Sendable, Equatable {
+    package struct AndroidApp: Sendable, Equatable {
         /// The application ID (`package`, required); also names the app's Play Store page.
-        public var package: String
+        package var package: String
         /// SHA-256 fingerprints of the app's signing certificates (`fingerprints`; none by default).
-        public var fingerprints: [String]
+        package var fingerprints: [String]
     }
 
     /// A landing page for a universal-link route: the app route its "Open in the app" button
     /// builds (same parameters), and preview text where `{name}` is a route parameter.
-    public struct LandingPage: Sendable, Equatable {
+    package struct LandingPage: Sendable, Equatable {
         /// The route the button opens, filled with the parameters of the same name (`app`, or the page's value when it is a plain string); nil: no app route.
-        public var appRoute: String?
+        package var appRoute: String?
         /// The preview title (`title`); nil: `landing.title`.
-        public var title: String?
+        package var title: String?
         /// The preview description (`description`); nil: `landing.description`.
-        public var description: String?
+        package var description: String?
     }
 
     /// How the Plur-compatible invite API maps onto links.
-    public struct Invites: Sendable, Equatable {
+    package struct Invites: Sendable, Equatable {
         /// The app route an invite stands for.
-        public var route: String
+        package var route: String
         /// The route parameter that receives the invite's own code (nil: none).
-        public var codeParameter: String?
+        package var codeParameter: String?
         /// Request body field → route parameter, e.g. groupId → groupId, relay → relay.
-        public var fields: [(field: String, parameter: String)]
+        package var fields: [(field: String, parameter: String)]
         /// Fields the request must carry.
-        public var required: [String]
+        package var required: [String]
 
         /// Equal when route, code parameter, required fields and field mappings (in order) are.
-        public static func == (a: Invites, b: Invites) -> Bool {
+        package static func == (a: Invites, b: Invites) -> Bool {
             a.route == b.route && a.codeParameter == b.codeParameter && a.required == b.required
                 && a.fields.elementsEqual(b.fields, by: { $0 == $1 })
         }
     }
 
     /// A token bucket: `burst` requests at once, refilled at `perMinute`.
-    public struct RateLimit: Sendable, Equatable {
+    package struct RateLimit: Sendable, Equatable {
         /// Requests added back to the bucket per minute (`perMinute`, a positive whole number).
-        public var perMinute: Double
+        package var perMinute: Double
         /// The bucket's size: requests allowed at once (`burst`; default a tenth of `perMinute`, at least 1).
-        public var burst: Double
+        package var burst: Double
     }
 
     /// The iOS apps (`apple`; none by default).
-    public var apple: [AppleApp]
+    package var apple: [AppleApp]
     /// The Android apps (`android`; none by default).
-    public var android: [AndroidApp]
+    package var android: [AndroidApp]
     /// Whether the AASA also lists the apps under `webcredentials` (`webcredentials: true`; off by default).
-    public var webcredentials: Bool
+    package var webcredentials: Bool
     /// The route table read from `hosts` and `routes`; the association files and landing pages follow it.
-    public var router: LinkRouter
+    package var router: LinkRouter
     /// The public origin of the service, used in the links it hands out (default https://first host).
-    public var publicURL: String
+    package var publicURL: String
     /// Short-code alphabet and length for generated codes.
-    public var codeAlphabet: [Character]
+    package var codeAlphabet: [Character]
     /// Characters in a generated short code (`links.length`, 4–32; default 8).
-    public var codeLength: Int
+    package var codeLength: Int
     /// Landing pages by universal-link route name.
-    public var landingPages: [String: LandingPage]
+    package var landingPages: [String: LandingPage]
     /// Preview shown when a link has none.
-    public var defaultTitle: String
+    package var defaultTitle: String
     /// The preview description of links and pages without one (`landing.description`; empty by default).
-    public var defaultDescription: String
+    package var defaultDescription: String
     /// The preview image URL of links without one (`landing.image`); nil: no image.
-    public var defaultImage: String?
+    package var defaultImage: String?
     /// The app's icon, shown on every landing page and used as the preview image of links with
     /// no image (`landing.icon`, an https URL); nil: none.
-    public var icon: String?
+    package var icon: String?
     /// Where desktop visitors go when a link has no web fallback (nil: a page with store links).
-    public var defaultWebURL: String?
+    package var defaultWebURL: String?
     /// The templates of the landing and message pages: the built-in ones, with those of the
     /// directory `landing.templates` names (relative to the configuration file) in their place.
-    public var pageTemplates: PageTemplates = .standard
+    package var pageTemplates: PageTemplates = .standard
     /// The invite API's mapping (`invites`); nil when the section is absent, and the invite endpoints answer 404.
-    public var invites: Invites?
+    package var invites: Invites?
     /// Hosts, beyond the configuration's own and the two stores, that fallbacks may send people to.
-    public var redirectHosts: [String]
+    package var redirectHosts: [String]
     /// Custom schemes deep links may use, beyond the apps' own.
-    public var deepLinkSchemes: [String]
+    package var deepLinkSchemes: [String]
     /// The rate limit per API token (`rateLimit.perToken`; default 600 a minute, burst 60).
-    public var perTokenLimit: RateLimit
+    package var perTokenLimit: RateLimit
     /// The rate limit per client address (`rateLimit.perAddress`; default 300 a minute, burst 30).
-    public var perAddressLimit: RateLimit
+    package var perAddressLimit: RateLimit
     /// How many proxies of your own stand in front of the service (`service.trustForwardedFor`:
     /// `true` is one, a number says how many; 0: none). The client's address is then the entry of
     /// X-Forwarded-For that many from the right, the one the outermost of them added: every entry
     /// left of it is the client's to choose.
-    public var trustedProxies: Int
+    package var trustedProxies: Int
     /// Whether the client address comes from X-Forwarded-For (see `trustedProxies`).
-    public var trustForwardedFor: Bool {
+    package var trustForwardedFor: Bool {
         get { trustedProxies > 0 }
         set { trustedProxies = newValue ? max(1, trustedProxies) : 0 }
     }
     /// Largest request body accepted by the API, in bytes.
-    public var maximumBodyBytes: Int
+    package var maximumBodyBytes: Int
     /// The Opener manifest behind /api/resolve (`resolve.manifest`; nil: Switchyard's default rules).
-    public var manifestPath: String?
+    package var manifestPath: String?
     /// Whether resolve scripts are kept off the network (`resolve.offline`; off by default).
-    public var resolveOffline: Bool
+    package var resolveOffline: Bool
     /// Whether redirect following and scripts may reach loopback and private addresses
     /// (`resolve.allowPrivateAddresses`, off by default: SSRF protection).
-    public var resolveAllowsPrivateAddresses: Bool
+    package var resolveAllowsPrivateAddresses: Bool
     /// Seconds one `/api/resolve` script may run (`resolve.scriptTimeLimit`, 0.001–3600; default 5).
-    public var resolveScriptTimeLimit: Double = 5
+    package var resolveScriptTimeLimit: Double = 5
     /// Megabytes one script's heap may hold (`resolve.scriptMemoryMB`, 16–65536; default 256).
-    public var resolveScriptMemoryMB: Int = 256
+    package var resolveScriptMemoryMB: Int = 256
     /// Seconds one regex evaluation may take (`resolve.regexTimeLimit`, 0.001–3600; default 0.1).
-    public var resolveRegexTimeLimit: Double = 0.1
+    package var resolveRegexTimeLimit: Double = 0.1
     /// Threads for `/api/resolve` (scripts mostly wait on the network); 4 × as many requests may
     /// wait or run at once, the rest get 503 `resolve-busy`.
-    public var resolveThreads: Int = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    package var resolveThreads: Int = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
     /// `resolve.scriptIsolation`: "process" (the default: scripts run in worker processes when the
     /// service is given a worker command, as `switchyard serve` does) or "none" (in the service's
     /// own process, where a promise-job loop or one huge allocation cannot be stopped).
-    public var resolveIsolatesScripts = true
+    package var resolveIsolatesScripts = true
     /// Where events are delivered (`webhooks`); no endpoints by default.
-    public var webhooks = WebhookSettings()
+    package var webhooks = WebhookSettings()
     /// Whether and how visits are recorded one by one (`visits`; on by default).
-    public var visits = VisitSettings()
+    package var visits = VisitSettings()
     /// Deferred deep links (`deferred`; on by default).
-    public var deferred = DeferredSettings()
+    package var deferred = DeferredSettings()
     /// The periodic comparison with Apple's CDN copy of the AASA (`appleCDN`; off by default).
-    public var appleCDN = AppleCDNSettings()
+    package var appleCDN = AppleCDNSettings()
 
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { ServiceResources.path("example-config.yaml") }
@@ -168,7 +168,7 @@ public struct ServiceConfiguration: Sendable {
     /// Every key the configuration may have, at any depth, with its type. Checked before anything
     /// is read, so a misspelt key (`publicUrl`) or a wrong type (`teamId: 12`) is refused at start
     /// with its path instead of being silently ignored.
-    public static let shape: DocumentShape = {
+    package static let shape: DocumentShape = {
         let rateLimit = DocumentShape.object(["perMinute": .int, "burst": .int])
         var keys: [String: DocumentShape] = [
             "apple": .array(.object([
@@ -211,12 +211,12 @@ public struct ServiceConfiguration: Sendable {
     ]
 
     /// The first path segments the service answers itself: no universal-link route may claim them.
-    public static let servicePaths: Set<String> = ["admin", "api", "healthz", "metrics", "openapi.json", ".well-known", "apple-app-site-association"]
+    package static let servicePaths: Set<String> = ["admin", "api", "healthz", "metrics", "openapi.json", ".well-known", "apple-app-site-association"]
 
     /// Reads a configuration already parsed into a JSON value, checking it against ``shape`` first; sections that are absent keep their defaults.
     /// A `routeTable` path is read relative to `directory` (the configuration file's; the
     /// current directory when nil). Throws ``ConfigurationError`` naming the key at fault.
-    public init(document: JSONValue, relativeTo directory: String? = nil) throws(ConfigurationError) {
+    package init(document: JSONValue, relativeTo directory: String? = nil) throws(ConfigurationError) {
         guard case .object = document else { throw ConfigurationError("the configuration must be an object with apple, android, hosts and routes") }
         let problems = Self.shape.problems(in: document)
         if let first = problems.first {
@@ -302,12 +302,12 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// Schemes a stored deep link may use: the apps' own plus `deepLinkSchemes`.
-    public var allowedSchemes: Set<String> {
+    package var allowedSchemes: Set<String> {
         Set(apple.compactMap(\.scheme).map { $0.lowercased() } + deepLinkSchemes.map { $0.lowercased() })
     }
 
     /// Hosts a landing page may send a visitor to.
-    public var allowedRedirectHosts: Set<String> {
+    package var allowedRedirectHosts: Set<String> {
         var hosts = Set(router.hosts.map { $0.lowercased() } + redirectHosts.map { $0.lowercased() })
         hosts.formUnion(LinkInput.storeHosts)
         if let host = URLComponents(string: publicURL)?.host { hosts.insert(host.lowercased()) }
@@ -315,10 +315,10 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// The App Store page of the first iOS app with an App Store id.
-    public var appStoreURL: String? { apple.lazy.compactMap(\.appStoreID).first.map { "https://apps.apple.com/app/id\($0)" } }
+    package var appStoreURL: String? { apple.lazy.compactMap(\.appStoreID).first.map { "https://apps.apple.com/app/id\($0)" } }
 
     /// The Play Store page of the first Android app.
-    public var playStoreURL: String? { android.first.map { "https://play.google.com/store/apps/details?id=\($0.package)" } }
+    package var playStoreURL: String? { android.first.map { "https://play.google.com/store/apps/details?id=\($0.package)" } }
 
     /// Why `serve` cannot host this configuration, or nil: with no app, the association files
     /// would name none, and neither iOS nor Android would open a link in an app.
@@ -349,7 +349,7 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// The apple-app-site-association generated from the routes.
-    public var appSiteAssociation: JSONValue {
+    package var appSiteAssociation: JSONValue {
         AssociationGenerator.appSiteAssociation(router: router, appIDs: apple.map(\.appID), webcredentials: webcredentials,
                                                 appClips: apple.compactMap { a in a.appClipBundleID.map { "\(a.teamID).\($0)" } },
                                                 reserved: Self.reservedAASAPaths)
@@ -357,7 +357,7 @@ public struct ServiceConfiguration: Sendable {
 
     /// The assetlinks.json statements, one per Android app, each with the Android 15 dynamic
     /// rules of the routes (the same entries, in the same order, as the AASA's components).
-    public var assetLinks: AssetLinks {
+    package var assetLinks: AssetLinks {
         AssetLinks(statements: android.flatMap {
             AssociationGenerator.assetLinks(packageName: $0.package, fingerprints: $0.fingerprints, router: router, reserved: Self.reservedAASAPaths).statements
         })

@@ -3,7 +3,7 @@ import LinkPages
 import SwitchyardCore
 
 /// The files this module ships in `Resources/` (see `InstalledResources` for where they are found).
-public enum ServiceResources {
+package enum ServiceResources {
     /// Every file the service reads from its resources.
     static let files = ["example-config.yaml", "openapi.json"]
 
@@ -14,7 +14,7 @@ public enum ServiceResources {
 
     /// Why the service cannot start from this installation (a resource file of this module or
     /// of the pages is missing), or nil.
-    public static var problem: String? {
+    package static var problem: String? {
         guard let file = files.first(where: { path($0) == nil }) else { return PageResources.problem }
         return InstalledResources.missingFile(bundle: "Switchyard_LinkService", file: file)
     }

@@ -41,7 +41,7 @@ public enum APIToken {
 
     /// Why `name` cannot name a token, said of the name (`must be 1–100 characters`), or nil:
     /// names are printable text, as `token list` and the dashboard print them back.
-    public static func nameProblem(_ name: String) -> String? {
+    package static func nameProblem(_ name: String) -> String? {
         if name.isEmpty || name.count > 100 { return "must be 1–100 characters" }
         if let scalar = name.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
             return "contains \(String(format: "U+%04X", scalar.value)) (a control, bidirectional or replacement character)"
@@ -50,20 +50,20 @@ public enum APIToken {
     }
 
     /// A token as `token list --json` shows it: never its secret or its hash.
-    public struct Listing: Encodable, Sendable {
+    package struct Listing: Encodable, Sendable {
         /// The token's id.
-        public var id: String
+        package var id: String
         /// The token's name.
-        public var name: String
+        package var name: String
         /// The scopes, separated by spaces.
-        public var scopes: String
+        package var scopes: String
         /// When it was issued (ISO 8601).
-        public var created: String
+        package var created: String
         /// When it was revoked (ISO 8601); null while it is valid.
-        public var revoked: String?
+        package var revoked: String?
 
         /// The listing of `token`.
-        public init(_ token: StoredToken) {
+        package init(_ token: StoredToken) {
             id = token.id
             name = token.name
             scopes = token.scopes.joined(separator: " ")
@@ -73,22 +73,22 @@ public enum APIToken {
     }
 
     /// Splits a token into id and secret; nil when it is not one of ours.
-    public static func parse(_ token: String) -> (id: String, secret: String)? {
+    package static func parse(_ token: String) -> (id: String, secret: String)? {
         let parts = token.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == "sy", parts[1].count == 12, parts[2].count == 43 else { return nil }
         return (String(parts[1]), String(parts[2]))
     }
 
     /// Hex SHA-256 of a secret.
-    public static func hash(_ secret: String) -> String {
+    package static func hash(_ secret: String) -> String {
         Hex.encode(SHA256.hash(data: Array(secret.utf8)))
     }
 
     /// Equal-length comparison whose time does not depend on where the bytes differ.
-    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool { ConstantTime.equals(a, b) }
+    package static func constantTimeEquals(_ a: String, _ b: String) -> Bool { ConstantTime.equals(a, b) }
 
     /// Whether `record` grants `scope`.
-    public static func grants(_ record: StoredToken, _ scope: TokenScope) -> Bool {
+    package static func grants(_ record: StoredToken, _ scope: TokenScope) -> Bool {
         record.scopes.contains(scope.rawValue) || record.scopes.contains(TokenScope.admin.rawValue)
     }
 }

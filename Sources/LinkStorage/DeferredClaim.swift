@@ -2,21 +2,21 @@ import Foundation
 import SwitchyardCore
 
 /// What a claim token stands for, copied when the page was shown.
-public struct DeferredClaim: Sendable, Equatable {
+package struct DeferredClaim: Sendable, Equatable {
     /// The short code of the link visited; nil for a route's landing page or a Firebase long link.
-    public var code: String?
+    package var code: String?
     /// The deep link the page offered, if it had one.
-    public var deepLink: String?
+    package var deepLink: String?
     /// The route the claim stands for: a stored link's route, or a route page's app route (else
     /// the page's own route); nil for a link given as a deep link, and for a Firebase long link.
-    public var route: String?
+    package var route: String?
     /// The route's parameters by name.
-    public var parameters: [String: String]
+    package var parameters: [String: String]
     /// The platform the token was issued for: `ios` or `android`.
-    public var platform: String
+    package var platform: String
 
     /// A claim for these fields.
-    public init(code: String?, deepLink: String?, route: String?, parameters: [String: String], platform: String) {
+    package init(code: String?, deepLink: String?, route: String?, parameters: [String: String], platform: String) {
         self.code = code
         self.deepLink = deepLink
         self.route = route

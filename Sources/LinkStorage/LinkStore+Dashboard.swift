@@ -2,42 +2,42 @@ import SwitchyardCore
 import Foundation
 
 /// One row of `click_days`: a link's counted visits on one UTC day from one platform.
-public struct ClickDay: Sendable, Hashable {
+package struct ClickDay: Sendable, Hashable {
     /// The short code of the link visited.
-    public var code: String
+    package var code: String
     /// Days since 1970-01-01, UTC.
-    public var day: Int64
+    package var day: Int64
     /// `ios`, `android`, `desktop` (the landing page's audience), `unknown` when not given, or
     /// `bot` for link previews, crawlers and prefetches (never counted as clicks).
-    public var platform: String
+    package var platform: String
 
     /// The platform of preview, crawler and prefetch visits.
-    public static let bot = "bot"
+    package static let bot = "bot"
 
     /// A row key for this link, UTC day number (see ``day(of:)``) and platform.
-    public init(code: String, day: Int64, platform: String) {
+    package init(code: String, day: Int64, platform: String) {
         self.code = code
         self.day = day
         self.platform = platform
     }
 
     /// The UTC day number of a date.
-    public static func day(of date: Date) -> Int64 { Int64((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
+    package static func day(of date: Date) -> Int64 { Int64((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
 }
 
 /// A dashboard sign-in as stored: the token it was made with and its form token.
-public struct AdminSession: Sendable, Equatable {
+package struct AdminSession: Sendable, Equatable {
     /// The id of the API token the user signed in with; the session ends when it is revoked.
-    public var tokenID: String
+    package var tokenID: String
     /// The value every form of this session carries (compared in constant time).
-    public var csrf: String
+    package var csrf: String
     /// When the user signed in.
-    public var createdAt: Date
+    package var createdAt: Date
     /// When the session stops being accepted.
-    public var expiresAt: Date
+    package var expiresAt: Date
 
     /// A session record with these fields.
-    public init(tokenID: String, csrf: String, createdAt: Date, expiresAt: Date) {
+    package init(tokenID: String, csrf: String, createdAt: Date, expiresAt: Date) {
         self.tokenID = tokenID
         self.csrf = csrf
         self.createdAt = createdAt
@@ -60,14 +60,14 @@ extension LinkStore {
     }
 
     /// A link's day rows from `firstDay` on, by day then platform.
-    public func clickDays(code: String, from firstDay: Int64) async throws(StoreError) -> [(day: Int64, platform: String, clicks: Int64)] {
+    package func clickDays(code: String, from firstDay: Int64) async throws(StoreError) -> [(day: Int64, platform: String, clicks: Int64)] {
         try await db.read("SELECT day, platform, clicks FROM click_days WHERE code = ? AND day >= ? ORDER BY day, platform",
                           [.text(code), .int(firstDay)])
             .map { (day: $0[0].int ?? 0, platform: $0[1].text ?? "unknown", clicks: $0[2].int ?? 0) }
     }
 
     /// A link's visits by platform over every day recorded, most first.
-    public func clicksByPlatform(code: String) async throws(StoreError) -> [(platform: String, clicks: Int64)] {
+    package func clicksByPlatform(code: String) async throws(StoreError) -> [(platform: String, clicks: Int64)] {
         try await db.read(// PostgreSQL sums BIGINT as NUMERIC: cast back.
             "SELECT platform, CAST(SUM(clicks) AS BIGINT) AS total FROM click_days WHERE code = ? GROUP BY platform ORDER BY total DESC, platform",
                           [.text(code)])
@@ -78,7 +78,7 @@ extension LinkStore {
 
     /// The newest links first; with `query`, those whose code, title, deep link, route or route
     /// parameters contain it (ignoring ASCII case).
-    public func searchLinks(_ query: String, limit: Int) async throws(StoreError) -> [StoredLink] {
+    package func searchLinks(_ query: String, limit: Int) async throws(StoreError) -> [StoredLink] {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else {
             return try await db.read("SELECT \(Self.columns) FROM links ORDER BY created_at DESC, code DESC LIMIT ?", [.int(Int64(limit))]).map(Self.link)
@@ -99,7 +99,7 @@ extension LinkStore {
     // MARK: Dashboard sessions
 
     /// Stores a new sign-in under the hex SHA-256 of its cookie value, first deleting every session already expired.
-    public func insertSession(idHash: String, _ session: AdminSession) async throws(StoreError) {
+    package func insertSession(idHash: String, _ session: AdminSession) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.transaction { tx throws(StoreError) in
                 // Sign-ins clear out what has expired.
@@ -112,14 +112,14 @@ extension LinkStore {
     }
 
     /// The session with this hash, expired or not.
-    public func session(idHash: String) async throws(StoreError) -> AdminSession? {
+    package func session(idHash: String) async throws(StoreError) -> AdminSession? {
         try await db.read("SELECT token_id, csrf, created_at, expires_at FROM admin_sessions WHERE id_hash = ?", [.text(idHash)]).first.map {
             AdminSession(tokenID: $0[0].text ?? "", csrf: $0[1].text ?? "", createdAt: Self.date($0[2].int ?? 0), expiresAt: Self.date($0[3].int ?? 0))
         }
     }
 
     /// Deletes the session with this hash (signing out); nothing happens when there is none.
-    public func deleteSession(idHash: String) async throws(StoreError) {
+    package func deleteSession(idHash: String) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.run("DELETE FROM admin_sessions WHERE id_hash = ?", [.text(idHash)])
         }

@@ -3,7 +3,7 @@ import SwitchyardCore
 
 extension LinkStore {
     /// What redeeming a claim token came to.
-    public enum ClaimOutcome: Sendable, Equatable {
+    package enum ClaimOutcome: Sendable, Equatable {
         case claimed(DeferredClaim)
         /// No such token (never issued, or gone a week after it expired).
         case unknown
@@ -18,7 +18,7 @@ extension LinkStore {
 
     /// Stores a claim token's hash with what it stands for (and, with probabilistic matching,
     /// the visit's match key).
-    public func insertClaim(tokenHash: String, _ claim: DeferredClaim, at date: Date, expiresAt: Date, matchKey: String? = nil) async throws(StoreError) {
+    package func insertClaim(tokenHash: String, _ claim: DeferredClaim, at date: Date, expiresAt: Date, matchKey: String? = nil) async throws(StoreError) {
         let parameters = JSONWriter.compact(.object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         try await write { () async throws(StoreError) in
             try await db.run(
@@ -30,7 +30,7 @@ extension LinkStore {
 
     /// Probabilistic matching: redeems the most recent unredeemed, unexpired claim with this
     /// match key made since `since`; nil when there is none.
-    public func redeemMatch(matchKey: String, since: Date, at date: Date) async throws(StoreError) -> DeferredClaim? {
+    package func redeemMatch(matchKey: String, since: Date, at date: Date) async throws(StoreError) -> DeferredClaim? {
         let outbox = self.outbox.flatMap { $0.wants("deferred.claimed") ? $0 : nil }
         return try await write { () async throws(StoreError) -> DeferredClaim? in
             try await db.transaction { tx throws(StoreError) -> DeferredClaim? in
@@ -50,7 +50,7 @@ extension LinkStore {
 
     /// Redeems a claim token once, atomically; with webhooks, `deferred.claimed` is written in
     /// the same transaction.
-    public func redeemClaim(tokenHash: String, at date: Date) async throws(StoreError) -> ClaimOutcome {
+    package func redeemClaim(tokenHash: String, at date: Date) async throws(StoreError) -> ClaimOutcome {
         let outbox = self.outbox.flatMap { $0.wants("deferred.claimed") ? $0 : nil }
         let claimed = try await write { () async throws(StoreError) -> DeferredClaim? in
             try await db.transaction { tx throws(StoreError) -> DeferredClaim? in
@@ -75,7 +75,7 @@ extension LinkStore {
         + "AND (links.expires_at IS NULL OR links.expires_at > ?)))"
 
     /// The claim behind a token without redeeming it, while it can still be redeemed.
-    public func pendingClaim(tokenHash: String, at date: Date) async throws(StoreError) -> DeferredClaim? {
+    package func pendingClaim(tokenHash: String, at date: Date) async throws(StoreError) -> DeferredClaim? {
         try await db.read(
             "SELECT code, deep_link, route, parameters, platform FROM deferred_claims WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
                 + Self.linkAlive,
@@ -84,12 +84,12 @@ extension LinkStore {
 
     /// Whether a claim with this token was ever issued and is still kept (used, expired or its
     /// link expired: a page says gone, not unknown).
-    public func claimIsKnown(tokenHash: String) async throws(StoreError) -> Bool {
+    package func claimIsKnown(tokenHash: String) async throws(StoreError) -> Bool {
         try await !db.read("SELECT 1 FROM deferred_claims WHERE token_hash = ?", [.text(tokenHash)]).isEmpty
     }
 
     /// Deletes claims that expired before `date`, and forgets match keys made before `matchesBefore`.
-    public func pruneClaims(expiredBefore date: Date, matchesBefore: Date) async throws(StoreError) {
+    package func pruneClaims(expiredBefore date: Date, matchesBefore: Date) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.run("DELETE FROM deferred_claims WHERE expires_at < ?", [.int(Self.millis(date))])
             try await db.run("UPDATE deferred_claims SET match_key = NULL WHERE match_key IS NOT NULL AND created_at < ?", [.int(Self.millis(matchesBefore))])

@@ -3,7 +3,7 @@ import SwitchyardCore
 
 extension LinkStore {
     /// What importing one link did.
-    public enum ImportOutcome: String, Sendable, Equatable {
+    package enum ImportOutcome: String, Sendable, Equatable {
         case created, updated, unchanged
         /// A link of another kind has the code; it is left alone and this one not imported.
         case conflict
@@ -14,7 +14,7 @@ extension LinkStore {
     /// fields (its clicks kept) or left as it is when nothing differs, and a link of another kind
     /// is never touched (`conflict`). Running the same import again changes nothing. With
     /// webhooks, `link.created` and `link.updated` are written in the same transaction.
-    public func importLinks(_ links: [StoredLink]) async throws(StoreError) -> [ImportOutcome] {
+    package func importLinks(_ links: [StoredLink]) async throws(StoreError) -> [ImportOutcome] {
         let outbox = self.outbox
         let now = Date()
         return try await write { () async throws(StoreError) -> [ImportOutcome] in

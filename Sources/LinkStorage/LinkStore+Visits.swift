@@ -26,14 +26,14 @@ extension LinkStore {
     }
 
     /// Deletes visit records older than `date`.
-    public func pruneVisits(before date: Date) async throws(StoreError) {
+    package func pruneVisits(before date: Date) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.run("DELETE FROM visits WHERE second < ?", [.int(Int64(date.timeIntervalSince1970.rounded(.down)))])
         }
     }
 
     /// The hosts people came from to a link (human visits, within the retention), most first.
-    public func referrers(code: String, limit: Int) async throws(StoreError) -> [(host: String, visits: Int64)] {
+    package func referrers(code: String, limit: Int) async throws(StoreError) -> [(host: String, visits: Int64)] {
         try await db.read(
             "SELECT referrer_host, CAST(SUM(visits) AS BIGINT) AS total FROM visits WHERE code = ? AND bot = 0 AND referrer_host IS NOT NULL "
                 + "GROUP BY referrer_host ORDER BY total DESC, referrer_host LIMIT ?",
@@ -42,7 +42,7 @@ extension LinkStore {
     }
 
     /// A link's visit records, oldest first (for tests and exports).
-    public func visits(code: String) async throws(StoreError) -> [(visit: Visit, count: Int64)] {
+    package func visits(code: String) async throws(StoreError) -> [(visit: Visit, count: Int64)] {
         try await db.read(
             "SELECT second, platform, referrer_host, bot, address, visits FROM visits WHERE code = ? "
                 + "ORDER BY second, platform, referrer_host, bot, address", [.text(code)])

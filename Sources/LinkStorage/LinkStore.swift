@@ -3,53 +3,53 @@ import ServiceLifecycle
 import SwitchyardCore
 
 /// A stored invite or short link.
-public struct StoredLink: Sendable, Equatable {
+package struct StoredLink: Sendable, Equatable {
     /// `link` (the links API) or `invite` (the Plur-compatible invite API).
-    public var kind: String = "link"
+    package var kind: String = "link"
     /// The short code, unique among links; the link's page is `/i/{code}`.
-    public var code: String
+    package var code: String
     /// The custom-scheme URL the link stands for, if given directly.
-    public var deepLink: String?
+    package var deepLink: String?
     /// Or a route of the configuration and its parameters; the deep link is built from them.
-    public var route: String?
+    package var route: String?
     /// The route's parameters as name–value pairs, in order (empty with `deepLink`).
-    public var parameters: [(String, String)] = []
+    package var parameters: [(String, String)] = []
     /// Where desktop visitors go instead of the app; nil: the configured default.
-    public var webURL: String?
+    package var webURL: String?
     /// The App Store page for iOS visitors without the app; nil: the configured app's page.
-    public var appStoreURL: String?
+    package var appStoreURL: String?
     /// The Play Store page for Android visitors without the app; nil: the configured app's page.
-    public var playStoreURL: String?
+    package var playStoreURL: String?
     /// The preview title; nil: `landing.title`.
-    public var title: String?
+    package var title: String?
     /// The preview description; nil: `landing.description`.
-    public var description: String?
+    package var description: String?
     /// The preview image's URL; nil: `landing.image`.
-    public var imageURL: String?
+    package var imageURL: String?
     /// When the link stops opening; nil: never.
-    public var expiresAt: Date?
+    package var expiresAt: Date?
     /// How many clicks the link allows before it stops opening; nil: no limit.
-    public var maxUses: Int64?
+    package var maxUses: Int64?
     /// When the link was created; with the code, the order of listings.
-    public var createdAt: Date
+    package var createdAt: Date
     /// Clicks counted so far (previews and bots excluded).
-    public var clicks: Int64 = 0
+    package var clicks: Int64 = 0
     /// The id of the token that created it.
-    public var createdBy: String?
+    package var createdBy: String?
     /// When it was last edited; nil until the first edit.
-    public var updatedAt: Date?
+    package var updatedAt: Date?
 
     /// A `link` with this code and creation time, no target yet, and nothing else set.
-    public init(code: String, createdAt: Date) {
+    package init(code: String, createdAt: Date) {
         self.code = code
         self.createdAt = createdAt
     }
 
     /// The value of the first route parameter with this name, or nil.
-    public func parameter(_ name: String) -> String? { parameters.first(where: { $0.0 == name })?.1 }
+    package func parameter(_ name: String) -> String? { parameters.first(where: { $0.0 == name })?.1 }
 
     /// Equal when every stored field is, parameters compared in order.
-    public static func == (a: StoredLink, b: StoredLink) -> Bool {
+    package static func == (a: StoredLink, b: StoredLink) -> Bool {
         a.kind == b.kind && a.code == b.code && a.deepLink == b.deepLink && a.route == b.route
             && a.parameters.elementsEqual(b.parameters, by: { $0 == $1 }) && a.webURL == b.webURL
             && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title
@@ -61,20 +61,20 @@ public struct StoredLink: Sendable, Equatable {
 /// A stored API token: only the hash of its secret is kept.
 public struct StoredToken: Sendable, Equatable {
     /// The 12-character id, the part of the token between `sy_` and the secret.
-    public var id: String
+    package var id: String
     /// A label chosen when the token was issued; `revokeToken` accepts it in place of the id.
-    public var name: String
+    package var name: String
     /// Hex SHA-256 of the secret part.
-    public var secretHash: String
+    package var secretHash: String
     /// The scopes granted, as their raw values (`links:read`, `links:write`, `transactions`, `admin`).
-    public var scopes: [String]
+    package var scopes: [String]
     /// When the token was issued.
-    public var createdAt: Date
+    package var createdAt: Date
     /// When the token was revoked; nil while it is valid.
-    public var revokedAt: Date?
+    package var revokedAt: Date?
 
     /// A token record with these fields.
-    public init(id: String, name: String, secretHash: String, scopes: [String], createdAt: Date, revokedAt: Date? = nil) {
+    package init(id: String, name: String, secretHash: String, scopes: [String], createdAt: Date, revokedAt: Date? = nil) {
         self.id = id
         self.name = name
         self.secretHash = secretHash
@@ -85,7 +85,7 @@ public struct StoredToken: Sendable, Equatable {
 }
 
 /// What a click did.
-public enum ClickOutcome: Sendable, Equatable {
+package enum ClickOutcome: Sendable, Equatable {
     case counted(clicks: Int64)
     /// The link reached its maximum uses.
     case exhausted
@@ -102,7 +102,7 @@ public enum ClickOutcome: Sendable, Equatable {
 public struct LinkStore: Sendable {
     package let db: any SQLDatabase
     /// The outcome of this store's most recent write (every write method records it).
-    public let health: StorageHealth
+    package let health: StorageHealth
     /// Where link changes and clicks write their webhook events (nil: no endpoints configured).
     package var outbox: WebhookOutbox?
 
@@ -119,17 +119,17 @@ public struct LinkStore: Sendable {
 
     /// What the caller's ServiceGroup must run for this store to work: PostgreSQL's connection
     /// pool when opened with `pool: .serviceGroup`, nothing otherwise.
-    public var services: [any Service] { (db as? PostgresStore)?.services ?? [] }
+    package var services: [any Service] { (db as? PostgresStore)?.services ?? [] }
 
     /// Checks the connection and applies pending migrations (a no-op for a store that `open`
     /// already migrated); for a pool run by the caller's ServiceGroup, call it once that runs.
-    public func prepare() async throws(StoreError) {
+    package func prepare() async throws(StoreError) {
         if let postgres = db as? PostgresStore { try await postgres.checkReachable() }
         _ = try await Migrations.apply(to: db)
     }
 
     /// The database in use: `sqlite` or `postgres`.
-    public var kind: String { db.kind }
+    package var kind: String { db.kind }
 
     /// Closes the database's connections; the store is not used afterwards.
     public func close() async { await db.close() }
@@ -139,7 +139,7 @@ public struct LinkStore: Sendable {
     static let columns = "code, kind, deep_link, route, parameters, web_url, app_store_url, play_store_url, title, description, image_url, expires_at, max_uses, created_at, clicks, created_by, updated_at"
 
     /// Inserts a new link; `.duplicate` when its code is taken.
-    public func insert(_ link: StoredLink) async throws(StoreError) {
+    package func insert(_ link: StoredLink) async throws(StoreError) {
         let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
         let binds: [SQLValue] = [
             .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
@@ -175,7 +175,7 @@ public struct LinkStore: Sendable {
     /// Replaces what an edit may change — target, fallbacks, texts, expiry, use limit — and sets
     /// `updatedAt`; the code, kind, creation, creator and click count stay. The link as stored
     /// after the edit, or nil when there is no link with that code.
-    public func update(_ link: StoredLink) async throws(StoreError) -> StoredLink? {
+    package func update(_ link: StoredLink) async throws(StoreError) -> StoredLink? {
         let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
         let sql = "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
             + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ? WHERE code = ? RETURNING \(Self.columns)"
@@ -193,12 +193,12 @@ public struct LinkStore: Sendable {
     }
 
     /// The link with this code, or nil when there is none.
-    public func link(code: String) async throws(StoreError) -> StoredLink? {
+    package func link(code: String) async throws(StoreError) -> StoredLink? {
         try await db.read("SELECT \(Self.columns) FROM links WHERE code = ?", [.text(code)]).first.map(Self.link)
     }
 
     /// Links in creation order, after the (created, code) cursor of the previous page.
-    public func links(after cursor: (createdAt: Int64, code: String)?, limit: Int) async throws(StoreError) -> [StoredLink] {
+    package func links(after cursor: (createdAt: Int64, code: String)?, limit: Int) async throws(StoreError) -> [StoredLink] {
         if let cursor {
             return try await db.read(
                 "SELECT \(Self.columns) FROM links WHERE created_at > ? OR (created_at = ? AND code > ?) ORDER BY created_at, code LIMIT ?",
@@ -208,7 +208,7 @@ public struct LinkStore: Sendable {
     }
 
     /// Deletes a link; false when there was none.
-    public func delete(code: String) async throws(StoreError) -> Bool {
+    package func delete(code: String) async throws(StoreError) -> Bool {
         !(try await write { () async throws(StoreError) in
             try await changing("link.deleted") { tx throws(StoreError) in
                 try await tx.run("DELETE FROM click_days WHERE code = ?", [.text(code)])
@@ -228,7 +228,7 @@ public struct LinkStore: Sendable {
     ///   - visit: the visit's record, written in the same transaction (nil: not recorded).
     /// `clickEvent: false` writes no `link.clicked` event (a client past its budget); the
     /// `link.exhausted` event of the last use is written whatever it says.
-    public func click(code: String, platform: String? = nil, at date: Date = Date(), visit: Visit? = nil, clickEvent: Bool = true) async throws(StoreError) -> ClickOutcome {
+    package func click(code: String, platform: String? = nil, at date: Date = Date(), visit: Visit? = nil, clickEvent: Bool = true) async throws(StoreError) -> ClickOutcome {
         let sql = "UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING \(Self.columns)"
         let outbox = self.outbox.flatMap { $0.wants("link.clicked") || $0.wants("link.exhausted") ? $0 : nil }
         let day = ClickDay(code: code, day: ClickDay.day(of: date), platform: platform ?? "unknown")
@@ -249,16 +249,16 @@ public struct LinkStore: Sendable {
     }
 
     /// A click counted in memory, kept for its `link.clicked` event.
-    public struct Click: Sendable, Equatable {
+    package struct Click: Sendable, Equatable {
         /// The code of the link clicked.
-        public var code: String
+        package var code: String
         /// The visitor's platform (`ios`, `android`, `desktop`), or nil when not known.
-        public var platform: String?
+        package var platform: String?
         /// When the click happened; the time its event reports.
-        public var at: Date
+        package var at: Date
 
         /// A click of `code` from `platform` at `at`.
-        public init(code: String, platform: String?, at: Date) {
+        package init(code: String, platform: String?, at: Date) {
             self.code = code
             self.platform = platform
             self.at = at
@@ -268,7 +268,7 @@ public struct LinkStore: Sendable {
     /// Adds batched click counts (links without a use limit), their day rows and visit records
     /// in one transaction, with the `link.clicked` events of `clicks`; what belongs to links that
     /// no longer exist is dropped.
-    public func addClicks(_ counts: [String: Int64], days: [ClickDay: Int64] = [:], clicks: [Click] = [],
+    package func addClicks(_ counts: [String: Int64], days: [ClickDay: Int64] = [:], clicks: [Click] = [],
                           visits: [Visit: Int64] = [:]) async throws(StoreError) {
         guard !counts.isEmpty || !days.isEmpty || !visits.isEmpty else { return }
         let sorted = counts.sorted { $0.key < $1.key }
@@ -324,22 +324,22 @@ public struct LinkStore: Sendable {
     // MARK: Verification transactions
 
     /// A transaction id issued for a callback round trip (the ThereAndBack design's third party).
-    public struct Transaction: Sendable, Equatable {
+    package struct Transaction: Sendable, Equatable {
         /// The transaction's random id (43 characters, 256 bits), used once to verify it.
-        public var id: String
+        package var id: String
         /// What the transaction is for, as its creator said (up to 200 characters); nil when not given.
-        public var purpose: String?
+        package var purpose: String?
         /// The id of the API token that created the transaction.
-        public var createdBy: String?
+        package var createdBy: String?
         /// When the transaction was issued.
-        public var createdAt: Date
+        package var createdAt: Date
         /// When the transaction can no longer be verified (issue time plus its `ttl`, 300 s by default).
-        public var expiresAt: Date
+        package var expiresAt: Date
         /// When it was verified; nil until then.
-        public var verifiedAt: Date?
+        package var verifiedAt: Date?
 
         /// A transaction record with these fields.
-        public init(id: String, purpose: String?, createdBy: String?, createdAt: Date, expiresAt: Date, verifiedAt: Date? = nil) {
+        package init(id: String, purpose: String?, createdBy: String?, createdAt: Date, expiresAt: Date, verifiedAt: Date? = nil) {
             self.id = id
             self.purpose = purpose
             self.createdBy = createdBy
@@ -350,7 +350,7 @@ public struct LinkStore: Sendable {
     }
 
     /// What verifying a transaction found: verified now (with the record), unknown, expired, or verified before.
-    public enum VerifyOutcome: Sendable, Equatable {
+    package enum VerifyOutcome: Sendable, Equatable {
         case verified(Transaction)
         case unknown
         case expired
@@ -358,7 +358,7 @@ public struct LinkStore: Sendable {
     }
 
     /// Stores a newly issued transaction.
-    public func insert(_ t: Transaction) async throws(StoreError) {
+    package func insert(_ t: Transaction) async throws(StoreError) {
         try await write { () async throws(StoreError) in
             try await db.run("INSERT INTO transactions (id, purpose, created_by, created_at, expires_at, verified_at) VALUES (?, ?, ?, ?, ?, ?)", [
                 .text(t.id), SQLValue(t.purpose), SQLValue(t.createdBy), .int(Self.millis(t.createdAt)), .int(Self.millis(t.expiresAt)),
@@ -368,7 +368,7 @@ public struct LinkStore: Sendable {
     }
 
     /// Marks a transaction verified, once: atomically refused when unknown, expired or used.
-    public func verifyTransaction(id: String, at now: Date) async throws(StoreError) -> VerifyOutcome {
+    package func verifyTransaction(id: String, at now: Date) async throws(StoreError) -> VerifyOutcome {
         let rows = try await write { () async throws(StoreError) in
             try await db.run(
                 "UPDATE transactions SET verified_at = ? WHERE id = ? AND verified_at IS NULL AND expires_at > ? RETURNING id, purpose, created_by, created_at, expires_at, verified_at",
@@ -412,19 +412,19 @@ public struct LinkStore: Sendable {
     }
 
     /// The token with this id, revoked or not, or nil.
-    public func token(id: String) async throws(StoreError) -> StoredToken? {
+    package func token(id: String) async throws(StoreError) -> StoredToken? {
         try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens WHERE id = ?", [.text(id)]).first.map(Self.token)
     }
 
     /// Every token, revoked ones included, oldest first.
-    public func tokens() async throws(StoreError) -> [StoredToken] {
+    package func tokens() async throws(StoreError) -> [StoredToken] {
         try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens ORDER BY created_at, id", []).map(Self.token)
     }
 
     /// Revokes the active token with id `idOrName`, or else the one active token with that
     /// name; returns how many were revoked (0 or 1). When several active tokens share the name,
     /// none is revoked: `.ambiguous`, naming their ids.
-    public func revokeToken(_ idOrName: String, at now: Date = Date()) async throws(StoreError) -> Int {
+    package func revokeToken(_ idOrName: String, at now: Date = Date()) async throws(StoreError) -> Int {
         try await write { () async throws(StoreError) in
             try await db.transaction { tx throws(StoreError) -> Int in
                 let byID = try await tx.run("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING id",
@@ -450,7 +450,7 @@ public struct LinkStore: Sendable {
 
     /// Writes one row (`health_probes`, id 1: the time) and commits it: the health check's way
     /// of asking whether a write gets through now, recorded like any other write.
-    public func probeWrite(at now: Date = Date()) async throws(StoreError) {
+    package func probeWrite(at now: Date = Date()) async throws(StoreError) {
         try await write(source: "probe") { () async throws(StoreError) in
             try await db.run("INSERT INTO health_probes (id, probed_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at",
                              [.int(Self.millis(now))])

@@ -10,32 +10,32 @@ import Foundation
 /// if store.health.needsProbe() { _ = await store.health.probe(timeout: .seconds(2)) { try? await store.probeWrite() } }
 /// store.health.last?.failure   // nil: the last write committed
 /// ```
-public final class StorageHealth: Sendable {
+package final class StorageHealth: Sendable {
     /// One write's outcome.
-    public struct Observation: Sendable, Equatable {
+    package struct Observation: Sendable, Equatable {
         /// Nil when the write committed; otherwise the database's reason (without the SQL).
-        public var failure: String?
+        package var failure: String?
         /// `write` (a request or the click flusher) or `probe` (the health check's own write).
-        public var source: String
+        package var source: String
         /// When, on the monotonic clock (for freshness) and as a date (for people).
-        public var at: Double
+        package var at: Double
         /// The same moment as a wall-clock date, for people reading `/healthz`.
-        public var date: Date
+        package var date: Date
         /// While writes fail: the date of the first failure in a row.
-        public var failingSince: Date?
+        package var failingSince: Date?
     }
 
     /// A successful outcome older than this (seconds) is checked again with a probe.
-    public let probeAfterSuccess: Double
+    package let probeAfterSuccess: Double
     /// A failed outcome older than this is checked again, so recovery shows within about a second.
-    public let probeAfterFailure: Double
+    package let probeAfterFailure: Double
     private let clock: @Sendable () -> Double
     private let date: @Sendable () -> Date
     private let state = Locked<Observation?>(nil)
     private let running = Locked<Task<Void, Never>?>(nil)
 
     /// A tracker with no outcome yet. Intervals are in seconds; `clock` (monotonic seconds) and `date` are injected in tests.
-    public init(probeAfterSuccess: Double = 10, probeAfterFailure: Double = 1,
+    package init(probeAfterSuccess: Double = 10, probeAfterFailure: Double = 1,
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime },
                 date: @escaping @Sendable () -> Date = { Date() }) {
         self.probeAfterSuccess = probeAfterSuccess
@@ -45,10 +45,10 @@ public final class StorageHealth: Sendable {
     }
 
     /// The most recent outcome (nil before the first write).
-    public var last: Observation? { state.withLock { $0 } }
+    package var last: Observation? { state.withLock { $0 } }
 
     /// Records one write's outcome: `failure` nil when it committed.
-    public func record(failure: String?, source: String) {
+    package func record(failure: String?, source: String) {
         let t = clock(), d = date()
         state.withLock { last in
             let since = failure == nil ? nil : (last?.failingSince ?? d)
@@ -57,7 +57,7 @@ public final class StorageHealth: Sendable {
     }
 
     /// True when nothing is known yet or the last outcome is older than its probe interval.
-    public func needsProbe() -> Bool {
+    package func needsProbe() -> Bool {
         guard let last else { return true }
         return clock() - last.at >= (last.failure == nil ? probeAfterSuccess : probeAfterFailure)
     }
@@ -65,7 +65,7 @@ public final class StorageHealth: Sendable {
     /// Runs `write` (a probe that records its own outcome) unless one is already running, in
     /// which case it waits for that one. Returns false when the probe did not finish within
     /// `timeout`; it then goes on in the background and records its outcome when it ends.
-    public func probe(timeout: Duration, _ write: @escaping @Sendable () async -> Void) async -> Bool {
+    package func probe(timeout: Duration, _ write: @escaping @Sendable () async -> Void) async -> Bool {
         let task = running.withLock { running -> Task<Void, Never> in
             if let running { return running }
             let task = Task {

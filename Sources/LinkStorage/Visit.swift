@@ -3,22 +3,22 @@ import Foundation
 /// A landing-page visit as recorded: one row per link, second, platform, referrer host, bot flag
 /// and kept address, with how many visits it stands for (identical visits in one second share a
 /// row, so a burst costs one row, not thousands).
-public struct Visit: Sendable, Hashable {
+package struct Visit: Sendable, Hashable {
     /// The short code of the link visited.
-    public var code: String
+    package var code: String
     /// Seconds since 1970, UTC.
-    public var second: Int64
+    package var second: Int64
     /// `ios`, `android`, `desktop`, or `unknown`.
-    public var platform: String
+    package var platform: String
     /// The lower-cased host of the `Referer` header (http, https or `android-app:`); nil when there was none or it was not one of those.
-    public var referrerHost: String?
+    package var referrerHost: String?
     /// A link preview, crawler or prefetch (never a click).
-    public var bot: Bool
+    package var bot: Bool
     /// The anonymized address, or nil when addresses are not kept.
-    public var address: String?
+    package var address: String?
 
     /// A visit of this link at `date`, truncated to the whole second.
-    public init(code: String, at date: Date, platform: String, referrerHost: String? = nil, bot: Bool = false, address: String? = nil) {
+    package init(code: String, at date: Date, platform: String, referrerHost: String? = nil, bot: Bool = false, address: String? = nil) {
         self.code = code
         self.second = Int64(date.timeIntervalSince1970.rounded(.down))
         self.platform = platform

@@ -9,19 +9,19 @@ import NIOCore
 /// The same value serves both ways in: the router's handler for `pattern` asks `answer` first
 /// (see `ResponseLane`), and the lane answers a request on the event loop when `answer` gives a
 /// response — so what is cacheable is decided in one place, by the route itself.
-public struct LaneRoute: Sendable {
+package struct LaneRoute: Sendable {
     /// The request as the route sees it: the head, the value of the pattern's one `{name}`
     /// segment (nil for a pattern without one), and the peer's address, asked only when needed.
-    public struct Request {
+    package struct Request {
         /// The request head (method, path, header fields).
-        public let head: HTTPRequest
+        package let head: HTTPRequest
         /// The value of the pattern's `{name}` segment; nil when the pattern has none.
-        public let parameter: Substring?
+        package let parameter: Substring?
         /// The peer's address; read it only when it is needed.
-        public let client: () -> String?
+        package let client: () -> String?
 
         /// A request as given.
-        public init(head: HTTPRequest, parameter: Substring?, client: @escaping () -> String?) {
+        package init(head: HTTPRequest, parameter: Substring?, client: @escaping () -> String?) {
             self.head = head
             self.parameter = parameter
             self.client = client
@@ -29,16 +29,16 @@ public struct LaneRoute: Sendable {
     }
 
     /// A complete response: status, header fields (with Content-Length) and body.
-    public struct Answer: Sendable {
+    package struct Answer: Sendable {
         /// The response status.
-        public var status: HTTPResponse.Status
+        package var status: HTTPResponse.Status
         /// The header fields, with Content-Length; Date and Server are added by whoever sends it.
-        public var fields: HTTPFields
+        package var fields: HTTPFields
         /// The whole body.
-        public var body: ByteBuffer
+        package var body: ByteBuffer
 
         /// An answer as given.
-        public init(status: HTTPResponse.Status, fields: HTTPFields, body: ByteBuffer) {
+        package init(status: HTTPResponse.Status, fields: HTTPFields, body: ByteBuffer) {
             self.status = status
             self.fields = fields
             self.body = body
@@ -46,13 +46,13 @@ public struct LaneRoute: Sendable {
     }
 
     /// The path as the router writes it: literal segments, and at most one `{name}` segment, last.
-    public let pattern: String
+    package let pattern: String
     /// The complete answer for a GET of this route, or nil when only the router can answer it
     /// (it needs the store, a render, a write that must be awaited).
-    public let answer: @Sendable (Request) -> Answer?
+    package let answer: @Sendable (Request) -> Answer?
 
     /// A route at `pattern` whose answers come from `answer`.
-    public init(_ pattern: String, answer: @escaping @Sendable (Request) -> Answer?) {
+    package init(_ pattern: String, answer: @escaping @Sendable (Request) -> Answer?) {
         self.pattern = pattern
         self.answer = answer
     }
@@ -79,10 +79,10 @@ public struct LaneRoute: Sendable {
 /// a `Connection` header other than keep-alive (the router's connection handling closes
 /// connections), or when its route declines. See `ResponseLaneHandler` for the order of
 /// pipelined requests and for a client that does not read.
-public struct ResponseLane: Sendable {
+package struct ResponseLane: Sendable {
     /// What the lane reports about each request a route answers: the request, the status, the
     /// peer's address (asked only when needed) and when the request was taken up.
-    public typealias Observer = @Sendable (HTTPRequest, HTTPResponse.Status, () -> String?, ContinuousClock.Instant) -> Void
+    package typealias Observer = @Sendable (HTTPRequest, HTTPResponse.Status, () -> String?, ContinuousClock.Instant) -> Void
 
     /// A route with its observer, made once.
     private struct Entry: Sendable {
@@ -95,7 +95,7 @@ public struct ResponseLane: Sendable {
     private let date = HTTPDate()
 
     /// `observer` makes each route's observer once, when the lane is made.
-    public init(routes: [LaneRoute], serverName: String?, observer: (LaneRoute) -> Observer) {
+    package init(routes: [LaneRoute], serverName: String?, observer: (LaneRoute) -> Observer) {
         var exact: [String: Entry] = [:]
         var prefixed: [(String, Entry)] = []
         for route in routes {
@@ -109,7 +109,7 @@ public struct ResponseLane: Sendable {
     }
 
     /// A handler for one new connection.
-    public func handler() -> ResponseLaneHandler { ResponseLaneHandler(self) }
+    package func handler() -> ResponseLaneHandler { ResponseLaneHandler(self) }
 
     /// The route `path` names and its parameter, or nil.
     private func entry(for path: String) -> (Entry, Substring?)? {
@@ -123,7 +123,7 @@ public struct ResponseLane: Sendable {
     }
 
     /// The complete response for `request`, or nil to let the router handle it.
-    public func response(for request: HTTPRequest, client: () -> String?) -> (HTTPResponse, ByteBuffer)? {
+    package func response(for request: HTTPRequest, client: () -> String?) -> (HTTPResponse, ByteBuffer)? {
         let start = ContinuousClock.now
         guard request.method == .get, let path = request.path else { return nil }
         // The router decodes and splits queries and percent-escapes; it also closes connections.

@@ -28,15 +28,15 @@ struct PipelineOrder {
 /// reads no answers fills the socket's buffer; the requests behind that go to the router, whose
 /// writes wait for the client and whose reading stops, so the answers held for a client are
 /// bounded by the channel's write buffer, not by what the client sends.
-public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHandler {
+package final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Request parts, as Hummingbird's HTTP/1 channel converts them.
-    public typealias InboundIn = HTTPRequestPart
+    package typealias InboundIn = HTTPRequestPart
     /// The parts of requests the lane leaves to the router, passed on unchanged.
-    public typealias InboundOut = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
     /// The router's response parts, passed on unchanged.
-    public typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundIn = HTTPResponsePart
     /// Response parts: the router's, and the lane's own answers.
-    public typealias OutboundOut = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let lane: ResponseLane
     private var order = PipelineOrder()
@@ -48,7 +48,7 @@ public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHa
     init(_ lane: ResponseLane) { self.lane = lane }
 
     /// Answers a request at its end when the lane can, else passes its parts on.
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
             if order.laneMayAnswer, context.channel.isWritable,
@@ -70,7 +70,7 @@ public final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelHa
     }
 
     /// Passes the router's response on, counting its end for the order of pipelined requests.
-    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) { order.routerAnswered() }
         context.write(data, promise: promise)
     }

@@ -6,7 +6,7 @@ extension RouterMethods where Context: RemoteAddressRequestContext {
     /// route for its answer first and calls `otherwise` when it has none — the same answer the
     /// lane gives on the event loop, for requests the lane left to the router.
     @discardableResult
-    public func get(_ route: LaneRoute, otherwise: @escaping @Sendable (Request, Context) async throws -> Response) -> Self {
+    package func get(_ route: LaneRoute, otherwise: @escaping @Sendable (Request, Context) async throws -> Response) -> Self {
         let shape = route.shape
         let name = shape.parameter ? String(route.pattern.dropFirst(shape.prefix.count + 1).dropLast()) : nil
         return on(RouterPath(route.pattern), method: .get) { request, context in

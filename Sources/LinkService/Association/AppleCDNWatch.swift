@@ -16,20 +16,20 @@ import SwitchyardNetwork
 ///   check: true
 ///   interval: 21600            # seconds between comparisons (300–604800; default 6 h)
 /// ```
-public struct AppleCDNSettings: Sendable {
+package struct AppleCDNSettings: Sendable {
     /// Whether to compare at all (`check`; default false).
-    public var check = false
+    package var check = false
     /// Seconds between comparisons (`interval`, 300–604800; default 21600).
-    public var interval: Double = 21_600
+    package var interval: Double = 21_600
     /// Where the CDN's copies are, the host appended (`base`; Apple's CDN by default; a test's stand-in otherwise).
-    public var base = "https://app-site-association.cdn-apple.com/a/v1/"
+    package var base = "https://app-site-association.cdn-apple.com/a/v1/"
     /// A PEM certificate authority to trust for `base` (`caFile`; a test's stand-in CDN).
-    public var caFile: String?
+    package var caFile: String?
     /// Whether `base` may be a loopback or private address (`allowPrivateAddresses`; a test's stand-in).
-    public var allowPrivateAddresses = false
+    package var allowPrivateAddresses = false
 
     /// The defaults: no comparison.
-    public init() {}
+    package init() {}
 
     static let shape = DocumentShape.object([
         "check": .bool, "interval": .number, "base": .string, "caFile": .string, "allowPrivateAddresses": .bool,

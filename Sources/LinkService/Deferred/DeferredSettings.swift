@@ -21,18 +21,18 @@ import SwitchyardCore
 /// Android in the Play Store link's `referrer` (`sy_claim=TOKEN`), on iOS as a claim URL
 /// (`publicURL/d/TOKEN`) that the "Get the app" button copies when — and only when — the person
 /// taps it. The installed app redeems it once with `POST /api/deferred/claim`.
-public struct DeferredSettings: Sendable, Equatable {
+package struct DeferredSettings: Sendable, Equatable {
     /// Whether phone visits to landing pages get claim tokens (`enabled`; default true).
-    public var enabled = true
+    package var enabled = true
     /// Seconds a claim token can be redeemed (`claimLifetime`, 60–2592000; default 86400, one day).
-    public var claimLifetime: Double = 86_400
+    package var claimLifetime: Double = 86_400
     /// Whether `POST /api/deferred/match` may match an app by address and platform without a token (`probabilisticMatching`; default false; needs `enabled`).
-    public var probabilisticMatching = false
+    package var probabilisticMatching = false
     /// Seconds after a visit during which it can be matched without a token (`matchWindow`, 60–86400; default 3600).
-    public var matchWindow: Double = 3600
+    package var matchWindow: Double = 3600
 
     /// The defaults, as when the configuration has no `deferred` section.
-    public init() {}
+    package init() {}
 
     static let shape = DocumentShape.object(["enabled": .bool, "claimLifetime": .number, "probabilisticMatching": .bool, "matchWindow": .number])
 
@@ -57,7 +57,7 @@ public struct DeferredSettings: Sendable, Equatable {
     }
 
     /// The key of the Play Store `referrer` value the app reads: `sy_claim=TOKEN`.
-    public static let referrerKey = "sy_claim"
+    package static let referrerKey = "sy_claim"
     /// How long a redeemed or expired claim is kept, so a second try says 410 rather than 404.
     static let keptAfterExpiry: Double = 7 * 86_400
 }

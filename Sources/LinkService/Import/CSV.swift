@@ -4,23 +4,23 @@ import Foundation
 /// Comma-separated values as RFC 4180 writes them: fields separated by commas, records by CRLF
 /// or LF, a field in double quotes may hold commas, line breaks and `""` for a quote. A UTF-8
 /// byte order mark at the start is skipped.
-public enum CSV {
+package enum CSV {
     /// Text that is not CSV (`csv-syntax`), with the line where reading stopped.
-    public struct SyntaxError: SwitchyardError, Equatable {
+    package struct SyntaxError: SwitchyardError, Equatable {
         /// The line, counting from 1, where reading stopped.
-        public var line: Int
+        package var line: Int
         /// What is wrong there.
-        public var message: String
+        package var message: String
         /// Always `csv-syntax`.
-        public var code: ErrorCode { .csvSyntax }
+        package var code: ErrorCode { .csvSyntax }
         /// The line, as a source location without file or column.
-        public var location: SourceLocation? { SourceLocation(line: line) }
+        package var location: SourceLocation? { SourceLocation(line: line) }
         /// `line N: message`.
-        public var description: String { "line \(line): \(message)" }
+        package var description: String { "line \(line): \(message)" }
     }
 
     /// The records, each with the line it starts on.
-    public static func parse(_ text: String) throws(SyntaxError) -> [(line: Int, fields: [String])] {
+    package static func parse(_ text: String) throws(SyntaxError) -> [(line: Int, fields: [String])] {
         var records: [(line: Int, fields: [String])] = []
         var fields: [String] = []
         var field = ""
@@ -84,7 +84,7 @@ public enum CSV {
 
     /// One record: fields quoted when they hold a comma, quote, line break, or leading/trailing space.
     /// Judged scalar by scalar: `"\r\n"` is one `Character`, equal to neither `"\r"` nor `"\n"`.
-    public static func record(_ fields: [String]) -> String {
+    package static func record(_ fields: [String]) -> String {
         fields.map { f in
             guard f.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || f.first == " " || f.last == " " else { return f }
             return "\"" + f.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -7,47 +7,47 @@ import LinkRouting
 /// (`switchyard import fdl`) or Switchyard's own export (`switchyard import csv`). Rows that
 /// cannot be used are reported with their line and reason and left out; the rest are stored
 /// together, in one transaction (`LinkStore.importLinks`).
-public struct LinkImport: Sendable {
+package struct LinkImport: Sendable {
     /// A row left out of an import, with its line and why.
-    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+    package struct Problem: Sendable, Equatable, CustomStringConvertible {
         /// The line of the file the row starts on.
-        public var line: Int
+        package var line: Int
         /// Why the row cannot be used.
-        public var message: String
+        package var message: String
         /// `line N: message`.
-        public var description: String { "line \(line): \(message)" }
+        package var description: String { "line \(line): \(message)" }
 
         /// A problem with the row that starts on `line`.
-        public init(line: Int, message: String) {
+        package init(line: Int, message: String) {
             self.line = line
             self.message = message
         }
     }
 
     /// What a file holds: the links to store (each with its line) and the rows left out.
-    public struct Plan: Sendable {
+    package struct Plan: Sendable {
         /// The links to store, ready for `LinkStore.importLinks`.
-        public var links: [StoredLink] = []
+        package var links: [StoredLink] = []
         /// The file line of each link in `links`, at the same index.
-        public var lines: [Int] = []
+        package var lines: [Int] = []
         /// The rows left out, in file order.
-        public var problems: [Problem] = []
+        package var problems: [Problem] = []
         /// Data rows read (the header not counted).
-        public var rows = 0
+        package var rows = 0
         /// Header names that were not used.
-        public var ignoredColumns: [String] = []
+        package var ignoredColumns: [String] = []
         /// Things worth knowing that are not errors (short links on another host).
-        public var notes: [String] = []
+        package var notes: [String] = []
     }
 
     /// A file that cannot be imported at all (`invalid-import`): not CSV, no header, missing
     /// columns. Rows that cannot be used are ``Problem``s instead, and the rest is imported.
-    public typealias Failure = DomainError<ImportErrors>
+    package typealias Failure = DomainError<ImportErrors>
 
     let input: LinkInput
 
     /// An importer that checks every row against this configuration, as the API would.
-    public init(configuration: ServiceConfiguration) { input = LinkInput(configuration: configuration) }
+    package init(configuration: ServiceConfiguration) { input = LinkInput(configuration: configuration) }
 
     // MARK: Firebase Dynamic Links
 
@@ -61,7 +61,7 @@ public struct LinkImport: Sendable {
     ]
 
     /// The header `import fdl` accepts, for its help and the README.
-    public static let firebaseHeaderHelp = """
+    package static let firebaseHeaderHelp = """
         shortLink (or "Short link", "Short Dynamic Link"): required, the short link whose path the link keeps; \
         longLink (or "Long link", "Long Dynamic Link"): the long link, whose query gives the parameters; \
         link (or "Deep link") and every Firebase long-link parameter by its own name (apn, afl, ibi, isi, ifl, ipfl, ofl, st, sd, si, efr, \
@@ -91,7 +91,7 @@ public struct LinkImport: Sendable {
 
 
     /// Maps a Firebase console export: one link per row, its code the short link's path.
-    public func firebase(_ text: String, now: Date) throws(Failure) -> Plan {
+    package func firebase(_ text: String, now: Date) throws(Failure) -> Plan {
         let records = try parse(text)
         guard let header = records.first else { throw Failure("the file is empty; it needs a header row with shortLink and longLink or link") }
         let parameterNames = Dictionary(FirebaseLink.parameters.map { (Self.normalized($0.name), $0.name) }, uniquingKeysWith: { a, _ in a })
@@ -179,12 +179,12 @@ public struct LinkImport: Sendable {
     // MARK: Switchyard's own CSV
 
     /// The columns of `switchyard export csv`, in order.
-    public static let columns = ["code", "kind", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
+    package static let columns = ["code", "kind", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
                                  "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt"]
 
     /// Every link in `store` as CSV with its header, oldest first, read `pageSize` links at a
     /// time; with how many links it holds.
-    public static func export(from store: LinkStore, pageSize: Int = 1000) async throws(StoreError) -> (csv: String, count: Int) {
+    package static func export(from store: LinkStore, pageSize: Int = 1000) async throws(StoreError) -> (csv: String, count: Int) {
         var csv = CSV.record(columns)
         var cursor: (Int64, String)?
         var count = 0
@@ -198,7 +198,7 @@ public struct LinkImport: Sendable {
     }
 
     /// Links as CSV records, the header first unless `header` is false (a later page).
-    public static func export(_ links: [StoredLink], header: Bool = true) -> String {
+    package static func export(_ links: [StoredLink], header: Bool = true) -> String {
         var out = header ? CSV.record(columns) : ""
         for link in links {
             out += CSV.record([
@@ -248,7 +248,7 @@ public struct LinkImport: Sendable {
 
     /// Reads `switchyard export csv` output: every field checked as `POST /api/links` checks it;
     /// code, kind, creation time and click count kept as they were.
-    public func ownLinks(_ text: String, now: Date) throws(Failure) -> Plan {
+    package func ownLinks(_ text: String, now: Date) throws(Failure) -> Plan {
         let records = try parse(text)
         guard let header = records.first else { throw Failure("the file is empty; it needs the header \(Self.columns.joined(separator: ","))") }
         var index: [String: Int] = [:]
@@ -375,7 +375,7 @@ public struct LinkImport: Sendable {
 }
 
 /// The domain of ``LinkImport/Failure``.
-public enum ImportErrors: SingleCodeErrorDomain {
+package enum ImportErrors: SingleCodeErrorDomain {
     /// Every import failure is `invalid-import`.
-    public static var code: ErrorCode { .invalidImport }
+    package static var code: ErrorCode { .invalidImport }
 }

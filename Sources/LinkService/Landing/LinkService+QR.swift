@@ -11,9 +11,9 @@ extension LinkService {
     /// Pixel sizes a PNG may be asked for (`?size=`); the image is the largest whole number of
     /// pixels per module that fits, but never fewer than `QRCode.minimumScale` (a code drawn at
     /// one pixel per module does not scan), so a small size can give a slightly larger image.
-    public static let qrSizes = 64...2048
+    package static let qrSizes = 64...2048
     /// The PNG size when none is asked for.
-    public static let defaultQRSize = 512
+    package static let defaultQRSize = 512
 
     /// GET `/i/{code}/qr.svg` and `/i/{code}/qr.png?size=`: the QR code of the link's page URL
     /// (`publicURL/i/{code}`). Never counts a click or uses a use; a missing link is 404, an

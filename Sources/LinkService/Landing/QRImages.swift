@@ -72,7 +72,7 @@ final class QRImages: Sendable {
 
 extension LinkService {
     /// Why a stored link's page answers 410 at `now`: one rule for its QR images and `switchyard link qr`.
-    public enum Gone: Equatable, Sendable {
+    package enum Gone: Equatable, Sendable {
         /// Past its expiry.
         case expired(Date)
         /// Used as often as it may be.
@@ -80,7 +80,7 @@ extension LinkService {
     }
 
     /// Why `link`'s page is gone at `now`, or nil while it is served.
-    public static func gone(_ link: StoredLink, at now: Date) -> Gone? {
+    package static func gone(_ link: StoredLink, at now: Date) -> Gone? {
         if let expiry = link.expiresAt, expiry <= now { return .expired(expiry) }
         if let max = link.maxUses, link.clicks >= max { return .usedUp(max) }
         return nil
@@ -88,7 +88,7 @@ extension LinkService {
 
     /// The QR code of a stored link's page as the service draws it: SVG, or a PNG fitting
     /// `pixels`; with the page URL it encodes and the PNG's width.
-    public static func qrImage(of link: StoredLink, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize)
+    package static func qrImage(of link: StoredLink, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize)
         throws(QRCode.EncodingError) -> (bytes: [UInt8], url: String, width: Int?) {
         let url = pageURL(of: link, configuration: configuration)
         let image = try QRImages.image(of: url, png: png, pixels: pixels)

@@ -22,13 +22,13 @@ import Darwin
 ///   time for it. This also closes idle keep-alive connections.
 public struct ConnectionLimits: Sendable {
     /// The most connections open at once.
-    public var maximumConnections: Int
+    package var maximumConnections: Int
     /// Seconds a request may take to arrive, from the connection's start or the previous response.
-    public var requestTimeout: Double
+    package var requestTimeout: Double
 
     /// Limits for this process: raises the soft descriptor limit to the hard one, then allows
     /// that many connections less a reserve (an eighth, at least 64) for everything else.
-    public static func forThisProcess(requestTimeout: Double = 75) -> ConnectionLimits {
+    package static func forThisProcess(requestTimeout: Double = 75) -> ConnectionLimits {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
             return ConnectionLimits(maximumConnections: 768, requestTimeout: requestTimeout)
@@ -47,7 +47,7 @@ public struct ConnectionLimits: Sendable {
     }
 
     /// Limits as given.
-    public init(maximumConnections: Int, requestTimeout: Double) {
+    package init(maximumConnections: Int, requestTimeout: Double) {
         self.maximumConnections = maximumConnections
         self.requestTimeout = requestTimeout
     }

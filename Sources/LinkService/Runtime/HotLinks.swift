@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// for a few seconds, and clicks on links without a use limit are added up in memory and
 /// written in one transaction per second (and at shutdown). A SIGKILL can lose at most the last
 /// second of click counts, never a link. Another node sees a deleted link gone after `ttl`.
-public final class HotLinks: Sendable {
+package final class HotLinks: Sendable {
     struct Entry {
         var link: StoredLink?
         var loaded: Double

@@ -2,7 +2,7 @@ import SwitchyardCore
 import Foundation
 
 /// Token buckets by key (a token id, a client address). Pure state plus a lock; time is injected.
-public final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     struct Bucket { var tokens: Double; var updated: Double }
 
     private let rate: Double      // tokens per second
@@ -13,14 +13,14 @@ public final class RateLimiter: Sendable {
     private let maximumKeys = 50_000
 
     /// Buckets for `limit`, each starting full; `now` gives monotonic seconds (injected in tests).
-    public init(_ limit: ServiceConfiguration.RateLimit, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+    package init(_ limit: ServiceConfiguration.RateLimit, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         rate = limit.perMinute / 60
         burst = limit.burst
         self.now = now
     }
 
     /// Takes one token for `key`: nil when allowed, else the seconds until one is available.
-    public func take(_ key: String) -> Double? {
+    package func take(_ key: String) -> Double? {
         let t = now()
         return buckets.withLock { buckets -> Double? in
             var b = buckets[key] ?? Bucket(tokens: burst, updated: t)

@@ -4,9 +4,9 @@ import Prometheus
 
 /// The service's Prometheus metrics, in a registry of its own (no process-wide bootstrap, so
 /// several services can live in one test process). Served at `/metrics`.
-public final class ServiceMetrics: Sendable {
+package final class ServiceMetrics: Sendable {
     /// The registry holding every metric of this service; `/metrics` renders it.
-    public let registry = PrometheusCollectorRegistry()
+    package let registry = PrometheusCollectorRegistry()
     private struct Key: Hashable { var route: String; var status: Int }
     private let requests = Locked<[Key: Counter]>([:])
     private let durations = Locked<[String: DurationHistogram]>([:])
@@ -30,7 +30,7 @@ public final class ServiceMetrics: Sendable {
     let requestsTimedOut: Counter
 
     /// Creates the counters (links created, clicks, preview visits, deferred claims, rate limits, auth failures, webhook deliveries) in a fresh registry.
-    public init() {
+    package init() {
         linksCreated = registry.makeCounter(name: "switchyard_links_created_total", help: "Links and invites created.")
         clicks = registry.makeCounter(name: "switchyard_link_clicks_total", help: "Landing-page views of stored links that were counted.")
         previewVisits = registry.makeCounter(name: "switchyard_link_preview_visits_total",
@@ -103,5 +103,5 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The exposition text.
-    public func text() -> [UInt8] { registry.emitToBuffer() }
+    package func text() -> [UInt8] { registry.emitToBuffer() }
 }

@@ -15,9 +15,9 @@ import SwitchyardCore
 ///   retentionDays: 90       # default; older records are deleted hourly
 ///   addresses: anonymized   # default (IPv4 /24, IPv6 /48); or none
 /// ```
-public struct VisitSettings: Sendable, Equatable {
+package struct VisitSettings: Sendable, Equatable {
     /// What a visit record keeps of the visitor's address (`addresses`).
-    public enum Addresses: String, Sendable, Equatable {
+    package enum Addresses: String, Sendable, Equatable {
         /// The network, not the visitor: the last octet of an IPv4 address and all but the first
         /// 48 bits of an IPv6 address are zeroed.
         case anonymized
@@ -26,14 +26,14 @@ public struct VisitSettings: Sendable, Equatable {
     }
 
     /// Whether each visit is recorded beside the click counts (`record`; default true); counts are kept either way.
-    public var record = true
+    package var record = true
     /// Days a visit record is kept before the hourly clean-up deletes it (`retentionDays`, 1–3650; default 90).
-    public var retentionDays = 90
+    package var retentionDays = 90
     /// What is kept of the visitor's address (`addresses`: `anonymized`, the default, or `none`).
-    public var addresses = Addresses.anonymized
+    package var addresses = Addresses.anonymized
 
     /// The defaults, as when the configuration has no `visits` section.
-    public init() {}
+    package init() {}
 
     static let shape = DocumentShape.object(["record": .bool, "retentionDays": .int, "addresses": .string])
 

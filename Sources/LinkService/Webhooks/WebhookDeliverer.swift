@@ -17,9 +17,9 @@ import SwitchyardNetwork
 /// a secret can be rotated: accept both ids for a while). Receivers should refuse a `t` more
 /// than five minutes from their clock (replays) and de-duplicate on `Switchyard-Event-Id`
 /// (delivery is at least once).
-public enum WebhookSignature {
+package enum WebhookSignature {
     /// The `Switchyard-Signature` value for `body` sent at `timestamp` (Unix seconds): `t=…,k=…,v1=…`.
-    public static func header(secret: [UInt8], keyID: String, timestamp: Int, body: [UInt8]) -> String {
+    package static func header(secret: [UInt8], keyID: String, timestamp: Int, body: [UInt8]) -> String {
         "t=\(timestamp),k=\(keyID),v1=" + mac(secret: secret, timestamp: timestamp, body: body)
     }
 
@@ -31,7 +31,7 @@ public enum WebhookSignature {
     }
 
     /// Checks a header as a receiver does (used by the tests; the README shows the same in Python).
-    public static func verify(header: String, secret: [UInt8], body: [UInt8], now: Int, tolerance: Int = 300) -> Bool {
+    package static func verify(header: String, secret: [UInt8], body: [UInt8], now: Int, tolerance: Int = 300) -> Bool {
         var fields: [String: String] = [:]
         for part in header.split(separator: ",") {
             guard let eq = part.firstIndex(of: "=") else { return false }

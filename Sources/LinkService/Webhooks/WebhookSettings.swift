@@ -19,46 +19,46 @@ import SwitchyardCore
 ///   firstRetryDelay: 10                           # seconds; doubles per attempt
 ///   maxRetryDelay: 3600
 /// ```
-public struct WebhookSettings: Sendable, Equatable {
+package struct WebhookSettings: Sendable, Equatable {
     /// One receiver from `endpoints`: where events are POSTed and the key they are signed with.
-    public struct Endpoint: Sendable, Equatable {
+    package struct Endpoint: Sendable, Equatable {
         /// A unique label for the endpoint (`name`; default `endpoint-N`, its position counted from 1).
-        public var name: String
+        package var name: String
         /// The URL events are POSTed to (`url`, required); https unless the host is in `allowedHosts`.
-        public var url: String
+        package var url: String
         /// The key id sent as `k` in the signature header, so secrets can be rotated (`keyId`; default `k1`).
-        public var keyID: String
+        package var keyID: String
         /// The HMAC-SHA256 key (`secret`, required: `env:NAME`, `file:PATH`, or the text itself); never printed.
-        public var secret: SecretBytes
+        package var secret: SecretBytes
         /// The events sent to this endpoint (`events`; default every event in ``WebhookSettings/events``).
-        public var events: Set<String>
+        package var events: Set<String>
     }
 
     /// Every event a service emits.
-    public static let events = ["link.created", "link.updated", "link.deleted", "link.clicked", "link.exhausted", "deferred.claimed"]
+    package static let events = ["link.created", "link.updated", "link.deleted", "link.clicked", "link.exhausted", "deferred.claimed"]
 
     /// The receivers (`endpoints`; none by default, and then no events are written).
-    public var endpoints: [Endpoint] = []
+    package var endpoints: [Endpoint] = []
     /// Lower-cased hosts endpoints may reach over plain http (`allowedHosts`; none by default).
-    public var allowedHosts: Set<String> = []
+    package var allowedHosts: Set<String> = []
     /// Whether endpoints may be loopback or private addresses (`allowPrivateAddresses`; off by default).
-    public var allowPrivateAddresses = false
+    package var allowPrivateAddresses = false
     /// Seconds one delivery attempt may take (`timeout`, 0.1–300; default 10).
-    public var timeout: Double = 10
+    package var timeout: Double = 10
     /// Attempts per delivery before it is given up (`maxAttempts`, 1–100; default 12).
-    public var maxAttempts = 12
+    package var maxAttempts = 12
     /// Seconds before the first retry, doubling with each failed attempt (`firstRetryDelay`; default 10).
-    public var firstRetryDelay: Double = 10
+    package var firstRetryDelay: Double = 10
     /// The longest wait between attempts, in seconds (`maxRetryDelay`, not below `firstRetryDelay`; default 3600).
-    public var maxRetryDelay: Double = 3600
+    package var maxRetryDelay: Double = 3600
     /// How often a node looks for due deliveries when it has had nothing to do.
-    public var pollInterval: Double = 1
+    package var pollInterval: Double = 1
 
     /// The defaults, as when the configuration has no `webhooks` section: no endpoints.
-    public init() {}
+    package init() {}
 
     /// Whether any endpoint wants `event`.
-    public func wants(_ event: String) -> Bool { endpoints.contains { $0.events.contains(event) } }
+    package func wants(_ event: String) -> Bool { endpoints.contains { $0.events.contains(event) } }
 
     /// Each event type some endpoint wants, with the names of the endpoints that want it (the outbox's routing).
     var endpointNames: [String: [String]] {
@@ -189,11 +189,11 @@ public struct WebhookSettings: Sendable, Equatable {
 /// services it starts, and they hold these settings).
 extension WebhookSettings.Endpoint: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `name → url`, the URL as ``Redaction/url(_:keepingPath:)`` shows it without its path.
-    public var description: String { "\(name) → \(Redaction.url(url, keepingPath: false))" }
+    package var description: String { "\(name) → \(Redaction.url(url, keepingPath: false))" }
     /// The same as ``description``.
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
     /// Name, redacted URL, key id and events; no secret.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["name": name, "url": Redaction.url(url, keepingPath: false), "keyID": keyID, "events": events.sorted()], displayStyle: .struct)
     }
 }
