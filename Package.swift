@@ -220,7 +220,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LinkPagesTests", dependencies: ["LinkPages", "SwitchyardCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport", "DeferredLinking"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ResponseLaneTests",
             dependencies: ["ResponseLane", "SwitchyardTestSupport", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "HummingbirdTesting", package: "hummingbird")],

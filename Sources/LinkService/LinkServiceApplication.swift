@@ -86,6 +86,8 @@ public struct LinkService: Sendable {
     let perAddress: RateLimiter
     /// QR images: their drawing thread, cache and per-address limit.
     let qr: QRImages
+    /// The keys that sign and verify claim tokens.
+    let claimKeys: ClaimKeys
     let now: @Sendable () -> Date
     let logger: Logger
     /// The comparison with Apple's CDN copy of the AASA (`appleCDN.check`); nil when off.
@@ -115,6 +117,7 @@ public struct LinkService: Sendable {
         perToken = RateLimiter(configuration.perTokenLimit, now: clock)
         perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
         qr = QRImages(clock: clock)
+        claimKeys = ClaimKeys(configuration.deferred.signingKeys)
         let manifest: Manifest
         if let loaded { manifest = loaded } else { manifest = try Self.manifest(configuration) }
         // Scripts mostly wait (on their network calls), so the service gives the engine more

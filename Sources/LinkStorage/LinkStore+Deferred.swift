@@ -69,6 +69,38 @@ extension LinkStore {
         return .linkGone
     }
 
+    /// The secret that signs claim tokens for every node on this database: made by the first
+    /// node that asks, read by the others.
+    package func claimSigningSecret(at date: Date) async throws(StoreError) -> String {
+        try await write { () async throws(StoreError) in
+            try await db.run("INSERT INTO service_keys (name, secret, created_at) VALUES ('claim-signing', ?, ?) ON CONFLICT (name) DO NOTHING",
+                             [.text(Base64URL.random(bytes: 32)), .int(Self.millis(date))])
+        }
+        guard let secret = try await db.read("SELECT secret FROM service_keys WHERE name = 'claim-signing'", []).first?[0].text else {
+            throw StoreError(.failed, "the claim signing key was written but cannot be read back")
+        }
+        return secret
+    }
+
+    /// Redeems a signed claim token once: its hash is recorded with what it stood for (unique
+    /// across nodes), with `deferred.claimed` in the same transaction. False when it was redeemed before.
+    package func redeemSignedClaim(tokenHash: String, _ claim: DeferredClaim, expiresAt: Date, at date: Date) async throws(StoreError) -> Bool {
+        let outbox = self.outbox.flatMap { $0.wants("deferred.claimed") ? $0 : nil }
+        let parameters = JSONWriter.compact(.object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        return try await write { () async throws(StoreError) -> Bool in
+            try await db.transaction { tx throws(StoreError) -> Bool in
+                let inserted = try await tx.run(
+                    "INSERT INTO deferred_claims (token_hash, code, deep_link, route, parameters, platform, created_at, expires_at, claimed_at) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING RETURNING token_hash",
+                    [.text(tokenHash), SQLValue(claim.code), SQLValue(claim.deepLink), SQLValue(claim.route), .text(parameters), .text(claim.platform),
+                     .int(Self.millis(date)), .int(Self.millis(expiresAt)), .int(Self.millis(date))])
+                guard !inserted.isEmpty else { return false }
+                if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
+                return true
+            }
+        }
+    }
+
     /// The condition (one bind: now) that a claim's link, when it has one, still exists and has
     /// not expired.
     static let linkAlive = "AND (code IS NULL OR EXISTS (SELECT 1 FROM links WHERE links.code = deferred_claims.code "

@@ -151,6 +151,11 @@ enum Migrations {
             "ALTER TABLE deferred_claims ADD COLUMN match_key TEXT",
             "CREATE INDEX deferred_claims_by_match_key ON deferred_claims (match_key)",
         ]),
+        Migration(version: 10, name: "signed claim tokens", statements: [
+            // Secrets every node on the database shares: the key that signs claim tokens when
+            // the configuration names none (a signed token gets its row only when redeemed).
+            "CREATE TABLE service_keys (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at BIGINT NOT NULL)",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

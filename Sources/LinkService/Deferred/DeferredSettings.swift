@@ -10,6 +10,7 @@ import SwitchyardCore
 ///   claimLifetime: 86400        # seconds a claim token can be redeemed (default 24 h)
 ///   probabilisticMatching: false  # default; see below
 ///   matchWindow: 3600           # seconds a visit can be matched without a token
+///   signingKeys: []             # secrets (32+ characters) that sign claim tokens; the first signs
 /// ```
 ///
 /// With `probabilisticMatching: true`, an app that found no token may ask
@@ -21,6 +22,15 @@ import SwitchyardCore
 /// Android in the Play Store link's `referrer` (`sy_claim=TOKEN`), on iOS as a claim URL
 /// (`publicURL/d/TOKEN`) that the "Get the app" button copies when — and only when — the person
 /// taps it. The installed app redeems it once with `POST /api/deferred/claim`.
+///
+/// The token of a stored link's page (a code of up to 16 characters) is signed, not stored: it
+/// carries the code, the platform, its expiry and a nonce, so a page view writes nothing; the
+/// row that makes it single-use is written when it is redeemed, and the answer is the link as
+/// it is then. It is signed with the first of `signingKeys` and accepted under any of them (add
+/// a new key first, remove the old one after `claimLifetime`); with none configured, with a key
+/// the first node makes in the database and every node on it shares. Other pages' tokens (a
+/// route's page, a Firebase long link, a longer code) and every token while
+/// `probabilisticMatching` is on are stored when the page is shown, as before.
 package struct DeferredSettings: Sendable, Equatable {
     /// Whether phone visits to landing pages get claim tokens (`enabled`; default true).
     package var enabled = true
@@ -30,11 +40,16 @@ package struct DeferredSettings: Sendable, Equatable {
     package var probabilisticMatching = false
     /// Seconds after a visit during which it can be matched without a token (`matchWindow`, 60–86400; default 3600).
     package var matchWindow: Double = 3600
+    /// Secrets that sign claim tokens, the first signing, any verifying (`signingKeys`; default
+    /// none: a key kept in the database).
+    package var signingKeys: [String] = []
 
     /// The defaults, as when the configuration has no `deferred` section.
     package init() {}
 
-    static let shape = DocumentShape.object(["enabled": .bool, "claimLifetime": .number, "probabilisticMatching": .bool, "matchWindow": .number])
+    static let shape = DocumentShape.object([
+        "enabled": .bool, "claimLifetime": .number, "probabilisticMatching": .bool, "matchWindow": .number, "signingKeys": .array(.string),
+    ])
 
     init(_ section: JSONValue) throws(ConfigurationError) {
         enabled = section["enabled"] != .bool(false)
@@ -46,6 +61,10 @@ package struct DeferredSettings: Sendable, Equatable {
         if case .number(let n, _)? = section["matchWindow"] {
             guard (60...86_400).contains(n) else { throw ConfigurationError("deferred.matchWindow: seconds from 60 to 86400 (24 h)") }
             matchWindow = n
+        }
+        signingKeys = section["signingKeys"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        for (i, key) in signingKeys.enumerated() where ClaimSigningKey(secret: key) == nil {
+            throw ConfigurationError("deferred.signingKeys[\(i)]: a signing key is at least 32 characters (for example `openssl rand -base64 32`)")
         }
         if probabilisticMatching && !enabled { throw ConfigurationError("deferred.probabilisticMatching: needs deferred.enabled") }
     }

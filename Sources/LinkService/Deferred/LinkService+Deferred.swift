@@ -22,7 +22,8 @@ extension LinkService {
     /// stored (logged; the person still gets a working page).
     /// Claims count against the visitor's address in the per-address rate limit (as its own
     /// bucket): past it, the page comes without a token, so a script cannot fill the claims table.
-    func withClaim(_ page: LandingPage, audience: LandingPage.Audience, code: String?, route: String?,
+    /// `linkCreated`: the stored link's creation time, for a stored link's page (its token is signed).
+    func withClaim(_ page: LandingPage, audience: LandingPage.Audience, code: String?, linkCreated: Date? = nil, route: String?,
                    parameters: [String: String], address: () -> String?) async -> LandingPage {
         guard page.deepLink != nil || route != nil else { return page }
         // Only the App Store and Play Store pages of this configuration's apps lead to an install
@@ -37,23 +38,25 @@ extension LinkService {
             metrics.claimsRefused.increment()
             return page
         }
-        let token = Self.newClaimToken()
         let date = now()
-        // Whichever page issued it, a claim names the route its app link takes, for the app's router.
-        var route = route, parameters = parameters
-        if route == nil, let link = page.deepLink, let match = configuration.router.route(link).match {
-            route = match.route
-            parameters = match.parameters.mapValues(\.text)
-        }
-        let claim = DeferredClaim(code: code, deepLink: page.deepLink, route: route, parameters: parameters, platform: audience.rawValue)
-        do {
-            let matchKey = configuration.deferred.probabilisticMatching
-                ? visitor.map { DeferredSettings.matchKey(platform: audience.rawValue, address: $0) } : nil
-            try await store.insertClaim(tokenHash: APIToken.hash(token), claim, at: date,
-                                        expiresAt: date.addingTimeInterval(configuration.deferred.claimLifetime), matchKey: matchKey)
-        } catch {
-            logger.error("claim token not stored; the page is shown without it", metadata: ["error": "\(error)"])
-            return page
+        let expiresAt = date.addingTimeInterval(configuration.deferred.claimLifetime)
+        let token: String
+        // A stored link's claim is signed and written nowhere until it is redeemed; the others
+        // (and every claim that probabilistic matching may find by address) are stored now.
+        if let code, let created = linkCreated, !configuration.deferred.probabilisticMatching, let key = await claimKeys.keys(store, now: date).first,
+           let signed = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) {
+            token = signed
+        } else {
+            token = Self.newClaimToken()
+            let claim = claim(for: page, code: code, route: route, parameters: parameters, platform: audience.rawValue)
+            do {
+                let matchKey = configuration.deferred.probabilisticMatching
+                    ? visitor.map { DeferredSettings.matchKey(platform: audience.rawValue, address: $0) } : nil
+                try await store.insertClaim(tokenHash: APIToken.hash(token), claim, at: date, expiresAt: expiresAt, matchKey: matchKey)
+            } catch {
+                logger.error("claim token not stored; the page is shown without it", metadata: ["error": "\(error)"])
+                return page
+            }
         }
         metrics.claimsIssued.increment()
         var page = page
@@ -63,6 +66,30 @@ extension LinkService {
             page.playStoreURL = Self.withReferrer(play, token: token)
         }
         return page
+    }
+
+    /// What a claim stands for: the page's deep link, and the route its app link takes (the
+    /// page's own route and parameters when it has them), for the app's router.
+    func claim(for page: LandingPage, code: String?, route: String?, parameters: [String: String], platform: String) -> DeferredClaim {
+        var route = route, parameters = parameters
+        if route == nil, let link = page.deepLink, let match = configuration.router.route(link).match {
+            route = match.route
+            parameters = match.parameters.mapValues(\.text)
+        }
+        return DeferredClaim(code: code, deepLink: page.deepLink, route: route, parameters: parameters, platform: platform)
+    }
+
+    /// When a signed token stops being redeemable.
+    func expiry(of signed: SignedClaimToken) -> Date { signed.issued.addingTimeInterval(configuration.deferred.claimLifetime) }
+
+    /// What a signed token's stored link stands for now, as its page shows it: nil when the link
+    /// is gone (`deleted`: not there, or made again under its code after the token was issued).
+    func signedClaim(_ signed: SignedClaimToken, at date: Date) async throws(APIError) -> (claim: DeferredClaim?, deleted: Bool) {
+        guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: signed.code) }),
+              SignedClaimToken.instance(of: link.createdAt) == signed.instance else { return (nil, true) }
+        if let expiry = link.expiresAt, expiry <= date { return (nil, false) }
+        let parameters = Dictionary(link.parameters, uniquingKeysWith: { first, _ in first })
+        return (claim(for: page(for: link), code: link.code, route: link.route, parameters: parameters, platform: signed.platform), false)
     }
 
     /// `publicURL/d/TOKEN`: what the iOS page copies and the app looks for on the pasteboard.
@@ -111,7 +138,13 @@ extension LinkService {
         guard Self.isClaimToken(token) else {
             throw .badRequest(.invalidClaimToken, "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
         }
-        let outcome = try await storeCall { () async throws(StoreError) in try await store.redeemClaim(tokenHash: APIToken.hash(token), at: now()) }
+        let date = now()
+        let outcome: LinkStore.ClaimOutcome
+        if let signed = SignedClaimToken.read(token, keys: await claimKeys.keys(store, now: date)) {
+            outcome = try await redeem(signed, tokenHash: APIToken.hash(token), at: date)
+        } else {
+            outcome = try await storeCall { () async throws(StoreError) in try await store.redeemClaim(tokenHash: APIToken.hash(token), at: date) }
+        }
         switch outcome {
         case .claimed(let claim):
             metrics.claimsRedeemed.increment()
@@ -121,6 +154,18 @@ extension LinkService {
         case .linkGone: throw APIError(.gone, .claimLinkGone, "the link this claim token was issued for has expired", field: "token")
         case .unknown: throw APIError(.notFound, .claimUnknown, "no such claim token", field: "token")
         }
+    }
+
+    /// Redeems a signed token: once, while it and its link last; a used token says so even past its expiry.
+    func redeem(_ signed: SignedClaimToken, tokenHash: String, at date: Date) async throws(APIError) -> LinkStore.ClaimOutcome {
+        let used = { () async throws(APIError) -> Bool in try await storeCall { () async throws(StoreError) in try await store.claimIsKnown(tokenHash: tokenHash) } }
+        if expiry(of: signed) <= date { return try await used() ? .used : .expired }
+        let (claim, deleted) = try await signedClaim(signed, at: date)
+        guard let claim else { return try await used() ? .used : deleted ? .unknown : .linkGone }
+        let redeemed = try await storeCall { () async throws(StoreError) in
+            try await store.redeemSignedClaim(tokenHash: tokenHash, claim, expiresAt: expiry(of: signed), at: date)
+        }
+        return redeemed ? .claimed(claim) : .used
     }
 
     /// POST `/api/deferred/match` `{"platform": "ios" | "android"}`: probabilistic matching, only
@@ -152,13 +197,27 @@ extension LinkService {
     func claimPage(_ request: Request, _ context: ServiceContext) async -> Response {
         let token = context.parameters.get("token") ?? ""
         guard Self.isClaimToken(token) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
-        let claim: DeferredClaim?
-        let known: Bool
+        var claim: DeferredClaim?
+        var known: Bool
+        let date = now()
         do {
-            claim = try await store.pendingClaim(tokenHash: APIToken.hash(token), at: now())
-            if claim != nil { known = true } else { known = try await store.claimIsKnown(tokenHash: APIToken.hash(token)) }
-        } catch {
+            let hash = APIToken.hash(token)
+            if let signed = SignedClaimToken.read(token, keys: await claimKeys.keys(store, now: date)) {
+                // Known (as gone, once used or expired) from the moment it was issued.
+                known = true
+                if expiry(of: signed) > date, !(try await store.claimIsKnown(tokenHash: hash)) {
+                    let found = try await signedClaim(signed, at: date)
+                    claim = found.claim
+                    known = !found.deleted
+                }
+            } else {
+                claim = try await store.pendingClaim(tokenHash: hash, at: date)
+                known = claim != nil ? true : try await store.claimIsKnown(tokenHash: hash)
+            }
+        } catch let error as StoreError {
             _ = storeFailure(error)
+            return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
+        } catch {
             return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
         }
         // Used, expired, or its link expired: gone (410), as the claim API and the pages say it.
@@ -170,5 +229,24 @@ extension LinkService {
         page.deepLink = claim.deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
         return htmlResponse(.ok, pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")
+    }
+}
+
+/// The keys that sign and verify claim tokens: the configured ones, or else the database's,
+/// read (or made) once.
+final class ClaimKeys: Sendable {
+    private let configured: [ClaimSigningKey]
+    private let loaded = Locked<[ClaimSigningKey]?>(nil)
+
+    init(_ secrets: [String]) { configured = secrets.compactMap(ClaimSigningKey.init(secret:)) }
+
+    /// The keys, the signing one first; empty while the database's cannot be had (claims are
+    /// then stored, as other pages' are).
+    func keys(_ store: LinkStore, now: Date) async -> [ClaimSigningKey] {
+        if !configured.isEmpty { return configured }
+        if let keys = loaded.withLock({ $0 }) { return keys }
+        guard let secret = try? await store.claimSigningSecret(at: now), let key = ClaimSigningKey(secret: secret) else { return [] }
+        loaded.withLock { $0 = [key] }
+        return [key]
     }
 }

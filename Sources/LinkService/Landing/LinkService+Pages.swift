@@ -83,7 +83,7 @@ extension LinkService {
             body = pageBody(landing, for: audience, inApp: inApp)
         } else if request.method == .get, offersClaim(audience, preview: preview) {
             // A phone's visit: a page of its own, with a claim token for a deferred deep link.
-            let landing = await withClaim(page(for: link), audience: audience, code: code, route: link.route,
+            let landing = await withClaim(page(for: link), audience: audience, code: code, linkCreated: link.createdAt, route: link.route,
                                           parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
                                           address: { clientAddress(request, context) })
             body = pageBody(landing, for: audience, inApp: inApp)
