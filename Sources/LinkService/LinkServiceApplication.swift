@@ -88,6 +88,8 @@ public struct LinkService: Sendable {
     let qr: QRImages
     /// The keys that sign and verify claim tokens.
     let claimKeys: ClaimKeys
+    /// Whether link changes announced by other nodes arrive now (PostgreSQL).
+    let changesArrive = Locked(false)
     let now: @Sendable () -> Date
     let logger: Logger
     /// The comparison with Apple's CDN copy of the AASA (`appleCDN.check`); nil when off.
@@ -237,6 +239,7 @@ public struct LinkService: Sendable {
         var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow)]
             + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()])
             + (appleCDN.map { [AppleCDNChecker(watch: $0, logger: logger)] } ?? [])
+            + (store.announcesChanges ? [LinkChangeListener(store: store, hot: hot, arriving: changesArrive, logger: logger)] : [])
         let ready = StoreReadiness()
         if !store.services.isEmpty {
             // ServiceGroup starts every service at once: the ones that write wait for the migrations.
@@ -447,5 +450,35 @@ final class AdmissionGate: Sendable {
         defer { count.wrappingDecrement(ordering: .relaxed) }
         guard inside <= limit else { throw busy(inside - 1) }
         return try await body()
+    }
+}
+
+/// Drops this node's cached copy of every link another node (or this one) changes, as the
+/// database announces it (PostgreSQL `LISTEN`): other nodes serve the new state within
+/// milliseconds. While announcements cannot arrive, cached copies still expire after
+/// `HotLinks.ttl`, and `/healthz` says so.
+struct LinkChangeListener: Service, CustomStringConvertible {
+    let store: LinkStore
+    let hot: HotLinks
+    let arriving: Locked<Bool>
+    let logger: Logger
+    /// Its name only: ServiceLifecycle logs this when it starts the service.
+    var description: String { "LinkChangeListener" }
+
+    func run() async throws {
+        let (store, hot, arriving, logger) = (store, hot, arriving, logger)
+        try? await cancelWhenGracefulShutdown {
+            await store.listenForChanges(listening: { now in
+                let was = arriving.withLock { was in defer { was = now }; return was }
+                guard was != now else { return }
+                if now {
+                    // Whatever changed while nothing arrived may be cached: start afresh.
+                    hot.forgetAll()
+                    logger.info("link changes from other nodes arrive")
+                } else {
+                    logger.warning("link changes from other nodes do not arrive; cached links expire after \(Int(hot.ttl)) s")
+                }
+            }, changed: { hot.forget($0) })
+        }
     }
 }

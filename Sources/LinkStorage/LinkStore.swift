@@ -128,6 +128,17 @@ public struct LinkStore: Sendable {
         _ = try await Migrations.apply(to: db)
     }
 
+    /// Whether changes to links are announced to every node (PostgreSQL); SQLite has one node.
+    package var announcesChanges: Bool { db is PostgresStore }
+
+    /// Until cancelled, on PostgreSQL: the code of every link that changes what it serves
+    /// (created, edited, deleted, used up), on any node, handed to `changed` once its change
+    /// commits; `listening` says whether announcements arrive now. Returns at once on SQLite.
+    package func listenForChanges(listening: @escaping @Sendable (Bool) -> Void, changed: @escaping @Sendable (String) -> Void) async {
+        guard let postgres = db as? PostgresStore else { return }
+        await postgres.listen("switchyard_links", listening: listening, received: changed)
+    }
+
     /// The database in use: `sqlite` or `postgres`.
     package var kind: String { db.kind }
 

@@ -3,12 +3,14 @@ import Foundation
 
 /// Versioned schema changes, applied in order at start inside one transaction. The
 /// `schema_migrations` table records what is applied; a database newer than this build is refused.
-/// The same SQL runs on SQLite and PostgreSQL.
+/// The same SQL runs on SQLite and PostgreSQL, then a migration's PostgreSQL-only statements there.
 enum Migrations {
     struct Migration: Sendable {
         var version: Int64
         var name: String
         var statements: [String]
+        /// Run on PostgreSQL only, after `statements`.
+        var postgres: [String] = []
     }
 
     static let all: [Migration] = [
@@ -156,6 +158,27 @@ enum Migrations {
             // the configuration names none (a signed token gets its row only when redeemed).
             "CREATE TABLE service_keys (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at BIGINT NOT NULL)",
         ]),
+        Migration(version: 11, name: "link change announcements", statements: [], postgres: [
+            // Every change to what a link serves is announced on `switchyard_links` (the code as
+            // the payload) when its transaction commits, so every node drops its cached copy at
+            // once. A click count of a link without a use limit changes nothing it serves.
+            """
+            CREATE FUNCTION switchyard_announce_link() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'DELETE' THEN
+                    PERFORM pg_notify('switchyard_links', OLD.code);
+                    RETURN OLD;
+                END IF;
+                IF TG_OP = 'UPDATE' AND NEW.max_uses IS NULL AND (to_jsonb(NEW) - 'clicks') = (to_jsonb(OLD) - 'clicks') THEN
+                    RETURN NEW;
+                END IF;
+                PERFORM pg_notify('switchyard_links', NEW.code);
+                RETURN NEW;
+            END
+            $$
+            """,
+            "CREATE TRIGGER links_announce AFTER INSERT OR UPDATE OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION switchyard_announce_link()",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }
@@ -174,7 +197,7 @@ enum Migrations {
             }
             var applied: [Int64] = []
             for m in all where m.version > current {
-                for statement in m.statements { try await tx.run(statement, []) }
+                for statement in m.statements + (kind == "postgres" ? m.postgres : []) { try await tx.run(statement, []) }
                 try await tx.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                                  [.int(m.version), .text(m.name), .int(Int64(Date().timeIntervalSince1970))])
                 applied.append(m.version)

@@ -36,7 +36,8 @@ package final class PostgresStore: SQLDatabase {
                      pool: ConnectionPoolRunner = .store) async throws(StoreError) -> PostgresStore {
         let tlsMode: PostgresClient.Configuration.TLS = tls ? .prefer(.makeClientConfiguration()) : .disable
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tlsMode)
-        configuration.options.maximumConnections = 8
+        // Eight for queries, and one more held by the change listener (`listen`).
+        configuration.options.maximumConnections = 9
         let client = PostgresClient(configuration: configuration)
         let location = "postgres://\(user)@\(host):\(port)/\(database)"
         if pool == .serviceGroup {
@@ -63,6 +64,29 @@ package final class PostgresStore: SQLDatabase {
             return nil
         } catch {
             return NetworkFailure.describe(error)
+        }
+    }
+
+    /// Until cancelled: LISTENs on `channel` on a connection of its own and hands each
+    /// notification's payload to `received`; after a failure (the database restarting) it
+    /// connects again, waiting 0.5 s doubling to 10 s. `listening` says when it starts and stops
+    /// listening.
+    func listen(_ channel: String, listening: @escaping @Sendable (Bool) -> Void, received: @escaping @Sendable (String) -> Void) async {
+        var wait = 0.5
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        listening(true)
+                        wait = 0.5
+                        for try await notification in notifications { received(notification.payload) }
+                    }
+                }
+            } catch {}
+            listening(false)
+            guard !Task.isCancelled else { return }
+            try? await Task.sleep(for: .seconds(wait))
+            wait = min(wait * 2, 10)
         }
     }
 

@@ -271,6 +271,9 @@ struct HealthResponse: Encodable {
     var status: String
     var database: String
     var storage: Storage
+    /// On PostgreSQL: `arriving` while other nodes' link changes reach this node at once,
+    /// `not arriving` while they wait for the cache to expire.
+    var linkChanges: String?
     var appleCDN: AppleCDNWatch.Health?
 
     /// The answer as a JSON value, members without a value left out. It holds strings, whole

@@ -51,8 +51,8 @@ extension LinkService {
     }
 
     /// PATCH `/api/links/{code}`: changes some fields of a link, checked as on create. This node's
-    /// cache forgets the link at once; other nodes see the change when their cached copy
-    /// expires (`HotLinks.ttl`, 5 s).
+    /// cache forgets the link at once; other nodes when the change is announced (PostgreSQL), or
+    /// else when their cached copy expires (`HotLinks.ttl`, 5 s).
     func patchLink(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
         let code = try codeParameter(context)
         let body = try await readJSON(request, context)

@@ -34,8 +34,10 @@ extension LinkService {
             storage = .init(writable: false, reason: "no write has been tried yet")
         }
         let ok = storage.writable
-        // Apple's CDN copy is reported, never counted against the status: its lag is not ours.
-        let body = HealthResponse(status: ok ? "ok" : "degraded", database: store.kind, storage: storage, appleCDN: appleCDN?.health)
+        // Neither counts against the status: without announcements cached links still expire,
+        // and Apple's CDN lag is not this service's.
+        let changes = store.announcesChanges ? (changesArrive.withLock { $0 } ? "arriving" : "not arriving") : nil
+        let body = HealthResponse(status: ok ? "ok" : "degraded", database: store.kind, storage: storage, linkChanges: changes, appleCDN: appleCDN?.health)
         var response = Response.json(body.json, status: ok ? .ok : .serviceUnavailable)
         if !ok { response.headers[.retryAfter] = String(Self.retryAfterSeconds) }
         response.headers[.cacheControl] = "no-store"

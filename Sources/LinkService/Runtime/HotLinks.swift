@@ -10,7 +10,8 @@ import ServiceLifecycle
 /// The landing page's fast path: recently read links and their rendered pages stay in memory
 /// for a few seconds, and clicks on links without a use limit are added up in memory and
 /// written in one transaction per second (and at shutdown). A SIGKILL can lose at most the last
-/// second of click counts, never a link. Another node sees a deleted link gone after `ttl`.
+/// second of click counts, never a link. Another node drops a changed link when the change is
+/// announced (`LinkChangeListener`, PostgreSQL), or else after `ttl`.
 package final class HotLinks: Sendable {
     struct Entry {
         var link: StoredLink?
@@ -108,7 +109,15 @@ package final class HotLinks: Sendable {
         }
     }
 
-    /// Forgets a code (after a delete or a change on this node).
+    /// Forgets every code (announcements of changes may have been missed).
+    func forgetAll() {
+        entries.withLock { entries in
+            generation.wrappingIncrement(ordering: .releasing)
+            entries.removeAll()
+        }
+    }
+
+    /// Forgets a code (after a delete or a change, on this node or announced by another).
     func forget(_ code: String) {
         _ = entries.withLock { entries in
             generation.wrappingIncrement(ordering: .releasing)
