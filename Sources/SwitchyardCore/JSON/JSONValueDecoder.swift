@@ -196,7 +196,7 @@ extension JSONValue: Codable {
     /// Writes the value as it is; `JSONValueEncoder` takes it unchanged, number text included.
     public func encode(to encoder: any Encoder) throws {
         if let encoder = encoder as? ValueEncoder {
-            encoder.slot.storage = .value(self)
+            encoder.slot.setSingle(self)
             return
         }
         switch self {

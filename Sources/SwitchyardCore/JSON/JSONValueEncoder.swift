@@ -58,54 +58,62 @@ public struct JSONEncodingError: SwitchyardError, Equatable {
 
 // MARK: - The encoder
 
-/// One value being built; containers write into their slot, nested ones into slots of their own.
+/// One value being built. Containers write into their slot: a member or element that is a
+/// plain value is kept as it is, and only one that encodes itself (a struct, an array) gets a
+/// slot of its own.
 final class Slot {
-    enum Storage {
-        case empty
+    enum Child {
         case value(JSONValue)
-        case object([(key: String, slot: Slot)])
-        case array([Slot])
+        case nested(Slot)
+
+        var value: JSONValue {
+            switch self {
+            case .value(let v): return v
+            case .nested(let slot): return slot.value
+            }
+        }
     }
 
-    var storage: Storage = .empty
+    enum Kind { case empty, single, object, array }
+
+    var kind = Kind.empty
+    var single = JSONValue.null
+    var keys: [String] = []
+    var children: [Child] = []
 
     var value: JSONValue {
-        switch storage {
+        switch kind {
         case .empty: return .object([])
-        case .value(let v): return v
-        case .object(let members): return .object(members.map { ($0.key, $0.slot.value) })
-        case .array(let items): return .array(items.map(\.value))
+        case .single: return single
+        case .object: return .object(zip(keys, children).map { ($0, $1.value) })
+        case .array: return .array(children.map(\.value))
         }
     }
 
-    /// The slot of member `key` (a member encoded twice keeps its first place and its last value).
-    func member(_ key: String) -> Slot {
-        if case .empty = storage { storage = .object([]) }
-        guard case .object(var members) = storage else {
-            let slot = Slot()
-            storage = .object([(key, slot)])
-            return slot
-        }
-        if let existing = members.first(where: { $0.key == key }) {
-            existing.slot.storage = .empty
-            return existing.slot
-        }
-        let slot = Slot()
-        members.append((key, slot))
-        storage = .object(members)
-        return slot
+    func become(_ kind: Kind) {
+        guard self.kind != kind else { return }
+        self.kind = kind
+        keys = []
+        children = []
     }
 
-    func appended() -> Slot {
-        if case .empty = storage { storage = .array([]) }
-        let slot = Slot()
-        if case .array(var items) = storage {
-            items.append(slot)
-            storage = .array(items)
-        } else {
-            storage = .array([slot])
+    /// Sets member `key` (a member encoded twice keeps its first place and its last value).
+    func set(_ key: String, _ child: Child) {
+        become(.object)
+        if let i = keys.firstIndex(of: key) { children[i] = child } else {
+            keys.append(key)
+            children.append(child)
         }
-        return slot
+    }
+
+    func append(_ child: Child) {
+        become(.array)
+        children.append(child)
+    }
+
+    func setSingle(_ value: JSONValue) {
+        kind = .single
+        single = value
     }
 }
 
@@ -115,41 +123,53 @@ struct ValueEncoder: Encoder {
     let nilMembers: JSONValueEncoder.NilMembers
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func child(_ slot: Slot, _ key: any CodingKey) -> ValueEncoder {
-        ValueEncoder(slot: slot, codingPath: codingPath + [key], nilMembers: nilMembers)
-    }
-
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .object = slot.storage {} else { slot.storage = .object([]) }
+        slot.become(.object)
         return KeyedEncodingContainer(KeyedEncoding<Key>(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if case .array = slot.storage {} else { slot.storage = .array([]) }
+        slot.become(.array)
         return UnkeyedEncoding(encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { SingleEncoding(encoder: self) }
 
-    func encode<T: Encodable>(_ value: T) throws {
+    /// `value` as a child of a container at `key`: a plain value as it is, anything else in a
+    /// slot of its own.
+    func child<T: Encodable>(_ value: T, at key: @autoclosure () -> any CodingKey) throws -> Slot.Child {
+        if let plain = try Self.plain(value, path: { codingPath + [key()] }) { return .value(plain) }
+        let nested = Slot()
+        try value.encode(to: ValueEncoder(slot: nested, codingPath: codingPath + [key()], nilMembers: nilMembers))
+        return .nested(nested)
+    }
+
+    /// The JSON value of a string, number, boolean or `JSONValue`; nil for any other type.
+    static func plain<T: Encodable>(_ value: T, path: () -> [any CodingKey]) throws -> JSONValue? {
         switch value {
-        case let v as JSONValue: slot.storage = .value(v)
-        case let v as String: slot.storage = .value(.string(v))
-        case let v as Bool: slot.storage = .value(.bool(v))
-        case let v as Double: try number(v)
-        case let v as Float: try number(Double(v))
-        case let v as Int: slot.storage = .value(.number(Double(v), text: String(v)))
-        case let v as Int64: slot.storage = .value(.number(Double(v), text: String(v)))
-        case let v as Int32: slot.storage = .value(.number(Double(v), text: String(v)))
-        case let v as UInt64: slot.storage = .value(.number(Double(v), text: String(v)))
-        case let v as UInt: slot.storage = .value(.number(Double(v), text: String(v)))
-        default: try value.encode(to: self)
+        case let v as String: return .string(v)
+        case let v as Int: return .number(Double(v), text: String(v))
+        case let v as Int64: return .number(Double(v), text: String(v))
+        case let v as Bool: return .bool(v)
+        case let v as JSONValue: return v
+        case let v as Double: return try number(v, path)
+        case let v as Int32: return .number(Double(v), text: String(v))
+        case let v as UInt64: return .number(Double(v), text: String(v))
+        case let v as UInt: return .number(Double(v), text: String(v))
+        case let v as Float: return try number(Double(v), path)
+        default: return nil
         }
     }
 
-    func number(_ d: Double) throws {
-        guard d.isFinite else { throw JSONEncodingError(path: JSONDecodingError.path(codingPath), reason: "\(d) cannot be written in JSON") }
-        slot.storage = .value(.number(d, text: JSONValueEncoder.numberText(d)))
+    static func number(_ d: Double, _ path: () -> [any CodingKey]) throws -> JSONValue {
+        guard d.isFinite else { throw JSONEncodingError(path: JSONDecodingError.path(path()), reason: "\(d) cannot be written in JSON") }
+        return .number(d, text: JSONValueEncoder.numberText(d))
+    }
+
+    /// Encodes `value` into this encoder's own slot.
+    func encode<T: Encodable>(_ value: T) throws {
+        if let plain = try Self.plain(value, path: { codingPath }) { return slot.setSingle(plain) }
+        try value.encode(to: self)
     }
 }
 
@@ -157,24 +177,26 @@ private struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: ValueEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    func member(_ key: Key) -> ValueEncoder { encoder.child(encoder.slot.member(key.stringValue), key) }
+    mutating func encodeNil(forKey key: Key) throws { encoder.slot.set(key.stringValue, .value(.null)) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { encoder.slot.set(key.stringValue, try encoder.child(value, at: key)) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.slot.set(key.stringValue, .value(.bool(value))) }
+    mutating func encode(_ value: String, forKey key: Key) throws { encoder.slot.set(key.stringValue, .value(.string(value))) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try encode(value as Double?, key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try encode(value as Float?, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.slot.set(key.stringValue, .value(.number(Double(value), text: String(value)))) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try encode(Int(value), forKey: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try encode(Int(value), forKey: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try encode(Int(value), forKey: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.slot.set(key.stringValue, .value(.number(Double(value), text: String(value)))) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try encode(UInt64(value), forKey: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try encode(Int(value), forKey: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try encode(Int(value), forKey: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try encode(UInt64(value), forKey: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { encoder.slot.set(key.stringValue, .value(.number(Double(value), text: String(value)))) }
 
-    mutating func encodeNil(forKey key: Key) throws { member(key).slot.storage = .value(.null) }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try member(key).encode(Int(value)) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try member(key).encode(Int(value)) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try member(key).encode(value) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try member(key).encode(Int(value)) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try member(key).encode(Int(value)) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try member(key).encode(UInt64(value)) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try member(key).encode(value) }
+    private mutating func encode<T: Encodable>(_ value: T?, _ key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
 
     // Nil optionals become `null` members unless the encoder omits them.
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try put(value, key) }
@@ -198,38 +220,46 @@ private struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        member(key).container(keyedBy: keyType)
+        nested(key).container(keyedBy: keyType)
     }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { member(key).unkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { encoder.child(encoder.slot.member("super"), AnyCodingKey("super")) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { member(key) }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { nested(key).unkeyedContainer() }
+    mutating func superEncoder() -> any Encoder { nested(AnyCodingKey("super")) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { nested(key) }
+
+    private func nested(_ key: any CodingKey) -> ValueEncoder {
+        let slot = Slot()
+        encoder.slot.set(key.stringValue, .nested(slot))
+        return ValueEncoder(slot: slot, codingPath: codingPath + [key], nilMembers: encoder.nilMembers)
+    }
 }
 
 private struct UnkeyedEncoding: UnkeyedEncodingContainer {
     let encoder: ValueEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
-    var count: Int {
-        if case .array(let items) = encoder.slot.storage { return items.count }
-        return 0
-    }
+    var count: Int { encoder.slot.children.count }
 
-    func next() -> ValueEncoder {
+    mutating func encodeNil() throws { encoder.slot.append(.value(.null)) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
         let index = count
-        return encoder.child(encoder.slot.appended(), AnyCodingKey(intValue: index))
+        encoder.slot.append(try encoder.child(value, at: AnyCodingKey(intValue: index)))
     }
-
-    mutating func encodeNil() throws { next().slot.storage = .value(.null) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try next().encode(value) }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        next().container(keyedBy: keyType)
+        nested().container(keyedBy: keyType)
     }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { next().unkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { next() }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { nested().unkeyedContainer() }
+    mutating func superEncoder() -> any Encoder { nested() }
+
+    private func nested() -> ValueEncoder {
+        let index = count
+        let slot = Slot()
+        encoder.slot.append(.nested(slot))
+        return ValueEncoder(slot: slot, codingPath: codingPath + [AnyCodingKey(intValue: index)], nilMembers: encoder.nilMembers)
+    }
 }
 
 private struct SingleEncoding: SingleValueEncodingContainer {
     let encoder: ValueEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
-    mutating func encodeNil() throws { encoder.slot.storage = .value(.null) }
+    mutating func encodeNil() throws { encoder.slot.setSingle(.null) }
     mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encode(value) }
 }
