@@ -22,30 +22,28 @@ extension LinkService {
     /// stored (logged; the person still gets a working page).
     /// Claims count against the visitor's address in the per-address rate limit (as its own
     /// bucket): past it, the page comes without a token, so a script cannot fill the claims table.
-    /// `linkCreated`: the stored link's creation time, for a stored link's page (its token is signed).
+    /// `linkCreated`: the stored link's creation time, for a stored link's page. Its token is
+    /// signed: the page then holds `HotLinks.ClaimPage.standIn` where the token goes, and the
+    /// token comes back beside it (`signed`), for the caller to write over the stand-in once rendered.
     func withClaim(_ page: LandingPage, audience: LandingPage.Audience, code: String?, linkCreated: Date? = nil, route: String?,
-                   parameters: [String: String], address: () -> String?) async -> LandingPage {
-        guard page.deepLink != nil || route != nil else { return page }
+                   parameters: [String: String], address: () -> String?) async -> (page: LandingPage, signed: String?) {
+        guard page.deepLink != nil || route != nil else { return (page, nil) }
         // Only the App Store and Play Store pages of this configuration's apps lead to an install
         // of the app that claims: a token in any other URL would be handed to someone else.
         guard (audience == .iOS && page.appStoreURL.map(input.isOwnAppStorePage) == true)
-                || (audience == .android && page.playStoreURL.map(input.isOwnPlayStorePage) == true) else { return page }
+                || (audience == .android && page.playStoreURL.map(input.isOwnPlayStorePage) == true) else { return (page, nil) }
         let visitor = address()
-        // Counted by client and by network (IPv4 /24, IPv6 /48): many addresses of one network
-        // cannot fill the claims table either.
-        if perAddress.take("claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown")) != nil
-            || perAddress.take("claims-network:" + VisitBudget.network(visitor)) != nil {
-            metrics.claimsRefused.increment()
-            return page
-        }
+        guard claimAllowed(visitor) else { return (page, nil) }
         let date = now()
         let expiresAt = date.addingTimeInterval(configuration.deferred.claimLifetime)
         let token: String
+        var signedToken: String?
         // A stored link's claim is signed and written nowhere until it is redeemed; the others
         // (and every claim that probabilistic matching may find by address) are stored now.
         if let code, let created = linkCreated, !configuration.deferred.probabilisticMatching, let key = await claimKeys.keys(store, now: date).first,
            let signed = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) {
-            token = signed
+            token = HotLinks.ClaimPage.standIn
+            signedToken = signed
         } else {
             token = Self.newClaimToken()
             let claim = claim(for: page, code: code, route: route, parameters: parameters, platform: audience.rawValue)
@@ -55,17 +53,36 @@ extension LinkService {
                 try await store.insertClaim(tokenHash: APIToken.hash(token), claim, at: date, expiresAt: expiresAt, matchKey: matchKey)
             } catch {
                 logger.error("claim token not stored; the page is shown without it", metadata: ["error": "\(error)"])
-                return page
+                return (page, nil)
             }
         }
         metrics.claimsIssued.increment()
+        return (Self.carrying(token, page, audience: audience, publicURL: configuration.publicURL), signedToken)
+    }
+
+    /// `page` with `token` where the platform's app finds it: the claim URL (iOS), the Play
+    /// Store link's referrer (Android).
+    static func carrying(_ token: String, _ page: LandingPage, audience: LandingPage.Audience, publicURL: String) -> LandingPage {
         var page = page
         if audience == .iOS {
-            page.claimURL = Self.claimURL(configuration.publicURL, token)
+            page.claimURL = claimURL(publicURL, token)
         } else if let play = page.playStoreURL {
-            page.playStoreURL = Self.withReferrer(play, token: token)
+            page.playStoreURL = withReferrer(play, token: token)
         }
         return page
+    }
+
+    /// Whether this visitor may be given one more claim token: counted by client and by
+    /// network (IPv4 /24, IPv6 /48), so many addresses of one network cannot fill the claims
+    /// table either. A refusal is counted in `switchyard_deferred_claims_rate_limited_total`
+    /// unless `counted` is false (the page path that refuses it next counts it).
+    func claimAllowed(_ visitor: String?, counted: Bool = true) -> Bool {
+        if perAddress.take("claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown")) != nil
+            || perAddress.take("claims-network:" + VisitBudget.network(visitor)) != nil {
+            if counted { metrics.claimsRefused.increment() }
+            return false
+        }
+        return true
     }
 
     /// What a claim stands for: the page's deep link, and the route its app link takes (the
@@ -239,6 +256,9 @@ final class ClaimKeys: Sendable {
     private let loaded = Locked<[ClaimSigningKey]?>(nil)
 
     init(_ secrets: [String]) { configured = secrets.compactMap(ClaimSigningKey.init(secret:)) }
+
+    /// The keys once known (configured, or read from the database), without waiting.
+    var known: [ClaimSigningKey]? { configured.isEmpty ? loaded.withLock { $0 } : configured }
 
     /// The keys, the signing one first; empty while the database's cannot be had (claims are
     /// then stored, as other pages' are).

@@ -30,7 +30,7 @@ extension LinkService {
                 page.deepLink = appLink(forPageURL: link.link) ?? link.deepLink
                 page.playStoreURL = target
                 target = await withClaim(page, audience: audience, code: nil, route: nil, parameters: [:],
-                                         address: { clientAddress(request, context) }).playStoreURL ?? target
+                                         address: { clientAddress(request, context) }).page.playStoreURL ?? target
             }
             return Response(status: .found, headers: [.location: target, .cacheControl: "no-store",
                                                       Self.referrerPolicy: "no-referrer"])
@@ -48,7 +48,7 @@ extension LinkService {
         // The banner offers the app the link names, as "Get the app" does.
         page.appStoreID = link.appStoreID ?? page.appStoreID
         if request.method == .get, offersClaim(audience, preview: preview) {
-            page = await withClaim(page, audience: audience, code: nil, route: nil, parameters: [:], address: { clientAddress(request, context) })
+            page = await withClaim(page, audience: audience, code: nil, route: nil, parameters: [:], address: { clientAddress(request, context) }).page
             return htmlResponse(.ok, pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")
         }
         return htmlResponse(.ok, pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "public, max-age=300")

@@ -74,7 +74,7 @@ extension LinkService {
                 countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
             }
         }
-        let body: ByteBuffer
+        var body: ByteBuffer
         if preview && link.maxUses != nil {
             // A use-limited link's app link is its secret (an invite code): a preview or crawler
             // gets the title, description and image, never the link it did not use up.
@@ -82,11 +82,23 @@ extension LinkService {
             landing.deepLink = nil
             body = pageBody(landing, for: audience, inApp: inApp)
         } else if request.method == .get, offersClaim(audience, preview: preview) {
-            // A phone's visit: a page of its own, with a claim token for a deferred deep link.
-            let landing = await withClaim(page(for: link), audience: audience, code: code, linkCreated: link.createdAt, route: link.route,
-                                          parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
-                                          address: { clientAddress(request, context) })
+            // A phone's visit: a page of its own, with a claim token for a deferred deep link. A
+            // signed token's page is kept with a stand-in for the token: the next visit's page is
+            // that page with its own token (`hotLinkPage`).
+            let base = page(for: link)
+            let (landing, signed) = await withClaim(base, audience: audience, code: code, linkCreated: link.createdAt, route: link.route,
+                                                    parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
+                                                    address: { clientAddress(request, context) })
             body = pageBody(landing, for: audience, inApp: inApp)
+            if let signed {
+                if let claimPage = HotLinks.ClaimPage(body) {
+                    if inApp == nil { hot.rememberClaimPage(code, audience, claimPage) }
+                    body = claimPage.with(token: signed)
+                } else {
+                    // A template that does not show the token as written: rendered with the token itself.
+                    body = pageBody(Self.carrying(signed, base, audience: audience, publicURL: configuration.publicURL), for: audience, inApp: inApp)
+                }
+            }
         } else if inApp != nil {
             // Pages for in-app browsers are made each time; the cache holds the three common ones.
             body = pageBody(page(for: link), for: audience, inApp: inApp)
@@ -100,17 +112,28 @@ extension LinkService {
     /// GET `/i/{code}` answered from memory — the link is in the hot cache with a page rendered
     /// for this visitor's platform, has no use limit and has not expired — with the click
     /// counted and the visit recorded; nil when the full path (the store, a render, an atomic
-    /// use count) is needed.
-    /// `address` (the client's) is asked only when addresses are kept.
+    /// use count) is needed. A phone's page gets a signed claim token of its own, written into
+    /// the page kept with a stand-in.
+    /// `address` (the client's) is asked only when addresses are kept, or for a claim's rate limit.
     func hotLinkPage(_ code: String, userAgent: String?, preview: Bool, referer: String?, address: () -> String?) -> (HTTPFields, ByteBuffer)? {
         guard input.isStoredCode(code) else { return nil }
         let audience = LandingPage.Audience(userAgent: userAgent)
-        // A phone's visit gets a claim token, and an in-app browser its own buttons: pages of
-        // their own, made on the full path.
-        guard !offersClaim(audience, preview: preview) else { return nil }
+        // An in-app browser gets its own buttons: a page of its own, made on the full path.
         guard Self.inAppBrowser(audience, userAgent: userAgent) == nil else { return nil }
         let date = now()
-        guard let page = hot.servablePage(code, audience, now: date) else { return nil }
+        let page: ByteBuffer
+        if offersClaim(audience, preview: preview) {
+            guard !configuration.deferred.probabilisticMatching, let key = claimKeys.known?.first,
+                  let (claimPage, created) = hot.servableClaimPage(code, audience, now: date),
+                  let token = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key),
+                  // Past the visitor's claim budget the full path serves the page without a token.
+                  claimAllowed(address(), counted: false) else { return nil }
+            metrics.claimsIssued.increment()
+            page = claimPage.with(token: token)
+        } else {
+            guard let cached = hot.servablePage(code, audience, now: date) else { return nil }
+            page = cached
+        }
         let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: referer, address: address)
         countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
         return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
@@ -206,7 +229,7 @@ extension LinkService {
                 claimParameters = inner.parameters.mapValues(\.text)
             }
             landing = await withClaim(landing, audience: audience, code: nil, route: claimRoute,
-                                      parameters: claimParameters, address: { clientAddress(request, context) })
+                                      parameters: claimParameters, address: { clientAddress(request, context) }).page
             return htmlResponse(.ok, pageBody(landing, for: audience, inApp: inApp), cache: "private, no-store")
         }
         return htmlResponse(.ok, pageBody(landing, for: audience, inApp: inApp), cache: "public, max-age=300")

@@ -17,6 +17,51 @@ package final class HotLinks: Sendable {
         var link: StoredLink?
         var loaded: Double
         var pages: [LandingPage.Audience: ByteBuffer] = [:]
+        /// Phones' pages with a stand-in where each visit's signed claim token goes.
+        var claimPages: [LandingPage.Audience: ClaimPage] = [:]
+    }
+
+    /// A phone's page rendered once with a stand-in for the claim token: each visit gets its
+    /// own token written over the stand-in.
+    struct ClaimPage: Sendable {
+        /// The stand-in: 43 base64url characters, which neither HTML nor URL escaping changes.
+        static let standIn = "sy-claim-token-stand-in-" + String(repeating: "_", count: 19)
+
+        let bytes: [UInt8]
+        /// Where the stand-in starts, in order.
+        let offsets: [Int]
+
+        /// The page rendered with the stand-in; nil when it does not hold the stand-in.
+        init?(_ page: ByteBuffer) {
+            bytes = Array(page.readableBytesView)
+            let needle = Array(Self.standIn.utf8)
+            var found: [Int] = []
+            var i = 0
+            while i + needle.count <= bytes.count {
+                if bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) {
+                    found.append(i)
+                    i += needle.count
+                } else {
+                    i += 1
+                }
+            }
+            guard !found.isEmpty else { return nil }
+            offsets = found
+        }
+
+        /// The page with `token` (43 characters) in place of every stand-in.
+        func with(token: String) -> ByteBuffer {
+            var out = ByteBuffer()
+            out.reserveCapacity(bytes.count)
+            var start = 0
+            for offset in offsets {
+                out.writeBytes(bytes[start..<offset])
+                out.writeString(token)
+                start = offset + Self.standIn.utf8.count
+            }
+            out.writeBytes(bytes[start...])
+            return out
+        }
     }
 
     let store: LinkStore
@@ -84,6 +129,21 @@ package final class HotLinks: Sendable {
             if let expiry = link.expiresAt, expiry <= date { return nil }
             return page
         }
+    }
+
+    /// A phone's claim page that can be served without the database (as `servablePage`), with
+    /// the link's creation time for its token.
+    func servableClaimPage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> (page: ClaimPage, created: Date)? {
+        let t = now()
+        return entries.withLock { entries -> (ClaimPage, Date)? in
+            guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, let page = e.claimPages[audience] else { return nil }
+            if let expiry = link.expiresAt, expiry <= date { return nil }
+            return (page, link.createdAt)
+        }
+    }
+
+    func rememberClaimPage(_ code: String, _ audience: LandingPage.Audience, _ page: ClaimPage) {
+        entries.withLock { $0[code]?.claimPages[audience] = page }
     }
 
     func remember(_ code: String, _ audience: LandingPage.Audience, _ page: ByteBuffer) {
