@@ -90,7 +90,10 @@ package struct SignedClaimToken: Equatable, Sendable {
     /// The claim a signed token carries, when one of `keys` signed it; nil for any other text
     /// (a stored token, a forged or altered one).
     package static func read(_ token: String, keys: [ClaimSigningKey]) -> SignedClaimToken? {
-        guard token.utf8.count == 43, let bytes = Base64URL.decode(token), bytes.count == 32, bytes[0] >> 4 == 0xA else { return nil }
+        // The canonical spelling only: the last character carries two unused bits, and a token
+        // is single-use by its text.
+        guard token.utf8.count == 43, let bytes = Base64URL.decode(token), bytes.count == 32, bytes[0] >> 4 == 0xA,
+              Base64URL.encode(bytes) == token else { return nil }
         let body = Array(bytes[0..<24])
         let tag = Array(bytes[24...])
         guard keys.contains(where: { $0.slot == bytes[0] & 0x0F && constantTimeEquals($0.tag(body), tag) }) else { return nil }

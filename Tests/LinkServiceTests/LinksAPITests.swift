@@ -157,6 +157,9 @@ import Testing
         BadBody(body: #"{"deepLink": "plur://x", "title": ["x"]}"#, code: "invalid-field", field: "title"),
         BadBody(body: #"{"deepLink": "plur://x", "maxUses": "5"}"#, code: "invalid-max-uses", field: "maxUses"),
         BadBody(body: #"{"deepLink": "plur://x", "maxUses": 1e20}"#, code: "invalid-max-uses", field: "maxUses"),
+        // A fraction whose nearest double is whole is still a fraction.
+        BadBody(body: #"{"deepLink": "plur://x", "maxUses": 0.99999999999999999}"#, code: "invalid-max-uses", field: "maxUses"),
+        BadBody(body: #"{"deepLink": "plur://x", "maxUses": 1.0000000000000001}"#, code: "invalid-max-uses", field: "maxUses"),
         BadBody(body: #"{"deepLink": "plur://x", "expiresIn": "60"}"#, code: "invalid-expiry", field: "expiresIn"),
         BadBody(body: #"{"deepLink": "plur://x", "expiresAt": 1767225600}"#, code: "invalid-expiry", field: "expiresAt"),
         BadBody(body: #"{"route": "appGroup", "parameters": ["g"]}"#, code: "invalid-parameters", field: "parameters"),
@@ -172,7 +175,8 @@ import Testing
                 (#"{"deepLink": "plur://x", "titel": "Ravers"}"#,
                  #"unknown field "titel"; did you mean "title"? (known: code, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses)"#),
                 (#"{"route": "appGroup", "parameters": {"groupId": ["g"]}}"#, "parameters.groupId must be a string or a number, not array"),
-                (#"{"deepLink": "plur://x", "maxUses": 2.5}"#, "maxUses: must be a whole number, not 2.5"),
+                (#"{"deepLink": "plur://x", "maxUses": 2.5}"#, "maxUses must be a whole number from 1 to 999999999999999"),
+                (#"{"deepLink": "plur://x", "maxUses": 1e400}"#, "maxUses must be a whole number from 1 to 999999999999999"),
                 (#"{"deepLink": "plur://x", "webURL": false}"#, "webURL must be a string, not boolean"),
             ] {
                 let r = try await client.call(.post, "/api/links", token: h.writer, body: body)
@@ -330,6 +334,9 @@ import Testing
             #expect(try await client.call(.post, "/api/invite", body: #"{"relay": "wss://r"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.code")?.stringValue == "missing-field")
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "", "relay": "wss://r"}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.code")?.stringValue == "missing-field")
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g", "admin": true}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer]).json?.at("error.field")?.stringValue == "admin")
+            // An unknown field is said first, whatever its value (a number here).
+            let unknownFirst = try await client.call(.post, "/api/invite", body: #"{"groupId": "g", "maxUses": 1}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer])
+            #expect(unknownFirst.json?.at("error.code")?.stringValue == "unknown-field" && unknownFirst.json?.at("error.field")?.stringValue == "maxUses", "\(unknownFirst.text)")
             let number = try await client.call(.post, "/api/invite", body: #"{"groupId": 5}"#, headers: [HTTPField.Name("X-Invite-Token")!: h.writer])
             #expect(number.status == .badRequest && number.json?.at("error.code")?.stringValue == "invalid-field", "\(number.text)")
             #expect(try await client.call(.post, "/api/invite", body: #"{"groupId": "g"}"#).status == .unauthorized)

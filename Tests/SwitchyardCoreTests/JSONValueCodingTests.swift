@@ -39,6 +39,7 @@ import Testing
 
     @Test func readsEveryKindOfMemberAndKeepsRawValues() throws {
         let item = try decode(Item.self, #"{"name": "a", "count": 1e3, "ratio": 0.25, "on": true, "tags": ["x", "y"], "extra": {"z": 1.50, "a": [null]}}"#)
+        #expect(try decode(Item.self, #"{"name": "w", "count": 2.000}"#).count == 2, "a whole number written with zero decimals")
         #expect(item.name == "a" && item.count == 1000 && item.ratio == 0.25 && item.on == true && item.tags == ["x", "y"])
         // A JSONValue member is the value as written: number text and key order kept.
         #expect(item.extra.map(JSONWriter.compact) == #"{"z":1.50,"a":[null]}"#)
@@ -68,6 +69,8 @@ import Testing
         FailureCase(text: #"{"items": [{"name": "a", "count": 1.5}]}"#, path: "items[0].count", code: "invalid-value", message: "items[0].count: must be a whole number, not 1.5"),
         FailureCase(text: #"{"items": [{"name": "a", "count": 1e30}]}"#, path: "items[0].count", code: "invalid-value",
                     message: "items[0].count: 1e30 is out of range (-9223372036854775808…9223372036854775807)"),
+        FailureCase(text: #"{"items": [{"name": "a", "count": 0.99999999999999999}]}"#, path: "items[0].count", code: "invalid-value",
+                    message: "items[0].count: must be a whole number, not 0.99999999999999999"),
         FailureCase(text: #"{"items": [{"name": "a", "count": "3"}]}"#, path: "items[0].count", code: "wrong-type", message: "items[0].count must be a whole number, not string"),
         FailureCase(text: #"{"items": [{"name": "a", "on": 1}]}"#, path: "items[0].on", code: "wrong-type", message: "items[0].on must be true or false, not number"),
         FailureCase(text: #"{"items": [{"name": "a", "tags": ["x", 2]}]}"#, path: "items[0].tags[1]", code: "wrong-type", message: "items[0].tags[1] must be a string, not number"),

@@ -15,11 +15,15 @@ protocol RequestBody: Decodable {
     static func invalidCode(field: String) -> ErrorCode
     /// The body's shape, appended to its refusals when a reminder helps (`{"token": "…"}`).
     static var shape: String? { get }
+    /// What to say of a value of the wrong type or shape at `field`, when the decoder's words
+    /// would not name the range the endpoint takes.
+    static func invalidMessage(field: String) -> String?
 }
 
 extension RequestBody {
     static func invalidCode(field: String) -> ErrorCode { .invalidField }
     static var shape: String? { nil }
+    static func invalidMessage(field: String) -> String? { nil }
 
     /// The body read from `value`, or a 400 that names the path and why.
     static func decode(_ value: JSONValue) throws(APIError) -> Self {
@@ -36,7 +40,9 @@ extension RequestBody {
         switch error.problem {
         case .unknownField: return .badRequest(.unknownField, error.message, field: error.path)
         case .missing: return .badRequest(.missingField, error.message + reminder, field: error.path)
-        case .wrongType, .invalid: return .badRequest(invalidCode(field: field), error.message, field: error.path)
+        case .wrongType, .invalid:
+            let message = error.path == field ? invalidMessage(field: field) ?? error.message : error.message
+            return .badRequest(invalidCode(field: field), message, field: error.path)
         }
     }
 }
@@ -86,6 +92,10 @@ struct LinkRequest: RequestBody, Encodable {
         case "maxUses": return .invalidMaxUses
         default: return .invalidField
         }
+    }
+
+    static func invalidMessage(field: String) -> String? {
+        field == "maxUses" ? "maxUses must be a whole number from 1 to \(LinkInput.mostUses)" : nil
     }
 
     /// The fields a body may name, in order.
@@ -249,9 +259,10 @@ struct MatchRequest: RequestBody {
 
 // MARK: Invites
 
-/// `POST /api/invites`: the configured invite fields, each a string or null.
+/// `POST /api/invite`: the configured invite fields (each a string or null, checked after the
+/// names, so an unknown field is said first).
 struct InviteRequest: RequestBody {
-    var fields: OrderedMembers<String?>
+    var fields: OrderedMembers<JSONValue>
 
     init(from decoder: any Decoder) throws { fields = try OrderedMembers(from: decoder) }
 }

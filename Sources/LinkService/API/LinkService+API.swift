@@ -98,10 +98,14 @@ extension LinkService {
         link.createdBy = token.id
         let given = body.fields.members
         for (field, parameter) in invites.fields {
-            // Plur's client sends strings; a number is not silently made one (the decoder refuses it).
-            guard let value = given.last(where: { $0.key == field })?.value else {
+            // Plur's client sends strings; a number is not silently made one.
+            let value: String
+            switch given.last(where: { $0.key == field })?.value {
+            case nil, .null?:
                 if invites.required.contains(field) { throw .badRequest(.missingField, "\(field) is required", field: field) }
                 continue
+            case .string(let s)?: value = s
+            case let other?: throw .badRequest(.invalidField, "\(field) must be a string, not \(other.typeName)", field: field)
             }
             if value.isEmpty && invites.required.contains(field) { throw .badRequest(.missingField, "\(field) is required and must not be empty", field: field) }
             try LinkInput.checkText(value, field: field)

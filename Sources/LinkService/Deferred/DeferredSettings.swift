@@ -10,7 +10,7 @@ import SwitchyardCore
 ///   claimLifetime: 86400        # seconds a claim token can be redeemed (default 24 h)
 ///   probabilisticMatching: false  # default; see below
 ///   matchWindow: 3600           # seconds a visit can be matched without a token
-///   signingKeys: []             # secrets (32+ characters) that sign claim tokens; the first signs
+///   signingKeys: []             # secrets (32+ characters; env:NAME, file:PATH or the text) that sign claim tokens; the first signs
 /// ```
 ///
 /// With `probabilisticMatching: true`, an app that found no token may ask
@@ -51,7 +51,7 @@ package struct DeferredSettings: Sendable, Equatable {
         "enabled": .bool, "claimLifetime": .number, "probabilisticMatching": .bool, "matchWindow": .number, "signingKeys": .array(.string),
     ])
 
-    init(_ section: JSONValue) throws(ConfigurationError) {
+    init(_ section: JSONValue, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) {
         enabled = section["enabled"] != .bool(false)
         if case .number(let n, _)? = section["claimLifetime"] {
             guard (60...2_592_000).contains(n) else { throw ConfigurationError("deferred.claimLifetime: seconds from 60 to 2592000 (30 days)") }
@@ -62,9 +62,14 @@ package struct DeferredSettings: Sendable, Equatable {
             guard (60...86_400).contains(n) else { throw ConfigurationError("deferred.matchWindow: seconds from 60 to 86400 (24 h)") }
             matchWindow = n
         }
-        signingKeys = section["signingKeys"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        for (i, key) in signingKeys.enumerated() where ClaimSigningKey(secret: key) == nil {
-            throw ConfigurationError("deferred.signingKeys[\(i)]: a signing key is at least 32 characters (for example `openssl rand -base64 32`)")
+        // Each key `env:NAME`, `file:PATH` or the text itself, as webhook secrets are.
+        signingKeys = []
+        for (i, text) in (section["signingKeys"]?.arrayValue?.compactMap(\.stringValue) ?? []).enumerated() {
+            let key = String(decoding: try WebhookSettings.secret(text, "deferred.signingKeys[\(i)]", environment: environment), as: UTF8.self)
+            guard ClaimSigningKey(secret: key) != nil, !key.allSatisfy(\.isWhitespace) else {
+                throw ConfigurationError("deferred.signingKeys[\(i)]: a signing key is at least 32 characters, not all spaces (for example `openssl rand -base64 32`)")
+            }
+            signingKeys.append(key)
         }
         if probabilisticMatching && !enabled { throw ConfigurationError("deferred.probabilisticMatching: needs deferred.enabled") }
     }

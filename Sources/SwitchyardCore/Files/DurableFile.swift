@@ -19,21 +19,24 @@ import Darwin
 public enum DurableFile {
     /// Writes `bytes` to `path` atomically and durably: a temporary file beside it is written and
     /// synced, renamed over `path`, and the directory synced. Readers see the old file or the new
-    /// one, never a part.
-    public static func write(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+    /// one, never a part. The new file has permissions `mode` (default 0644, less the umask).
+    public static func write(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil) throws(FileError) {
         let staging = path + ".tmp"
         try remove(staging)
-        try create(staging, bytes)
+        try create(staging, bytes, mode: mode)
         try rename(staging, path)
         try syncDirectory(directory(of: path))
     }
 
     /// Creates `path` (it must not exist) with `bytes`, and syncs it to disk. Not durable until
-    /// its directory is synced (``syncDirectory(_:)``) or it is renamed into place.
-    public static func create(_ path: String, _ bytes: [UInt8]) throws(FileError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    /// its directory is synced (``syncDirectory(_:)``) or it is renamed into place. With `mode`,
+    /// the file has exactly those permissions (made owner-only first, so it is never readable by
+    /// more); else 0644 less the umask.
+    public static func create(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil) throws(FileError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode == nil ? 0o644 : 0o600)
         guard fd >= 0 else { throw failure(path, "cannot create") }
         defer { close(fd) }
+        if let mode, fchmod(fd, mode) != 0 { throw failure(path, "cannot set its permissions") }
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { FilePlatform.write(fd, $0.baseAddress, $0.count) }
@@ -212,12 +215,20 @@ public enum DurableFile {
 
     /// Writes `bytes` to the file an output option names: a FIFO or a device (such as
     /// /dev/stdout) is written through; a symbolic link writes the file it names (made when
-    /// missing); a regular file is replaced whole (``write(_:_:)``). A directory is refused.
+    /// missing); a regular file is replaced whole (``write(_:_:mode:)``) when this user may write
+    /// it, keeping its permissions. A directory is refused.
     /// Errors read `cannot write 'PATH': reason`.
     public static func writeOutput(_ path: String, _ bytes: [UInt8]) throws(FileError) {
         do throws(FileError) {
             var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return try write(target(of: path), bytes) }
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else {
+                let target = target(of: path)
+                var existing = stat()
+                guard stat(target, &existing) == 0 else { return try write(target, bytes) }
+                // A file is replaced only where it could be written in place, and keeps who may read it.
+                guard access(target, W_OK) == 0 else { throw FileError(.io, path: path, reason(errno), errno: errno) }
+                return try write(target, bytes, mode: existing.st_mode & 0o7777)
+            }
             guard info.st_mode & S_IFMT != S_IFDIR else { throw FileError(.io, path: path, "it is a directory", errno: EISDIR) }
             let fd = open(path, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else { throw FileError(.io, path: path, reason(errno), errno: errno) }

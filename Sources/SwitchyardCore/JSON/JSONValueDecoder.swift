@@ -303,8 +303,11 @@ struct ValueDecoder: Decoder {
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         guard case .number(let d, let text) = value else { throw mismatch("a whole number") }
         if let exact = I(text) { return exact }
-        guard d == d.rounded(.towardZero) else { throw failure(.invalid("must be a whole number, not \(text)")) }
-        guard let exact = I(exactly: d) else { throw failure(.invalid("\(text) is out of range (\(I.min)…\(I.max))")) }
+        let shown = text.utf8.count <= 40 ? text : String(text.prefix(40)) + "… (\(text.utf8.count) characters)"
+        // A fraction is refused as written, also where the nearest double is whole (0.99999999999999999).
+        let fraction = text.contains(where: { $0 == "e" || $0 == "E" }) ? nil : text.firstIndex(of: ".").map { text[text.index(after: $0)...] }
+        guard d == d.rounded(.towardZero), fraction?.allSatisfy({ $0 == "0" }) ?? true else { throw failure(.invalid("must be a whole number, not \(shown)")) }
+        guard let exact = I(exactly: d) else { throw failure(.invalid("\(shown) is out of range (\(I.min)…\(I.max))")) }
         return exact
     }
 }
