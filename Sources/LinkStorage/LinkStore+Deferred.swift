@@ -19,7 +19,7 @@ extension LinkStore {
     /// Stores a claim token's hash with what it stands for (and, with probabilistic matching,
     /// the visit's match key).
     package func insertClaim(tokenHash: String, _ claim: DeferredClaim, at date: Date, expiresAt: Date, matchKey: String? = nil) async throws(StoreError) {
-        let parameters = JSONWriter.compact(.object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        let parameters = Self.parametersText(claim)
         try await write { () async throws(StoreError) in
             try await db.run(
                 "INSERT INTO deferred_claims (token_hash, code, deep_link, route, parameters, platform, created_at, expires_at, match_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -86,7 +86,7 @@ extension LinkStore {
     /// across nodes), with `deferred.claimed` in the same transaction. False when it was redeemed before.
     package func redeemSignedClaim(tokenHash: String, _ claim: DeferredClaim, expiresAt: Date, at date: Date) async throws(StoreError) -> Bool {
         let outbox = self.outbox.flatMap { $0.wants("deferred.claimed") ? $0 : nil }
-        let parameters = JSONWriter.compact(.object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        let parameters = Self.parametersText(claim)
         return try await write { () async throws(StoreError) -> Bool in
             try await db.transaction { tx throws(StoreError) -> Bool in
                 let inserted = try await tx.run(
@@ -99,6 +99,11 @@ extension LinkStore {
                 return true
             }
         }
+    }
+
+    /// A claim's parameters as the `parameters` column holds them: a JSON object, names sorted.
+    static func parametersText(_ claim: DeferredClaim) -> String {
+        JSONWriter.compact(.object(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
     }
 
     /// The condition (one bind: now) that a claim's link, when it has one, still exists and has

@@ -90,13 +90,11 @@ package struct SignedClaimToken: Equatable, Sendable {
     /// The claim a signed token carries, when one of `keys` signed it; nil for any other text
     /// (a stored token, a forged or altered one).
     package static func read(_ token: String, keys: [ClaimSigningKey]) -> SignedClaimToken? {
-        // The canonical spelling only: the last character carries two unused bits, and a token
-        // is single-use by its text.
-        guard token.utf8.count == 43, let bytes = Base64URL.decode(token), bytes.count == 32, bytes[0] >> 4 == 0xA,
-              Base64URL.encode(bytes) == token else { return nil }
+        // (`Base64URL.decode` takes one spelling per token: a token is single-use by its text.)
+        guard token.utf8.count == 43, let bytes = Base64URL.decode(token), bytes.count == 32, bytes[0] >> 4 == 0xA else { return nil }
         let body = Array(bytes[0..<24])
         let tag = Array(bytes[24...])
-        guard keys.contains(where: { $0.slot == bytes[0] & 0x0F && constantTimeEquals($0.tag(body), tag) }) else { return nil }
+        guard keys.contains(where: { $0.slot == bytes[0] & 0x0F && ConstantTime.equals($0.tag(body), tag) }) else { return nil }
         let length = Int(bytes[1] & 0x1F)
         guard (1...maximumCodeLength).contains(length) else { return nil }
         var code = ""
@@ -106,7 +104,7 @@ package struct SignedClaimToken: Equatable, Sendable {
             count += 8
             while count >= 6 && code.utf8.count < length {
                 count -= 6
-                code.unicodeScalars.append(Unicode.Scalar(alphabet[Int((bits >> UInt64(count)) & 0x3F)]))
+                code.unicodeScalars.append(Unicode.Scalar(Base64URL.alphabet[Int((bits >> UInt64(count)) & 0x3F)]))
             }
         }
         let issued = bytes[2..<6].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
@@ -115,17 +113,12 @@ package struct SignedClaimToken: Equatable, Sendable {
                                 nonce: Array(bytes[6..<10]))
     }
 
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// Each base64url character's six-bit value.
     private static let sextet: [UInt8?] = {
         var table = [UInt8?](repeating: nil, count: 256)
-        for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
+        for (i, c) in Base64URL.alphabet.enumerated() { table[Int(c)] = UInt8(i) }
         return table
     }()
-
-    private static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }
 
 /// A key that signs claim tokens. Its slot (0–15, from the key's own hash) tells which key to

@@ -231,10 +231,9 @@ extension LinkService {
                 claim = try await store.pendingClaim(tokenHash: hash, at: date)
                 known = claim != nil ? true : try await store.claimIsKnown(tokenHash: hash)
             }
-        } catch let error as StoreError {
-            _ = storeFailure(error)
-            return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
         } catch {
+            // A store call made here is logged by `storeFailure`; the signed path's are logged inside it.
+            if let error = error as? StoreError { _ = storeFailure(error) }
             return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
         }
         // Used, expired, or its link expired: gone (410), as the claim API and the pages say it.
