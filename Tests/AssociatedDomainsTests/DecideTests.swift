@@ -257,42 +257,54 @@ extension DecideTests {
         #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision, "\(c.reason)")
     }
 
-    /// (c) iOS does not normalise a URL's path: repeated slashes are compared as written.
+    /// (c) Slashes as iOS takes them: a run of slashes is one slash and a trailing slash is
+    /// dropped, in the pattern and in the URL's path. Apple's `swcutil` matches the pattern "//abc"
+    /// to "/abc", and "/buy/" and "/buy/*" to "/buy//"; the other cases follow the same rule.
     @Test(arguments: [
-        Case(name: "//a is not /a", components: ##"[{"/": "/a"}]"##, url: "https://e.com//a", decision: .noMatch,
-             reason: "the path of https://e.com//a is //a"),
+        Case(name: "//abc matches /abc", components: ##"[{"/": "//abc"}]"##, url: "https://e.com/abc", decision: .match,
+             reason: "swcutil: a leading run of slashes in the pattern is one slash"),
+        Case(name: "/buy/ matches /buy//", components: ##"[{"/": "/buy/"}]"##, url: "https://e.com/buy//", decision: .match,
+             reason: "swcutil: the trailing run of slashes is dropped from both sides"),
+        Case(name: "/buy/* matches /buy//", components: ##"[{"/": "/buy/*"}]"##, url: "https://e.com/buy//", decision: .match,
+             reason: "swcutil: /buy// is /buy, which /buy/* also matches"),
+        Case(name: "/buy/ matches /buy", components: ##"[{"/": "/buy/"}]"##, url: "https://e.com/buy", decision: .match,
+             reason: "swcutil: a trailing slash in the pattern is dropped"),
+        Case(name: "/a matches //a", components: ##"[{"/": "/a"}]"##, url: "https://e.com//a", decision: .match,
+             reason: "the URL's leading run of slashes is one slash too"),
         Case(name: "//a matches //a", components: ##"[{"/": "//a"}]"##, url: "https://e.com//a", decision: .match,
-             reason: "slashes compared as they are"),
-        Case(name: "/a is not //a", components: ##"[{"/": "//a"}]"##, url: "https://e.com/a", decision: .noMatch,
-             reason: "nor is the pattern collapsed"),
-        Case(name: "prefix does not skip a doubled slash", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com//a/b", decision: .noMatch,
-             reason: "//a/b does not start with /a/"),
-        Case(name: "star crosses a doubled slash", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a//b", decision: .match,
+             reason: "both sides are /a"),
+        Case(name: "/a/b matches /a//b", components: ##"[{"/": "/a/b"}]"##, url: "https://e.com/a//b", decision: .match,
+             reason: "a run inside the path is one slash"),
+        Case(name: "/a//b matches /a/b", components: ##"[{"/": "/a//b"}]"##, url: "https://e.com/a/b", decision: .match,
+             reason: "and inside the pattern"),
+        Case(name: "/a/* matches //a/b", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com//a/b", decision: .match,
+             reason: "//a/b is /a/b"),
+        Case(name: "/a/* matches /a//b", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a//b", decision: .match,
              reason: "* matches any characters, slashes included"),
-        Case(name: "star at the start crosses //", components: ##"[{"/": "/*"}]"##, url: "https://e.com//x//y", decision: .match,
-             reason: "* matches /x//y"),
+        Case(name: "/* matches //x//y", components: ##"[{"/": "/*"}]"##, url: "https://e.com//x//y", decision: .match,
+             reason: "* matches /x/y"),
         Case(name: "? matches a slash", components: ##"[{"/": "/a?b"}]"##, url: "https://e.com/a/b", decision: .match,
              reason: "? is any one character"),
-        Case(name: "// is not the root", components: ##"[{"/": "/"}]"##, url: "https://e.com//", decision: .noMatch,
-             reason: "only one trailing slash is disregarded, and // has nothing before it"),
-        Case(name: "// matches //", components: ##"[{"/": "//"}]"##, url: "https://e.com//", decision: .match,
-             reason: "same text"),
-        Case(name: "//* does not match the root", components: ##"[{"/": "//*"}]"##, url: "https://e.com/", decision: .noMatch,
-             reason: "/ does not start with //"),
-        Case(name: "//* matches //x", components: ##"[{"/": "//*"}]"##, url: "https://e.com//x", decision: .match,
-             reason: "prefix with two slashes"),
-        Case(name: "/a/ is not /a//", components: ##"[{"/": "/a/"}]"##, url: "https://e.com/a//", decision: .noMatch,
-             reason: "one trailing slash is disregarded, not two"),
-        Case(name: "/a// matches /a//", components: ##"[{"/": "/a//"}]"##, url: "https://e.com/a//", decision: .match,
-             reason: "same text"),
-        Case(name: "/a// is not /a/", components: ##"[{"/": "/a//"}]"##, url: "https://e.com/a/", decision: .noMatch,
-             reason: "/a/ is /a once its trailing slash is disregarded"),
-        Case(name: "/a//* is not /a", components: ##"[{"/": "/a//*"}]"##, url: "https://e.com/a", decision: .noMatch,
-             reason: "the /x/* also-matches-/x rule does not eat a slash"),
+        Case(name: "/a??b does not match /a//b", components: ##"[{"/": "/a??b"}]"##, url: "https://e.com/a//b", decision: .noMatch,
+             reason: "/a//b is /a/b: one character between a and b, not two"),
+        Case(name: "/ matches //", components: ##"[{"/": "/"}]"##, url: "https://e.com//", decision: .match,
+             reason: "// is the root"),
+        Case(name: "/ matches the empty path", components: ##"[{"/": "/"}]"##, url: "https://e.com", decision: .match,
+             reason: "swcutil: a URL without a path is the root"),
+        Case(name: "//* matches the root", components: ##"[{"/": "//*"}]"##, url: "https://e.com/", decision: .match,
+             reason: "//* is /*"),
+        Case(name: "/a// matches /a/", components: ##"[{"/": "/a//"}]"##, url: "https://e.com/a/", decision: .match,
+             reason: "both are /a"),
+        Case(name: "/a//* matches /a", components: ##"[{"/": "/a//*"}]"##, url: "https://e.com/a", decision: .match,
+             reason: "/a//* is /a/*, which also matches /a"),
         Case(name: "/a/* still matches /a", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a", decision: .match,
-             reason: "regression: the usual prefix rule"),
+             reason: "swcutil: the usual prefix rule"),
         Case(name: "/a/* matches /a/", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a/", decision: .match,
-             reason: "regression"),
+             reason: "swcutil"),
+        Case(name: "/a/* does not match /ab", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/ab", decision: .noMatch,
+             reason: "swcutil: /buy/* does not match /buyer"),
+        Case(name: "/a/*/c does not match /a/c", components: ##"[{"/": "/a/*/c"}]"##, url: "https://e.com/a/c", decision: .noMatch,
+             reason: "swcutil: only a trailing /* may match nothing with its slash"),
         Case(name: "/* matches the root", components: ##"[{"/": "/*"}]"##, url: "https://e.com", decision: .match,
              reason: "regression: * matches nothing"),
         Case(name: "encoded %2F is not a slash", components: ##"[{"/": "/a/b"}]"##, url: "https://e.com/a%2Fb", decision: .noMatch,
@@ -301,14 +313,16 @@ extension DecideTests {
              reason: "the raw text as written"),
         Case(name: "decoded %2F is a slash", components: ##"[{"/": "/a/b", "percentEncoded": false}]"##, url: "https://e.com/a%2Fb", decision: .match,
              reason: "percentEncoded false compares the decoded path, where %2F is /"),
-        Case(name: "decoded %2F%2F is //", components: ##"[{"/": "/a/b", "percentEncoded": false}]"##, url: "https://e.com/a%2F%2Fb", decision: .noMatch,
-             reason: "decoding gives /a//b, which is not collapsed"),
+        Case(name: "decoded %2F%2F is one slash", components: ##"[{"/": "/a/b", "percentEncoded": false}]"##, url: "https://e.com/a%2F%2Fb", decision: .match,
+             reason: "decoding gives /a//b, taken as /a/b"),
+        Case(name: "raw %2F%2F is not a slash", components: ##"[{"/": "/a/b"}]"##, url: "https://e.com/a%2F%2Fb", decision: .noMatch,
+             reason: "with the default, the raw escapes are compared"),
         Case(name: "decoded %2F%2F matches //", components: ##"[{"/": "/a//b", "percentEncoded": false}]"##, url: "https://e.com/a%2F%2Fb", decision: .match,
              reason: "decoded text as it is"),
         Case(name: "decoded leading %2F", components: ##"[{"/": "//a", "percentEncoded": false}]"##, url: "https://e.com/%2Fa", decision: .match,
-             reason: "/%2Fa decodes to //a"),
+             reason: "/%2Fa decodes to //a, which is /a as the pattern is"),
         Case(name: "dot segments are not removed", components: ##"[{"/": "/b"}]"##, url: "https://e.com/a/../b", decision: .noMatch,
-             reason: "the path is not normalised in any way: /a/../b is compared as written"),
+             reason: "dot segments are kept: /a/../b is compared as written"),
         Case(name: "dot segments compared as written", components: ##"[{"/": "/a/*"}]"##, url: "https://e.com/a/../b", decision: .match,
              reason: "and so it starts with /a/"),
         Case(name: "slashes in the query are kept", components: ##"[{"?": "u=//x"}]"##, url: "https://e.com/?u=//x", decision: .match,
@@ -320,12 +334,41 @@ extension DecideTests {
         #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision, "\(c.reason)")
     }
 
-    @Test func legacyPathsKeepRepeatedSlashes() throws {
+    @Test func legacyPathsTakeSlashesAsComponentsDo() throws {
         let aasa = try AppSiteAssociation(json: ##"{"applinks": {"apps": [], "details": [{"appID": "\##(Self.app)", "paths": ["/a/*", "//b"]}]}}"##)
         #expect(aasa.decide("https://e.com/a//x", for: Self.app) == .match)
-        #expect(aasa.decide("https://e.com//a/x", for: Self.app) == .noMatch)
+        #expect(aasa.decide("https://e.com//a/x", for: Self.app) == .match)
         #expect(aasa.decide("https://e.com//b", for: Self.app) == .match)
-        #expect(aasa.decide("https://e.com/b", for: Self.app) == .noMatch)
+        #expect(aasa.decide("https://e.com/b", for: Self.app) == .match)
+        #expect(aasa.decide("https://e.com/c", for: Self.app) == .noMatch)
+    }
+
+    /// (d) `defaults` may carry a component's keys (`/`, `?`, `#`, `exclude`): a component that
+    /// lacks one takes the detail's, then the domain's (Apple's `swcutil` decides these the same).
+    @Test(arguments: [
+        Case(name: "domain path default", components: ##"[{"#": "*"}]"##, url: "https://e.com/bar", decision: .noMatch,
+             domainExtra: #""defaults": {"/": "/foo/*"}, "#, reason: "swcutil: the component has no /, so it takes /foo/*"),
+        Case(name: "domain path default agreeing", components: ##"[{"#": "*"}]"##, url: "https://e.com/foo/1", decision: .match,
+             domainExtra: #""defaults": {"/": "/foo/*"}, "#, reason: "swcutil"),
+        Case(name: "detail path default", components: ##"[{"#": "*"}]"##, url: "https://e.com/bar", decision: .noMatch,
+             detailExtra: #""defaults": {"/": "/foo/*"}, "#, reason: "swcutil: a detail's defaults too"),
+        Case(name: "detail over domain", components: ##"[{"#": "*"}]"##, url: "https://e.com/b/1", decision: .match,
+             detailExtra: #""defaults": {"/": "/b/*"}, "#, domainExtra: #""defaults": {"/": "/a/*"}, "#, reason: "the detail's default is nearer"),
+        Case(name: "component over defaults", components: ##"[{"/": "/c"}]"##, url: "https://e.com/c", decision: .match,
+             domainExtra: #""defaults": {"/": "/a/*"}, "#, reason: "a component's own key wins"),
+        Case(name: "exclude default", components: ##"[{"#": "*"}]"##, url: "https://e.com/bar", decision: .exclude,
+             domainExtra: #""defaults": {"exclude": true}, "#, reason: "swcutil: blocked match"),
+        Case(name: "exclude false over the default", components: ##"[{"#": "*", "exclude": false}]"##, url: "https://e.com/bar", decision: .match,
+             domainExtra: #""defaults": {"exclude": true}, "#, reason: "a component's own exclude wins"),
+        Case(name: "query default", components: ##"[{"#": "*"}]"##, url: "https://e.com/bar?id=7", decision: .noMatch,
+             domainExtra: #""defaults": {"?": {"id": "??"}}, "#, reason: "swcutil: ?? needs two characters"),
+        Case(name: "query default met", components: ##"[{"#": "*"}]"##, url: "https://e.com/bar?id=77", decision: .match,
+             domainExtra: #""defaults": {"?": {"id": "??"}}, "#, reason: "two characters"),
+        Case(name: "fragment default", components: ##"[{"/": "/x"}]"##, url: "https://e.com/x#b", decision: .noMatch,
+             detailExtra: ##""defaults": {"#": "a"}, "##, reason: "the component has no #, so it takes a"),
+    ])
+    func componentKeysInDefaults(_ c: Case) throws {
+        #expect(try Self.aasa(c).decide(c.url, for: Self.app) == c.decision, "\(c.reason)")
     }
 
     /// (a) The iOS 9 form: `details` is a dictionary whose keys are app IDs.

@@ -12,14 +12,28 @@ struct Subject {
 
     init(_ parts: URLParts) { self.parts = parts }
 
-    /// A path (of a URL or a pattern) without its one trailing slash, which iOS disregards
-    /// ("/about/" is "/about"). Nothing else changes: iOS compares slashes as they are written,
-    /// so "//a" stays "//a", and a trailing slash after another one is not dropped either —
-    /// "//" is not the root "/", and "/a//" is not "/a/".
+    /// A path (of a URL or a pattern) as iOS compares it: every run of slashes is one slash and a
+    /// trailing slash is dropped, so "/buy//" is "/buy", "//a" is "/a" and "/a//b" is "/a/b"; the
+    /// root stays "/". Apple's `swcutil` matches "//abc" to "/abc" and "/buy/" to "/buy//";
+    /// slashes inside a path are taken the same way (docs/associated-domains.md).
     static func normalise(_ path: String) -> String {
         let u = path.utf8
-        guard u.count > 1, u.last == UInt8(ascii: "/"), u[u.index(u.endIndex, offsetBy: -2)] != UInt8(ascii: "/") else { return path }
-        return String(path.dropLast())
+        let slash = UInt8(ascii: "/")
+        var previous: UInt8 = 0
+        var clean = true
+        for b in u {
+            if b == slash && previous == slash { clean = false; break }
+            previous = b
+        }
+        if clean {
+            guard u.count > 1, u.last == slash else { return path }
+            return String(path.dropLast())
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(u.count)
+        for b in u where !(b == slash && out.last == slash) { out.append(b) }
+        if out.count > 1, out.last == slash { out.removeLast() }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The text a component compares: raw, or (`percentEncoded: false`) fully decoded, then
@@ -92,21 +106,17 @@ struct CompiledComponent: Sendable {
     let query: Query?
     let fragment: Glob?
 
-    /// The path pattern as iOS reads it: leading "/" optional, trailing "/" irrelevant, and
-    /// "/x/*" also matching "/x" (the path "/x/" with its trailing slash disregarded). Repeated
-    /// slashes are kept: "//a" matches only a path that starts with two slashes, and "//*" or
-    /// "/a//*" do not match "/" or "/a".
+    /// The path pattern as iOS reads it: leading "/" optional, slashes taken as `Subject.normalise`
+    /// takes them, and "/x/*" also matching "/x" (the path "/x/" with its trailing slash dropped).
     static func pathAlternatives(_ pattern: String) -> [String] {
         var p = pattern
         if !p.hasPrefix("/") && !p.hasPrefix("*") { p = "/" + p }
         p = Subject.normalise(p)
         var out = [p]
         if p.hasSuffix("/*") {
-            // "/*" needs no alternative ("*" matches nothing, so it matches "/" already); and
-            // where "/*" follows another slash, the shorter text ends with a slash that a
-            // URL's path, once normalised, never keeps.
+            // "/*" needs no alternative: "*" matches nothing, so it matches "/" already.
             let shorter = String(p.dropLast(2))
-            if !shorter.isEmpty && !shorter.hasSuffix("/") { out.append(shorter) }
+            if !shorter.isEmpty { out.append(shorter) }
         }
         return out
     }

@@ -117,14 +117,42 @@ extension AppSiteAssociation {
             return nil
         }
 
+        /// `defaults` of the domain or a detail: the matching options, and any component key
+        /// (`/`, `?`, `#`, `exclude`), which a component that lacks it takes (swcutil: a
+        /// `defaults` `"/": "/foo/*"` keeps `{"#": "*"}` from matching `/bar`).
         mutating func defaults(_ value: JSONValue?, _ path: String) -> MatchingDefaults {
             guard let value else { return MatchingDefaults() }
             guard case .object = value else {
-                error(.wrongType, path, "expected an object with caseSensitive/percentEncoded, found \(value.typeName)")
+                error(.wrongType, path, "expected an object of defaults (caseSensitive, percentEncoded, or a component's \"/\", \"?\", \"#\", exclude), found \(value.typeName)")
                 return MatchingDefaults()
             }
-            unknownKeys(value, ["caseSensitive", "percentEncoded"], path)
-            return MatchingDefaults(caseSensitive: bool(value["caseSensitive"], "\(path).caseSensitive"), percentEncoded: bool(value["percentEncoded"], "\(path).percentEncoded"))
+            unknownKeys(value, ["caseSensitive", "percentEncoded", "/", "?", "#", "exclude"], path)
+            return MatchingDefaults(
+                caseSensitive: bool(value["caseSensitive"], "\(path).caseSensitive"), percentEncoded: bool(value["percentEncoded"], "\(path).percentEncoded"),
+                path: string(value["/"], "\(path)./"), query: query(value["?"], "\(path).?"), fragment: string(value["#"], "\(path).#"),
+                exclude: bool(value["exclude"], "\(path).exclude"))
+        }
+
+        /// A `?` value: one pattern for the whole query, or an object of item patterns (voided
+        /// when any of them is not a string, as iOS then disregards the whole object).
+        mutating func query(_ value: JSONValue?, _ path: String) -> AppLinks.Component.Query? {
+            switch value {
+            case nil: return nil
+            case .string(let s)?: return .whole(s)
+            case .object(let members)?:
+                var items: [AppLinks.Component.QueryItem] = []
+                var voided = false
+                for m in members {
+                    if case .string(let s) = m.value { items.append(.init(name: m.key, pattern: s)) } else {
+                        voided = true
+                        error(.queryValueNotString, "\(path).\(m.key)", "query item patterns must be strings, found \(m.value.typeName); iOS then disregards the whole \"?\" dictionary")
+                    }
+                }
+                return voided ? .voided : .items(items)
+            case let other?:
+                error(.wrongType, path, "expected a string or an object of item patterns, found \(other.typeName)")
+                return nil
+            }
         }
 
         mutating func variables(_ value: JSONValue?, _ path: String) -> [String: [String]] {
@@ -240,7 +268,7 @@ extension AppSiteAssociation {
                 if case .array(let items) = value {
                     components = []
                     for (j, c) in items.enumerated() {
-                        if let comp = readComponent(c, "\(path).components[\(j)]", j) { components?.append(comp) }
+                        if let comp = readComponent(c, "\(path).components[\(j)]", j, inheriting: [detailDefaults, domainDefaults]) { components?.append(comp) }
                     }
                 } else {
                     error(.wrongType, "\(path).components", "expected an array of component objects, found \(value.typeName)")
@@ -266,33 +294,20 @@ extension AppSiteAssociation {
             return AppLinks.Detail(index: i, location: path, appIDs: appIDs, components: components, paths: paths, defaults: detailDefaults, substitutionVariables: vars, compiled: CompiledDetail(kind: kind))
         }
 
-        mutating func readComponent(_ value: JSONValue, _ path: String, _ index: Int) -> AppLinks.Component? {
+        mutating func readComponent(_ value: JSONValue, _ path: String, _ index: Int, inheriting inherited: [MatchingDefaults]) -> AppLinks.Component? {
             guard case .object = value else {
                 error(.wrongType, path, "expected a component object like {\"/\": \"/path/*\"}, found \(value.typeName)"
                     + (value.stringValue.map { " \(JSONWriter.quote($0)); write {\"/\": \(JSONWriter.quote($0))}" } ?? ""))
                 return nil
             }
             unknownKeys(value, ["/", "?", "#", "exclude", "caseSensitive", "percentEncoded", "comment"], path)
-            var query: AppLinks.Component.Query?
-            switch value["?"] {
-            case nil: query = nil
-            case .string(let s)?: query = .whole(s)
-            case .object(let members)?:
-                var items: [AppLinks.Component.QueryItem] = []
-                var voided = false
-                for m in members {
-                    if case .string(let s) = m.value { items.append(.init(name: m.key, pattern: s)) } else {
-                        voided = true
-                        error(.queryValueNotString, "\(path).?.\(m.key)", "query item patterns must be strings, found \(m.value.typeName); iOS then disregards the whole \"?\" dictionary")
-                    }
-                }
-                query = voided ? .voided : .items(items)
-            case let other?:
-                error(.wrongType, "\(path).?", "expected a string or an object of item patterns, found \(other.typeName)")
-            }
+            // A key the component lacks comes from the detail's defaults, then the domain's.
             return AppLinks.Component(
-                index: index, path: string(value["/"], "\(path)./"), query: query, fragment: string(value["#"], "\(path).#"),
-                exclude: bool(value["exclude"], "\(path).exclude") ?? false,
+                index: index,
+                path: string(value["/"], "\(path)./") ?? inherited.lazy.compactMap(\.path).first,
+                query: query(value["?"], "\(path).?") ?? inherited.lazy.compactMap(\.query).first,
+                fragment: string(value["#"], "\(path).#") ?? inherited.lazy.compactMap(\.fragment).first,
+                exclude: bool(value["exclude"], "\(path).exclude") ?? inherited.lazy.compactMap(\.exclude).first ?? false,
                 caseSensitive: bool(value["caseSensitive"], "\(path).caseSensitive"), percentEncoded: bool(value["percentEncoded"], "\(path).percentEncoded"),
                 comment: value["comment"]?.stringValue)
         }

@@ -44,11 +44,24 @@ public struct MatchingDefaults: Sendable, Equatable {
     /// Whether patterns compare the URL as written (percent-encoded)
     /// rather than decoded; nil inherits, and iOS's default is true.
     public var percentEncoded: Bool?
+    /// The `/` pattern of every component that has none; nil inherits.
+    public var path: String?
+    /// The `?` of every component that has none; nil inherits.
+    public var query: AppLinks.Component.Query?
+    /// The `#` pattern of every component that has none; nil inherits.
+    public var fragment: String?
+    /// The `exclude` of every component that does not say; nil inherits (false at the end).
+    public var exclude: Bool?
 
     /// Defaults with the given settings; a setting left nil is inherited.
-    public init(caseSensitive: Bool? = nil, percentEncoded: Bool? = nil) {
+    public init(caseSensitive: Bool? = nil, percentEncoded: Bool? = nil, path: String? = nil,
+                query: AppLinks.Component.Query? = nil, fragment: String? = nil, exclude: Bool? = nil) {
         self.caseSensitive = caseSensitive
         self.percentEncoded = percentEncoded
+        self.path = path
+        self.query = query
+        self.fragment = fragment
+        self.exclude = exclude
     }
 }
 
