@@ -107,6 +107,9 @@ extension ErrorCode {
     public static let unreachableComponent = ErrorCode("unreachable-component")
     /// A URL the AASA hands to the app that no route of the route table handles.
     public static let urlWithoutRoute = ErrorCode("url-without-route")
+    /// A pattern the AASA hands to the app that is wider than its route: a typed parameter
+    /// (`{id:int}`) refuses some of the URLs the pattern's `*` takes.
+    public static let patternWiderThanRoute = ErrorCode("pattern-wider-than-route")
     /// A legacy `NOT` path with no including path after it, so it excludes nothing.
     public static let uselessNot = ErrorCode("useless-not")
     /// `substitutionVariables` defines a name that is already a built-in variable (`alpha`, `digit` …).

@@ -327,6 +327,15 @@ public struct ServiceConfiguration: Sendable {
         return "apple, android: no app is configured, so the association files would name none and no link would open an app; add an apple entry (teamId, bundleId) or an android entry (package, fingerprints) — `switchyard init` writes a configuration with both"
     }
 
+    /// What `serve` warns of at start: settings that work but are probably not meant.
+    public var servingWarnings: [String] {
+        var out: [String] = []
+        if let host = URLComponents(string: publicURL)?.host?.lowercased(), !router.hosts.contains(where: { $0.lowercased() == host }) {
+            out.append("service.publicURL: \(publicURL) is not on the route table's hosts (\(router.hosts.joined(separator: ", "))): the links and pages built on it are no universal links or App Links, so they never open the app; put \(host) in hosts, or give publicURL one of them")
+        }
+        return out
+    }
+
     /// A path the configuration names: absolute as written, else relative to `directory` (the
     /// configuration file's; the current directory when nil).
     static func file(_ path: String, relativeTo directory: String?) -> String {

@@ -17,7 +17,8 @@ struct InitCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The domain of your universal links and of the service (links.example.com).") var domain: String?
+    // Taken whatever it starts with, so that "-bad.com" is checked as a domain, not read as an option.
+    @Option(parsing: .unconditional, help: "The domain of your universal links and of the service (links.example.com).") var domain: String?
     @Option(help: "Apple team ID (10 characters, Membership details in the developer account).") var teamId: String?
     @Option(help: "iOS bundle ID.") var bundleId: String?
     @Option(help: "App Store ID (digits), once the app is published.") var appStoreId: String?

@@ -108,6 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
             return h
         }
         let logger = Logger(label: "switchyard")
+        for warning in configuration.servingWarnings { logger.warning("\(warning)", metadata: ["config": "\(path)"]) }
         // The rule manifest first: a configuration naming one that cannot be used is refused
         // before the database is made or migrated.
         let manifest: Manifest

@@ -312,6 +312,11 @@ import Testing
             #expect(bad.text.contains("4 fields need a change"), "\(bad.text)")
             #expect(try await h.store.searchLinks("", limit: 10).isEmpty, "nothing stored")
 
+            // A field given twice (a hand-made form) is refused, not read as its first value.
+            let twice = try await browser.post("/admin/links", [("csrf", csrf), ("route", "appGroup"), ("route", "appHome"), ("parameters", "groupId=g1")])
+            #expect(twice.status == .badRequest && twice.text.contains("the form gives route more than once"), "\(twice.status) \(twice.text)")
+            #expect(try await h.store.searchLinks("", limit: 10).isEmpty, "nothing stored")
+
             let made = try await browser.post("/admin/links", [("csrf", csrf), ("code", "Day2030x"), ("route", "appGroup"),
                                                               ("parameters", "groupId=g1"), ("expiresAt", "2030-01-31"), ("maxUses", "10")])
             #expect(made.status == .seeOther, "\(made.text)")

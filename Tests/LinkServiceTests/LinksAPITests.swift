@@ -132,7 +132,7 @@ import Testing
         BadBody(body: #"{"code": "caf\u00e9s", "deepLink": "plur://x"}"#, code: "invalid-code", field: "code"),
         BadBody(body: #"{"route": "nope"}"#, code: "invalid-route", field: "route"),
         BadBody(body: #"{"route": "appGroup", "parameters": {"colour": "x"}}"#, code: "invalid-parameters", field: "parameters"),
-        BadBody(body: #"{"route": "appJoinCommunity", "parameters": {"groupId": "g"}}"#, code: "invalid-parameters", field: "parameters"),
+        BadBody(body: #"{"route": "appJoinCommunity", "parameters": {"groupId": "g"}}"#, code: "invalid-parameters", field: "parameters.code"),
         BadBody(body: #"{"deepLink": "plur://x", "route": "appGroup"}"#, code: "ambiguous-target", field: "route"),
         BadBody(body: #"{"deepLink": "plur://x", "expiresAt": "tomorrow"}"#, code: "invalid-expiry", field: "expiresAt"),
         // Foundation's ISO 8601 parser reads these as 2 March and as a 99-hour offset.
@@ -193,6 +193,39 @@ import Testing
             let r = try await client.call(.post, "/api/links", token: h.writer, body: #"{"route": "appGroup", "parameters": {"groupID": "g"}}"#)
             #expect(r.status == .badRequest && r.json?.at("error.code")?.stringValue == "invalid-parameters", "\(r.text)")
             #expect(r.json?.at("error.message")?.stringValue == #"route appGroup has no parameter "groupID"; did you mean "groupId"? (it has: groupId, relay)"#, "\(r.text)")
+        }
+    }
+
+    /// Parameters that build no link name the parameter at fault and why; an integer is kept
+    /// as written or refused ("01" would have been stored as /p/1).
+    @Test func parametersThatBuildNoLinkNameTheParameter() async throws {
+        let h = try await Harness.make(extra: """
+            routes:
+              - {name: inviteEmbedded, pattern: "/i/{target:url}"}
+              - {name: invite, pattern: "/i/{code}"}
+              - {name: join, pattern: "/join/{groupId}", query: {code: code, relay: relay?}}
+              - {name: joinCommunity, pattern: /join-community, query: {group-id: groupId, code: code, relay: relay?}}
+              - {name: group, pattern: "/g/{groupId}", query: {relay: relay?}}
+              - {name: appJoinCommunity, pattern: "plur://join-community", query: {group-id: groupId, code: code, relay: relay?}}
+              - {name: appGroup, pattern: "plur://group/{groupId}", query: {relay: relay?}}
+              - {name: product, pattern: "/p/{id:int}", query: {size: "size:s|m|l?"}}
+            """)
+        try await h.app().test(.router) { client in
+            for (body, field, message) in [
+                (#"{"route": "product", "parameters": {"id": "abc"}}"#, "parameters.id", #"route product: parameter id: "abc" is not an integer"#),
+                (#"{"route": "product", "parameters": {"id": "01"}}"#, "parameters.id", #"route product: parameter id: write "01" as 1, as the link carries it"#),
+                (#"{"route": "product", "parameters": {"id": "+7"}}"#, "parameters.id", #"route product: parameter id: write "+7" as 7, as the link carries it"#),
+                (#"{"route": "product", "parameters": {"id": "7", "size": "xl"}}"#, "parameters.size", #"route product: parameter size: "xl" is not one of s, m, l"#),
+                (#"{"route": "product", "parameters": {}}"#, "parameters.id", "route product needs parameter id (integer) (/p/{id:int})"),
+                (#"{"route": "appJoinCommunity", "parameters": {"groupId": "g"}}"#, "parameters.code", "route appJoinCommunity needs parameter code (string) (plur://join-community)"),
+            ] {
+                let r = try await client.call(.post, "/api/links", token: h.writer, body: body)
+                #expect(r.status == .badRequest && r.json?.at("error.code")?.stringValue == "invalid-parameters", "\(body): \(r.text)")
+                #expect(r.json?.at("error.field")?.stringValue == field, "\(body): \(r.text)")
+                #expect(r.json?.at("error.message")?.stringValue == message, "\(body): \(r.text)")
+            }
+            let ok = try await client.call(.post, "/api/links", token: h.writer, body: #"{"route": "product", "parameters": {"id": "7", "size": "m"}}"#)
+            #expect(ok.status == .created && ok.json?["deepLink"]?.stringValue == "https://rabble.community/p/7?size=m", "\(ok.text)")
         }
     }
 

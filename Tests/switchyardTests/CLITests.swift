@@ -203,6 +203,26 @@ import Glibc
         #expect(result.status == c.status, "stderr: \(result.stderr)")
     }
 
+    /// An AASA pattern cannot say what a typed parameter accepts: `/p/*` for `/p/{id:int}` hands
+    /// the app `/p/x` too. `routes check` says so as a warning (exit 0), with the URL and why.
+    @Test func routesCheckWarnsWhereAPatternIsWiderThanItsTypedRoute() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wider-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let routes = directory.appendingPathComponent("routes.yaml").path
+        try "hosts: [shop.example]\nroutes:\n  - {name: product, pattern: \"/p/{id:int}\"}\n  - {name: shelf, pattern: \"/s/{name}\"}\n"
+            .write(toFile: routes, atomically: true, encoding: .utf8)
+        let aasa = directory.appendingPathComponent("aasa.json").path
+        let generated = try await Self.run(["aasa", "generate", "--routes", routes, "--team-id", "ABCDE12345", "--bundle-id", "com.example.shop", "-o", aasa])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let check = try await Self.run(["routes", "check", "--routes", routes, "--aasa", aasa])
+        #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+        #expect(check.stdout == """
+            warning: applinks.details[0].components[0]: the AASA also hands https://shop.example/p/x to ABCDE12345.com.example.shop, which no route takes ("x" is not an integer for {id}); the app opens and must show something for it, as association files cannot say what a typed parameter accepts [pattern-wider-than-route]
+            \(routes) ↔ \(aasa): valid, 0 errors, 1 warning
+
+            """, "\(check.stdout)")
+    }
+
     @Test func badManifestFailsWithLocationOnStderr() async throws {
         let result = try await Self.run(["resolve", "--manifest", "Inputs/syntax-error.json", "https://a.example/"])
         #expect(result.status == 2)

@@ -126,6 +126,8 @@ import Testing
         (["--domain", "localhost", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "--domain: \"localhost\" is not a public domain name"),
         (["--domain", "127.0.0.1", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "is an IP address"),
         (["--domain", "a_b.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "is not a DNS name"),
+        // A value that starts with a dash is the domain given, not a missing one.
+        (["--domain", "-bad.com", "--team-id", "ABCDE12345", "--bundle-id", "a.b"], "--domain: \"-bad.com\" is not a DNS name"),
         (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--scheme", "tel"], "--scheme: tel: belongs to the system"),
         (["--domain", "x.example", "--team-id", "abcde12345", "--bundle-id", "a.b"], "--team-id: \"abcde12345\" is not a team ID"),
         (["--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--name", " "], "--name: the app's name is empty"),

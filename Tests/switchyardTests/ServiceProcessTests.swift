@@ -100,6 +100,26 @@ import Testing
         }
     }
 
+    /// A public URL off the route table's hosts builds links that never open the app: `serve`
+    /// starts and says so at once; the example configuration's own gets no such warning.
+    @Test func servePublicURLOffTheHostsIsWarnedAtStart() async throws {
+        let directory = try Self.temporaryDirectory()
+        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
+        let config = directory.appendingPathComponent("off.yaml")
+        try example.replacingOccurrences(of: "publicURL: https://rabble.community", with: "publicURL: https://go.rabble.example")
+            .write(to: config, atomically: true, encoding: .utf8)
+        for (file, warned) in [(config.path, true), (CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml").path, false)] {
+            let run = try await blocking {
+                try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--config", file, "--database", "sqlite:" + directory.appendingPathComponent("w.sqlite").path]) { service in
+                    HTTP.send("GET", service + "/healthz").status
+                }
+            }
+            #expect(run.result == 200, "\(run.log)")
+            let line = "service.publicURL: https://go.rabble.example is not on the route table's hosts (rabble.community, www.rabble.community): the links and pages built on it are no universal links or App Links, so they never open the app; put go.rabble.example in hosts, or give publicURL one of them"
+            #expect(run.log.contains(line) == warned, "\(run.log)")
+        }
+    }
+
     /// SIGHUP stops `serve` as SIGTERM does: gracefully, with the clicks held in memory written
     /// (it does not reload: the configuration and templates are read at start).
     @Test func sighupStopsServeGracefully() async throws {

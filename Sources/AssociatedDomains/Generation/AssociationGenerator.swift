@@ -155,6 +155,10 @@ public enum RouteCoverage {
                 }
                 if !backed, let refused {
                     findings.append(Finding(.error, .urlWithoutRoute, at: path, "the AASA hands \(refused.url) to \(appID) but no route handles it (\(refused.reason)); add a route or narrow the pattern"))
+                } else if let refused {
+                    // An AASA pattern cannot say "digits only": the app gets such URLs and must
+                    // answer them itself (a not-found screen), as no route will.
+                    findings.append(Finding(.warning, .patternWiderThanRoute, at: path, "the AASA also hands \(refused.url) to \(appID), which no route takes (\(refused.reason)); the app opens and must show something for it, as association files cannot say what a typed parameter accepts"))
                 }
             }
         }

@@ -60,8 +60,8 @@ struct LinkInput {
         case (nil, let r?):
             guard let built = deepLink(route: r, parameters: link.parameters) else {
                 // An unknown route is the route's fault; a known one's unusable values are the parameters'.
-                let known = configuration.router.routes.contains(where: { $0.name == r })
-                throw .badRequest(known ? .invalidParameters : .invalidRoute, routeProblem(r, link.parameters), field: known ? "parameters" : "route")
+                let problem = routeProblem(r, link.parameters)
+                throw .badRequest(problem.field == "route" ? .invalidRoute : .invalidParameters, problem.message, field: problem.field)
             }
             _ = try checkDeepLink(built, field: "route")
             // The link must lead back to the route it was built from: an app (or this service)
@@ -225,22 +225,40 @@ struct LinkInput {
         var values: [String: RouteValue] = [:]
         let types = Dictionary(r.typedParameters.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
         for (k, v) in parameters {
-            guard let type = types[k], let value = type.value(v) else { return nil }
+            // A value goes into the link as given: an integer written otherwise ("01", "+5")
+            // would come out changed, so it does not fit.
+            guard let type = types[k], let value = type.value(v), value.text == v else { return nil }
             values[k] = value
         }
         return configuration.router.url(route: route, parameters: values)
     }
 
-    private func routeProblem(_ route: String, _ parameters: [(String, String)]) -> String {
+    /// Why `parameters` build no link of `route`, naming the parameter at fault, and the field
+    /// to blame (`parameters.NAME`, or `route` for a route that does not exist).
+    private func routeProblem(_ route: String, _ parameters: [(String, String)]) -> (message: String, field: String) {
         guard let r = configuration.router.routes.first(where: { $0.name == route }) else {
-            return "no route named \(JSONWriter.quote(route)) (routes: \(configuration.router.routes.map(\.name).joined(separator: ", ")))"
+            return ("no route named \(JSONWriter.quote(route)) (routes: \(configuration.router.routes.map(\.name).joined(separator: ", ")))", "route")
         }
         let known = Set(r.parameterNames)
         if let unknown = parameters.first(where: { !known.contains($0.0) }) {
             let meant = DocumentShape.suggestion(for: unknown.0, among: r.parameterNames).map { "; did you mean \(JSONWriter.quote($0))?" } ?? ""
-            return "route \(route) has no parameter \(JSONWriter.quote(unknown.0))\(meant) (it has: \(r.parameterNames.joined(separator: ", ")))"
+            return ("route \(route) has no parameter \(JSONWriter.quote(unknown.0))\(meant) (it has: \(r.parameterNames.joined(separator: ", ")))", "parameters")
         }
-        return "the parameters do not fit route \(route) (\(r.pattern)): a required one is missing or has the wrong type"
+        let given = Dictionary(parameters, uniquingKeysWith: { a, _ in a })
+        for (name, type) in r.typedParameters {
+            guard let text = given[name] else { continue }
+            guard let value = type.value(text) else {
+                return ("route \(route): parameter \(name): \(JSONWriter.quote(text)) \(type.mismatch(text))", "parameters.\(name)")
+            }
+            if value.text != text {
+                return ("route \(route): parameter \(name): write \(JSONWriter.quote(text)) as \(value.text), as the link carries it", "parameters.\(name)")
+            }
+        }
+        let optional = Set(r.query.filter(\.optional).map(\.parameter))
+        if let missing = r.typedParameters.first(where: { given[$0.name] == nil && $0.type != .rest && !optional.contains($0.name) }) {
+            return ("route \(route) needs parameter \(missing.name) (\(missing.type)) (\(r.pattern))", "parameters.\(missing.name)")
+        }
+        return ("the parameters do not fit route \(route) (\(r.pattern))", "parameters")
     }
 
     /// A deep link must use an app's scheme (or a configured one), or be a universal link on our

@@ -19,6 +19,13 @@ struct AdminForm: Sendable {
 
     subscript(_ name: String) -> String? { fields.first { $0.name == name }?.value }
 
+    /// The first name given more than once: the dashboard's forms give each field once, and a
+    /// second value would otherwise be dropped without a word.
+    var repeatedName: String? {
+        var seen = Set<String>()
+        return fields.first(where: { !seen.insert($0.name).inserted })?.name
+    }
+
     static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         var utf8 = Array(text.utf8)[...]

@@ -328,6 +328,7 @@ extension LinkService {
         var values: [String: String] = [:]
         var body: [(key: String, value: JSONValue)] = []
         var errors = FormErrors()
+        if let repeated = form.repeatedName { errors.add(.badRequest(.malformedForm, "the form gives \(repeated) more than once", field: repeated)) }
         for name in ["code"] + Self.adminFields.map(\.name) {
             let text = Self.formText(form[name] ?? "", name)
             values[name] = text
@@ -354,6 +355,7 @@ extension LinkService {
         var values = shown
         var patch: [(key: String, value: JSONValue)] = []
         var errors = FormErrors()
+        if let repeated = form.repeatedName { errors.add(.badRequest(.malformedForm, "the form gives \(repeated) more than once", field: repeated)) }
         for f in Self.adminFields {
             guard let submitted = form[f.name].map({ Self.formText($0, f.name) }) else { continue }
             values[f.name] = submitted
