@@ -15,13 +15,27 @@ package struct InAppBrowsers: Sendable {
         package var example: String
     }
 
+    /// An in-app browser whose User-Agent is the platform browser's own: the page finds it by
+    /// an object the app puts on `window`.
+    package struct SeenByScript: Sendable, Equatable {
+        /// The app it belongs to (`Telegram`).
+        package var name: String
+        /// Names on `window` that only this app's browser has (`TelegramWebviewProxy`).
+        package var globals: [String]
+    }
+
     /// The known in-app browsers, in file order.
     package let browsers: [Browser]
+    /// The in-app browsers the page itself finds, in file order.
+    package let seenByScript: [SeenByScript]
     /// Answers given lately: a few hundred User-Agents send most requests.
     private let recent = RecentAgents()
 
     /// A detector made of `browsers`.
-    package init(browsers: [Browser]) { self.browsers = browsers }
+    package init(browsers: [Browser], seenByScript: [SeenByScript] = []) {
+        self.browsers = browsers
+        self.seenByScript = seenByScript
+    }
 
     /// The list shipped with the service.
     package static let standard: InAppBrowsers = {
@@ -30,10 +44,18 @@ package struct InAppBrowsers: Sendable {
               let entries = document["browsers"]?.arrayValue else {
             fatalError("Resources/in-app-browsers.json is missing or malformed: the package is broken")
         }
-        return InAppBrowsers(browsers: entries.compactMap { e in
+        let browsers = entries.compactMap { e -> Browser? in
             guard let name = e["name"]?.stringValue, let match = e["match"]?.stringValue, let example = e["example"]?.stringValue else { return nil }
             return Browser(name: name, match: match, example: example)
-        })
+        }
+        let seen = (document["seenByScript"]?.arrayValue ?? []).compactMap { e -> SeenByScript? in
+            guard let name = e["name"]?.stringValue, let globals = e["globals"]?.arrayValue?.compactMap(\.stringValue), !globals.isEmpty,
+                  globals.allSatisfy({ g in !g.isEmpty && g.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") } }) else {
+                fatalError("Resources/in-app-browsers.json: seenByScript entries need a name and globals that are plain identifiers")
+            }
+            return SeenByScript(name: name, globals: globals)
+        }
+        return InAppBrowsers(browsers: browsers, seenByScript: seen)
     }()
 
     /// The in-app browser `userAgent` belongs to, or nil (a browser, a program, or no User-Agent).

@@ -85,7 +85,7 @@ package struct LandingPage: Sendable, Equatable {
     /// The page URL as an Android intent that opens `package`'s App Link for it, or Chrome with
     /// the page when the app is not installed (`S.browser_fallback_url`); nil for a URL that is
     /// not https.
-    static func intentURL(_ pageURL: String, package: String) -> String? {
+    package static func intentURL(_ pageURL: String, package: String) -> String? {
         guard pageURL.hasPrefix("https://") else { return nil }
         let rest = pageURL.dropFirst("https://".count)
         let fallback = pageURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -158,6 +158,25 @@ package struct LandingPage: Sendable, Equatable {
             view["inAppIOS"] = true
         default:
             view["openApp"] = deepLink
+            // A phone whose User-Agent names no in-app browser may still be in one that sends the
+            // browser's own (Telegram's): the page's script looks for the app's objects on
+            // `window` and then shows the way out it would have been given (hidden otherwise).
+            if audience != .desktop, pageURL.hasPrefix("https://") {
+                let android = audience == .android
+                let browser = android ? Self.intentURL(pageURL, package: "com.android.chrome") : "x-safari-" + pageURL
+                let app = android ? androidPackage.flatMap { Self.intentURL(pageURL, package: $0) } : nil
+                let escapes: [[String: Any]] = InAppBrowsers.standard.seenByScript.map { seen in
+                    var escape: [String: Any] = ["name": seen.name, "globals": seen.globals.joined(separator: " "),
+                                                 "browserName": android ? "Chrome" : "Safari", "android": android]
+                    escape["browserHref"] = browser
+                    escape["appIntent"] = app
+                    return escape
+                }
+                if !escapes.isEmpty {
+                    view["webviewEscapes"] = escapes
+                    view["findsWebviews"] = true
+                }
+            }
         }
         // Where to go without the app: on iPhone and iPad with a claim, "Get the app" (which
         // copies the claim URL); else the platform's fallback, with both stores on a desktop; a

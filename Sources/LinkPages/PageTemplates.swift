@@ -37,7 +37,7 @@ package struct PageTemplates: Sendable {
             case .landing:
                 return ["title", "description", "hasDescription", "pageURL", "audience", "twitterCard", "previewImage", "icon",
                         "deepLink", "smartBanner", "qrImage", "openApp", "openBrowser", "inAppBrowser", "inAppAndroid", "inAppIOS",
-                        "getApp", "copiesClaim", "fallback", "stores", "web", "fallbackTimer"]
+                        "getApp", "copiesClaim", "fallback", "stores", "web", "fallbackTimer", "webviewEscapes", "findsWebviews"]
             case .message:
                 return ["title", "message", "status"]
             }
@@ -48,14 +48,15 @@ package struct PageTemplates: Sendable {
             switch self {
             case .landing:
                 return ["openBrowser": ["href", "name"], "getApp": ["claimURL", "storeURL"],
-                        "fallback": ["audience", "url", "label"], "stores": ["url", "label"]]
+                        "fallback": ["audience", "url", "label"], "stores": ["url", "label"],
+                        "webviewEscapes": ["name", "globals", "browserHref", "browserName", "appIntent", "android"]]
             case .message:
                 return [:]
             }
         }
 
         /// The sections whose value is a list (each repeats its content once per item).
-        var lists: Set<String> { self == .landing ? ["stores"] : [] }
+        var lists: Set<String> { self == .landing ? ["stores", "webviewEscapes"] : [] }
     }
 
     private let library: MustacheLibrary

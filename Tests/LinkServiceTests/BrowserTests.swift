@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
+import LinkPages
 import SwitchyardCore
 import Testing
 
@@ -287,6 +288,48 @@ import Testing
             for token in [androidToken, iPhoneToken] {
                 let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
                 #expect(claim.status == .ok && claim.json?["deepLink"]?.stringValue == "plur://group/after-install", "\(claim.text)")
+            }
+        }
+    }
+
+    /// Telegram's browser sends Safari's (iOS) or Chrome's (Android) own User-Agent. The page
+    /// keeps its way out hidden in a browser, and shows it where Telegram's object is on
+    /// `window`: Safari on iOS, Chrome and an intent to the app on Android. Screenshots are kept in
+    /// `.build/test-artifacts/`.
+    @Test(.enabled(if: chromium != nil || Backend.toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func aWebviewWithTheBrowsersOwnUserAgentIsFoundByThePage() async throws {
+        let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let h = try await Harness.make()
+        let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/test-artifacts").standardized
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/webview.py").path
+        try await h.app().test(.live) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/g1", "title": "Ravers"}"#).json?["code"]?.stringValue)
+            let url = "http://127.0.0.1:\(try #require(client.port))/i/\(code)"
+            let page = "https://rabble.community/i/\(code)"
+            let cases: [(name: String, agent: String, global: String, href: String, text: String, openApp: String)] = [
+                ("telegram-ios", "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+                 "TelegramWebviewProxy", "x-safari-\(page)", "Open in Safari", "plur://group/g1"),
+                ("telegram-android", "Mozilla/5.0 (Linux; Android 14; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.6668.100 Mobile Safari/537.36",
+                 "TelegramWebview", try #require(LandingPage.intentURL(page, package: "com.android.chrome")), "Open in Chrome",
+                 try #require(LandingPage.intentURL(page, package: "community.rabble.plur"))),
+            ]
+            for c in cases {
+                let shot = artifacts.appendingPathComponent("landing-\(c.name).png").path
+                let output = try await blocking(limited: false) { try Self.python([script, chromium, url, c.agent, c.global, shot]) }
+                let report = try #require(try? JSONParser.parse(output), "\(c.name): webview.py printed \(output.prefix(800))")
+                // In the browser itself: nothing extra shows, and "Open in the app" is the app's own link.
+                #expect(report.at("browser.shown")?.arrayValue?.isEmpty == true, "\(c.name): \(output)")
+                #expect(report.at("browser.hidden") == .int(1), "\(c.name): \(output)")
+                #expect(report.at("browser.openApp")?.stringValue == "plur://group/g1", "\(c.name): \(output)")
+                // In the webview: the way out.
+                let shown = try #require(report.at("webview.shown")?.arrayValue, "\(c.name): \(output)")
+                #expect(shown.count == 1, "\(c.name): \(output)")
+                #expect(shown.first?["href"]?.stringValue == c.href, "\(c.name): \(output)")
+                #expect(shown.first?["text"]?.stringValue == c.text, "\(c.name): \(output)")
+                #expect(shown.first?["hint"]?.stringValue?.hasPrefix("Telegram keeps links in its own browser.") == true, "\(c.name): \(output)")
+                #expect(report.at("webview.openApp")?.stringValue == c.openApp, "\(c.name): \(output)")
+                #expect(FileManager.default.fileExists(atPath: shot), "\(c.name): no screenshot")
             }
         }
     }
