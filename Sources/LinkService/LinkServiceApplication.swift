@@ -236,7 +236,9 @@ public struct LinkService: Sendable {
         let responseLane = lane ? responseLane() : nil
         let connections = ConnectionCount(connectionLimits ?? .forThisProcess(), metrics: metrics)
         let store = self.store
-        var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow)]
+        let refill = [configuration.perTokenLimit, configuration.perAddressLimit].map { $0.burst / ($0.perMinute / 60) }.max() ?? 0
+        var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow,
+                                                      sharedBucketIdle: max(3600, refill))]
             + (configuration.webhooks.endpoints.isEmpty ? [] : [webhookDeliverer()])
             + (appleCDN.map { [AppleCDNChecker(watch: $0, logger: logger)] } ?? [])
             + (store.announcesChanges ? [LinkChangeListener(store: store, hot: hot, arriving: changesArrive, logger: logger)] : [])

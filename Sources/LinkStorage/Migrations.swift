@@ -179,6 +179,12 @@ enum Migrations {
             """,
             "CREATE TRIGGER links_announce AFTER INSERT OR UPDATE OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION switchyard_announce_link()",
         ]),
+        Migration(version: 12, name: "shared rate limits", statements: [], postgres: [
+            // Token buckets every node takes from (a key's SHA-256, thousandths of a token, the
+            // database's clock in milliseconds): a client's limit holds whatever node answers.
+            "CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens BIGINT NOT NULL, updated_at BIGINT NOT NULL, allowed BIGINT NOT NULL)",
+            "CREATE INDEX rate_buckets_by_age ON rate_buckets (updated_at)",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

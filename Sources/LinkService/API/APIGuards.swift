@@ -10,7 +10,7 @@ struct AddressLimit: RouterMiddleware {
     let service: LinkService
 
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
-        try service.limitAddress(request, context)
+        try await service.limitAddress(request, context)
         return try await next(request, context)
     }
 }

@@ -138,7 +138,7 @@ extension LinkService {
             // token is a use, counted as a visit to its page counts one (the app that a universal
             // link opened reads the invite instead of visiting the page). With a token
             // (`links:read`) it is an administrator's read and counts nothing.
-            try limitAddress(request, context)
+            try await limitAddress(request, context)
             let date = now()
             let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
             let address = { clientAddress(request, context) }
@@ -302,13 +302,27 @@ extension LinkService {
         guard APIToken.grants(record, scope) else {
             throw APIError(.forbidden, .insufficientScope, "token \(record.name) lacks the \(scope.rawValue) scope")
         }
-        if let wait = perToken.take("token:" + record.id) { throw tooMany(wait, "token \(record.name)") }
+        if let wait = await take(perToken, configuration.perTokenLimit, "token:" + record.id) { throw tooMany(wait, "token \(record.name)") }
         return record
     }
 
-    func limitAddress(_ request: Request, _ context: ServiceContext) throws(APIError) {
+    func limitAddress(_ request: Request, _ context: ServiceContext) async throws(APIError) {
         let address = clientAddress(request, context)
-        if let wait = perAddress.take("address:" + VisitSettings.rateLimitKey(address)) { throw tooMany(wait, "address \(address)") }
+        if let wait = await take(perAddress, configuration.perAddressLimit, "address:" + VisitSettings.rateLimitKey(address)) { throw tooMany(wait, "address \(address)") }
+    }
+
+    /// One request of `key` against `limit`: nil when allowed, else the seconds to wait. This
+    /// node's bucket first: a client past the limit here is past it everywhere, and is refused
+    /// without a round trip. Then, on PostgreSQL, the bucket every node takes from, so the limit
+    /// holds whatever node answers. While the database does not answer, this node's bucket
+    /// alone decides (the request itself will need the database anyway).
+    func take(_ local: RateLimiter, _ limit: ServiceConfiguration.RateLimit, _ key: String) async -> Double? {
+        if let wait = local.take(key) { return wait }
+        guard store.sharesRateLimits else { return nil }
+        do { return try await store.takeSharedToken(key, perSecond: limit.perMinute / 60, burst: limit.burst) } catch {
+            metrics.sharedLimitFailures.increment()
+            return nil
+        }
     }
 
     func clientAddress(_ request: Request, _ context: ServiceContext) -> String {

@@ -83,7 +83,7 @@ extension LinkService {
         do throws(APIError) {
             guard let user = try await adminUser(request) else { return Self.seeOther("/admin/sign-in") }
             if changes {
-                try limitAddress(request, context)
+                try await limitAddress(request, context)
                 try checkSameSite(request)
                 guard user.canWrite else {
                     throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope; sign in with one that has it to change links")
@@ -166,7 +166,7 @@ extension LinkService {
 
     func adminSignIn(_ request: Request, _ context: ServiceContext) async -> Response {
         do throws(APIError) {
-            try limitAddress(request, context)
+            try await limitAddress(request, context)
             try checkSameSite(request)
             let form = try await readForm(request, context)
             guard let text = form["token"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {

@@ -339,7 +339,8 @@ final class VisitBudget: Sendable {
 }
 
 /// Flushes click counts and visit records every second, with a last flush at graceful shutdown;
-/// deletes visit records past their retention and old claims at start and then hourly.
+/// deletes visit records past their retention, old claims and idle shared rate-limit buckets at
+/// start and then hourly.
 struct ClickFlusher: Service, CustomStringConvertible {
     let hot: HotLinks
     let logger: Logger
@@ -347,6 +348,9 @@ struct ClickFlusher: Service, CustomStringConvertible {
     var pruneInterval: Duration = .seconds(3600)
     /// How long a visit's match key is kept (`deferred.matchWindow`).
     var matchWindow: Double = 3600
+    /// How long a shared rate-limit bucket stays after its last request (PostgreSQL): at
+    /// least as long as the slowest limit takes to refill, so a dropped bucket was full anyway.
+    var sharedBucketIdle: Double = 3600
     /// Its name only: ServiceLifecycle logs this when it starts the service.
     var description: String { "ClickFlusher" }
 
@@ -382,6 +386,7 @@ struct ClickFlusher: Service, CustomStringConvertible {
                                             matchesBefore: date.addingTimeInterval(-matchWindow))
             // Webhook deliveries that ended a week ago: the outbox is not an archive.
             try await hot.store.pruneWebhookDeliveries(endedBefore: date.addingTimeInterval(-7 * 86_400))
+            try await hot.store.pruneSharedTokens(idleSeconds: sharedBucketIdle)
         } catch {
             // Stopped with the service (its start failed, or SIGTERM): not a storage failure.
             if Task.isCancelled || "\(error)".contains("CancellationError") { return }

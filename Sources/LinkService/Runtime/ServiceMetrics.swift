@@ -19,6 +19,8 @@ package final class ServiceMetrics: Sendable {
     let claimsRefused: Counter
     let claimsRedeemed: Counter
     let rateLimited: Counter
+    /// Shared (PostgreSQL) rate-limit takes that failed, so this node's bucket alone decided.
+    let sharedLimitFailures: Counter
     let authFailures: Counter
     /// Webhook attempts by outcome: delivered (2xx), retry (failed, tried again later), failed (given up).
     let webhookDelivered: Counter
@@ -39,6 +41,8 @@ package final class ServiceMetrics: Sendable {
         claimsRefused = registry.makeCounter(name: "switchyard_deferred_claims_rate_limited_total", help: "Phones' landing pages shown without a claim token: the address was past its rate limit.")
         claimsRedeemed = registry.makeCounter(name: "switchyard_deferred_claims_redeemed_total", help: "Claim tokens redeemed by an installed app.")
         rateLimited = registry.makeCounter(name: "switchyard_rate_limited_total", help: "Requests refused with 429.")
+        sharedLimitFailures = registry.makeCounter(name: "switchyard_shared_rate_limit_failures_total",
+                                                   help: "Rate-limit checks the database did not answer (PostgreSQL): this node's own limit decided alone.")
         authFailures = registry.makeCounter(name: "switchyard_auth_failures_total", help: "Requests refused with 401 or 403.")
         let help = "Webhook delivery attempts by outcome (delivered, retry, failed: given up)."
         webhookDelivered = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "delivered")], help: help)

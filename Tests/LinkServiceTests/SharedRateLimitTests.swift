@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkService
+@testable import LinkStorage
+import SwitchyardCore
+import SwitchyardTestSupport
+import Testing
+
+/// Rate limits on several nodes (issue 27): on PostgreSQL a client gets the documented limit
+/// whatever node answers, not the limit once per node. The limits here refill one request a
+/// minute, so a run of a few seconds sees the burst and nothing more.
+@Suite struct SharedRateLimitTests {
+    /// Sends `count` requests, alternating between the nodes; the statuses in order.
+    static func alternate(_ count: Int, _ nodes: [any TestClientProtocol], _ request: (any TestClientProtocol) async throws -> HTTPResponse.Status) async throws -> [HTTPResponse.Status] {
+        var statuses: [HTTPResponse.Status] = []
+        for i in 0..<count { statuses.append(try await request(nodes[i % nodes.count])) }
+        return statuses
+    }
+
+    @Test(.enabled(if: Backend.available.contains(.postgres)))
+    func aTokensLimitHoldsAcrossTwoNodes() async throws {
+        let location = try await Backend.postgres.freshLocation()
+        let limits = "rateLimit:\n  perToken: {perMinute: 1, burst: 5}\n  perAddress: {perMinute: 100000, burst: 100000}\n"
+        let a = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
+        let b = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
+        try await a.app().test(.live) { nodeA in
+            try await b.app().test(.live) { nodeB in
+                let statuses = try await Self.alternate(12, [nodeA, nodeB]) { try await $0.call(.get, "/api/links", token: a.reader).status }
+                #expect(statuses.filter { $0 == .ok }.count == 5, "\(statuses)")
+                #expect(statuses.prefix(5).allSatisfy { $0 == .ok } && statuses.dropFirst(5).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
+                // The refusal says how long to wait: about a minute for one request a minute.
+                let refused = try await nodeB.call(.get, "/api/links", token: a.reader)
+                #expect(refused.status == .tooManyRequests)
+                let wait = refused.headers[.retryAfter].flatMap { Int($0) } ?? 0
+                #expect((1...60).contains(wait), "Retry-After \(refused.headers[.retryAfter] ?? "none")")
+                // Another token has a bucket of its own.
+                #expect(try await nodeB.call(.get, "/api/links", token: a.writer).status == .ok)
+            }
+        }
+    }
+
+    @Test(.enabled(if: Backend.available.contains(.postgres)))
+    func anAddressLimitHoldsAcrossTwoNodes() async throws {
+        let location = try await Backend.postgres.freshLocation()
+        let limits = "rateLimit:\n  perToken: {perMinute: 100000, burst: 100000}\n  perAddress: {perMinute: 1, burst: 4}\n"
+        let a = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
+        let b = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
+        try await a.app().test(.live) { nodeA in
+            try await b.app().test(.live) { nodeB in
+                // Creating without a token: the address limit comes first, then 401.
+                let statuses = try await Self.alternate(10, [nodeA, nodeB]) { try await $0.call(.post, "/api/links", body: #"{"deepLink": "plur://group/x"}"#).status }
+                #expect(statuses.prefix(4).allSatisfy { $0 == .unauthorized } && statuses.dropFirst(4).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
+                // The table holds the key's hash, never the address.
+                let keys = try await a.store.db.run("SELECT key FROM rate_buckets", []).compactMap { $0.first?.text }
+                #expect(!keys.isEmpty && keys.allSatisfy { $0.count == 64 && !$0.contains("127.0.0.1") }, "\(keys)")
+            }
+        }
+    }
+
+    /// Each node alone still limits (SQLite, one node): the shared bucket is PostgreSQL's.
+    @Test func onSQLiteANodesOwnBucketDecides() async throws {
+        let h = try await Harness.make(extra: "rateLimit:\n  perToken: {perMinute: 1, burst: 3}\n")
+        #expect(!h.store.sharesRateLimits)
+        try await h.app().test(.router) { client in
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<5 { statuses.append(try await client.call(.get, "/api/links", token: h.reader).status) }
+            #expect(statuses == [.ok, .ok, .ok, .tooManyRequests, .tooManyRequests], "\(statuses)")
+        }
+    }
+}
