@@ -107,6 +107,9 @@ extension ErrorCode {
     public static let unreachableComponent = ErrorCode("unreachable-component")
     /// A URL the AASA hands to the app that no route of the route table handles.
     public static let urlWithoutRoute = ErrorCode("url-without-route")
+    /// A path pattern with characters URLs carry percent-encoded (non-ASCII, spaces), compared
+    /// as written (`percentEncoded` true): it never matches them.
+    public static let unencodedPattern = ErrorCode("unencoded-pattern")
     /// A pattern the AASA hands to the app that is wider than its route: a typed parameter
     /// (`{id:int}`) refuses some of the URLs the pattern's `*` takes.
     public static let patternWiderThanRoute = ErrorCode("pattern-wider-than-route")

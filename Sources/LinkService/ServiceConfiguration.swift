@@ -330,7 +330,12 @@ public struct ServiceConfiguration: Sendable {
     /// What `serve` warns of at start: settings that work but are probably not meant.
     public var servingWarnings: [String] {
         var out: [String] = []
-        if let host = URLComponents(string: publicURL)?.host?.lowercased(), !router.hosts.contains(where: { $0.lowercased() == host }) {
+        // publicURL is kept as a browser writes it (`scheme://host[:port]`, the host in ASCII).
+        let origin = publicURL.split(separator: "/", omittingEmptySubsequences: true)
+        let host = origin.count >= 2 ? String(origin[1].split(separator: ":").first ?? "").lowercased() : ""
+        if !publicURL.hasPrefix("https://") {
+            out.append("service.publicURL: \(publicURL) is not https: universal links and App Links are https only, so the links and pages built on it never open the app")
+        } else if !host.isEmpty, !router.hosts.contains(where: { $0.lowercased() == host }) {
             out.append("service.publicURL: \(publicURL) is not on the route table's hosts (\(router.hosts.joined(separator: ", "))): the links and pages built on it are no universal links or App Links, so they never open the app; put \(host) in hosts, or give publicURL one of them")
         }
         return out

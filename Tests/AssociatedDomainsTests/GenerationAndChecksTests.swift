@@ -53,13 +53,68 @@ import Testing
             """)
         let appID = "K9XJ27LM4P.com.widgetly.app"
         let aasa = try #require(AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [appID])).0)
+        // Every route covered and no error; each typed pattern is wider than its route, said as
+        // a warning (an AASA cannot say "digits only").
         let findings = RouteCoverage.check(router: router, aasa: aasa, appID: appID)
-        #expect(findings.isEmpty, "\(findings)")
+        #expect(findings.allSatisfy { $0.code == .patternWiderThanRoute && $0.severity == .warning }, "\(findings)")
+        #expect(findings.map(\.path) == ["applinks.details[0].components[0]", "applinks.details[0].components[1]", "applinks.details[0].components[2]"], "\(findings)")
         // And a pattern no route backs is still reported.
         let wider = try #require(AppSiteAssociation.read(try JSONParser.parse(#"{"applinks":{"details":[{"appIDs":["\#(appID)"],"components":[{"/":"/p/*"},{"/":"/blog/*"}]}]}}"#)).0)
-        let gaps = RouteCoverage.check(router: router, aasa: wider, appID: appID).map(\.path)
+        let gaps = RouteCoverage.check(router: router, aasa: wider, appID: appID).filter { $0.code == .urlWithoutRoute }.map(\.path)
         #expect(gaps.contains("applinks.details[0].components[1]"), "\(gaps)")
         #expect(!gaps.contains("applinks.details[0].components[0]"), "\(gaps)")
+    }
+
+    /// Route text that URLs carry percent-encoded (non-ASCII, a space) is written encoded in the
+    /// AASA, where iOS compares the URL as sent, and as written in Android's rules, which compare
+    /// decoded text; a URL decides the same either way it is spelt.
+    @Test func routeTextURLsCarryEncodedIsEncodedInTheAASAAndKeptForAndroid() throws {
+        let router = try LinkRouter(yaml: """
+            hosts: [e.example]
+            routes:
+              - {name: cafe, pattern: "/café/{id}"}
+              - {name: spaced, pattern: "/a b/{id}"}
+            """)
+        let appID = "K9XJ27LM4P.com.e.app"
+        let json = AssociationGenerator.appSiteAssociation(router: router, appIDs: [appID])
+        let text = JSONWriter.compact(json)
+        #expect(text.contains(#""/":"/caf%C3%A9/*""#) && text.contains(#""/":"/a%20b/*""#), "\(text)")
+        let aasa = try #require(AppSiteAssociation.read(json).0)
+        for url in ["https://e.example/caf%C3%A9/1", "https://e.example/café/1", "https://e.example/a%20b/2", "https://e.example/a b/2"] {
+            #expect(aasa.decide(url, for: appID) == .match, "\(url)")
+        }
+        #expect(RouteCoverage.check(router: router, aasa: aasa, appID: appID).isEmpty)
+        #expect(AppSiteAssociation.validate(bytes: Array(text.utf8)).isEmpty)
+        let rules = AssociationGenerator.dynamicRules(router: router).rules.compactMap(\.path)
+        #expect(rules == ["/café/*", "/a b/*"], "\(rules)")
+    }
+
+    /// Findings the validator owes: a raw non-ASCII pattern compared encoded, a catch-all with
+    /// wildcard keys, every component excluding (through `defaults` too), and the root alone is
+    /// no catch-all.
+    @Test(arguments: [
+        (#"[{"/": "/café/*"}]"#, "", "unencoded-pattern @ applinks.details[0].components[0]./"),
+        (##"[{"/": "/*", "#": "*"}, {"/": "/x"}]"##, "", "unreachable-component @ applinks.details[0].components[1]"),
+        (#"[{"/": "*", "?": {"a": "*"}}, {"/": "/x"}]"#, "", "unreachable-component @ applinks.details[0].components[1]"),
+        (#"[{"/": "/*"}]"#, #""defaults": {"exclude": true}, "#, "only-exclusions @ applinks.details[0].components"),
+        (#"[{"/": "/a", "exclude": true}, {"/": "/b", "exclude": true}]"#, "", "only-exclusions @ applinks.details[0].components"),
+    ] as [(String, String, String)])
+    func validationFindings(components: String, domainExtra: String, expected: String) {
+        let json = #"{"applinks": {\#(domainExtra)"details": [{"appIDs": ["ABCDE12345.com.e.app"], "components": \#(components)}]}}"#
+        let got = AppSiteAssociation.validate(bytes: Array(json.utf8)).map { "\($0.code) @ \($0.path)" }
+        #expect(got.contains(expected), "\(got)")
+    }
+
+    @Test(arguments: [
+        #"[{"/": "/café/*", "percentEncoded": false}]"#,
+        #"[{"/": "/"}, {"/": "/x"}]"#,
+        ##"[{"/": "/*", "#": "top"}, {"/": "/x"}]"##,
+        #"[{"/": "/a", "exclude": true}, {"/": "/*"}]"#,
+    ])
+    func validationStaysQuiet(components: String) {
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.e.app"], "components": \#(components)}]}}"#
+        let got = AppSiteAssociation.validate(bytes: Array(json.utf8))
+        #expect(got.isEmpty, "\(got.map { "\($0.code) @ \($0.path): \($0.message)" })")
     }
 
     @Test func coverageFindsGapsInBothDirections() throws {

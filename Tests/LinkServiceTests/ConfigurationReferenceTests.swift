@@ -70,4 +70,29 @@ import Testing
         #expect(configuration.webhooks.endpoints.count == 1)
         #expect(configuration.publicURL == "https://rabble.community")
     }
+
+    /// `serve` warns of a publicURL that builds links that never open the app (off the hosts,
+    /// or not https), and not of one on the hosts, punycode included.
+    @Test(arguments: [
+        ("rabble.community", "https://rabble.community", nil),
+        ("xn--bcher-kva.example", "https://xn--bcher-kva.example", nil),
+        ("xn--bcher-kva.example", "https://xn--bcher-kva.example:8443", nil),
+        ("rabble.community", "https://go.rabble.example", "is not on the route table's hosts (rabble.community): "),
+        ("rabble.community", "http://rabble.community", "is not https: "),
+    ] as [(String, String, String?)])
+    func aPublicURLThatBuildsNoAppLinksIsWarned(host: String, publicURL: String, warning: String?) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("warn-\(UUID().uuidString).yaml").path
+        try """
+            apple: [{teamId: ABCDE12345, bundleId: com.example.app}]
+            hosts: [\(host)]
+            routes: [{name: item, pattern: "/item/{id}"}]
+            service: {publicURL: "\(publicURL)"}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let warnings = try ServiceConfiguration(contentsOf: path).servingWarnings
+        if let warning {
+            #expect(warnings.count == 1 && warnings[0].contains(warning), "\(warnings)")
+        } else {
+            #expect(warnings.isEmpty, "\(warnings)")
+        }
+    }
 }

@@ -69,4 +69,17 @@ import Testing
             #expect(statuses == [.ok, .ok, .ok, .tooManyRequests, .tooManyRequests], "\(statuses)")
         }
     }
+
+    /// Guessing tokens is bounded on every route that takes one, the reading routes too (which
+    /// have no address limit): refused tokens count against the address; a valid token's reads
+    /// do not, and go on after the guesser is stopped.
+    @Test func refusedTokensCountAgainstTheAddressOnReadingRoutesToo() async throws {
+        let h = try await Harness.make(extra: "rateLimit:\n  perToken: {perMinute: 100000, burst: 100000}\n  perAddress: {perMinute: 1, burst: 5}\n")
+        try await h.app().test(.router) { client in
+            var statuses: [HTTPResponse.Status] = []
+            for i in 0..<8 { statuses.append(try await client.call(.get, "/api/links", token: "sy_guess\(i)_" + String(repeating: "a", count: 43)).status) }
+            #expect(statuses == Array(repeating: .unauthorized, count: 5) + Array(repeating: .tooManyRequests, count: 3), "\(statuses)")
+            for _ in 0..<10 { #expect(try await client.call(.get, "/api/links", token: h.reader).status == .ok) }
+        }
+    }
 }

@@ -16,8 +16,9 @@ import Testing
         let helper = APIToken.issue(name: "helper", scopes: [.transactions])
         try await h.store.insert(helper.record)
         try await h.app().test(.router) { client in
-            // Any printable text, and tabs and line breaks in a description, are stored and read back exactly.
-            let title = "Ravers 🎧 — «Zürich» \u{202E}txt 漢字"
+            // Any printable text (right-to-left marks too), and tabs and line breaks in a description,
+            // are stored and read back exactly.
+            let title = "Ravers 🎧 — «Zürich» \u{200F}txt 漢字"
             let description = "line one\r\nline two\n\tindented"
             let body = JSONWriter.compact(.object([("deepLink", .string("plur://group/x")), ("title", .string(title)), ("description", .string(description))]))
             let created = try await client.call(.post, "/api/links", token: h.writer, body: body)
@@ -45,7 +46,17 @@ import Testing
                 #expect(r.json?.at("error.field")?.stringValue == field)
                 #expect(r.json?.at("error.message")?.stringValue?.contains("control character U+0000 at character") == true, "\(r.text)")
             }
+            // Bidirectional overrides reorder what a page shows ("Open exe.png now"): refused;
+            // right-to-left marks are ordinary text.
+            for (json, field, scalar) in [(#"{"deepLink": "plur://group/n", "title": "Open \u202egnp.exe\u202c now"}"#, "title", "U+202E"),
+                                           (#"{"deepLink": "plur://group/n", "description": "a\u2066b"}"#, "description", "U+2066")] {
+                let r = try await client.call(.post, "/api/links", token: h.writer, body: json)
+                #expect(r.status == .badRequest && r.json?.at("error.field")?.stringValue == field, "\(r.text)")
+                #expect(r.json?.at("error.message")?.stringValue?.contains("bidirectional control \(scalar) at character") == true, "\(r.text)")
+            }
             #expect(try await h.store.links(after: nil, limit: 10).map(\.code) == [code])
+            let marked = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/n", "title": "\u200fשלום"}"#)
+            #expect(marked.status == .created, "\(marked.text)")
             let transactions = try await h.store.db.read("SELECT COUNT(*) FROM transactions", []).first?.first?.int
             #expect(transactions == 0)
         }

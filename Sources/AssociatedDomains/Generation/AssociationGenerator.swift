@@ -21,7 +21,13 @@ public enum AssociationGenerator {
         var componentValues: [JSONValue] = []
         for c in universalComponents(router: router, reserved: reserved) {
             guard case .object(let members) = c.rule.json else { continue }
-            componentValues.append(.object(members + [("comment", .string(c.comment))]))
+            // iOS compares a path pattern with the URL as sent (percent-encoded); Android's
+            // dynamic rules compare decoded text and keep the route's own characters.
+            let encoded = members.map { m -> (key: String, value: JSONValue) in
+                guard m.key == "/", let pattern = m.value.stringValue else { return m }
+                return (m.key, .string(URLParts.encoded(pattern)))
+            }
+            componentValues.append(.object(encoded + [("comment", .string(c.comment))]))
         }
         var top: [(key: String, value: JSONValue)] = [
             ("applinks", .object([("details", .array([.object([("appIDs", .array(appIDs.map(JSONValue.string))), ("components", .array(componentValues))])]))])),
@@ -124,7 +130,7 @@ public enum RouteCoverage {
             guard let url = sampleURL(router, route) else { continue }
             let decision = aasa.decide(url, for: appID, domain: host)
             if decision != .match {
-                findings.append(Finding(.error, .routeNotCovered, at: "routes[\(i)]", "route \(route.name): iOS would not open \(url) in \(appID) (\(decision.rawValue)); add a component such as {\"/\": \"\(AssociationGenerator.pathPattern(route))\"}"))
+                findings.append(Finding(.error, .routeNotCovered, at: "routes[\(i)]", "route \(route.name): iOS would not open \(url) in \(appID) (\(decision.rawValue)); add a component such as {\"/\": \"\(URLParts.encoded(AssociationGenerator.pathPattern(route)))\"}"))
             }
         }
         for detail in aasa.applinks?.details ?? [] where detail.appIDs.contains(appID) {

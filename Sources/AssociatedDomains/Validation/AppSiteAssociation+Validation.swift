@@ -59,19 +59,24 @@ extension AppSiteAssociation {
             } else if d.paths?.isEmpty == true && d.components == nil {
                 findings.append(Finding(.warning, .noPatterns, at: "\(path).paths", "is empty: these apps get no URL of this domain"))
             }
-            if let components = d.components { findings += componentFindings(components, path, d.substitutionVariables) }
+            if let components = d.components {
+                let encoded = d.defaults.percentEncoded ?? applinks.defaults.percentEncoded ?? true
+                findings += componentFindings(components, path, d.substitutionVariables, percentEncoded: encoded)
+            }
             if let paths = d.paths, d.components == nil { findings += pathFindings(paths, path) }
         }
         return findings
     }
 
     /// True when a path pattern accepts every path.
+    /// Whether a path pattern matches every path: `*`, `/*`, `*/*` (the root alone, `/`, does not).
     static func isCatchAll(_ pattern: String) -> Bool {
         let p = pattern.trimmingStars()
-        return p.isEmpty || p == "/"
+        return pattern.contains("*") && (p.isEmpty || p == "/")
     }
 
-    func componentFindings(_ components: [AppLinks.Component], _ path: String, _ variables: [String: [String]]) -> [Finding] {
+    /// `percentEncoded`: the detail's (or the domain's) setting, which a component may override.
+    func componentFindings(_ components: [AppLinks.Component], _ path: String, _ variables: [String: [String]], percentEncoded: Bool = true) -> [Finding] {
         var findings: [Finding] = []
         var catchAll: Int?
         for c in components {
@@ -81,6 +86,10 @@ extension AppSiteAssociation {
             }
             for (key, pattern) in [("/", c.path), ("#", c.fragment)] {
                 if let pattern { findings += variableFindings(pattern, "\(cp).\(key)", variables) }
+            }
+            // URLs arrive percent-encoded: compared as written, a raw "é" or space never matches.
+            if c.percentEncoded ?? percentEncoded, let pattern = c.path, URLParts.encoded(pattern) != pattern {
+                findings.append(Finding(.warning, .unencodedPattern, at: "\(cp)./", "\(JSONWriter.quote(pattern)) has characters a URL always carries percent-encoded, and patterns are compared with the URL as sent, so it never matches them; write \(JSONWriter.quote(URLParts.encoded(pattern))), or set \"percentEncoded\": false"))
             }
             switch c.query {
             case .items(let items)?:
@@ -95,14 +104,25 @@ extension AppSiteAssociation {
             case .whole(let s)?: findings += variableFindings(s, "\(cp).?", variables)
             default: break
             }
-            if !c.exclude && c.query == nil && c.fragment == nil && (c.path.map(Self.isCatchAll) ?? true) && catchAll == nil {
-                catchAll = c.index
-            }
-            if c.exclude && c.query == nil && c.fragment == nil && (c.path.map(Self.isCatchAll) ?? true) && catchAll == nil {
-                catchAll = c.index  // an exclude-everything also shadows what follows
-            }
+            // A component that matches every URL (an exclude-everything too) shadows what follows.
+            if catchAll == nil && Self.matchesEveryURL(c) { catchAll = c.index }
+        }
+        if !components.isEmpty, components.allSatisfy(\.exclude) {
+            findings.append(Finding(.warning, .onlyExclusions, at: "\(path).components", "every component excludes (with the defaults it takes): no URL of this domain opens these apps"))
         }
         return findings
+    }
+
+    /// Whether a component matches any URL at all: every key it has is all wildcards (`*`; an
+    /// absent fragment or query item is empty, which `*` matches).
+    static func matchesEveryURL(_ c: AppLinks.Component) -> Bool {
+        func any(_ p: String) -> Bool { !p.isEmpty && p.allSatisfy { $0 == "*" } }
+        guard c.path.map(isCatchAll) ?? true, c.fragment.map(any) ?? true else { return false }
+        switch c.query {
+        case nil, .voided?: return true
+        case .whole(let s)?: return any(s)
+        case .items(let items)?: return items.allSatisfy { any($0.pattern) }
+        }
     }
 
     func variableFindings(_ pattern: String, _ path: String, _ variables: [String: [String]]) -> [Finding] {

@@ -25,7 +25,14 @@ struct RequiresToken: RouterMiddleware {
 
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         var context = context
-        context.token = try await service.authenticate(request, scope, header: header)
+        do {
+            context.token = try await service.authenticate(request, scope, header: header)
+        } catch {
+            // Refused tokens count against the address's limit, also on the reading routes
+            // (which have no address limit): guessing tokens is bounded, reading with one is not.
+            if error.status == .unauthorized { try await service.limitFailedAuthentication(request, context) }
+            throw error
+        }
         return try await next(request, context)
     }
 }

@@ -180,6 +180,12 @@ struct LinkInput {
         for scalar in text.unicodeScalars {
             position += 1
             let v = scalar.value
+            // Bidirectional embeddings, overrides and isolates reorder what follows them: "Open
+            // \u{202E}gnp.exe" shows as "Open exe.png". Marks (U+200E, U+200F) stay allowed.
+            if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
+                throw .badRequest(.invalidText, "\(field) contains the bidirectional control \(String(format: "U+%04X", v)) at character \(position), which reorders the text shown after it; write the text in its reading order (U+200E and U+200F marks are allowed)",
+                                  field: field)
+            }
             guard scalar.isControlCharacter else { continue }
             if lineBreaks && (v == 0x09 || v == 0x0A || v == 0x0D) { continue }
             let allowed = lineBreaks ? "printable text, tabs and line breaks" : "printable text on one line"

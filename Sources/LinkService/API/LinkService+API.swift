@@ -311,6 +311,15 @@ extension LinkService {
         if let wait = await take(perAddress, configuration.perAddressLimit, "address:" + VisitSettings.rateLimitKey(address)) { throw tooMany(wait, "address \(address)") }
     }
 
+    /// A request whose token was refused (401): one more against the address's limit, counted
+    /// apart from its other requests; 429 once past it.
+    func limitFailedAuthentication(_ request: Request, _ context: ServiceContext) async throws(APIError) {
+        let address = clientAddress(request, context)
+        if let wait = await take(perAddress, configuration.perAddressLimit, "auth-failures:" + VisitSettings.rateLimitKey(address)) {
+            throw tooMany(wait, "address \(address) (refused tokens)")
+        }
+    }
+
     /// One request of `key` against `limit`: nil when allowed, else the seconds to wait. This
     /// node's bucket first: a client past the limit here is past it everywhere, and is refused
     /// without a round trip. Then, on PostgreSQL, the bucket every node takes from, so the limit
