@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # wrk against the release build of `switchyard serve` (AASA file and /i/{code}) and against nginx
 # serving the same AASA bytes, in one run, on loopback. Prints requests/s, p50/p99 and ratios.
-#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH]
+#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH] [--before-database URL]
 # --binary measures that build of switchyard instead of building the release binary.
 # --before PATH also runs that build (an older commit's release binary, with its resources beside
 # it) as a second service and measures it in the same rounds, so a change is measured before and
-# after in one run: each round gives both its ratio to nginx and after/before.
+# after in one run: each round gives both its ratio to nginx and after/before. It keeps its own
+# SQLite database, or --before-database (a PostgreSQL database of its own, as an older build
+# refuses a schema newer than it).
 # Each round measures nginx, then the service's AASA, then /i/{code} for a desktop browser (the
 # cached page) and for an iPhone (a page of its own with a deferred claim), then two requests on
 # the router's path: an authenticated GET /api/links/{code}, and the AASA GET sent with
@@ -18,7 +20,7 @@
 # the machine's cores, as they do on a small host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""
+DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""; BEFORE_DATABASE=""
 while (($#)); do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
@@ -27,7 +29,8 @@ while (($#)); do
     --database) DATABASE=$2; shift 2 ;;
     --binary) BIN=$2; shift 2 ;;
     --before) BEFORE=$2; shift 2 ;;
-    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH]" >&2; exit 2 ;;
+    --before-database) BEFORE_DATABASE=$2; shift 2 ;;
+    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH] [--before-database URL]" >&2; exit 2 ;;
   esac
 done
 
@@ -74,7 +77,7 @@ start "$BIN" "$SY_PORT" "$DATABASE" "$WORK/serve.log"; SY_PID=$STARTED_PID; CODE
 # The older build, beside it, with a database of its own.
 if [[ -n $BEFORE ]]; then
   OLD_PORT=$(free_port)
-  start "$BEFORE" "$OLD_PORT" "sqlite:$WORK/before.sqlite" "$WORK/before.log"; OLD_PID=$STARTED_PID; OLD_CODE=$STARTED_CODE; OLD_TOKEN=$STARTED_TOKEN
+  start "$BEFORE" "$OLD_PORT" "${BEFORE_DATABASE:-sqlite:$WORK/before.sqlite}" "$WORK/before.log"; OLD_PID=$STARTED_PID; OLD_CODE=$STARTED_CODE; OLD_TOKEN=$STARTED_TOKEN
   wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" >/dev/null
   wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" >/dev/null
 fi

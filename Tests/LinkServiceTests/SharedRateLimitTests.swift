@@ -59,6 +59,26 @@ import Testing
         }
     }
 
+    /// A node takes a tenth of the burst at once and uses it within a second, so most requests
+    /// need no round trip; what a client gets over two nodes stays within the burst plus one
+    /// lease less one token per node.
+    @Test(.enabled(if: Backend.available.contains(.postgres)))
+    func leasedTokensKeepTheLimitWithinTheStatedBound() async throws {
+        let location = try await Backend.postgres.freshLocation()
+        let limits = "rateLimit:\n  perToken: {perMinute: 1, burst: 40}\n  perAddress: {perMinute: 100000, burst: 100000}\n"
+        let a = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
+        let b = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
+        try await a.app().test(.live) { nodeA in
+            try await b.app().test(.live) { nodeB in
+                let statuses = try await Self.alternate(80, [nodeA, nodeB]) { try await $0.call(.get, "/api/links", token: a.reader).status }
+                let admitted = statuses.filter { $0 == .ok }.count
+                // Leases of 4: at most 40 + 2 × 3.
+                #expect((40...46).contains(admitted), "\(admitted) admitted: \(statuses)")
+                #expect(statuses.allSatisfy { $0 == .ok || $0 == .tooManyRequests })
+            }
+        }
+    }
+
     /// Each node alone still limits (SQLite, one node): the shared bucket is PostgreSQL's.
     @Test func onSQLiteANodesOwnBucketDecides() async throws {
         let h = try await Harness.make(extra: "rateLimit:\n  perToken: {perMinute: 1, burst: 3}\n")

@@ -41,3 +41,41 @@ package final class RateLimiter: Sendable {
         buckets = buckets.filter { min(burst, $0.value.tokens + (t - $0.value.updated) * rate) < burst }
     }
 }
+
+/// Tokens this node took from a shared (PostgreSQL) bucket ahead of need, a few at a time, so
+/// that most requests need no round trip. Each lease lasts a second: a client spread over N
+/// nodes gets at most N × (lease − 1) requests more than its bucket a second.
+package final class TokenLeases: Sendable {
+    private let leases = Locked<[String: (left: Int, until: Double)]>([:])
+    private let now: @Sendable () -> Double
+    /// How long leased tokens stay usable.
+    static let lifetime = 1.0
+    /// Leases kept before expired ones are dropped.
+    private let maximumKeys = 50_000
+
+    package init(now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) { self.now = now }
+
+    /// How many tokens to take at once for `limit`: a tenth of its burst, 1 to 10.
+    static func size(_ limit: ServiceConfiguration.RateLimit) -> Int { max(1, min(10, Int(limit.burst / 10))) }
+
+    /// Uses one leased token of `key`: false when none is left or the lease ended.
+    package func take(_ key: String) -> Bool {
+        let t = now()
+        return leases.withLock { leases in
+            guard var lease = leases[key], lease.until > t, lease.left > 0 else { return false }
+            lease.left -= 1
+            leases[key] = lease.left > 0 ? lease : nil
+            return true
+        }
+    }
+
+    /// Keeps `count` tokens of `key` for a second.
+    package func keep(_ key: String, _ count: Int) {
+        guard count > 0 else { return }
+        let t = now()
+        leases.withLock { leases in
+            leases[key] = (count, t + Self.lifetime)
+            if leases.count > maximumKeys { leases = leases.filter { $0.value.until > t } }
+        }
+    }
+}
