@@ -102,4 +102,41 @@ import Testing
             for _ in 0..<10 { #expect(try await client.call(.get, "/api/links", token: h.reader).status == .ok) }
         }
     }
+
+    /// Requests that find no leased token while a take is in flight wait for it rather than
+    /// each asking the database: 50 at once cost 5 takes of 10, and a refusal answers them all.
+    @Test func concurrentRequestsShareOneTakeFromTheDatabase() async throws {
+        let leases = TokenLeases()
+        let takes = Locked(0)
+        let granted = await withTaskGroup(of: Double?.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    await leases.token("k") { () -> TokenLeases.Take in
+                        takes.withLock { $0 += 1 }
+                        try? await Task.sleep(for: .milliseconds(50))
+                        return (10, nil)
+                    }
+                }
+            }
+            return await group.reduce(into: 0) { count, wait in if wait == nil { count += 1 } }
+        }
+        #expect(granted == 50)
+        #expect(takes.withLock { $0 } == 5, "\(takes.withLock { $0 }) takes")
+
+        let refusals = Locked(0)
+        let waits = await withTaskGroup(of: Double?.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await leases.token("r") { () -> TokenLeases.Take in
+                        refusals.withLock { $0 += 1 }
+                        try? await Task.sleep(for: .milliseconds(200))
+                        return (0, 7.5)
+                    }
+                }
+            }
+            return await group.reduce(into: [Double?]()) { $0.append($1) }
+        }
+        #expect(waits.allSatisfy { $0 == 7.5 }, "\(waits)")
+        #expect(refusals.withLock { $0 } == 1)
+    }
 }

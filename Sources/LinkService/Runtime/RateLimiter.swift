@@ -43,14 +43,25 @@ package final class RateLimiter: Sendable {
 }
 
 /// Tokens this node took from a shared (PostgreSQL) bucket ahead of need, a few at a time, so
-/// that most requests need no round trip. Each lease lasts a second: a client spread over N
-/// nodes gets at most N × (lease − 1) requests more than its bucket a second.
+/// that most requests need no round trip; one take per key is in flight at a time on a node, and
+/// the requests that arrive meanwhile wait for it instead of each asking the database. Leased
+/// tokens are usable for a second: a client spread over N nodes gets at most about N leases a
+/// second more than its bucket.
 package final class TokenLeases: Sendable {
-    private let leases = Locked<[String: (left: Int, until: Double)]>([:])
+    /// What a take from the shared bucket gave: tokens, or none and the seconds to wait; nil
+    /// when the database did not answer.
+    package typealias Take = (granted: Int, wait: Double?)?
+
+    private struct Entry {
+        var left = 0
+        var until = 0.0
+        var taking: Task<Take, Never>?
+    }
+    private let entries = Locked<[String: Entry]>([:])
     private let now: @Sendable () -> Double
     /// How long leased tokens stay usable.
     static let lifetime = 1.0
-    /// Leases kept before expired ones are dropped.
+    /// Leases kept before idle ones are dropped.
     private let maximumKeys = 50_000
 
     package init(now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) { self.now = now }
@@ -58,24 +69,43 @@ package final class TokenLeases: Sendable {
     /// How many tokens to take at once for `limit`: a tenth of its burst, 1 to 10.
     static func size(_ limit: ServiceConfiguration.RateLimit) -> Int { max(1, min(10, Int(limit.burst / 10))) }
 
-    /// Uses one leased token of `key`: false when none is left or the lease ended.
-    package func take(_ key: String) -> Bool {
-        let t = now()
-        return leases.withLock { leases in
-            guard var lease = leases[key], lease.until > t, lease.left > 0 else { return false }
-            lease.left -= 1
-            leases[key] = lease.left > 0 ? lease : nil
-            return true
-        }
-    }
-
-    /// Keeps `count` tokens of `key` for a second.
-    package func keep(_ key: String, _ count: Int) {
-        guard count > 0 else { return }
-        let t = now()
-        leases.withLock { leases in
-            leases[key] = (count, t + Self.lifetime)
-            if leases.count > maximumKeys { leases = leases.filter { $0.value.until > t } }
+    /// One token of `key`: nil when allowed, else the seconds to wait. A leased token if one is
+    /// left; else the answer of the take in flight for `key`, or of a new one made with `take`.
+    /// When the database does not answer, the request is allowed (the caller's own bucket
+    /// decided already).
+    package func token(_ key: String, take: @escaping @Sendable () async -> Take) async -> Double? {
+        while true {
+            let t = now()
+            let step: Task<Take, Never>? = entries.withLock { entries -> Task<Take, Never>? in
+                var entry = entries[key] ?? Entry()
+                if entry.left > 0 && entry.until > t {
+                    entry.left -= 1
+                    entries[key] = entry
+                    return nil
+                }
+                if let taking = entry.taking { return taking }
+                let taking = Task { () -> Take in
+                    let answer = await take()
+                    let t = self.now()
+                    self.entries.withLock { entries in
+                        var entry = entries[key] ?? Entry()
+                        entry.taking = nil
+                        if let answer, answer.granted > 0 {
+                            (entry.left, entry.until) = (answer.granted, t + Self.lifetime)
+                        }
+                        entries[key] = entry
+                        if entries.count > self.maximumKeys { entries = entries.filter { $0.value.taking != nil || $0.value.until > t } }
+                    }
+                    return answer
+                }
+                entry.taking = taking
+                entries[key] = entry
+                return taking
+            }
+            guard let taking = step else { return nil }
+            guard let answer = await taking.value else { return nil }
+            if answer.granted == 0 { return answer.wait ?? 1 }
+            // Tokens came: take one of them (another request may have been quicker).
         }
     }
 }
