@@ -319,7 +319,7 @@ def main():
         # Changes made on node 0 seen by the last node, once the database is back.
         other = "http://127.0.0.1:%d" % cluster.ports[-1]
         latencies = []
-        for i in range(40):
+        for i in range(100):
             s, t, _ = request(node + "/api/links", "POST", {"deepLink": "plur://group/after", "title": "Before %d" % i}, cluster.token)
             if s != 201:
                 failures.append("create after the faults: %d %s" % (s, t[:200]))

@@ -43,10 +43,10 @@ package final class RateLimiter: Sendable {
 }
 
 /// Tokens this node took from a shared (PostgreSQL) bucket ahead of need, a few at a time, so
-/// that most requests need no round trip; one take per key is in flight at a time on a node, and
-/// the requests that arrive meanwhile wait for it instead of each asking the database. Leased
-/// tokens are usable for a second: a client spread over N nodes gets at most about N leases a
-/// second more than its bucket.
+/// that most requests need no round trip. One take per key is in flight at a time on a node: the
+/// requests that find no token queue behind it and get its tokens in the order they came, so none
+/// waits behind later ones. Leased tokens are usable for a second: a client spread over N nodes
+/// gets at most about N leases a second more than its bucket.
 package final class TokenLeases: Sendable {
     /// What a take from the shared bucket gave: tokens, or none and the seconds to wait; nil
     /// when the database did not answer.
@@ -55,7 +55,8 @@ package final class TokenLeases: Sendable {
     private struct Entry {
         var left = 0
         var until = 0.0
-        var taking: Task<Take, Never>?
+        var taking = false
+        var waiting: [CheckedContinuation<Double?, Never>] = []
     }
     private let entries = Locked<[String: Entry]>([:])
     private let now: @Sendable () -> Double
@@ -70,42 +71,65 @@ package final class TokenLeases: Sendable {
     static func size(_ limit: ServiceConfiguration.RateLimit) -> Int { max(1, min(10, Int(limit.burst / 10))) }
 
     /// One token of `key`: nil when allowed, else the seconds to wait. A leased token if one is
-    /// left; else the answer of the take in flight for `key`, or of a new one made with `take`.
-    /// When the database does not answer, the request is allowed (the caller's own bucket
-    /// decided already).
+    /// left; else a place in the queue of the take in flight for `key`, or of a new one made with
+    /// `take`. When the database does not answer, the queued requests are allowed (the caller's
+    /// own bucket decided already).
     package func token(_ key: String, take: @escaping @Sendable () async -> Take) async -> Double? {
-        while true {
-            let t = now()
-            let step: Task<Take, Never>? = entries.withLock { entries -> Task<Take, Never>? in
+        let t = now()
+        let leased = entries.withLock { entries -> Bool in
+            guard var entry = entries[key], entry.left > 0, entry.until > t else { return false }
+            entry.left -= 1
+            entries[key] = entry
+            return true
+        }
+        if leased { return nil }
+        return await withCheckedContinuation { continuation in
+            let start = entries.withLock { entries -> Bool in
                 var entry = entries[key] ?? Entry()
-                if entry.left > 0 && entry.until > t {
+                // Tokens may have come in since the look above.
+                if entry.left > 0 && entry.until > now() {
                     entry.left -= 1
                     entries[key] = entry
-                    return nil
+                    continuation.resume(returning: nil)
+                    return false
                 }
-                if let taking = entry.taking { return taking }
-                let taking = Task { () -> Take in
-                    let answer = await take()
-                    let t = self.now()
-                    self.entries.withLock { entries in
-                        var entry = entries[key] ?? Entry()
-                        entry.taking = nil
-                        if let answer, answer.granted > 0 {
-                            (entry.left, entry.until) = (answer.granted, t + Self.lifetime)
-                        }
-                        entries[key] = entry
-                        if entries.count > self.maximumKeys { entries = entries.filter { $0.value.taking != nil || $0.value.until > t } }
-                    }
-                    return answer
-                }
-                entry.taking = taking
+                entry.waiting.append(continuation)
+                let start = !entry.taking
+                entry.taking = true
                 entries[key] = entry
-                return taking
+                return start
             }
-            guard let taking = step else { return nil }
-            guard let answer = await taking.value else { return nil }
-            if answer.granted == 0 { return answer.wait ?? 1 }
-            // Tokens came: take one of them (another request may have been quicker).
+            if start { Task { await self.serve(key, take: take) } }
+        }
+    }
+
+    /// Takes from the shared bucket for `key` until every queued request has its answer.
+    private func serve(_ key: String, take: @escaping @Sendable () async -> Take) async {
+        while true {
+            let answer = await take()
+            let t = now()
+            let (answered, wait, done) = entries.withLock { entries -> ([CheckedContinuation<Double?, Never>], Double?, Bool) in
+                var entry = entries[key] ?? Entry()
+                defer {
+                    entries[key] = entry
+                    if entries.count > maximumKeys { entries = entries.filter { $0.value.taking || $0.value.until > t } }
+                }
+                guard let answer, answer.granted > 0 else {
+                    // Refused, or the database is away: every queued request gets that answer.
+                    let all = entry.waiting
+                    entry.waiting = []
+                    entry.taking = false
+                    return (all, answer.map { $0.wait ?? 1 }, true)
+                }
+                let served = min(answer.granted, entry.waiting.count)
+                let first = Array(entry.waiting.prefix(served))
+                entry.waiting.removeFirst(served)
+                (entry.left, entry.until) = (answer.granted - served, t + Self.lifetime)
+                entry.taking = !entry.waiting.isEmpty
+                return (first, nil, entry.waiting.isEmpty)
+            }
+            for continuation in answered { continuation.resume(returning: wait) }
+            if done { return }
         }
     }
 }
