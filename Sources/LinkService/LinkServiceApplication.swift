@@ -84,8 +84,8 @@ public struct LinkService: Sendable {
     let documents: [String: StaticDocument]
     let perToken: RateLimiter
     let perAddress: RateLimiter
-    /// Tokens taken ahead from the shared buckets (PostgreSQL).
-    let leases = TokenLeases()
+    /// Takes from the shared rate-limit buckets (PostgreSQL), batched per key.
+    let sharedTakes = SharedTakes()
     /// QR images: their drawing thread, cache and per-address limit.
     let qr: QRImages
     /// The keys that sign and verify claim tokens.

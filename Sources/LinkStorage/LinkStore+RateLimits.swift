@@ -8,7 +8,7 @@ extension LinkStore {
 
     /// Takes up to `count` tokens from the shared bucket `key` (`perSecond` tokens a second, at
     /// most `burst` kept), on the database's clock so that nodes whose clocks differ agree: how
-    /// many it got (0 to `count`), and when none, the seconds until one is there. One statement,
+    /// many it got (0 to `count`), and when fewer, the seconds until the next one is there. One statement,
     /// atomic under concurrent takes from any node. Only on PostgreSQL (``sharesRateLimits``);
     /// SQLite answers `count`.
     ///
@@ -41,8 +41,8 @@ extension LinkStore {
             throw StoreError(.unavailable, "the shared rate limit answered nothing")
         }
         let got = Int(granted / 1000)
-        // Seconds until the bucket holds a whole token again.
-        return (got, got > 0 ? nil : Double(1000 - tokens) / (perSecond * 1000))
+        // When fewer came than asked: the seconds until the bucket holds a whole token again.
+        return (got, got >= max(1, count) ? nil : Double(1000 - tokens) / (perSecond * 1000))
     }
 
     /// Drops shared buckets untouched for `idleSeconds` (by then any bucket is full again, the

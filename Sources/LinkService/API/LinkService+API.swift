@@ -323,15 +323,15 @@ extension LinkService {
     /// One request of `key` against `limit`: nil when allowed, else the seconds to wait. This
     /// node's bucket first: a client past the limit here is past it everywhere, and is refused
     /// without a round trip. Then, on PostgreSQL, the bucket every node takes from, so the limit
-    /// holds whatever node answers: a token leased from it before, or a few taken at once
-    /// (`TokenLeases`). While the database does not answer, this node's bucket alone decides (the
-    /// request itself will need the database anyway).
+    /// holds whatever node answers; requests that arrive while a take is in flight share the next
+    /// one (`SharedTakes`). While the database does not answer, this node's bucket alone decides
+    /// (the request itself will need the database anyway).
     func take(_ local: RateLimiter, _ limit: ServiceConfiguration.RateLimit, _ key: String) async -> Double? {
         if let wait = local.take(key) { return wait }
         guard store.sharesRateLimits else { return nil }
         let (store, metrics) = (self.store, self.metrics)
-        return await leases.token(key) { () -> TokenLeases.Take in
-            do { return try await store.takeSharedTokens(key, count: TokenLeases.size(limit), perSecond: limit.perMinute / 60, burst: limit.burst) } catch {
+        return await sharedTakes.token(key) { count -> SharedTakes.Take in
+            do { return try await store.takeSharedTokens(key, count: count, perSecond: limit.perMinute / 60, burst: limit.burst) } catch {
                 metrics.sharedLimitFailures.increment()
                 return nil
             }

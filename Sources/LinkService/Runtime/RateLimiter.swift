@@ -42,57 +42,31 @@ package final class RateLimiter: Sendable {
     }
 }
 
-/// Tokens this node took from a shared (PostgreSQL) bucket ahead of need, a few at a time, so
-/// that most requests need no round trip. One take per key is in flight at a time on a node: the
-/// requests that find no token queue behind it and get its tokens in the order they came, so none
-/// waits behind later ones. Leased tokens are usable for a second: a client spread over N nodes
-/// gets at most about N leases a second more than its bucket.
-package final class TokenLeases: Sendable {
-    /// What a take from the shared bucket gave: tokens, or none and the seconds to wait; nil
-    /// when the database did not answer.
+/// Takes from shared (PostgreSQL) buckets, batched: one take per key is in flight at a time on a
+/// node, and the requests that arrive meanwhile queue behind it; the next take asks for as many
+/// tokens as requests are queued and answers them in the order they came. Under load most
+/// requests share a round trip; no token is taken ahead of a request, so none is wasted and the
+/// limit is exact whatever node answers.
+package final class SharedTakes: Sendable {
+    /// What a take of `count` tokens from the shared bucket gave: how many, and when fewer, the
+    /// seconds until the next one; nil when the database did not answer.
     package typealias Take = (granted: Int, wait: Double?)?
 
     private struct Entry {
-        var left = 0
-        var until = 0.0
         var taking = false
         var waiting: [CheckedContinuation<Double?, Never>] = []
     }
     private let entries = Locked<[String: Entry]>([:])
-    private let now: @Sendable () -> Double
-    /// How long leased tokens stay usable.
-    static let lifetime = 1.0
-    /// Leases kept before idle ones are dropped.
-    private let maximumKeys = 50_000
 
-    package init(now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) { self.now = now }
+    package init() {}
 
-    /// How many tokens to take at once for `limit`: a tenth of its burst, 1 to 10.
-    static func size(_ limit: ServiceConfiguration.RateLimit) -> Int { max(1, min(10, Int(limit.burst / 10))) }
-
-    /// One token of `key`: nil when allowed, else the seconds to wait. A leased token if one is
-    /// left; else a place in the queue of the take in flight for `key`, or of a new one made with
-    /// `take`. When the database does not answer, the queued requests are allowed (the caller's
-    /// own bucket decided already).
-    package func token(_ key: String, take: @escaping @Sendable () async -> Take) async -> Double? {
-        let t = now()
-        let leased = entries.withLock { entries -> Bool in
-            guard var entry = entries[key], entry.left > 0, entry.until > t else { return false }
-            entry.left -= 1
-            entries[key] = entry
-            return true
-        }
-        if leased { return nil }
-        return await withCheckedContinuation { continuation in
+    /// One token of `key`: nil when allowed, else the seconds to wait. The request queues for
+    /// the take in flight for `key`, or starts one with `take`. When the database does not
+    /// answer, the queued requests are allowed (the caller's own bucket decided already).
+    package func token(_ key: String, take: @escaping @Sendable (_ count: Int) async -> Take) async -> Double? {
+        await withCheckedContinuation { continuation in
             let start = entries.withLock { entries -> Bool in
                 var entry = entries[key] ?? Entry()
-                // Tokens may have come in since the look above.
-                if entry.left > 0 && entry.until > now() {
-                    entry.left -= 1
-                    entries[key] = entry
-                    continuation.resume(returning: nil)
-                    return false
-                }
                 entry.waiting.append(continuation)
                 let start = !entry.taking
                 entry.taking = true
@@ -103,32 +77,24 @@ package final class TokenLeases: Sendable {
         }
     }
 
-    /// Takes from the shared bucket for `key` until every queued request has its answer.
-    private func serve(_ key: String, take: @escaping @Sendable () async -> Take) async {
+    /// Takes for `key` until every queued request has its answer.
+    private func serve(_ key: String, take: @escaping @Sendable (Int) async -> Take) async {
         while true {
-            let answer = await take()
-            let t = now()
-            let (answered, wait, done) = entries.withLock { entries -> ([CheckedContinuation<Double?, Never>], Double?, Bool) in
+            let count = entries.withLock { $0[key]?.waiting.count ?? 0 }
+            let answer = count > 0 ? await take(count) : (0, nil)
+            let (allowed, refused, wait, done) = entries.withLock { entries -> ([CheckedContinuation<Double?, Never>], [CheckedContinuation<Double?, Never>], Double?, Bool) in
                 var entry = entries[key] ?? Entry()
-                defer {
-                    entries[key] = entry
-                    if entries.count > maximumKeys { entries = entries.filter { $0.value.taking || $0.value.until > t } }
-                }
-                guard let answer, answer.granted > 0 else {
-                    // Refused, or the database is away: every queued request gets that answer.
-                    let all = entry.waiting
-                    entry.waiting = []
-                    entry.taking = false
-                    return (all, answer.map { $0.wait ?? 1 }, true)
-                }
-                let served = min(answer.granted, entry.waiting.count)
-                let first = Array(entry.waiting.prefix(served))
-                entry.waiting.removeFirst(served)
-                (entry.left, entry.until) = (answer.granted - served, t + Self.lifetime)
+                // The first `count` queued asked in this take; the ones behind them wait for the next.
+                let asked = Array(entry.waiting.prefix(count))
+                entry.waiting.removeFirst(asked.count)
+                let granted = answer.map { min($0.granted, asked.count) } ?? asked.count
                 entry.taking = !entry.waiting.isEmpty
-                return (first, nil, entry.waiting.isEmpty)
+                let done = !entry.taking
+                if done { entries[key] = nil } else { entries[key] = entry }
+                return (Array(asked.prefix(granted)), Array(asked.dropFirst(granted)), answer?.wait ?? 1, done)
             }
-            for continuation in answered { continuation.resume(returning: wait) }
+            for continuation in allowed { continuation.resume(returning: nil) }
+            for continuation in refused { continuation.resume(returning: wait) }
             if done { return }
         }
     }
