@@ -23,12 +23,20 @@ enum FileSystem {
     /// Appends a line and syncs it (the drainer's journal).
     static func appendDurably(_ path: String, _ line: String) throws(RelayError) { try relay { () throws(FileError) in try DurableFile.append(path, line) } }
 
-    /// An exclusive, non-blocking lock held until it is unlocked (or the process dies, which
-    /// the kernel handles).
+    /// An exclusive lock held until it is unlocked (or the process dies, which the kernel
+    /// handles). A lock found held is tried again for up to 250 ms before it is said to be
+    /// another drainer's: a child this process is starting holds a copy of every descriptor
+    /// until it executes its program, the lock's too, so a lock just released can look held for
+    /// a moment. Call it on a thread that may wait (the inbox's I/O queue).
     static func lock(_ path: String) throws(RelayError) -> FileLock {
-        do { return try DurableFile.lock(path) } catch {
-            guard error.code == .locked else { throw RelayError(error) }
-            throw RelayError(.locked, "\(path): another drainer holds the inbox", cause: error)
+        var tries = 0
+        while true {
+            do { return try DurableFile.lock(path) } catch {
+                guard error.code == .locked else { throw RelayError(error) }
+                tries += 1
+                guard tries < 25 else { throw RelayError(.locked, "\(path): another drainer holds the inbox", cause: error) }
+                usleep(10_000)
+            }
         }
     }
 }
