@@ -62,8 +62,8 @@ def request(url, method="GET", body=None, token=None, agent=BROWSER, timeout=10)
             return r.status, r.read().decode("utf-8", "replace"), time.monotonic() - start
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode("utf-8", "replace"), time.monotonic() - start
-    except (urllib.error.URLError, OSError):
-        return 0, "", time.monotonic() - start
+    except (urllib.error.URLError, OSError) as e:
+        return 0, "%s %s: %s" % (method, url, e), time.monotonic() - start
 
 
 class Cluster:
@@ -172,13 +172,18 @@ class Load:
         self.visits = {}            # code -> 200s seen
         self.claims = {}            # token -> list of redemption statuses
         self.answers = []           # (time, status, from nginx itself)
+        self.failures = []          # why a request got no answer
         self.counter = 0
 
-    def note(self, status, body):
+    def note(self, status, body, took):
         # nginx's own error pages are HTML naming nginx; the service answers JSON or its own pages.
+        # Each answer is noted at the time its request was sent.
         by_nginx = status >= 500 and "nginx" in body
         with self.lock:
-            self.answers.append((time.monotonic(), status, by_nginx))
+            self.answers.append((time.monotonic() - took, status, by_nginx))
+        if status == 0:
+            with self.lock:
+                self.failures.append(body)
 
     def step(self, rng):
         with self.lock:
@@ -191,8 +196,8 @@ class Load:
             body = {"deepLink": "plur://group/f%d" % n, "title": "Fault %d" % n}
             if limited:
                 body["maxUses"] = 3
-            status, text, _ = request(self.front + "/api/links", "POST", body, self.c.token)
-            self.note(status, text)
+            status, text, took = request(self.front + "/api/links", "POST", body, self.c.token)
+            self.note(status, text, took)
             if status == 201:
                 code = json.loads(text)["code"]
                 with self.lock:
@@ -201,22 +206,22 @@ class Load:
                         self.limited[code] = 3
         elif choice < 0.6:
             code = rng.choice(known)
-            status, text, _ = request(self.front + "/i/" + code)
-            self.note(status, text)
+            status, text, took = request(self.front + "/i/" + code)
+            self.note(status, text, took)
             if status == 200:
                 with self.lock:
                     self.visits[code] = self.visits.get(code, 0) + 1
         elif choice < 0.8:
             code = rng.choice(known)
-            status, text, _ = request(self.front + "/i/" + code, agent=IPHONE)
-            self.note(status, text)
+            status, text, took = request(self.front + "/i/" + code, agent=IPHONE)
+            self.note(status, text, took)
             m = re.search(r'data-claim="https://[^/]+/d/([A-Za-z0-9_-]{43})"', text)
             if status == 200 and m:
                 token = m.group(1)
                 outcomes = []
                 for _ in range(2):
-                    s, t, _ = request(self.front + "/api/deferred/claim", "POST", {"token": token})
-                    self.note(s, t)
+                    s, t, took = request(self.front + "/api/deferred/claim", "POST", {"token": token})
+                    self.note(s, t, took)
                     outcomes.append(s)
                 with self.lock:
                     self.claims[token] = outcomes
@@ -225,8 +230,8 @@ class Load:
                         self.visits[code] = self.visits.get(code, 0) + 1
         else:
             code = rng.choice(known)
-            status, text, _ = request(self.front + "/api/links/" + code, token=self.c.token)
-            self.note(status, text)
+            status, text, took = request(self.front + "/api/links/" + code, token=self.c.token)
+            self.note(status, text, took)
 
     def run(self):
         def worker(seed):
@@ -282,6 +287,14 @@ def main():
         for _, s, _ in load.answers:
             statuses[s] = statuses.get(s, 0) + 1
         print("  load: %d requests, statuses %s" % (ops, json.dumps(dict(sorted(statuses.items())))), flush=True)
+        # A request sent during a fault may get no answer within the client's 10 s; any other may not.
+        def in_a_fault(t):
+            return killed - start - 0.5 <= t <= killed - start + 3 or pg_down - start - 0.5 <= t <= pg_up - start + 3
+        unanswered = sorted(round(t - start, 2) for t, s, _ in load.answers if s == 0)
+        if unanswered:
+            print("  no answer within 10 s (status 0), sent at %s s: %s" % (unanswered[:10], sorted(set(f.split(": ", 1)[-1] for f in load.failures))[:3]), flush=True)
+        if [t for t in unanswered if not in_a_fault(t)]:
+            failures.append("requests sent outside the faults got no answer: %s" % [t for t in unanswered if not in_a_fault(t)][:10])
 
         node = "http://127.0.0.1:%d" % cluster.ports[0]
         missing = [c for c in load.created if request(node + "/api/links/" + c, token=cluster.token)[0] != 200]
