@@ -49,19 +49,9 @@ import Testing
     /// A universal-link route without a `landing.pages` entry offers the same path under the
     /// app's scheme only when the route table routes that link; otherwise no "Open in the app".
     @Test func anUnmappedRoutesButtonIsOfferedOnlyWhenTheAppCanRouteIt() async throws {
-        let h = try await Harness.make(extra: """
-            routes:
-              - {name: inviteEmbedded, pattern: "/i/{target:url}"}
-              - {name: invite, pattern: "/i/{code}"}
-              - {name: join, pattern: "/join/{groupId}", query: {code: code, relay: relay?}}
-              - {name: joinCommunity, pattern: /join-community, query: {group-id: groupId, code: code, relay: relay?}}
-              - {name: group, pattern: "/g/{groupId}", query: {relay: relay?}}
-              - {name: appJoinCommunity, pattern: "plur://join-community", query: {group-id: groupId, code: code, relay: relay?}}
-              - {name: appGroup, pattern: "plur://group/{groupId}", query: {relay: relay?}}
-              - {name: product, pattern: "/p/{id:int}"}
-              - {name: shelf, pattern: "/s/{id}"}
-              - {name: appShelf, pattern: "plur://s/{id}"}
-            """)
+        let h = try await Harness.make(extra: Harness.routes(adding: [
+            #"{name: product, pattern: "/p/{id:int}"}"#, #"{name: shelf, pattern: "/s/{id}"}"#, #"{name: appShelf, pattern: "plur://s/{id}"}"#,
+        ]))
         try await h.app().test(.router) { client in
             let iPhone: HTTPFields = [.userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X)"]
             let product = try await client.call(.get, "/p/43", headers: iPhone)

@@ -199,17 +199,7 @@ import Testing
     /// Parameters that build no link name the parameter at fault and why; an integer is kept
     /// as written or refused ("01" would have been stored as /p/1).
     @Test func parametersThatBuildNoLinkNameTheParameter() async throws {
-        let h = try await Harness.make(extra: """
-            routes:
-              - {name: inviteEmbedded, pattern: "/i/{target:url}"}
-              - {name: invite, pattern: "/i/{code}"}
-              - {name: join, pattern: "/join/{groupId}", query: {code: code, relay: relay?}}
-              - {name: joinCommunity, pattern: /join-community, query: {group-id: groupId, code: code, relay: relay?}}
-              - {name: group, pattern: "/g/{groupId}", query: {relay: relay?}}
-              - {name: appJoinCommunity, pattern: "plur://join-community", query: {group-id: groupId, code: code, relay: relay?}}
-              - {name: appGroup, pattern: "plur://group/{groupId}", query: {relay: relay?}}
-              - {name: product, pattern: "/p/{id:int}", query: {size: "size:s|m|l?"}}
-            """)
+        let h = try await Harness.make(extra: Harness.routes(adding: [#"{name: product, pattern: "/p/{id:int}", query: {size: "size:s|m|l?"}}"#]))
         try await h.app().test(.router) { client in
             for (body, field, message) in [
                 (#"{"route": "product", "parameters": {"id": "abc"}}"#, "parameters.id", #"route product: parameter id: "abc" is not an integer"#),

@@ -27,6 +27,21 @@ struct Harness {
         func advance(_ s: Double) { lock.withLock { seconds += s; date += s } }
     }
 
+    /// The example's route table as a `routes:` section, for tests that add routes to it (the
+    /// landing pages name its routes, so a replacement keeps them).
+    static func routes(adding more: [String]) -> String {
+        let plur = [
+            #"{name: inviteEmbedded, pattern: "/i/{target:url}"}"#,
+            #"{name: invite, pattern: "/i/{code}"}"#,
+            #"{name: join, pattern: "/join/{groupId}", query: {code: code, relay: relay?}}"#,
+            #"{name: joinCommunity, pattern: /join-community, query: {group-id: groupId, code: code, relay: relay?}}"#,
+            #"{name: group, pattern: "/g/{groupId}", query: {relay: relay?}}"#,
+            #"{name: appJoinCommunity, pattern: "plur://join-community", query: {group-id: groupId, code: code, relay: relay?}}"#,
+            #"{name: appGroup, pattern: "plur://group/{groupId}", query: {relay: relay?}}"#,
+        ]
+        return "routes:\n" + (plur + more).map { "  - " + $0 + "\n" }.joined()
+    }
+
     static func make(extra: String = "", backend: Backend = .sqlite, store given: LinkStore? = nil) async throws -> Harness {
         let base = try String(contentsOfFile: try #require(ServiceConfiguration.examplePath), encoding: .utf8)
         let path = Backend.temporaryPath("config") + "/config.yaml"
