@@ -67,6 +67,32 @@ import Testing
         #expect(metrics.contains(#"switchyard_http_requests_total{route="/i/{code}",status="200"} 10"#), "\(metrics)")
     }
 
+    /// A phone past its claim budget gets the page without a token, the same from the lane as
+    /// from the router; the lane keeps that page once the router made it, and metrics count the
+    /// refusals either way.
+    @Test func aPhonePastItsClaimBudgetGetsThePlainPageFromEitherPath() async throws {
+        var pages: [Bool: [String]] = [:]
+        for lane in [false, true] {
+            let h = try await Harness.make(extra: "rateLimit:\n  perToken: {perMinute: 100000, burst: 100000}\n  perAddress: {perMinute: 1, burst: 2}\n")
+            var link = try LinkInput(configuration: h.service.configuration).read(try JSONParser.parse(#"{"deepLink": "plur://group/budget", "title": "Budget"}"#), now: h.clock.today)
+            link.code = "budget23"
+            try await h.store.insert(link)
+            let code = link.code
+            pages[lane] = try await h.app(lane: lane).test(.live) { client in
+                var bodies: [String] = []
+                for _ in 0..<5 { bodies.append(try await Self.answer(client, "/i/\(code)", headers: [.userAgent: LandingPageTests.iPhone]).body) }
+                return bodies
+            }
+            let bodies = try #require(pages[lane])
+            #expect(bodies.prefix(2).allSatisfy { $0.contains(#"data-claim="https://rabble.community/d/"#) }, "lane \(lane): the first two within the budget")
+            #expect(bodies.dropFirst(2).allSatisfy { !$0.contains("data-claim") && $0.contains("Budget") }, "lane \(lane): past it, no token")
+            #expect(Set(bodies.dropFirst(2)).count == 1, "lane \(lane): one plain page")
+            let metrics = String(decoding: h.service.metrics.text(), as: UTF8.self)
+            #expect(metrics.contains("switchyard_deferred_claims_rate_limited_total 3"), "lane \(lane): \(metrics)")
+        }
+        #expect(pages[true]?.dropFirst(2) == pages[false]?.dropFirst(2))
+    }
+
     /// Every request line has a request id: the router's logger carries Hummingbird's, and a line
     /// of the event-loop lane (whose logger has none) gets one of its own.
     @Test func everyRequestLineHasARequestID() throws {

@@ -90,6 +90,9 @@ extension LinkService {
                                                     parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
                                                     address: { clientAddress(request, context) })
             body = pageBody(landing, for: audience, inApp: inApp)
+            // A page with no claim at all (the visitor was past the claim budget) is the same for
+            // everyone past theirs: kept for the lane to serve them.
+            if signed == nil && landing.claimURL == nil && inApp == nil { hot.remember(code, audience, body) }
             if let signed {
                 if let claimPage = HotLinks.ClaimPage(body) {
                     if inApp == nil { hot.rememberClaimPage(code, audience, claimPage) }
@@ -124,12 +127,19 @@ extension LinkService {
         let page: ByteBuffer
         if offersClaim(audience, preview: preview) {
             guard !configuration.deferred.probabilisticMatching, let key = claimKeys.known?.first,
-                  let (claimPage, created) = hot.servableClaimPage(code, audience, now: date),
-                  let token = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key),
-                  // Past the visitor's claim budget the full path serves the page without a token.
-                  claimAllowed(address(), counted: false) else { return nil }
-            metrics.claimsIssued.increment()
-            page = claimPage.with(token: token)
+                  let (claimPage, created) = hot.servableClaimPage(code, audience, now: date) else { return nil }
+            if claimAllowed(address(), counted: false) {
+                guard let token = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) else { return nil }
+                metrics.claimsIssued.increment()
+                page = claimPage.with(token: token)
+            } else if let plain = hot.servablePage(code, audience, now: date) {
+                // Past the visitor's claim budget: the page without a token, as the full path
+                // made it for an earlier visitor past theirs.
+                metrics.claimsRefused.increment()
+                page = plain
+            } else {
+                return nil
+            }
         } else {
             guard let cached = hot.servablePage(code, audience, now: date) else { return nil }
             page = cached
