@@ -124,7 +124,9 @@ package struct SignedClaimToken: Equatable, Sendable {
 /// A key that signs claim tokens. Its slot (0–15, from the key's own hash) tells which key to
 /// try, so keys can be added and retired in any order.
 package struct ClaimSigningKey: Sendable {
-    let key: [UInt8]
+    /// HMAC-SHA256 with the key already taken in: each tag copies it and goes on from there.
+    /// Never changed after `init` (a value each use copies), so sharing it is safe.
+    nonisolated(unsafe) let keyed: HMAC<SHA256>
     /// Which key a token names.
     package let slot: UInt8
 
@@ -132,12 +134,14 @@ package struct ClaimSigningKey: Sendable {
     package init?(secret: String) {
         guard secret.utf8.count >= 32 else { return nil }
         let digest = Array(SHA256.hash(data: Array(("switchyard-claim-key|" + secret).utf8)))
-        key = digest
+        keyed = HMAC<SHA256>(key: SymmetricKey(data: digest))
         slot = digest[0] & 0x0F
     }
 
     /// The first 8 bytes of HMAC-SHA256 over `bytes`.
     func tag(_ bytes: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: bytes, using: SymmetricKey(data: key)).prefix(8))
+        var hmac = keyed
+        hmac.update(data: bytes)
+        return Array(hmac.finalize().prefix(8))
     }
 }

@@ -17,21 +17,68 @@ public enum ConstantTime {
 public enum Base64URL {
     /// `bytes` as base64url text: `-` and `_` for `+` and `/`, no `=` padding.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let input = Array(bytes)
+        var out: [UInt8] = []
+        out.reserveCapacity((input.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= input.count {
+            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        switch input.count - i {
+        case 1:
+            let n = UInt32(input[i]) << 16
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)]]
+        case 2:
+            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
+        default: break
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The 64 characters, in the order of the values they stand for.
     public static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
+    /// Each byte's value in `alphabet`, 255 for a byte that is not in it.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 255, count: 256)
+        for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
+        return table
+    }()
+
     /// The bytes, or nil when `text` is not base64url as `encode` writes it: one spelling per
     /// byte string (a last character whose unused bits are set, `+`, `/` or `=` is refused), so
     /// text compared or hashed as it was written names one value.
     public static func decode(_ text: String) -> [UInt8]? {
-        var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while b64.count % 4 != 0 { b64 += "=" }
-        guard let bytes = Data(base64Encoded: b64).map(Array.init), encode(bytes) == text else { return nil }
-        return bytes
+        var digits: [UInt32] = []
+        digits.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            let value = values[Int(byte)]
+            guard value != 255 else { return nil }
+            digits.append(UInt32(value))
+        }
+        guard digits.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count * 3 / 4)
+        var i = 0
+        while i + 4 <= digits.count {
+            let n = digits[i] << 18 | digits[i + 1] << 12 | digits[i + 2] << 6 | digits[i + 3]
+            out += [UInt8(n >> 16), UInt8(n >> 8 & 255), UInt8(n & 255)]
+            i += 4
+        }
+        switch digits.count - i {
+        case 2:
+            guard digits[i + 1] & 15 == 0 else { return nil }  // bits no byte carries
+            out.append(UInt8((digits[i] << 18 | digits[i + 1] << 12) >> 16))
+        case 3:
+            guard digits[i + 2] & 3 == 0 else { return nil }
+            let n = digits[i] << 18 | digits[i + 1] << 12 | digits[i + 2] << 6
+            out += [UInt8(n >> 16), UInt8(n >> 8 & 255)]
+        default: break
+        }
+        return out
     }
 
     /// `count` bytes from the system's secure generator, encoded (32 bytes → 43 characters).
