@@ -83,8 +83,9 @@ import Testing
                 }
                 #expect(probes.allSatisfy { $0.health == 200 }, "\(probes)")
                 // The median, not every probe: on a loaded machine one read can wait for the CPU.
-                // (With QR drawing on the database's threads the median was seconds.)
-                #expect(probes.map(\.api).sorted()[probes.count / 2] < .seconds(1), "\(probes)")
+                // A starved read waits for the whole flood (QR drawing on the database's threads
+                // gave a median of several seconds); a busy box alone has put it just over 1 s.
+                #expect(probes.map(\.api).sorted()[probes.count / 2] < .seconds(2), "\(probes)")
                 var all: [Int] = []
                 for try await s in group { all += s }
                 return all
