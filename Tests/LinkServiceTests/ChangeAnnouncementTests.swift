@@ -48,7 +48,7 @@ import Testing
                     #expect(arriving != nil, "a node's change listener never started")
                 }
                 var latencies: [Double] = []
-                for round in 0..<20 {
+                for round in 0..<50 {  // 100 changes: an edit and a delete each
                     let code = "chg\(round)x2345"
                     let created = try await nodeA.call(.post, "/api/links", token: a.writer, body: #"{"code": "\#(code)", "deepLink": "plur://group/v0", "title": "Version 0"}"#)
                     #expect(created.status == .created, "\(created.text)")
