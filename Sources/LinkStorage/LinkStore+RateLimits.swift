@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import SwitchyardCore
 
 extension LinkStore {
@@ -12,7 +13,9 @@ extension LinkStore {
     /// atomic under concurrent takes from any node. Only on PostgreSQL (``sharesRateLimits``);
     /// SQLite answers `count`.
     ///
-    /// The key is stored as its SHA-256: a client's address never reaches the table.
+    /// The key is stored as its HMAC-SHA256 under a secret every node on the database shares
+    /// (`service_keys`, made by the first node that asks): a client's address never reaches the
+    /// table, and the table alone does not tell which addresses or tokens it counts.
     package func takeSharedTokens(_ key: String, count: Int = 1, perSecond: Double, burst: Double) async throws(StoreError) -> (granted: Int, wait: Double?) {
         guard db is PostgresStore else { return (count, nil) }
         // Whole thousandths of a token; the refill in millionths of a token a second.
@@ -20,7 +23,8 @@ extension LinkStore {
         let refill = Int64((perSecond * 1_000_000).rounded())
         let wanted = Int64(max(1, count)) * 1000
         guard capacity >= 1000, refill > 0 else { return (0, 0) }
-        let hashed = Hex.encode(Array(SHA256.hash(data: Array(key.utf8))))
+        let secret = try await rateLimitSecret()
+        let hashed = Hex.encode(Array(HMAC<SHA256>.authenticationCode(for: Array(key.utf8), using: SymmetricKey(data: Array(secret.utf8)))))
         let refilledSQL = "LEAST(?, b.tokens + (GREATEST(EXCLUDED.updated_at - b.updated_at, 0)::double precision * ? / 1000000)::bigint)"
         // Whole tokens only: as many as wanted and there, in thousandths.
         let grantedSQL = "LEAST(?, (\(refilledSQL) / 1000) * 1000)"
@@ -52,5 +56,19 @@ extension LinkStore {
         guard db is PostgresStore else { return 0 }
         return try await db.run("DELETE FROM rate_buckets WHERE updated_at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint - ? RETURNING 1",
                                 [.int(Int64(idleSeconds * 1000))]).count
+    }
+
+    /// The secret that keys `rate_buckets`' rows, read once per store.
+    private func rateLimitSecret() async throws(StoreError) -> String {
+        if let known = sharedSecrets.withLock({ $0["rate-limits"] }) { return known }
+        try await write { () async throws(StoreError) in
+            try await db.run("INSERT INTO service_keys (name, secret, created_at) VALUES ('rate-limits', ?, ?) ON CONFLICT (name) DO NOTHING",
+                             [.text(Base64URL.random(bytes: 32)), .int(Self.millis(Date()))])
+        }
+        guard let secret = try await db.read("SELECT secret FROM service_keys WHERE name = 'rate-limits'", []).first?[0].text else {
+            throw StoreError(.failed, "the rate-limit key was written but cannot be read back")
+        }
+        sharedSecrets.withLock { $0["rate-limits"] = secret }
+        return secret
     }
 }

@@ -105,6 +105,8 @@ public struct LinkStore: Sendable {
     package let health: StorageHealth
     /// Where link changes and clicks write their webhook events (nil: no endpoints configured).
     package var outbox: WebhookOutbox?
+    /// Secrets of `service_keys` this store has read, by name (they never change once made).
+    let sharedSecrets = Locked<[String: String]>([:])
 
     package init(db: any SQLDatabase, health: StorageHealth = StorageHealth()) {
         self.db = db

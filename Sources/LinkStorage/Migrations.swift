@@ -180,9 +180,9 @@ enum Migrations {
             "CREATE TRIGGER links_announce AFTER INSERT OR UPDATE OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION switchyard_announce_link()",
         ]),
         Migration(version: 12, name: "shared rate limits", statements: [], postgres: [
-            // Token buckets every node takes from (a key's SHA-256, thousandths of a token, the
-            // database's clock in milliseconds, what the last take got): a client's limit holds
-            // whatever node answers.
+            // Token buckets every node takes from (a key's HMAC-SHA256 under the `rate-limits`
+            // secret of service_keys, thousandths of a token, the database's clock in
+            // milliseconds, what the last take got): a client's limit holds whatever node answers.
             "CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens BIGINT NOT NULL, updated_at BIGINT NOT NULL, granted BIGINT NOT NULL)",
             "CREATE INDEX rate_buckets_by_age ON rate_buckets (updated_at)",
         ]),

@@ -52,9 +52,13 @@ import Testing
                 // Creating without a token: the address limit comes first, then 401.
                 let statuses = try await Self.alternate(10, [nodeA, nodeB]) { try await $0.call(.post, "/api/links", body: #"{"deepLink": "plur://group/x"}"#).status }
                 #expect(statuses.prefix(4).allSatisfy { $0 == .unauthorized } && statuses.dropFirst(4).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
-                // The table holds the key's hash, never the address.
+                // The table holds keyed hashes: never the address, nor a plain hash anyone could
+                // compute from a guessed address.
                 let keys = try await a.store.db.run("SELECT key FROM rate_buckets", []).compactMap { $0.first?.text }
                 #expect(!keys.isEmpty && keys.allSatisfy { $0.count == 64 && !$0.contains("127.0.0.1") }, "\(keys)")
+                for guess in ["address:127.0.0.1", "address:127.0.0.0", "127.0.0.1"] { #expect(!keys.contains(APIToken.hash(guess)), "\(guess)") }
+                // Both nodes read one secret: the buckets they took from are the same rows.
+                #expect(try await a.store.db.run("SELECT COUNT(*) FROM service_keys WHERE name = 'rate-limits'", []).first?.first?.int == 1)
             }
         }
     }
