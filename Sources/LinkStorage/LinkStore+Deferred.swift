@@ -72,12 +72,18 @@ extension LinkStore {
     /// The secret that signs claim tokens for every node on this database: made by the first
     /// node that asks, read by the others.
     package func claimSigningSecret(at date: Date) async throws(StoreError) -> String {
+        try await sharedSecret("claim-signing", at: date)
+    }
+
+    /// The secret `name` of `service_keys`, which every node on this database shares: made by
+    /// the first node that asks (32 random bytes), read by the others.
+    func sharedSecret(_ name: String, at date: Date) async throws(StoreError) -> String {
         try await write { () async throws(StoreError) in
-            try await db.run("INSERT INTO service_keys (name, secret, created_at) VALUES ('claim-signing', ?, ?) ON CONFLICT (name) DO NOTHING",
-                             [.text(Base64URL.random(bytes: 32)), .int(Self.millis(date))])
+            try await db.run("INSERT INTO service_keys (name, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                             [.text(name), .text(Base64URL.random(bytes: 32)), .int(Self.millis(date))])
         }
-        guard let secret = try await db.read("SELECT secret FROM service_keys WHERE name = 'claim-signing'", []).first?[0].text else {
-            throw StoreError(.failed, "the claim signing key was written but cannot be read back")
+        guard let secret = try await db.read("SELECT secret FROM service_keys WHERE name = ?", [.text(name)]).first?[0].text else {
+            throw StoreError(.failed, "the shared secret \(name) was written but cannot be read back")
         }
         return secret
     }

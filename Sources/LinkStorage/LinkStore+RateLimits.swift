@@ -58,16 +58,10 @@ extension LinkStore {
                                 [.int(Int64(idleSeconds * 1000))]).count
     }
 
-    /// The secret that keys `rate_buckets`' rows, read once per store.
+    /// The secret that keys `rate_buckets`' rows (`sharedSecret`), read once per store.
     private func rateLimitSecret() async throws(StoreError) -> String {
         if let known = sharedSecrets.withLock({ $0["rate-limits"] }) { return known }
-        try await write { () async throws(StoreError) in
-            try await db.run("INSERT INTO service_keys (name, secret, created_at) VALUES ('rate-limits', ?, ?) ON CONFLICT (name) DO NOTHING",
-                             [.text(Base64URL.random(bytes: 32)), .int(Self.millis(Date()))])
-        }
-        guard let secret = try await db.read("SELECT secret FROM service_keys WHERE name = 'rate-limits'", []).first?[0].text else {
-            throw StoreError(.failed, "the rate-limit key was written but cannot be read back")
-        }
+        let secret = try await sharedSecret("rate-limits", at: Date())
         sharedSecrets.withLock { $0["rate-limits"] = secret }
         return secret
     }

@@ -327,8 +327,7 @@ extension LinkService {
     func adminCreate(_ form: AdminForm, _ user: AdminUser) async throws(APIError) -> Response {
         var values: [String: String] = [:]
         var body: [(key: String, value: JSONValue)] = []
-        var errors = FormErrors()
-        if let repeated = form.repeatedName { errors.add(.badRequest(.malformedForm, "the form gives \(repeated) more than once", field: repeated)) }
+        var errors = FormErrors(of: form)
         for name in ["code"] + Self.adminFields.map(\.name) {
             let text = Self.formText(form[name] ?? "", name)
             values[name] = text
@@ -354,8 +353,7 @@ extension LinkService {
         let shown = Self.formValues(current)
         var values = shown
         var patch: [(key: String, value: JSONValue)] = []
-        var errors = FormErrors()
-        if let repeated = form.repeatedName { errors.add(.badRequest(.malformedForm, "the form gives \(repeated) more than once", field: repeated)) }
+        var errors = FormErrors(of: form)
         for f in Self.adminFields {
             guard let submitted = form[f.name].map({ Self.formText($0, f.name) }) else { continue }
             values[f.name] = submitted
@@ -486,6 +484,12 @@ extension LinkService {
         private var fields: Set<String> = []
         private(set) var messages: [String] = []
         var isEmpty: Bool { messages.isEmpty }
+
+        /// The errors of `form`, starting with a field it gives more than once (the dashboard's
+        /// forms give each once; a second value would be dropped without a word).
+        init(of form: AdminForm) {
+            if let repeated = form.repeatedName { add(.badRequest(.malformedForm, "the form gives \(repeated) more than once", field: repeated)) }
+        }
 
         mutating func add(_ error: APIError) {
             if let field = error.field {
