@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "AssociatedDomains", targets: ["AssociatedDomains"]),
         .library(name: "LinkStorage", targets: ["LinkStorage"]),
         .library(name: "LinkPages", targets: ["LinkPages"]),
+        .library(name: "LinkConfiguration", targets: ["LinkConfiguration"]),
         .library(name: "LinkService", targets: ["LinkService"]),
         .library(name: "URLRelay", targets: ["URLRelay"]),
         .library(name: "CallbackURL", targets: ["CallbackURL"]),
@@ -149,11 +150,19 @@ let package = Package(
                         .copy("Resources/preview-agents.json"), .copy("Resources/in-app-browsers.json")],
             swiftSettings: swiftSettings
         ),
+        // Adapter: the service's configuration file — apps, hosts, routes, pages, limits, deferred
+        // links, visits, webhooks — read and checked with errors that name the key, and `init`'s
+        // starter configuration. No server stack: a tool can read and check a configuration.
+        .target(
+            name: "LinkConfiguration",
+            dependencies: ["SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LinkService",
             dependencies: [
                 "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
-                "ResponseLane", "LinkStorage", "LinkPages",
+                "ResponseLane", "LinkStorage", "LinkPages", "LinkConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -193,7 +202,7 @@ let package = Package(
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
+                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkConfiguration", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
                 "SwitchyardNetwork", "URLRelayService", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -215,10 +224,11 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LinkConfigurationTests", dependencies: ["LinkConfiguration", "SwitchyardCore", "SwitchyardDocuments"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkPagesTests", dependencies: ["LinkPages", "SwitchyardCore"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport", "DeferredLinking"], swiftSettings: swiftSettings),
         .testTarget(

@@ -28,7 +28,7 @@ LAYERS = {
     "LinkRouting": 1, "AssociatedDomains": 1, "URLRelay": 1, "CallbackURL": 1, "LinkRules": 1, "DeferredLinking": 1,
     "CJavaScriptCore": 1, "CSpawn": 0,
     "SwitchyardNetwork": 2, "URLRelayService": 2, "RelayLauncher": 2, "SwitchyardQR": 2, "CQRCode": 2, "ResponseLane": 2,
-    "LinkStorage": 2, "LinkPages": 2, "LinkService": 2,
+    "LinkStorage": 2, "LinkPages": 2, "LinkConfiguration": 2, "LinkService": 2,
     "switchyard": 3,
     "SwitchyardTestSupport": 4,
 }

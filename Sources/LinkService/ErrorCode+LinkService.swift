@@ -1,3 +1,4 @@
+import LinkConfiguration
 import SwitchyardCore
 
 /// The error and finding codes LinkService uses. Compare with these constants, never with string literals.
@@ -98,8 +99,6 @@ extension ErrorCode {
     public static let unknownTransaction = ErrorCode("unknown-transaction")
     /// A dashboard form not sent as `application/x-www-form-urlencoded`.
     public static let unsupportedMediaType = ErrorCode("unsupported-media-type")
-    /// A service configuration that cannot be used (see ``ConfigurationError``).
-    public static let invalidConfiguration = ErrorCode("invalid-configuration")
     /// A link import file that cannot be imported at all: not CSV, no header, or missing columns.
     public static let invalidImport = ErrorCode("invalid-import")
     /// A CSV file that is not well formed.

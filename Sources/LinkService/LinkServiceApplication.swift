@@ -1,6 +1,7 @@
 import Atomics
 import AssociatedDomains
 import Foundation
+import LinkConfiguration
 import LinkStorage
 import SwitchyardNetwork
 import Hummingbird

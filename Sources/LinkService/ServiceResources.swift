@@ -1,4 +1,5 @@
 import Foundation
+import LinkConfiguration
 import LinkPages
 import SwitchyardCore
 
@@ -18,4 +19,9 @@ package enum ServiceResources {
         guard let file = files.first(where: { path($0) == nil }) else { return PageResources.problem }
         return InstalledResources.missingFile(bundle: "Switchyard_LinkService", file: file)
     }
+}
+
+extension ServiceConfiguration {
+    /// The example configuration shipped with Switchyard (served when no --config is given).
+    public static var examplePath: String? { ServiceResources.path("example-config.yaml") }
 }

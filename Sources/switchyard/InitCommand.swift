@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LinkConfiguration
 import LinkService
 import SwitchyardCore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import LinkConfiguration
 import LinkRules
 import LinkService
 import LinkStorage

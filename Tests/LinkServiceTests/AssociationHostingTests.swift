@@ -2,6 +2,7 @@ import AssociatedDomains
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LinkConfiguration
 import LinkRouting
 import LinkStorage
 import LinkService

@@ -1,4 +1,5 @@
 @testable import LinkStorage
+import LinkConfiguration
 import SwitchyardTestSupport
 import Foundation
 import HTTPTypes

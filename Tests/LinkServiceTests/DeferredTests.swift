@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LinkConfiguration
 import LinkRouting
 @testable import LinkStorage
 @testable import LinkService
@@ -285,23 +286,6 @@ import Testing
         }
     }
 
-    /// Signing keys are read as webhook secrets are: `env:NAME`, `file:PATH` or the text itself;
-    /// a short or blank key, or a variable that is not set, stops the configuration.
-    @Test func signingKeysComeFromTheEnvironmentOrAFile() throws {
-        let file = NSTemporaryDirectory() + "sy-key-" + UUID().uuidString
-        try "a-signing-key-from-a-file-of-32-or-more-bytes\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let section = try JSONParser.parse(#"{"signingKeys": ["env:SY_TEST_KEY", "file:\#(file)", "a-literal-signing-key-of-32-characters!"]}"#)
-        let settings = try DeferredSettings(section, environment: ["SY_TEST_KEY": "a-signing-key-from-the-environment-32+"])
-        #expect(settings.signingKeys == ["a-signing-key-from-the-environment-32+", "a-signing-key-from-a-file-of-32-or-more-bytes",
-                                         "a-literal-signing-key-of-32-characters!"])
-        for (keys, message) in [
-            (#"["env:SY_UNSET"]"#, "deferred.signingKeys[0]: the environment variable SY_UNSET is not set"),
-            (#"["too-short-a-key-for-signing"]"#, "deferred.signingKeys[0]: a signing key is at least 32 characters, not all spaces (for example `openssl rand -base64 32`)"),
-            ("[\"\(String(repeating: " ", count: 40))\"]", "deferred.signingKeys[0]: a signing key is at least 32 characters, not all spaces (for example `openssl rand -base64 32`)"),
-        ] {
-            #expect(throws: ConfigurationError(message)) { try DeferredSettings(try JSONParser.parse(#"{"signingKeys": \#(keys)}"#), environment: [:]) }
-        }
-    }
 
     /// Only a person on a phone gets a token: not a desktop, not a preview or prefetch, not HEAD.
     @Test func desktopsPreviewsAndHeadRequestsGetNoClaim() async throws {

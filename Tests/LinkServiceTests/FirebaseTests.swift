@@ -5,6 +5,7 @@ import HummingbirdTesting
 @testable import LinkPages
 @testable import LinkService
 @testable import LinkStorage
+import LinkConfiguration
 import SwitchyardCore
 import SwitchyardTestSupport
 import Testing

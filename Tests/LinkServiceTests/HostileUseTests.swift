@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
 @testable import LinkStorage
+import LinkConfiguration
 import NIOCore
 import NIOPosix
 import SwitchyardCore

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LinkConfiguration
 import Logging
 import HummingbirdTesting
 @testable import LinkStorage

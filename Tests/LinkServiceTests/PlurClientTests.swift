@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkStorage
 @testable import LinkService
+import LinkConfiguration
 import LinkRouting
 import SwitchyardCore
 import Testing

@@ -1,3 +1,4 @@
+import LinkConfiguration
 import SwitchyardTestSupport
 import Foundation
 import HTTPTypes

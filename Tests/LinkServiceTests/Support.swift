@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
 @testable import LinkStorage
+import LinkConfiguration
 import SwitchyardCore
 import SwitchyardTestSupport
 import Testing

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkStorage
+import LinkConfiguration
 import Logging
 @testable import LinkService
 import SwitchyardCore

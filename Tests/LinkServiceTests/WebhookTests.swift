@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
 @testable import LinkStorage
+import LinkConfiguration
 import NIOCore
 import SwitchyardCore
 import SwitchyardTestSupport
@@ -111,13 +112,6 @@ final class HookReceiver: @unchecked Sendable {
         }
     }
 
-    @Test func secretsComeFromTheEnvironmentOrAFile() throws {
-        let file = Backend.temporaryPath("secret") + "/hook"
-        try "from-a-file-0123456789\n".write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(try WebhookSettings.secret("file:" + file, "s", environment: [:]) == Array("from-a-file-0123456789".utf8))
-        #expect(try WebhookSettings.secret("env:HOOK", "s", environment: ["HOOK": "from-the-environment"]) == Array("from-the-environment".utf8))
-        #expect(try WebhookSettings.secret("literally-this-secret", "s", environment: [:]) == Array("literally-this-secret".utf8))
-    }
 
     @Test func retriesBackOffExponentiallyUpToTheCap() throws {
         var settings = WebhookSettings()

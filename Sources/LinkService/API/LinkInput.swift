@@ -1,21 +1,12 @@
 import Foundation
 import HTTPTypes
+import LinkConfiguration
 import LinkRouting
 import LinkStorage
 import SwitchyardCore
 
 /// Reads and checks a `POST /api/links` body; every rejection names the field.
 struct LinkInput {
-    /// Schemes that are never a deep link or a fallback.
-    static let forbiddenSchemes: Set<String> = URLInput.scriptOrLocalSchemes.union(["about"])
-    /// Schemes that open a web page in a browser (or, like Android's `intent:`, may fall back to
-    /// one): as an app scheme they would be an open redirect, so the configuration refuses them.
-    static let browserSchemes: Set<String> = [
-        "intent", "x-safari-http", "x-safari-https", "googlechrome", "googlechromes", "firefox", "firefox-focus",
-        "opera-http", "opera-https", "microsoft-edge-http", "microsoft-edge-https", "brave", "x-web-search",
-        "view-source", "ftp", "ws", "wss", "itms-services",
-    ]
-
     let configuration: ServiceConfiguration
     /// Derived from the configuration once; every deep link and fallback is checked against them.
     let allowedSchemes: Set<String>
@@ -331,15 +322,11 @@ struct LinkInput {
         return web.href
     }
 
-    /// The store hosts a landing page may send a visitor to without `service.redirectHosts`, for
-    /// the configuration's own apps.
-    static let storeHosts: Set<String> = ["apps.apple.com", "itunes.apple.com", "play.google.com"]
-
     /// Why a store URL may not be a fallback: the App Store and Google Play are allowed for this
     /// configuration's apps only (else a link on your domain could send people to any app), unless
     /// `service.redirectHosts` names the store's host.
     func storeProblem(_ web: WebURL) -> String? {
-        guard Self.storeHosts.contains(web.host), !configuration.redirectHosts.contains(where: { $0.lowercased() == web.host }) else { return nil }
+        guard Destinations.storeHosts.contains(web.host), !configuration.redirectHosts.contains(where: { $0.lowercased() == web.host }) else { return nil }
         if isOwnAppStorePage(web.href) || isOwnPlayStorePage(web.href) { return nil }
         let own = web.host == "play.google.com"
             ? "the Play Store page of one of this configuration's Android packages (https://play.google.com/store/apps/details?id=PACKAGE)"
@@ -390,7 +377,7 @@ struct LinkInput {
         guard let first = scheme.first, first.isLetter, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
             throw .badRequest(.invalidURL, "\(field) has no valid scheme", field: field)
         }
-        if Self.forbiddenSchemes.contains(scheme) {
+        if Destinations.forbiddenSchemes.contains(scheme) {
             throw .badRequest(.forbiddenScheme, "\(field): \(scheme): URLs are never accepted", field: field)
         }
         guard URLComponents(string: url) != nil else { throw .badRequest(.invalidURL, "\(field) is not a well-formed URL", field: field) }

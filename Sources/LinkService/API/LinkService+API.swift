@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LinkConfiguration
 import LinkPages
 import LinkRules
 import LinkStorage

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LinkConfiguration
 import LinkStorage
 import NIOCore
 import LinkPages

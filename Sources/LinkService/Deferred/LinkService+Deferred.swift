@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LinkConfiguration
 import LinkPages
 import LinkStorage
 import Logging

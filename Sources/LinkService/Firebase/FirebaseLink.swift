@@ -1,4 +1,5 @@
 import Foundation
+import LinkConfiguration
 import LinkPages
 import LinkStorage
 import SwitchyardCore

@@ -1,4 +1,5 @@
 import Foundation
+import LinkConfiguration
 import LinkStorage
 import SwitchyardCore
 import LinkRouting

@@ -1,3 +1,4 @@
+import LinkConfiguration
 import LinkPages
 import LinkStorage
 import SwitchyardCore

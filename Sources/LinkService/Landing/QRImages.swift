@@ -1,3 +1,4 @@
+import LinkConfiguration
 import LinkStorage
 import SwitchyardCore
 import Foundation

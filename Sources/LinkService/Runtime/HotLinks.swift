@@ -1,4 +1,5 @@
 import Atomics
+import LinkConfiguration
 import LinkPages
 import LinkStorage
 import SwitchyardCore

@@ -1,3 +1,4 @@
+import LinkConfiguration
 import SwitchyardCore
 import Foundation
 

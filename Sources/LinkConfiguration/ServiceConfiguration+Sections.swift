@@ -145,10 +145,10 @@ extension ServiceConfiguration {
               s.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }) else {
             return "\(JSONWriter.quote(scheme)) is not a URL scheme (a letter, then letters, digits, + - .)"
         }
-        if LinkInput.forbiddenSchemes.contains(s) || s == "http" || s == "https" {
+        if Destinations.forbiddenSchemes.contains(s) || s == "http" || s == "https" {
             return "\(s): cannot be a deep-link scheme"
         }
-        if LinkInput.browserSchemes.contains(s) {
+        if Destinations.browserSchemes.contains(s) {
             return "\(s): opens a browser (or may fall back to a web page), so it cannot be a deep-link scheme"
         }
         if PlistCheck.reservedSchemes.contains(s) {

@@ -61,7 +61,7 @@ package struct WebhookSettings: Sendable, Equatable {
     package func wants(_ event: String) -> Bool { endpoints.contains { $0.events.contains(event) } }
 
     /// Each event type some endpoint wants, with the names of the endpoints that want it (the outbox's routing).
-    var endpointNames: [String: [String]] {
+    package var endpointNames: [String: [String]] {
         var names: [String: [String]] = [:]
         for endpoint in endpoints { for event in endpoint.events { names[event, default: []].append(endpoint.name) } }
         return names
@@ -70,7 +70,7 @@ package struct WebhookSettings: Sendable, Equatable {
     /// The delay before attempt `attempt + 1`, after `attempt` attempts failed:
     /// `firstRetryDelay · 2^(attempt−1)`, at most `maxRetryDelay`, ±20 % so nodes and endpoints
     /// that failed together do not retry in step.
-    func retryDelay(after attempt: Int, jitter: Double = Double.random(in: 0.8...1.2)) -> Double {
+    package func retryDelay(after attempt: Int, jitter: Double = Double.random(in: 0.8...1.2)) -> Double {
         let exponent = Double(min(max(attempt - 1, 0), 40))
         return min(maxRetryDelay, firstRetryDelay * pow(2, exponent)) * jitter
     }

@@ -76,12 +76,12 @@ package struct DeferredSettings: Sendable, Equatable {
 
     /// What a visit is matched by: SHA-256 of the platform and the full address (kept only
     /// while the visit can be matched, and only with probabilistic matching on).
-    static func matchKey(platform: String, address: String) -> String {
+    package static func matchKey(platform: String, address: String) -> String {
         APIToken.hash("match-v1|" + platform + "|" + address)
     }
 
     /// The key of the Play Store `referrer` value the app reads: `sy_claim=TOKEN`.
     package static let referrerKey = "sy_claim"
     /// How long a redeemed or expired claim is kept, so a second try says 410 rather than 404.
-    static let keptAfterExpiry: Double = 7 * 86_400
+    package static let keptAfterExpiry: Double = 7 * 86_400
 }

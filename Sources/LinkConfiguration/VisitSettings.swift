@@ -53,14 +53,14 @@ package struct VisitSettings: Sendable, Equatable {
     }
 
     /// What is kept of `address` (nil: nothing).
-    func kept(_ address: String?) -> String? {
+    package func kept(_ address: String?) -> String? {
         guard addresses == .anonymized, let address else { return nil }
         return Self.anonymize(address)
     }
 
     /// The network of an IP address: IPv4 with its last octet zeroed (`203.0.113.0`), IPv6 with
     /// all but its first 48 bits zeroed (`2001:db8:85a3::`, in RFC 5952 form); nil when the text is not an address.
-    static func anonymize(_ address: String) -> String? {
+    package static func anonymize(_ address: String) -> String? {
         let text = withoutZone(address)
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
@@ -79,7 +79,7 @@ package struct VisitSettings: Sendable, Equatable {
     /// The client a rate limit counts: an IPv4 address as it is, an IPv6 address by its /64 (one
     /// host's usual allocation, so rotating through it makes no new client); text that is no
     /// address as it is.
-    static func rateLimitKey(_ address: String) -> String {
+    package static func rateLimitKey(_ address: String) -> String {
         switch ipv6(withoutZone(address)) {
         case .mappedIPv4(let b)?: return "\(b[0]).\(b[1]).\(b[2]).\(b[3])"
         case .bytes(let bytes)?: return prefixText(bytes, keeping: 8).map { $0 + "/64" } ?? address
@@ -115,7 +115,7 @@ package struct VisitSettings: Sendable, Equatable {
 
     /// The host a `Referer` header names (lower case), for http, https and `android-app:` (the
     /// package of the app that opened the link); nil for anything else.
-    static func referrerHost(_ referer: String?) -> String? {
+    package static func referrerHost(_ referer: String?) -> String? {
         guard let referer, referer.utf8.count <= 4096, let colon = referer.firstIndex(of: ":"),
               case let scheme = referer[..<colon].lowercased(), ["http", "https", "android-app"].contains(scheme),
               // A web referrer's host as a browser reads it (case, escapes, IDNA, IPv4 forms);

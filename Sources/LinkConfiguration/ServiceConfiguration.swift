@@ -67,6 +67,12 @@ public struct ServiceConfiguration: Sendable {
         package var perMinute: Double
         /// The bucket's size: requests allowed at once (`burst`; default a tenth of `perMinute`, at least 1).
         package var burst: Double
+
+        /// A limit of `perMinute` requests a minute, `burst` at once.
+        package init(perMinute: Double, burst: Double) {
+            self.perMinute = perMinute
+            self.burst = burst
+        }
     }
 
     /// The iOS apps (`apple`; none by default).
@@ -149,9 +155,6 @@ public struct ServiceConfiguration: Sendable {
     package var deferred = DeferredSettings()
     /// The periodic comparison with Apple's CDN copy of the AASA (`appleCDN`; off by default).
     package var appleCDN = AppleCDNSettings()
-
-    /// The example configuration shipped with Switchyard (served when no --config is given).
-    public static var examplePath: String? { ServiceResources.path("example-config.yaml") }
 
     /// Loads a YAML or JSON configuration; errors say which key is wrong.
     public init(contentsOf path: String) throws(ConfigurationError) {
@@ -309,7 +312,7 @@ public struct ServiceConfiguration: Sendable {
     /// Hosts a landing page may send a visitor to.
     package var allowedRedirectHosts: Set<String> {
         var hosts = Set(router.hosts.map { $0.lowercased() } + redirectHosts.map { $0.lowercased() })
-        hosts.formUnion(LinkInput.storeHosts)
+        hosts.formUnion(Destinations.storeHosts)
         if let host = URLComponents(string: publicURL)?.host { hosts.insert(host.lowercased()) }
         return hosts
     }

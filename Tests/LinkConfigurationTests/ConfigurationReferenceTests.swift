@@ -1,6 +1,6 @@
 import Foundation
-import LinkStorage
-import LinkService
+import LinkConfiguration
+import SwitchyardDocuments
 import SwitchyardCore
 import Testing
 
