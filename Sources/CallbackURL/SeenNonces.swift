@@ -62,3 +62,18 @@ public struct SeenNonces: Sendable {
         }
     }
 }
+
+extension SeenNonces {
+    /// The directory `path` would be in when there is no such directory, or nil. A nonce file
+    /// started elsewhere would not know the requests already accepted, so a chosen file's
+    /// directory must exist. A bare name is in the working directory.
+    public static func missingDirectory(of path: String) -> String? {
+        // (NSString's deletingLastPathComponent traps on ".".)
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let parent = trimmed.lastIndex(of: "/").map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? ""
+        var isDirectory: ObjCBool = false
+        guard !parent.isEmpty, !(FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) && isDirectory.boolValue) else { return nil }
+        return parent
+    }
+}

@@ -177,3 +177,38 @@ public enum CallbackErrors: ErrorDomain {
     /// Callback errors are described with their code first (`bad-signature: …`).
     public static var describesWithCode: Bool { true }
 }
+
+extension XCallbackURL {
+    /// The request's parts as one JSON object (`switchyard callback parse`), parameters in order.
+    public var json: JSONValue {
+        func optional(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
+        return .object([
+            ("scheme", .string(scheme)), ("action", .string(action)), ("source", optional(source)), ("success", optional(success)),
+            ("error", optional(error)), ("cancel", optional(cancel)),
+            ("parameters", .object(parameters.map { ($0.name, .string($0.value)) })),
+        ])
+    }
+}
+
+extension XCallbackURL {
+    /// Why `scheme` cannot be a target app's scheme, or nil: RFC 3986 syntax (a letter, then
+    /// letters, digits, `+`, `-` or `.`), and never a scheme that runs code or reads files.
+    public static func schemeProblem(_ scheme: String) -> String? {
+        let letter = { (b: UInt8) in (65...90).contains(b) || (97...122).contains(b) }
+        let bytes = Array(scheme.utf8)
+        if !(bytes.first.map(letter) ?? false) || !bytes.allSatisfy({ letter($0) || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46 }) {
+            return "'\(scheme.displayExcerpt().dropFirst().dropLast())' is not a URL scheme (a letter, then letters, digits, +, - or .)"
+        }
+        if URLInput.scriptOrLocalSchemes.contains(scheme.lowercased()) {
+            return "\(scheme) is always denied (it runs code or reads files instead of opening an app)"
+        }
+        return nil
+    }
+
+    /// Why `text` cannot be a part of a request, or nil: a control, bidirectional or replacement
+    /// character would make it read differently where it is shown.
+    public static func textProblem(_ text: String) -> String? {
+        guard let scalar = text.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) else { return nil }
+        return "contains \(String(format: "U+%04X", scalar.value)) (a control, bidirectional or replacement character)"
+    }
+}

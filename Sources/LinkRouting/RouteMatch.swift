@@ -45,3 +45,38 @@ public enum RouteResult: Sendable, Equatable {
         return nil
     }
 }
+
+extension RouteMatch {
+    /// The match as `switchyard route --json` writes it: the route, and its parameters by name
+    /// (sorted), integers as numbers and an embedded URL with the route it matched (or null).
+    public var json: JSONValue {
+        .object([
+            ("route", .string(route)),
+            ("parameters", .object(parameters.keys.sorted().map { k in
+                let v = parameters[k]!
+                switch v {
+                case .int(let i): return (k, .int(i))
+                case .url(let u, let nested): return (k, .object([("url", .string(u)), ("route", nested?.json ?? .null)]))
+                default: return (k, .string(v.text))
+                }
+            })),
+        ])
+    }
+}
+
+extension LinkRouter {
+    /// `url` routed as `switchyard route` routes it: read as a browser hands a tapped link to the
+    /// app (`\` as `/`, host case, default port and dot segments settled), then matched. The
+    /// answer as one JSON object (`url`, then the match, or `route: null` and the reason) and as
+    /// lines (`URL → route(parameters)` and the canonical URL when it differs, or `URL → no
+    /// route: reason`); escape the lines before they reach a terminal.
+    public func answer(_ url: String) -> (matched: Bool, json: JSONValue, lines: [String]) {
+        switch route(BrowserURL.normalized(url)) {
+        case .matched(let m):
+            let canonical = self.url(for: m).flatMap { $0 == url ? nil : "  canonical: \($0)" }
+            return (true, .object([("url", .string(url))] + (m.json.objectMembers ?? [])), ["\(url) → \(m)"] + (canonical.map { [$0] } ?? []))
+        case .unmatched(let reason):
+            return (false, .object([("url", .string(url)), ("route", .null), ("reason", .string(reason))]), ["\(url) → no route: \(reason)"])
+        }
+    }
+}

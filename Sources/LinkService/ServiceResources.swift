@@ -24,4 +24,16 @@ package enum ServiceResources {
 extension ServiceConfiguration {
     /// The example configuration shipped with Switchyard (served when no --config is given).
     public static var examplePath: String? { ServiceResources.path("example-config.yaml") }
+
+    /// The configuration the commands use: the file at `path`; when nil, `./switchyard.yaml` if
+    /// there is one (what `switchyard init` writes), else the shipped example. Returns it with
+    /// the path it came from. Refused with the reason when the installation lacks a resource or
+    /// the configuration cannot be used.
+    package static func located(_ path: String?) throws(ConfigurationError) -> (path: String, configuration: ServiceConfiguration) {
+        if let problem = ServiceResources.problem { throw ConfigurationError(problem) }
+        guard let path = path ?? (FileManager.default.fileExists(atPath: "switchyard.yaml") ? "switchyard.yaml" : examplePath) else {
+            throw ConfigurationError("the example configuration is missing from the installation")
+        }
+        return (path, try ServiceConfiguration(contentsOf: path))
+    }
 }

@@ -70,6 +70,10 @@ public enum APIToken {
             created = token.createdAt.formatted(.iso8601)
             revoked = token.revokedAt?.formatted(.iso8601)
         }
+
+        /// The listing on one line: `ID  NAME  [SCOPES]  created T`, and `REVOKED T` when it is.
+        /// A name may hold anything the database holds: escape the line before it reaches a terminal.
+        package var line: String { "\(id)  \(name)  [\(scopes)]  created \(created)\(revoked.map { "  REVOKED \($0)" } ?? "")" }
     }
 
     /// Splits a token into id and secret; nil when it is not one of ours.

@@ -10,6 +10,8 @@ extension ErrorCode {
     public static let duplicate = ErrorCode("duplicate")
     /// A database statement failed for a reason other than a duplicate key.
     public static let failed = ErrorCode("failed")
+    /// A database a command reads is not there (it makes none).
+    public static let missing = ErrorCode("missing")
     /// A database whose schema version is newer than this build knows.
     public static let schemaTooNew = ErrorCode("schema-too-new")
     /// The database cannot be opened or reached (no connection, no directory, no WAL mode).

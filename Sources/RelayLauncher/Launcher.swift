@@ -2,6 +2,7 @@ import CallbackURL
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import NIOPosix
 import SwitchyardCore
@@ -35,6 +36,20 @@ public struct Launcher: Sendable {
 
     /// Whether `host` is exactly `127.0.0.1`, `::1` or `localhost`.
     public static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+
+    /// The host and port of a loopback `HOST:PORT` (`[::1]:8765` too; port 0 picks one), or nil.
+    public static func address(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        let host = String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return isLoopback(host) ? (host, port) : nil
+    }
+
+    /// The launcher as a service listening on `host`:`port`, which tells `listening` its URL once it listens.
+    public func application(host: String, port: Int, listening: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol {
+        Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "switchyard-launcher"),
+                    onServerRunning: { channel in listening("http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)/") },
+                    logger: Logger(label: "launcher", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
 
     /// The routes: `GET /` serves the page; `POST /open` with `{"url": …}` and the token
     /// queues the URL and answers its request id. Both answer 403 unless the Host is loopback.

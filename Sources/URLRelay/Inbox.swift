@@ -42,6 +42,12 @@ import Darwin
 public struct Inbox: Sendable {
     /// The inbox's root directory, without a trailing slash.
     public let directory: String
+
+    /// The inbox a user's commands share: `$SWITCHYARD_INBOX` when set and not empty, else
+    /// `switchyard/inbox` in the user's state directory (``StateDirectory``).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment["SWITCHYARD_INBOX"].flatMap { $0.isEmpty ? nil : $0 } ?? StateDirectory.path(environment: environment) + "/switchyard/inbox"
+    }
     var requests: String { directory + "/requests" }
     var temporary: String { directory + "/tmp" }
     var rejected: String { directory + "/rejected" }
@@ -161,6 +167,35 @@ public struct Inbox: Sendable {
     public static let maximumSourceBytes = 1024
     /// The most metadata a request may carry, keys and values together, in bytes.
     public static let maximumMetadataBytes = 8192
+
+    /// Enqueues a URL per element of `urls` (empty ones skipped), committing `batch` at a time,
+    /// as `relay send --stdin` does: a refused URL (``check(_:)``) is told to `refused` with the
+    /// reason and never stored; each committed group is told to `committed` once it is durable.
+    /// Returns how many were refused.
+    public func send(_ urls: some Sequence<String>, source: String, metadata: [String: String], batch: Int,
+                     committed: ([RelayRequest]) -> Void, refused: (String, String) -> Void) throws(RelayError) -> Int {
+        var refusals = 0
+        var pending: [RelayRequest] = []
+        for url in urls where !url.isEmpty {
+            let request = RelayRequest(source: source, url: url, metadata: metadata)
+            if let reason = check(request) {
+                refusals += 1
+                refused(url, reason)
+                continue
+            }
+            pending.append(request)
+            if pending.count >= batch {
+                try send(batch: pending)
+                committed(pending)
+                pending.removeAll()
+            }
+        }
+        if !pending.isEmpty {
+            try send(batch: pending)
+            committed(pending)
+        }
+        return refusals
+    }
 
     /// Why `request` may never be stored or delivered, or nil: the policy's verdict on its URL
     /// (`OpenPolicy.check`: length, control characters, scheme and host lists), then its other
@@ -474,4 +509,16 @@ public struct InboxStatus: Sendable, Encodable {
     public var first: [RelayRequest]
 
     enum CodingKeys: String, CodingKey { case inbox, pending, files, unreadableFiles, rejected, oldestSeconds, next }
+
+    /// The status in words, as `switchyard relay status` prints it: counts, then the first
+    /// requests. Records are read back from files anyone may write: escape the lines before
+    /// they reach a terminal.
+    public var lines: [String] {
+        let n = unreadableFiles
+        var lines = ["\(inbox): \(pending) waiting\(oldestSeconds.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected"
+            + (n > 0 ? "; \(n) file\(n == 1 ? "" : "s") in requests/ hold\(n == 1 ? "s" : "") no readable request (the next drain moves \(n == 1 ? "it" : "them") to rejected/)" : "")]
+        lines += first.map { "  \($0.id.uuidString.lowercased())  \($0.source)  \($0.url)" }
+        if pending > first.count { lines.append("  … \(pending - first.count) more") }
+        return lines
+    }
 }

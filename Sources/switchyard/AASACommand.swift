@@ -66,7 +66,7 @@ struct AASACommand: ParsableCommand {
         func run() throws {
             let aasa = try AASACommand.load(file)
             if let problem = URLInput.problem(url) {
-                Output.error("error: \(Output.escaped(url)): \(problem)")
+                Output.error("error: \(url.terminalEscaped): \(problem)")
                 throw ExitCode(1)
             }
             let e = aasa.explain(url, for: appID, domain: domain)
@@ -78,35 +78,8 @@ struct AASACommand: ParsableCommand {
         }
 
         func show(_ e: AppSiteAssociation.Explanation, _ aasa: AppSiteAssociation) {
-            if json {
-                Output.line(JSONWriter.compact(.object([
-                    ("decision", .string(e.decision.rawValue)),
-                    ("detail", e.decidedBy.map { .int($0.detail) } ?? .null), ("entry", e.decidedBy.map { .int($0.entry) } ?? .null),
-                    ("steps", .array(e.steps.map { s in
-                        .object([("detail", .int(s.detail)), (s.legacyPath ? "path" : "component", .int(s.entry)), ("failed", s.failed.map { .string($0.rawValue) } ?? .null),
-                                 ("patternTooLarge", .bool(s.patternTooLarge))])
-                    })),
-                    ("note", e.note.map(JSONValue.string) ?? .null),
-                ])))
-                return
-            }
-            for s in e.steps {
-                let entry = aasa.describe(detail: s.detail, entry: s.entry, legacy: s.legacyPath)
-                let place = "\(aasa.detailName(s.detail)).\(s.legacyPath ? "paths" : "components")[\(s.entry)]"
-                if let failed = s.failed, s.patternTooLarge {
-                    Output.line(Output.escaped("  \(place) \(entry): no — its \"\(failed.rawValue)\" pattern expands to more than \(Glob.maximumSize) characters and wildcards, so it is not compiled and matches nothing [pattern-too-large]"))
-                } else if let failed = s.failed {
-                    Output.line(Output.escaped("  \(place) \(entry): no — \"\(failed.rawValue)\" does not match"))
-                } else {
-                    Output.line(Output.escaped("  \(place) \(entry): matches"))
-                }
-            }
-            if let note = e.note { Output.line(Output.escaped("  \(note)")) }
-            switch e.decision {
-            case .match: Output.line(Output.escaped("match: iOS opens \(url) in \(appID)"))
-            case .exclude: Output.line(Output.escaped("exclude: iOS keeps \(url) in the browser (excluded by \(aasa.detailName(e.decidedBy!.detail)) entry \(e.decidedBy!.entry))"))
-            case .noMatch: Output.line(Output.escaped("no_match: iOS does not offer \(url) to \(appID)"))
-            }
+            if json { return Output.line(JSONWriter.compact(e.json)) }
+            Output.write(e.lines(in: aasa, url: url, appID: appID).map(\.terminalEscaped))
         }
     }
 
@@ -121,7 +94,7 @@ struct AASACommand: ParsableCommand {
                 Exit status 0 when every decision agrees, 1 when one differs, 2 when a copy cannot be fetched.
                 """)
         @Argument(help: "The domain (as in applinks:DOMAIN).") var domain: String
-        @Option(help: "Where the CDN copies are (the domain is appended).") var cdnBase = "https://app-site-association.cdn-apple.com/a/v1/"
+        @Option(help: "Where the CDN copies are (the domain is appended).") var cdnBase = CDNComparison.appleBase
         @Option(help: "Route table (JSON or YAML) whose example URLs are decided.") var routes: String?
         @Option(help: "A URL to decide (repeatable).") var url: [String] = []
         @Option(help: "A PEM certificate authority to trust when fetching (test servers).") var caFile: String?
@@ -129,58 +102,21 @@ struct AASACommand: ParsableCommand {
         @Flag(help: "One JSON object.") var json = false
 
         func run() async throws {
-            let host = domain.split(separator: ":").first.map(String.init) ?? domain
             guard !domain.isEmpty, URLInput.problem("https://\(domain)/") == nil, !domain.contains("/") else {
                 throw ValidationError("DOMAIN must be a host name such as shop.example (no scheme or path)")
             }
-            let fetcher = HostingCheck(trustedCAFile: caFile, allowPrivateAddresses: allowPrivateAddresses)
-            let siteURL = HostingCheck.location(of: "https://\(domain)", file: "apple-app-site-association")
-            let cdnURL = (cdnBase.hasSuffix("/") ? cdnBase : cdnBase + "/") + domain
-            async let siteReport = fetcher.fetch(siteURL)
-            async let cdnReport = fetcher.fetch(cdnURL)
-            let (site, cdn) = await (siteReport, cdnReport)
-            for report in [site, cdn] where report.status == nil {
-                Output.error(Output.escaped("error: \(report.findings.first?.message ?? "could not fetch \(report.url)")"))
-                throw ExitCode(2)
-            }
-            func parsed(_ report: HostingCheck.Report) -> (JSONValue?, AppSiteAssociation?) {
-                guard report.status == 200, let value = try? JSONParser.parse(bytes: report.body) else { return (nil, nil) }
-                return (value, AppSiteAssociation.read(value).0)
-            }
-            let (siteJSON, siteAASA) = parsed(site), (cdnJSON, cdnAASA) = parsed(cdn)
             var urls = url
             if let routes { urls += PlatformComparison.sampleURLs(try loadRouter(routes)) }
-            if urls.isEmpty { urls = AASAComparison.sampleURLs(siteAASA, cdnAASA, domain: host) }
-            let differences = AASAComparison.decisions(siteAASA, cdnAASA, urls: urls, domain: host)
-            let jsonDifferences = siteJSON.flatMap { a in cdnJSON.map { AASAComparison.jsonDifferences(a, $0) } } ?? []
-            let ageHeaders = ["age", "cache-control", "last-modified", "date", "etag", "expires"]
-            let cacheHeaders = cdn.headers.filter { ageHeaders.contains($0.name.lowercased()) }
-            if json {
-                func describe(_ r: HostingCheck.Report) -> JSONValue {
-                    .object([("url", .string(r.url)), ("status", r.status.map { .int($0) } ?? .null), ("bytes", .int(r.body.count))])
-                }
-                Output.line(JSONWriter.compact(.object([
-                    ("site", describe(site)), ("cdn", describe(cdn)),
-                    ("cdnHeaders", .object(cacheHeaders.map { ($0.name.lowercased(), .string($0.value)) })),
-                    ("sameBytes", .bool(site.body == cdn.body)), ("jsonDifferences", .array(jsonDifferences.map(JSONValue.string))),
-                    ("urls", .int(urls.count)),
-                    ("decisionDifferences", .array(differences.map { d in
-                        .object([("url", .string(d.url)), ("appId", .string(d.appID)), ("site", .string(d.first.rawValue)), ("cdn", .string(d.second.rawValue))])
-                    })),
-                ])))
-            } else {
-                Output.line(Output.escaped("site: \(site.url): \(site.status!), \(site.body.count) bytes"))
-                Output.line(Output.escaped("cdn:  \(cdn.url): \(cdn.status!), \(cdn.body.count) bytes"
-                    + cacheHeaders.map { ", \($0.name.lowercased()) \($0.value)" }.joined()))
-                Output.line(site.body == cdn.body ? "bytes: the same" : "bytes: differ")
-                if siteJSON != nil && cdnJSON != nil {
-                    Output.line("json: \(jsonDifferences.isEmpty ? "the same" : "\(jsonDifferences.count) difference\(jsonDifferences.count == 1 ? "" : "s") (first: site, second: CDN)")")
-                    for line in jsonDifferences { Output.line(Output.escaped("  \(line)")) }
-                }
-                Output.line("decisions: \(urls.count) URLs, \(differences.count) differ")
-                for d in differences { Output.line(Output.escaped("  \(d.url) \(d.appID): site \(d.first.rawValue), cdn \(d.second.rawValue)")) }
+            let fetcher = HostingCheck(trustedCAFile: caFile, allowPrivateAddresses: allowPrivateAddresses)
+            let comparison: CDNComparison
+            switch await CDNComparison.compare(domain: domain, base: cdnBase, urls: urls, fetcher: fetcher) {
+            case .failure(let problem):
+                Output.error("error: \(problem.message)".terminalEscaped)
+                throw ExitCode(2)
+            case .success(let compared): comparison = compared
             }
-            if !differences.isEmpty { throw ExitCode(1) }
+            if json { Output.line(JSONWriter.compact(comparison.json)) } else { Output.write(comparison.lines.map(\.terminalEscaped)) }
+            if !comparison.differences.isEmpty { throw ExitCode(1) }
         }
     }
 
@@ -194,11 +130,7 @@ struct AASACommand: ParsableCommand {
         @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
 
         func run() throws {
-            let router: LinkRouter
-            do { router = try LinkRouter(contentsOf: routes) } catch {
-                Output.error("error: \(error)")
-                throw ExitCode(2)
-            }
+            let router = try loadRouter(routes)
             let appIDs = bundleId.map { "\(teamId).\($0)" }
             let problems = appIDs.flatMap { AppSiteAssociation.validate(appID: $0) }.filter { $0.severity == .error }
             if let p = problems.first {
@@ -206,37 +138,17 @@ struct AASACommand: ParsableCommand {
                 throw ExitCode(2)
             }
             let text = JSONWriter.pretty(AssociationGenerator.appSiteAssociation(router: router, appIDs: appIDs, webcredentials: webcredentials, appClips: appClips)) + "\n"
-            if let output {
-                try Output.writeFile(output, Array(text.utf8))
-            } else {
-                Output.standardOutput(Data(text.utf8))
-            }
+            try Output.writeFile(output ?? "-", Array(text.utf8))
         }
     }
 }
 
-/// Decision cases as JSON Lines on stdin, one answer line each on stdout: `aasa decide --jsonl`
-/// and `assetlinks decide --jsonl`. Exit status 1 when any case could not be answered.
+/// Decision cases as JSON Lines on stdin, one answer line each on stdout (`DecisionCases.answer`);
+/// exit status 1 when any case could not be answered.
 enum DecisionLines {
     static func answer(maximumLineBytes: Int, _ answer: (String) -> JSONValue) throws {
-        let lines = InputLines([], maximumLineBytes: maximumLineBytes, placeholders: true)
-        var failed = 0
-        for line in lines {
-            var result: JSONValue
-            if let problem = lines.problem(line), problem.code == .lineTooLong {
-                result = DecisionCases.failure(.null, problem.code, problem.message)
-            } else {
-                result = answer(line)
-            }
-            // A case without an id (a line that is not JSON, not an object, or has no "id")
-            // is told by its line number, answered or not.
-            if case .null? = result["id"], let number = lines.lineNumber, case .object(var members) = result {
-                members.insert(("line", .int(number)), at: 1)
-                result = .object(members)
-            }
-            if result["error"] != nil { failed += 1 }
-            Output.line(JSONWriter.compact(result))
-        }
+        let lines = Output.inputs([], maximumLineBytes: maximumLineBytes, placeholders: true)
+        let failed = DecisionCases.answer(lines, write: Output.line, answer)
         try lines.finish()
         if lines.skipped > 0 || failed > 0 { throw ExitCode(1) }
     }

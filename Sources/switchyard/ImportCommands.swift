@@ -35,7 +35,7 @@ struct ImportOptions: ParsableArguments {
     func text() throws -> String {
         let bytes = try Output.readFile(file == "-" ? "/dev/stdin" : file)
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            Output.error(Output.escaped("error: cannot read '\(file)': not UTF-8 text"))
+            Output.error("error: cannot read '\(file)': not UTF-8 text".terminalEscaped)
             throw ExitCode(2)
         }
         return text
@@ -46,7 +46,7 @@ struct ImportOptions: ParsableArguments {
     func run(_ read: (LinkImport, String) throws(LinkImport.Failure) -> LinkImport.Plan) async throws {
         let plan: LinkImport.Plan
         do { plan = try read(LinkImport(configuration: try configuration()), try text()) } catch let error as LinkImport.Failure {
-            Output.error(Output.escaped("error: \(file): \(error)"))
+            Output.error("error: \(file): \(error)".terminalEscaped)
             throw ExitCode(2)
         }
         try await run(plan, source: file)
@@ -55,46 +55,14 @@ struct ImportOptions: ParsableArguments {
     /// Stores the plan (unless --dry-run) and prints the report. Exit 0 when every row was
     /// imported, 1 when a row was left out or conflicted.
     func run(_ plan: LinkImport.Plan, source: String) async throws {
-        var outcomes: [LinkStore.ImportOutcome] = []
-        var kind = "none"
+        var report = LinkImport.Report(source: source, plan: plan, dryRun: dryRun)
         if !dryRun && !plan.links.isEmpty {
-            let store = try await databaseOption.open()
-            kind = store.kind
-            do { outcomes = try await store.importLinks(plan.links) } catch {
-                await store.close()
-                Output.error(Output.escaped("error: nothing was imported: \(error)"))
-                throw ExitCode(1)
-            }
-            await store.close()
-        }
-        func count(_ o: LinkStore.ImportOutcome) -> Int { outcomes.filter { $0 == o }.count }
-        let conflicts = zip(plan.links, zip(plan.lines, outcomes)).filter { $0.1.1 == .conflict }
-            .map { LinkImport.Problem(line: $0.1.0, message: "code \($0.0.code) belongs to a link of another kind in the database; not imported") }
-        let problems = (plan.problems + conflicts).sorted { $0.line < $1.line }
-        if json {
-            var members: [(String, JSONValue)] = [("file", .string(source)), ("rows", .int(plan.rows)), ("dryRun", .bool(dryRun))]
-            if dryRun {
-                members.append(("valid", .int(plan.links.count)))
-            } else {
-                members += [("created", .int(count(.created))), ("updated", .int(count(.updated))), ("unchanged", .int(count(.unchanged)))]
-            }
-            members.append(("problems", .array(problems.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })))
-            members.append(("ignoredColumns", .array(plan.ignoredColumns.map(JSONValue.string))))
-            members.append(("notes", .array(plan.notes.map(JSONValue.string))))
-            Output.line(JSONWriter.compact(.object(members)))
-        } else {
-            // The file's name, its columns and its values are the sender's text: escaped.
-            for p in problems { Output.line(Output.escaped("\(source):\(p.line): \(p.message)")) }
-            if !plan.ignoredColumns.isEmpty { Output.line(Output.escaped("ignored columns: \(plan.ignoredColumns.joined(separator: ", "))")) }
-            for note in plan.notes { Output.line(Output.escaped("note: \(note)")) }
-            if dryRun {
-                Output.line("\(plan.rows) rows: \(plan.links.count) would be imported, \(plan.problems.count) left out (dry run: nothing stored)")
-            } else {
-                Output.line("\(plan.rows) rows: \(count(.created)) created, \(count(.updated)) updated, \(count(.unchanged)) unchanged, "
-                    + "\(problems.count) left out\(plan.links.isEmpty ? "" : " (\(kind), one transaction)")")
+            (report.storeKind, report.outcomes) = try await databaseOption.withStore(describe: { "nothing was imported: \($0)" }) {
+                (String?.some($0.kind), try await $0.importLinks(plan.links))
             }
         }
-        if !problems.isEmpty { throw ExitCode(1) }
+        if json { Output.line(JSONWriter.compact(report.json)) } else { Output.write(report.lines.map(\.terminalEscaped)) }
+        if !report.problems.isEmpty { throw ExitCode(1) }
     }
 }
 
@@ -150,19 +118,12 @@ struct ExportCSV: AsyncParsableCommand {
     @OptionGroup var databaseOption: DatabaseOption
 
     func run() async throws {
-        let store = try await databaseOption.open(existing: true)
-        let text: String, count: Int
-        do { (text, count) = try await LinkImport.export(from: store) } catch {
-            await store.close()
-            Output.error(Output.escaped("error: \(error)"))
-            throw ExitCode(1)
-        }
-        await store.close()
+        let (text, count) = try await databaseOption.withStore(existing: true) { try await LinkImport.export(from: $0) }
         if output == "-" {
             Output.standardOutput(Data(text.utf8))
         } else {
             try Output.writeFile(output, Array(text.utf8))
-            Output.error(Output.escaped("wrote \(output): \(count) link\(count == 1 ? "" : "s")"))
+            Output.error(("wrote \(output): \(count) link\(count == 1 ? "" : "s")").terminalEscaped)
         }
     }
 }

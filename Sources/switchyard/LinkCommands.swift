@@ -50,33 +50,8 @@ struct LinkQR: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try ServiceConfiguration.forCommandLine(config).configuration
-        let store = try await databaseOption.open(existing: true)
-        let link: StoredLink?
-        do { link = try await store.link(code: code) } catch {
-            await store.close()
-            Output.error("error: \(error)")
-            throw ExitCode(1)
-        }
-        await store.close()
-        guard let link else {
-            Output.error("error: no link with code '\(code)' in \(databaseOption.shown)")
-            throw ExitCode(1)
-        }
-        // As GET /i/{code}/qr.png answers 410: no code is printed for a page that is gone.
-        switch LinkService.gone(link, at: Date()) {
-        case .expired(let expiry)?:
-            Output.error("error: the link '\(code)' expired at \(Timestamp.format(expiry)); its page answers 410, so no QR code was made")
-            throw ExitCode(1)
-        case .usedUp(let max)?:
-            Output.error("error: the link '\(code)' has been used \(max) time\(max == 1 ? "" : "s"), its limit; its page answers 410, so no QR code was made")
-            throw ExitCode(1)
-        case nil: break
-        }
-        let png = chosenFormat == "png"
-        let image: (bytes: [UInt8], url: String, width: Int?)
-        do { image = try LinkService.qrImage(of: link, configuration: configuration, png: png, pixels: size ?? LinkService.defaultQRSize) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(1)
+        let image = try await databaseOption.withStore(existing: true, describe: { "\($0)\(($0 as? QRRefusal)?.code == .notFound ? " in \(databaseOption.shown)" : "")" }) {
+            try await LinkService.qrImage(code: code, in: $0, configuration: configuration, png: chosenFormat == "png", pixels: size ?? LinkService.defaultQRSize)
         }
         let (bytes, url) = (image.bytes, image.url)
         let detail = image.width.map { "PNG, \($0)×\($0) px" } ?? "SVG"

@@ -30,47 +30,18 @@ struct ManifestCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let bytes = try Output.readFile(path)
-            let manifest: Manifest
-            do { manifest = try Manifest(data: bytes) } catch {
-                Output.error("error: \(path): \(error)")
-                throw ExitCode(2)
-            }
-            ManifestOption.report(manifest, source: path, strict: strict)
-            if strict && !manifest.skipped.isEmpty { throw ExitCode(1) }
+            let manifest = try ManifestOption.load(path, strict: strict)
             let runner = ManifestTestRunner(engine: LinkEngine(manifest: manifest, options: .init(offline: offline, scriptTimeLimit: timeLimit, scriptIsolation: isolation.isolation).withHTTPFetcher()))
-            let showProgress = Output.stderrIsTerminal && !json
-            var lastDrawn = -1
+            var bar = Output.stderrIsTerminal && !json ? ProgressBar() : nil
             let (summary, outcomes) = await runner.run { done, total, outcome in
-                if json {
-                    Output.line(JSONWriter.compact(outcome.json))
-                }
-                guard showProgress else { return }
-                let width = 30
-                let filled = total == 0 ? width : done * width / total
-                if filled != lastDrawn || done == total {
-                    lastDrawn = filled
-                    let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-                    Output.standardError(Data("\r\(bar) \(done)/\(total)".utf8))
-                    if done == total { Output.standardError(Data("\n".utf8)) }
-                }
-            }
-            if !json {
-                for o in outcomes where o.status == .failed {
-                    Output.line(Output.escaped("FAIL \(o.location)"))
-                    Output.line(Output.escaped("  input:    \(o.input)"))
-                    if let reason = o.reason { Output.line(Output.escaped("  reason:   \(reason)")) }
-                    Output.line(Output.escaped("  expected: \(o.expected ?? "null")"))
-                    Output.line(Output.escaped("  got:      \(o.got ?? "null")"))
-                }
+                if json { Output.line(JSONWriter.compact(outcome.json)) }
+                if let drawn = bar?.update(done: done, total: total) { Output.standardError(Data(drawn.utf8)) }
             }
             if json {
                 // The summary as a JSON line too, so that every line of --json output parses.
-                Output.line(JSONWriter.compact(.object([("summary", .object([
-                    ("passed", .int(summary.passed)), ("failed", .int(summary.failed)), ("skipped", .int(summary.skipped)),
-                ]))])))
+                Output.line(JSONWriter.compact(summary.json))
             } else {
-                Output.line(summary.line)
+                Output.write(outcomes.filter { $0.status == .failed }.flatMap(\.failureLines).map(\.terminalEscaped) + [summary.line])
             }
             if summary.failed > 0 { throw ExitCode(1) }
         }
@@ -96,12 +67,12 @@ struct ManifestCommand: AsyncParsableCommand {
                         ("message", .string(d.message)),
                     ])))
                 } else {
-                    Output.line(Output.escaped("\(d.severity.rawValue): \(d.location): \(d.message) [\(d.code)]"))
+                    Output.line("\(d.severity.rawValue): \(d.location): \(d.message) [\(d.code)]".terminalEscaped)
                 }
             }
             let errors = findings.filter { $0.severity == .error }.count
             let warnings = findings.count - errors
-            if !json { Output.line(Output.escaped("\(path): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")) }
+            if !json { Output.line(("\(path): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")").terminalEscaped) }
             // A file that is not JSON, or JSON that is not an object, is unreadable input (2), as
             // for every other command that reads a manifest.
             if findings.contains(where: { $0.code == .jsonSyntax || $0.code == .notAnObject }) { throw ExitCode(2) }
@@ -120,12 +91,7 @@ struct ManifestCommand: AsyncParsableCommand {
 
         func run() throws {
             let bytes = try Output.readFile(path)
-            let manifest: Manifest
-            do { manifest = try Manifest(data: bytes) } catch {
-                Output.error("error: \(path): \(error)")
-                throw ExitCode(2)
-            }
-            ManifestOption.report(manifest, source: path, strict: false)
+            let manifest = try ManifestOption.parse(bytes, source: path, strict: false)
             let text = ManifestMinifier.minify(manifest.document)
             if let output {
                 try Output.writeFile(output, Array((text + "\n").utf8))

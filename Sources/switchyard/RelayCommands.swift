@@ -29,10 +29,8 @@ struct InboxOption: ParsableArguments {
             Output.error("error: --inbox is empty; give the inbox directory, or leave the option out for the default")
             throw ExitCode(2)
         }
-        let path = inbox ?? ProcessInfo.processInfo.environment["SWITCHYARD_INBOX"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (Output.stateDirectory + "/switchyard/inbox")
-        do { return try Inbox(directory: path, creating: creating) } catch {
-            Output.error(Output.escaped("error: \(error)"))
+        do { return try Inbox(directory: inbox ?? Inbox.defaultDirectory(), creating: creating) } catch {
+            Output.error("error: \(error)".terminalEscaped)
             throw ExitCode(2)
         }
     }
@@ -71,30 +69,15 @@ struct RelaySend: ParsableCommand {
         let urls = Output.inputs(url.map { [$0] } ?? [], maximumLineBytes: limit + 1) { number, length in
             "refused: stdin line \(number) (\(length) bytes): the URL is longer than \(limit) bytes; nothing stored for it"
         }
-        var refused = 0
-        var pending: [RelayRequest] = []
-        func commit() throws {
-            guard !pending.isEmpty else { return }
-            do { try inbox.send(batch: pending) } catch {
-                Output.error("error: \(error)")
-                throw ExitCode(1)
-            }
-            Output.line(pending.map { $0.id.uuidString.lowercased() }.joined(separator: "\n"))
-            pending.removeAll()
+        let refused: Int
+        do {
+            refused = try inbox.send(urls, source: source, metadata: meta, batch: batch,
+                                     committed: { Output.line($0.map { $0.id.uuidString.lowercased() }.joined(separator: "\n")) },
+                                     refused: { Output.error("refused: \($0.displayExcerpt()): \($1)") })
+        } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(1)
         }
-        for url in urls where !url.isEmpty {
-            // The inbox's checks (the URL policy, then source and metadata): a refused request is
-            // reported and never stored.
-            let request = RelayRequest(source: source, url: url, metadata: meta)
-            if let reason = inbox.check(request) {
-                refused += 1
-                Output.error("refused: \(url.displayExcerpt()): \(reason)")
-                continue
-            }
-            pending.append(request)
-            if pending.count >= batch { try commit() }
-        }
-        try commit()
         try urls.finish()
         if refused > 0 || urls.skipped > 0 { throw ExitCode(1) }
     }
@@ -129,12 +112,7 @@ struct RelayWatch: AsyncParsableCommand {
         if !(poll > 0 && poll <= 86_400) { throw ValidationError("--poll must be more than 0 and at most 86400 seconds") }
         if !(handlerTimeout > 0 && handlerTimeout <= 86_400) { throw ValidationError("--handler-timeout must be more than 0 and at most 86400 seconds") }
         if let openWith, CommandOpen.words(openWith) == nil { throw ValidationError("--open-with has no command, or a quote or a backslash left open") }
-        if let http {
-            guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port),
-                  Launcher.isLoopback(String(http[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) else {
-                throw ValidationError("--http must be a loopback HOST:PORT such as 127.0.0.1:8765")
-            }
-        }
+        if let http, Launcher.address(http) == nil { throw ValidationError("--http must be a loopback HOST:PORT such as 127.0.0.1:8765") }
     }
 
     func run() async throws {
@@ -157,22 +135,15 @@ struct RelayWatch: AsyncParsableCommand {
             }
             let outcome = await CommandOpen(command: command, timeLimit: handlerTimeout).open(request)
             switch outcome {
-            case .opened: Output.line(Output.escaped("handled \(id) \(request.url)"))
-            case .failed(let reason): Output.error(Output.escaped("relay: \(id) not handled: \(reason)"))
+            case .opened: Output.line("handled \(id) \(request.url)".terminalEscaped)
+            case .failed(let reason): Output.error("relay: \(id) not handled: \(reason)".terminalEscaped)
             }
             return outcome
         }
         Output.error("relay: watching \(inbox.directory)")
         var services: [any Service] = [watcher]
-        if let http {
-            let colon = http.lastIndex(of: ":")!
-            let host = String(http[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            let port = Int(http[http.index(after: colon)...])!
-            let launcher = Launcher(inbox: inbox)
-            services.append(Application(router: launcher.router(), configuration: .init(address: .hostname(host, port: port), serverName: "switchyard-launcher"),
-                                        onServerRunning: { channel in
-                                            Output.error("relay: launcher on http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)/")
-                                        }, logger: Logger(label: "launcher", factory: { _ in SwiftLogNoOpLogHandler() })))
+        if let (host, port) = http.flatMap(Launcher.address) {
+            services.append(Launcher(inbox: inbox).application(host: host, port: port) { Output.error("relay: launcher on \($0)") })
         }
         // SIGHUP (the terminal closed) stops it as SIGTERM does, ending the running handler's group.
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: .init(label: "relay"))
@@ -193,16 +164,12 @@ struct RelayStatus: ParsableCommand {
         let inbox = try inboxOption.open(creating: false)
         let status: InboxStatus
         do { status = try inbox.status() } catch {
-            Output.error(Output.escaped("error: \(error.message)"))
+            Output.error("error: \(error.message)".terminalEscaped)
             throw ExitCode(2)
         }
         if json { return Output.line(JSONWriter.compact(try JSONValueEncoder().encode(status))) }
         // Records are read back from files anyone may write: nothing in them reaches the terminal raw.
-        let unreadable = status.unreadableFiles
-        Output.line(Output.escaped("\(status.inbox): \(status.pending) waiting\(status.oldestSeconds.map { ", oldest \($0) s" } ?? ""), \(status.rejected) rejected"
-            + (unreadable > 0 ? "; \(unreadable) file\(unreadable == 1 ? "" : "s") in requests/ hold\(unreadable == 1 ? "s" : "") no readable request (the next drain moves \(unreadable == 1 ? "it" : "them") to rejected/)" : "")))
-        for r in status.first { Output.line(Output.escaped("  \(r.id.uuidString.lowercased())  \(r.source)  \(r.url)")) }
-        if status.pending > status.first.count { Output.line("  … \(status.pending - status.first.count) more") }
+        Output.write(status.lines.map(\.terminalEscaped))
     }
 }
 
@@ -249,18 +216,18 @@ struct OpenCommand: AsyncParsableCommand {
         case .ready(let ready): plan = ready
         }
         if dryRun {
-            Output.line(Output.escaped("would open \(target.url) (\(target.displayName))\(plan.delay > 0 ? " after \(plan.delay) s" : "")"))
-            Output.line(Output.escaped("  1. \(openWith) \(target.url)"))
+            Output.line(("would open \(target.url) (\(target.displayName))\(plan.delay > 0 ? " after \(plan.delay) s" : "")").terminalEscaped)
+            Output.line("  1. \(openWith) \(target.url)".terminalEscaped)
             Output.line("  2. then always relay to \(inbox.directory)")
             return
         }
         let report = await opening.open(plan) { attempt in
             switch attempt.outcome {
-            case .opened: Output.error(Output.escaped("open: \(attempt.strategy): done"))
-            case .failed(let why): Output.error(Output.escaped("open: \(attempt.strategy): \(why)"))
+            case .opened: Output.error("open: \(attempt.strategy): done".terminalEscaped)
+            case .failed(let why): Output.error("open: \(attempt.strategy): \(why)".terminalEscaped)
             }
         }
-        Output.line(Output.escaped(report.summary))
+        Output.line(report.summary.terminalEscaped)
         if !report.delivered { throw ExitCode(1) }
     }
 }

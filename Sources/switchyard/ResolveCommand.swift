@@ -17,43 +17,19 @@ struct ResolveCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var manifestOption: ManifestOption
-
-    @Flag(help: "No network: script helpers fail with network-disabled, redirects are not followed.")
-    var offline = false
-
-    @Flag(help: "One JSON object per input line.")
-    var json = false
-
-    @Flag(help: "Also list browsers in the human output (always present in --json).")
-    var browsers = false
-
-    @Option(name: .customLong("header"), help: "A response header 'Name: value' for header actions (repeatable).")
-    var headers: [String] = []
-
-    @Option(parsing: .unconditional, help: "Seconds a script may run.")
-    var timeLimit: Double = 15
-
-    @Option(parsing: .unconditional, help: "Seconds one network call may take, its redirects included (a script helper call; all of redirect following).")
-    var networkTimeout: Double = 10
-
-    @Option(parsing: .unconditional, help: "Megabytes one script's heap may hold; past it the script fails with script-memory.")
-    var scriptMemory: Int = 256
-
-    @Option(parsing: .unconditional, help: "Seconds one regex evaluation may take; a longer one fails its action with regex-timeout.")
-    var regexTimeLimit: Double = Pattern.defaultTimeLimit
-
-    @Flag(help: "Let scripts and redirect following reach loopback and private addresses.")
-    var allowPrivateAddresses = false
-
-    @Flag(help: "Try every action's regex in turn instead of using the literal index (the reference behaviour, for comparison).")
-    var linear = false
-
+    @Flag(help: "No network: script helpers fail with network-disabled, redirects are not followed.") var offline = false
+    @Flag(help: "One JSON object per input line.") var json = false
+    @Flag(help: "Also list browsers in the human output (always present in --json).") var browsers = false
+    @Option(name: .customLong("header"), help: "A response header 'Name: value' for header actions (repeatable).") var headers: [String] = []
+    @Option(parsing: .unconditional, help: "Seconds a script may run.") var timeLimit: Double = 15
+    @Option(parsing: .unconditional, help: "Seconds one network call may take, its redirects included (a script helper call; all of redirect following).") var networkTimeout: Double = 10
+    @Option(parsing: .unconditional, help: "Megabytes one script's heap may hold; past it the script fails with script-memory.") var scriptMemory: Int = 256
+    @Option(parsing: .unconditional, help: "Seconds one regex evaluation may take; a longer one fails its action with regex-timeout.") var regexTimeLimit: Double = Pattern.defaultTimeLimit
+    @Flag(help: "Let scripts and redirect following reach loopback and private addresses.") var allowPrivateAddresses = false
+    @Flag(help: "Try every action's regex in turn instead of using the literal index (the reference behaviour, for comparison).") var linear = false
     @OptionGroup var lineLimit: LineLimitOption
-
     @OptionGroup var isolation: ScriptIsolationOption
-
-    @Argument(help: "URLs to resolve.")
-    var urls: [String] = []
+    @Argument(help: "URLs to resolve.") var urls: [String] = []
 
     func validate() throws {
         for h in headers where !h.contains(":") {
@@ -84,44 +60,17 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
         let format = Formatter(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
-        // Chunks of inputs go to the engine's threads a few at a time; output is written in input
-        // order as the oldest chunk completes, so memory stays flat however long the input is.
-        // Arguments too: slow links given on the command line wait about one timeout together.
-        let chunkSize = 32
-        let window = max(2, engine.executor.threadCount * 2)
-        var inFlight: [Task<[Outcome], Never>] = []
+        // Arguments too go through the stream: slow links given on the command line wait about
+        // one timeout together.
         var invalid = 0
         var unhandled = 0
-        func emit(_ outcomes: [Outcome]) {
+        await engine.resolve(stream: inputs, headers: parsedHeaders, refused: format.invalid, resolved: format.outcome) { outcomes in
             for o in outcomes {
                 if o.invalid { invalid += 1 }
                 if !o.handled { unhandled += 1 }
                 Output.write(o.lines)
             }
         }
-        while true {
-            // Before waiting for more input, write every result already asked for: a slow
-            // producer (`tail -f log | switchyard resolve`) sees each answer at once.
-            if !inputs.hasBufferedLine {
-                for task in inFlight { emit(await task.value) }
-                inFlight.removeAll()
-            }
-            let chunk = inputs.next(chunkSize)
-            if chunk.isEmpty { break }
-            let problems = chunk.map { inputs.problem($0) }
-            inFlight.append(Task {
-                var outcomes = [Outcome?](repeating: nil, count: chunk.count)
-                var valid: [(Int, String)] = []
-                for (i, input) in chunk.enumerated() {
-                    if let problem = problems[i] { outcomes[i] = format.invalid(input, problem) } else { valid.append((i, input)) }
-                }
-                let results = await engine.resolve(batch: valid.map(\.1), headers: parsedHeaders)
-                for ((i, _), r) in zip(valid, results) { outcomes[i] = format.outcome(r) }
-                return outcomes.map { $0! }
-            })
-            if inFlight.count >= window { emit(await inFlight.removeFirst().value) }
-        }
-        for task in inFlight { emit(await task.value) }
         try inputs.finish()
         if invalid > 0 || inputs.skipped > 0 || unhandled > 0 { throw ExitCode(1) }
     }
@@ -135,9 +84,7 @@ struct ResolveCommand: AsyncParsableCommand {
 
         func invalid(_ input: String, _ problem: (code: ErrorCode, message: String)) -> Outcome {
             if json {
-                return Outcome(lines: [JSONWriter.compact(.object(InputLines.inputMembers(input) + [
-                    ("error", .object([("code", .string(problem.code.name)), ("message", .string(problem.message))])),
-                ]))], invalid: true, handled: false)
+                return Outcome(lines: [JSONWriter.compact(InputLines.refusal(input, problem))], invalid: true, handled: false)
             }
             let shown = InputLines.shown(input)
             Output.error("error: \(shown): \(problem.message)")
@@ -147,32 +94,7 @@ struct ResolveCommand: AsyncParsableCommand {
         func outcome(_ r: Resolution) -> Outcome {
             let handled = r.actions.contains { $0.url != nil }
             if json { return Outcome(lines: [JSONWriter.compact(r.json)], handled: handled) }
-            var lines: [String] = []
-            if batch { lines.append(r.input) }
-            let indent = batch ? "  " : ""
-            if let u = r.unwrapped {
-                lines.append("\(indent)(unwrapped to \(u)\(r.unwrapStopped.map { "; redirects not followed to the end: \($0)" } ?? ""))")
-            } else if let stopped = r.unwrapStopped {
-                lines.append("\(indent)(redirects not followed: \(stopped))")
-            }
-            if r.actions.isEmpty { lines.append("\(indent)no app handles this link") }
-            for a in r.actions {
-                let name = manifest.app(a.appId)?.name ?? a.appId
-                lines.append("\(indent)\(name) → \(describe(a.url, a.error))")
-            }
-            for b in r.browsers where browsers {
-                let name = manifest.browsers.first { $0.index == b.browser }?.name ?? b.appId
-                lines.append("\(indent)\(name) (browser) → \(describe(b.url, b.error))")
-            }
-            // Names come from the manifest, URLs and error messages from scripts and servers:
-            // no control character reaches the terminal.
-            return Outcome(lines: lines.map(Output.escaped), handled: handled)
-        }
-
-        func describe(_ url: String?, _ error: ScriptError?) -> String {
-            if let url { return url }
-            if let error { return "error: \(error)" }
-            return "(no link)"
+            return Outcome(lines: r.lines(manifest: manifest, browsers: browsers, batch: batch).map(\.terminalEscaped), handled: handled)
         }
     }
 }
@@ -185,14 +107,9 @@ struct UnwrapCommand: ParsableCommand {
     )
 
     @OptionGroup var manifestOption: ManifestOption
-
-    @Flag(help: "One JSON object per input line.")
-    var json = false
-
+    @Flag(help: "One JSON object per input line.") var json = false
     @OptionGroup var lineLimit: LineLimitOption
-
-    @Argument(help: "URLs to unwrap.")
-    var urls: [String] = []
+    @Argument(help: "URLs to unwrap.") var urls: [String] = []
 
     func run() throws {
         let engine = LinkEngine(manifest: try manifestOption.load(), options: .init(offline: true))
@@ -202,9 +119,7 @@ struct UnwrapCommand: ParsableCommand {
             if let problem = inputs.problem(input) {
                 invalid += 1
                 if json {
-                    Output.line(JSONWriter.compact(.object(InputLines.inputMembers(input) + [
-                        ("error", .object([("code", .string(problem.code.name)), ("message", .string(problem.message))])),
-                    ])))
+                    Output.line(JSONWriter.compact(InputLines.refusal(input, problem)))
                 } else {
                     // As resolve does: the reason on stderr, and — when several inputs are
                     // answered — a line on stdout too, so output lines keep matching input lines.
@@ -218,7 +133,7 @@ struct UnwrapCommand: ParsableCommand {
             if json {
                 Output.line(JSONWriter.compact(.object([("input", .string(input)), ("output", .string(output))])))
             } else {
-                Output.line(Output.escaped(output))  // a decoded parameter may hold %1B or %0A
+                Output.line(output.terminalEscaped)  // a decoded parameter may hold %1B or %0A
             }
         }
         try inputs.finish()

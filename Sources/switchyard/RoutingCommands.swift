@@ -22,20 +22,6 @@ struct RouteCommand: ParsableCommand {
     @OptionGroup var lineLimit: LineLimitOption
     @Argument(help: "URLs.") var urls: [String] = []
 
-    static func json(_ m: RouteMatch) -> JSONValue {
-        .object([
-            ("route", .string(m.route)),
-            ("parameters", .object(m.parameters.keys.sorted().map { k in
-                let v = m.parameters[k]!
-                switch v {
-                case .int(let i): return (k, .int(i))
-                case .url(let u, let nested): return (k, .object([("url", .string(u)), ("route", nested.map(json) ?? .null)]))
-                default: return (k, .string(v.text))
-                }
-            })),
-        ])
-    }
-
     func run() throws {
         let router = try loadRouter(routes)
         var failed = false
@@ -45,33 +31,14 @@ struct RouteCommand: ParsableCommand {
             // control characters; an invalid one (or an over-long line) still gets its line.
             if let problem = inputs.problem(url) {
                 failed = true
-                if json {
-                    Output.line(JSONWriter.compact(.object(InputLines.inputMembers(url, key: "url") + [
-                        ("route", .null), ("error", .object([("code", .string(problem.code.name)), ("message", .string(problem.message))])),
-                    ])))
-                } else {
-                    Output.line("\(InputLines.shown(url)) → error: \(problem.message)")
-                }
+                Output.line(json ? JSONWriter.compact(InputLines.refusal(url, problem, key: "url", members: [("route", .null)]))
+                                 : "\(InputLines.shown(url)) → error: \(problem.message)")
                 continue
             }
-            // As a browser hands a tapped link to the app: `\\` read as `/`, host case, default
-            // port and dot segments settled (BrowserURL).
-            let result = router.route(BrowserURL.normalized(url))
-            switch result {
-            case .matched(let m):
-                if json {
-                    Output.line(JSONWriter.compact(.object([("url", .string(url))] + (Self.json(m).objectMembers ?? []))))
-                } else {
-                    // Parameters are percent-decoded (%1B, %0A): escaped for the terminal.
-                    Output.line(Output.escaped("\(url) → \(m)"))
-                    if let canonical = router.url(for: m), canonical != url { Output.line(Output.escaped("  canonical: \(canonical)")) }
-                }
-            case .unmatched(let reason):
-                failed = true
-                if json { Output.line(JSONWriter.compact(.object([("url", .string(url)), ("route", .null), ("reason", .string(reason))]))) } else {
-                    Output.line(Output.escaped("\(url) → no route: \(reason)"))
-                }
-            }
+            let answer = router.answer(url)
+            if !answer.matched { failed = true }
+            // Parameters are percent-decoded (%1B, %0A): escaped for the terminal.
+            if json { Output.line(JSONWriter.compact(answer.json)) } else { Output.write(answer.lines.map(\.terminalEscaped)) }
         }
         try inputs.finish()
         if failed || inputs.skipped > 0 { throw ExitCode(1) }
@@ -99,38 +66,9 @@ struct RoutesCommand: ParsableCommand {
         @Argument(help: "URLs to decide (default: examples built from every route).") var urls: [String] = []
 
         func run() throws {
-            let router = try loadRouter(routes)
-            let association: AppSiteAssociation
-            let id: String
-            if let aasa {
-                association = try AASACommand.load(aasa)
-                id = appID ?? association.applinks?.details.first?.appIDs.first ?? ""
-            } else {
-                id = appID ?? "ABCDE12345.example.app"
-                association = AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [id])).0!
-            }
-            let links: AssetLinks
-            let app: String
-            if let assetlinks {
-                let read = try AssetLinksCommand.load(assetlinks)
-                links = read
-                app = package ?? read.statements.compactMap(\.target.packageName).first ?? ""
-            } else {
-                app = package ?? "com.example.app"
-                links = AssociationGenerator.assetLinks(packageName: app, fingerprints: [], router: router)
-            }
-            let asked = urls.isEmpty ? PlatformComparison.sampleURLs(router) : urls
-            let rows = PlatformComparison.compare(asked, aasa: association, appID: id, assetLinks: links, package: app, hosts: router.hosts)
-            for row in rows {
-                if json {
-                    Output.line(JSONWriter.compact(.object([("url", .string(row.url)), ("ios", .string(row.ios.rawValue)),
-                                                             ("android", .string(row.android.rawValue)), ("disagree", .bool(row.disagree))])))
-                } else {
-                    let ios = row.ios.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-                    let android = row.android.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
-                    Output.line(Output.escaped("\(row.disagree ? "DIFFER" : "same  ")  ios \(ios)  android \(android)  \(row.url)"))
-                }
-            }
+            let rows = PlatformComparison.compare(router: try loadRouter(routes), aasa: try aasa.map(AASACommand.load), appID: appID,
+                                                  assetLinks: try assetlinks.map(AssetLinksCommand.load), package: package, urls: urls)
+            if json { Output.write(rows.map { JSONWriter.compact($0.json) }) } else { Output.write(rows.map(\.line.terminalEscaped)) }
             let differ = rows.filter(\.disagree).count
             if !json { Output.error("\(rows.count) URLs, \(differ) where iOS and Android 15 disagree") }
             if differ > 0 { throw ExitCode(1) }
@@ -186,25 +124,12 @@ struct AssetLinksCommand: ParsableCommand {
         func run() throws {
             let links = try AssetLinksCommand.load(file)
             if let problem = URLInput.problem(url) {
-                Output.error("error: \(Output.escaped(url)): \(problem)")
+                Output.error("error: \(url.terminalEscaped): \(problem)")
                 throw ExitCode(1)
             }
             let e = links.explain(url, package: package)
-            if json {
-                Output.line(JSONWriter.compact(.object([
-                    ("decision", .string(e.decision.rawValue)), ("statement", e.statement.map { .int($0) } ?? .null),
-                    ("rule", e.rule.map { .int($0) } ?? .null), ("reason", .string(e.reason)),
-                ])))
-                return
-            }
-            Output.line(Output.escaped("  \(e.reason)"))
-            switch e.decision {
-            case .match: Output.line(Output.escaped("match: Android 15 opens \(url) in \(package)"))
-            case .exclude: Output.line(Output.escaped("exclude: Android 15 keeps \(url) in the browser"))
-            case .noMatch: Output.line(Output.escaped("no_match: Android 15 keeps \(url) in the browser"))
-            case .manifest: Output.line(Output.escaped("manifest: \(package)'s intent filters decide \(url)"))
-            case .notAssociated: Output.line(Output.escaped("not_associated: \(package) is not verified for \(url)"))
-            }
+            if json { return Output.line(JSONWriter.compact(e.json)) }
+            Output.write(e.lines(url: url, package: package).map(\.terminalEscaped))
         }
     }
 
@@ -231,15 +156,9 @@ struct AssetLinksCommand: ParsableCommand {
         var routes: String?
 
         func run() throws {
-            var router: LinkRouter?
-            if let routes {
-                do { router = try LinkRouter(contentsOf: routes) } catch {
-                    Output.error("error: \(error)")
-                    throw ExitCode(2)
-                }
-                // Where the two platforms cannot agree, said once on stderr; the file is still written.
-                for note in AssociationGenerator.platformDifferences(router: router!) { Output.error(Output.escaped("note: \(note.path): \(note.message)")) }
-            }
+            let router = try routes.map(loadRouter)
+            // Where the two platforms cannot agree, said once on stderr; the file is still written.
+            for note in router.map(AssociationGenerator.platformDifferences) ?? [] { Output.error("note: \(note.path): \(note.message)") }
             let links = AssociationGenerator.assetLinks(packageName: package, fingerprints: fingerprint, loginCredentials: loginCredentials, router: router)
             let text = JSONWriter.pretty(links.json)
             let problems = AssetLinks.validate(bytes: Array(text.utf8)).1.filter { $0.severity == .error }

@@ -9,56 +9,42 @@ import Logging
 import SwitchyardCore
 import UnixSignals
 
-/// Options every command that touches the service's database shares.
 extension ServiceConfiguration {
-    /// The configuration at `path`; when nil, `./switchyard.yaml` if there is one (what `init`
-    /// writes), else the built-in example. Returns it with the path it came from; a configuration
-    /// that cannot be used is reported and exits 2.
+    /// `ServiceConfiguration.located(path)`, or exit status 2 with the reason.
     static func forCommandLine(_ path: String?) throws -> (path: String, configuration: ServiceConfiguration) {
-        if let problem = ServiceResources.problem {
-            Output.error("error: \(problem)")
-            throw ExitCode(2)
-        }
-        guard let path = path ?? (FileManager.default.fileExists(atPath: "switchyard.yaml") ? "switchyard.yaml" : examplePath) else {
-            Output.error("error: the example configuration is missing from the installation")
-            throw ExitCode(2)
-        }
-        do { return (path, try ServiceConfiguration(contentsOf: path)) } catch {
+        do { return try located(path) } catch {
             Output.error("error: \(error)")
             throw ExitCode(2)
         }
     }
 }
 
+/// The `--database` option every command that touches the service's database shares.
 struct DatabaseOption: ParsableArguments {
     @Option(help: "sqlite:PATH or postgres://user:password@host:port/database (default: sqlite:.switchyard/switchyard.sqlite).")
     var database: String?
 
-    /// The database as a person needs to see it: a SQLite file by its absolute path (a command
-    /// run from another directory opens another file), PostgreSQL without its password.
-    var shown: String {
-        guard let location = try? database.map({ try DatabaseLocation(parsing: $0) }) ?? .defaultSQLite else { return database ?? "" }
-        if case .sqlite(let path) = location {
-            return "sqlite:" + URL(fileURLWithPath: path).standardizedFileURL.path
+    /// The database as a person needs to see it (the text given when it cannot be read).
+    var shown: String { (try? DatabaseLocation(argument: database).shown) ?? database ?? "" }
+
+    /// Runs `body` with the database open (exit status 2 when it cannot be), and closes it
+    /// after. An error `body` throws is said as `error: ` and `describe(error)`, and exits with 1.
+    func withStore<T>(existing: Bool = false, describe: (any Error) -> String = { "\($0)" }, _ body: (LinkStore) async throws -> T) async throws -> T {
+        let store = try await open(existing: existing)
+        do {
+            let result = try await body(store)
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            Output.error("error: \(describe(error))")
+            throw ExitCode(1)
         }
-        return location.description
     }
 
-    /// `existing`: a command that only reads (or removes) does not make a database where there
-    /// is none, so a mistyped path is an error that names it, not a new empty database.
+    /// Opens the database, or exits with status 2 and the reason; `existing`: see `LinkStore.open(_:pool:existing:)`.
     func open(pool: ConnectionPoolRunner = .store, existing: Bool = false) async throws -> LinkStore {
-        let location: DatabaseLocation
-        do { location = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultSQLite } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
-        if existing, case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
-            Output.error("error: no database at \(path) (--database sqlite:\(path)); this command reads one and makes none — `switchyard serve` or `switchyard token create` make it")
-            throw ExitCode(2)
-        }
-        do {
-            return try await LinkStore.open(location, pool: pool)
-        } catch {
+        do { return try await LinkStore.open(try DatabaseLocation(argument: database), pool: pool, existing: existing) } catch {
             Output.error("error: \(error)")
             throw ExitCode(2)
         }
@@ -96,57 +82,17 @@ struct ServeCommand: AsyncParsableCommand {
         // the reason, instead of SIGXFSZ ending the service.
         signal(SIGXFSZ, SIG_IGN)
         let (path, configuration) = try ServiceConfiguration.forCommandLine(config)
-        if let problem = configuration.servingProblem {
-            Output.error("error: \(path): \(problem)")
+        let database: DatabaseLocation
+        do { database = try DatabaseLocation(argument: databaseOption.database) } catch {
+            Output.error("error: \(error)")
             throw ExitCode(2)
         }
-        let level = Logger.Level(rawValue: logLevel)!
-        let json = logFormat == "json"
-        LoggingSystem.bootstrap { label in
-            if json { return JSONLogHandler(label: label, level: level) }
-            var h = StreamLogHandler.standardError(label: label)
-            h.logLevel = level
-            return h
-        }
-        let logger = Logger(label: "switchyard")
-        for warning in configuration.servingWarnings { logger.warning("\(warning)", metadata: ["config": "\(path)"]) }
-        // The rule manifest first: a configuration naming one that cannot be used is refused
-        // before the database is made or migrated.
-        let manifest: Manifest
-        do { manifest = try LinkService.manifest(configuration) } catch {
-            Output.error("error: \(path): \(error)")
+        let run = ServiceRun(configuration: configuration, configurationPath: path, database: database, host: host, port: port,
+                             jsonLogs: logFormat == "json", logLevel: Logger.Level(rawValue: logLevel)!, scriptWorker: ScriptWorkerCommand.isolation)
+        do { try await run.run() } catch let refusal as ServiceRun.Refusal {
+            Output.error("error: \(refusal)")
             throw ExitCode(2)
         }
-        // The PostgreSQL pool runs in the service's ServiceGroup (connected and migrated before
-        // the server listens); SQLite is opened and migrated here.
-        let store = try await databaseOption.open(pool: .serviceGroup)
-        let service: LinkService
-        do {
-            service = try LinkService(configuration: configuration, store: store, logger: logger, scriptWorker: ScriptWorkerCommand.isolation, manifest: manifest)
-        } catch {
-            await store.close()
-            Output.error("error: \(path): \(error)")
-            throw ExitCode(2)
-        }
-        let host = self.host
-        let port = self.port
-        let app = service.application(host: host, port: port) { channel in
-            logger.notice("listening", metadata: [
-                "url": "http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)", "config": "\(path)", "database": "\(databaseOption.shown)",
-            ])
-        }
-        // SIGHUP stops it as SIGTERM does (a graceful stop, batched clicks flushed): the
-        // configuration and templates are read at start, so a restart applies an edit.
-        do { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint, .sighup]) } catch {
-            await store.close()
-            if let error = error as? StoreError {  // the database could not be reached or migrated
-                Output.error("error: \(error)")
-                throw ExitCode(2)
-            }
-            Output.failIfCannotListen(error, address: "\(host):\(port)", hint: "stop the other server or choose another --port (0 picks a free one)")
-            throw error
-        }
-        await store.close()
     }
 }
 
@@ -176,14 +122,8 @@ struct TokenCreate: AsyncParsableCommand {
 
     func run() async throws {
         let scopes = scope.isEmpty ? [TokenScope.linksWrite, .linksRead] : scope.compactMap(TokenScope.init(rawValue:))
-        let store = try await databaseOption.open()
         let issued = APIToken.issue(name: name, scopes: scopes)
-        do { try await store.insert(issued.record) } catch {
-            await store.close()
-            Output.error("error: \(error.message)")
-            throw ExitCode(1)
-        }
-        await store.close()
+        try await databaseOption.withStore { try await $0.insert(issued.record) }
         Output.error("created token \(issued.record.id) (\(name); scopes: \(issued.record.scopes.joined(separator: " "))) in \(databaseOption.shown). It is shown once:")
         Output.line(issued.token)
     }
@@ -195,21 +135,9 @@ struct TokenList: AsyncParsableCommand {
     @Flag(help: "One JSON object per token.") var json = false
 
     func run() async throws {
-        let store = try await databaseOption.open(existing: true)
-        let tokens: [StoredToken]
-        do { tokens = try await store.tokens() } catch {
-            await store.close()
-            Output.error("error: \(error)")
-            throw ExitCode(1)
-        }
-        await store.close()
+        let tokens = try await databaseOption.withStore(existing: true) { try await $0.tokens() }
         for t in tokens.map(APIToken.Listing.init) {
-            if json {
-                Output.line(JSONWriter.compact(try JSONValueEncoder().encode(t)))
-            } else {
-                // A name is printable text when created, but the database may hold anything: escaped.
-                Output.line("\(t.id)  \(Output.escaped(t.name))  [\(t.scopes)]  created \(t.created)\(t.revoked.map { "  REVOKED \($0)" } ?? "")")
-            }
+            Output.line(json ? JSONWriter.compact(try JSONValueEncoder().encode(t)) : t.line.terminalEscaped)
         }
     }
 }
@@ -220,14 +148,7 @@ struct TokenRevoke: AsyncParsableCommand {
     @OptionGroup var databaseOption: DatabaseOption
 
     func run() async throws {
-        let store = try await databaseOption.open(existing: true)
-        let n: Int
-        do { n = try await store.revokeToken(token) } catch {
-            await store.close()
-            Output.error(Output.escaped("error: \(error.message)"))
-            throw ExitCode(1)
-        }
-        await store.close()
+        let n = try await databaseOption.withStore(existing: true) { try await $0.revokeToken(token) }
         guard n > 0 else {
             Output.error("error: no active token with id or name '\(token)'")
             throw ExitCode(1)

@@ -11,10 +11,8 @@ import NIOPosix
 // task starts, hence main.swift instead of @main.
 _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 
-// A standard descriptor the caller closed (`<&-`, `>&-`) would be the number the next open file
-// gets: a manifest read as stdin, results written into a database. Hold them with /dev/null
-// first; a command that needs stdin then says it was closed (`InputLines.finish`).
-Output.occupyClosedStandardDescriptors()
+// Before any file is opened: a closed standard descriptor is held with /dev/null.
+Output.stdinWasClosed = StandardDescriptors.occupyClosed()
 
 /// Parses and runs the command with the documented exit statuses: 0 success; 1 no result,
 /// refused or invalid input (the commands throw `ExitCode(1)`); 2 a usage error (argument

@@ -225,3 +225,20 @@ import Testing
         }
     }
 }
+
+/// Keys named `ID=FILE`: the shape, a printable id, a readable file of at least 16 bytes.
+@Suite struct CallbackKeyTests {
+    @Test func aKeyIsReadFromItsFileAndEveryRefusalSaysWhy() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)").path
+        try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: file))
+        let key = try CallbackKey(argument: "k1=\(file)")
+        #expect(key.id == "k1" && key.secret == [UInt8](repeating: 7, count: 32))
+        #expect(CallbackKey.argumentProblem("k1") == "'k1' is not ID=FILE")
+        #expect(CallbackKey.argumentProblem("=f")?.hasSuffix("is not ID=FILE") == true)
+        #expect(CallbackKey.argumentProblem("k\u{1B}=f")?.contains("(it holds U+001B)") == true)
+        try Data(repeating: 7, count: 15).write(to: URL(fileURLWithPath: file))
+        #expect(throws: CallbackKeyError.self) { try CallbackKey(argument: "k1=\(file)") }
+        let missing = #expect(throws: CallbackKeyError.self) { try CallbackKey(argument: "k1=/nonexistent/key") }
+        #expect(missing?.message.contains("/nonexistent/key") == true, "\(String(describing: missing))")
+    }
+}

@@ -23,3 +23,29 @@ import Testing
         #expect("".displayExcerpt() == "''")
     }
 }
+
+/// The terminal bar `manifest test` draws, and the state directory the relay and nonce files use.
+@Suite struct ProgressAndStateTests {
+    @Test func theBarIsRedrawnOnlyWhenItGrowsAndEndsTheLine() {
+        var bar = ProgressBar()
+        bar.width = 4
+        #expect(bar.update(done: 0, total: 8) == "\r···· 0/8")
+        #expect(bar.update(done: 1, total: 8) == nil)
+        #expect(bar.update(done: 2, total: 8) == "\r█··· 2/8")
+        #expect(bar.update(done: 8, total: 8) == "\r████ 8/8\n")
+        var empty = ProgressBar()
+        #expect(empty.update(done: 0, total: 0)?.hasSuffix(" 0/0\n") == true)
+    }
+
+    @Test func theStateDirectoryFollowsXDGAndIgnoresRelativePaths() {
+        #expect(StateDirectory.path(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]) == "/s")
+        #expect(StateDirectory.path(environment: ["XDG_STATE_HOME": "rel", "HOME": "/h"]) == "/h/.local/state")
+        #expect(StateDirectory.path(environment: ["HOME": "/"]).hasSuffix("/.local/state"))
+        #expect(!StateDirectory.path(environment: ["HOME": "relative"]).hasPrefix("relative"))
+    }
+
+    @Test func terminalTextEscapesControlAndFormatCharacters() {
+        #expect("a\u{1B}[2Jb\u{202E}c".terminalEscaped == "a\\u{1B}[2Jb\\u{202E}c")
+        #expect("plain café".terminalEscaped == "plain café")
+    }
+}

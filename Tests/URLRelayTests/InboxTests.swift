@@ -9,6 +9,23 @@ import URLRelayService
         try Inbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString)").path)
     }
 
+    /// A stream of URLs is committed in groups of `batch`, empty lines skipped and refused URLs
+    /// told with their reason and never stored; the waiting requests keep the stream's order.
+    @Test func aStreamIsCommittedInGroupsAndRefusalsAreNeverStored() throws {
+        let inbox = try Self.inbox()
+        var groups: [[String]] = []
+        var refusals: [String] = []
+        let refused = try inbox.send(["plur://a", "javascript:alert(1)", "", "plur://b", "plur://c"], source: "test", metadata: ["k": "v"], batch: 2,
+                                     committed: { groups.append($0.map(\.url)) }, refused: { url, _ in refusals.append(url) })
+        #expect(refused == 1 && refusals == ["javascript:alert(1)"])
+        #expect(groups == [["plur://a", "plur://b"], ["plur://c"]])
+        #expect(inbox.pending().map(\.url) == ["plur://a", "plur://b", "plur://c"])
+        #expect(inbox.pending().allSatisfy { $0.metadata == ["k": "v"] && $0.source == "test" })
+        let status = try inbox.status()
+        #expect(status.lines.first?.contains(": 3 waiting, oldest ") == true && status.lines.first?.hasSuffix(" s, 0 rejected") == true, "\(status.lines)")
+        #expect(status.lines.count == 4)
+    }
+
     /// An inbox that is not there, or cannot be made, names the component at fault; an app
     /// that opens its inbox gets the reasons the CLI prints.
     @Test func aMissingOrUnmakeableInboxNamesTheComponentAtFault() throws {

@@ -93,3 +93,29 @@ public struct DecisionCases: Sendable {
         .object([("id", id), ("error", .object([("code", .string(code.name)), ("message", .string(message))]))])
     }
 }
+
+extension DecisionCases {
+    /// Answers decision cases given as JSON Lines, one answer line per case to `write`, as
+    /// `aasa decide --jsonl` and `assetlinks decide --jsonl` do: a line over the length limit
+    /// gets a `line-too-long` error, and an answer to a case without an id (a line that is not
+    /// JSON, not an object, or has no "id") carries `"line": N`. Returns how many cases could not
+    /// be answered.
+    package static func answer(_ lines: InputLines, write: (String) -> Void, _ answer: (String) -> JSONValue) -> Int {
+        var failed = 0
+        for line in lines {
+            var result: JSONValue
+            if let problem = lines.problem(line), problem.code == .lineTooLong {
+                result = failure(.null, problem.code, problem.message)
+            } else {
+                result = answer(line)
+            }
+            if case .null? = result["id"], let number = lines.lineNumber, case .object(var members) = result {
+                members.insert(("line", .int(number)), at: 1)
+                result = .object(members)
+            }
+            if result["error"] != nil { failed += 1 }
+            write(JSONWriter.compact(result))
+        }
+        return failed
+    }
+}

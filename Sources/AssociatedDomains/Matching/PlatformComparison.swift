@@ -1,3 +1,4 @@
+import Foundation
 import LinkRouting
 import SwitchyardCore
 
@@ -21,6 +22,30 @@ public enum PlatformComparison {
         /// True when one platform opens the URL in the app and the other does not. `manifest`
         /// (the intent filters decide) is counted as opening, as a generated manifest would.
         public var disagree: Bool { (ios == .match) != (android == .match || android == .manifest) }
+
+        /// The row as `routes platforms --json` writes it.
+        public var json: JSONValue {
+            .object([("url", .string(url)), ("ios", .string(ios.rawValue)), ("android", .string(android.rawValue)), ("disagree", .bool(disagree))])
+        }
+
+        /// The row as one aligned line: `DIFFER` or `same`, both decisions, the URL (escape it
+        /// before it reaches a terminal).
+        public var line: String {
+            "\(disagree ? "DIFFER" : "same  ")  ios \(ios.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  android \(android.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))  \(url)"
+        }
+    }
+
+    /// What the two platforms decide for `urls` (by default ``sampleURLs(_:)``) on the route
+    /// table's hosts, with the files a site serves where given, else the ones generated from
+    /// `router` (as `aasa generate` and `assetlinks generate --routes` make them). The app is
+    /// `appID` and `package`, or the files' first app (a placeholder for a generated file).
+    public static func compare(router: LinkRouter, aasa: AppSiteAssociation?, appID: String?, assetLinks: AssetLinks?, package: String?,
+                               urls: [String] = []) -> [Row] {
+        let id = appID ?? aasa.map { $0.applinks?.details.first?.appIDs.first ?? "" } ?? "ABCDE12345.example.app"
+        let association = aasa ?? AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [id])).0!
+        let app = package ?? assetLinks.map { $0.statements.compactMap(\.target.packageName).first ?? "" } ?? "com.example.app"
+        let links = assetLinks ?? AssociationGenerator.assetLinks(packageName: app, fingerprints: [], router: router)
+        return compare(urls.isEmpty ? sampleURLs(router) : urls, aasa: association, appID: id, assetLinks: links, package: app, hosts: router.hosts)
     }
 
     /// Both decisions for each of `urls`, with both files served on each of `hosts` (the route

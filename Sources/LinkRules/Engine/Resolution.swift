@@ -81,3 +81,27 @@ extension Resolution {
         ] + (unwrapStopped.map { [("unwrapStopped", JSONValue.string($0))] } ?? []))
     }
 }
+
+extension Resolution {
+    /// The resolution in words, as `switchyard resolve` prints it: where the link was unwrapped
+    /// to, then each app (and with `browsers`, each browser) with its URL or error; with `batch`,
+    /// the input first and the rest indented. Names come from `manifest`. The lines quote
+    /// manifests, scripts and servers as they are: escape them before they reach a terminal.
+    public func lines(manifest: Manifest, browsers showBrowsers: Bool, batch: Bool) -> [String] {
+        var lines: [String] = batch ? [input] : []
+        let indent = batch ? "  " : ""
+        if let unwrapped {
+            lines.append("\(indent)(unwrapped to \(unwrapped)\(unwrapStopped.map { "; redirects not followed to the end: \($0)" } ?? ""))")
+        } else if let unwrapStopped {
+            lines.append("\(indent)(redirects not followed: \(unwrapStopped))")
+        }
+        if actions.isEmpty { lines.append("\(indent)no app handles this link") }
+        func described(_ url: String?, _ error: ScriptError?) -> String { url ?? error.map { "error: \($0)" } ?? "(no link)" }
+        for a in actions { lines.append("\(indent)\(manifest.app(a.appId)?.name ?? a.appId) → \(described(a.url, a.error))") }
+        for b in browsers where showBrowsers {
+            let name = manifest.browsers.first { $0.index == b.browser }?.name ?? b.appId
+            lines.append("\(indent)\(name) (browser) → \(described(b.url, b.error))")
+        }
+        return lines
+    }
+}

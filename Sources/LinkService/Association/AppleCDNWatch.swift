@@ -68,23 +68,19 @@ final class AppleCDNWatch: Sendable {
     }
 
     func check(_ host: String, fetcher: HostingCheck, now: Date) async -> HostResult {
-        let report = await fetcher.fetch(settings.base + host)
-        var result = HostResult(host: host, checked: now, state: "unavailable", cdnStatus: report.status, urls: 0, differences: [])
-        result.age = report.headers.first { $0.name.lowercased() == "age" }?.value
-        guard let status = report.status else {
-            result.reason = report.findings.first?.message ?? "the CDN could not be reached"
-            return result
-        }
-        guard status == 200, let value = try? JSONParser.parse(bytes: report.body), let copy = AppSiteAssociation.read(value).0 else {
-            result.reason = status == 200 ? "the CDN's copy is not an AASA this service can read" : "the CDN answered \(status)"
-            return result
-        }
         // The routes' examples, on this host: what devices will be asked about.
         let canonical = "https://" + (router.hosts.first?.lowercased() ?? host)
         let urls = PlatformComparison.sampleURLs(router).map { $0.hasPrefix(canonical) ? "https://" + host + $0.dropFirst(canonical.count) : $0 }
-        result.urls = urls.count
-        result.differences = AASAComparison.decisions(served, copy, urls: urls, domain: host)
-        result.state = result.differences.isEmpty ? "same" : "differs"
+        let comparison = CDNComparison.compare(served: served, cdn: await fetcher.fetch(settings.base + host), urls: urls, domain: host)
+        var result = HostResult(host: host, checked: now, state: "unavailable", cdnStatus: comparison.cdn.status, urls: 0, differences: [])
+        result.age = comparison.cdnHeaders.first { $0.name == "age" }?.value
+        if let problem = comparison.cdnProblem {
+            result.reason = problem
+        } else {
+            result.urls = urls.count
+            result.differences = comparison.differences
+            result.state = result.differences.isEmpty ? "same" : "differs"
+        }
         return result
     }
 

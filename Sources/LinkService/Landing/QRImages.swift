@@ -95,4 +95,28 @@ extension LinkService {
         let image = try QRImages.image(of: url, png: png, pixels: pixels)
         return (image.bytes, url, image.width)
     }
+
+    /// The QR code of the stored link `code` in `store`, as ``qrImage(of:configuration:png:pixels:)``
+    /// draws it; refused, with the reason, for a link that is not there or whose page answers
+    /// 410 (expired, used up), as `GET /i/{code}/qr.png` refuses it.
+    package static func qrImage(code: String, in store: LinkStore, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize,
+                                now: Date = Date()) async throws(QRRefusal) -> (bytes: [UInt8], url: String, width: Int?) {
+        let found: StoredLink?
+        do { found = try await store.link(code: code) } catch { throw QRRefusal(error.code, error.message) }
+        guard let link = found else { throw QRRefusal(.notFound, "no link with code '\(code)'") }
+        switch gone(link, at: now) {
+        case .expired(let expiry)?:
+            throw QRRefusal(.expired, "the link '\(code)' expired at \(Timestamp.format(expiry)); its page answers 410, so no QR code was made")
+        case .usedUp(let max)?:
+            throw QRRefusal(.usedUp, "the link '\(code)' has been used \(max) time\(max == 1 ? "" : "s"), its limit; its page answers 410, so no QR code was made")
+        case nil: break
+        }
+        do { return try qrImage(of: link, configuration: configuration, png: png, pixels: pixels) } catch { throw QRRefusal(.qrFailed, "\(error)") }
+    }
 }
+
+/// Why a stored link's QR code was not made.
+package typealias QRRefusal = DomainError<QRRefusals>
+
+/// The domain of ``QRRefusal``.
+package enum QRRefusals: ErrorDomain {}

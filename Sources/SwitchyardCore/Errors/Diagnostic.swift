@@ -54,3 +54,35 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         return "\(severity.rawValue): \(place): \(message) [\(code)]"
     }
 }
+
+extension Diagnostic {
+    /// The finding as one JSON object: severity, code, path, line, column (null when unknown) and message.
+    public var json: JSONValue {
+        .object([
+            ("severity", .string(severity.rawValue)), ("code", .string(code.name)), ("path", .string(path)),
+            ("line", line.map(JSONValue.int) ?? .null), ("column", column.map(JSONValue.int) ?? .null), ("message", .string(message)),
+        ])
+    }
+
+    /// The finding after the file it is about: `error: FILE: line 3, column 7: message [code]`.
+    public func described(in file: String) -> String {
+        "\(severity.rawValue): \(file): \(line.map { "line \($0), column \(column ?? 0)" } ?? path): \(message) [\(code)]"
+    }
+
+    /// Findings about `subject` as one JSON object: whether it is valid (no errors), the counts
+    /// and every finding.
+    public static func report(_ findings: [Diagnostic], subject: String) -> JSONValue {
+        let errors = findings.filter { $0.severity == .error }.count
+        return .object([
+            ("file", .string(subject)), ("valid", .bool(errors == 0)), ("errors", .int(errors)), ("warnings", .int(findings.count - errors)),
+            ("findings", .array(findings.map(\.json))),
+        ])
+    }
+
+    /// Findings about `subject` in words: each finding, then `SUBJECT: valid, 0 errors, 1 warning`.
+    /// Findings quote what a file or a server holds: escape the lines before they reach a terminal.
+    public static func reportLines(_ findings: [Diagnostic], subject: String) -> [String] {
+        let errors = findings.filter { $0.severity == .error }.count, warnings = findings.count - errors
+        return findings.map(\.description) + ["\(subject): \(errors == 0 ? "valid" : "invalid"), \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"]
+    }
+}

@@ -31,4 +31,17 @@ extension String {
         let head = String(String.UnicodeScalarView(unicodeScalars.prefix(limit).map { $0.isUnsafeToDisplay ? "?" : $0 }))
         return "'" + head + (unicodeScalars.count > limit ? "…' (\(utf8.count) bytes)" : "'")
     }
+
+    /// The text for one line of a terminal: each control character (C0, DEL, C1) and each
+    /// deceptive format character written as `\u{1B}`, so nothing read from a file, a script or
+    /// a URL can move the cursor, retitle the terminal, forge another line or make a link read
+    /// differently.
+    public var terminalEscaped: String {
+        guard unicodeScalars.contains(where: \.isUnsafeToDisplay) else { return self }
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar.isUnsafeToDisplay { out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import SwitchyardCore
+
+/// A signing key named as `ID=FILE`, the file holding the secret bytes: how a command line gives
+/// the keys a request is signed or verified with.
+public struct CallbackKey: Sendable {
+    /// The key id, which travels in the signed URL.
+    public var id: String
+    /// The secret bytes, at least 16.
+    public var secret: [UInt8]
+
+    /// Why `text` is not `ID=FILE`, or nil. The key id travels in the signed URL and comes back
+    /// in messages: printable text without spaces only.
+    public static func argumentProblem(_ text: String) -> String? {
+        guard let eq = text.firstIndex(of: "="), eq != text.startIndex, text.index(after: eq) != text.endIndex else {
+            return "'\(text.displayExcerpt().dropFirst().dropLast())' is not ID=FILE"
+        }
+        if let scalar = text[..<eq].unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == " " }) {
+            return "\(text.displayExcerpt()): the key id must not contain spaces, control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))"
+        }
+        return nil
+    }
+
+    /// The key `ID=FILE` with its file read (at most 1 MiB). Throws a refusal that says why: a
+    /// file that cannot be read, or one shorter than 16 bytes.
+    public init(argument text: String) throws(CallbackKeyError) {
+        if let problem = Self.argumentProblem(text) { throw CallbackKeyError(.invalidValue, problem) }
+        let eq = text.firstIndex(of: "=")!
+        id = String(text[..<eq])
+        let path = String(text[text.index(after: eq)...])
+        do { secret = try DurableFile.read(path, maximumBytes: 1 << 20) } catch { throw CallbackKeyError(.io, error.message) }
+        if secret.count < 16 {
+            throw CallbackKeyError(.io, "key file '\(path)' has \(secret.count) byte\(secret.count == 1 ? "" : "s"); a key needs at least 16 random bytes (head -c 32 /dev/urandom > \(path))")
+        }
+    }
+}
+
+/// Why a ``CallbackKey`` cannot be had.
+public typealias CallbackKeyError = DomainError<CallbackKeyErrors>
+
+/// The domain of ``CallbackKeyError``.
+public enum CallbackKeyErrors: ErrorDomain {}

@@ -1,0 +1,112 @@
+import Foundation
+import SwitchyardCore
+
+/// What `switchyard init` is given, by option or by answer: the values a ``ConfigurationTemplate``
+/// is made from, checked one at a time as they are asked for and named by the option that gives
+/// each (`--team-id`), since that is what the person typed.
+package struct InitValues: Sendable {
+    package var domain: String?
+    package var teamID: String?
+    package var bundleID: String?
+    package var appStoreID: String?
+    package var package: String?
+    package var fingerprints: [String] = []
+    package var scheme: String?
+    package var name: String?
+
+    /// Values as given; nothing is checked until ``template()``.
+    package init(domain: String?, teamID: String?, bundleID: String?, appStoreID: String?, package: String?, fingerprints: [String],
+                 scheme: String?, name: String?) {
+        (self.domain, self.teamID, self.bundleID, self.appStoreID) = (domain, teamID, bundleID, appStoreID)
+        (self.package, self.fingerprints, self.scheme, self.name) = (package, fingerprints, scheme, name)
+    }
+
+    /// The template for these values, or what is missing (a usage error, in words that name the
+    /// options). The template itself is checked by ``ConfigurationTemplate/files()``.
+    package func template() -> Result<ConfigurationTemplate, InitValuesError> {
+        guard let domain, !domain.isEmpty else { return .failure(.init("--domain is missing: the domain of your universal links (links.example.com)")) }
+        if (teamID == nil) != (bundleID == nil) {
+            return .failure(.init(teamID == nil ? "--team-id is missing: the iOS app needs its team ID with --bundle-id" : "--bundle-id is missing: the iOS app needs its bundle ID with --team-id"))
+        }
+        if package == nil, !fingerprints.isEmpty { return .failure(.init("--package is missing: --fingerprint is for an Android app")) }
+        guard teamID != nil || package != nil else {
+            return .failure(.init("no app: give --team-id and --bundle-id (iOS), --package and --fingerprint (Android), or both"))
+        }
+        let apple = teamID.map { (teamID: $0, bundleID: bundleID!, appStoreID: appStoreID) }
+        let android = package.map { (package: $0, fingerprints: fingerprints) }
+        let appName = name ?? (bundleID ?? package ?? domain).split(separator: ".").last.map(String.init) ?? domain
+        return .success(ConfigurationTemplate(domain: domain, apple: apple, android: android, scheme: scheme, name: appName))
+    }
+
+    /// A template's error with the option to change named: its messages name the configuration's
+    /// keys (`apple[0].scheme: …`), which the person typed as options.
+    package static func flagged(_ message: String) -> String {
+        let options: [(prefix: String, flags: String)] = [
+            ("apple[0].scheme", "--scheme"), ("apple[0].appStoreId", "--app-store-id"), ("apple[0].bundleId", "--bundle-id"), ("apple[0].teamId", "--team-id"), ("apple[0]", "--team-id/--bundle-id"),
+            ("android[0]", "--package/--fingerprint"), ("android", "--package/--fingerprint"), ("service.deepLinkSchemes[0]", "--scheme"),
+            ("service.publicURL", "--domain"), ("domain", "--domain"), ("fingerprint", "--fingerprint"), ("landing.title", "--name"),
+            ("name", "--name"), ("bundle ID", "--bundle-id"), ("team ID", "--team-id"), ("App Store ID", "--app-store-id"),
+            ("package", "--package"), ("scheme", "--scheme"),
+        ]
+        for (prefix, flags) in options where message.hasPrefix(prefix + ":") {
+            return flags + ":" + message.dropFirst(prefix.count + 1)
+        }
+        return "cannot write a configuration for these values: " + message
+    }
+
+    /// What a question got: an answer, an empty answer (skip the question), or the end of input
+    /// (no more questions are asked).
+    package enum Reply: Equatable, Sendable { case answer(String), skip, end }
+
+    /// Asks `question` for what the options left out. Each answer is checked as it is given (as
+    /// ``ConfigurationTemplate/files()`` will check it, the values not asked for yet standing in
+    /// with ones that pass); `question` asks again, with the reason, while the check refuses.
+    package mutating func askForMissing(_ question: (_ text: String, _ check: (String) -> String?) -> Reply) {
+        var ended = false
+        func ask(_ text: String, _ option: String, _ set: @escaping (inout InitValues, String) -> Void) -> String? {
+            guard !ended else { return nil }
+            let current = self
+            switch question(text, { answer in var values = current; set(&values, answer); return values.problem(with: option) }) {
+            case .answer(let answer): return answer
+            case .skip: return nil
+            case .end: ended = true; return nil
+            }
+        }
+        if domain == nil { domain = ask("Domain of your universal links (links.example.com)", "--domain") { $0.domain = $1 } }
+        if teamID == nil, package == nil { teamID = ask("Apple team ID (empty: no iOS app)", "--team-id") { $0.teamID = $1 } }
+        if teamID != nil, bundleID == nil { bundleID = ask("iOS bundle ID", "--bundle-id") { $0.bundleID = $1 } }
+        if teamID != nil, appStoreID == nil { appStoreID = ask("App Store ID (empty: not published yet)", "--app-store-id") { $0.appStoreID = $1 } }
+        if package == nil { package = ask("Android package (empty: no Android app)", "--package") { $0.package = $1 } }
+        if package != nil, fingerprints.isEmpty, let first = ask("SHA-256 signing-certificate fingerprint", "--fingerprint", { $0.fingerprints = [$1] }) {
+            fingerprints = [first]
+            while let another = ask("Another signing fingerprint (empty: no more)", "--fingerprint", { $0.fingerprints = [$1] }) { fingerprints.append(another) }
+        }
+        if scheme == nil { scheme = ask("The app's URL scheme (empty: none)", "--scheme") { $0.scheme = $1 } }
+    }
+
+    /// What the files for these values would be refused for, when it is about `option`; the
+    /// values not given yet stand in with ones that pass.
+    func problem(with option: String) -> String? {
+        let team = teamID ?? (bundleID != nil || appStoreID != nil ? "ABCDE12345" : nil)
+        let apple = team.map { (teamID: $0, bundleID: bundleID ?? "com.example.app", appStoreID: appStoreID) }
+        let android = package.map { (package: $0, fingerprints: fingerprints.isEmpty ? [Self.standInFingerprint] : fingerprints) }
+        let template = ConfigurationTemplate(domain: domain ?? "links.example.com", apple: apple ?? (android == nil ? (teamID: "ABCDE12345", bundleID: "com.example.app", appStoreID: nil) : nil),
+                                             android: android, scheme: scheme, name: name ?? "app")
+        do { _ = try template.files() } catch {
+            let message = Self.flagged(error.message)
+            guard let colon = message.firstIndex(of: ":"), message[..<colon].split(separator: "/").contains(where: { $0 == option || "--" + $0 == option }) else { return nil }
+            return String(message[message.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+
+    /// A fingerprint that passes, standing in for one not asked for yet.
+    static let standInFingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+}
+
+/// What `switchyard init` lacks to make a template, naming the options to give.
+package struct InitValuesError: Error, Sendable {
+    /// In words.
+    package var message: String
+    init(_ message: String) { self.message = message }
+}

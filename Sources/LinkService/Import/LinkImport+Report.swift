@@ -1,0 +1,68 @@
+import LinkStorage
+import SwitchyardCore
+
+extension LinkImport {
+    /// What an import did with a file: a plan, and what the store made of its links (nothing
+    /// for a dry run). `switchyard import` prints it.
+    package struct Report: Sendable {
+        /// The file, as the person named it.
+        package var source: String
+        /// The plan the file gave.
+        package var plan: Plan
+        /// Whether nothing was stored on purpose.
+        package var dryRun: Bool
+        /// Each planned link's outcome, in the plan's order (empty for a dry run).
+        package var outcomes: [LinkStore.ImportOutcome]
+        /// The database kind the links went to (`sqlite`, `postgres`), or nil when none was written.
+        package var storeKind: String?
+
+        /// Makes the report of storing `plan` with `outcomes`.
+        package init(source: String, plan: Plan, dryRun: Bool, outcomes: [LinkStore.ImportOutcome] = [], storeKind: String? = nil) {
+            self.source = source
+            self.plan = plan
+            self.dryRun = dryRun
+            self.outcomes = outcomes
+            self.storeKind = storeKind
+        }
+
+        private func count(_ outcome: LinkStore.ImportOutcome) -> Int { outcomes.filter { $0 == outcome }.count }
+
+        /// Rows left out, in line order: the plan's problems and the links whose code belongs
+        /// to a link of another kind.
+        package var problems: [Problem] {
+            let conflicts = zip(plan.links, zip(plan.lines, outcomes)).filter { $0.1.1 == .conflict }
+                .map { Problem(line: $0.1.0, message: "code \($0.0.code) belongs to a link of another kind in the database; not imported") }
+            return (plan.problems + conflicts).sorted { $0.line < $1.line }
+        }
+
+        /// The report as one JSON object (`--json`).
+        package var json: JSONValue {
+            var members: [(String, JSONValue)] = [("file", .string(source)), ("rows", .int(plan.rows)), ("dryRun", .bool(dryRun))]
+            if dryRun {
+                members.append(("valid", .int(plan.links.count)))
+            } else {
+                members += [("created", .int(count(.created))), ("updated", .int(count(.updated))), ("unchanged", .int(count(.unchanged)))]
+            }
+            members.append(("problems", .array(problems.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })))
+            members.append(("ignoredColumns", .array(plan.ignoredColumns.map(JSONValue.string))))
+            members.append(("notes", .array(plan.notes.map(JSONValue.string))))
+            return .object(members)
+        }
+
+        /// The report in words: each row left out with its line, the columns ignored, notes, and
+        /// a summary. The file's name and values are quoted as they are: escape the lines before
+        /// they reach a terminal.
+        package var lines: [String] {
+            var lines = problems.map { "\(source):\($0.line): \($0.message)" }
+            if !plan.ignoredColumns.isEmpty { lines.append("ignored columns: \(plan.ignoredColumns.joined(separator: ", "))") }
+            lines += plan.notes.map { "note: \($0)" }
+            if dryRun {
+                lines.append("\(plan.rows) rows: \(plan.links.count) would be imported, \(plan.problems.count) left out (dry run: nothing stored)")
+            } else {
+                lines.append("\(plan.rows) rows: \(count(.created)) created, \(count(.updated)) updated, \(count(.unchanged)) unchanged, "
+                    + "\(problems.count) left out\(plan.links.isEmpty ? "" : " (\(storeKind ?? "none"), one transaction)")")
+            }
+            return lines
+        }
+    }
+}
