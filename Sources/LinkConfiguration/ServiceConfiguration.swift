@@ -313,8 +313,15 @@ public struct ServiceConfiguration: Sendable {
     package var allowedRedirectHosts: Set<String> {
         var hosts = Set(router.hosts.map { $0.lowercased() } + redirectHosts.map { $0.lowercased() })
         hosts.formUnion(Destinations.storeHosts)
-        if let host = URLComponents(string: publicURL)?.host { hosts.insert(host.lowercased()) }
+        if !publicHost.isEmpty { hosts.insert(publicHost) }
         return hosts
+    }
+
+    /// The host of `publicURL` in lower case, as written: ASCII, so a punycode host stays
+    /// punycode (`URLComponents` would decode it on Linux), as browsers and ``WebURL`` give it.
+    package var publicHost: String {
+        let origin = publicURL.split(separator: "/", omittingEmptySubsequences: true)
+        return origin.count >= 2 ? String(origin[1].split(separator: ":").first ?? "").lowercased() : ""
     }
 
     /// The App Store page of the first iOS app with an App Store id.
@@ -333,9 +340,7 @@ public struct ServiceConfiguration: Sendable {
     /// What `serve` warns of at start: settings that work but are probably not meant.
     public var servingWarnings: [String] {
         var out: [String] = []
-        // publicURL is kept as a browser writes it (`scheme://host[:port]`, the host in ASCII).
-        let origin = publicURL.split(separator: "/", omittingEmptySubsequences: true)
-        let host = origin.count >= 2 ? String(origin[1].split(separator: ":").first ?? "").lowercased() : ""
+        let host = publicHost
         if !publicURL.hasPrefix("https://") {
             out.append("service.publicURL: \(publicURL) is not https: universal links and App Links are https only, so the links and pages built on it never open the app")
         } else if !host.isEmpty, !router.hosts.contains(where: { $0.lowercased() == host }) {

@@ -1,0 +1,28 @@
+import LinkConfiguration
+import SwitchyardCore
+import Testing
+
+/// The host of `service.publicURL` as browsers send it: ASCII, a punycode host kept as written
+/// (not the Unicode one `URLComponents` decodes it to on Linux), for the redirect hosts and for
+/// `serve`'s warning about a publicURL off the route table's hosts.
+@Suite struct PublicURLTests {
+    static func configuration(hosts: [String], publicURL: String) throws -> ServiceConfiguration {
+        let document = try JSONParser.parse("""
+            {"apple": [{"teamId": "ABCDE12345", "bundleId": "com.example.app"}],
+             "hosts": [\(hosts.map(JSONWriter.quote).joined(separator: ", "))],
+             "routes": [{"name": "item", "pattern": "/items/{id:int}"}],
+             "service": {"publicURL": \(JSONWriter.quote(publicURL))}}
+            """)
+        return try ServiceConfiguration(document: document)
+    }
+
+    @Test func thePublicHostIsTheASCIIHostBrowsersSend() throws {
+        let punycode = try Self.configuration(hosts: ["xn--bcher-kva.example"], publicURL: "https://xn--bcher-kva.example")
+        #expect(punycode.publicHost == "xn--bcher-kva.example")
+        #expect(punycode.allowedRedirectHosts.contains("xn--bcher-kva.example") && !punycode.allowedRedirectHosts.contains("bücher.example"))
+        #expect(punycode.servingWarnings.isEmpty, "\(punycode.servingWarnings)")
+        let elsewhere = try Self.configuration(hosts: ["links.example.com"], publicURL: "https://Go.Example.NET:8443")
+        #expect(elsewhere.publicHost == "go.example.net" && elsewhere.allowedRedirectHosts.contains("go.example.net"))
+        #expect(elsewhere.servingWarnings.contains { $0.contains("put go.example.net in hosts") }, "\(elsewhere.servingWarnings)")
+    }
+}
