@@ -58,25 +58,13 @@ struct ManifestCommand: AsyncParsableCommand {
 
         func run() async throws {
             let findings = await ManifestLinter.lint(data: try Output.readFile(path))
-            for d in findings {
-                if json {
-                    Output.line(JSONWriter.compact(.object([
-                        ("severity", .string(d.severity.rawValue)), ("code", .string(d.code.name)),
-                        ("path", d.location.path.map(JSONValue.string) ?? .null),
-                        ("line", d.location.line.map(JSONValue.int) ?? .null), ("column", d.location.column.map(JSONValue.int) ?? .null),
-                        ("message", .string(d.message)),
-                    ])))
-                } else {
-                    Output.line("\(d.severity.rawValue): \(d.location): \(d.message) [\(d.code)]".terminalEscaped)
-                }
+            if json { Output.write(findings.map { JSONWriter.compact(ManifestLinter.json($0)) }) } else {
+                Output.write(ManifestLinter.lines(findings, file: path).map(\.terminalEscaped))
             }
-            let errors = findings.filter { $0.severity == .error }.count
-            let warnings = findings.count - errors
-            if !json { Output.line(("\(path): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")").terminalEscaped) }
             // A file that is not JSON, or JSON that is not an object, is unreadable input (2), as
             // for every other command that reads a manifest.
             if findings.contains(where: { $0.code == .jsonSyntax || $0.code == .notAnObject }) { throw ExitCode(2) }
-            if errors > 0 { throw ExitCode(1) }
+            if findings.contains(where: { $0.severity == .error }) { throw ExitCode(1) }
         }
     }
 

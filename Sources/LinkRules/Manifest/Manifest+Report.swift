@@ -37,3 +37,24 @@ extension ManifestTestRunner.Summary {
         .object([("summary", .object([("passed", .int(passed)), ("failed", .int(failed)), ("skipped", .int(skipped))]))])
     }
 }
+
+extension ManifestLinter {
+    /// A finding as `manifest lint --json` writes it: the path is null where the finding is about
+    /// the text (a line and column) rather than an entry.
+    public static func json(_ finding: Diagnostic) -> JSONValue {
+        .object([
+            ("severity", .string(finding.severity.rawValue)), ("code", .string(finding.code.name)),
+            ("path", finding.location.path.map(JSONValue.string) ?? .null),
+            ("line", finding.location.line.map(JSONValue.int) ?? .null), ("column", finding.location.column.map(JSONValue.int) ?? .null),
+            ("message", .string(finding.message)),
+        ])
+    }
+
+    /// The findings in words, then `FILE: 1 error, 2 warnings`. Escape the lines before they
+    /// reach a terminal.
+    public static func lines(_ findings: [Diagnostic], file: String) -> [String] {
+        let errors = findings.filter { $0.severity == .error }.count, warnings = findings.count - errors
+        return findings.map { "\($0.severity.rawValue): \($0.location): \($0.message) [\($0.code)]" }
+            + ["\(file): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"]
+    }
+}
