@@ -44,7 +44,7 @@ public struct Inbox: Sendable {
     public let directory: String
 
     /// The inbox a user's commands share: `$SWITCHYARD_INBOX` when set and not empty, else
-    /// `switchyard/inbox` in the user's state directory (``StateDirectory``).
+    /// `switchyard/inbox` in the user's state directory (`StateDirectory`).
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         environment["SWITCHYARD_INBOX"].flatMap { $0.isEmpty ? nil : $0 } ?? StateDirectory.path(environment: environment) + "/switchyard/inbox"
     }
