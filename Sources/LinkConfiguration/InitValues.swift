@@ -72,7 +72,9 @@ package struct InitValues: Sendable {
             case .end: ended = true; return nil
             }
         }
-        if domain == nil { domain = ask("Domain of your universal links (links.example.com)", "--domain") { $0.domain = $1 } }
+        if domain == nil { domain = ask("Domain of your universal links, such as links.example.com", "--domain") { $0.domain = $1 } }
+        // Nothing can be written without a domain: the other answers would be lost.
+        guard domain != nil else { return }
         if teamID == nil, package == nil { teamID = ask("Apple team ID (empty: no iOS app)", "--team-id") { $0.teamID = $1 } }
         if teamID != nil, bundleID == nil { bundleID = ask("iOS bundle ID", "--bundle-id") { $0.bundleID = $1 } }
         if teamID != nil, appStoreID == nil { appStoreID = ask("App Store ID (empty: not published yet)", "--app-store-id") { $0.appStoreID = $1 } }

@@ -81,7 +81,8 @@ public struct CDNComparison: Sendable {
             cdnProblem: { if case .failure(let p) = copy { return p.message } else { return nil } }())
     }
 
-    /// The comparison as one JSON object (`aasa compare --json`).
+    /// The comparison as one JSON object (`aasa compare --json`); `jsonDifferences` is null
+    /// unless both copies are JSON.
     public var json: JSONValue {
         func describe(_ r: HostingCheck.Report) -> JSONValue {
             .object([("url", .string(r.url)), ("status", r.status.map { .int($0) } ?? .null), ("bytes", .int(r.body.count))])
@@ -89,7 +90,7 @@ public struct CDNComparison: Sendable {
         return .object([
             ("site", site.map(describe) ?? .null), ("cdn", describe(cdn)),
             ("cdnHeaders", .object(cdnHeaders.map { ($0.name, .string($0.value)) })),
-            ("sameBytes", .bool(site?.body == cdn.body)), ("jsonDifferences", .array(jsonDifferences.map(JSONValue.string))),
+            ("sameBytes", .bool(site?.body == cdn.body)), ("jsonDifferences", comparedJSON ? .array(jsonDifferences.map(JSONValue.string)) : .null),
             ("urls", .int(urls.count)),
             ("decisionDifferences", .array(differences.map { d in
                 .object([("url", .string(d.url)), ("appId", .string(d.appID)), ("site", .string(d.first.rawValue)), ("cdn", .string(d.second.rawValue))])

@@ -16,8 +16,10 @@ public final class RecordingHandler: Sendable {
         self.path = path
         self.log = log
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        // A SIGKILL mid-append leaves a torn last line: end it, so the next record starts clean.
-        if !text.isEmpty && !text.hasSuffix("\n") { try FileSystem.appendDurably(path, "\n") }
+        // Opened for appending now (made when missing), so a file that cannot be written stops the
+        // watcher before any request is taken; a SIGKILL mid-append leaves a torn last line,
+        // ended here so the next record starts clean.
+        try FileSystem.appendDurably(path, !text.isEmpty && !text.hasSuffix("\n") ? "\n" : "")
         seen = Locked(Set(text.split(separator: "\n").compactMap { try? RelayRequest(record: Array($0.utf8)).id }))
     }
 

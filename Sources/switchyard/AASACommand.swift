@@ -101,10 +101,13 @@ struct AASACommand: ParsableCommand {
         @Flag(help: "Fetch from loopback, private and link-local addresses too (a test server); refused by default.") var allowPrivateAddresses = false
         @Flag(help: "One JSON object.") var json = false
 
-        func run() async throws {
+        func validate() throws {
             guard !domain.isEmpty, URLInput.problem("https://\(domain)/") == nil, !domain.contains("/") else {
                 throw ValidationError("DOMAIN must be a host name such as shop.example (no scheme or path)")
             }
+        }
+
+        func run() async throws {
             var urls = url
             if let routes { urls += PlatformComparison.sampleURLs(try loadRouter(routes)) }
             let fetcher = HostingCheck(trustedCAFile: caFile, allowPrivateAddresses: allowPrivateAddresses)

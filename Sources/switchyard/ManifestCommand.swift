@@ -55,9 +55,10 @@ struct ManifestCommand: AsyncParsableCommand {
 
         @Argument(help: "The manifest file.") var path: String
         @Flag(help: "One JSON object per finding.") var json = false
+        @OptionGroup var isolation: ScriptIsolationOption
 
         func run() async throws {
-            let findings = await ManifestLinter.lint(data: try Output.readFile(path))
+            let findings = await ManifestLinter.lint(data: try Output.readFile(path), isolation: isolation.isolation)
             if json { Output.write(findings.map { JSONWriter.compact(ManifestLinter.json($0)) }) } else {
                 Output.write(ManifestLinter.lines(findings, file: path).map(\.terminalEscaped))
             }

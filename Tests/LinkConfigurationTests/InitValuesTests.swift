@@ -52,6 +52,14 @@ import Testing
         #expect(missing.message.hasPrefix("no app:"), "\(missing.message)")
     }
 
+    /// Without a domain nothing can be written: when its question is skipped, no other is asked.
+    @Test func aSkippedDomainAsksNothingMore() {
+        let script = Script(["", "ABCDE12345", "com.example.plur"])
+        var values = Self.empty()
+        values.askForMissing(script.question)
+        #expect(script.asked.count == 1 && values.domain == nil && values.teamID == nil, "\(script.asked)")
+    }
+
     @Test func whatIsMissingNamesTheOption() {
         var values = Self.empty()
         values.domain = "links.example.com"

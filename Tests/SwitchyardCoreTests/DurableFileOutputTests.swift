@@ -41,5 +41,9 @@ import Testing
         #expect(throws: FileError(.io, path: dir + "/real", "cannot write '\(dir)/real': it is a directory", errno: EISDIR)) {
             try DurableFile.writeOutput(dir + "/real", Array("x".utf8))
         }
+        // An empty path names no file: refused before anything is written (no stray temporary file).
+        let before = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.currentDirectoryPath)
+        #expect(throws: FileError.self) { try DurableFile.writeOutput("", Array("x".utf8)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: FileManager.default.currentDirectoryPath) == before)
     }
 }

@@ -163,6 +163,10 @@ import URLRelayService
         let records = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { try? RelayRequest(record: Array($0.utf8)) }
         #expect(records.map(\.id) == [a.id, b.id])
         #expect(lines.lines.count == 1 && lines.lines[0].contains("delivered again"))
+        // A file that cannot be written stops the handler before any request is taken.
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-dir-\(UUID().uuidString)/record.jsonl").path
+        #expect(throws: RelayError.self) { try RecordingHandler(path: missing) }
+        #expect(throws: RelayError.self) { try RecordingHandler(path: FileManager.default.temporaryDirectory.path) }
     }
 
     /// Drains `inbox`, trying again for up to 5 s while it is locked; the count handled.

@@ -125,6 +125,12 @@ import Testing
         #expect(agree.stdout.contains("bytes: the same") && agree.stdout.contains("json: the same") && agree.stdout.contains("0 differ"))
         let unreachable = try await CLITests.run(["aasa", "compare", "127.0.0.1:1", "--cdn-base", same.origin + "/a/v1", "--ca-file", ca.caFile, "--allow-private-addresses"])
         #expect(unreachable.status == 2 && unreachable.stderr.contains("could not fetch"), "\(unreachable.stderr)")
+        // A CDN without a copy (404) decides nothing: every example differs, and the JSON of the
+        // two copies was not compared (null, not an empty list).
+        let none = try await CLITests.run(["aasa", "compare", domain, "--cdn-base", server.origin + "/nothing/", "--ca-file", ca.caFile, "--allow-private-addresses", "--json"])
+        #expect(none.status == 1 && none.stdout.contains(#""status":404"#) && none.stdout.contains(#""jsonDifferences":null"#), "\(none.stdout)")
+        let badDomain = try await CLITests.run(["aasa", "compare", "https://example.com"])
+        #expect(badDomain.status == 2 && badDomain.stderr.contains("Usage: switchyard aasa compare"), "\(badDomain.stderr)")
     }
 
     /// `serve` with `appleCDN.check` compares the stand-in CDN's copy with the AASA it serves, for

@@ -32,6 +32,29 @@ import Testing
         }
     }
 
+    /// `manifest lint` loads every script of a manifest it is given, in worker processes too: the
+    /// promise-job loops and the huge allocation of the runaway manifest, which no in-process
+    /// limit stops, end, and lint reports on the file.
+    @Test func lintEndsOnScriptsThatNeverEnd() throws {
+        let process = ChildProcess()
+        process.executableURL = CLITests.binary
+        process.arguments = ["manifest", "lint", Self.manifest]
+        process.currentDirectoryURL = CLITests.testsDirectory
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // A guard against a hang, not a measurement: each script has a 2 s limit.
+        let deadline = Date().addingTimeInterval(180)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let hung = process.isRunning
+        if hung { process.signal(SIGKILL) }
+        process.waitUntilExit()
+        #expect(!hung, "manifest lint still ran after 180 s")
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("runaway-manifest.json: "), "\(text)")
+    }
+
     /// Starts the binary resolving `url` with the endless `Await` script, its workers marked;
     /// `output` receives its stdout (or nil to drop it).
     static func startEndless(timeLimit: Int, marker: String, output: Pipe?) throws -> ChildProcess {

@@ -7,8 +7,10 @@ public enum ManifestLinter {
     /// Codes that are errors in lint even if loading only warns about them.
     static let errorCodes: Set<ErrorCode> = [.formatAndScript2, .testCountMismatch, .scriptWithoutProcess]
 
-    /// All findings, errors first in document order, then warnings.
-    public static func lint(data: [UInt8]) async -> [Diagnostic] {
+    /// All findings, errors first in document order, then warnings. Scripts are loaded and run
+    /// once where `isolation` says: a manifest from someone else should be linted with worker
+    /// processes, which are ended when a script overruns (a microtask loop is not stopped in process).
+    public static func lint(data: [UInt8], isolation: ScriptIsolation = .inProcess) async -> [Diagnostic] {
         let manifest: Manifest
         var diagnostics: [Diagnostic]
         do {
@@ -29,7 +31,7 @@ public enum ManifestLinter {
             }
         }
         // Load every script for real (offline, short limit): syntax errors, missing process().
-        let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 2)
+        let runtime = ScriptRuntime(fetcher: OfflineFetcher(), timeLimit: 2, isolation: isolation)
         var checked: Set<String> = []
         func checkScript(_ t: Manifest.Transform, _ path: String) async {
             guard case .script(let source) = t, checked.insert(source).inserted else { return }

@@ -220,6 +220,7 @@ public enum DurableFile {
     /// Errors read `cannot write 'PATH': reason`.
     public static func writeOutput(_ path: String, _ bytes: [UInt8]) throws(FileError) {
         do throws(FileError) {
+            guard !path.isEmpty else { throw FileError(.io, path: path, "an empty path names no file (give a file, or - for standard output)") }
             var info = stat()
             guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else {
                 let target = target(of: path)
