@@ -108,6 +108,7 @@ struct AASACommand: ParsableCommand {
         }
 
         func run() async throws {
+            try Output.refuseNonURLs(url)
             var urls = url
             if let routes { urls += PlatformComparison.sampleURLs(try loadRouter(routes)) }
             let fetcher = HostingCheck(trustedCAFile: caFile, allowPrivateAddresses: allowPrivateAddresses)

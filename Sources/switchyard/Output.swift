@@ -57,6 +57,16 @@ enum Output {
         }
     }
 
+    /// Says why each of `urls` that is no absolute URL cannot be decided, and exits with 1 when
+    /// one is not (nothing is decided then).
+    static func refuseNonURLs(_ urls: [String]) throws {
+        let problems = urls.compactMap { url in URLInput.problem(url).map { "error: \(url.terminalEscaped): \($0)" } }
+        guard problems.isEmpty else {
+            problems.forEach { error($0) }
+            throw ExitCode(1)
+        }
+    }
+
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
     /// True when stdin was closed when the process started (`StandardDescriptors.occupyClosed`, run first in main.swift).

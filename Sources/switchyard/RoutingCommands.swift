@@ -66,6 +66,7 @@ struct RoutesCommand: ParsableCommand {
         @Argument(help: "URLs to decide (default: examples built from every route).") var urls: [String] = []
 
         func run() throws {
+            try Output.refuseNonURLs(urls)
             let rows = PlatformComparison.compare(router: try loadRouter(routes), aasa: try aasa.map(AASACommand.load), appID: appID,
                                                   assetLinks: try assetlinks.map(AssetLinksCommand.load), package: package, urls: urls)
             if json { Output.write(rows.map { JSONWriter.compact($0.json) }) } else { Output.write(rows.map(\.line.terminalEscaped)) }

@@ -167,6 +167,17 @@ import Testing
         BadBody(body: #"{"route": "appGroup", "parameters": {"group.id": null}}"#, code: "invalid-parameters", field: #"parameters["group.id"]"#),
     ]
 
+    /// A configuration with no app scheme refuses every custom-scheme deep link and says where
+    /// to name one, rather than listing an empty set.
+    @Test func aDeepLinkWithNoSchemeConfiguredSaysWhereToGiveOne() async throws {
+        let h = try await Harness.make(extra: "apple:\n  - {teamId: ABCDE12345, bundleId: community.rabble.plur}\nroutes:\n  - {name: invite, pattern: \"/i/{code}\"}\n  - {name: join, pattern: \"/join/{groupId}\", query: {code: code}}\nlanding: {title: Plur}\ninvites: {route: join, codeParameter: code, fields: {groupId: groupId}, required: [groupId]}\n")
+        try await h.app().test(.router) { client in
+            let r = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/x"}"#)
+            #expect(r.status == .badRequest && r.json?.at("error.code")?.stringValue == "invalid-deep-link", "\(r.text)")
+            #expect(r.json?.at("error.message")?.stringValue == "deepLink: scheme plur: is not an app scheme of this configuration (it has none: give apple[].scheme or service.deepLinkSchemes)", "\(r.text)")
+        }
+    }
+
     /// The decoder's refusals read as the checks' do: what is at fault, what it must be, and the field meant.
     @Test func typeErrorsAndMisspeltFieldsSayWhatWasMeant() async throws {
         let h = try await Harness.make()

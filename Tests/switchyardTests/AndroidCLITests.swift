@@ -92,6 +92,10 @@ import Testing
         let differ = try await CLITests.run(["routes", "platforms", "--routes", routes, "--assetlinks", only, "--json"])
         #expect(differ.status == 1)
         #expect(differ.stdout.contains(#""ios":"match","android":"no_match","disagree":true"#), "\(differ.stdout)")
+        // Text that is no URL is not decided: said with the reason, status 1, nothing printed.
+        let notURL = try await CLITests.run(["routes", "platforms", "--routes", routes, "not a url", "https://rabble.community/\u{1B}[31mx"])
+        #expect(notURL.status == 1 && notURL.stdout.isEmpty, "\(notURL.stdout)")
+        #expect(notURL.stderr.contains("error: not a url: ") && notURL.stderr.contains("\\u{1B}[31mx"), "\(notURL.stderr)")
     }
 
     /// `aasa compare` against two local HTTPS servers, the site and a stand-in for Apple's CDN,

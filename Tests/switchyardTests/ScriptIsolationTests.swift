@@ -52,7 +52,8 @@ import Testing
         process.waitUntilExit()
         #expect(!hung, "manifest lint still ran after 180 s")
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(text.contains("runaway-manifest.json: "), "\(text)")
+        #expect(text.contains("warning: actions[0].formats[0].script2: run once on an empty input, the script did not finish") && text.contains("[script-timeout]"), "\(text)")
+        #expect(text.contains("[script-memory]") && text.contains("runaway-manifest.json: 0 errors, "), "\(text)")
     }
 
     /// Starts the binary resolving `url` with the endless `Await` script, its workers marked;
@@ -96,10 +97,14 @@ import Testing
         #expect(r.count == 5)
         for n in [0, 1, 3] {
             // Ended for its CPU time (2.5 s) or, on a machine so loaded that it got little CPU,
-            // by the wall-clock backstop (12 s + 2 s): either way its worker was ended.
-            #expect(r.lines[n]?.contains(#""format":0,"appId":"app","url":null,"error":{"code":"script-timeout","message":"the script was stopped after "#) == true,
-                    "\(r.lines[n] ?? "")")
-            #expect(r.lines[n]?.contains("; its worker process was ended\"}") == true, "\(r.lines[n] ?? "")")
+            // by the wall-clock backstop (12 s + 2 s): either way its worker was ended. Once, in a
+            // full run, JavaScriptCore aborted inside the endless promise jobs first: that worker's
+            // end is reported as a crash, and the call still failed alone.
+            let line = r.lines[n] ?? ""
+            let ended = line.contains(#""format":0,"appId":"app","url":null,"error":{"code":"script-timeout","message":"the script was stopped after "#)
+                && line.contains("; its worker process was ended\"}")
+            let crashed = line.contains(#""format":0,"appId":"app","url":null,"error":{"code":"script-crashed","message":"the script's worker process was killed by signal "#)
+            #expect(ended || crashed, "\(line)")
         }
         #expect(r.lines[2]?.contains(#""title":"Huge","format":0,"appId":"app","url":null,"error":{"code":"script-memory","message":"the script was stopped after its "#) == true, "\(r.lines[2] ?? "")")
         #expect(r.lines[2]?.contains("passed the 256 MB memory limit") == true, "\(r.lines[2] ?? "")")

@@ -1,8 +1,9 @@
 import SwitchyardCore
 /// Checks a manifest for mistakes an author can fix: regexes that do not compile, formats
 /// naming unknown apps, `testResults` whose length differs from `testInputs`, `format` and
-/// `script2` together, duplicate identifiers, scripts that do not load or define no `process`,
-/// test inputs their own action does not match.
+/// `script2` together, duplicate identifiers, scripts that do not load or define no `process`
+/// (and, as warnings, scripts that do not finish on an empty input), test inputs their own action
+/// does not match.
 public enum ManifestLinter {
     /// Codes that are errors in lint even if loading only warns about them.
     static let errorCodes: Set<ErrorCode> = [.formatAndScript2, .testCountMismatch, .scriptWithoutProcess]
@@ -35,10 +36,15 @@ public enum ManifestLinter {
         var checked: Set<String> = []
         func checkScript(_ t: Manifest.Transform, _ path: String) async {
             guard case .script(let source) = t, checked.insert(source).inserted else { return }
-            if case .failure(let e) = await runtime.run(source, input: ""), e.code == .scriptSyntax || e.code == .scriptWithoutProcess {
+            guard case .failure(let e) = await runtime.run(source, input: "") else { return }
+            if e.code == .scriptSyntax || e.code == .scriptWithoutProcess {
                 if !diagnostics.contains(where: { $0.location.path == path && $0.code == .scriptWithoutProcess }) {
                     diagnostics.append(Diagnostic(.error, e.code, at: SourceLocation(path: path), e.message))
                 }
+            } else if e.code == .scriptTimeout || e.code == .scriptMemory {
+                // It may finish on a real input, so a warning: but every link it is given may
+                // wait out the limit.
+                diagnostics.append(Diagnostic(.warning, e.code, at: SourceLocation(path: path), "run once on an empty input, the script did not finish: \(e.message)"))
             }
         }
         for a in manifest.actions {

@@ -282,7 +282,7 @@ struct LinkInput {
             checked = web.href
         } else {
             guard allowedSchemes.contains(scheme) else {
-                throw .badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.sorted().joined(separator: ", ")))", field: field)
+                throw .badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.isEmpty ? "it has none: give apple[].scheme or service.deepLinkSchemes" : allowedSchemes.sorted().joined(separator: ", ")))", field: field)
             }
             // Serialised as a browser would: `"`, `<`, `>`, spaces and the like percent-encoded.
             checked = URLText.encodingDisallowed(url)
