@@ -13,8 +13,8 @@ public enum AssociationSource {
         /// The source was checked: `subject` is what the findings are about (the file, or the
         /// URL fetched); `fetched` describes the answer when one came.
         case checked(subject: String, fetched: String?, findings: [Finding])
-        /// The source could not be checked: a URL that is not one (status 1), or a file or a
-        /// certificate authority that cannot be read (status 2).
+        /// The source could not be checked: a file or a certificate authority that cannot be
+        /// read (status 2).
         case refused(String, status: Int32)
     }
 
@@ -31,10 +31,10 @@ public enum AssociationSource {
             }
             return .checked(subject: source, fetched: nil, findings: validate(read.bytes))
         }
-        // A URL with a space or a control character is not fetched (and not echoed raw).
-        if let problem = URLInput.problem(source) { return .refused("\(source.terminalEscaped): \(problem)", status: 1) }
-        guard let host = URLComponents(string: source)?.host, !host.isEmpty else {
-            return .refused("\(source.terminalEscaped): the URL has no host", status: 1)
+        // A URL with a space or a control character, or no host, is not fetched: a finding about
+        // the source, so --json still gives its one object.
+        if let problem = URLInput.problem(source) ?? (URLComponents(string: source)?.host?.isEmpty == false ? nil : "the URL has no host") {
+            return .checked(subject: source, fetched: nil, findings: [Finding(.error, .invalidURL, at: "$", "\(problem); nothing was fetched")])
         }
         let url = HostingCheck.location(of: source, file: file)
         guard scheme == "https" else {

@@ -133,6 +133,10 @@ struct AASACommand: ParsableCommand {
         @Option(name: .customLong("app-clip"), help: "App Clip app ID (repeatable).") var appClips: [String] = []
         @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
 
+        func validate() throws {
+            if let problem = AppSiteAssociation.teamIDProblem(teamId) { throw ValidationError("--team-id \(problem)") }
+        }
+
         func run() throws {
             let router = try loadRouter(routes)
             let appIDs = bundleId.map { "\(teamId).\($0)" }

@@ -26,7 +26,7 @@ enum FindingOutput {
 }
 
 /// `aasa validate` and `assetlinks validate`: the findings of `AssociationSource.check`, or its
-/// refusal with status 1 (not a URL) or 2 (unreadable); exit status 1 on errors.
+/// refusal with status 2 (unreadable); exit status 1 on errors.
 enum SourceValidation {
     static func run(
         _ source: String, wellKnownFile file: String, maximumBytes: Int, caFile: String?, allowPrivateAddresses: Bool = false, json: Bool,

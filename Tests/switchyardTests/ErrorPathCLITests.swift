@@ -189,7 +189,7 @@ import Testing
         #expect(lines[4] == #"{"id":null,"line":6,"decision":"match"}"#, "\(lines[4])")
         #expect(lines[5] == #"{"id":7,"error":{"code":"wrong-type","message":"\"url\" must be a string, found number"}}"#, "\(lines[5])")
         #expect(lines[6].hasPrefix(#"{"id":8,"error":{"code":"missing-key","message":"\"aasa\" is missing"#), "\(lines[6])")
-        #expect(lines[0] == #"{"id":1,"error":{"code":"invalid-url","message":"\"url\" not an absolute URL (expected a scheme such as https: followed by the rest of the link)"}}"#, "\(lines[0])")
+        #expect(lines[0] == #"{"id":1,"error":{"code":"invalid-url","message":"\"url\": not an absolute URL (expected a scheme such as https: followed by the rest of the link)"}}"#, "\(lines[0])")
         #expect(lines[1].hasPrefix(#"{"id":null,"line":2,"error":{"code":"json-syntax","#), "\(lines[1])")
         #expect(lines[2].hasPrefix(#"{"id":null,"line":4,"error":{"code":"missing-key","#), "\(lines[2])")
         #expect(lines[3] == #"{"id":5,"decision":"match"}"#)
@@ -231,11 +231,29 @@ import Testing
         }
     }
 
+    /// A source that is no URL to fetch is a finding about it: status 1, the reason in the
+    /// report, and with --json still one object on stdout.
+    @Test func aSourceURLThatCannotBeFetchedIsAFinding() async throws {
+        for source in ["https:///x", "https://", "https://rabble.community/a b"] {
+            let text = try await CLITests.run(["aasa", "validate", source])
+            #expect(text.status == 1, "\(source): \(text.stderr)")
+            #expect(text.stdout.contains("error: $: ") && text.stdout.contains("; nothing was fetched [invalid-url]\n"), "\(source): \(text.stdout)")
+            let json = try await CLITests.run(["assetlinks", "validate", source, "--json"])
+            #expect(json.status == 1, "\(source): \(json.stderr)")
+            let report = try JSONParser.parse(json.stdout)
+            #expect(report["valid"] == .bool(false) && report["file"]?.stringValue == source, "\(json.stdout)")
+            #expect(report["findings"]?.arrayValue?.first?["code"]?.stringValue == "invalid-url", "\(json.stdout)")
+        }
+        let noHost = try await CLITests.run(["aasa", "validate", "https:///x"])
+        #expect(noHost.stdout.contains("error: $: the URL has no host; nothing was fetched [invalid-url]"), "\(noHost.stdout)")
+    }
+
     /// Inputs that are wrong in a way a person can fix say so in words, with the documented status.
     @Test func wrongValuesSayWhatIsWrongInWords() async throws {
         for (arguments, status, message) in [
-            (["aasa", "validate", "https:///x"], Int32(1), "error: https:///x: the URL has no host"),
-            (["aasa", "validate", "https://127.0.0.1:9/", "--ca-file", "/dev/null"], 2, "error: cannot use '/dev/null' as a certificate authority: it holds no PEM certificate"),
+            (["aasa", "validate", "https://127.0.0.1:9/", "--ca-file", "/dev/null"], Int32(2), "error: cannot use '/dev/null' as a certificate authority: it holds no PEM certificate"),
+            (["aasa", "generate", "--routes", "/dev/null", "--team-id", "bad", "--bundle-id", "com.example.app"], 2,
+             #"--team-id "bad" is not a team ID: it is 10 upper-case letters or digits"#),
             (["route", "--routes", "/dev/null", "x://y"], 2, "the file is empty"),
             (["route", "--routes", "Inputs", "x://y"], 2, "cannot read 'Inputs': it is a directory"),
             (["callback", "parse", "javascript:alert(1)"], 1, "not an x-callback-url: no // after the scheme"),
@@ -323,8 +341,9 @@ import Testing
         for command in ["aasa", "assetlinks"] {
             let r = try await CLITests.run([command, "validate", "https://127.0.0.1:\(server.port)/\u{1B}[2J"])
             #expect(r.status == 1)
-            #expect(r.stderr == "error: https://127.0.0.1:\(server.port)/\\u{1B}[2J: contains the control character U+001B\n", "\(r.stderr)")
-            #expect(r.stdout.isEmpty && !TerminalSafetyCLITests.hasControl(r.stderr.replacingOccurrences(of: "\n", with: "")))
+            #expect(r.stdout.contains("error: $: contains the control character U+001B; nothing was fetched [invalid-url]\n"), "\(r.stdout)")
+            #expect(r.stdout.contains("https://127.0.0.1:\(server.port)/\\u{1B}[2J: invalid, 1 error"), "\(r.stdout)")
+            #expect(!TerminalSafetyCLITests.hasControl(r.stdout.replacingOccurrences(of: "\n", with: "")))
         }
         #expect(try await server.hits() == 0)
     }

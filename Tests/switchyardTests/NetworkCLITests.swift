@@ -384,7 +384,7 @@ struct TestCA: Sendable {
         let redirect = try await CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/goto?u=http%3A%2F%2F127.0.0.1%3A70000%2F"])
         #expect(redirect.status == 1 && redirect.stdout.contains(#""unwrapStopped":"the redirect's Location 'http://127.0.0.1:70000/' is no URL a browser can follow""#), "\(redirect.stdout) \(redirect.stderr)")
         let aasa = try await CLITests.run(["aasa", "validate", "https://127.0.0.1:99999/"])
-        #expect(aasa.status == 1 && aasa.stderr.contains("the port 99999 is not from 0 to 65535"), "\(aasa.stdout) \(aasa.stderr)")
+        #expect(aasa.status == 1 && aasa.stdout.contains("the port 99999 is not from 0 to 65535; nothing was fetched [invalid-url]"), "\(aasa.stdout) \(aasa.stderr)")
     }
 
     /// A refused connection or a handshake with a plain-HTTP port is the answer at once (the HTTP

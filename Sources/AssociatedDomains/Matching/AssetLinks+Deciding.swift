@@ -100,7 +100,7 @@ public struct AndroidDecisionCases: Sendable {
         let (id, broken) = DecisionCases.check(value, strings: ["url", "package"])
         if let broken { return broken }
         let url = value["url"]?.stringValue ?? "", package = value["package"]?.stringValue ?? ""
-        if let problem = URLInput.problem(url) { return DecisionCases.failure(id, .invalidURL, "\"url\" \(problem)") }
+        if let problem = URLInput.problem(url) { return DecisionCases.failure(id, .invalidURL, "\"url\": \(problem)") }
         guard var document = value["assetlinks"] else {
             return DecisionCases.failure(id, .missingKey, "\"assetlinks\" is missing: the file's statements, as a list or as its text")
         }

@@ -35,7 +35,7 @@ public struct DecisionCases: Sendable {
         if let broken { return broken }
         let url = value["url"]?.stringValue ?? "", appID = value["appId"]?.stringValue ?? ""
         guard value["aasa"] != nil else { return Self.failure(id, .missingKey, "\"aasa\" is missing: the file, as an object or as its text") }
-        if let problem = URLInput.problem(url) { return Self.failure(id, .invalidURL, "\"url\" \(problem)") }
+        if let problem = URLInput.problem(url) { return Self.failure(id, .invalidURL, "\"url\": \(problem)") }
         // Without "domain" (or with null) the URL's own host is the domain.
         let domain: String?
         switch value["domain"] {

@@ -16,8 +16,7 @@ enum AppIDCheck {
         let team = id[..<dot]
         let bundle = id[id.index(after: dot)...]
         var findings: [Finding] = []
-        let teamIsWellFormed = team.count == 10 && team.allSatisfy { ($0.isASCII && $0.isUppercase) || ($0.isASCII && $0.isNumber) }
-        if !teamIsWellFormed {
+        if !isTeamID(team) {
             let looksLikeBundle = team.allSatisfy { $0.isLowercase || $0 == "-" } && bundle.contains(".")
             findings.append(Finding(.error, looksLikeBundle ? .missingTeamID : .malformedAppID, at: path, looksLikeBundle
                 ? "\(JSONWriter.quote(id)) looks like a bare bundle ID: prefix it with your 10-character team ID (ABCDE12345.\(id))"
@@ -31,5 +30,10 @@ enum AppIDCheck {
             findings.append(Finding(.error, .malformedBundleID, at: path, "the bundle ID \(JSONWriter.quote(String(bundle))) may only contain letters, digits, '-' and '.' (reverse-DNS, e.g. com.example.app)"))
         }
         return findings
+    }
+
+    /// True for a well-formed team ID: 10 upper-case ASCII letters or digits.
+    static func isTeamID(_ team: Substring) -> Bool {
+        team.count == 10 && team.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
     }
 }

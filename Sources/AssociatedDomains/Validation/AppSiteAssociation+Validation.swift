@@ -19,6 +19,11 @@ extension AppSiteAssociation {
         AppIDCheck.check(appID, at: path)
     }
 
+    /// Why `teamID` alone is no team ID (10 upper-case ASCII letters or digits), or nil.
+    public static func teamIDProblem(_ teamID: String) -> String? {
+        AppIDCheck.isTeamID(teamID[...]) ? nil : "\(JSONWriter.quote(teamID)) is not a team ID: it is 10 upper-case letters or digits (Membership details in the developer account)"
+    }
+
     /// Checks that need the whole model.
     func semanticFindings() -> [Finding] {
         var findings: [Finding] = []
