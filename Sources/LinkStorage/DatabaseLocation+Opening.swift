@@ -13,6 +13,12 @@ extension DatabaseLocation {
         if case .sqlite(let path) = self { return "sqlite:" + URL(fileURLWithPath: path).standardizedFileURL.path }
         return description
     }
+
+    /// True for a SQLite file that is not there yet (opening it makes a new database).
+    public var isMissingFile: Bool {
+        if case .sqlite(let path) = self { return !FileManager.default.fileExists(atPath: path) }
+        return false
+    }
 }
 
 extension LinkStore {
@@ -20,7 +26,7 @@ extension LinkStore {
     /// that is not there is an error that names it: a command that only reads (or removes) makes
     /// no database, so a mistyped path is not a new empty one.
     public static func open(_ location: DatabaseLocation, pool: ConnectionPoolRunner = .store, existing: Bool) async throws(StoreError) -> LinkStore {
-        if existing, case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+        if existing, location.isMissingFile, case .sqlite(let path) = location {
             throw StoreError(.missing, "no database at \(path) (--database sqlite:\(path)); this command reads one and makes none — `switchyard serve` or `switchyard token create` make it")
         }
         return try await open(location, pool: pool)

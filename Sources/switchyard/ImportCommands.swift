@@ -57,6 +57,7 @@ struct ImportOptions: ParsableArguments {
     func run(_ plan: LinkImport.Plan, source: String) async throws {
         var report = LinkImport.Report(source: source, plan: plan, dryRun: dryRun)
         if !dryRun && !plan.links.isEmpty {
+            if (try? DatabaseLocation(argument: databaseOption.database))?.isMissingFile == true { report.newDatabase = databaseOption.shown }
             (report.storeKind, report.outcomes) = try await databaseOption.withStore(describe: { "nothing was imported: \($0)" }) {
                 (String?.some($0.kind), try await $0.importLinks(plan.links))
             }

@@ -41,7 +41,7 @@ import Testing
         let first = try await CLITests.run(["import", "fdl", export.path, "--database", database])
         #expect(first.status == 1, "a row was left out: \(first.stderr)")
         let lines = first.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.last == "\(Self.validRows + 5) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 5 left out (sqlite, one transaction)", "\(first.stdout)")
+        #expect(lines.last == "\(Self.validRows + 5) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 5 left out (sqlite, one transaction); a new database: \(database)", "\(first.stdout)")
         let reported = lines.filter { $0.hasPrefix(export.path + ":") }
         #expect(reported.count == 5)
         #expect(reported.compactMap { Int($0.dropFirst(export.path.count + 1).prefix { $0 != ":" }) } == badLines, "\(reported)")
@@ -56,6 +56,7 @@ import Testing
         let report = try #require(try? JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any], "\(again.stdout)")
         #expect(report["created"] as? Int == 0 && report["updated"] as? Int == 0 && report["unchanged"] as? Int == Self.validRows, "idempotent: \(again.stdout)")
         #expect((report["problems"] as? [[String: Any]])?.count == 5)
+        #expect(report["newDatabase"] is NSNull, "the database was there: \(again.stdout)")
 
         // Our own CSV round-trips: export, import into an empty database, export again.
         let exported = directory.appendingPathComponent("links.csv")
@@ -64,7 +65,7 @@ import Testing
         let copy = "sqlite:" + directory.appendingPathComponent("copy.sqlite").path
         let restored = try await CLITests.run(["import", "csv", exported.path, "--database", copy])
         #expect(restored.status == 0, "\(restored.stdout)\(restored.stderr)")
-        #expect(restored.stdout.hasSuffix("\(Self.validRows) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 0 left out (sqlite, one transaction)\n"))
+        #expect(restored.stdout.hasSuffix("\(Self.validRows) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 0 left out (sqlite, one transaction); a new database: \(copy)\n"), "\(restored.stdout)")
         let second = try await CLITests.run(["export", "csv", "--database", copy])
         #expect(second.stdout == (try String(contentsOf: exported, encoding: .utf8)), "the round trip keeps every field")
         #expect(try await CLITests.run(["import", "csv", exported.path, "--database", copy]).stdout.contains("0 created, 0 updated, \(Self.validRows) unchanged"))

@@ -15,6 +15,9 @@ extension LinkImport {
         package var outcomes: [LinkStore.ImportOutcome]
         /// The database kind the links went to (`sqlite`, `postgres`), or nil when none was written.
         package var storeKind: String?
+        /// The database the links went to when it was made by this import (a SQLite file that
+        /// was not there): said, so a mistyped --database path is seen at once.
+        package var newDatabase: String?
 
         /// Makes the report of storing `plan` with `outcomes`.
         package init(source: String, plan: Plan, dryRun: Bool, outcomes: [LinkStore.ImportOutcome] = [], storeKind: String? = nil) {
@@ -46,6 +49,7 @@ extension LinkImport {
             members.append(("problems", .array(problems.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })))
             members.append(("ignoredColumns", .array(plan.ignoredColumns.map(JSONValue.string))))
             members.append(("notes", .array(plan.notes.map(JSONValue.string))))
+            if !dryRun { members.append(("newDatabase", newDatabase.map(JSONValue.string) ?? .null)) }
             return .object(members)
         }
 
@@ -60,7 +64,8 @@ extension LinkImport {
                 lines.append("\(plan.rows) rows: \(plan.links.count) would be imported, \(plan.problems.count) left out (dry run: nothing stored)")
             } else {
                 lines.append("\(plan.rows) rows: \(count(.created)) created, \(count(.updated)) updated, \(count(.unchanged)) unchanged, "
-                    + "\(problems.count) left out\(plan.links.isEmpty ? "" : " (\(storeKind ?? "none"), one transaction)")")
+                    + "\(problems.count) left out\(plan.links.isEmpty ? "" : " (\(storeKind ?? "none"), one transaction)")"
+                    + (newDatabase.map { "; a new database: \($0)" } ?? ""))
             }
             return lines
         }
