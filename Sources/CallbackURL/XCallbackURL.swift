@@ -205,6 +205,25 @@ extension XCallbackURL {
         return nil
     }
 
+    /// A parameter written `name=value` (`callback build --param`): the pair, or why it cannot
+    /// be one of the request's other parameters — a control, bidirectional or replacement
+    /// character, no name before the `=`, or a name with a field of its own (`x-success`, given
+    /// as its own option so that it is checked) or of the signature (`x-sy-…`).
+    public static func parameter(argument text: String) throws(CallbackError) -> (name: String, value: String) {
+        if text.unicodeScalars.contains(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
+            throw CallbackError(.malformed, "'\(text.displayExcerpt().dropFirst().dropLast())' contains a control, bidirectional or replacement character")
+        }
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw CallbackError(.malformed, "'\(text)' is not name=value (a name before the =)")
+        }
+        let name = String(text[..<equals])
+        if let problem = reservedParameterProblem(name) {
+            let lowered = name.lowercased()
+            throw CallbackError(.malformed, problem + (lowered.hasPrefix("x-sy-") ? "" : ": give it with --\(lowered.dropFirst(2)), which checks it"))
+        }
+        return (name, String(text[text.index(after: equals)...]))
+    }
+
     /// Why `text` cannot be a part of a request, or nil: a control, bidirectional or replacement
     /// character would make it read differently where it is shown.
     public static func textProblem(_ text: String) -> String? {

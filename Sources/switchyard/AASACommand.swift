@@ -65,10 +65,7 @@ struct AASACommand: ParsableCommand {
 
         func run() throws {
             let aasa = try AASACommand.load(file)
-            if let problem = URLInput.problem(url) {
-                Output.error("error: \(url.terminalEscaped): \(problem)")
-                throw ExitCode(1)
-            }
+            try Output.refuseNonURLs([url])
             let e = aasa.explain(url, for: appID, domain: domain)
             // Text that is no absolute URL, or an https URL without a host, cannot be explained:
             // the note says why, and it is invalid input (status 1). A URL of another scheme

@@ -117,28 +117,17 @@ struct RelayWatch: AsyncParsableCommand {
 
     func run() async throws {
         let inbox = try inboxOption.open()
-        let command = openWith.flatMap(CommandOpen.words)
-        let recorder: RecordingHandler?
-        do { recorder = try record.map { try RecordingHandler(path: $0, log: { Output.error("relay: \($0)") }) } } catch {
+        var delivery = WatchDelivery.print
+        if let words = openWith.flatMap(CommandOpen.words) { delivery = .command(words, timeLimit: handlerTimeout) }
+        do {
+            if let record { delivery = .record(try RecordingHandler(path: record, log: { Output.error("relay: \($0)") })) }
+        } catch {
             Output.error("error: \(error)")
             throw ExitCode(2)
         }
         let watcher = RelayWatcher(inbox: inbox, ttl: ttl, pollInterval: poll, maxAttempts: maxAttempts == 0 ? nil : maxAttempts,
-                                   log: { Output.error("relay: \($0)") }) { request -> OpenOutcome in
-            let id = request.id.uuidString.lowercased()
-            if let recorder, let record {
-                return recorder.record(request) ? .opened : .failed("cannot append it to \(record)")
-            }
-            guard let command else {
-                Output.line(String(request.record.dropLast()))
-                return .opened
-            }
-            let outcome = await CommandOpen(command: command, timeLimit: handlerTimeout).open(request)
-            switch outcome {
-            case .opened: Output.line("handled \(id) \(request.url)".terminalEscaped)
-            case .failed(let reason): Output.error("relay: \(id) not handled: \(reason)".terminalEscaped)
-            }
-            return outcome
+                                   log: { Output.error("relay: \($0)") }) { [delivery] request in
+            await delivery.deliver(request, output: Output.line, log: { Output.error("relay: \($0)") })
         }
         Output.error("relay: watching \(inbox.directory)")
         var services: [any Service] = [watcher]

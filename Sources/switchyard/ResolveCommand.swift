@@ -32,9 +32,7 @@ struct ResolveCommand: AsyncParsableCommand {
     @Argument(help: "URLs to resolve.") var urls: [String] = []
 
     func validate() throws {
-        for h in headers where !h.contains(":") {
-            throw ValidationError("--header '\(h)' is not 'Name: value'")
-        }
+        for h in headers where LinkEngine.header(argument: h) == nil { throw ValidationError("--header '\(h)' is not 'Name: value'") }
         if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds above 0, at most 3600") }
         if !(networkTimeout > 0 && networkTimeout <= 3600) { throw ValidationError("--network-timeout must be a number of seconds above 0, at most 3600") }
         if !(16...65536).contains(scriptMemory) { throw ValidationError("--script-memory must be a number of megabytes from 16 to 65536") }
@@ -54,10 +52,7 @@ struct ResolveCommand: AsyncParsableCommand {
             offline: offline, scriptTimeLimit: timeLimit, allowPrivateAddresses: allowPrivateAddresses, useIndex: !linear,
             networkTimeout: networkTimeout, regexTimeLimit: regexTimeLimit,
             scriptMemoryLimit: Double(scriptMemory) * 1_048_576, scriptIsolation: isolation.isolation).withHTTPFetcher())
-        let parsedHeaders: [(String, String)] = headers.map { h in
-            let i = h.firstIndex(of: ":")!
-            return (String(h[..<i]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: i)...]).trimmingCharacters(in: .whitespaces))
-        }
+        let parsedHeaders = headers.compactMap(LinkEngine.header(argument:)).map { ($0.name, $0.value) }
         let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
         let format = Formatter(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
         // Arguments too go through the stream: slow links given on the command line wait about

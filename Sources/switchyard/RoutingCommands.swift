@@ -124,10 +124,7 @@ struct AssetLinksCommand: ParsableCommand {
 
         func run() throws {
             let links = try AssetLinksCommand.load(file)
-            if let problem = URLInput.problem(url) {
-                Output.error("error: \(url.terminalEscaped): \(problem)")
-                throw ExitCode(1)
-            }
+            try Output.refuseNonURLs([url])
             let e = links.explain(url, package: package)
             if json { return Output.line(JSONWriter.compact(e.json)) }
             Output.write(e.lines(url: url, package: package).map(\.terminalEscaped))

@@ -147,6 +147,13 @@ public struct LinkEngine: Sendable {
         return (found, timedOut)
     }
 
+    /// A response header written `Name: value` (`resolve --header`), both sides trimmed; nil
+    /// without a colon.
+    public static func header(argument text: String) -> (name: String, value: String)? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        return (String(text[..<colon]).trimmingCharacters(in: .whitespaces), String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+    }
+
     /// `url + "\n" + {"Name":"value",…}` as header actions expect.
     public static func headerInput(_ url: String, _ headers: [(String, String)]) -> String {
         url + "\n" + JSONWriter.compact(.object(headers.map { ($0.0, JSONValue.string($0.1)) }))

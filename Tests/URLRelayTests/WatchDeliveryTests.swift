@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+@testable import URLRelay
+
+/// `relay watch`'s three ways of handing a request on, each through a real file or process.
+@Suite struct WatchDeliveryTests {
+    final class Lines: @unchecked Sendable {
+        var output: [String] = []
+        var log: [String] = []
+    }
+
+    @Test func printRecordAndCommandDeliverAndSayWhat() async throws {
+        let request = RelayRequest(source: "test", url: "plur://group/a?x=1\u{202E}b")
+        let id = request.id.uuidString.lowercased()
+        let lines = Lines()
+
+        // Printed: the stored record itself, one JSON line (not escaped: it is JSON).
+        #expect(await WatchDelivery.print.deliver(request, output: { lines.output.append($0) }, log: { lines.log.append($0) }) == .opened)
+        #expect(lines.output == [String(request.record.dropLast())])
+
+        // Recorded: appended once, a repeated delivery acknowledged without a second line.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("watch-delivery-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("record.jsonl").path
+        let record = WatchDelivery.record(try RecordingHandler(path: file))
+        #expect(await record.deliver(request, output: { _ in }, log: { _ in }) == .opened)
+        #expect(await record.deliver(request, output: { _ in }, log: { _ in }) == .opened)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == request.record)
+
+        // A command: its exit status decides; a success is said with the URL escaped for a terminal.
+        lines.output = []
+        #expect(await WatchDelivery.command(["/bin/true"], timeLimit: 5).deliver(request, output: { lines.output.append($0) }, log: { lines.log.append($0) }) == .opened)
+        #expect(lines.output == ["handled \(id) plur://group/a?x=1\\u{202E}b"])
+        let failed = await WatchDelivery.command(["/bin/false"], timeLimit: 5).deliver(request, output: { lines.output.append($0) }, log: { lines.log.append($0) })
+        #expect(failed != .opened)
+        #expect(lines.log.count == 1 && lines.log[0].hasPrefix("\(id) not handled: ") && lines.log[0].contains("exited with status 1"), "\(lines.log)")
+    }
+}
