@@ -10,7 +10,12 @@ extension DatabaseLocation {
     /// The location as a person needs to see it: a SQLite file by its absolute path (a command
     /// run from another directory opens another file), PostgreSQL without its password.
     public var shown: String {
-        if case .sqlite(let path) = self { return "sqlite:" + URL(fileURLWithPath: path).standardizedFileURL.path }
+        if case .sqlite(let path) = self {
+            // Made absolute by hand: standardizing a relative "~/x" would expand the tilde, which
+            // SQLite does not (it opens ./~/x).
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            return "sqlite:" + URL(fileURLWithPath: absolute).standardizedFileURL.path
+        }
         return description
     }
 

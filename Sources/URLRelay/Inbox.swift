@@ -353,7 +353,7 @@ public struct Inbox: Sendable {
                         report.declined = request.id
                         break files
                     }
-                    let why = "not delivered after \(count) attempts (the retry budget is \(maxAttempts)); last failure: \(reason)"
+                    let why = "not delivered after \(count) attempt\(count == 1 ? "" : "s") (the retry budget is \(maxAttempts)); last failure: \(reason)"
                     log("gave up on request \(id) from \(request.source.displayExcerpt()): \(why); kept in rejected/, the requests behind it go on")
                     try await Self.io.run { () throws(RelayError) in
                         try inbox.keep(line, as: name + ".\(n)", reason: why)

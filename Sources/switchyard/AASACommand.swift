@@ -132,6 +132,12 @@ struct AASACommand: ParsableCommand {
 
         func validate() throws {
             if let problem = AppSiteAssociation.teamIDProblem(teamId) { throw ValidationError("--team-id \(problem)") }
+            for id in bundleId where id.hasPrefix(teamId + ".") {
+                throw ValidationError("--bundle-id \(id) starts with the team ID: give the bundle ID alone (--team-id is put in front of it)")
+            }
+            for clip in appClips {
+                if let problem = AppSiteAssociation.validate(appID: clip).first(where: { $0.severity == .error }) { throw ValidationError("--app-clip \(problem.message)") }
+            }
         }
 
         func run() throws {

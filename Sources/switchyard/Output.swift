@@ -160,7 +160,7 @@ struct ScriptIsolationOption: ParsableArguments {
     enum Mode: String, ExpressibleByArgument, CaseIterable { case process, none }
 
     @Option(help: ArgumentHelp(
-        "Where scripts run: 'process' (worker processes, ended when a script overruns its time or memory) or 'none' (this process).",
+        "Where scripts run: 'process' (worker processes, ended when a script overruns its time or memory) or 'none' (this process, where a promise-job loop or one huge allocation is not stopped).",
         valueName: "process|none"))
     var scriptIsolation: Mode = .process
 

@@ -111,6 +111,7 @@ struct RelayWatch: AsyncParsableCommand {
         if !(ttl > 0 && ttl.isFinite) { throw ValidationError("--ttl must be a positive number of seconds") }
         if !(poll > 0 && poll <= 86_400) { throw ValidationError("--poll must be more than 0 and at most 86400 seconds") }
         if !(handlerTimeout > 0 && handlerTimeout <= 86_400) { throw ValidationError("--handler-timeout must be more than 0 and at most 86400 seconds") }
+        if openWith != nil && record != nil { throw ValidationError("--open-with and --record cannot be given together (a recorded request is not opened)") }
         if let openWith, CommandOpen.words(openWith) == nil { throw ValidationError("--open-with has no command, or a quote or a backslash left open") }
         if let http, Launcher.address(http) == nil { throw ValidationError("--http must be a loopback HOST:PORT such as 127.0.0.1:8765") }
     }

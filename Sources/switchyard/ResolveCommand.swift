@@ -32,7 +32,7 @@ struct ResolveCommand: AsyncParsableCommand {
     @Argument(help: "URLs to resolve.") var urls: [String] = []
 
     func validate() throws {
-        for h in headers where LinkEngine.header(argument: h) == nil { throw ValidationError("--header '\(h)' is not 'Name: value'") }
+        for h in headers where LinkEngine.header(argument: h) == nil { throw ValidationError("--header '\(h)' is not 'Name: value' (a field name, a colon, a value on one line)") }
         if !(timeLimit > 0 && timeLimit <= 3600) { throw ValidationError("--time-limit must be a number of seconds above 0, at most 3600") }
         if !(networkTimeout > 0 && networkTimeout <= 3600) { throw ValidationError("--network-timeout must be a number of seconds above 0, at most 3600") }
         if !(16...65536).contains(scriptMemory) { throw ValidationError("--script-memory must be a number of megabytes from 16 to 65536") }

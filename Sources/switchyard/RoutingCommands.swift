@@ -71,7 +71,7 @@ struct RoutesCommand: ParsableCommand {
                                                   assetLinks: try assetlinks.map(AssetLinksCommand.load), package: package, urls: urls)
             if json { Output.write(rows.map { JSONWriter.compact($0.json) }) } else { Output.write(rows.map(\.line.terminalEscaped)) }
             let differ = rows.filter(\.disagree).count
-            if !json { Output.error("\(rows.count) URLs, \(differ) where iOS and Android 15 disagree") }
+            if !json { Output.error("\(rows.count) URL\(rows.count == 1 ? "" : "s"), \(differ) where iOS and Android 15 disagree") }
             if differ > 0 { throw ExitCode(1) }
         }
     }

@@ -43,7 +43,7 @@ func runCommandLine() async -> Never {
     } catch {
         if Switchyard.exitCode(for: error) == .validationFailure {
             refuseUnknownCommand()
-            Output.standardError(Data((Switchyard.fullMessage(for: error) + "\n").utf8))
+            Output.error(Switchyard.fullMessage(for: error))  // the option's text may hold any character: escaped
             Switchyard.exit(withError: ExitCode(2))
         }
         Switchyard.exit(withError: error)

@@ -254,6 +254,16 @@ import Testing
             (["aasa", "validate", "https://127.0.0.1:9/", "--ca-file", "/dev/null"], Int32(2), "error: cannot use '/dev/null' as a certificate authority: it holds no PEM certificate"),
             (["aasa", "generate", "--routes", "/dev/null", "--team-id", "bad", "--bundle-id", "com.example.app"], 2,
              #"--team-id "bad" is not a team ID: it is 10 upper-case letters or digits"#),
+            (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", "ABCDE12345.com.example.app"], 2,
+             "--bundle-id ABCDE12345.com.example.app starts with the team ID: give the bundle ID alone"),
+            (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", "com.example.app", "--app-clip", "bad id"], 2,
+             #"--app-clip "bad id" is not TEAMID.bundle.id"#),
+            // The option's text reaches the terminal escaped (a bidi override here).
+            (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE\u{202E}2345", "--bundle-id", "a.b"], 2,
+             #"--team-id "ABCDE\u{202E}2345" is not a team ID"#),
+            (["resolve", "--offline", "--header", ": v", "https://x.example/"], 2, "--header ': v' is not 'Name: value' (a field name, a colon, a value on one line)"),
+            (["resolve", "--offline", "--header", "A: b\r\nInjected: x", "https://x.example/"], 2, #"--header 'A: b\u{D}\u{A}Injected: x' is not"#),
+            (["relay", "watch", "--inbox", "/nonexistent/inbox", "--open-with", "echo", "--record", "/nonexistent/r"], 2, "--open-with and --record cannot be given together"),
             (["route", "--routes", "/dev/null", "x://y"], 2, "the file is empty"),
             (["route", "--routes", "Inputs", "x://y"], 2, "cannot read 'Inputs': it is a directory"),
             (["callback", "parse", "javascript:alert(1)"], 1, "not an x-callback-url: no // after the scheme"),
@@ -267,6 +277,7 @@ import Testing
             #expect(r.status == status, "\(arguments): \(r.stderr)")
             #expect(r.stderr.contains(message), "\(arguments): \(r.stderr)")
             #expect(!r.stderr.contains("Error:") || message.hasPrefix("--"), "no type names: \(r.stderr)")
+            #expect(!r.stderr.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\r" }, "escaped: \(r.stderr)")
         }
     }
 

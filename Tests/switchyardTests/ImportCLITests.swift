@@ -66,6 +66,11 @@ import Testing
         let restored = try await CLITests.run(["import", "csv", exported.path, "--database", copy])
         #expect(restored.status == 0, "\(restored.stdout)\(restored.stderr)")
         #expect(restored.stdout.hasSuffix("\(Self.validRows) rows: \(Self.validRows) created, 0 updated, 0 unchanged, 0 left out (sqlite, one transaction); a new database: \(copy)\n"), "\(restored.stdout)")
+        // SQLite takes "~" as a directory's name, and the summary says the file it made.
+        let tilde = try await CLITests.run(["/bin/sh", "-c", "cd \"$1\" && exec \"$0\" import csv \"$2\" --database 'sqlite:~/t.sqlite'",
+                                            CLITests.binary.path, directory.path, exported.path], shell: true)
+        #expect(tilde.status == 0 && tilde.stdout.hasSuffix("; a new database: sqlite:\(directory.path)/~/t.sqlite\n"), "\(tilde.stdout)\(tilde.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/~/t.sqlite"))
         let second = try await CLITests.run(["export", "csv", "--database", copy])
         #expect(second.stdout == (try String(contentsOf: exported, encoding: .utf8)), "the round trip keeps every field")
         #expect(try await CLITests.run(["import", "csv", exported.path, "--database", copy]).stdout.contains("0 created, 0 updated, \(Self.validRows) unchanged"))

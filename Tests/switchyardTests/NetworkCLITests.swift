@@ -385,6 +385,9 @@ struct TestCA: Sendable {
         #expect(redirect.status == 1 && redirect.stdout.contains(#""unwrapStopped":"the redirect's Location 'http://127.0.0.1:70000/' is no URL a browser can follow""#), "\(redirect.stdout) \(redirect.stderr)")
         let aasa = try await CLITests.run(["aasa", "validate", "https://127.0.0.1:99999/"])
         #expect(aasa.status == 1 && aasa.stdout.contains("the port 99999 is not from 0 to 65535; nothing was fetched [invalid-url]"), "\(aasa.stdout) \(aasa.stderr)")
+        // Past 2^64 a URL parser holds no port at all: the fetch went to port 443 and could pass.
+        let huge = try await CLITests.run(["assetlinks", "validate", "https://127.0.0.1:18446744073709551616/", "--allow-private-addresses", "--json"])
+        #expect(huge.status == 1 && huge.stdout.contains(#""code":"invalid-url","path":"$","line":null,"column":null,"message":"the port 18446744073709551616 is not from 0 to 65535; nothing was fetched""#), "\(huge.stdout) \(huge.stderr)")
     }
 
     /// A refused connection or a handshake with a plain-HTTP port is the answer at once (the HTTP

@@ -148,10 +148,16 @@ public struct LinkEngine: Sendable {
     }
 
     /// A response header written `Name: value` (`resolve --header`), both sides trimmed; nil
-    /// without a colon.
+    /// without a colon, with a name that is not an HTTP field name, or with a control character
+    /// (a line break) in the value.
     public static func header(argument text: String) -> (name: String, value: String)? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
-        return (String(text[..<colon]).trimmingCharacters(in: .whitespaces), String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+        let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        let token = Set("!#$%&'*+-.^_`|~".unicodeScalars)
+        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || token.contains($0)) }),
+              !value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else { return nil }
+        return (name, value)
     }
 
     /// `url + "\n" + {"Name":"value",…}` as header actions expect.

@@ -30,9 +30,25 @@ public enum URLInput {
         if input.unicodeScalars.contains("\u{FFFD}") {
             return "contains U+FFFD, the replacement for bytes that are not UTF-8 (percent-encode them)"
         }
-        if let port = URLComponents(string: input)?.port, !(0...65535).contains(port) {
-            return "the port \(port) is not from 0 to 65535"
+        if let port = portText(input) {
+            // Read from the text: a parser that cannot hold the number (2^64 and up) reports no
+            // port at all, and the URL would be fetched on the scheme's default port instead.
+            guard port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return "the port '\(port)' is not a number" }
+            let digits = port.drop { $0 == "0" }
+            guard digits.count <= 5, Int(digits).map({ $0 <= 65535 }) ?? true else { return "the port \(port) is not from 0 to 65535" }
         }
         return nil
+    }
+
+    /// The text after the host's colon in a URL with an authority (`scheme://host:PORT/…`), or
+    /// nil when it has no port (an empty one is no port, as in WHATWG's URL standard).
+    static func portText(_ input: String) -> String? {
+        guard let start = input.range(of: "://")?.upperBound else { return nil }
+        let authority = input[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
+        let hostAndPort = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+        let afterHost = hostAndPort.hasPrefix("[") ? hostAndPort.firstIndex(of: "]").map { hostAndPort[$0...] } ?? "" : hostAndPort
+        guard let colon = afterHost.lastIndex(of: ":") else { return nil }
+        let port = afterHost[afterHost.index(after: colon)...]
+        return port.isEmpty ? nil : String(port)
     }
 }
