@@ -24,6 +24,20 @@ final class SQLiteStore: SQLDatabase {
         self.threads = threads
     }
 
+    /// Why this user cannot open `path` read-write (SQLite also writes its -wal and -shm files
+    /// beside it), in words; nil when permissions are not the reason.
+    static func accessProblem(_ path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        let folder = directory.isEmpty ? "." : directory
+        if FileManager.default.fileExists(atPath: path) {
+            if access(path, R_OK | W_OK) != 0 { return "permission denied: this user cannot read and write the file" }
+        } else if access(folder, W_OK | X_OK) != 0 {
+            return "permission denied: this user cannot make a file in \(folder)"
+        }
+        if access(folder, W_OK | X_OK) != 0 { return "permission denied: this user cannot write in \(folder) (SQLite keeps its -wal and -shm files beside the database)" }
+        return nil
+    }
+
     static func open(path: String, readerCount: Int = 3) async throws(StoreError) -> SQLiteStore {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
@@ -49,7 +63,7 @@ final class SQLiteStore: SQLDatabase {
             for c in opened { try? await c.close() }
             try? await threads.shutdownGracefully()
             if let e = error as? StoreError { throw e }
-            throw StoreError(.unavailable, "sqlite:\(path): \(error)", cause: error)
+            throw StoreError(.unavailable, "sqlite:\(path): \(accessProblem(path) ?? "\(error)")", cause: error)
         }
         return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()), threads: threads)
     }

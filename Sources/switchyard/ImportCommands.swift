@@ -79,7 +79,7 @@ struct ImportFirebase: AsyncParsableCommand {
             service.redirectHosts, apn and ibi among its apps. Rows that cannot be used are reported with their line \
             and reason and left out; the others are stored in one transaction. Running it again changes nothing \
             (a link imported before is updated to the file's fields; a link of another kind with the same code is \
-            never touched). Exit 0 when every row was imported, 1 when a row was left out, 2 when the file cannot be read.
+            never touched). Exit 0 when every row was imported, 1 when a row was left out, 2 when the file cannot be read or the database cannot be written.
             """
     )
 

@@ -28,7 +28,8 @@ struct DatabaseOption: ParsableArguments {
     var shown: String { (try? DatabaseLocation(argument: database).shown) ?? database ?? "" }
 
     /// Runs `body` with the database open (exit status 2 when it cannot be), and closes it
-    /// after. An error `body` throws is said as `error: ` and `describe(error)`, and exits with 1.
+    /// after. An error `body` throws is said as `error: ` and `describe(error)`, and exits with 1,
+    /// or 2 when the database itself failed (read-only, full, gone).
     func withStore<T>(existing: Bool = false, describe: (any Error) -> String = { "\($0)" }, _ body: (LinkStore) async throws -> T) async throws -> T {
         let store = try await open(existing: existing)
         do {
@@ -38,7 +39,7 @@ struct DatabaseOption: ParsableArguments {
         } catch {
             await store.close()
             Output.error("error: \(describe(error))")
-            throw ExitCode(1)
+            throw ExitCode((error as? StoreError).map { $0.code == .failed || $0.code == .unavailable } == true ? 2 : 1)
         }
     }
 

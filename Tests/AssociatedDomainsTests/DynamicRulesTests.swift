@@ -70,6 +70,9 @@ import Testing
         let partial = try #require(Self.read(Self.file(#"[{"/": "/products/*"}]"#)).0)
         #expect(partial.decide("https://shop.example/about", package: "com.example.app") == .noMatch)
         #expect(partial.decide("https://shop.example/products/1", package: "com.other") == .notAssociated)
+        // The reason names the packages the file does verify, so a mistyped one is seen.
+        #expect(partial.explain("https://shop.example/products/1", package: "com.exmaple.app").reason
+                == "no statement grants com.exmaple.app delegate_permission/common.handle_all_urls (the file lists com.example.app)")
         #expect(partial.decide("ftp://shop.example/products/1", package: "com.example.app") == .notAssociated)
         let plain = AssociationGenerator.assetLinks(packageName: "com.example.app", fingerprints: [Self.fingerprint])
         #expect(plain.decide("https://shop.example/anything", package: "com.example.app") == .manifest)

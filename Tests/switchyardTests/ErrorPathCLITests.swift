@@ -312,6 +312,29 @@ import Testing
         #expect(linked.status == 2 && linked.stderr == "error: cannot use the inbox at '\(directory.path)/link': cannot search the way into \(directory.path)/link: permission denied\n", "\(linked.stderr)")
     }
 
+    /// A database this user may not write is said to be so, with status 2 (it cannot be used),
+    /// whether SQLite refuses to open it or opens it read-only and refuses the write.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv to run as another user"))
+    func aDatabaseThisUserMayNotWriteIsStatus2WithTheReason() async throws {
+        let directory = try Self.temporaryDirectory()
+        let export = CLITests.root.appendingPathComponent("Examples/fdl-export.csv").path
+        func asNobody(_ arguments: [String]) async throws -> CLITests.Run {
+            try await CLITests.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLITests.binary.path] + arguments, shell: true)
+        }
+        for (name, mode) in [("closed", 0o755), ("open", 0o777)] {
+            let folder = directory.path + "/" + name
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            #expect(try await CLITests.run(["token", "create", "--name", "t", "--database", "sqlite:\(folder)/db.sqlite"]).status == 0)
+            #expect(chmod(folder + "/db.sqlite", 0o644) == 0 && chmod(folder, mode_t(mode)) == 0)
+            let r = try await asNobody(["import", "fdl", export, "--database", "sqlite:\(folder)/db.sqlite"])
+            #expect(r.status == 2 && r.stdout.isEmpty, "\(name): \(r.stdout) \(r.stderr)")
+            #expect(r.stderr.contains(name == "closed" ? "db.sqlite: permission denied: this user cannot read and write the file"
+                                                       : "error: nothing was imported: sqlite: attempt to write a readonly database"), "\(name): \(r.stderr)")
+        }
+        let made = try await asNobody(["import", "fdl", export, "--database", "sqlite:\(directory.path)/closed/new.sqlite"])
+        #expect(made.status == 2 && made.stderr.contains("new.sqlite: permission denied: this user cannot make a file in \(directory.path)/closed"), "\(made.stderr)")
+    }
+
     /// A status check creates nothing: a missing inbox is reported with status 2 (only send and
     /// watch, which write, make it).
     @Test func relayStatusOfAMissingInboxCreatesNothingAndSaysSo() async throws {

@@ -76,8 +76,20 @@ extension AppSiteAssociation {
                 return explanation
             }
         }
-        if !listed { explanation.note = "no detail lists the app ID \(appID)" }
+        if !listed { explanation.note = "no detail lists the app ID \(appID)" + Self.listing(applinks.details.flatMap(\.appIDs)) }
         return explanation
+    }
+}
+
+extension AppSiteAssociation {
+    /// " (the file lists A, B)" for the apps a file names, so a mistyped one is seen; empty
+    /// when it names none. At most five, then how many more.
+    static func listing(_ apps: [String]) -> String {
+        var unique: [String] = []
+        for app in apps where !unique.contains(app) { unique.append(app) }
+        guard !unique.isEmpty else { return "" }
+        let shown = unique.prefix(5).joined(separator: ", ")
+        return " (the file lists \(shown)\(unique.count > 5 ? " and \(unique.count - 5) more" : ""))"
     }
 }
 

@@ -40,7 +40,8 @@ extension AssetLinks {
     public func explain(_ url: String, package: String) -> Explanation {
         let granting = statements.indices.filter { statements[$0].target.packageName == package && statements[$0].relations.contains(Self.handleAllURLs) }
         guard !granting.isEmpty else {
-            return Explanation(decision: .notAssociated, reason: "no statement grants \(package) \(Self.handleAllURLs)")
+            let granted = statements.filter { $0.relations.contains(Self.handleAllURLs) }.compactMap(\.target.packageName)
+            return Explanation(decision: .notAssociated, reason: "no statement grants \(package) \(Self.handleAllURLs)" + AppSiteAssociation.listing(granted))
         }
         guard let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http" else {
             return Explanation(decision: .notAssociated, reason: "App Links are absolute http(s) URLs with a host")
