@@ -261,6 +261,9 @@ package final class HotLinks: Sendable {
         pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: ClickDay.bot), default: 0] += 1 }
     }
 
+    /// How long a flush waits for its write before it lets the next flush (or an edit) go on.
+    static let flushTimeLimit = Duration.seconds(5)
+
     /// Writes the pending click counts; on failure they are kept for the next flush. Flushes run
     /// one at a time, so a caller that flushes (a test, the shutdown) returns only after counts
     /// another flush had already taken are written too.
@@ -287,13 +290,27 @@ package final class HotLinks: Sendable {
             return done
         }
         visits.merge(folded, uniquingKeysWith: +)
-        do { try await store.addClicks(counts, days: days, clicks: clicks, visits: visits) } catch {
-            pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }
-            pendingDays.withLock { p in for (k, v) in days { p[k, default: 0] += v } }
-            pendingEvents.withLock { p in p.insert(contentsOf: clicks, at: 0) }
-            pendingVisits.withLock { p in for (k, v) in visits where folded[k] == nil { p[k, default: 0] += v } }
-            pendingFolded.withLock { p in for (k, v) in folded { p[k, default: 0] += v } }
-            throw error
+        let store = self.store
+        let write = Task { [visits] in try await store.addClicks(counts, days: days, clicks: clicks, visits: visits) }
+        let requeue: @Sendable () -> Void = { [visits] in
+            self.pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }
+            self.pendingDays.withLock { p in for (k, v) in days { p[k, default: 0] += v } }
+            self.pendingEvents.withLock { p in p.insert(contentsOf: clicks, at: 0) }
+            self.pendingVisits.withLock { p in for (k, v) in visits where folded[k] == nil { p[k, default: 0] += v } }
+            self.pendingFolded.withLock { p in for (k, v) in folded { p[k, default: 0] += v } }
+        }
+        // Waited for a bounded time: a write the database never answers (its connection died
+        // mid-transaction) would otherwise hold the flush lock, and every edit and shutdown
+        // behind it, for good. Its counts stay with it: kept again only if it fails, so a slow
+        // write that commits late is never counted twice.
+        let finished: Bool
+        do { finished = try await awaitingAtMost(Self.flushTimeLimit) { try await write.value } != nil } catch {
+            requeue()
+            throw (error as? StoreError) ?? StoreError(.failed, "\(error)", cause: error)
+        }
+        guard finished else {
+            Task { do { try await write.value } catch { requeue() } }
+            throw StoreError(.unavailable, "the database has not answered the click counts' write within \(Self.flushTimeLimit); they are written when it does, and kept for the next flush if it fails")
         }
     }
 }

@@ -82,7 +82,9 @@ package final class SharedTakes: Sendable {
     private func serve(_ key: String, take: @escaping @Sendable (Int) async -> Take) async {
         while true {
             let count = entries.withLock { $0[key]?.waiting.count ?? 0 }
-            let answer = count > 0 ? await take(count) : (0, nil)
+            // A take the database never answers counts as no answer: the requests queued behind
+            // it are not held for good.
+            let answer: Take = count > 0 ? ((try? await awaitingAtMost(.seconds(10)) { await take(count) }) ?? nil) ?? nil : (0, nil)
             let (allowed, refused, wait, done) = entries.withLock { entries -> ([CheckedContinuation<Double?, Never>], [CheckedContinuation<Double?, Never>], Double?, Bool) in
                 var entry = entries[key] ?? Entry()
                 // The first `count` queued asked in this take; the ones behind them wait for the next.
