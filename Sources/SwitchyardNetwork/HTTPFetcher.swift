@@ -99,7 +99,7 @@ public struct HTTPFetcher: Fetcher {
         guard (1...65535).contains(port) else {
             throw FetchError(code: .invalidURL, message: "\(url): the port \(port) is not from 1 to 65535; nothing was fetched")
         }
-        let address = try await Self.resolve(host: host, port: port, with: options.guardrail)
+        let address = try await Self.resolve(host: host, port: port, with: options.guardrail, seconds: seconds)
 
         // One time limit for the whole request: connection, head and every byte of the body
         // (a body sent a byte at a time cannot stretch it; see `RequestDeadline`).
@@ -154,21 +154,12 @@ public struct HTTPFetcher: Fetcher {
 }
 
 extension HTTPFetcher {
-    /// The guard's DNS lookup (a blocking `getaddrinfo`) on NIO's thread pool, so no caller — an
-    /// event loop, Swift's cooperative pool — waits on it.
-    static func resolve(host: String, port: Int, with guardrail: AddressGuard) async throws(FetchError) -> String {
-        // An address written as such needs no lookup: checked here, at once (the thread pool may
-        // be busy with a database's work).
+    /// The address to connect to for `host`, as `guardrail` allows (see `HostLookup`), waiting
+    /// at most `seconds` for DNS.
+    static func resolve(host: String, port: Int, with guardrail: AddressGuard, seconds: Double) async throws(FetchError) -> String {
+        // An address written as such needs no lookup: checked here, at once.
         if isAddressLiteral(host) { return try guardrail.resolve(host: host, port: port) }
-        let result: Result<String, FetchError>
-        do {
-            result = try await NIOThreadPool.singleton.runIfActive { () -> Result<String, FetchError> in
-                do throws(FetchError) { return .success(try guardrail.resolve(host: host, port: port)) } catch { return .failure(error) }
-            }
-        } catch {
-            result = .failure(FetchError(code: .networkError, message: "cannot resolve host '\(host)': \(error)", cause: error))
-        }
-        return try result.get()
+        return try await HostLookup.address(host: host, port: port, guardrail: guardrail, seconds: seconds)
     }
 }
 

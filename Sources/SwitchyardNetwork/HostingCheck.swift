@@ -92,7 +92,7 @@ public struct HostingCheck: Sendable {
         }
         // The address guard, as for every other fetch: checked, then pinned for the connection.
         let address: String
-        do { address = try await HTTPFetcher.resolve(host: host, port: port, with: AddressGuard(allowPrivate: allowPrivateAddresses)) } catch {
+        do { address = try await HTTPFetcher.resolve(host: host, port: port, with: AddressGuard(allowPrivate: allowPrivateAddresses), seconds: self.timeout) } catch {
             let hint = error.code == .networkRefused ? " (--allow-private-addresses fetches it anyway, for a test server)" : ""
             report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): \(error.message)\(hint); nothing was fetched"))
             return report

@@ -3,13 +3,14 @@ import Testing
 import SwitchyardCore
 
 @Suite struct AwaitingAtMostTests {
-    /// An operation that ends in time gives its result (or its error) at once.
+    /// An operation that ends in time gives its result (or its error) at once, not at the limit
+    /// (an hour: the bound below is loose, for a loaded test machine).
     @Test func anOperationThatEndsGivesItsResult() async throws {
         let start = ContinuousClock.now
-        #expect(try await awaitingAtMost(.seconds(30)) { 42 } == 42)
+        #expect(try await awaitingAtMost(.seconds(3600)) { 42 } == 42)
         struct Failure: Error {}
-        await #expect(throws: Failure.self) { _ = try await awaitingAtMost(.seconds(30)) { () async throws -> Int in throw Failure() } }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        await #expect(throws: Failure.self) { _ = try await awaitingAtMost(.seconds(3600)) { () async throws -> Int in throw Failure() } }
+        #expect(ContinuousClock.now - start < .seconds(120))
     }
 
     /// One that never ends — it ignores cancellation, as a query on a dead connection may — is

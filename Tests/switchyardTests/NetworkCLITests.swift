@@ -173,6 +173,30 @@ struct TestCA: Sendable {
         }
     }
 
+
+    /// Batches waiting on slow servers wait together, not two at a time: a stream of 8 batches of
+    /// 32 lines, each with one link whose server never answers in time, sends all 8 requests
+    /// before the first times out (a wait held an executor thread, one per core, so they went
+    /// out a pair per timeout), and every other line is answered, in order.
+    @Test func slowLinksInManyBatchesAreWaitedOnTogether() async throws {
+        let server = try LocalServer()
+        var lines: [String] = []
+        for batch in 0..<8 {
+            lines.append("\(server.origin)/slow?batch=\(batch)")
+            lines += (1..<32).map { "https://twitter.com/jack/status/\(batch * 100 + $0)" }
+        }
+        let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--network-timeout", "3", "--json"], stdin: lines.joined(separator: "\n") + "\n")
+        let out = r.stdout.split(separator: "\n").map(String.init)
+        #expect(out.count == lines.count, "\(r.stderr)")
+        for (n, line) in out.enumerated() {
+            #expect(line.hasPrefix(#"{"input":"\#(lines[n])""#), "line \(n + 1): \(line.prefix(120))")
+            if n % 32 == 0 { #expect(line.contains("no answer within the network timeout (3.0 s)"), "\(line.prefix(300))") }
+        }
+        let slow = try await server.stamps().filter { $0.target.hasPrefix("/slow") }
+        #expect(slow.count == 8)
+        let spread = (slow.map(\.seconds).max() ?? 0) - (slow.map(\.seconds).min() ?? 0)
+        #expect(spread < 2, "the 8 slow requests arrived over \(spread) s: \(slow)")
+    }
     /// A Location is read as a browser reads it: `/\\host/…` names another host (it was taken as a
     /// path on the same server), and the rule for that host answers.
     @Test func aLocationWithABackslashGoesWhereABrowserGoes() async throws {

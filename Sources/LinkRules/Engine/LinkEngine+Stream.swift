@@ -3,7 +3,8 @@ import SwitchyardCore
 extension LinkEngine {
     /// Resolves a stream of inputs with bounded memory, every core busy and answers in input
     /// order: chunks of `chunkSize` inputs go to the executor, a window of chunks at once, and
-    /// each chunk's answers reach `emit` as the oldest chunk completes. Before it waits for more
+    /// each chunk's answers reach `emit` as the oldest chunk completes. Online, the window is
+    /// wider (`onlineWindow` chunks), so chunks waiting on slow servers overlap with the rest. Before it waits for more
     /// input it emits every answer already asked for, so a slow producer (`tail -f log |`) sees
     /// each answer at once. An input `inputs` finds a problem with (not a URL, an over-long
     /// line) is answered by `refused` and never resolved; the others by `resolved`.
@@ -13,7 +14,7 @@ extension LinkEngine {
         resolved: @escaping @Sendable (Resolution) -> Answer,
         emit: ([Answer]) -> Void
     ) async {
-        let window = max(2, executor.threadCount * 2)
+        let window = max(2, executor.threadCount * 2, options.offline ? 0 : Self.onlineWindow)
         var inFlight: [Task<[Answer], Never>] = []
         while true {
             if !inputs.hasBufferedLine {
@@ -37,4 +38,8 @@ extension LinkEngine {
         }
         for task in inFlight { emit(await task.value) }
     }
+
+    /// Chunks in flight at once when redirects are followed over the network: a chunk waiting on
+    /// a slow server holds no executor thread, so up to this many wait together.
+    package static let onlineWindow = 32
 }

@@ -292,23 +292,62 @@ public struct LinkEngine: Sendable {
     /// Resolves one input: matching actions' formats, browsers, and — when nothing matched — the
     /// URL behind redirect wrappers (static table, then HTTP redirects with HEAD when online).
     public func resolve(_ input: String, headers: [(String, String)] = []) async -> Resolution {
-        await onExecutor { $0.resolveOnExecutor(input, headers: headers) }
+        await resolve(batch: [input], headers: headers)[0]
     }
 
-    /// Resolves several inputs in one trip to the executor, in order. Batch callers send a few
-    /// such chunks at once to keep every executor thread busy while output stays in input order.
-    /// The scripts of the whole batch run together (with worker processes: one round trip).
+    /// Resolves several inputs together, in order. Batch callers send a few such chunks at once to
+    /// keep every executor thread busy while output stays in input order. The scripts of the
+    /// whole batch run together (with worker processes: one round trip), and the batch's links
+    /// that need their redirects followed are fetched together, off the executor's threads, so a
+    /// slow server holds back only its own batch.
     public func resolve(batch inputs: [String], headers: [(String, String)] = []) async -> [Resolution] {
-        await onExecutor { engine in
-            var none: ResolveProfile? = nil
-            return engine.resolveOnExecutor(inputs, headers: headers, profile: &none)
-        }
+        await resolve(batch: inputs, headers: headers, profiling: false).0
     }
 
-    /// `resolve` for code already on the executor.
-    func resolveOnExecutor(_ input: String, headers: [(String, String)]) -> Resolution {
-        var none: ResolveProfile? = nil
-        return resolveOnExecutor([input], headers: headers, profile: &none)[0]
+    /// What a batch's first stage learnt: each input's normalized URL, its matching actions, and
+    /// the links to follow (input position, unwrapped URL).
+    private struct Matched: Sendable {
+        var urls: [String]
+        var evaluated: [(matched: [Int], timedOut: [Int])]
+        var targets: [(Int, String)]
+    }
+
+    /// `resolve(batch:headers:)` in three stages: matching on the executor, redirect following
+    /// (awaited, holding no executor thread), then formats, browsers and scripts on the executor.
+    /// With `profiling`, also the time of each stage.
+    func resolve(batch inputs: [String], headers: [(String, String)], profiling: Bool) async -> ([Resolution], ResolveProfile?) {
+        let offline = options.offline
+        // A batch with nothing to fetch is finished in the same trip to the executor.
+        let first = await onExecutor { engine -> (Matched, [Resolution]?, ResolveProfile?) in
+            let clock = ContinuousClock.now
+            let urls = inputs.map(BrowserURL.normalized)
+            let evaluated = urls.map { engine.evaluateActions($0, headers: headers) }
+            var targets: [(Int, String)] = []
+            if !offline {
+                for (i, url) in urls.enumerated() where evaluated[i].matched.isEmpty && evaluated[i].timedOut.isEmpty {
+                    let target = engine.unwrap(url)
+                    if engine.matchingActions(target, headers: headers).isEmpty { targets.append((i, target)) }
+                }
+            }
+            let matched = Matched(urls: urls, evaluated: evaluated, targets: targets)
+            var profile: ResolveProfile? = profiling ? ResolveProfile() : nil
+            profile?.matching = ContinuousClock.now - clock
+            guard targets.isEmpty else { return (matched, nil, profile) }
+            return (matched, engine.resolveOnExecutor(inputs, matched: matched, followed: [:], headers: headers, profile: &profile), profile)
+        }
+        if let done = first.1 { return (done, first.2) }
+        let matched = first.0
+        var profile = first.2
+        var followed: [Int: (url: String, stopped: String?)] = [:]
+        let started = ContinuousClock.now
+        let outcomes = await followRedirects(matched.targets.map(\.1), headers: headers)
+        for ((i, _), outcome) in zip(matched.targets, outcomes) { followed[i] = outcome }
+        profile?.unwrapping += ContinuousClock.now - started
+        let finished = await onExecutor { [followed, profile] engine in
+            var stages = profile
+            return (engine.resolveOnExecutor(inputs, matched: matched, followed: followed, headers: headers, profile: &stages), stages)
+        }
+        return finished
     }
 
     /// What is known of one input before its scripts run.
@@ -320,10 +359,11 @@ public struct LinkEngine: Sendable {
         var browsers: [(BrowserResult, Pending)]
     }
 
-    /// `resolve` of `inputs` for code already on the executor: each input up to its scripts, then
-    /// the scripts of all of them, then the answers. With a `profile`, the time of each stage is
-    /// added to it.
-    func resolveOnExecutor(_ inputs: [String], headers: [(String, String)], profile: inout ResolveProfile?) -> [Resolution] {
+    /// The last stage of `resolve(batch:)`, on the executor: each input's actions (of the URL it
+    /// was unwrapped to, when no action took the link itself), browsers and scripts. With a
+    /// `profile`, the time of each stage is added to it.
+    private func resolveOnExecutor(_ inputs: [String], matched: Matched, followed: [Int: (url: String, stopped: String?)],
+                                   headers: [(String, String)], profile: inout ResolveProfile?) -> [Resolution] {
         var clock = profile == nil ? nil : ContinuousClock.now
         func lap(_ stage: WritableKeyPath<ResolveProfile, Duration>) {
             guard profile != nil, let start = clock else { return }
@@ -334,44 +374,22 @@ public struct LinkEngine: Sendable {
         var calls: [ScriptCall] = []
         var planned: [Planned] = []
         planned.reserveCapacity(inputs.count)
-        // Links no rule handles, even unwrapped, are followed (HEAD redirects) first, all of the
-        // batch together: slow servers are waited on at the same time, not one after another.
-        let urls = inputs.map(BrowserURL.normalized)
-        var followed: [Int: (url: String, stopped: String?)] = [:]
-        var evaluated = [(matched: [Int], timedOut: [Int])?](repeating: nil, count: urls.count)
-        if !options.offline {
-            var targets: [(Int, String)] = []
-            for (i, url) in urls.enumerated() {
-                let (matched, timedOut) = evaluateActions(url, headers: headers)
-                evaluated[i] = (matched, timedOut)
-                guard matched.isEmpty && timedOut.isEmpty else { continue }
-                let target = unwrap(url)
-                if matchingActions(target, headers: headers).isEmpty { targets.append((i, target)) }
-            }
-            lap(\.matching)
-            if !targets.isEmpty {
-                let outcomes = followRedirectsOnExecutor(targets.map(\.1), until: { self.matchingActions($0, headers: headers).isEmpty == false })
-                for ((i, _), outcome) in zip(targets, outcomes) { followed[i] = outcome }
-                lap(\.unwrapping)
-            }
-        }
         for (index, input) in inputs.enumerated() {
-            var url = urls[index]
-            var (matched, timedOut) = evaluated[index] ?? evaluateActions(url, headers: headers)
-            lap(\.matching)
+            var url = matched.urls[index]
+            var (matchedActions, timedOut) = matched.evaluated[index]
             var unwrapped: String?
             var stopped: String?
-            if matched.isEmpty && timedOut.isEmpty {
+            if matchedActions.isEmpty && timedOut.isEmpty {
                 var target = unwrap(url)
                 if let outcome = followed[index] { (target, stopped) = outcome }
                 if target != url {
                     unwrapped = target
                     url = target
-                    (matched, timedOut) = evaluateActions(url, headers: headers)
+                    (matchedActions, timedOut) = evaluateActions(url, headers: headers)
                 }
                 lap(\.unwrapping)
             }
-            let actions = planResults(for: url, actions: matched, timedOut: timedOut, headers: headers, calls: &calls)
+            let actions = planResults(for: url, actions: matchedActions, timedOut: timedOut, headers: headers, calls: &calls)
             lap(\.formats)
             let browsers = planBrowsers(for: url, calls: &calls)
             lap(\.browsers)
@@ -386,124 +404,93 @@ public struct LinkEngine: Sendable {
         }
     }
 
-    /// Resolves `inputs` on one executor thread, in batches of `batchSize` as `resolve(batch:)`
-    /// gets them from the command line, and says where the time went, stage by stage (for
+    /// Resolves `inputs` in batches of `batchSize` as `resolve(batch:)` gets them from the
+    /// command line, one batch at a time, and says where the time went, stage by stage (for
     /// benchmarks; `resolve(batch:)` is the way to resolve many inputs).
     public func profile(_ inputs: [String], batchSize: Int = 32) async -> ([Resolution], ResolveProfile) {
-        await onExecutor { engine in
-            var profile: ResolveProfile? = ResolveProfile()
-            var results: [Resolution] = []
-            var start = 0
-            while start < inputs.count {
-                let end = min(inputs.count, start + max(1, batchSize))
-                results += engine.resolveOnExecutor(Array(inputs[start..<end]), headers: [], profile: &profile)
-                start = end
-            }
-            return (results, profile!)
+        var total = ResolveProfile()
+        var results: [Resolution] = []
+        var start = 0
+        while start < inputs.count {
+            let end = min(inputs.count, start + max(1, batchSize))
+            let (batch, profile) = await resolve(batch: Array(inputs[start..<end]), headers: [], profiling: true)
+            results += batch
+            if let profile { total.add(profile) }
+            start = end
         }
+        return (results, total)
     }
 
-    /// Follows HTTP redirects with HEAD requests (bounded, every hop address-checked). Stops
-    /// quietly at the last good URL on any error.
-    public func followRedirects(_ url: String) async -> String {
-        await onExecutor { $0.followRedirectsOnExecutor(url).url }
-    }
-
-    /// Follows redirects from `url`, stopping early at a URL for which `done` is true (a rule
-    /// already handles it, so it need not be fetched). The whole unwrap, every hop together, is
-    /// bounded by `networkTimeout`: each hop gets what is left, and none is sent after it.
-    /// It also stops at a redirect to a URL a browser never follows (`javascript:`, `file:`, …).
-    /// `stopped` says why the chain was cut before its end (the hop limit, the timeout, a request
+    /// Follows HTTP redirects from each of `urls` with HEAD requests (bounded, every hop
+    /// address-checked), all chains in flight together: each sends its next hop as soon as its
+    /// last answer comes, so a batch of slow links waits about one timeout, not one per link.
+    /// The whole unwrap of a batch is bounded by `networkTimeout`: each hop gets what is left, and
+    /// none is sent after it. A chain stops early at a URL an action matches (with `headers`), so
+    /// it need not be fetched, and at a redirect to a URL a browser never follows
+    /// (`javascript:`, `file:`, …). A hop that lands on a wrapper link (l.facebook.com/l.php?u=…)
+    /// is unwrapped by the redirect table, as the first URL was, instead of being fetched.
+    /// `stopped` says why a chain was cut before its end (the hop limit, the timeout, a request
     /// that failed, the first one included); nil when it ended (an answer that is not a redirect)
-    /// or a rule took it.
-    func followRedirectsOnExecutor(_ url: String, until done: (String) -> Bool = { _ in false }) -> (url: String, stopped: String?) {
-        followRedirectsOnExecutor([url], until: done)[0]
-    }
-
-    /// `followRedirectsOnExecutor(_:until:)` for several links at once, all in flight together:
-    /// each chain sends its next hop as soon as its last answer comes, so a batch of slow links
-    /// waits about one timeout, not one per link, and a link that never answers holds back no
-    /// other chain. `done` and the redirect table run on this (the executor's) thread.
-    func followRedirectsOnExecutor(_ urls: [String], until done: (String) -> Bool = { _ in false }) -> [(url: String, stopped: String?)] {
-        struct Answer: Sendable {
-            let chain: Int
-            let result: Result<FetchResponse, FetchError>
-        }
-        struct Chain {
-            let start: String
-            var current: String
-            var visited: Set<String>
-            var hops = 0
-            var outcome: (url: String, stopped: String?)?
-        }
-        var chains = urls.map { Chain(start: $0, current: $0, visited: [$0]) }
+    /// or an action took it. Matching and the redirect table run on the executor; the waiting
+    /// holds none of its threads.
+    public func followRedirects(_ urls: [String], headers: [(String, String)] = []) async -> [(url: String, stopped: String?)] {
         let fetcher = scripts.fetcher
         let seconds = options.networkTimeout.isFinite ? min(max(options.networkTimeout, 0), 86_400) : 86_400
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
         let timeoutReason = "no answer within the network timeout (\(seconds) s)"
         let maximumHops = options.maximumRedirectHops
-        let inbox = AsyncInbox<Answer>()
-        var outstanding = 0
 
-        /// Ends chain `i` where it is, or sends its next hop.
-        func ask(_ i: Int) {
-            let current = chains[i].current
-            if current != chains[i].start && done(current) { chains[i].outcome = (current, nil); return }
-            guard chains[i].hops < maximumHops else {
-                chains[i].outcome = (current, done(current) ? nil : "stopped after \(maximumHops) redirects, the limit; the chain may go on")
-                return
-            }
-            guard ContinuousClock.now < deadline else {
-                chains[i].outcome = (current, current == chains[i].start ? "the link itself could not be fetched: \(timeoutReason)" : timeoutReason)
-                return
-            }
-            chains[i].hops += 1
-            outstanding += 1
-            let request = FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline)
-            // Never throws: each answer or failure is a result of its own.
-            inbox.start {
-                do throws(FetchError) { return Answer(chain: i, result: .success(try await fetcher.fetch(request))) } catch {
-                    return Answer(chain: i, result: .failure(error))
+        /// One chain, hop by hop.
+        @Sendable func follow(_ start: String) async -> (url: String, stopped: String?) {
+            var current = start
+            var visited: Set<String> = [start]
+            var hops = 0
+            while true {
+                let first = current == start
+                // No action takes `current` (the chain would have ended there).
+                guard hops < maximumHops else {
+                    return (current, "stopped after \(maximumHops) redirects, the limit; the chain may go on")
                 }
+                guard ContinuousClock.now < deadline else {
+                    return (current, first ? "the link itself could not be fetched: \(timeoutReason)" : timeoutReason)
+                }
+                hops += 1
+                let response: FetchResponse
+                do throws(FetchError) {
+                    response = try await fetcher.fetch(FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline))
+                } catch {
+                    // Cut off by the unwrap's own time limit, or failed on its own. Said for the
+                    // first request too: a refused address or a name that does not resolve is not
+                    // the same as a link no rule knows.
+                    let timedOut = ContinuousClock.now >= deadline.advanced(by: .milliseconds(-100))
+                    let reason = timedOut ? timeoutReason : error.message
+                    return (current, first ? "the link itself could not be fetched: \(reason)" : reason)
+                }
+                guard FetchResponse.redirectStatuses.contains(response.status), let location = response.header("location") else {
+                    return (current, nil)
+                }
+                guard let next = Unwrapper.resolveReference(location, against: current) else {
+                    // A browser would not go anywhere either: said, so it is not taken for the end.
+                    return (current, "the redirect's Location \(location.displayExcerpt(limit: 60)) is no URL a browser can follow")
+                }
+                guard !Unwrapper.isNeverFollowed(next) else { return (current, nil) }
+                guard visited.insert(next).inserted else { return (current, "a redirect loop (back to \(next))") }
+                let (unwrapped, taken) = await onExecutor { engine in
+                    let unwrapped = engine.unwrap(next)
+                    return (unwrapped, !engine.matchingActions(unwrapped, headers: headers).isEmpty)
+                }
+                visited.insert(unwrapped)
+                current = unwrapped
+                if taken { return (current, nil) }
             }
         }
 
-        for i in chains.indices { ask(i) }
-        while outstanding > 0 {
-            let answer = inbox.next()
-            outstanding -= 1
-            let i = answer.chain
-            let current = chains[i].current
-            let first = current == chains[i].start
-            let response: FetchResponse
-            switch answer.result {
-            case .success(let r): response = r
-            case .failure(let error):
-                // Cut off by the unwrap's own time limit, or failed on its own. Said for the
-                // first request too: a refused address or a name that does not resolve is not
-                // the same as a link no rule knows.
-                let timedOut = ContinuousClock.now >= deadline.advanced(by: .milliseconds(-100))
-                let reason = timedOut ? timeoutReason : error.message
-                chains[i].outcome = (current, first ? "the link itself could not be fetched: \(reason)" : reason)
-                continue
-            }
-            guard FetchResponse.redirectStatuses.contains(response.status), let location = response.header("location") else {
-                chains[i].outcome = (current, nil); continue
-            }
-            guard let next = Unwrapper.resolveReference(location, against: current) else {
-                // A browser would not go anywhere either: said, so it is not taken for the end.
-                chains[i].outcome = (current, "the redirect's Location \(location.displayExcerpt(limit: 60)) is no URL a browser can follow"); continue
-            }
-            guard !Unwrapper.isNeverFollowed(next) else { chains[i].outcome = (current, nil); continue }
-            guard chains[i].visited.insert(next).inserted else { chains[i].outcome = (current, "a redirect loop (back to \(next))"); continue }
-            // A hop that lands on a wrapper link (l.facebook.com/l.php?u=…) is unwrapped by the
-            // redirect table, as the first URL was, instead of being fetched.
-            let unwrapped = unwrap(next)
-            if unwrapped != next { chains[i].visited.insert(unwrapped) }
-            chains[i].current = unwrapped
-            ask(i)
+        return await withTaskGroup(of: (Int, (url: String, stopped: String?)).self) { group in
+            for (i, url) in urls.enumerated() { group.addTask { (i, await follow(url)) } }
+            var outcomes = [(url: String, stopped: String?)](repeating: ("", nil), count: urls.count)
+            for await (i, outcome) in group { outcomes[i] = outcome }
+            return outcomes
         }
-        return chains.map { $0.outcome ?? ($0.current, nil) }
     }
 }
 
@@ -581,6 +568,16 @@ public struct ResolveProfile: Sendable, Equatable {
 
     /// An empty profile: no inputs, no time in any stage.
     public init() {}
+
+    /// Adds `other`'s inputs and time, stage by stage.
+    public mutating func add(_ other: ResolveProfile) {
+        inputs += other.inputs
+        matching += other.matching
+        unwrapping += other.unwrapping
+        formats += other.formats
+        browsers += other.browsers
+        scripts += other.scripts
+    }
 }
 
 /// A result whose URL a script may give: an action's or a browser's.
