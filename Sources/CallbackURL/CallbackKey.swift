@@ -13,7 +13,7 @@ public struct CallbackKey: Sendable {
     /// in messages: printable text without spaces only.
     public static func argumentProblem(_ text: String) -> String? {
         guard let eq = text.firstIndex(of: "="), eq != text.startIndex, text.index(after: eq) != text.endIndex else {
-            return "'\(text.displayExcerpt().dropFirst().dropLast())' is not ID=FILE"
+            return "\(text.displayExcerpt()) is not ID=FILE"
         }
         if let scalar = text[..<eq].unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == " " }) {
             return "\(text.displayExcerpt()): the key id must not contain spaces, control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))"

@@ -84,12 +84,12 @@ public struct XCallbackURL: Sendable, Equatable {
     public init(parsing text: String) throws(CallbackError) {
         guard text.utf8.count <= 65_536 else { throw CallbackError(.malformed, "longer than 64 KiB") }
         guard let sep = text.range(of: "://") else {
-            let hasScheme = text.firstIndex(of: ":").map { text[..<$0].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) } && $0 != text.startIndex } ?? false
+            let hasScheme = URLInput.scheme(of: text) != nil
             throw CallbackError(.malformed, hasScheme ? "not an x-callback-url: no // after the scheme (expected scheme://x-callback-url/action)"
                                                       : "no scheme (expected scheme://x-callback-url/action)")
         }
         let scheme = String(text[..<sep.lowerBound])
-        guard let f = scheme.first, f.isASCII, f.isLetter, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+        guard URLInput.isSchemeName(scheme) else {
             throw CallbackError(.malformed, "invalid scheme \"\(scheme.prefix(40))\"")
         }
         var rest = text[sep.upperBound...]
@@ -194,10 +194,8 @@ extension XCallbackURL {
     /// Why `scheme` cannot be a target app's scheme, or nil: RFC 3986 syntax (a letter, then
     /// letters, digits, `+`, `-` or `.`), and never a scheme that runs code or reads files.
     public static func schemeProblem(_ scheme: String) -> String? {
-        let letter = { (b: UInt8) in (65...90).contains(b) || (97...122).contains(b) }
-        let bytes = Array(scheme.utf8)
-        if !(bytes.first.map(letter) ?? false) || !bytes.allSatisfy({ letter($0) || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46 }) {
-            return "'\(scheme.displayExcerpt().dropFirst().dropLast())' is not a URL scheme (a letter, then letters, digits, +, - or .)"
+        if !URLInput.isSchemeName(scheme) {
+            return "\(scheme.displayExcerpt()) is not a URL scheme (a letter, then letters, digits, +, - or .)"
         }
         if URLInput.scriptOrLocalSchemes.contains(scheme.lowercased()) {
             return "\(scheme) is always denied (it runs code or reads files instead of opening an app)"
@@ -211,12 +209,16 @@ extension XCallbackURL {
     /// as its own option so that it is checked) or of the signature (`x-sy-…`).
     public static func parameter(argument text: String) throws(CallbackError) -> (name: String, value: String) {
         if text.unicodeScalars.contains(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
-            throw CallbackError(.malformed, "'\(text.displayExcerpt().dropFirst().dropLast())' contains a control, bidirectional or replacement character")
+            throw CallbackError(.malformed, "\(text.displayExcerpt()) contains a control, bidirectional or replacement character")
         }
         guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
             throw CallbackError(.malformed, "'\(text)' is not name=value (a name before the =)")
         }
         let name = String(text[..<equals])
+        // ' x-sy-id' would pass for another name here and read as the signature's field elsewhere.
+        if name.first!.isWhitespace || name.last!.isWhitespace {
+            throw CallbackError(.malformed, "the name '\(name)' starts or ends with a space")
+        }
         if let problem = reservedParameterProblem(name) {
             let lowered = name.lowercased()
             throw CallbackError(.malformed, problem + (lowered.hasPrefix("x-sy-") ? "" : ": give it with --\(lowered.dropFirst(2)), which checks it"))

@@ -141,8 +141,7 @@ extension ServiceConfiguration {
     /// Why a custom scheme cannot be an app's deep-link scheme, or nil.
     static func schemeProblem(_ scheme: String) -> String? {
         let s = scheme.lowercased()
-        guard let first = s.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
-              s.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }) else {
+        guard URLInput.isSchemeName(s) else {
             return "\(JSONWriter.quote(scheme)) is not a URL scheme (a letter, then letters, digits, + - .)"
         }
         if Destinations.forbiddenSchemes.contains(s) || s == "http" || s == "https" {

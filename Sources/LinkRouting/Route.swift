@@ -37,7 +37,7 @@ public struct Route: Sendable, Equatable {
         var rest = Substring(pattern)
         if let sep = rest.range(of: "://") {
             let scheme = rest[..<sep.lowerBound].lowercased()
-            guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }), scheme.first!.isLetter else {
+            guard URLInput.isSchemeName(scheme) else {
                 throw RouteTableError("route \(name): \(JSONWriter.quote(String(scheme))) is not a valid URL scheme")
             }
             if scheme == "https" || scheme == "http" {

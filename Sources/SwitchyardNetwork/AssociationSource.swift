@@ -61,8 +61,6 @@ public enum AssociationSource {
     public static func urlScheme(_ source: String) -> String? {
         guard let separator = source.range(of: "://") else { return nil }
         let scheme = source[..<separator.lowerBound]
-        guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
-        return scheme.lowercased()
+        return URLInput.isSchemeName(scheme) ? scheme.lowercased() : nil
     }
 }

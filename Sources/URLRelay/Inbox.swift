@@ -62,7 +62,9 @@ public struct Inbox: Sendable {
     /// directory throws `io` saying so, and missing folders read as empty.
     public init(directory: String, policy: OpenPolicy = OpenPolicy(), creating: Bool = true) throws(RelayError) {
         self.policy = policy
-        self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        // Absolute, so that what is said of it (status, logs, the launcher) names it wherever it is read.
+        let trimmed = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        self.directory = trimmed.hasPrefix("/") || trimmed.isEmpty ? trimmed : FileManager.default.currentDirectoryPath + "/" + trimmed
         guard creating else {
             if let reason = Self.missing(self.directory) {
                 guard reason.hasSuffix(" does not exist") else { throw RelayError(.io, "cannot use the inbox at '\(directory)': \(reason)") }

@@ -72,8 +72,8 @@ public struct OpenPolicy: Sendable {
     public func check(_ url: String) -> String? {
         guard url.utf8.count <= maximumLength else { return "the URL is longer than \(maximumLength) bytes" }
         guard let scheme = Self.scheme(of: url) else { return "not an absolute URL (no scheme)" }
-        if url.unicodeScalars.contains(where: { $0.value == 0x20 || $0.isControlCharacter }) {
-            return "the URL contains a space or a control character"
+        if let scalar = url.unicodeScalars.first(where: { $0.value == 0x20 || $0.isControlCharacter }) {
+            return scalar == " " ? "the URL contains a space" : "the URL contains the control character \(String(format: "U+%04X", scalar.value))"
         }
         if let scalar = url.unicodeScalars.first(where: \.isDeceptiveFormat) {
             return "the URL contains the invisible format character \(String(format: "U+%04X", scalar.value)) (a bidirectional override, a line separator or a character that shows nothing: it makes a link read differently from where it goes)"
@@ -118,12 +118,7 @@ public struct OpenPolicy: Sendable {
         return .open(delay: trustedSchemes.contains(scheme) ? trustedDelay : 0)
     }
 
-    static func scheme(of url: String) -> String? {
-        guard let colon = url.firstIndex(of: ":") else { return nil }
-        let s = url[..<colon].lowercased()
-        guard let f = s.first, f.isLetter, s.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
-        return s
-    }
+    static func scheme(of url: String) -> String? { URLInput.scheme(of: url) }
 
     /// A configured host (or `*.` pattern) written as a browser writes the host it goes to
     /// (`Bücher.example` as `xn--bcher-kva.example`), so that it compares with `BrowserURL.host`.

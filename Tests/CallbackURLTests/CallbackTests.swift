@@ -242,3 +242,38 @@ import Testing
         #expect(missing?.message.contains("/nonexistent/key") == true, "\(String(describing: missing))")
     }
 }
+
+/// `callback build --param`'s reading of `name=value`, and the scheme and key checks' messages.
+@Suite struct CallbackArgumentTests {
+    @Test func aParameterIsNameEqualsValue() throws {
+        #expect(try XCallbackURL.parameter(argument: "a=b=c") == ("a", "b=c"))
+        #expect(try XCallbackURL.parameter(argument: "emoji=🙂") == ("emoji", "🙂"))
+        #expect(try XCallbackURL.parameter(argument: "empty=") == ("empty", ""))
+    }
+
+    @Test(arguments: [
+        ("=v", "'=v' is not name=value (a name before the =)"),
+        ("novalue", "'novalue' is not name=value (a name before the =)"),
+        (" x-sy-id=1", "the name ' x-sy-id' starts or ends with a space"),
+        ("x-sy-id =1", "the name 'x-sy-id ' starts or ends with a space"),
+        ("a=\u{202E}b", #"'a=\u{202E}b' contains a control, bidirectional or replacement character"#),
+    ])
+    func aParameterThatCannotBeOneSaysWhy(argument: String, message: String) {
+        #expect(throws: CallbackError(.malformed, message)) { try XCallbackURL.parameter(argument: argument) }
+    }
+
+    @Test func theSignatureAndCallbackFieldsAreNotParameters() {
+        for name in ["x-sy-id", "X-SY-SIG", "x-success", "x-error"] {
+            #expect(throws: CallbackError.self) { try XCallbackURL.parameter(argument: "\(name)=1") }
+        }
+    }
+
+    /// A long text is shown cut, with its length, and the quote closed.
+    @Test func longTextIsExcerptedWhole() {
+        let long = String(repeating: "é", count: 100)
+        #expect(XCallbackURL.schemeProblem(long) == "'\(String(repeating: "é", count: 80))…' (200 bytes) is not a URL scheme (a letter, then letters, digits, +, - or .)")
+        #expect(XCallbackURL.schemeProblem("plur") == nil)
+        #expect(XCallbackURL.schemeProblem("Javascript")?.contains("always denied") == true)
+        #expect(CallbackKey.argumentProblem(String(repeating: "k", count: 90))?.hasSuffix("…' (90 bytes) is not ID=FILE") == true)
+    }
+}

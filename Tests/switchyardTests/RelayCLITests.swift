@@ -53,7 +53,7 @@ import Testing
     @Test func sendRefusesWhatThePolicyDeniesAndStoresNothing() async throws {
         let inbox = try Self.inbox()
         for (url, reason) in [("javascript:alert(1)", "scheme javascript: is denied"), ("not a url", "not an absolute URL (no scheme)"),
-                              ("plur://group/a b", "the URL contains a space or a control character")] {
+                              ("plur://group/a b", "the URL contains a space")] {
             let r = try await CLITests.run(["relay", "send", url, "--inbox", inbox])
             #expect(r.status == 1, "\(url)")
             #expect(r.stdout.isEmpty)
@@ -64,7 +64,7 @@ import Testing
                                     stdin: "plur://group/a\u{0}b\nhttps://example.com/" + String(repeating: "a", count: 10_000) + "\nplur://group/ok\n")
         #expect(huge.status == 1)
         #expect(huge.stdout.split(separator: "\n").count == 1)
-        #expect(huge.stderr.contains("the URL contains a space or a control character"), "\(huge.stderr)")
+        #expect(huge.stderr.contains(#"refused: stdin line 1: 'plur://group/a\u{0}b': the URL contains the control character U+0000"#), "\(huge.stderr)")
         #expect(huge.stderr.contains("refused: stdin line 2 (10020 bytes): the URL is longer than 8192 bytes; nothing stored for it"), "\(huge.stderr)")
         let status = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
         #expect(status.stdout.contains(#""pending":1"#), "\(status.stdout)")

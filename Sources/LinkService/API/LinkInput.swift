@@ -374,7 +374,7 @@ struct LinkInput {
             throw .badRequest(.invalidURL, "\(field) contains the character \(String(format: "U+%04X", scalar.value)), which makes a link read differently from where it goes", field: field)
         }
         let scheme = url[..<colon].lowercased()
-        guard let first = scheme.first, first.isLetter, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+        guard URLInput.isSchemeName(scheme) else {
             throw .badRequest(.invalidURL, "\(field) has no valid scheme", field: field)
         }
         if Destinations.forbiddenSchemes.contains(scheme) {

@@ -147,9 +147,7 @@ public enum BrowserURL {
 
     /// The scheme (lower-cased) and what follows its colon, when `text` starts with one.
     static func schemeAndRest(_ text: String) -> (String, Substring)? {
-        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.first!.isASCII, text.first!.isLetter,
-              text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
-        else { return nil }
+        guard let colon = text.firstIndex(of: ":"), URLInput.isSchemeName(text[..<colon]) else { return nil }
         return (text[..<colon].lowercased(), text[text.index(after: colon)...])
     }
 

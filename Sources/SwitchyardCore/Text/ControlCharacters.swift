@@ -25,10 +25,10 @@ extension Unicode.Scalar {
 
 extension String {
     /// The start of the text for a message, quoted in single quotes, each control or deceptive
-    /// format character as "?", at most `limit` characters; a longer text says its size in bytes
-    /// (a refused URL may be megabytes long).
+    /// format character written as `\u{1B}` (as ``terminalEscaped``), at most `limit` characters;
+    /// a longer text says its size in bytes (a refused URL may be megabytes long).
     public func displayExcerpt(limit: Int = 80) -> String {
-        let head = String(String.UnicodeScalarView(unicodeScalars.prefix(limit).map { $0.isUnsafeToDisplay ? "?" : $0 }))
+        let head = String(String.UnicodeScalarView(unicodeScalars.prefix(limit))).terminalEscaped
         return "'" + head + (unicodeScalars.count > limit ? "…' (\(utf8.count) bytes)" : "'")
     }
 

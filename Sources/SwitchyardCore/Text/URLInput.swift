@@ -10,12 +10,16 @@ public enum URLInput {
     /// The scheme of `text`, lower-cased, when it starts with one (RFC 3986: a letter, then
     /// letters, digits, "+", "-" or ".", then ":"); nil otherwise.
     public static func scheme(of text: String) -> String? {
-        let bytes = text.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else { return nil }
-        let name = bytes[..<colon]
+        guard let colon = text.firstIndex(of: ":"), isSchemeName(text[..<colon]) else { return nil }
+        return text[..<colon].lowercased()
+    }
+
+    /// Whether `name` is a scheme's name (RFC 3986): an ASCII letter, then ASCII letters,
+    /// digits, "+", "-" or ".".
+    public static func isSchemeName(_ name: some StringProtocol) -> Bool {
         func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
-        guard isLetter(name.first!), name.allSatisfy({ isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return nil }
-        return String(decoding: name, as: UTF8.self).lowercased()
+        guard let first = name.utf8.first, isLetter(first) else { return false }
+        return name.utf8.allSatisfy { isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
     }
 
     /// Why `input` is not a URL to work on, or nil: it must be an absolute URL (a scheme, then
