@@ -106,9 +106,33 @@ package struct InitValues: Sendable {
     static let standInFingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
 }
 
-/// What `switchyard init` lacks to make a template, naming the options to give.
+extension InitValues {
+    /// Writes the files these values make into `directory` (``ConfigurationTemplate/write(into:replacing:)``)
+    /// and returns what to tell the person: what was written, and what to run next. A value
+    /// missing is a usage error; a value the files refuse is named by its option.
+    package func write(into directory: String, replacing: Bool) throws(InitValuesError) -> [String] {
+        let template = try template().get()
+        guard !directory.isEmpty else { throw InitValuesError("--directory is empty: give a directory (. for this one)") }
+        do { _ = try template.files() } catch { throw InitValuesError(Self.flagged(error.message), usage: false) }
+        let written: (configuration: String, routes: String)
+        do { written = try template.write(into: directory, replacing: replacing) } catch { throw InitValuesError(error.message, usage: false) }
+        // serve reads ./switchyard.yaml and keeps its data in ./.switchyard/: run it from there.
+        let plain = directory.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._/-".unicodeScalars.contains($0)) }
+        let quoted = plain ? directory : "'" + directory.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return [
+            "wrote \(written.configuration) (the service: apps, public URL, landing pages) and \(written.routes) (the route table, which the app routes with too)",
+            (directory == "." ? "next: " : "next: cd \(quoted) && ") + "switchyard serve (it reads ./switchyard.yaml and keeps its data in ./.switchyard/)",
+        ]
+    }
+}
+
+/// Why `switchyard init` cannot write its files: a value missing (a usage error, naming the
+/// options to give), or one the files refuse, or the files cannot be written.
 package struct InitValuesError: Error, Sendable {
     /// In words.
     package var message: String
-    init(_ message: String) { self.message = message }
+    /// True when an option is missing or empty (the command's usage), false when a value or the
+    /// directory is refused.
+    package var usage: Bool
+    init(_ message: String, usage: Bool = true) { (self.message, self.usage) = (message, usage) }
 }

@@ -18,12 +18,7 @@ extension CallbackKey {
     }
 
     /// Reads the key, or exits with 2 and the reason (no such file, a directory, under 16 bytes).
-    static func read(_ text: String) throws -> CallbackKey {
-        do { return try CallbackKey(argument: text) } catch {
-            Output.error("error: \(error.message)")
-            throw ExitCode(2)
-        }
-    }
+    static func read(_ text: String) throws -> CallbackKey { try Output.orExit { try CallbackKey(argument: text) } }
 }
 
 struct CallbackBuild: ParsableCommand {

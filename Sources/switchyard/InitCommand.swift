@@ -34,33 +34,11 @@ struct InitCommand: ParsableCommand {
         var values = InitValues(domain: domain, teamID: teamId, bundleID: bundleId, appStoreID: appStoreId, package: package,
                                 fingerprints: fingerprint, scheme: scheme, name: name)
         if isatty(STDIN_FILENO) == 1 { values.askForMissing(Self.ask) }
-        let template: ConfigurationTemplate
-        switch values.template() {
-        case .failure(let missing): throw Self.usage(missing.message)
-        case .success(let made): template = made
-        }
-        guard !directory.isEmpty else { throw Self.usage("--directory is empty: give a directory (. for this one)") }
-        do { _ = try template.files() } catch {
-            Output.error("error: \(InitValues.flagged(error.message))")
+        do { Output.write(try values.write(into: directory, replacing: force).map(\.terminalEscaped)) } catch {
+            // A usage error says where to read more; either way, status 2.
+            Output.error("error: \(error.message)" + (error.usage ? "\n  See 'switchyard init --help'." : ""))
             throw ExitCode(2)
         }
-        let configurationPath: String, routesPath: String
-        do { (configurationPath, routesPath) = try template.write(into: directory, replacing: force) } catch {
-            Output.error("error: \(error.message)")
-            throw ExitCode(2)
-        }
-        Output.line("wrote \(configurationPath) (the service: apps, public URL, landing pages) and \(routesPath) (the route table, which the app routes with too)")
-        // serve reads ./switchyard.yaml and keeps its data in ./.switchyard/: run it from there.
-        let safe = directory.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._/-".unicodeScalars.contains($0)) }
-        let shown = safe ? directory : "'" + directory.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        Output.line((directory == "." ? "next: switchyard serve (it reads ./switchyard.yaml and keeps its data in ./.switchyard/)"
-                                      : "next: cd \(shown) && switchyard serve (it reads ./switchyard.yaml and keeps its data in ./.switchyard/)").terminalEscaped)
-    }
-
-    /// A usage error of this command: the message and where to read more, status 2.
-    private static func usage(_ message: String) -> ExitCode {
-        Output.error("error: \(message)\n  See 'switchyard init --help'.")
-        return ExitCode(2)
     }
 
     /// One question on the terminal, asked again with the reason while `check` refuses the answer.

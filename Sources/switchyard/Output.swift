@@ -47,14 +47,28 @@ enum Output {
         standardError(Data((safe + "\n").utf8))
     }
 
+    /// `body`'s result; when it throws, the error is said on stderr after "error: " and the
+    /// command ends with `status` (2 by default: input that cannot be read or used).
+    static func orExit<T>(_ status: Int32 = 2, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let exit as ExitCode { throw exit } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(status)
+        }
+    }
+
+    /// `orExit` for asynchronous work.
+    static func orExit<T>(_ status: Int32 = 2, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let exit as ExitCode { throw exit } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(status)
+        }
+    }
+
     /// Writes `bytes` to the file an `-o` option names (`-` is stdout; see
     /// `DurableFile.writeOutput`), or exits with status 2 and the reason.
     static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
         if path == "-" { return standardOutput(Data(bytes)) }
-        do { try DurableFile.writeOutput(path, bytes) } catch {
-            Output.error("error: \(error.message)")
-            throw ExitCode(2)
-        }
+        try orExit { try DurableFile.writeOutput(path, bytes) }
     }
 
     /// Says why each of `urls` that is no absolute URL cannot be decided, and exits with 1 when
@@ -76,19 +90,7 @@ enum Output {
     /// reason: not found, permission denied, a directory, or over `maximumBytes` (reading stops
     /// there, the rest is never loaded).
     static func readFile(_ path: String, maximumBytes: Int = 64 << 20) throws -> [UInt8] {
-        do { return try DurableFile.read(path, maximumBytes: maximumBytes) } catch {
-            Output.error("error: \(error.message)")
-            throw ExitCode(2)
-        }
-    }
-
-    /// At most `limit` bytes of the file; `complete` is false when there was more (nothing past
-    /// the limit is read). Errors as `readFile`.
-    static func readFile(_ path: String, upTo limit: Int) throws -> (bytes: [UInt8], complete: Bool) {
-        do { return try DurableFile.read(path, upTo: limit) } catch {
-            Output.error("error: \(error.message)")
-            throw ExitCode(2)
-        }
+        try orExit { try DurableFile.read(path, maximumBytes: maximumBytes) }
     }
 
     /// Inputs from the arguments, or — when there are none — from stdin, one per line, lazily;

@@ -29,10 +29,7 @@ struct InboxOption: ParsableArguments {
             Output.error("error: --inbox is empty; give the inbox directory, or leave the option out for the default")
             throw ExitCode(2)
         }
-        do { return try Inbox(directory: inbox ?? Inbox.defaultDirectory(), creating: creating) } catch {
-            Output.error("error: \(error)".terminalEscaped)
-            throw ExitCode(2)
-        }
+        return try Output.orExit { try Inbox(directory: inbox ?? Inbox.defaultDirectory(), creating: creating) }
     }
 }
 
@@ -45,7 +42,9 @@ struct RelayCommand: AsyncParsableCommand {
 }
 
 struct RelaySend: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "send", abstract: "Enqueue a URL durably; prints the request id.")
+    static let configuration = CommandConfiguration(
+        commandName: "send", abstract: "Enqueue a URL durably; prints the request id.",
+        discussion: "With --stdin, blank lines are skipped; a refused line is said on stderr with its line number and the reason, and the rest are still sent (exit status 1 at the end).")
     @Argument(help: "The URL to open (omit with --stdin).") var url: String?
     @Flag(help: "Send one URL per stdin line; each id is printed once its request is durable.") var stdin = false
     @Option(parsing: .unconditional, help: "With --stdin, commit this many lines at a time (group commit).") var batch = 1
@@ -73,7 +72,7 @@ struct RelaySend: ParsableCommand {
         do {
             refused = try inbox.send(urls, source: source, metadata: meta, batch: batch,
                                      committed: { Output.line($0.map { $0.id.uuidString.lowercased() }.joined(separator: "\n")) },
-                                     refused: { Output.error("refused: \($0.displayExcerpt()): \($1)") })
+                                     refused: { Output.error("refused: \(urls.lineNumber.map { "stdin line \($0): " } ?? "")\($0.displayExcerpt()): \($1)") })
         } catch {
             Output.error("error: \(error)")
             throw ExitCode(1)
@@ -120,12 +119,7 @@ struct RelayWatch: AsyncParsableCommand {
         let inbox = try inboxOption.open()
         var delivery = WatchDelivery.print
         if let words = openWith.flatMap(CommandOpen.words) { delivery = .command(words, timeLimit: handlerTimeout) }
-        do {
-            if let record { delivery = .record(try RecordingHandler(path: record, log: { Output.error("relay: \($0)") })) }
-        } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
+        if let record { delivery = .record(try Output.orExit { try RecordingHandler(path: record, log: { Output.error("relay: \($0)") }) }) }
         let watcher = RelayWatcher(inbox: inbox, ttl: ttl, pollInterval: poll, maxAttempts: maxAttempts == 0 ? nil : maxAttempts,
                                    log: { Output.error("relay: \($0)") }) { [delivery] request in
             await delivery.deliver(request, output: Output.line, log: { Output.error("relay: \($0)") })
@@ -152,11 +146,7 @@ struct RelayStatus: ParsableCommand {
     func run() throws {
         // A status check creates nothing: a missing inbox is reported (status 2).
         let inbox = try inboxOption.open(creating: false)
-        let status: InboxStatus
-        do { status = try inbox.status() } catch {
-            Output.error("error: \(error.message)".terminalEscaped)
-            throw ExitCode(2)
-        }
+        let status = try Output.orExit { try inbox.status() }
         if json { return Output.line(JSONWriter.compact(try JSONValueEncoder().encode(status))) }
         // Records are read back from files anyone may write: nothing in them reaches the terminal raw.
         Output.write(status.lines.map(\.terminalEscaped))

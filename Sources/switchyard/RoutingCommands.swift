@@ -4,12 +4,7 @@ import Foundation
 import LinkRouting
 import SwitchyardCore
 
-func loadRouter(_ path: String) throws -> LinkRouter {
-    do { return try LinkRouter(contentsOf: path) } catch {
-        Output.error("error: \(error)")
-        throw ExitCode(2)
-    }
-}
+func loadRouter(_ path: String) throws -> LinkRouter { try Output.orExit { try LinkRouter(contentsOf: path) } }
 
 struct RouteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -12,10 +12,7 @@ import UnixSignals
 extension ServiceConfiguration {
     /// `ServiceConfiguration.located(path)`, or exit status 2 with the reason.
     static func forCommandLine(_ path: String?) throws -> (path: String, configuration: ServiceConfiguration) {
-        do { return try located(path) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
+        try Output.orExit { try located(path) }
     }
 }
 
@@ -45,10 +42,7 @@ struct DatabaseOption: ParsableArguments {
 
     /// Opens the database, or exits with status 2 and the reason; `existing`: see `LinkStore.open(_:pool:existing:)`.
     func open(pool: ConnectionPoolRunner = .store, existing: Bool = false) async throws -> LinkStore {
-        do { return try await LinkStore.open(try DatabaseLocation(argument: database), pool: pool, existing: existing) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
+        try await Output.orExit { try await LinkStore.open(try DatabaseLocation(argument: database), pool: pool, existing: existing) }
     }
 }
 
@@ -83,17 +77,11 @@ struct ServeCommand: AsyncParsableCommand {
         // the reason, instead of SIGXFSZ ending the service.
         signal(SIGXFSZ, SIG_IGN)
         let (path, configuration) = try ServiceConfiguration.forCommandLine(config)
-        let database: DatabaseLocation
-        do { database = try DatabaseLocation(argument: databaseOption.database) } catch {
-            Output.error("error: \(error)")
-            throw ExitCode(2)
-        }
+        let database = try Output.orExit { try DatabaseLocation(argument: databaseOption.database) }
         let run = ServiceRun(configuration: configuration, configurationPath: path, database: database, host: host, port: port,
                              jsonLogs: logFormat == "json", logLevel: Logger.Level(rawValue: logLevel)!, scriptWorker: ScriptWorkerCommand.isolation)
-        do { try await run.run() } catch let refusal as ServiceRun.Refusal {
-            Output.error("error: \(refusal)")
-            throw ExitCode(2)
-        }
+        // A refusal (an address it cannot listen on, a database it cannot use) is status 2.
+        do { try await run.run() } catch let refusal as ServiceRun.Refusal { try Output.orExit { throw refusal } }
     }
 }
 
