@@ -196,7 +196,8 @@ let package = Package(
         ),
         .target(
             name: "RelayLauncher",
-            dependencies: ["URLRelay", "CallbackURL", "SwitchyardCore", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["URLRelay", "URLRelayService", "CallbackURL", "SwitchyardCore", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

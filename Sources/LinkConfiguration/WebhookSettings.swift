@@ -168,8 +168,10 @@ package struct WebhookSettings: Sendable, Equatable {
             value = v
         } else if text.hasPrefix("file:") {
             let file = String(text.dropFirst(5))
-            guard let data = FileManager.default.contents(atPath: file) else { throw ConfigurationError("\(path): cannot read \(file)") }
-            value = String(decoding: data, as: UTF8.self)
+            // A secret is short: a larger file (or /dev/zero) is read no further than this.
+            do { value = String(decoding: try DurableFile.read(file, maximumBytes: 64 << 10), as: UTF8.self) } catch {
+                throw ConfigurationError("\(path): \(error.message)")
+            }
             while value.hasSuffix("\n") || value.hasSuffix("\r") { value.removeLast() }
         }
         guard value.utf8.count >= 16 else { throw ConfigurationError("\(path): the secret has \(value.utf8.count) bytes; use at least 16 (e.g. openssl rand -hex 32)") }

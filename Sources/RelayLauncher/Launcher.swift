@@ -5,8 +5,11 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import SwitchyardCore
+import UnixSignals
 import URLRelay
+import URLRelayService
 
 /// The launcher page served by `relay watch --http`: a URL field, an Open button, quick-test
 /// buttons and a status pill. Its script exposes `window.switchyard.openURL(url)` (also as
@@ -42,6 +45,17 @@ public struct Launcher: Sendable {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
         let host = String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return isLoopback(host) ? (host, port) : nil
+    }
+
+    /// `relay watch`: runs `watcher`, and the launcher page for its inbox on `http` when given,
+    /// until SIGTERM, SIGINT or SIGHUP (the terminal closed) stops them, ending a running
+    /// handler's group. `log` is told where the launcher listens.
+    public static func watch(_ watcher: RelayWatcher, http: (host: String, port: Int)?, log: @escaping @Sendable (String) -> Void) async throws {
+        var services: [any Service] = [watcher]
+        if let (host, port) = http {
+            services.append(Launcher(inbox: watcher.watcher.inbox).application(host: host, port: port) { log("launcher on \($0)") })
+        }
+        try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: Logger(label: "relay")).run()
     }
 
     /// The launcher as a service listening on `host`:`port`, which tells `listening` its URL once it listens.

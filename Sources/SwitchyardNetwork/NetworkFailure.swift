@@ -113,6 +113,11 @@ package enum ListenFailure: Equatable, Sendable {
         }
     }
 
+    /// "cannot listen on ADDRESS: the reason", with `hint` (what to do) when the port is taken.
+    package func message(address: String, hint: String) -> String {
+        "cannot listen on \(address): \(reason)" + (self == .addressInUse ? "; " + hint : "")
+    }
+
     /// The reason in words, with what to do where that is always the same.
     package var reason: String {
         switch self {

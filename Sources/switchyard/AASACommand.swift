@@ -1,7 +1,5 @@
 import ArgumentParser
 import AssociatedDomains
-import Foundation
-import LinkRouting
 import SwitchyardCore
 import SwitchyardNetwork
 

@@ -1,8 +1,7 @@
 import ArgumentParser
 import AssociatedDomains
-import Foundation
-import SwitchyardNetwork
 import SwitchyardCore
+import SwitchyardNetwork
 
 enum FindingOutput {
     /// Prints findings (one JSON object, or a line each and a summary); true when there are errors.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LinkConfiguration
-import LinkService
 import SwitchyardCore
 
 struct InitCommand: ParsableCommand {

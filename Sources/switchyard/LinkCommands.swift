@@ -1,5 +1,4 @@
 import LinkConfiguration
-import LinkStorage
 import SwitchyardCore
 import ArgumentParser
 import Foundation
@@ -31,27 +30,15 @@ struct LinkQR: AsyncParsableCommand {
     @Option(help: "The service's configuration (its publicURL makes the link's URL; default: ./switchyard.yaml if there is one, else the example).") var config: String?
     @OptionGroup var databaseOption: DatabaseOption
 
-    var chosenFormat: String? {
-        if let format { return format }
-        let ext = (output as NSString).pathExtension.lowercased()
-        return ["svg", "png"].contains(ext) ? ext : nil
-    }
-
     func validate() throws {
-        guard let chosen = chosenFormat else { throw ValidationError("say --format svg or --format png (the file's extension names neither)") }
-        guard ["svg", "png"].contains(chosen) else { throw ValidationError("--format must be svg or png") }
-        if let size {
-            guard chosen == "png" else { throw ValidationError("--size applies to PNG only; an SVG scales to any size") }
-            guard LinkService.qrSizes.contains(size) else {
-                throw ValidationError("--size must be from \(LinkService.qrSizes.lowerBound) to \(LinkService.qrSizes.upperBound) pixels")
-            }
-        }
+        if case .failure(let problem) = LinkService.qrFormat(output: output, format: format, size: size) { throw ValidationError(problem.message) }
     }
 
     func run() async throws {
         let configuration = try ServiceConfiguration.forCommandLine(config).configuration
+        let (png, pixels) = try LinkService.qrFormat(output: output, format: format, size: size).get()
         let image = try await databaseOption.withStore(existing: true, describe: { "\($0)\(($0 as? QRRefusal)?.code == .notFound ? " in \(databaseOption.shown)" : "")" }) {
-            try await LinkService.qrImage(code: code, in: $0, configuration: configuration, png: chosenFormat == "png", pixels: size ?? LinkService.defaultQRSize)
+            try await LinkService.qrImage(code: code, in: $0, configuration: configuration, png: png, pixels: pixels)
         }
         let (bytes, url) = (image.bytes, image.url)
         let detail = image.width.map { "PNG, \($0)×\($0) px" } ?? "SVG"

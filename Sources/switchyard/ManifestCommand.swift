@@ -1,8 +1,8 @@
-import SwitchyardCore
 import ArgumentParser
 import Foundation
-import SwitchyardNetwork
 import LinkRules
+import SwitchyardCore
+import SwitchyardNetwork
 
 struct ManifestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
 import LinkRules
-import SwitchyardNetwork
 import SwitchyardCore
-import URLRelay
+import SwitchyardNetwork
 
 /// Writing to stdout/stderr with explicit flushing, so that batch output streams line by line.
 enum Output {
@@ -30,7 +29,7 @@ enum Output {
     /// when the port is taken) and exits with 2: an address it cannot use is bad input.
     static func failIfCannotListen(_ error: any Error, address: String, hint: String) {
         guard let failure = ListenFailure(error) else { return }
-        Output.error("error: cannot listen on \(address): \(failure.reason)\(failure == .addressInUse ? "; " + hint : "")")
+        Output.error("error: " + failure.message(address: address, hint: hint))
         Switchyard.exit(withError: ExitCode(2))
     }
 

@@ -1,20 +1,9 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import CallbackURL
 import Foundation
-import SwitchyardNetwork
 import LinkRules
-import Logging
-import Hummingbird
-import NIOCore
 import RelayLauncher
-import ServiceLifecycle
-import UnixSignals
 import SwitchyardCore
+import SwitchyardNetwork
 import URLRelay
 import URLRelayService
 
@@ -125,13 +114,7 @@ struct RelayWatch: AsyncParsableCommand {
             await delivery.deliver(request, output: Output.line, log: { Output.error("relay: \($0)") })
         }
         Output.error("relay: watching \(inbox.directory)")
-        var services: [any Service] = [watcher]
-        if let (host, port) = http.flatMap(Launcher.address) {
-            services.append(Launcher(inbox: inbox).application(host: host, port: port) { Output.error("relay: launcher on \($0)") })
-        }
-        // SIGHUP (the terminal closed) stops it as SIGTERM does, ending the running handler's group.
-        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: .init(label: "relay"))
-        do { try await group.run() } catch {
+        do { try await Launcher.watch(watcher, http: http.flatMap(Launcher.address), log: { Output.error("relay: \($0)") }) } catch {
             if let http { Output.failIfCannotListen(error, address: http, hint: "stop the other watcher or choose another --http address") }
             throw error
         }

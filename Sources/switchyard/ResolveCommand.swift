@@ -1,6 +1,5 @@
 import SwitchyardCore
 import ArgumentParser
-import Foundation
 import LinkRules
 import SwitchyardNetwork
 
@@ -109,28 +108,18 @@ struct UnwrapCommand: ParsableCommand {
     func run() throws {
         let engine = LinkEngine(manifest: try manifestOption.load(), options: .init(offline: true))
         let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
-        var invalid = 0
-        for input in inputs {
-            if let problem = inputs.problem(input) {
-                invalid += 1
-                if json {
-                    Output.line(JSONWriter.compact(InputLines.refusal(input, problem)))
-                } else {
-                    // As resolve does: the reason on stderr, and — when several inputs are
-                    // answered — a line on stdout too, so output lines keep matching input lines.
-                    let line = "error: \(InputLines.shown(input)): \(problem.message)"
-                    Output.error(line)
-                    if urls.count != 1 { Output.line(line) }
-                }
-                continue
-            }
+        let invalid = inputs.answerEach(refused: { input, problem in
+            if json { return [JSONWriter.compact(InputLines.refusal(input, problem))] }
+            // As resolve does: the reason on stderr, and — when several inputs are answered — a
+            // line on stdout too, so output lines keep matching input lines.
+            let line = "error: \(InputLines.shown(input)): \(problem.message)"
+            Output.error(line)
+            return urls.count != 1 ? [line] : []
+        }, answer: { input in
             let output = engine.unwrap(input)
-            if json {
-                Output.line(JSONWriter.compact(.object([("input", .string(input)), ("output", .string(output))])))
-            } else {
-                Output.line(output.terminalEscaped)  // a decoded parameter may hold %1B or %0A
-            }
-        }
+            // A decoded parameter may hold %1B or %0A: escaped for the terminal.
+            return ([json ? JSONWriter.compact(.object([("input", .string(input)), ("output", .string(output))])) : output.terminalEscaped], false)
+        }, write: Output.write)
         try inputs.finish()
         if inputs.skipped > 0 || invalid > 0 { throw ExitCode(1) }
     }

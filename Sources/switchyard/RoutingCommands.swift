@@ -1,6 +1,5 @@
 import ArgumentParser
 import AssociatedDomains
-import Foundation
 import LinkRouting
 import SwitchyardCore
 
@@ -19,24 +18,17 @@ struct RouteCommand: ParsableCommand {
 
     func run() throws {
         let router = try loadRouter(routes)
-        var failed = false
         let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
-        for url in inputs {
-            // The same input check as resolve and unwrap: an absolute URL without spaces or
-            // control characters; an invalid one (or an over-long line) still gets its line.
-            if let problem = inputs.problem(url) {
-                failed = true
-                Output.line(json ? JSONWriter.compact(InputLines.refusal(url, problem, key: "url", members: [("route", .null)]))
-                                 : "\(InputLines.shown(url)) → error: \(problem.message)")
-                continue
-            }
+        // An input that is no URL (or an over-long line) still gets its line.
+        let failed = inputs.answerEach(refused: { url, problem in
+            [json ? JSONWriter.compact(InputLines.refusal(url, problem, key: "url", members: [("route", .null)])) : "\(InputLines.shown(url)) → error: \(problem.message)"]
+        }, answer: { url in
             let answer = router.answer(url)
-            if !answer.matched { failed = true }
             // Parameters are percent-decoded (%1B, %0A): escaped for the terminal.
-            if json { Output.line(JSONWriter.compact(answer.json)) } else { Output.write(answer.lines.map(\.terminalEscaped)) }
-        }
+            return (json ? [JSONWriter.compact(answer.json)] : answer.lines.map(\.terminalEscaped), !answer.matched)
+        }, write: Output.write)
         try inputs.finish()
-        if failed || inputs.skipped > 0 { throw ExitCode(1) }
+        if failed > 0 || inputs.skipped > 0 { throw ExitCode(1) }
     }
 }
 
@@ -175,7 +167,7 @@ struct PlistCommand: ParsableCommand {
         func run() throws {
             // An Info.plist or entitlements file that cannot be read is unreadable input (status 2,
             // with the reason), not a finding.
-            for path in [infoPlist] + (entitlements.map { [$0] } ?? []) { _ = try Output.readFile(path) }
+            for path in [infoPlist] + (entitlements.map { [$0] } ?? []) { _ = try Output.readFile(path, maximumBytes: PlistCheck.maximumBytes) }
             let association = try aasa.map(AASACommand.load)
             let findings = PlistCheck.check(infoPlist: infoPlist, entitlements: entitlements, aasa: association)
             if FindingOutput.print(findings, json: json, subject: infoPlist) { throw ExitCode(1) }

@@ -1,13 +1,9 @@
 import ArgumentParser
-import Foundation
-import Hummingbird
 import LinkConfiguration
-import LinkRules
 import LinkService
 import LinkStorage
 import Logging
 import SwitchyardCore
-import UnixSignals
 
 extension ServiceConfiguration {
     /// `ServiceConfiguration.located(path)`, or exit status 2 with the reason.
@@ -73,9 +69,6 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Past a file-size limit (`ulimit -f`) a write must fail with EFBIG, answered 503 with
-        // the reason, instead of SIGXFSZ ending the service.
-        signal(SIGXFSZ, SIG_IGN)
         let (path, configuration) = try ServiceConfiguration.forCommandLine(config)
         let database = try Output.orExit { try DatabaseLocation(argument: databaseOption.database) }
         let run = ServiceRun(configuration: configuration, configurationPath: path, database: database, host: host, port: port,

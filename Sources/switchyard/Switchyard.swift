@@ -1,4 +1,3 @@
-import SwitchyardCore
 import ArgumentParser
 
 

@@ -1,8 +1,8 @@
-import SwitchyardCore
 import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import SwitchyardCore
 
 // Swift Concurrency runs on NIO's event loops, so a request's handler runs on the thread that
 // reads its socket instead of hopping to the cooperative pool and back. Blocking work never runs

@@ -220,6 +220,18 @@ import Testing
                                                      "line 4: \(LinkImport.columns.count + 1) fields where the header has \(LinkImport.columns.count)"])
         #expect(throws: LinkImport.Failure.self) { try importer.ownLinks("code,code,kind\nabc,abd,link\n", now: h.clock.today) }
         #expect(throws: LinkImport.Failure.self) { try importer.firebase("shortLink,longLink,link,Long link\nx,y,z,w\n", now: h.clock.today) }
+        // A Firebase export: a row ending before a column that is read, or with a value past the
+        // header (an unquoted comma in the name), is left out; empty fields past the header are not values.
+        let firebase = try importer.firebase("""
+            Short Dynamic Link,Link name,Long Dynamic Link,Clicks
+            https://rabble.community/cut,only the name
+            https://rabble.community/shifted,Name, with a comma,"https://rabble.community/?link=https://rabble.community/g/a",3
+            https://rabble.community/fine,Fine,"https://rabble.community/?link=https://rabble.community/g/a",3,,
+            https://rabble.community/noclicks,No clicks,"https://rabble.community/?link=https://rabble.community/g/a"
+
+            """, now: h.clock.today)
+        #expect(firebase.links.map(\.code) == ["fine", "noclicks"], "\(firebase.problems)")
+        #expect(firebase.problems.map(\.description) == ["line 2: 2 fields where the header has 4", "line 3: 5 fields where the header has 4"])
     }
 
     /// `import csv` checks what the API would: an invite is what POST /api/invite makes, parameters

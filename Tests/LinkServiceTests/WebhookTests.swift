@@ -96,7 +96,8 @@ final class HookReceiver: @unchecked Sendable {
         ("url: https://hooks.example/x\n      events: [link.visited]", "webhooks.endpoints[0].events[0]: unknown event \"link.visited\" (known: link.created, link.updated, link.deleted, link.clicked, link.exhausted, deferred.claimed)"),
         ("url: https://hooks.example/x\n      secret: short", "webhooks.endpoints[0].secret: the secret has 5 bytes; use at least 16"),
         ("url: https://hooks.example/x\n      secret: env:SWITCHYARD_NO_SUCH_VARIABLE", "webhooks.endpoints[0].secret: the environment variable SWITCHYARD_NO_SUCH_VARIABLE is not set"),
-        ("url: https://hooks.example/x\n      secret: file:/nonexistent/secret", "webhooks.endpoints[0].secret: cannot read /nonexistent/secret"),
+        ("url: https://hooks.example/x\n      secret: file:/nonexistent/secret", "webhooks.endpoints[0].secret: cannot read '/nonexistent/secret': no such file"),
+        ("url: https://hooks.example/x\n      secret: file:/dev/zero", "webhooks.endpoints[0].secret: cannot read '/dev/zero': larger than 65536 bytes; reading stopped there"),
         ("url: https://hooks.example/x\n      keyId: a,b", "webhooks.endpoints[0].keyId: 1–64 printable ASCII"),
         ("url: https://hooks.example/x\n      colour: red", "webhooks.endpoints[0].colour: unknown key"),
     ] as [(String, String)])

@@ -115,6 +115,10 @@ import Testing
         let entitlements = try await CLITests.run(["plist", "check", "--info-plist", "../../Examples/shop-aasa.json", "--entitlements", directory.path])
         #expect(entitlements.status == 2)
         #expect(entitlements.stderr.contains("it is a directory"), "\(entitlements.stderr)")
+        // A device that never ends is read no further than a plist's limit (the check read it whole).
+        let endless = try await CLITests.run(["plist", "check", "--info-plist", "/dev/zero"])
+        #expect(endless.status == 2)
+        #expect(endless.stderr == "error: cannot read '/dev/zero': larger than 16777216 bytes; reading stopped there\n", "\(endless.stderr)")
     }
 
     @Test func callbackKeysSayWhatIsWrongWithThem() async throws {

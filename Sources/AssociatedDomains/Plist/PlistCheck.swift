@@ -16,11 +16,12 @@ public enum PlistCheck {
 
     /// Parses a plist file (XML or binary) into a dictionary, or gives a finding.
     static func load(_ path: String, _ label: String) -> ([String: Any]?, [Finding]) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return (nil, [Finding(.error, .io, at: label, "cannot read \(path)")])
+        let bytes: [UInt8]
+        do { bytes = try DurableFile.read(path, maximumBytes: maximumBytes) } catch {
+            return (nil, [Finding(.error, .io, at: label, error.message)])
         }
         do {
-            let value = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            let value = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
             guard let dict = value as? [String: Any] else {
                 return (nil, [Finding(.error, .wrongType, at: label, "\(path) must hold a dictionary at the top level")])
             }
@@ -30,11 +31,11 @@ public enum PlistCheck {
         }
     }
 
+    /// The largest Info.plist or entitlements file read (a real one is a few kilobytes).
+    public static let maximumBytes = 16 << 20
+
     /// RFC 3986 scheme syntax: a letter, then letters, digits, "+", "-" or ".".
-    public static func isValidScheme(_ s: String) -> Bool {
-        guard let first = s.unicodeScalars.first, first.isASCII, CharacterSet.letters.contains(first) else { return false }
-        return s.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+-.".unicodeScalars.contains($0)) }
-    }
+    public static func isValidScheme(_ s: String) -> Bool { URLInput.isSchemeName(s) }
 
     /// Checks the Info.plist at `infoPlist`, the entitlements file if
     /// given, and their agreement with the domain's AASA if given; findings

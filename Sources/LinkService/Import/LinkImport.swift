@@ -112,6 +112,7 @@ package struct LinkImport: Sendable {
         guard names.contains("longLink") || names.contains("link") else {
             throw Failure("line \(header.line): needs a longLink or a link column besides shortLink")
         }
+        let lastColumnRead = columns.map(\.index).max() ?? 0
         let ownHost = URLComponents(string: input.configuration.publicURL)?.host?.lowercased()
         var otherHosts: [String: Int] = [:]
         var seen: [String: Int] = [:]
@@ -123,6 +124,12 @@ package struct LinkImport: Sendable {
                 if !v.isEmpty { values[name] = v }
             }
             func problem(_ message: String) { plan.problems.append(Problem(line: record.line, message: message)) }
+            // A row that ends before a column that is read, or has values past the header's last
+            // column (an unquoted comma in a name), was cut or shifted: which value belongs to
+            // which column is a guess, so it is left out.
+            if record.fields.count <= lastColumnRead || record.fields.dropFirst(header.fields.count).contains(where: { !$0.isEmpty }) {
+                problem("\(record.fields.count) fields where the header has \(header.fields.count)"); continue
+            }
             guard let short = values["shortLink"] else { problem("shortLink is empty"); continue }
             guard let components = URLComponents(string: short), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
                   let host = components.host?.lowercased(), !host.isEmpty else {

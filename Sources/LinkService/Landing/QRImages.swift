@@ -115,6 +115,24 @@ extension LinkService {
     }
 }
 
+extension LinkService {
+    /// How `link qr` draws a code written to `output`: PNG or SVG (as `format` says, else as the
+    /// file's extension does) and the PNG's size (`size`, else ``defaultQRSize``); or why the
+    /// options cannot be used.
+    package static func qrFormat(output: String, format: String?, size: Int?) -> Result<(png: Bool, pixels: Int), QRRefusal> {
+        let ext = (output as NSString).pathExtension.lowercased()
+        guard let chosen = format ?? (["svg", "png"].contains(ext) ? ext : nil) else { return .failure(QRRefusal(.invalidValue, "say --format svg or --format png (the file's extension names neither)")) }
+        guard ["svg", "png"].contains(chosen) else { return .failure(QRRefusal(.invalidValue, "--format must be svg or png")) }
+        if let size {
+            guard chosen == "png" else { return .failure(QRRefusal(.invalidValue, "--size applies to PNG only; an SVG scales to any size")) }
+            guard qrSizes.contains(size) else {
+                return .failure(QRRefusal(.invalidValue, "--size must be from \(qrSizes.lowerBound) to \(qrSizes.upperBound) pixels"))
+            }
+        }
+        return .success((chosen == "png", size ?? defaultQRSize))
+    }
+}
+
 /// Why a stored link's QR code was not made.
 package typealias QRRefusal = DomainError<QRRefusals>
 

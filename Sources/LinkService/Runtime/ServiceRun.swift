@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Hummingbird
 import LinkConfiguration
 import LinkRules
@@ -42,6 +47,9 @@ package struct ServiceRun {
     /// Runs the service until a signal stops it. Throws ``Refusal`` for what stops it before it
     /// serves; any other error as it came.
     package func run() async throws {
+        // Past a file-size limit (`ulimit -f`) a write must fail with EFBIG, answered 503 with
+        // the reason, instead of SIGXFSZ ending the service.
+        signal(SIGXFSZ, SIG_IGN)
         let path = configurationPath
         if let problem = configuration.servingProblem { throw Refusal(description: "\(path): \(problem)") }
         let (json, level) = (jsonLogs, logLevel)
@@ -74,8 +82,7 @@ package struct ServiceRun {
             await store.close()
             if let error = error as? StoreError { throw Refusal(description: "\(error)") }  // not reached or not migrated
             if let failure = ListenFailure(error) {
-                throw Refusal(description: "cannot listen on \(host):\(port): \(failure.reason)"
-                    + (failure == .addressInUse ? "; stop the other server or choose another --port (0 picks a free one)" : ""))
+                throw Refusal(description: failure.message(address: "\(host):\(port)", hint: "stop the other server or choose another --port (0 picks a free one)"))
             }
             throw error
         }

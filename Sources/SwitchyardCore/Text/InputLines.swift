@@ -119,4 +119,23 @@ package final class InputLines: Sequence, IteratorProtocol {
         }
         return out
     }
+
+    /// Answers every input in order, writing each answer's lines as it comes: an input
+    /// ``problem(_:)`` refuses gets `refused`'s lines, the others `answer`'s. Returns how many
+    /// inputs were refused or failed (`answer`'s `failed`), for the exit status.
+    package func answerEach(refused: (String, (code: ErrorCode, message: String)) -> [String],
+                            answer: (String) -> (lines: [String], failed: Bool), write: ([String]) -> Void) -> Int {
+        var failures = 0
+        for input in self {
+            if let problem = problem(input) {
+                failures += 1
+                write(refused(input, problem))
+                continue
+            }
+            let (lines, failed) = answer(input)
+            if failed { failures += 1 }
+            write(lines)
+        }
+        return failures
+    }
 }
