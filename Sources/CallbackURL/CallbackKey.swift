@@ -9,6 +9,13 @@ public struct CallbackKey: Sendable {
     /// The secret bytes, at least 16.
     public var secret: [UInt8]
 
+    /// The first key id that more than one of `arguments` (each `ID=FILE`) names, or nil: only
+    /// one of its files could be used, and which is a guess.
+    public static func repeatedID(in arguments: [String]) -> Substring? {
+        var ids: Set<Substring> = []
+        return arguments.lazy.compactMap { $0.split(separator: "=", maxSplits: 1).first }.first { !ids.insert($0).inserted }
+    }
+
     /// Why `text` is not `ID=FILE`, or nil. The key id travels in the signed URL and comes back
     /// in messages: printable text without spaces only.
     public static func argumentProblem(_ text: String) -> String? {

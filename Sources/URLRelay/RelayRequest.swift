@@ -16,6 +16,19 @@ public struct RelayRequest: Sendable, Equatable {
     public var metadata: [String: String]
 
     /// A request; it gets a new id and the current time unless given.
+    /// Metadata written `key=value` (`relay send --meta`): the pairs, or why one is not such a
+    /// pair (no `=`, or nothing before it). A key given twice keeps its last value.
+    public static func metadata(arguments: [String]) -> Result<[String: String], RelayError> {
+        var metadata: [String: String] = [:]
+        for argument in arguments {
+            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+                return .failure(RelayError(.badRecord, "\(argument.displayExcerpt()) is not key=value (a key before the =)"))
+            }
+            metadata[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
+        }
+        return .success(metadata)
+    }
+
     public init(id: UUID = UUID(), time: Date = Date(), source: String, url: String, metadata: [String: String] = [:]) {
         self.id = id
         self.time = time

@@ -130,8 +130,9 @@ struct AASACommand: ParsableCommand {
 
         func validate() throws {
             if let problem = AppSiteAssociation.teamIDProblem(teamId) { throw ValidationError("--team-id \(problem)") }
-            for id in bundleId where id.hasPrefix(teamId + ".") {
-                throw ValidationError("--bundle-id \(id) starts with the team ID: give the bundle ID alone (--team-id is put in front of it)")
+            for id in bundleId {
+                if id.hasPrefix(teamId + ".") { throw ValidationError("--bundle-id \(id) starts with the team ID: give the bundle ID alone (--team-id is put in front of it)") }
+                if let problem = AppSiteAssociation.validate(appID: "\(teamId).\(id)").first(where: { $0.severity == .error }) { throw ValidationError("--bundle-id: " + problem.message) }
             }
             for clip in appClips {
                 if let problem = AppSiteAssociation.validate(appID: clip).first(where: { $0.severity == .error }) { throw ValidationError("--app-clip \(problem.message)") }
@@ -140,12 +141,7 @@ struct AASACommand: ParsableCommand {
 
         func run() throws {
             let router = try loadRouter(routes)
-            let appIDs = bundleId.map { "\(teamId).\($0)" }
-            let problems = appIDs.flatMap { AppSiteAssociation.validate(appID: $0) }.filter { $0.severity == .error }
-            if let p = problems.first {
-                Output.error("error: \(p.message)")
-                throw ExitCode(2)
-            }
+            let appIDs = bundleId.map { "\(teamId).\($0)" }  // checked in validate()
             let text = JSONWriter.pretty(AssociationGenerator.appSiteAssociation(router: router, appIDs: appIDs, webcredentials: webcredentials, appClips: appClips)) + "\n"
             try Output.writeFile(output ?? "-", Array(text.utf8))
         }

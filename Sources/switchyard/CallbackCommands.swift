@@ -36,7 +36,8 @@ struct CallbackBuild: ParsableCommand {
 
     func validate() throws {
         if let problem = XCallbackURL.schemeProblem(scheme) { throw ValidationError("--scheme \(problem)") }
-        for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel), ("--source", source), ("--action", action)] {
+        // The id comes back from `callback verify` on a terminal: printable text, as the others.
+        for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel), ("--source", source), ("--action", action), ("--id", id)] {
             if let value, let problem = XCallbackURL.textProblem(value) { throw ValidationError("\(name) \(problem)") }
         }
         for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel)] {
@@ -47,10 +48,6 @@ struct CallbackBuild: ParsableCommand {
             do { _ = try XCallbackURL.parameter(argument: p) } catch { throw ValidationError("--param \(error.message)") }
         }
         if let key { try CallbackKey.validate(key) }
-        // The id comes back from `callback verify` on a terminal: one line of printable text.
-        if let id, let scalar = id.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
-            throw ValidationError("--id must not contain control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))")
-        }
         if id?.isEmpty == true { throw ValidationError("--id is empty") }
     }
 
@@ -90,12 +87,7 @@ struct CallbackVerify: ParsableCommand {
 
     func validate() throws {
         for k in key { try CallbackKey.validate(k) }
-        // Two files for one key id: only one could be used, and which is a guess.
-        var ids: Set<Substring> = []
-        for k in key {
-            let id = k[..<k.firstIndex(of: "=")!]
-            if !ids.insert(id).inserted { throw ValidationError("--key \(id) is given more than once; give each key id one file") }
-        }
+        if let id = CallbackKey.repeatedID(in: key) { throw ValidationError("--key \(id) is given more than once; give each key id one file") }
     }
 
     func run() throws {

@@ -32,20 +32,12 @@ struct ImportOptions: ParsableArguments {
 
     func configuration() throws -> ServiceConfiguration { try ServiceConfiguration.forCommandLine(config).configuration }
 
-    func text() throws -> String {
-        let bytes = try Output.readFile(file == "-" ? "/dev/stdin" : file)
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            Output.error("error: cannot read '\(file)': not UTF-8 text".terminalEscaped)
-            throw ExitCode(2)
-        }
-        return text
-    }
-
-    /// Reads the file, maps it with `read` (a file that is not such an export exits 2), then
-    /// stores and reports the plan as ``run(_:source:)`` does.
+    /// Reads the file, maps it with `read` (a file that is not such an export, or not UTF-8
+    /// text, exits 2), then stores and reports the plan as ``run(_:source:)`` does.
     func run(_ read: (LinkImport, String) throws(LinkImport.Failure) -> LinkImport.Plan) async throws {
+        let bytes = try Output.readFile(file == "-" ? "/dev/stdin" : file)
         let plan: LinkImport.Plan
-        do { plan = try read(LinkImport(configuration: try configuration()), try text()) } catch let error as LinkImport.Failure {
+        do { plan = try read(LinkImport(configuration: try configuration()), try LinkImport.text(bytes)) } catch let error as LinkImport.Failure {
             Output.error("error: \(file): \(error)".terminalEscaped)
             throw ExitCode(2)
         }

@@ -13,12 +13,12 @@ struct InboxOption: ParsableArguments {
 
     /// The inbox, created when missing — only commands that write to it (`send`, `watch`, `open`)
     /// may create it; `creating: false` (status) reports a missing inbox with exit status 2.
+    func validate() throws {
+        if inbox?.isEmpty == true { throw ValidationError("--inbox is empty; give the inbox directory, or leave the option out for the default") }
+    }
+
     func open(creating: Bool = true) throws -> Inbox {
-        if inbox?.isEmpty == true {
-            Output.error("error: --inbox is empty; give the inbox directory, or leave the option out for the default")
-            throw ExitCode(2)
-        }
-        return try Output.orExit { try Inbox(directory: inbox ?? Inbox.defaultDirectory(), creating: creating) }
+        try Output.orExit { try Inbox(directory: inbox ?? Inbox.defaultDirectory(), creating: creating) }
     }
 }
 
@@ -42,7 +42,7 @@ struct RelaySend: ParsableCommand {
     @Option(name: .customLong("meta"), help: "Metadata key=value (repeatable).") var metadata: [String] = []
 
     func validate() throws {
-        for m in metadata where !m.contains("=") { throw ValidationError("--meta '\(m)' is not key=value") }
+        if case .failure(let problem) = RelayRequest.metadata(arguments: metadata) { throw ValidationError("--meta \(problem.message)") }
         if batch < 1 || batch > 10_000 { throw ValidationError("--batch must be 1–10000") }
         if stdin != (url == nil) { throw ValidationError("give a URL or --stdin, not both or neither") }
         if url?.isEmpty == true { throw ValidationError("the URL is empty") }
@@ -50,8 +50,7 @@ struct RelaySend: ParsableCommand {
 
     func run() throws {
         let inbox = try inboxOption.open()
-        var meta: [String: String] = [:]
-        for m in metadata { let i = m.firstIndex(of: "=")!; meta[String(m[..<i])] = String(m[m.index(after: i)...]) }
+        let meta = try RelayRequest.metadata(arguments: metadata).get()  // checked in validate()
         // A line longer than any acceptable URL is not even kept in memory: refused as it streams by.
         let limit = inbox.policy.maximumLength
         let urls = Output.inputs(url.map { [$0] } ?? [], maximumLineBytes: limit + 1) { number, length in

@@ -71,11 +71,7 @@ struct RoutesCommand: ParsableCommand {
         @Flag(help: "JSON output.") var json = false
 
         func run() throws {
-            let router = try loadRouter(routes)
-            let association = try AASACommand.load(aasa)
-            let ids = appID.isEmpty ? Array(Set((association.applinks?.details ?? []).flatMap(\.appIDs))).sorted() : appID
-            var findings: [Finding] = []
-            for id in ids { findings += RouteCoverage.check(router: router, aasa: association, appID: id) }
+            let findings = RouteCoverage.check(router: try loadRouter(routes), aasa: try AASACommand.load(aasa), appIDs: appID)
             if FindingOutput.print(findings, json: json, subject: "\(routes) ↔ \(aasa)") { throw ExitCode(1) }
         }
     }

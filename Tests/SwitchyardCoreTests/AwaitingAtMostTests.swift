@@ -27,7 +27,8 @@ import SwitchyardCore
         }
         let waited = ContinuousClock.now - start
         #expect(result == nil)
-        #expect(waited >= .milliseconds(300) && waited < .seconds(10), "\(waited)")
+        // Not the operation's hour (the upper bound is loose, for a loaded test machine).
+        #expect(waited >= .milliseconds(300) && waited < .seconds(120), "\(waited)")
         try await Task.sleep(for: .milliseconds(200))
         #expect(cancelled.withLock { $0 })
     }

@@ -260,6 +260,8 @@ import Testing
              #"--team-id "bad" is not a team ID: it is 10 upper-case letters or digits"#),
             (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", "ABCDE12345.com.example.app"], 2,
              "--bundle-id ABCDE12345.com.example.app starts with the team ID: give the bundle ID alone"),
+            (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", "com example"], 2, #"--bundle-id: the bundle ID "com example" may only contain letters, digits"#),
+            (["relay", "send", "--inbox", "", "plur://g/a"], 2, "--inbox is empty; give the inbox directory"),
             (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", "com.example.app", "--app-clip", "bad id"], 2,
              #"--app-clip "bad id" is not TEAMID.bundle.id"#),
             // The option's text reaches the terminal escaped (a bidi override here).

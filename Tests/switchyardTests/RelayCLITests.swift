@@ -50,6 +50,20 @@ import Testing
         #expect(try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":0"#))
     }
 
+    /// `--meta` is key=value with a key: anything else is a usage error, and nothing is sent.
+    @Test func metadataWithoutAKeyIsAUsageError() async throws {
+        let inbox = try Self.inbox()
+        for meta in ["=v", "novalue"] {
+            let r = try await CLITests.run(["relay", "send", "plur://group/a", "--inbox", inbox, "--meta", meta])
+            #expect(r.status == 2, "\(meta)")
+            #expect(r.stderr.contains("--meta '\(meta)' is not key=value (a key before the =)"), "\(r.stderr)")
+        }
+        let sent = try await CLITests.run(["relay", "send", "plur://group/a", "--inbox", inbox, "--meta", "a=b=c", "--meta", "empty="])
+        #expect(sent.status == 0)
+        let listed = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
+        #expect(listed.stdout.contains(#""pending":1"#), "\(listed.stdout)")
+    }
+
     @Test func sendRefusesWhatThePolicyDeniesAndStoresNothing() async throws {
         let inbox = try Self.inbox()
         for (url, reason) in [("javascript:alert(1)", "scheme javascript: is denied"), ("not a url", "not an absolute URL (no scheme)"),

@@ -119,6 +119,13 @@ public enum AssociationGenerator {
 
 /// Checks that a route table and an AASA agree, in both directions.
 public enum RouteCoverage {
+    /// ``check(router:aasa:appID:)`` for each of `appIDs`, in order; no app IDs means every app
+    /// the AASA names (sorted).
+    public static func check(router: LinkRouter, aasa: AppSiteAssociation, appIDs: [String]) -> [Finding] {
+        let ids = appIDs.isEmpty ? Array(Set((aasa.applinks?.details ?? []).flatMap(\.appIDs))).sorted() : appIDs
+        return ids.flatMap { check(router: router, aasa: aasa, appID: $0) }
+    }
+
     /// Findings: universal routes the AASA does not hand to `appID`, and URLs the AASA hands
     /// to `appID` that no route handles. Sample URLs are built from the patterns.
     public static func check(router: LinkRouter, aasa: AppSiteAssociation, appID: String) -> [Finding] {

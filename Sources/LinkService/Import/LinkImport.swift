@@ -47,6 +47,12 @@ package struct LinkImport: Sendable {
 
     let input: LinkInput
 
+    /// The text of an export file, refused when it is not UTF-8.
+    package static func text(_ bytes: [UInt8]) throws(Failure) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw Failure("not UTF-8 text") }
+        return text
+    }
+
     /// An importer that checks every row against this configuration, as the API would.
     package init(configuration: ServiceConfiguration) { input = LinkInput(configuration: configuration) }
 
