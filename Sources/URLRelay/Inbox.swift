@@ -313,7 +313,7 @@ public struct Inbox: Sendable {
                 let request: RelayRequest
                 do { request = try RelayRequest(record: Array(line)) } catch {
                     log("rejected record \(n) of \(name): \(error.message); kept in rejected/")
-                    try await Self.io.run { () throws(RelayError) in try inbox.keep(line, as: name + ".\(n)", reason: nil) }
+                    try await Self.io.run { () throws(RelayError) in try inbox.keep(line, as: name + ".\(n)", reason: "the record cannot be read: \(Self.oneLine(error.message))") }
                     report.rejected.append(name + ".\(n)")
                     continue
                 }

@@ -109,8 +109,9 @@ struct AssetLinksCommand: ParsableCommand {
             let links = try AssetLinksCommand.load(file)
             try Output.refuseNonURLs([url])
             let e = links.explain(url, package: package)
-            if json { return Output.line(JSONWriter.compact(e.json)) }
-            Output.write(e.lines(url: url, package: package).map(\.terminalEscaped))
+            if json { Output.line(JSONWriter.compact(e.json)) } else { Output.write(e.lines(url: url, package: package).map(\.terminalEscaped)) }
+            // An http(s) URL without a host is invalid input (status 1), as for `aasa explain`.
+            if e.isInvalidURL { throw ExitCode(1) }
         }
     }
 

@@ -131,6 +131,9 @@ import URLRelayService
         #expect(report.rejected == ["00000000000000000001-x.json.0"])
         #expect(lines.lines.contains { $0.contains("dropped stale request") && $0.contains("plur://old") })
         #expect(FileManager.default.fileExists(atPath: inbox.rejected + "/00000000000000000001-x.json.0"))
+        // With the reason beside it, as for every rejected record.
+        let reason = try String(contentsOfFile: inbox.rejected + "/00000000000000000001-x.json.0.reason", encoding: .utf8)
+        #expect(reason.hasPrefix("the record cannot be read: ") && reason.hasSuffix("\n") && reason.split(separator: "\n").count == 1, "\(reason)")
     }
 
     @Test func batchesCommitTogetherAndResumeMidFile() async throws {

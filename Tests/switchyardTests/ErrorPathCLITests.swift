@@ -222,6 +222,17 @@ import Testing
         #expect(other.status == 0, "\(other.stdout)")
     }
 
+    /// `assetlinks explain` answers as `aasa explain` does: an http(s) URL without a host is
+    /// invalid input (status 1, it was 0), a URL of another scheme is an answer (status 0).
+    @Test func assetlinksExplainOfAnHTTPSURLWithoutAHostIsStatus1() async throws {
+        let file = try Self.temporaryDirectory().appendingPathComponent("assetlinks.json")
+        try Data(#"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.example.app","sha256_cert_fingerprints":["14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"]}}]"#.utf8).write(to: file)
+        for (url, status) in [("https:/x", Int32(1)), ("https://", 1), ("plur://x/y", 0), ("https://shop.example/x", 0)] {
+            let r = try await CLITests.run(["assetlinks", "explain", file.path, url, "--package", "com.example.app"])
+            #expect(r.status == status, "\(url): \(r.stdout) \(r.stderr)")
+        }
+    }
+
     /// Stdin that cannot be read is not an empty input: a directory or a closed stdin ends the
     /// batch commands with status 2 and the reason (it was 0, as if nothing had been asked).
     @Test(arguments: [["resolve", "--offline"], ["unwrap"], ["route", "--routes", "../../Examples/plur-routes.yaml"], ["aasa", "decide", "--jsonl"],

@@ -27,6 +27,10 @@ extension AssetLinks {
         public var rule: Int?
         /// Why, in words.
         public var reason: String
+        /// True when the URL is no link at all: not an absolute URL, or an http(s) URL without a
+        /// host (as ``AppSiteAssociation/Explanation/isInvalidURL``). A URL of another scheme is
+        /// valid, and simply not an App Link.
+        public var isInvalidURL = false
     }
 
     /// What Android 15 decides for `url` and the app `package`; see ``explain(_:package:)``.
@@ -38,6 +42,16 @@ extension AssetLinks {
     /// fragments and query values are compared decoded (as Android's `Uri` gives them),
     /// case-sensitively; a URL that is not an absolute http(s) URL is `not_associated`.
     public func explain(_ url: String, package: String) -> Explanation {
+        var explanation = explainDecision(url, package: package)
+        if let scheme = URLInput.scheme(of: url) {
+            explanation.isInvalidURL = (scheme == "https" || scheme == "http") && (URLParts(url)?.host ?? "").isEmpty
+        } else {
+            explanation.isInvalidURL = true
+        }
+        return explanation
+    }
+
+    private func explainDecision(_ url: String, package: String) -> Explanation {
         let granting = statements.indices.filter { statements[$0].target.packageName == package && statements[$0].relations.contains(Self.handleAllURLs) }
         guard !granting.isEmpty else {
             let granted = statements.filter { $0.relations.contains(Self.handleAllURLs) }.compactMap(\.target.packageName)
