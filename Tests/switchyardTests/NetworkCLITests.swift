@@ -108,6 +108,15 @@ struct TestCA: Sendable {
         #expect(try await server.hits() == 2)
     }
 
+    /// A short-link server that answers HEAD with 405 is asked again with GET, as a browser asks.
+    @Test func aServerThatRefusesHEADIsFollowedWithGET() async throws {
+        let server = try LocalServer()
+        let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--json", "\(server.origin)/nohead"])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(r.stdout.contains(#""unwrapped":"https://twitter.com/jack/status/20""#), "\(r.stdout)")
+        #expect(try await server.seen() == ["/nohead", "/nohead", "/r2"])
+    }
+
     @Test func loopbackIsRefusedUnlessAllowed() async throws {
         let server = try LocalServer()
         let r = try await CLITests.run(["resolve", "\(server.origin)/r1"])

@@ -421,8 +421,8 @@ public struct LinkEngine: Sendable {
         return (results, total)
     }
 
-    /// Follows HTTP redirects from each of `urls` with HEAD requests (bounded, every hop
-    /// address-checked), all chains in flight together: each sends its next hop as soon as its
+    /// Follows HTTP redirects from each of `urls` with HEAD requests (GET where a server does not
+    /// answer HEAD; bounded, every hop address-checked), all chains in flight together: each sends its next hop as soon as its
     /// last answer comes, so a batch of slow links waits about one timeout, not one per link.
     /// The whole unwrap of a batch is bounded by `networkTimeout`: each hop gets what is left, and
     /// none is sent after it. A chain stops early at a URL an action matches (with `headers`), so
@@ -457,7 +457,10 @@ public struct LinkEngine: Sendable {
                 hops += 1
                 let response: FetchResponse
                 do throws(FetchError) {
-                    response = try await fetcher.fetch(FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline))
+                    let head = try await fetcher.fetch(FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline))
+                    // A server that does not answer HEAD (405, 501) is asked as a browser asks it.
+                    response = [405, 501].contains(head.status)
+                        ? try await fetcher.fetch(FetchRequest(url: current, method: .get, followRedirects: false, deadline: deadline)) : head
                 } catch {
                     // Cut off by the unwrap's own time limit, or failed on its own. Said for the
                     // first request too: a refused address or a name that does not resolve is not

@@ -5,6 +5,7 @@ Prints the port it listens on (127.0.0.1), then serves until its parent process 
 
   /r1            301 -> /r2
   /r2            302 -> https://twitter.com/jack/status/20   (a URL the default rules handle)
+  /nohead        HEAD: 405; GET: 302 -> /r2 (a server that does not answer HEAD)
   /loop          302 -> /loop
   /slow          waits 30 s, then 200
   /big           200 with a 5 MB body
@@ -59,6 +60,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 stamps.append("%.3f %s" % (time.time(), self.path))
         if path == "/r1": return self.reply(301, [("Location", "/r2")])
         if path == "/r2": return self.reply(302, [("Location", "https://twitter.com/jack/status/20")])
+        if path == "/nohead":
+            if self.command == "HEAD": return self.reply(405, [("Allow", "GET")])
+            return self.reply(302, [("Location", "/r2")])
         if path == "/loop": return self.reply(302, [("Location", "/loop")])
         if path == "/slow":
             time.sleep(30)
