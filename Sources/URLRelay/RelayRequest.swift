@@ -15,7 +15,6 @@ public struct RelayRequest: Sendable, Equatable {
     /// Extra name–value pairs for the handler; the inbox bounds their size and refuses control characters.
     public var metadata: [String: String]
 
-    /// A request; it gets a new id and the current time unless given.
     /// Metadata written `key=value` (`relay send --meta`): the pairs, or why one is not such a
     /// pair (no `=`, or nothing before it). A key given twice keeps its last value.
     public static func metadata(arguments: [String]) -> Result<[String: String], RelayError> {
@@ -29,6 +28,7 @@ public struct RelayRequest: Sendable, Equatable {
         return .success(metadata)
     }
 
+    /// A request; it gets a new id and the current time unless given.
     public init(id: UUID = UUID(), time: Date = Date(), source: String, url: String, metadata: [String: String] = [:]) {
         self.id = id
         self.time = time

@@ -76,7 +76,8 @@ struct RelayWatch: AsyncParsableCommand {
         abstract: "Drain the inbox now and whenever a request arrives (inotify), until SIGTERM.",
         discussion: """
             With --open-with CMD, each request runs CMD with the URL as its last argument (the request id is in \
-            $SWITCHYARD_REQUEST_ID); exit status 0 acknowledges it, anything else leaves it first in line for a retry \
+            $SWITCHYARD_REQUEST_ID; its stdin, stdout and stderr are /dev/null, so a handler that wants a log \
+            writes one itself); exit status 0 acknowledges it, anything else leaves it first in line for a retry \
             with backoff (0.5 s doubling to 30 s). After --max-attempts failed deliveries the request is moved to \
             rejected/ with a .reason file and the requests behind it are delivered. Without --open-with, each request \
             is printed as a JSON line and acknowledged. Requests older than --ttl are dropped with a log line.
