@@ -163,6 +163,18 @@ struct TestCA: Sendable {
         #expect(arguments.seconds < 8, "took \(arguments.seconds) s for six links given as arguments with a 2 s timeout")
     }
 
+    /// Links to one host are asked a few at a time, as a browser asks: 20 links to a server that
+    /// never answers in time open 8 connections, and the other 12 say they waited their turn.
+    @Test func oneHostIsAskedAFewAtATime() async throws {
+        let server = try LocalServer()
+        let input = (1...20).map { "\(server.origin)/slow?n=\($0)" }.joined(separator: "\n") + "\n"
+        let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--network-timeout", "2", "--json"], stdin: input)
+        #expect(r.stdout.split(separator: "\n").count == 20)
+        #expect(try await server.hits() == 8)
+        let waited = r.stdout.components(separatedBy: "no answer within the network timeout (2.0 s), waiting its turn (8 requests at a time to one host)").count - 1
+        #expect(waited == 12, "\(r.stdout)")
+    }
+
     /// A link that never answers does not hold back the others of its batch: a short link
     /// beside it follows its redirects to the end (in rounds, every chain waited for the
     /// round's slowest request, and after one hop the time was gone: a batch of real links with
@@ -489,6 +501,7 @@ struct TestCA: Sendable {
         #expect(r.status == 1)
         let result = try Self.json(r.stdout)
         #expect(result["unwrapped"] is NSNull, "\(r.stdout)")
+        #expect(result["unwrapStopped"] as? String == "the redirect goes to a \(target.prefix { $0 != ":" }): URL, which a browser does not follow", "\(r.stdout)")
         #expect(!r.stdout.contains(target), "\(r.stdout)")
         #expect(try await server.hits() == 1)
     }

@@ -77,6 +77,13 @@ public struct LinkEngine: Sendable {
     public let scripts: ScriptRuntime
     let actionIndex: PatternIndex
     let unwrapper: Unwrapper
+    /// Turns for redirect following's requests, shared by every batch of this engine.
+    let fetchSlots = FetchSlots(perHost: LinkEngine.redirectRequestsPerHost, total: LinkEngine.redirectRequests)
+
+    /// Redirect following's requests in flight to one host at once (as a browser limits its
+    /// connections to a host), and in all.
+    public static let redirectRequestsPerHost = 8
+    public static let redirectRequests = 64
 
     /// An engine for `manifest`: builds the action index and the script runtime (an offline engine's
     /// scripts get a fetcher that refuses every request).
@@ -439,6 +446,7 @@ public struct LinkEngine: Sendable {
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
         let timeoutReason = "no answer within the network timeout (\(seconds) s)"
         let maximumHops = options.maximumRedirectHops
+        let slots = fetchSlots
 
         /// One chain, hop by hop.
         @Sendable func follow(_ start: String) async -> (url: String, stopped: String?) {
@@ -455,13 +463,29 @@ public struct LinkEngine: Sendable {
                     return (current, first ? "the link itself could not be fetched: \(timeoutReason)" : timeoutReason)
                 }
                 hops += 1
-                let response: FetchResponse
+                let host = URLComponents(string: current)?.host?.lowercased() ?? ""
+                // A turn that comes as the time runs out (the requests before it just timed out) is
+                // given back unused.
+                let turn = await slots.acquire(host, until: deadline)
+                guard turn, ContinuousClock.now < deadline else {
+                    if turn { await slots.release(host) }
+                    let reason = "\(timeoutReason), waiting its turn (\(LinkEngine.redirectRequestsPerHost) requests at a time to one host)"
+                    return (current, first ? "the link itself could not be fetched: \(reason)" : reason)
+                }
+                let fetched: Result<FetchResponse, FetchError>
                 do throws(FetchError) {
                     let head = try await fetcher.fetch(FetchRequest(url: current, method: .head, followRedirects: false, deadline: deadline))
                     // A server that does not answer HEAD (405, 501) is asked as a browser asks it.
-                    response = [405, 501].contains(head.status)
-                        ? try await fetcher.fetch(FetchRequest(url: current, method: .get, followRedirects: false, deadline: deadline)) : head
+                    fetched = .success([405, 501].contains(head.status)
+                        ? try await fetcher.fetch(FetchRequest(url: current, method: .get, followRedirects: false, deadline: deadline)) : head)
                 } catch {
+                    fetched = .failure(error)
+                }
+                await slots.release(host)
+                let response: FetchResponse
+                switch fetched {
+                case .success(let answer): response = answer
+                case .failure(let error):
                     // Cut off by the unwrap's own time limit, or failed on its own. Said for the
                     // first request too: a refused address or a name that does not resolve is not
                     // the same as a link no rule knows.
@@ -476,7 +500,10 @@ public struct LinkEngine: Sendable {
                     // A browser would not go anywhere either: said, so it is not taken for the end.
                     return (current, "the redirect's Location \(location.displayExcerpt(limit: 60)) is no URL a browser can follow")
                 }
-                guard !Unwrapper.isNeverFollowed(next) else { return (current, nil) }
+                // Said without the URL itself (it may be script).
+                guard !Unwrapper.isNeverFollowed(next) else {
+                    return (current, "the redirect goes to a \(URLInput.scheme(of: next) ?? "non-web"): URL, which a browser does not follow")
+                }
                 guard visited.insert(next).inserted else { return (current, "a redirect loop (back to \(next))") }
                 let (unwrapped, taken) = await onExecutor { engine in
                     let unwrapped = engine.unwrap(next)
