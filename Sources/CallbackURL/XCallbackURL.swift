@@ -179,13 +179,22 @@ public enum CallbackErrors: ErrorDomain {
 }
 
 extension XCallbackURL {
-    /// The request's parts as one JSON object (`switchyard callback parse`), parameters in order.
+    /// The request's parts as one JSON object (`switchyard callback parse`), parameters in order
+    /// of their first appearance; a name given more than once has the array of its values, so
+    /// no value is lost to a reader that keeps one member per name.
     public var json: JSONValue {
         func optional(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
+        var names: [String] = []
+        var values: [String: [String]] = [:]
+        for (name, value) in parameters {
+            if values[name] == nil { names.append(name) }
+            values[name, default: []].append(value)
+        }
+        let members = names.map { name in (name, values[name]!.count == 1 ? JSONValue.string(values[name]![0]) : .array(values[name]!.map(JSONValue.string))) }
         return .object([
             ("scheme", .string(scheme)), ("action", .string(action)), ("source", optional(source)), ("success", optional(success)),
             ("error", optional(error)), ("cancel", optional(cancel)),
-            ("parameters", .object(parameters.map { ($0.name, .string($0.value)) })),
+            ("parameters", .object(members)),
         ])
     }
 }
@@ -200,6 +209,7 @@ extension XCallbackURL {
         if URLInput.scriptOrLocalSchemes.contains(scheme.lowercased()) {
             return "\(scheme) is always denied (it runs code or reads files instead of opening an app)"
         }
+        if ["http", "https"].contains(scheme.lowercased()) { return "\(scheme) is the web's scheme, not an app's" }
         return nil
     }
 

@@ -206,13 +206,14 @@ public struct Inbox: Sendable {
     public func check(_ request: RelayRequest) -> String? {
         if let reason = policy.check(request.url) { return reason }
         if request.source.utf8.count > Self.maximumSourceBytes { return "the source is longer than \(Self.maximumSourceBytes) bytes" }
-        if let c = Self.controlCharacter(in: request.source) { return "the source contains a control character (\(c))" }
+        if request.source.isEmpty { return "the source is empty" }
+        if let c = Self.controlCharacter(in: request.source) { return "the source contains \(c)" }
         var size = 0
         for (key, value) in request.metadata.sorted(by: { $0.key < $1.key }) {
             size += key.utf8.count + value.utf8.count
             if key.isEmpty { return "a metadata key is empty" }
-            if let c = Self.controlCharacter(in: key) { return "metadata key \(key.displayExcerpt()) contains a control character (\(c))" }
-            if let c = Self.controlCharacter(in: value) { return "metadata \(key.displayExcerpt()) contains a control character (\(c))" }
+            if let c = Self.controlCharacter(in: key) { return "metadata key \(key.displayExcerpt()) contains \(c)" }
+            if let c = Self.controlCharacter(in: value) { return "metadata \(key.displayExcerpt()) contains \(c)" }
         }
         if size > Self.maximumMetadataBytes { return "the metadata is larger than \(Self.maximumMetadataBytes) bytes" }
         return nil
@@ -221,7 +222,9 @@ public struct Inbox: Sendable {
     /// The first control character (C0, DEL or C1), bidirectional format character or U+FFFD
     /// (what bytes that are not UTF-8 decode to) in `text`, as `U+XXXX`.
     static func controlCharacter(in text: String) -> String? {
-        text.unicodeScalars.first { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }.map { String(format: "U+%04X", $0.value) }
+        guard let scalar = text.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) else { return nil }
+        let kind = scalar.isControlCharacter ? "a control character" : scalar == "\u{FFFD}" ? "the replacement character" : "an invisible format character"
+        return "\(kind) (\(String(format: "U+%04X", scalar.value)))"
     }
 
     /// File names waiting in `requests/`, oldest first.
@@ -431,7 +434,8 @@ public struct Inbox: Sendable {
         let clean = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isControlCharacter ? " " : $0 }))
         let trimmed = clean.trimmingCharacters(in: .whitespaces)
         let short = trimmed.count > 500 ? String(trimmed.prefix(500)) + "…" : trimmed
-        return short.isEmpty ? "no reason given" : short
+        // A bidirectional or invisible format character is written as \u{202E}, as in messages.
+        return short.isEmpty ? "no reason given" : short.terminalEscaped
     }
 
     /// The failed attempts recorded in `attempts`, by request: each attempt's reason, in order.

@@ -70,6 +70,16 @@ public struct CommandOpen: URLOpenStrategy {
         return words
     }
 
+    /// Whether `program` can be run: a path to an executable file, or a name found in `PATH`.
+    public static func canRun(_ program: String, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> Bool {
+        func isProgram(_ file: String) -> Bool {
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) && !isDirectory.boolValue && FileManager.default.isExecutableFile(atPath: file)
+        }
+        if program.contains("/") { return isProgram(program) }
+        return (path ?? "").split(separator: ":").contains { isProgram("\($0)/\(program)") }
+    }
+
     /// Runs the command with the request's URL, passing its id and source in the environment as
     /// `SWITCHYARD_REQUEST_ID` and `SWITCHYARD_REQUEST_SOURCE`; `.opened` when it exits with 0.
     public func open(_ request: RelayRequest) async -> OpenOutcome {

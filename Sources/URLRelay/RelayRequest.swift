@@ -16,14 +16,20 @@ public struct RelayRequest: Sendable, Equatable {
     public var metadata: [String: String]
 
     /// Metadata written `key=value` (`relay send --meta`): the pairs, or why one is not such a
-    /// pair (no `=`, or nothing before it). A key given twice keeps its last value.
+    /// pair (no `=`, nothing before it, a key with a space at either end) or a key is given twice.
     public static func metadata(arguments: [String]) -> Result<[String: String], RelayError> {
         var metadata: [String: String] = [:]
         for argument in arguments {
             guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
                 return .failure(RelayError(.badRecord, "\(argument.displayExcerpt()) is not key=value (a key before the =)"))
             }
-            metadata[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
+            let key = String(argument[..<equals])
+            if key.first!.isWhitespace || key.last!.isWhitespace {
+                return .failure(RelayError(.badRecord, "the key '\(key)' starts or ends with a space"))
+            }
+            guard metadata.updateValue(String(argument[argument.index(after: equals)...]), forKey: key) == nil else {
+                return .failure(RelayError(.badRecord, "the key '\(key)' is given twice"))
+            }
         }
         return .success(metadata)
     }

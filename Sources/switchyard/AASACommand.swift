@@ -11,7 +11,9 @@ struct AASACommand: ParsableCommand {
     )
 
     /// Reads an AASA leniently (as iOS does) or exits with its findings.
-    static func load(_ path: String) throws -> AppSiteAssociation { try FindingOutput.load(path, AppSiteAssociation.read(bytes:)) }
+    static func load(_ path: String) throws -> AppSiteAssociation {
+        try FindingOutput.load(path, maximumBytes: AppSiteAssociation.maximumBytes, AppSiteAssociation.read(bytes:))
+    }
 
     struct Decide: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -130,9 +132,12 @@ struct AASACommand: ParsableCommand {
 
         func validate() throws {
             if let problem = AppSiteAssociation.teamIDProblem(teamId) { throw ValidationError("--team-id \(problem)") }
-            for id in bundleId {
+            for (n, id) in bundleId.enumerated() {
                 if id.hasPrefix(teamId + ".") { throw ValidationError("--bundle-id \(id) starts with the team ID: give the bundle ID alone (--team-id is put in front of it)") }
-                if let problem = AppSiteAssociation.validate(appID: "\(teamId).\(id)").first(where: { $0.severity == .error }) { throw ValidationError("--bundle-id: " + problem.message) }
+                if let problem = AppSiteAssociation.validate(appID: "\(teamId).\(id)").first(where: { $0.severity == .error }) {
+                    throw ValidationError((problem.code == .malformedBundleID ? "--bundle-id: " : "--team-id: ") + problem.message)
+                }
+                if bundleId[..<n].contains(id) { throw ValidationError("--bundle-id \(id) is given twice") }
             }
             for clip in appClips {
                 if let problem = AppSiteAssociation.validate(appID: clip).first(where: { $0.severity == .error }) { throw ValidationError("--app-clip \(problem.message)") }

@@ -32,7 +32,7 @@ struct CallbackBuild: ParsableCommand {
     @Option(name: .customLong("param"), help: "A parameter name=value (repeatable).") var parameters: [String] = []
     @Option(help: "Sign with ID=FILE (HMAC-SHA256).") var key: String?
     @Option(help: "Request id for a signed request (default: a new UUID).") var id: String?
-    @Option(parsing: .unconditional, help: "Seconds until a signed request expires (at most 30 days).") var expiresIn: Double = 300
+    @Option(parsing: .unconditional, help: "Seconds until a signed request expires (at most 30 days; default 300).") var expiresIn: Double?
 
     func validate() throws {
         if let problem = XCallbackURL.schemeProblem(scheme) { throw ValidationError("--scheme \(problem)") }
@@ -43,7 +43,9 @@ struct CallbackBuild: ParsableCommand {
         for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel)] {
             if let value, let reason = XCallbackURL.callbackProblem(value) { throw ValidationError("\(name) \(reason)") }
         }
-        if !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds above 0, at most 2592000 (30 days)") }
+        if let expiresIn, !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds above 0, at most 2592000 (30 days)") }
+        if key == nil && (id != nil || expiresIn != nil) { throw ValidationError("--id and --expires-in are parts of a signed request: give --key too") }
+        if action.isEmpty { throw ValidationError("--action is empty") }
         for p in parameters {
             do { _ = try XCallbackURL.parameter(argument: p) } catch { throw ValidationError("--param \(error.message)") }
         }
@@ -57,7 +59,7 @@ struct CallbackBuild: ParsableCommand {
         if let key {
             let k = try CallbackKey.read(key)
             request = CallbackSigner(keyID: k.id, secret: k.secret)
-                .sign(request, requestID: id ?? UUID().uuidString.lowercased(), expires: Date().addingTimeInterval(expiresIn))
+                .sign(request, requestID: id ?? UUID().uuidString.lowercased(), expires: Date().addingTimeInterval(expiresIn ?? 300))
         }
         Output.line(request.url)
     }

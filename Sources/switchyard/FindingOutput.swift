@@ -14,8 +14,8 @@ enum FindingOutput {
 
     /// Reads the association file at `path` with `read`, or exits with status 2 printing its
     /// findings, each after the file it is about (line and column where the JSON broke).
-    static func load<Document>(_ path: String, _ read: ([UInt8]) -> (Document?, [Finding])) throws -> Document {
-        let (document, findings) = read(try Output.readFile(path))
+    static func load<Document>(_ path: String, maximumBytes: Int, _ read: ([UInt8]) -> (Document?, [Finding])) throws -> Document {
+        let (document, findings) = read(try Output.readFile(path, maximumBytes: maximumBytes))
         guard let document else {
             for f in findings { Output.error(f.described(in: path)) }
             throw ExitCode(2)

@@ -45,6 +45,7 @@ struct RelaySend: ParsableCommand {
         if case .failure(let problem) = RelayRequest.metadata(arguments: metadata) { throw ValidationError("--meta \(problem.message)") }
         if batch < 1 || batch > 10_000 { throw ValidationError("--batch must be 1–10000") }
         if stdin != (url == nil) { throw ValidationError("give a URL or --stdin, not both or neither") }
+        if batch != 1 && !stdin { throw ValidationError("--batch is for --stdin (one URL is one commit)") }
         if url?.isEmpty == true { throw ValidationError("the URL is empty") }
     }
 
@@ -100,7 +101,11 @@ struct RelayWatch: AsyncParsableCommand {
         if !(poll > 0 && poll <= 86_400) { throw ValidationError("--poll must be more than 0 and at most 86400 seconds") }
         if !(handlerTimeout > 0 && handlerTimeout <= 86_400) { throw ValidationError("--handler-timeout must be more than 0 and at most 86400 seconds") }
         if openWith != nil && record != nil { throw ValidationError("--open-with and --record cannot be given together (a recorded request is not opened)") }
-        if let openWith, CommandOpen.words(openWith) == nil { throw ValidationError("--open-with has no command, or a quote or a backslash left open") }
+        if let openWith {
+            guard let program = CommandOpen.words(openWith)?.first else { throw ValidationError("--open-with has no command, or a quote or a backslash left open") }
+            // A mistyped handler would spend every waiting request's retries and reject them all.
+            guard CommandOpen.canRun(program) else { throw ValidationError("--open-with: '\(program)' is not an executable file or a program in PATH") }
+        }
         if let http, Launcher.address(http) == nil { throw ValidationError("--http must be a loopback HOST:PORT such as 127.0.0.1:8765") }
     }
 

@@ -82,7 +82,7 @@ struct AssetLinksCommand: ParsableCommand {
                                                     subcommands: [Validate.self, Decide.self, Explain.self, Generate.self])
 
     /// Reads an assetlinks.json or exits with its findings (status 2).
-    static func load(_ path: String) throws -> AssetLinks { try FindingOutput.load(path, AssetLinks.validate(bytes:)) }
+    static func load(_ path: String) throws -> AssetLinks { try FindingOutput.load(path, maximumBytes: 1 << 20, AssetLinks.validate(bytes:)) }
 
     struct Decide: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -277,3 +277,14 @@ import Testing
         #expect(CallbackKey.argumentProblem(String(repeating: "k", count: 90))?.hasSuffix("…' (90 bytes) is not ID=FILE") == true)
     }
 }
+
+@Suite struct CallbackJSONTests {
+    /// A repeated parameter's values are an array in `callback parse`'s JSON: one member per name.
+    @Test func repeatedParametersAreAnArray() throws {
+        let request = XCallbackURL(scheme: "helper", action: "export", parameters: [("file", "a"), ("x", "1"), ("file", "b")])
+        let parsed = try XCallbackURL(parsing: request.url)
+        #expect(JSONWriter.compact(parsed.json).hasSuffix(#""parameters":{"file":["a","b"],"x":"1"}}"#), "\(JSONWriter.compact(parsed.json))")
+        // And it reads back with the strict parser, which refuses duplicate keys.
+        #expect(throws: Never.self) { try JSONParser.parse(JSONWriter.compact(parsed.json)) }
+    }
+}

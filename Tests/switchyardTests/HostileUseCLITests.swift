@@ -109,6 +109,11 @@ import Testing
             let open = try await CLITests.run(["relay", "watch", "--inbox", inbox, "--open-with", bad])
             #expect(open.status == 2 && open.stderr.contains("--open-with has no command, or a quote or a backslash left open"), "\(bad): \(open.stderr)")
         }
+        // A mistyped handler is refused at start: it would spend every request's retries.
+        for missing in ["/nonexistent/handler", "no-such-program-here --flag", directory.path] {
+            let open = try await CLITests.run(["relay", "watch", "--inbox", inbox, "--open-with", missing])
+            #expect(open.status == 2 && open.stderr.contains("is not an executable file or a program in PATH"), "\(missing): \(open.stderr)")
+        }
     }
 
     /// SIGTERM while a handler is running: the watcher stops within a second or two and the

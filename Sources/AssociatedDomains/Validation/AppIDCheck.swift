@@ -24,10 +24,11 @@ enum AppIDCheck {
         } else if team.allSatisfy(\.isNumber) {
             findings.append(Finding(.warning, .numericTeamID, at: path, "the team ID \(JSONWriter.quote(String(team))) is all digits; team IDs mix letters and digits — this looks like an App Store ID"))
         }
-        let bundleOK = !bundle.isEmpty && bundle.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
-            && !bundle.hasPrefix(".") && !bundle.hasSuffix(".") && !bundle.contains("..")
-        if !bundleOK {
-            findings.append(Finding(.error, .malformedBundleID, at: path, "the bundle ID \(JSONWriter.quote(String(bundle))) may only contain letters, digits, '-' and '.' (reverse-DNS, e.g. com.example.app)"))
+        let quoted = JSONWriter.quote(String(bundle))
+        if bundle.isEmpty || !bundle.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) {
+            findings.append(Finding(.error, .malformedBundleID, at: path, "the bundle ID \(quoted) may only contain letters, digits, '-' and '.' (reverse-DNS, e.g. com.example.app)"))
+        } else if bundle.hasPrefix(".") || bundle.hasSuffix(".") || bundle.contains("..") {
+            findings.append(Finding(.error, .malformedBundleID, at: path, "the bundle ID \(quoted) has an empty part (a dot at an end, or two together; reverse-DNS, e.g. com.example.app)"))
         }
         return findings
     }
