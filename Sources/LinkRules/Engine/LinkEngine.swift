@@ -81,8 +81,9 @@ public struct LinkEngine: Sendable {
     let fetchSlots = FetchSlots(perHost: LinkEngine.redirectRequestsPerHost, total: LinkEngine.redirectRequests)
 
     /// Redirect following's requests in flight to one host at once (as a browser limits its
-    /// connections to a host), and in all.
+    /// connections to a host).
     public static let redirectRequestsPerHost = 8
+    /// Redirect following's requests in flight at once, all hosts together.
     public static let redirectRequests = 64
 
     /// An engine for `manifest`: builds the action index and the script runtime (an offline engine's
