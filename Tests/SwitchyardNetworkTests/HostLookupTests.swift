@@ -51,11 +51,31 @@ import Testing
         }
         #expect(addresses == Array(repeating: "192.0.2.43", count: 20))
         #expect(resolver.calls.withLock { $0 } == 1)
-        // Another port is another lookup; a lookup after the first ended asks again.
-        resolver.open(2)
-        _ = try await HostLookup.address(host: host, port: 80, guardrail: AddressGuard(), seconds: 120, lookup: resolver.lookup)
-        _ = try await HostLookup.address(host: host, port: 443, guardrail: AddressGuard(), seconds: 120, lookup: resolver.lookup)
-        #expect(resolver.calls.withLock { $0 } == 3)
+        // A lookup after the first ended uses its answer; another port is another lookup.
+        #expect(try await HostLookup.address(host: host, port: 443, guardrail: AddressGuard(), seconds: 120, lookup: resolver.lookup) == "192.0.2.43")
+        #expect(resolver.calls.withLock { $0 } == 1)
+        resolver.open(1)
+        #expect(try await HostLookup.address(host: host, port: 80, guardrail: AddressGuard(), seconds: 120, lookup: resolver.lookup) == "192.0.2.80")
+        #expect(resolver.calls.withLock { $0 } == 2)
+    }
+
+    /// A name that does not resolve is not asked again for a while either: a batch of links to
+    /// it fails at once instead of waiting on the resolver each time.
+    @Test func aFailureIsKeptToo() async throws {
+        let calls = Locked(0)
+        let host = "gone-\(UUID().uuidString).example"
+        for _ in 0..<3 {
+            do {
+                _ = try await HostLookup.address(host: host, port: 443, guardrail: AddressGuard(), seconds: 120) { host, _ in
+                    calls.withLock { $0 += 1 }
+                    return .failure(FetchError(code: .networkError, message: "cannot resolve host '\(host)'"))
+                }
+                Issue.record("a name that does not resolve gave an address")
+            } catch {
+                #expect(error.message == "cannot resolve host '\(host)'")
+            }
+        }
+        #expect(calls.withLock { $0 } == 1)
     }
 
     /// Lookups that stall do not wait on one another: 8 of them (4 per core here) block at once.
