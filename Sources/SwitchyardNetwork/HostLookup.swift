@@ -36,9 +36,6 @@ enum HostLookup {
     /// Answers and when each was had.
     private static let answers = Locked<[Key: (result: Result<String, FetchError>, at: ContinuousClock.Instant)]>([:])
 
-    /// Forgets every answer (for tests).
-    static func forgetAnswers() { answers.withLock { $0.removeAll() } }
-
     /// The address to connect to for `host`, as `guardrail` allows, or why not. Waits at most
     /// `seconds` (the lookup goes on and ends on its own; a later caller may share it).
     /// `lookup` is the blocking call (the guard's, but for tests).

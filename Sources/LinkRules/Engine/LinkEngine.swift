@@ -312,11 +312,13 @@ public struct LinkEngine: Sendable {
         await resolve(batch: inputs, headers: headers, profiling: false).0
     }
 
-    /// What a batch's first stage learnt: each input's normalized URL, its matching actions, and
-    /// the links to follow (input position, unwrapped URL).
+    /// What a batch's first stage learnt: each input's normalized URL, its matching actions, what
+    /// the redirect table unwraps it to when no action took it, and the links to follow (input
+    /// position, unwrapped URL).
     private struct Matched: Sendable {
         var urls: [String]
         var evaluated: [(matched: [Int], timedOut: [Int])]
+        var unwrapped: [String?]
         var targets: [(Int, String)]
     }
 
@@ -330,16 +332,18 @@ public struct LinkEngine: Sendable {
             let clock = ContinuousClock.now
             let urls = inputs.map(BrowserURL.normalized)
             let evaluated = urls.map { engine.evaluateActions($0, headers: headers) }
+            let evaluatedAt = ContinuousClock.now
+            var unwrapped = [String?](repeating: nil, count: urls.count)
             var targets: [(Int, String)] = []
-            if !offline {
-                for (i, url) in urls.enumerated() where evaluated[i].matched.isEmpty && evaluated[i].timedOut.isEmpty {
-                    let target = engine.unwrap(url)
-                    if engine.matchingActions(target, headers: headers).isEmpty { targets.append((i, target)) }
-                }
+            for (i, url) in urls.enumerated() where evaluated[i].matched.isEmpty && evaluated[i].timedOut.isEmpty {
+                let target = engine.unwrap(url)
+                unwrapped[i] = target
+                if !offline && engine.matchingActions(target, headers: headers).isEmpty { targets.append((i, target)) }
             }
-            let matched = Matched(urls: urls, evaluated: evaluated, targets: targets)
+            let matched = Matched(urls: urls, evaluated: evaluated, unwrapped: unwrapped, targets: targets)
             var profile: ResolveProfile? = profiling ? ResolveProfile() : nil
-            profile?.matching = ContinuousClock.now - clock
+            profile?.matching = evaluatedAt - clock
+            profile?.unwrapping = ContinuousClock.now - evaluatedAt
             guard targets.isEmpty else { return (matched, nil, profile) }
             return (matched, engine.resolveOnExecutor(inputs, matched: matched, followed: [:], headers: headers, profile: &profile), profile)
         }
@@ -387,8 +391,8 @@ public struct LinkEngine: Sendable {
             var (matchedActions, timedOut) = matched.evaluated[index]
             var unwrapped: String?
             var stopped: String?
-            if matchedActions.isEmpty && timedOut.isEmpty {
-                var target = unwrap(url)
+            // Unwrapped in the first stage exactly when no action took the link.
+            if var target = matched.unwrapped[index] {
                 if let outcome = followed[index] { (target, stopped) = outcome }
                 if target != url {
                     unwrapped = target
