@@ -16,6 +16,19 @@ import Testing
         #expect(JSONWriter.quote("") == "\"\"")
     }
 
+    /// Text that would read differently in a terminal or a log than what it holds is escaped:
+    /// a bidi override, zero-width and filler characters, a tag character (outside the BMP: a
+    /// surrogate pair), the soft hyphen, C1 controls. Letters beside them are not.
+    @Test func escapesDeceptiveFormatCharacters() throws {
+        #expect(JSONWriter.quote("moc.\u{202E}evil") == #""moc.\u202eevil""#)
+        #expect(JSONWriter.quote("a\u{200B}b\u{FEFF}c\u{3164}") == #""a\u200bb\ufeffc\u3164""#)
+        #expect(JSONWriter.quote("tag\u{E0041}") == #""tag\udb40\udc41""#)
+        #expect(JSONWriter.quote("soft\u{AD}\u{9B}x") == #""soft\u00ad\u009bx""#)
+        #expect(JSONWriter.quote("ü\u{200D}ẞ👩‍💻") == "\"ü\u{200D}ẞ👩‍💻\"")
+        let text = "x\u{202E}y\u{E0041}z\u{2066}\u{AD}"
+        #expect(try JSONParser.parse(JSONWriter.quote(text)) == JSONValue.string(text))
+    }
+
     @Test func compactAndPrettyKeepOrderAndShape() throws {
         let value = try JSONParser.parse(#"{"z": [1, "a\nb", {}], "a": {"k": [], "n": null, "t": true}}"#)
         #expect(JSONWriter.compact(value) == #"{"z":[1,"a\nb",{}],"a":{"k":[],"n":null,"t":true}}"#)
@@ -37,12 +50,13 @@ import Testing
 
     @Test func randomStringsReadBackTheSame() throws {
         var rng = SeededGenerator(seed: 11)
-        let pieces = ["a", "\"", "\\", "\n", "\u{00}", "\u{1F}", "\u{7F}", "é", "\u{2028}", "\u{2029}", "\u{2027}", "€", "👍", "/", " "]
+        let pieces = ["a", "\"", "\\", "\n", "\u{00}", "\u{1F}", "\u{7F}", "é", "\u{2028}", "\u{2029}", "\u{2027}", "€", "👍", "/", " ", "\u{202E}", "\u{200B}", "\u{E0041}", "\u{AD}", "ẞ"]
         for _ in 0..<2_000 {
             let s = (0..<Int.random(in: 0...12, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
             let key = (0..<Int.random(in: 0...3, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
             let text = JSONWriter.compact(.object([(key, .array([.string(s)]))]))
-            #expect(!text.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" })
+            let unsafe = text.unicodeScalars.contains(where: \.isUnsafeToDisplay)
+            #expect(!unsafe)
             let ours = try JSONParser.parse(text)
             #expect(ours.objectMembers?.first?.key == key)
             #expect(ours[key]?.arrayValue?.first?.stringValue == s)

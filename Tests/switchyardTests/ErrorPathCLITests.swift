@@ -288,7 +288,7 @@ import Testing
              #"--app-clip "bad id" is not TEAMID.bundle.id"#),
             // The option's text reaches the terminal escaped (a bidi override here).
             (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE\u{202E}2345", "--bundle-id", "a.b"], 2,
-             #"--team-id "ABCDE\u{202E}2345" is not a team ID"#),
+             #"--team-id "ABCDE\u202e2345" is not a team ID"#),  // quoted as JSON, with JSON's escape
             (["resolve", "--offline", "--header", ": v", "https://x.example/"], 2, "--header ': v' is not 'Name: value' (a field name, a colon, a value on one line)"),
             (["resolve", "--offline", "--header", "A: b\r\nInjected: x", "https://x.example/"], 2, #"--header 'A: b\u{D}\u{A}Injected: x' is not"#),
             (["relay", "watch", "--inbox", "/nonexistent/inbox", "--open-with", "echo", "--record", "/nonexistent/r"], 2, "--open-with and --record cannot be given together"),

@@ -25,8 +25,11 @@ public enum JSONWriter {
     }
 
     /// Appends `s` as a JSON string literal to `out` (UTF-8). Runs of bytes that need no escape
-    /// are copied whole. Escaped: quote, backslash, control characters (C0, DEL and C1 — U+009B
-    /// is a CSI to some terminals), and U+2028/U+2029 (line breaks to JavaScript).
+    /// are copied whole. Escaped as `\uXXXX`: quote and backslash (as `\"` and `\\`), control
+    /// characters (C0, DEL and C1 — U+009B is a CSI to some terminals) and every deceptive format
+    /// character (``Unicode/Scalar/isDeceptiveFormat``: bidi overrides, U+2028/U+2029, which are
+    /// line breaks to JavaScript, zero-width characters), so JSON shown in a terminal or a log
+    /// reads as what it holds; a parser reads the same text back.
     static func quote(_ s: String, into out: inout [UInt8]) {
         var s = s
         out.append(0x22)
@@ -34,7 +37,16 @@ public enum JSONWriter {
             var run = 0, i = 0
             while i < bytes.count {
                 let b = bytes[i]
-                if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0xE2 && b != 0x7F && b != 0xC2 { i += 1; continue }
+                if b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C { i += 1; continue }
+                var length = 1
+                if b >= 0x80 {
+                    // A multi-byte scalar: copied as it is unless it is unsafe to display.
+                    length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
+                    guard let scalar = scalar(in: bytes, at: i, length: length), scalar.isUnsafeToDisplay else {
+                        i += length
+                        continue
+                    }
+                }
                 out.append(contentsOf: bytes[run..<i])
                 switch b {
                 case 0x22: out += [0x5C, 0x22]
@@ -44,33 +56,37 @@ public enum JSONWriter {
                 case 0x09: out += [0x5C, UInt8(ascii: "t")]
                 case 0x08: out += [0x5C, UInt8(ascii: "b")]
                 case 0x0C: out += [0x5C, UInt8(ascii: "f")]
-                case 0xE2:
-                    // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
-                    if i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 {
-                        out += Array((bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
-                        i += 2
-                    } else {
-                        out.append(b)
-                    }
-                case 0xC2:
-                    // U+0080–U+009F (the C1 controls) are C2 80 – C2 9F.
-                    if i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) {
-                        let hex = Array("0123456789abcdef".utf8)
-                        out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(bytes[i + 1] >> 4)], hex[Int(bytes[i + 1] & 0xF)]]
-                        i += 1
-                    } else {
-                        out.append(b)
-                    }
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+                    let value = b < 0x80 ? UInt32(b) : scalar(in: bytes, at: i, length: length)!.value
+                    if value > 0xFFFF {
+                        let v = value - 0x10000
+                        escape(UInt16(0xD800 + (v >> 10)), into: &out)
+                        escape(UInt16(0xDC00 + (v & 0x3FF)), into: &out)
+                    } else {
+                        escape(UInt16(value), into: &out)
+                    }
                 }
-                i += 1
+                i += length
                 run = i
             }
             out.append(contentsOf: bytes[run..<bytes.count])
         }
         out.append(0x22)
+    }
+
+    /// The scalar whose `length` UTF-8 bytes start at `index` (a Swift string's bytes are valid
+    /// UTF-8, so the lead byte's length is the scalar's).
+    private static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int, length: Int) -> Unicode.Scalar? {
+        guard index + length <= bytes.count else { return nil }
+        var value = UInt32(bytes[index]) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for k in 1..<length { value = value << 6 | UInt32(bytes[index + k] & 0x3F) }
+        return Unicode.Scalar(value)
+    }
+
+    /// Appends `\u` and `unit` as four lowercase hex digits.
+    private static func escape(_ unit: UInt16, into out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out += [0x5C, UInt8(ascii: "u"), hex[Int(unit >> 12)], hex[Int(unit >> 8 & 0xF)], hex[Int(unit >> 4 & 0xF)], hex[Int(unit & 0xF)]]
     }
 
     private static func write(_ value: JSONValue, into out: inout [UInt8], indent: [UInt8]?, level: Int) {
