@@ -28,6 +28,17 @@ public struct CallbackKey: Sendable {
         return nil
     }
 
+    /// The secret of each key `ID=FILE` in `arguments` by its id, each file read (a repeated id:
+    /// the first; see ``repeatedID(in:)``).
+    package static func secrets(arguments: [String]) throws(CallbackKeyError) -> [String: [UInt8]] {
+        var secrets: [String: [UInt8]] = [:]
+        for argument in arguments {
+            let key = try CallbackKey(argument: argument)
+            if secrets[key.id] == nil { secrets[key.id] = key.secret }
+        }
+        return secrets
+    }
+
     /// The key `ID=FILE` with its file read (at most 1 MiB). Throws a refusal that says why: a
     /// file that cannot be read, or one shorter than 16 bytes.
     public init(argument text: String) throws(CallbackKeyError) {

@@ -64,6 +64,16 @@ public struct SeenNonces: Sendable {
 }
 
 extension SeenNonces {
+    /// The nonce file `callback verify --seen` names, or by default `switchyard/callback-nonces`
+    /// in the user's state directory (made when missing). A chosen file's directory must exist
+    /// (``missingDirectory(of:)``): throws `.io` saying so.
+    package init(commandLine chosen: String?) throws(CallbackError) {
+        if let chosen, let parent = Self.missingDirectory(of: chosen) {
+            throw CallbackError(.io, "--seen '\(chosen)': there is no directory '\(parent)' (a new nonce file elsewhere would not know the requests already accepted); create it first")
+        }
+        self.init(path: chosen ?? StateDirectory.path() + "/switchyard/callback-nonces")
+    }
+
     /// The directory `path` would be in when there is no such directory, or nil. A nonce file
     /// started elsewhere would not know the requests already accepted, so a chosen file's
     /// directory must exist. A bare name is in the working directory.

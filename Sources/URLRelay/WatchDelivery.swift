@@ -11,6 +11,15 @@ public enum WatchDelivery: Sendable {
     /// Printed as the request's record, one JSON line each.
     case print
 
+    /// The delivery `relay watch` is given: a record file, else a command (its words, as
+    /// ``CommandOpen/words(_:)`` splits them), else printing. Throws why the record file cannot be
+    /// used.
+    public static func chosen(record: String?, openWith: String?, handlerTimeout: Double, log: @escaping @Sendable (String) -> Void) throws(RelayError) -> WatchDelivery {
+        if let record { return .record(try RecordingHandler(path: record, log: log)) }
+        if let words = openWith.flatMap(CommandOpen.words) { return .command(words, timeLimit: handlerTimeout) }
+        return .print
+    }
+
     /// Delivers `request`: `output` gets what goes to stdout (the JSON record as it is stored, or
     /// `handled ID URL` escaped for a terminal), `log` a failed command's reason.
     public func deliver(_ request: RelayRequest, output: (String) -> Void, log: (String) -> Void) async -> OpenOutcome {

@@ -70,13 +70,8 @@ struct AASACommand: ParsableCommand {
             // Text that is no absolute URL, or an https URL without a host, cannot be explained:
             // the note says why, and it is invalid input (status 1). A URL of another scheme
             // ("plur:/x", "mailto:a@b") is simply not a universal link (status 0).
-            show(e, aasa)
+            Output.report(json: json, e.json, lines: e.lines(in: aasa, url: url, appID: appID))
             if e.isInvalidURL { throw ExitCode(1) }
-        }
-
-        func show(_ e: AppSiteAssociation.Explanation, _ aasa: AppSiteAssociation) {
-            if json { return Output.line(JSONWriter.compact(e.json)) }
-            Output.write(e.lines(in: aasa, url: url, appID: appID).map(\.terminalEscaped))
         }
     }
 
@@ -116,7 +111,7 @@ struct AASACommand: ParsableCommand {
                 throw ExitCode(2)
             case .success(let compared): comparison = compared
             }
-            if json { Output.line(JSONWriter.compact(comparison.json)) } else { Output.write(comparison.lines.map(\.terminalEscaped)) }
+            Output.report(json: json, comparison.json, lines: comparison.lines)
             if !comparison.differences.isEmpty { throw ExitCode(1) }
         }
     }
@@ -131,17 +126,7 @@ struct AASACommand: ParsableCommand {
         @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
 
         func validate() throws {
-            if let problem = AppSiteAssociation.teamIDProblem(teamId) { throw ValidationError("--team-id \(problem)") }
-            for (n, id) in bundleId.enumerated() {
-                if id.hasPrefix(teamId + ".") { throw ValidationError("--bundle-id \(id) starts with the team ID: give the bundle ID alone (--team-id is put in front of it)") }
-                if let problem = AppSiteAssociation.validate(appID: "\(teamId).\(id)").first(where: { $0.severity == .error }) {
-                    throw ValidationError((problem.code == .malformedBundleID ? "--bundle-id: " : "--team-id: ") + problem.message)
-                }
-                if bundleId[..<n].contains(id) { throw ValidationError("--bundle-id \(id) is given twice") }
-            }
-            for clip in appClips {
-                if let problem = AppSiteAssociation.validate(appID: clip).first(where: { $0.severity == .error }) { throw ValidationError("--app-clip \(problem.message)") }
-            }
+            if let problem = AssociationGenerator.appIDProblem(teamID: teamId, bundleIDs: bundleId, appClips: appClips) { throw ValidationError(problem) }
         }
 
         func run() throws {

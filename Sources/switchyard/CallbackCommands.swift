@@ -16,9 +16,6 @@ extension CallbackKey {
     static func validate(_ text: String) throws {
         if let problem = argumentProblem(text) { throw ValidationError("--key \(problem)") }
     }
-
-    /// Reads the key, or exits with 2 and the reason (no such file, a directory, under 16 bytes).
-    static func read(_ text: String) throws -> CallbackKey { try Output.orExit { try CallbackKey(argument: text) } }
 }
 
 struct CallbackBuild: ParsableCommand {
@@ -34,34 +31,17 @@ struct CallbackBuild: ParsableCommand {
     @Option(help: "Request id for a signed request (default: a new UUID).") var id: String?
     @Option(parsing: .unconditional, help: "Seconds until a signed request expires (at most 30 days; default 300).") var expiresIn: Double?
 
+    var arguments: XCallbackURL.Arguments {
+        XCallbackURL.Arguments(scheme: scheme, action: action, source: source, success: success, error: error, cancel: cancel,
+                               parameters: parameters, key: key, id: id, expiresIn: expiresIn)
+    }
+
     func validate() throws {
-        if let problem = XCallbackURL.schemeProblem(scheme) { throw ValidationError("--scheme \(problem)") }
-        // The id comes back from `callback verify` on a terminal: printable text, as the others.
-        for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel), ("--source", source), ("--action", action), ("--id", id)] {
-            if let value, let problem = XCallbackURL.textProblem(value) { throw ValidationError("\(name) \(problem)") }
-        }
-        for (name, value) in [("--success", success), ("--error", error), ("--cancel", cancel)] {
-            if let value, let reason = XCallbackURL.callbackProblem(value) { throw ValidationError("\(name) \(reason)") }
-        }
-        if let expiresIn, !(expiresIn > 0 && expiresIn <= 30 * 86400) { throw ValidationError("--expires-in must be a number of seconds above 0, at most 2592000 (30 days)") }
-        if key == nil && (id != nil || expiresIn != nil) { throw ValidationError("--id and --expires-in are parts of a signed request: give --key too") }
-        if action.isEmpty { throw ValidationError("--action is empty") }
-        for p in parameters {
-            do { _ = try XCallbackURL.parameter(argument: p) } catch { throw ValidationError("--param \(error.message)") }
-        }
-        if let key { try CallbackKey.validate(key) }
-        if id?.isEmpty == true { throw ValidationError("--id is empty") }
+        if let problem = arguments.problem { throw ValidationError(problem) }
     }
 
     func run() throws {
-        var request = XCallbackURL(scheme: scheme, action: action, source: source, success: success, error: error, cancel: cancel)
-        request.parameters = try parameters.map { try XCallbackURL.parameter(argument: $0) }  // checked in validate()
-        if let key {
-            let k = try CallbackKey.read(key)
-            request = CallbackSigner(keyID: k.id, secret: k.secret)
-                .sign(request, requestID: id ?? UUID().uuidString.lowercased(), expires: Date().addingTimeInterval(expiresIn ?? 300))
-        }
-        Output.line(request.url)
+        Output.line(try Output.orExit { try arguments.request(now: Date()) }.url)
     }
 }
 
@@ -93,16 +73,9 @@ struct CallbackVerify: ParsableCommand {
     }
 
     func run() throws {
-        var keys: [String: [UInt8]] = [:]
-        for k in key { let parsed = try CallbackKey.read(k); keys[parsed.id] = parsed.secret }
-        // The default place is made when missing; a chosen file's directory must exist: a
-        // mistyped path would start a nonce file that knows no earlier request, and a replay
-        // would pass as the first use.
-        if let seen, let parent = SeenNonces.missingDirectory(of: seen) {
-            Output.error("error: --seen '\(seen)': there is no directory '\(parent)' (a new nonce file elsewhere would not know the requests already accepted); create it first")
-            throw ExitCode(2)
-        }
-        let store = SeenNonces(path: seen ?? StateDirectory.path() + "/switchyard/callback-nonces")
+        let keys = try Output.orExit { try CallbackKey.secrets(arguments: key) }
+        // A mistyped --seen would start a nonce file that knows no earlier request: refused.
+        let store = try Output.orExit { try SeenNonces(commandLine: seen) }
         do {
             let id = try CallbackVerifier(keys: keys, seen: store).verify(try XCallbackURL(parsing: url))
             // The id and the refusal (a key id, a nonce) are the sender's text: escaped.

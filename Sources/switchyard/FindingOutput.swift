@@ -6,9 +6,7 @@ import SwitchyardNetwork
 enum FindingOutput {
     /// Prints findings (one JSON object, or a line each and a summary); true when there are errors.
     static func print(_ findings: [Finding], json: Bool, subject: String) -> Bool {
-        if json { Output.line(JSONWriter.compact(Finding.report(findings, subject: subject))) } else {
-            Output.write(Finding.reportLines(findings, subject: subject).map(\.terminalEscaped))
-        }
+        Output.report(json: json, Finding.report(findings, subject: subject), lines: Finding.reportLines(findings, subject: subject))
         return findings.contains { $0.severity == .error }
     }
 

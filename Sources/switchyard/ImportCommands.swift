@@ -54,7 +54,7 @@ struct ImportOptions: ParsableArguments {
                 (String?.some($0.kind), try await $0.importLinks(plan.links))
             }
         }
-        if json { Output.line(JSONWriter.compact(report.json)) } else { Output.write(report.lines.map(\.terminalEscaped)) }
+        Output.report(json: json, report.json, lines: report.lines)
         if !report.problems.isEmpty { throw ExitCode(1) }
     }
 }
@@ -112,11 +112,6 @@ struct ExportCSV: AsyncParsableCommand {
 
     func run() async throws {
         let (text, count) = try await databaseOption.withStore(existing: true) { try await LinkImport.export(from: $0) }
-        if output == "-" {
-            Output.standardOutput(Data(text.utf8))
-        } else {
-            try Output.writeFile(output, Array(text.utf8))
-            Output.error(("wrote \(output): \(count) link\(count == 1 ? "" : "s")").terminalEscaped)
-        }
+        try Output.writeFile(output, Array(text.utf8), note: "wrote \(output): \(count) link\(count == 1 ? "" : "s")")
     }
 }

@@ -1,7 +1,6 @@
 import LinkConfiguration
 import SwitchyardCore
 import ArgumentParser
-import Foundation
 import LinkService
 
 struct LinkCommand: AsyncParsableCommand {
@@ -40,13 +39,6 @@ struct LinkQR: AsyncParsableCommand {
         let image = try await databaseOption.withStore(existing: true, describe: { "\($0)\(($0 as? QRRefusal)?.code == .notFound ? " in \(databaseOption.shown)" : "")" }) {
             try await LinkService.qrImage(code: code, in: $0, configuration: configuration, png: png, pixels: pixels)
         }
-        let (bytes, url) = (image.bytes, image.url)
-        let detail = image.width.map { "PNG, \($0)×\($0) px" } ?? "SVG"
-        if output == "-" {
-            Output.standardOutput(Data(bytes))
-        } else {
-            try Output.writeFile(output, bytes)
-            Output.error("wrote \(output) (\(detail)): \(url)")
-        }
+        try Output.writeFile(output, image.bytes, note: "wrote \(output) (\(image.width.map { "PNG, \($0)×\($0) px" } ?? "SVG")): \(image.url)")
     }
 }

@@ -59,9 +59,7 @@ struct ManifestCommand: AsyncParsableCommand {
 
         func run() async throws {
             let findings = await ManifestLinter.lint(data: try Output.readFile(path), isolation: isolation.isolation)
-            if json { Output.write(findings.map { JSONWriter.compact(ManifestLinter.json($0)) }) } else {
-                Output.write(ManifestLinter.lines(findings, file: path).map(\.terminalEscaped))
-            }
+            Output.write(json ? findings.map { JSONWriter.compact(ManifestLinter.json($0)) } : ManifestLinter.lines(findings, file: path).map(\.terminalEscaped))
             // A file that is not JSON, or JSON that is not an object, is unreadable input (2), as
             // for every other command that reads a manifest.
             if findings.contains(where: { $0.code == .jsonSyntax || $0.code == .notAnObject }) { throw ExitCode(2) }
@@ -81,13 +79,8 @@ struct ManifestCommand: AsyncParsableCommand {
         func run() throws {
             let bytes = try Output.readFile(path)
             let manifest = try ManifestOption.parse(bytes, source: path, strict: false)
-            let text = ManifestMinifier.minify(manifest.document)
-            if let output {
-                try Output.writeFile(output, Array((text + "\n").utf8))
-                Output.error("\(bytes.count) → \(text.utf8.count + 1) bytes written to \(output)")
-            } else {
-                Output.line(text)
-            }
+            let text = ManifestMinifier.minify(manifest.document) + "\n"
+            try Output.writeFile(output ?? "-", Array(text.utf8), note: "\(bytes.count) → \(text.utf8.count) bytes written to \(output ?? "-")")
         }
     }
 }

@@ -64,10 +64,18 @@ enum Output {
     }
 
     /// Writes `bytes` to the file an `-o` option names (`-` is stdout; see
-    /// `DurableFile.writeOutput`), or exits with status 2 and the reason.
-    static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    /// `DurableFile.writeOutput`), or exits with status 2 and the reason. Written to a file,
+    /// `note` (what was written) is said on stderr.
+    static func writeFile(_ path: String, _ bytes: [UInt8], note: @autoclosure () -> String? = nil) throws {
         if path == "-" { return standardOutput(Data(bytes)) }
         try orExit { try DurableFile.writeOutput(path, bytes) }
+        if let note = note() { error(note) }
+    }
+
+    /// A command's result: one compact JSON line with `json`, else `lines` escaped for the
+    /// terminal (they may quote a file, a URL or a server's text).
+    static func report(json: Bool, _ value: @autoclosure () throws -> JSONValue, lines: @autoclosure () -> [String]) rethrows {
+        if json { line(JSONWriter.compact(try value())) } else { write(lines().map(\.terminalEscaped)) }
     }
 
     /// Says why each of `urls` that is no absolute URL cannot be decided, and exits with 1 when

@@ -111,9 +111,7 @@ struct RelayWatch: AsyncParsableCommand {
 
     func run() async throws {
         let inbox = try inboxOption.open()
-        var delivery = WatchDelivery.print
-        if let words = openWith.flatMap(CommandOpen.words) { delivery = .command(words, timeLimit: handlerTimeout) }
-        if let record { delivery = .record(try Output.orExit { try RecordingHandler(path: record, log: { Output.error("relay: \($0)") }) }) }
+        let delivery = try Output.orExit { try WatchDelivery.chosen(record: record, openWith: openWith, handlerTimeout: handlerTimeout, log: { Output.error("relay: \($0)") }) }
         let watcher = RelayWatcher(inbox: inbox, ttl: ttl, pollInterval: poll, maxAttempts: maxAttempts == 0 ? nil : maxAttempts,
                                    log: { Output.error("relay: \($0)") }) { [delivery] request in
             await delivery.deliver(request, output: Output.line, log: { Output.error("relay: \($0)") })
@@ -135,9 +133,8 @@ struct RelayStatus: ParsableCommand {
         // A status check creates nothing: a missing inbox is reported (status 2).
         let inbox = try inboxOption.open(creating: false)
         let status = try Output.orExit { try inbox.status() }
-        if json { return Output.line(JSONWriter.compact(try JSONValueEncoder().encode(status))) }
         // Records are read back from files anyone may write: nothing in them reaches the terminal raw.
-        Output.write(status.lines.map(\.terminalEscaped))
+        try Output.report(json: json, try JSONValueEncoder().encode(status), lines: status.lines)
     }
 }
 

@@ -38,13 +38,6 @@ struct ResolveCommand: AsyncParsableCommand {
         if !(regexTimeLimit > 0 && regexTimeLimit <= 3600) { throw ValidationError("--regex-time-limit must be a number of seconds above 0, at most 3600") }
     }
 
-    /// What one input produced: its output lines and how it counts for the exit status.
-    struct Outcome: Sendable {
-        var lines: [String]
-        var invalid = false
-        var handled = true
-    }
-
     func run() async throws {
         let manifest = try manifestOption.load()
         let engine = LinkEngine(manifest: manifest, options: .init(
@@ -53,43 +46,19 @@ struct ResolveCommand: AsyncParsableCommand {
             scriptMemoryLimit: Double(scriptMemory) * 1_048_576, scriptIsolation: isolation.isolation).withHTTPFetcher())
         let parsedHeaders = headers.compactMap(LinkEngine.header(argument:)).map { ($0.name, $0.value) }
         let inputs = Output.inputs(urls, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
-        let format = Formatter(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
+        let output = ResolutionOutput(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
         // Arguments too go through the stream: slow links given on the command line wait about
         // one timeout together.
-        var invalid = 0
-        var unhandled = 0
-        await engine.resolve(stream: inputs, headers: parsedHeaders, refused: format.invalid, resolved: format.outcome) { outcomes in
-            for o in outcomes {
-                if o.invalid { invalid += 1 }
-                if !o.handled { unhandled += 1 }
-                Output.write(o.lines)
+        var failed = 0
+        await engine.resolve(stream: inputs, headers: parsedHeaders, refused: output.refused, resolved: output.resolved) { answers in
+            for answer in answers {
+                if answer.failed { failed += 1 }
+                if let message = answer.message { Output.error(message) }
+                Output.write(answer.lines)
             }
         }
         try inputs.finish()
-        if invalid > 0 || inputs.skipped > 0 || unhandled > 0 { throw ExitCode(1) }
-    }
-
-    /// Turns resolutions into output lines.
-    struct Formatter: Sendable {
-        let manifest: Manifest
-        let json: Bool
-        let browsers: Bool
-        let batch: Bool
-
-        func invalid(_ input: String, _ problem: (code: ErrorCode, message: String)) -> Outcome {
-            if json {
-                return Outcome(lines: [JSONWriter.compact(InputLines.refusal(input, problem))], invalid: true, handled: false)
-            }
-            let shown = InputLines.shown(input)
-            Output.error("error: \(shown): \(problem.message)")
-            return Outcome(lines: batch ? [shown, "  error: \(problem.message)"] : [], invalid: true, handled: false)
-        }
-
-        func outcome(_ r: Resolution) -> Outcome {
-            let handled = r.actions.contains { $0.url != nil }
-            if json { return Outcome(lines: [JSONWriter.compact(r.json)], handled: handled) }
-            return Outcome(lines: r.lines(manifest: manifest, browsers: browsers, batch: batch).map(\.terminalEscaped), handled: handled)
-        }
+        if failed > 0 || inputs.skipped > 0 { throw ExitCode(1) }
     }
 }
 

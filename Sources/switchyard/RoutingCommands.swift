@@ -82,7 +82,7 @@ struct AssetLinksCommand: ParsableCommand {
                                                     subcommands: [Validate.self, Decide.self, Explain.self, Generate.self])
 
     /// Reads an assetlinks.json or exits with its findings (status 2).
-    static func load(_ path: String) throws -> AssetLinks { try FindingOutput.load(path, maximumBytes: 1 << 20, AssetLinks.validate(bytes:)) }
+    static func load(_ path: String) throws -> AssetLinks { try FindingOutput.load(path, maximumBytes: AssetLinks.maximumBytes, AssetLinks.validate(bytes:)) }
 
     struct Decide: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -94,7 +94,7 @@ struct AssetLinksCommand: ParsableCommand {
 
         func run() throws {
             var cases = AndroidDecisionCases()
-            try DecisionLines.answer(maximumLineBytes: (1 << 20) + (64 << 10)) { cases.answer($0) }
+            try DecisionLines.answer(maximumLineBytes: AssetLinks.maximumBytes + (64 << 10)) { cases.answer($0) }
         }
     }
 
@@ -109,7 +109,7 @@ struct AssetLinksCommand: ParsableCommand {
             let links = try AssetLinksCommand.load(file)
             try Output.refuseNonURLs([url])
             let e = links.explain(url, package: package)
-            if json { Output.line(JSONWriter.compact(e.json)) } else { Output.write(e.lines(url: url, package: package).map(\.terminalEscaped)) }
+            Output.report(json: json, e.json, lines: e.lines(url: url, package: package))
             // An http(s) URL without a host is invalid input (status 1), as for `aasa explain`.
             if e.isInvalidURL { throw ExitCode(1) }
         }
@@ -123,7 +123,7 @@ struct AssetLinksCommand: ParsableCommand {
         @Flag(help: "Fetch from loopback, private and link-local addresses too (a test server); refused by default.") var allowPrivateAddresses = false
 
         func run() async throws {
-            try await SourceValidation.run(source, wellKnownFile: "assetlinks.json", maximumBytes: 1 << 20, caFile: caFile, allowPrivateAddresses: allowPrivateAddresses, json: json) {
+            try await SourceValidation.run(source, wellKnownFile: "assetlinks.json", maximumBytes: AssetLinks.maximumBytes, caFile: caFile, allowPrivateAddresses: allowPrivateAddresses, json: json) {
                 AssetLinks.validate(bytes: $0).1
             }
         }
@@ -141,11 +141,9 @@ struct AssetLinksCommand: ParsableCommand {
             let router = try routes.map(loadRouter)
             // Where the two platforms cannot agree, said once on stderr; the file is still written.
             for note in router.map(AssociationGenerator.platformDifferences) ?? [] { Output.error("note: \(note.path): \(note.message)") }
-            let links = AssociationGenerator.assetLinks(packageName: package, fingerprints: fingerprint, loginCredentials: loginCredentials, router: router)
-            let text = JSONWriter.pretty(links.json)
-            let problems = AssetLinks.validate(bytes: Array(text.utf8)).1.filter { $0.severity == .error }
-            for p in problems { Output.error(p.description) }
-            if !problems.isEmpty { throw ExitCode(2) }
+            let (text, errors) = AssociationGenerator.assetLinksFile(packageName: package, fingerprints: fingerprint, loginCredentials: loginCredentials, router: router)
+            for e in errors { Output.error(e.description) }
+            if !errors.isEmpty { throw ExitCode(2) }
             Output.line(text)
         }
     }

@@ -18,13 +18,8 @@ struct ScriptWorkerCommand: AsyncParsableCommand {
     @Flag var offline = false
     @Option var parent: Int32
 
-    /// This executable as a worker. On Linux `/proc/self/exe`: the very binary that is running,
-    /// even after it was deleted or replaced on disk (an upgrade in place must not start workers
-    /// from a newer build that may speak differently).
-    static var isolation: ScriptIsolation {
-        let own = FileManager.default.fileExists(atPath: "/proc/self/exe") ? "/proc/self/exe" : Bundle.main.executablePath ?? CommandLine.arguments[0]
-        return .workerProcesses(executable: own, arguments: ["script-worker"])
-    }
+    /// This executable as a worker.
+    static var isolation: ScriptIsolation { .thisExecutable(arguments: ["script-worker"]) }
 
     func run() async throws {
         guard ScriptWorker.startedByEngine else {

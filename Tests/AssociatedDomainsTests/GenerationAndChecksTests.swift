@@ -10,6 +10,23 @@ import Testing
 
     static func plur() throws -> LinkRouter { try LinkRouter(contentsOf: root.appendingPathComponent("Examples/plur-routes.yaml").path) }
 
+    /// `aasa generate`'s app IDs: each mistake names its option; a generated assetlinks.json with
+    /// a malformed fingerprint comes with its errors (it is not written).
+    @Test func generationArgumentsSayWhichOptionIsWrong() throws {
+        #expect(AssociationGenerator.appIDProblem(teamID: "ABCDE12345", bundleIDs: ["com.example.app"], appClips: ["ABCDE12345.com.example.app.Clip"]) == nil)
+        #expect(AssociationGenerator.appIDProblem(teamID: "abc", bundleIDs: ["a.b"], appClips: [])?.hasPrefix("--team-id ") == true)
+        #expect(AssociationGenerator.appIDProblem(teamID: "ABCDE12345", bundleIDs: ["ABCDE12345.a.b"], appClips: [])?.hasPrefix("--bundle-id ABCDE12345.a.b starts with the team ID") == true)
+        #expect(AssociationGenerator.appIDProblem(teamID: "ABCDE12345", bundleIDs: ["com..x"], appClips: [])?.hasPrefix("--bundle-id: ") == true)
+        #expect(AssociationGenerator.appIDProblem(teamID: "ABCDE12345", bundleIDs: ["a.b", "a.b"], appClips: []) == "--bundle-id a.b is given twice")
+        #expect(AssociationGenerator.appIDProblem(teamID: "ABCDE12345", bundleIDs: ["a.b"], appClips: ["clip"])?.hasPrefix("--app-clip ") == true)
+
+        let good = AssociationGenerator.assetLinksFile(packageName: "com.example.app", fingerprints: [String(repeating: "AB:", count: 31) + "AB"], loginCredentials: false, router: try Self.plur())
+        #expect(good.errors.isEmpty, "\(good.errors)")
+        #expect(AssetLinks.validate(bytes: Array(good.text.utf8)).0?.statements.first?.dynamicRules != nil)
+        let bad = AssociationGenerator.assetLinksFile(packageName: "com.example.app", fingerprints: ["AB:CD"], loginCredentials: true, router: nil)
+        #expect(!bad.errors.isEmpty && bad.errors.allSatisfy { $0.severity == .error })
+    }
+
     /// A route written as a full URL (`https://links.example/g/{id}`) routes its path; the AASA
     /// claims that path (it claimed `/https:/links.example/g/*`, which iOS never matches).
     @Test func aFullURLPatternIsClaimedByItsPath() throws {

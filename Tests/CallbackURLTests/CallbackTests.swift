@@ -288,3 +288,43 @@ import Testing
         #expect(throws: Never.self) { try JSONParser.parse(JSONWriter.compact(parsed.json)) }
     }
 }
+
+/// `callback build` and `callback verify` as a command line gives them: the option a mistake is
+/// in, a signed request that verifies, the nonce file's directory.
+@Suite struct CallbackCommandLineTests {
+    func arguments(key: String? = nil, id: String? = nil, expiresIn: Double? = nil, parameters: [String] = []) -> XCallbackURL.Arguments {
+        .init(scheme: "helper", action: "export", source: "Me", success: "myapp://done", error: nil, cancel: nil,
+              parameters: parameters, key: key, id: id, expiresIn: expiresIn)
+    }
+
+    @Test func eachMistakeNamesItsOption() {
+        #expect(arguments().problem == nil)
+        #expect(arguments(id: "r1").problem == "--id and --expires-in are parts of a signed request: give --key too")
+        #expect(arguments(key: "k=/f", id: "").problem == "--id is empty")
+        #expect(arguments(key: "k=/f", expiresIn: 0).problem?.hasPrefix("--expires-in must be") == true)
+        #expect(arguments(key: "nofile").problem == "--key 'nofile' is not ID=FILE")
+        #expect(arguments(parameters: ["=v"]).problem?.hasPrefix("--param ") == true)
+        var wrong = arguments()
+        wrong.success = "javascript:alert(1)"
+        #expect(wrong.problem?.hasPrefix("--success ") == true)
+        #expect(throws: CallbackKeyError.self) { try wrong.request(now: Date()) }
+    }
+
+    @Test func aSignedRequestVerifiesWithTheSameKeysAndIsRefusedOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("callback-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data(repeating: 9, count: 32).write(to: URL(fileURLWithPath: directory + "/k"))
+        let unsigned = try arguments(parameters: ["a=1"]).request(now: Date())
+        #expect(unsigned.parameter("a") == "1" && unsigned.parameter("x-sy-sig") == nil)
+        let signed = try arguments(key: "k1=\(directory)/k", id: "r7", expiresIn: 60, parameters: ["a=1"]).request(now: Date())
+        let secrets = try CallbackKey.secrets(arguments: ["k1=\(directory)/k"])
+        #expect(secrets == ["k1": [UInt8](repeating: 9, count: 32)])
+        let verifier = CallbackVerifier(keys: secrets, seen: try SeenNonces(commandLine: directory + "/nonces"))
+        #expect(try verifier.verify(try XCallbackURL(parsing: signed.url)) == "r7")
+        #expect(throws: CallbackError.self) { try verifier.verify(try XCallbackURL(parsing: signed.url)) }
+        // A chosen nonce file in a directory that does not exist is refused, saying which.
+        let missing = #expect(throws: CallbackError.self) { try SeenNonces(commandLine: directory + "/no/such/nonces") }
+        #expect(missing?.message.contains("there is no directory '\(directory)/no/such'") == true)
+        #expect(throws: CallbackKeyError.self) { try CallbackKey.secrets(arguments: ["k1=\(directory)/missing"]) }
+    }
+}

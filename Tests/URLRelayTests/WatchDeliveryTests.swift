@@ -35,4 +35,21 @@ import Testing
         #expect(failed != .opened)
         #expect(lines.log.count == 1 && lines.log[0].hasPrefix("\(id) not handled: ") && lines.log[0].contains("exited with status 1"), "\(lines.log)")
     }
+
+    /// The options choose: a record file, else a command split into words, else printing; a
+    /// record file that cannot be used is refused with the reason.
+    @Test func theOptionsChooseTheDelivery() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("watch-choice-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard case .record(let recorder) = try WatchDelivery.chosen(record: directory + "/r.jsonl", openWith: nil, handlerTimeout: 5, log: { _ in }) else {
+            Issue.record("a record file was not chosen"); return
+        }
+        #expect(recorder.path.hasSuffix("/r.jsonl"))
+        guard case .command(let words, let limit) = try WatchDelivery.chosen(record: nil, openWith: "'/usr/bin/env' -i true", handlerTimeout: 7, log: { _ in }) else {
+            Issue.record("a command was not chosen"); return
+        }
+        #expect(words == ["/usr/bin/env", "-i", "true"] && limit == 7)
+        guard case .print = try WatchDelivery.chosen(record: nil, openWith: nil, handlerTimeout: 5, log: { _ in }) else { Issue.record("not printing"); return }
+        #expect(throws: RelayError.self) { try WatchDelivery.chosen(record: directory, openWith: nil, handlerTimeout: 5, log: { _ in }) }
+    }
 }

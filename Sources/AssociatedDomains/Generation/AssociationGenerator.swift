@@ -103,6 +103,32 @@ public enum AssociationGenerator {
         return "/" + parts.joined(separator: "/")
     }
 
+    /// ``assetLinks(packageName:fingerprints:loginCredentials:router:reserved:)`` as the text of
+    /// the file, and the errors ``AssetLinks/validate(bytes:)`` finds in it (a malformed package
+    /// name or fingerprint: such a file must not be written).
+    package static func assetLinksFile(packageName: String, fingerprints: [String], loginCredentials: Bool, router: LinkRouter?) -> (text: String, errors: [Finding]) {
+        let text = JSONWriter.pretty(assetLinks(packageName: packageName, fingerprints: fingerprints, loginCredentials: loginCredentials, router: router).json)
+        return (text, AssetLinks.validate(bytes: Array(text.utf8)).1.filter { $0.severity == .error })
+    }
+
+    /// Why a team ID, bundle IDs and App Clip app IDs cannot make the app IDs of an AASA
+    /// (`TEAMID.BUNDLEID` each), starting with the option of `aasa generate` it is about
+    /// (`--team-id`, `--bundle-id`, `--app-clip`), or nil.
+    package static func appIDProblem(teamID: String, bundleIDs: [String], appClips: [String]) -> String? {
+        if let problem = AppSiteAssociation.teamIDProblem(teamID) { return "--team-id \(problem)" }
+        for (n, id) in bundleIDs.enumerated() {
+            if id.hasPrefix(teamID + ".") { return "--bundle-id \(id) starts with the team ID: give the bundle ID alone (--team-id is put in front of it)" }
+            if let problem = AppSiteAssociation.validate(appID: "\(teamID).\(id)").first(where: { $0.severity == .error }) {
+                return (problem.code == .malformedBundleID ? "--bundle-id: " : "--team-id: ") + problem.message
+            }
+            if bundleIDs[..<n].contains(id) { return "--bundle-id \(id) is given twice" }
+        }
+        for clip in appClips {
+            if let problem = AppSiteAssociation.validate(appID: clip).first(where: { $0.severity == .error }) { return "--app-clip \(problem.message)" }
+        }
+        return nil
+    }
+
     /// A Digital Asset Links file granting `handle_all_urls` (and optionally
     /// `get_login_creds`) to a package signed with `fingerprints`.
     /// With `router`, the statement carries the Android 15 dynamic rules of its universal routes

@@ -67,6 +67,9 @@ public struct AssetLinks: Sendable, Equatable {
         })
     }
 
+    /// The largest assetlinks.json the tools read (1 MiB); reading stops there.
+    public static let maximumBytes = 1 << 20
+
     /// Reads and checks a file: syntax, shape, relations, package names, fingerprints.
     public static func validate(bytes: [UInt8]) -> (AssetLinks?, [Finding]) {
         let document: JSONValue

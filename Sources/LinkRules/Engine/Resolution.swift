@@ -105,3 +105,42 @@ extension Resolution {
         return lines
     }
 }
+
+/// What `switchyard resolve` writes for each input: with `json`, one JSON line (an input that is
+/// no URL gets its error object); else the resolution's lines (``Resolution/lines(manifest:browsers:batch:)``),
+/// escaped for the terminal, and for an input that is no URL its reason on stderr (and, in a
+/// `batch`, on stdout too, so output lines keep following input lines).
+package struct ResolutionOutput: Sendable {
+    /// One input's answer.
+    package struct Answer: Sendable {
+        /// For stdout.
+        package var lines: [String]
+        /// For stderr.
+        package var message: String?
+        /// True when the input gave no app link (the exit status is 1).
+        package var failed: Bool
+    }
+
+    package let manifest: Manifest
+    package let json: Bool
+    package let browsers: Bool
+    package let batch: Bool
+
+    package init(manifest: Manifest, json: Bool, browsers: Bool, batch: Bool) {
+        (self.manifest, self.json, self.browsers, self.batch) = (manifest, json, browsers, batch)
+    }
+
+    /// The answer to an input that is no URL, or a line over the limit.
+    package func refused(_ input: String, _ problem: (code: ErrorCode, message: String)) -> Answer {
+        if json { return Answer(lines: [JSONWriter.compact(InputLines.refusal(input, problem))], failed: true) }
+        let shown = InputLines.shown(input)
+        return Answer(lines: batch ? [shown, "  error: \(problem.message)"] : [], message: "error: \(shown): \(problem.message)", failed: true)
+    }
+
+    /// The answer to a resolved input.
+    package func resolved(_ r: Resolution) -> Answer {
+        let failed = !r.actions.contains { $0.url != nil }
+        if json { return Answer(lines: [JSONWriter.compact(r.json)], failed: failed) }
+        return Answer(lines: r.lines(manifest: manifest, browsers: browsers, batch: batch).map(\.terminalEscaped), failed: failed)
+    }
+}

@@ -16,6 +16,14 @@ public enum ScriptIsolation: Sendable, Equatable {
     /// engine stops a worker that runs past the time limit (with a grace period) or whose resident
     /// memory passes the memory limit, and starts a new one for the next call.
     case workerProcesses(executable: String, arguments: [String])
+
+    /// Workers started from this very executable with `arguments`: on Linux `/proc/self/exe`,
+    /// the binary that is running even after it was deleted or replaced on disk (an upgrade in
+    /// place must not start workers from a newer build that may speak differently).
+    public static func thisExecutable(arguments: [String]) -> ScriptIsolation {
+        let own = FileManager.default.fileExists(atPath: "/proc/self/exe") ? "/proc/self/exe" : Bundle.main.executablePath ?? CommandLine.arguments[0]
+        return .workerProcesses(executable: own, arguments: arguments)
+    }
 }
 
 /// The engine side of `ScriptIsolation.workerProcesses`: starts workers, hands them calls,
