@@ -6,7 +6,10 @@ import PackageDescription
 let package = Package(
     name: "SwitchyardBenchmarks",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "Switchyard", path: "..")],
+    dependencies: [
+        .package(name: "Switchyard", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
     targets: [
         .executableTarget(
             name: "switchyard-bench",
@@ -18,6 +21,13 @@ let package = Package(
             ],
             path: "Sources/switchyard-bench",
             swiftSettings: [.swiftLanguageMode(.v6)]
-        )
+        ),
+        // Hummingbird alone, one route: the floor `service-wrk.sh --floor` measures the router path against.
+        .executableTarget(
+            name: "hummingbird-floor",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/hummingbird-floor",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # wrk against the release build of `switchyard serve` (AASA file and /i/{code}) and against nginx
 # serving the same AASA bytes, in one run, on loopback. Prints requests/s, p50/p99 and ratios.
-#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH] [--before-database URL]
+#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH]
 # --binary measures that build of switchyard instead of building the release binary.
 # --before PATH also runs that build (an older commit's release binary, with its resources beside
 # it) as a second service and measures it in the same rounds, so a change is measured before and
@@ -16,11 +16,15 @@
 # is reported. Beside throughput, each run gives the server's CPU time per request (utime + stime
 # of the serving processes from /proc, over the run, divided by the requests wrk counted): the
 # figure that holds on a noisy host.
+# --floor PATH also runs Hummingbird alone (`swift build -c release --package-path Benchmarks
+# --product hummingbird-floor`: one route answering the same AASA bytes, no middleware) and
+# measures it with the routed AASA's request: what the router path costs before any of the
+# service's own code.
 # Installs wrk and nginx from Debian's packages when missing. wrk, nginx and the service share
 # the machine's cores, as they do on a small host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""; BEFORE_DATABASE=""
+DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""; BEFORE_DATABASE=""; FLOOR=""
 while (($#)); do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
@@ -30,7 +34,8 @@ while (($#)); do
     --binary) BIN=$2; shift 2 ;;
     --before) BEFORE=$2; shift 2 ;;
     --before-database) BEFORE_DATABASE=$2; shift 2 ;;
-    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH] [--before-database URL]" >&2; exit 2 ;;
+    --floor) FLOOR=$2; shift 2 ;;
+    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH]" >&2; exit 2 ;;
   esac
 done
 
@@ -49,7 +54,7 @@ fi
 
 WORK=$(mktemp -d /tmp/switchyard-wrk.XXXXXX); chmod 755 "$WORK"
 DATABASE=${DATABASE:-sqlite:$WORK/links.sqlite}
-cleanup() { [[ -n "${SY_PID:-}" ]] && kill "$SY_PID" 2>/dev/null; [[ -n "${OLD_PID:-}" ]] && kill "$OLD_PID" 2>/dev/null; [[ -f $WORK/nginx.pid ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { [[ -n "${SY_PID:-}" ]] && kill "$SY_PID" 2>/dev/null; [[ -n "${FLOOR_PID:-}" ]] && kill "$FLOOR_PID" 2>/dev/null; [[ -n "${OLD_PID:-}" ]] && kill "$OLD_PID" 2>/dev/null; [[ -f $WORK/nginx.pid ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 # The example configuration with the API's rate limits out of the way (one token and one address
@@ -105,6 +110,15 @@ NGINX
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$NG_PORT/.well-known/apple-app-site-association" >/dev/null && break; sleep 0.1; done
 NG_WORKERS=$(pgrep -P "$(cat "$WORK/nginx.pid")" | tr '\n' ' ')
 
+# Hummingbird alone, answering the same bytes.
+if [[ -n $FLOOR ]]; then
+  FLOOR_PORT=$(free_port)
+  "$FLOOR" --port "$FLOOR_PORT" --file "$WORK/www/.well-known/apple-app-site-association" 2>"$WORK/floor.log" &
+  FLOOR_PID=$!
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$FLOOR_PORT/.well-known/apple-app-site-association" >/dev/null && break; sleep 0.1; done
+  wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$FLOOR_PORT/.well-known/apple-app-site-association" >/dev/null
+fi
+
 IPHONE='Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148'
 DESKTOP='Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'
 # CPU clock ticks (utime + stime) of the processes PIDS, summed.
@@ -141,6 +155,9 @@ for r in $(seq "$ROUNDS"); do
   echo "$r phone $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
   echo "$r api $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/api/links/$CODE" -H "Authorization: Bearer $TOKEN")" >> "$RESULTS"
   echo "$r routed $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
+  if [[ -n $FLOOR ]]; then
+    echo "$r floor $(run "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
+  fi
   if [[ -n $BEFORE ]]; then
     echo "$r old-aasa $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
     echo "$r old-link $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
@@ -161,6 +178,7 @@ labels = {"nginx": "nginx, AASA file", "aasa": "switchyard, AASA file", "link": 
           "routed": "switchyard, AASA file via the router"}
 for name in list(labels):
     if name != "nginx": labels["old-" + name] = "before: " + labels[name].removeprefix("switchyard, ")
+labels["floor"] = "Hummingbird alone, one route, the same bytes"
 print(f"{'round':>5}  {'target':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'vs nginx':>9} {'CPU µs/req':>11}")
 for r in sorted(rounds):
     base = rounds[r]["nginx"][0]
@@ -182,6 +200,10 @@ print(f"an iPhone's /i/{{code}} (a page of its own with a deferred claim token, 
 cpu = {name: statistics.median(rounds[r][name][4] for r in rounds) for name in labels if all(name in rounds[r] for r in rounds)}
 print("median CPU µs per request: " + ", ".join(f"{name} {value:.1f}" for name, value in cpu.items())
       + f"; AASA {cpu['aasa'] / cpu['nginx']:.2f}x nginx's (goal <= 2x)")
+if "floor" in cpu:
+    share = [rounds[r]["floor"][4] / rounds[r]["routed"][4] for r in rounds]
+    print(f"the router path's floor: Hummingbird alone costs {cpu['floor']:.1f} µs per request, the service's routed AASA "
+          f"{cpu['routed']:.1f} µs: the floor is {statistics.median(share):.2f} of it (range {min(share):.2f}-{max(share):.2f})")
 if all("old-aasa" in rounds[r] for r in rounds):
     print()
     for name, label in (("aasa", "AASA"), ("link", "/i/{code} desktop"), ("phone", "/i/{code} iPhone"),
