@@ -18,6 +18,16 @@ import Testing
     static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36"
     static let desktop = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 
+    /// An export that is not UTF-8 is refused whole, naming the line and the first byte that
+    /// is not UTF-8 (a cut sequence as well as a Latin-1 letter); UTF-8 text reads as it is.
+    @Test func anExportThatIsNotUTF8SaysWhere() throws {
+        #expect(try LinkImport.text(Array("a,b\nü,🙂\n".utf8)) == "a,b\nü,🙂\n")
+        for (bytes, expected) in [([0x61, 0x0A, 0x62, 0x0A, 0x63, 0xC3, 0x41] as [UInt8], "line 3, byte 0xC3"), ([0x09, 0x0A, 0xE9], "line 2, byte 0xE9"), ([0x80], "line 1, byte 0x80")] {
+            let failure = #expect(throws: LinkImport.Failure.self) { try LinkImport.text(bytes) }
+            #expect(failure?.message == "not UTF-8 text: \(expected) is not UTF-8 here (save the export as UTF-8)", "\(String(describing: failure))")
+        }
+    }
+
     @Test func csvIsReadAsRFC4180WritesIt() throws {
         let text = "\u{FEFF}a,b,c\r\n\"x, y\",\"say \"\"hi\"\"\",\"two\nlines\"\n\nlast,,\n"
         let records = try CSV.parse(text)

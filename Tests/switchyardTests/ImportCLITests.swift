@@ -115,7 +115,7 @@ import Testing
         let latin1 = directory.appendingPathComponent("latin1.csv")
         try Data([0x73, 0x68, 0x6F, 0x72, 0x74, 0x4C, 0x69, 0x6E, 0x6B, 0x0A, 0xE9, 0x0A]).write(to: latin1)
         let notText = try await CLITests.run(["import", "fdl", latin1.path, "--database", database])
-        #expect(notText.status == 2 && notText.stderr == "error: \(latin1.path): not UTF-8 text\n", "\(notText.stderr)")
+        #expect(notText.status == 2 && notText.stderr == "error: \(latin1.path): not UTF-8 text: line 2, byte 0xE9 is not UTF-8 here (save the export as UTF-8)\n", "\(notText.stderr)")
         let missing = try await CLITests.run(["import", "fdl", directory.appendingPathComponent("nope.csv").path, "--database", database])
         #expect(missing.status == 2 && missing.stderr.contains("nope.csv"), "\(missing.stderr)")
         let dry = try await attempt("shortLink,link\nhttps://rabble.community/ok1,https://rabble.community/g/1\n")
