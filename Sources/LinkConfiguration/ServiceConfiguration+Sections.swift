@@ -41,6 +41,10 @@ extension ServiceConfiguration {
                 trustedProxies = Int(n)
             default: break
             }
+            if let n = try int(service, "connectionsPerAddress", "service") {
+                guard n >= 0 else { throw ConfigurationError("service.connectionsPerAddress: 0 (no limit) or more connections") }
+                connectionsPerAddress = n
+            }
             if let n = try int(service, "maximumBodyBytes", "service") {
                 guard n >= 256 else { throw ConfigurationError("service.maximumBodyBytes: at least 256") }
                 maximumBodyBytes = n

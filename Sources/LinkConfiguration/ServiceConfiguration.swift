@@ -125,6 +125,9 @@ public struct ServiceConfiguration: Sendable {
         get { trustedProxies > 0 }
         set { trustedProxies = newValue ? max(1, trustedProxies) : 0 }
     }
+    /// The most connections open at once from one client address (`service.connectionsPerAddress`);
+    /// nil: the default (a share of the connection limit, none behind trusted proxies); 0: no limit.
+    package var connectionsPerAddress: Int?
     /// Largest request body accepted by the API, in bytes.
     package var maximumBodyBytes: Int
     /// The Opener manifest behind /api/resolve (`resolve.manifest`; nil: Switchyard's default rules).
@@ -181,7 +184,7 @@ public struct ServiceConfiguration: Sendable {
             "webcredentials": .bool,
             "service": .object([
                 "publicURL": .string, "redirectHosts": .array(.string), "deepLinkSchemes": .array(.string), "trustForwardedFor": .oneOf([.bool, .int]),
-                "maximumBodyBytes": .int,
+                "maximumBodyBytes": .int, "connectionsPerAddress": .int,
             ]),
             "links": .object(["alphabet": .string, "length": .int]),
             "landing": .object([

@@ -11,9 +11,17 @@ public final class RawConnection: @unchecked Sendable {
     /// The socket's descriptor.
     public let fd: Int32
 
-    /// Connects to 127.0.0.1:`port`; throws when nothing listens there.
-    public init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port` from `source` (another loopback address, 127.0.0.2, to stand
+    /// for another client); throws when nothing listens there.
+    public init(port: Int, from source: String = "127.0.0.1") throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { close(fd); throw POSIXError(.EADDRNOTAVAIL) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

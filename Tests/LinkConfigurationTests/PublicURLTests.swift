@@ -25,4 +25,19 @@ import Testing
         #expect(elsewhere.publicHost == "go.example.net" && elsewhere.allowedRedirectHosts.contains("go.example.net"))
         #expect(elsewhere.servingWarnings.contains { $0.contains("put go.example.net in hosts") }, "\(elsewhere.servingWarnings)")
     }
+
+    /// `service.connectionsPerAddress`: absent is the default (nil), 0 turns the share off, a
+    /// negative number is refused with the key.
+    @Test func connectionsPerAddressIsReadAndChecked() throws {
+        func read(_ value: String) throws -> ServiceConfiguration {
+            try ServiceConfiguration(document: try JSONParser.parse("""
+                {"apple": [{"teamId": "ABCDE12345", "bundleId": "com.example.app"}], "hosts": ["links.example.com"],
+                 "routes": [{"name": "item", "pattern": "/items/{id:int}"}], "service": {\(value)}}
+                """))
+        }
+        #expect(try read("").connectionsPerAddress == nil)
+        #expect(try read(#""connectionsPerAddress": 0"#).connectionsPerAddress == 0)
+        #expect(try read(#""connectionsPerAddress": 200"#).connectionsPerAddress == 200)
+        #expect(throws: ConfigurationError("service.connectionsPerAddress: 0 (no limit) or more connections")) { try read(#""connectionsPerAddress": -1"#) }
+    }
 }

@@ -33,6 +33,59 @@ import Testing
         }
     }
 
+    /// One client address holds at most its share of the connections: more from it are closed at
+    /// once, another address is still answered, and a closed connection frees its place.
+    @Test func oneAddressHoldsNoMoreThanItsShare() async throws {
+        let h = try await Harness.make()
+        let app = h.service.application(port: 0, connectionLimits: ConnectionLimits(maximumConnections: 100, requestTimeout: 30, maximumPerAddress: 3))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let outcome = try await blocking(limited: false) { () throws -> (closed: Int, other: String, again: String) in
+                var greedy = try (0..<5).map { _ in try RawConnection(port: port, from: "127.0.0.2") }
+                Thread.sleep(forTimeInterval: 1.5)
+                let closed = greedy.map { $0.read(for: 0.05).closed }.filter { $0 }.count
+                let other = try RawConnection(port: port, from: "127.0.0.3")
+                other.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                let answered = other.read(for: 20, until: "\r\n\r\n").text
+                greedy.removeAll()  // closed: their places are free again
+                Thread.sleep(forTimeInterval: 0.5)
+                let again = try RawConnection(port: port, from: "127.0.0.2")
+                again.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                return (closed, answered, again.read(for: 20, until: "\r\n\r\n").text)
+            }
+            #expect(outcome.closed == 2, "\(outcome.closed) of 5 from one address closed at once; its share is 3")
+            #expect(outcome.other.hasPrefix("HTTP/1.1 200"), "\(outcome.other)")
+            #expect(outcome.again.hasPrefix("HTTP/1.1 200"), "\(outcome.again)")
+            let metrics = try await client.call(.get, "/metrics").text
+            #expect(metrics.contains("switchyard_connections_refused_per_address_total 2"), "\(metrics)")
+            #expect(metrics.contains("switchyard_connections_refused_total 0"), "\(metrics)")
+        }
+    }
+
+    /// An HTTP/1.0 request without keep-alive has its connection closed once answered, on the
+    /// lane's path and the router's; with keep-alive, or as HTTP/1.1, the connection stays open.
+    @Test func anHTTP10ConnectionEndsAfterItsAnswer() async throws {
+        let h = try await Harness.make()
+        let app = h.service.application(port: 0, connectionLimits: ConnectionLimits(maximumConnections: 100, requestTimeout: 30))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let results = try await blocking(limited: false) { () throws -> [(text: String, closed: Bool)] in
+                try ["GET /healthz HTTP/1.0\r\n\r\n", "GET /.well-known/apple-app-site-association HTTP/1.0\r\n\r\n",
+                     "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+                     "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n"].map { raw in
+                    let connection = try RawConnection(port: port)
+                    connection.send(raw)
+                    // Read until the server closes, or 3 s pass with the connection open.
+                    return connection.read(for: 3, until: "\u{0}")
+                }
+            }
+            for (i, r) in results.enumerated() {
+                #expect(r.text.hasPrefix("HTTP/1.1 200"), "\(i): \(r.text)")
+                #expect(r.closed == [true, true, false, false, true][i], "request \(i): closed \(r.closed)")
+            }
+        }
+    }
+
     /// A body declared larger than the limit is refused at its headers, not when (or if) its
     /// bytes arrive; so is a form to the dashboard.
     @Test func aBodyDeclaredTooLargeIsRefusedAtOnce() async throws {

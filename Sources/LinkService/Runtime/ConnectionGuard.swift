@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
+import SwitchyardCore
 import NIOHTTPTypes
 #if canImport(Glibc)
 import Glibc
@@ -17,6 +18,11 @@ import Darwin
 ///   is accepted. The limit leaves room below the process's descriptor limit for what the service
 ///   itself opens (the database, log writes, script workers, a timer): libdispatch stops the
 ///   process when it cannot get a descriptor for a timer.
+/// - At most `maximumPerAddress` of them come from one client address (an IPv4 address, an IPv6
+///   /64, which one host may hold whole), so one client cannot take every connection; one more
+///   from that address is closed as soon as it is accepted.
+/// - A request that does not keep its connection open (HTTP/1.0 without keep-alive) ends it
+///   once answered (`KeepAliveRule`).
 /// - A request must arrive whole — head and body — within `requestTimeout` of the connection
 ///   opening or of the previous response: a client that sends a byte now and then gets no more
 ///   time for it. This also closes idle keep-alive connections.
@@ -25,6 +31,9 @@ public struct ConnectionLimits: Sendable {
     package var maximumConnections: Int
     /// Seconds a request may take to arrive, from the connection's start or the previous response.
     package var requestTimeout: Double
+    /// The most connections open at once from one client address; nil: no such limit (behind a
+    /// proxy of the operator's, every connection comes from the proxy).
+    package var maximumPerAddress: Int?
 
     /// Limits for this process: raises the soft descriptor limit to the hard one, then allows
     /// that many connections less a reserve (an eighth, at least 64) for everything else.
@@ -47,35 +56,92 @@ public struct ConnectionLimits: Sendable {
     }
 
     /// Limits as given.
-    package init(maximumConnections: Int, requestTimeout: Double) {
+    package init(maximumConnections: Int, requestTimeout: Double, maximumPerAddress: Int? = nil) {
         self.maximumConnections = maximumConnections
         self.requestTimeout = requestTimeout
+        self.maximumPerAddress = maximumPerAddress
+    }
+
+    /// The default share of one client address: a sixteenth of the connections, at least 16.
+    package var defaultPerAddress: Int { max(16, maximumConnections / 16) }
+}
+
+/// Which client a connection counts against: an IPv4 address (an IPv4-mapped IPv6 address is
+/// that IPv4 address), or the /64 an IPv6 address is in.
+struct ClientAddress: Hashable {
+    let bits: UInt64
+    let isIPv6: Bool
+
+    init?(_ address: SocketAddress?) {
+        switch address {
+        case .v4(let a)?:
+            bits = UInt64(UInt32(bigEndian: a.address.sin_addr.s_addr))
+            isIPv6 = false
+        case .v6(let a)?:
+            var v6 = a.address.sin6_addr
+            let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                bits = bytes[12..<16].reduce(0) { $0 << 8 | UInt64($1) }
+                isIPv6 = false
+            } else {
+                bits = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+                isIPv6 = true
+            }
+        default: return nil
+        }
     }
 }
 
-/// The count of open connections, shared by every connection's `ConnectionGuardHandler`.
+/// The count of open connections, in all and per client address, shared by every connection's
+/// `ConnectionGuardHandler`.
 final class ConnectionCount: Sendable {
     let limits: ConnectionLimits
     private let open = ManagedAtomic<Int>(0)
+    /// Open connections per client address, while it has any (taken once per connection).
+    private let byAddress = Locked<[ClientAddress: Int]>([:])
     let refused: Counter
+    let refusedPerAddress: Counter
     let timedOut: Counter
 
     init(_ limits: ConnectionLimits, metrics: ServiceMetrics) {
         self.limits = limits
         refused = metrics.connectionsRefused
+        refusedPerAddress = metrics.connectionsRefusedPerAddress
         timedOut = metrics.requestsTimedOut
     }
 
-    /// Counts one more connection; false (and nothing counted) when the limit is reached.
-    func admit() -> Bool {
+    /// Counts one more connection from `client`; false (and nothing counted) when the limit, or
+    /// the client's share, is reached.
+    func admit(_ client: ClientAddress?) -> Bool {
         let now = open.wrappingIncrementThenLoad(ordering: .relaxed)
-        if now <= limits.maximumConnections { return true }
-        open.wrappingDecrement(ordering: .relaxed)
-        refused.increment()
-        return false
+        guard now <= limits.maximumConnections else {
+            open.wrappingDecrement(ordering: .relaxed)
+            refused.increment()
+            return false
+        }
+        guard let share = limits.maximumPerAddress, let client else { return true }
+        let admitted = byAddress.withLock { counts in
+            let held = counts[client, default: 0]
+            if held >= share { return false }
+            counts[client] = held + 1
+            return true
+        }
+        if !admitted {
+            open.wrappingDecrement(ordering: .relaxed)
+            refusedPerAddress.increment()
+        }
+        return admitted
     }
 
-    func leave() { open.wrappingDecrement(ordering: .relaxed) }
+    /// Counts a connection `admit` counted as closed.
+    func leave(_ client: ClientAddress?) {
+        open.wrappingDecrement(ordering: .relaxed)
+        guard limits.maximumPerAddress != nil, let client else { return }
+        byAddress.withLock { counts in
+            let held = counts[client, default: 1] - 1
+            counts[client] = held > 0 ? held : nil
+        }
+    }
 
     /// Connections open now.
     var current: Int { open.load(ordering: .relaxed) }
@@ -90,6 +156,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let count: ConnectionCount
     private var counted = false
+    private var client: ClientAddress?
     /// When the request now awaited started to be awaited (the connection opened or the previous
     /// response ended); nil while a request is being answered.
     private var waitingSince: NIODeadline?
@@ -100,11 +167,13 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     init(_ count: ConnectionCount) { self.count = count }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        guard count.admit() else {
+        client = ClientAddress(context.channel.remoteAddress)
+        guard count.admit(client) else {
             context.close(promise: nil)
             return
         }
         counted = true
+        _ = KeepAliveRule.install(in: context.pipeline.syncOperations)
         waitingSince = .now()
         let timeout = TimeAmount.milliseconds(Int64(count.limits.requestTimeout * 1000))
         // Checked four times per timeout (at most every 5 s): a request is cut off between
@@ -126,7 +195,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         stop()
         if counted {
             counted = false
-            count.leave()
+            count.leave(client)
         }
     }
 

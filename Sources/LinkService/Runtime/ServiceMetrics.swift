@@ -28,6 +28,8 @@ package final class ServiceMetrics: Sendable {
     let webhookFailed: Counter
     /// Connections closed as soon as they were accepted: the connection limit was reached.
     let connectionsRefused: Counter
+    /// Connections closed as soon as they were accepted: their client address held its share.
+    let connectionsRefusedPerAddress: Counter
     /// Connections closed because no whole request arrived within the request timeout (slow or idle).
     let requestsTimedOut: Counter
 
@@ -49,6 +51,8 @@ package final class ServiceMetrics: Sendable {
         webhookRetried = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "retry")], help: help)
         webhookFailed = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "failed")], help: help)
         connectionsRefused = registry.makeCounter(name: "switchyard_connections_refused_total", help: "Connections closed at once: the connection limit was reached.")
+        connectionsRefusedPerAddress = registry.makeCounter(name: "switchyard_connections_refused_per_address_total",
+                                                            help: "Connections closed at once: their client address already held its share of the connections.")
         requestsTimedOut = registry.makeCounter(name: "switchyard_request_timeouts_total", help: "Connections closed because no whole request arrived within the request timeout (slow or idle clients).")
     }
 
