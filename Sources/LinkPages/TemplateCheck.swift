@@ -6,7 +6,9 @@ import SwitchyardCore
 ///
 /// - files: at most ``mostFiles`` `.mustache` files of at most ``largestFile`` bytes, regular
 ///   files of UTF-8 text without NUL bytes, named with letters, digits, `-` and `_` (not
-///   `switchyard-…`, the built-in templates' names); a page template is not empty;
+///   `switchyard-…`, the built-in templates' names); a page template is not empty; a symbolic
+///   link leads to a file inside the directory (as a Kubernetes ConfigMap is mounted), never out
+///   of it: the pages are public;
 /// - values: written escaped (`{{name}}`; `{{{name}}}` and `{{& name}}` are refused: link
 ///   creators supply most values); a name is one the page has where it stands (a section's
 ///   members inside it), not dotted; `{{.}}` only inside a section;
@@ -57,6 +59,7 @@ struct TemplateCheck {
             let known = PageTemplates.Page.allCases.map { "\($0.rawValue).mustache" }.joined(separator: " or ")
             throw PageError(.invalidTemplate, "\(directory): holds no \(known), so it would change no page")
         }
+        let inside = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path + "/"
         var files: [File] = []
         for file in names {
             let name = String(file.dropLast(".mustache".count))
@@ -70,10 +73,12 @@ struct TemplateCheck {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw refuse("is a symbolic link to nothing") }
             guard !isDirectory.boolValue else { throw refuse("is a directory, not a template") }
-            let attributes = try? FileManager.default.attributesOfItem(atPath: (path as NSString).resolvingSymlinksInPath)
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            guard target.hasPrefix(inside) else { throw refuse("is a symbolic link to \(target), outside the directory; a template's text is served publicly, so it must be a file of the directory") }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: target)
             guard attributes?[.type] as? FileAttributeType == .typeRegular else { throw refuse("is not a regular file") }
             if let size = attributes?[.size] as? Int, size > largestFile { throw refuse("is \(size) bytes; a template has at most \(largestFile)") }
-            guard let data = FileManager.default.contents(atPath: path) else { throw refuse("cannot be read") }
+            guard let data = FileManager.default.contents(atPath: target) else { throw refuse("cannot be read") }
             guard data.count <= largestFile else { throw refuse("is \(data.count) bytes; a template has at most \(largestFile)") }
             if let nul = data.firstIndex(of: 0) { throw refuse("holds a NUL byte (at byte \(nul - data.startIndex)); a template is text") }
             guard let text = String(data: data, encoding: .utf8) else { throw refuse("is not UTF-8 text") }

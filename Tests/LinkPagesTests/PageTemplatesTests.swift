@@ -177,6 +177,26 @@ import Testing
         }
     }
 
+    /// A template that is a symbolic link to a file of its own directory is read (a Kubernetes
+    /// ConfigMap mounts files as links into `..data/`); one to a file outside it is refused,
+    /// page or partial, so no file of the host can become a public page.
+    @Test func aSymbolicLinkMustStayInsideTheDirectory() throws {
+        let dir = try Self.directory([:])
+        try FileManager.default.createDirectory(atPath: dir + "/..data", withIntermediateDirectories: true)
+        try "<p>{{title}}</p>".write(toFile: dir + "/..data/landing.mustache", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/landing.mustache", withDestinationPath: "..data/landing.mustache")
+        _ = try PageTemplates(directory: dir)
+
+        let outside = try Self.directory(["secret.txt": "root:x:0:0"])
+        for (file, text) in [("landing.mustache", nil), ("footer.mustache", "{{> footer}}")] as [(String, String?)] {
+            let dir = try Self.directory(text.map { ["landing.mustache": $0] } ?? [:])
+            try FileManager.default.createSymbolicLink(atPath: dir + "/" + file, withDestinationPath: outside + "/secret.txt")
+            let error = #expect(throws: PageError.self) { try PageTemplates(directory: dir) }
+            #expect(error?.message.contains("\(file): is a symbolic link to \(URL(fileURLWithPath: outside).resolvingSymlinksInPath().path)/secret.txt, outside the directory") == true,
+                    "\(String(describing: error))")
+        }
+    }
+
     @Test func aDirectoryThatIsNotThereIsSaidSo() {
         #expect(throws: PageError.self) { try PageTemplates(directory: "/nonexistent/brand") }
         do { _ = try PageTemplates(directory: "/nonexistent/brand") } catch {
