@@ -75,7 +75,11 @@ struct CallbackVerify: ParsableCommand {
     func run() throws {
         let keys = try Output.orExit { try CallbackKey.secrets(arguments: key) }
         // A mistyped --seen would start a nonce file that knows no earlier request: refused.
-        let store = try Output.orExit { try SeenNonces(commandLine: seen) }
+        let store: SeenNonces
+        do { store = try SeenNonces(commandLine: seen) } catch {
+            Output.error("error: \(error.message)")
+            throw ExitCode(2)
+        }
         do {
             let id = try CallbackVerifier(keys: keys, seen: store).verify(try XCallbackURL(parsing: url))
             // The id and the refusal (a key id, a nonce) are the sender's text: escaped.

@@ -273,6 +273,8 @@ import Testing
              "--bundle-id ABCDE12345.com.example.app starts with the team ID: give the bundle ID alone"),
             (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", "com example"], 2, #"--bundle-id: the bundle ID "com example" may only contain letters, digits"#),
             (["relay", "send", "--inbox", "", "plur://g/a"], 2, "--inbox is empty; give the inbox directory"),
+            (["relay", "watch", "--inbox", try Self.temporaryDirectory().path + "/inbox", "--record", ""], 2, "error: an empty path names no file"),
+            (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", ""], 2, #"--bundle-id: the bundle ID is empty ("ABCDE12345." ends at the team ID"#),
             (["relay", "send", "--batch", "3", "plur://g/a"], 2, "--batch is for --stdin"),
             (["relay", "send", "--meta", "a=1", "--meta", "a=2", "plur://g/a"], 2, "--meta the key 'a' is given twice"),
             (["relay", "send", "--meta", " k =v", "plur://g/a"], 2, "--meta the key ' k ' starts or ends with a space"),

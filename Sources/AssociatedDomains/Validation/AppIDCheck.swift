@@ -25,7 +25,9 @@ enum AppIDCheck {
             findings.append(Finding(.warning, .numericTeamID, at: path, "the team ID \(JSONWriter.quote(String(team))) is all digits; team IDs mix letters and digits — this looks like an App Store ID"))
         }
         let quoted = JSONWriter.quote(String(bundle))
-        if bundle.isEmpty || !bundle.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) {
+        if bundle.isEmpty {
+            findings.append(Finding(.error, .malformedBundleID, at: path, "the bundle ID is empty (\(JSONWriter.quote(id)) ends at the team ID; reverse-DNS, e.g. com.example.app)"))
+        } else if !bundle.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) {
             findings.append(Finding(.error, .malformedBundleID, at: path, "the bundle ID \(quoted) may only contain letters, digits, '-' and '.' (reverse-DNS, e.g. com.example.app)"))
         } else if bundle.hasPrefix(".") || bundle.hasSuffix(".") || bundle.contains("..") {
             findings.append(Finding(.error, .malformedBundleID, at: path, "the bundle ID \(quoted) has an empty part (a dot at an end, or two together; reverse-DNS, e.g. com.example.app)"))

@@ -164,7 +164,8 @@ struct LinkInput {
     static let maximumURLLength = 4096
 
     /// Refuses text that would not be stored, shown or sent on as written: any control
-    /// character (C0 such as NUL, DEL, C1). `lineBreaks` allows tab, line feed and carriage
+    /// character (C0 such as NUL, DEL, C1) and any bidirectional embedding, override or isolate.
+    /// `lineBreaks` allows tab, line feed and carriage
     /// return (a description typed in a text area). 400 `invalid-text` naming the field.
     static func checkText(_ text: String, field: String, lineBreaks: Bool = false) throws(APIError) {
         var position = 0

@@ -51,6 +51,7 @@ public enum DurableFile {
 
     /// Appends `text` (a line, usually) to `path`, creating it if needed, and syncs it.
     public static func append(_ path: String, _ text: String) throws(FileError) {
+        guard !path.isEmpty else { throw FileError(.io, path: path, "an empty path names no file") }
         // Only a regular file of one name is appended to: not through a symbolic link, not to a
         // FIFO (O_NONBLOCK: no wait for a reader), not to a file hard-linked elsewhere (the
         // other name's file would change too).
