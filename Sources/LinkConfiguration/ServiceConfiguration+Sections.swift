@@ -42,7 +42,7 @@ extension ServiceConfiguration {
             default: break
             }
             if let n = try int(service, "connectionsPerAddress", "service") {
-                guard n >= 0 else { throw ConfigurationError("service.connectionsPerAddress: 0 (no limit) or more connections") }
+                guard n >= 0 else { throw ConfigurationError("service.connectionsPerAddress: \(n) is below 0; give 0 (no limit) or more connections") }
                 connectionsPerAddress = n
             }
             if let n = try int(service, "maximumBodyBytes", "service") {

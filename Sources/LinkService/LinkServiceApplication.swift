@@ -227,25 +227,25 @@ public struct LinkService: Sendable {
         return router
     }
 
+    /// The connection limits for this process and configuration: the descriptor limit raised and
+    /// the connections derived from it, with the share of one client address the configuration
+    /// gives (`service.connectionsPerAddress`; by default a sixteenth of the connections, and no
+    /// share behind proxies of the operator's, where every connection comes from a proxy).
+    package func connectionLimits() -> ConnectionLimits {
+        ConnectionLimits.forService(perAddress: configuration.connectionsPerAddress, behindProxies: configuration.trustedProxies > 0)
+    }
+
     /// The application on `host:port`, with the click flusher as a service beside the server.
     /// `lane: false` sends every request through the router (the reference behaviour).
     /// A store opened with `pool: .serviceGroup` has its PostgreSQL pool run here, first, so that
     /// it stops last (after the flusher's final write), and is checked and migrated before the
     /// server accepts connections.
-    /// `connectionLimits`: nil raises the descriptor limit and derives the limits from it
-    /// (`ConnectionLimits.forThisProcess()`), with the share of one client address the
-    /// configuration gives (`service.connectionsPerAddress`; by default a sixteenth of the
-    /// connections, and no share behind proxies of the operator's, where every connection
-    /// comes from a proxy).
+    /// `connectionLimits`: nil raises the descriptor limit and derives the limits from it and
+    /// the configuration (``connectionLimits()``).
     public func application(host: String = "127.0.0.1", port: Int = 8080, lane: Bool = true, connectionLimits: ConnectionLimits? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let responseLane = lane ? responseLane() : nil
-        let connections = ConnectionCount(connectionLimits ?? {
-            var limits = ConnectionLimits.forThisProcess()
-            let share = configuration.connectionsPerAddress ?? (configuration.trustedProxies > 0 ? 0 : limits.defaultPerAddress)
-            limits.maximumPerAddress = share > 0 ? share : nil
-            return limits
-        }(), metrics: metrics)
+        let connections = ConnectionCount(connectionLimits ?? self.connectionLimits(), metrics: metrics)
         let store = self.store
         let refill = [configuration.perTokenLimit, configuration.perAddressLimit].map { $0.burst / ($0.perMinute / 60) }.max() ?? 0
         var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow,

@@ -38,6 +38,6 @@ import Testing
         #expect(try read("").connectionsPerAddress == nil)
         #expect(try read(#""connectionsPerAddress": 0"#).connectionsPerAddress == 0)
         #expect(try read(#""connectionsPerAddress": 200"#).connectionsPerAddress == 200)
-        #expect(throws: ConfigurationError("service.connectionsPerAddress: 0 (no limit) or more connections")) { try read(#""connectionsPerAddress": -1"#) }
+        #expect(throws: ConfigurationError("service.connectionsPerAddress: -1 is below 0; give 0 (no limit) or more connections")) { try read(#""connectionsPerAddress": -1"#) }
     }
 }

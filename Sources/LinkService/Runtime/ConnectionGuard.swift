@@ -22,7 +22,10 @@ import Darwin
 ///   /64, which one host may hold whole), so one client cannot take every connection; one more
 ///   from that address is closed as soon as it is accepted.
 /// - A request that does not keep its connection open (HTTP/1.0 without keep-alive) ends it
-///   once answered (`KeepAliveRule`).
+///   once answered (`KeepAliveRule`). A connection the service ends is closed for writing
+///   first, and whole ``lingering`` later (or when the client closes): the client reads the
+///   answer before unread bytes could make the kernel reset the connection, and the slot is
+///   not held until the request timeout.
 /// - A request must arrive whole — head and body — within `requestTimeout` of the connection
 ///   opening or of the previous response: a client that sends a byte now and then gets no more
 ///   time for it. This also closes idle keep-alive connections.
@@ -52,7 +55,20 @@ public struct ConnectionLimits: Sendable {
         }
         let descriptors = Int(min(limit.rlim_cur, ceiling))
         let reserve = max(64, descriptors / 8)
-        return ConnectionLimits(maximumConnections: max(16, descriptors - reserve), requestTimeout: requestTimeout)
+        // Under a very low limit, a quarter of the descriptors: accepting past what the process
+        // can open fails again and again, at a cost in CPU.
+        let maximum = descriptors - reserve >= 16 ? descriptors - reserve : max(1, descriptors / 4)
+        return ConnectionLimits(maximumConnections: maximum, requestTimeout: requestTimeout)
+    }
+
+    /// The limits `serve` runs with: ``forThisProcess(requestTimeout:)`` with the share of one
+    /// client address `perAddress` gives (`service.connectionsPerAddress`; 0: none), by default
+    /// ``defaultPerAddress``, and none `behindProxies` (every connection comes from a proxy).
+    package static func forService(perAddress: Int?, behindProxies: Bool) -> ConnectionLimits {
+        var limits = forThisProcess()
+        let share = perAddress ?? (behindProxies ? 0 : limits.defaultPerAddress)
+        limits.maximumPerAddress = share > 0 ? share : nil
+        return limits
     }
 
     /// Limits as given.
@@ -62,8 +78,9 @@ public struct ConnectionLimits: Sendable {
         self.maximumPerAddress = maximumPerAddress
     }
 
-    /// The default share of one client address: a sixteenth of the connections, at least 16.
-    package var defaultPerAddress: Int { max(16, maximumConnections / 16) }
+    /// The default share of one client address: a sixteenth of the connections, at least 16,
+    /// and never more than a quarter of them.
+    package var defaultPerAddress: Int { max(1, min(max(16, maximumConnections / 16), maximumConnections / 4)) }
 }
 
 /// Which client a connection counts against: an IPv4 address (an IPv4-mapped IPv6 address is
@@ -163,6 +180,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// One repeating check per connection, not a timer per request: arming and cancelling one
     /// costs an allocation, a heap insertion and removal and often a selector wake-up.
     private var check: RepeatedTask?
+    /// The full close of a connection closed for writing.
+    private var linger: Scheduled<Void>?
+    /// How long a connection closed for writing is read on before it is closed whole.
+    static let lingering = TimeAmount.seconds(2)
 
     init(_ count: ConnectionCount) { self.count = count }
 
@@ -207,7 +228,17 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func stop() {
         check?.cancel()
         check = nil
+        linger?.cancel()
+        linger = nil
         waitingSince = nil
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .output, linger == nil, counted {
+            let channel = context.channel
+            linger = context.eventLoop.scheduleTask(in: Self.lingering) { channel.close(promise: nil) }
+        }
+        context.close(mode: mode, promise: promise)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -73,9 +73,14 @@ package struct ServiceRun {
             throw Refusal(description: "\(path): \(error)")
         }
         let (host, port, shown) = (host, port, database.shown)
-        let app = service.application(host: host, port: port) { channel in
+        let limits = service.connectionLimits()
+        if limits.maximumConnections < 1024 {
+            logger.warning("the open-file limit allows only \(limits.maximumConnections) connections; raise it (ulimit -n, LimitNOFILE=) for a public service")
+        }
+        let app = service.application(host: host, port: port, connectionLimits: limits) { channel in
             logger.notice("listening", metadata: [
                 "url": "http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)", "config": "\(path)", "database": "\(shown)",
+                "connections": "\(limits.maximumConnections)", "perAddress": "\(limits.maximumPerAddress.map(String.init) ?? "no limit")",
             ])
         }
         do { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint, .sighup]) } catch {
