@@ -14,7 +14,8 @@ import SwitchyardCore
 ///   members inside it), not dotted; `{{.}}` only inside a section;
 /// - structure: no delimiter change; sections nested at most ``deepest`` deep; a page template
 ///   may extend its own built-in page (`{{<switchyard-landing}}`) at its top level, filling only
-///   that page's blocks, each once and none inside another; a partial neither extends nor fills
+///   that page's blocks, each once and none inside another, or, extending nothing, have those
+///   blocks at its top level (as its built-in template does: a copy of it loads); a partial neither extends nor fills
 ///   blocks; partials are named (not `{{>*name}}`), exist, are not pages, and include no chain
 ///   that comes back to them;
 /// - size: a page, with its partials and lists at their longest, stays under ``largestPage``.
@@ -143,14 +144,17 @@ struct TemplateCheck {
                 if open.last?.name == tag.name { open.removeLast() }
             case .parent:
                 guard let page = file.page else { throw refuse("a partial cannot extend a template ({{<\(tag.name)}}); only landing.mustache and message.mustache can", tag.line) }
-                guard open.isEmpty, !extended else { throw refuse("{{<\(tag.name)}} must stand at the template's top level, once", tag.line) }
+                guard open.isEmpty, !extended, filled.isEmpty else { throw refuse("{{<\(tag.name)}} must stand at the template's top level, once, before any block", tag.line) }
                 guard tag.name == page.builtInName else {
                     throw refuse("\(page.rawValue).mustache can extend only its built-in page, {{<\(page.builtInName)}}", tag.line)
                 }
                 extended = true
                 open.append(tag)
             case .block:
-                guard let page = file.page, open.count == 1, open.last?.kind == .parent else {
+                // A block fills the built-in page's right inside {{<switchyard-…}}, or, at the top
+                // level of a page that extends nothing (a copy of its built-in template), stands
+                // for itself and is written as it is.
+                guard let page = file.page, (open.count == 1 && open.last?.kind == .parent) || (open.isEmpty && !extended) else {
                     throw refuse("the block {{$\(tag.name)}} stands outside {{<switchyard-…}} or inside another block or section", tag.line)
                 }
                 guard page.blocks.contains(tag.name) else {

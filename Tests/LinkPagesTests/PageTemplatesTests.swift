@@ -30,6 +30,21 @@ import Testing
         #expect(message.contains("<title>Link &lt;gone&gt;</title>") && message.contains("<p>This link has expired.</p>"))
     }
 
+    /// The operator guide says to copy a built-in template to start from: the copies load and make
+    /// the same pages as the built-in ones.
+    @Test func copiesOfTheBuiltInTemplatesLoadAndMakeTheSamePages() throws {
+        let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/LinkPages/Resources").standardized.path
+        let dir = try Self.directory([:])
+        for name in ["landing.mustache", "message.mustache"] { try FileManager.default.copyItem(atPath: resources + "/" + name, toPath: dir + "/" + name) }
+        let copies = try PageTemplates(directory: dir)
+        #expect(copies.sources[.landing] == dir + "/landing.mustache" && copies.sources[.message] == dir + "/message.mustache")
+        for audience in [LandingPage.Audience.iOS, .android, .desktop] {
+            #expect(Self.page.html(for: audience, templates: copies) == Self.page.html(for: audience, templates: .standard))
+        }
+        let view: [String: Any] = ["title": "Link <gone>", "message": "This link has expired.", "status": 410]
+        #expect(copies.render(.message, view) == PageTemplates.standard.render(.message, view))
+    }
+
     @Test func anOperatorsLandingTemplateReplacesTheBuiltInOneWithPartials() throws {
         let dir = try Self.directory([
             "landing.mustache": "<h1>{{title}}</h1>{{#openApp}}<a href=\"{{.}}\">Open</a>{{/openApp}}{{> footer}}\n",
@@ -111,7 +126,11 @@ import Testing
         Refusal(name: "a block inside a block of the same name", files: ["landing.mustache": "{{<switchyard-landing}}{{$header}}{{$header}}<header>Plur</header>{{/header}}{{/header}}{{/switchyard-landing}}"],
                 message: "the block {{$header}} stands outside {{<switchyard-…}} or inside another block or section", line: 1),
         Refusal(name: "a parent inside a block", files: ["landing.mustache": "{{<switchyard-landing}}{{$header}}\n{{<switchyard-landing}}{{/switchyard-landing}}{{/header}}{{/switchyard-landing}}"],
-                message: "{{<switchyard-landing}} must stand at the template's top level, once", line: 2),
+                message: "{{<switchyard-landing}} must stand at the template's top level, once, before any block", line: 2),
+        Refusal(name: "a page's own block, then the parent", files: ["landing.mustache": "{{$header}}<h1>{{title}}</h1>{{/header}}\n{{<switchyard-landing}}{{/switchyard-landing}}"],
+                message: "{{<switchyard-landing}} must stand at the template's top level, once, before any block", line: 2),
+        Refusal(name: "a page's own block of another name", files: ["landing.mustache": "{{$heder}}<h1>{{title}}</h1>{{/heder}}"],
+                message: "the built-in landing page has no block named \"heder\"; did you mean header? (its blocks: head, style, header, footer)", line: 1),
         Refusal(name: "a partial that extends", files: ["landing.mustache": "{{> p}}", "p.mustache": "{{<p}}{{$b}}{{/b}}{{/p}}"],
                 message: "a partial cannot extend a template ({{<p}}); only landing.mustache and message.mustache can", line: 1),
         Refusal(name: "another page's parent", files: ["landing.mustache": "{{<switchyard-message}}{{/switchyard-message}}"],
