@@ -154,8 +154,11 @@ struct TemplateCheck {
                 // A block fills the built-in page's right inside {{<switchyard-…}}, or, at the top
                 // level of a page that extends nothing (a copy of its built-in template), stands
                 // for itself and is written as it is.
-                guard let page = file.page, (open.count == 1 && open.last?.kind == .parent) || (open.isEmpty && !extended) else {
-                    throw refuse("the block {{$\(tag.name)}} stands outside {{<switchyard-…}} or inside another block or section", tag.line)
+                guard let page = file.page else {
+                    throw refuse("the block {{$\(tag.name)}} is in a partial; blocks belong to landing.mustache and message.mustache", tag.line)
+                }
+                guard (open.count == 1 && open.last?.kind == .parent) || (open.isEmpty && !extended) else {
+                    throw refuse("the block {{$\(tag.name)}} stands inside another block or a section; a block stands at the template's top level, or right inside {{<switchyard-…}}", tag.line)
                 }
                 guard page.blocks.contains(tag.name) else {
                     let hint = DocumentShape.suggestion(for: tag.name, among: page.blocks).map { "; did you mean \($0)?" } ?? ""
