@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 RUNS=${1:-1000000}
+# A build plan made before a source file was added to the root package misses that file
+# ("cannot find 'X' in scope"): the plan is made again each run (seconds).
+rm -f .build/release.yaml .build/release/description.json
 swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product FuzzAASA
 swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product FuzzRouter
 swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product FuzzRelay
