@@ -190,7 +190,10 @@ extension XCallbackURL {
             if values[name] == nil { names.append(name) }
             values[name, default: []].append(value)
         }
-        let members = names.map { name in (name, values[name]!.count == 1 ? JSONValue.string(values[name]![0]) : .array(values[name]!.map(JSONValue.string))) }
+        let members = names.map { name -> (String, JSONValue) in
+            let given = values[name]!
+            return (name, given.count == 1 ? .string(given[0]) : .array(given.map(JSONValue.string)))
+        }
         return .object([
             ("scheme", .string(scheme)), ("action", .string(action)), ("source", optional(source)), ("success", optional(success)),
             ("error", optional(error)), ("cancel", optional(cancel)),

@@ -468,7 +468,7 @@ public struct LinkEngine: Sendable {
                     return (current, first ? "the link itself could not be fetched: \(timeoutReason)" : timeoutReason)
                 }
                 hops += 1
-                let host = URLComponents(string: current)?.host?.lowercased() ?? ""
+                let host = BrowserURL.host(current) ?? ""
                 // A turn that comes as the time runs out (the requests before it just timed out) is
                 // given back unused.
                 let turn = await slots.acquire(host, until: deadline)

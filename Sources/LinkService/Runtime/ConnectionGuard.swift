@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
+import LinkConfiguration
 import SwitchyardCore
 import NIOHTTPTypes
 #if canImport(Glibc)
@@ -18,9 +19,10 @@ import Darwin
 ///   is accepted. The limit leaves room below the process's descriptor limit for what the service
 ///   itself opens (the database, log writes, script workers, a timer): libdispatch stops the
 ///   process when it cannot get a descriptor for a timer.
-/// - At most `maximumPerAddress` of them come from one client address (an IPv4 address, an IPv6
-///   /64, which one host may hold whole), so one client cannot take every connection; one more
-///   from that address is closed as soon as it is accepted.
+/// - At most `maximumPerAddress` of them come from one client, as the rate limits count clients
+///   (`VisitSettings.rateLimitKey`: an IPv4 address, an IPv6 /64, which one host may hold
+///   whole), so one client cannot take every connection; one more from it is closed as soon as
+///   it is accepted.
 /// - A request that does not keep its connection open (HTTP/1.0 without keep-alive) ends it
 ///   once answered (`KeepAliveRule`). A connection the service ends is closed for writing
 ///   first, and whole ``lingering`` later (or when the client closes): the client reads the
@@ -83,39 +85,13 @@ public struct ConnectionLimits: Sendable {
     package var defaultPerAddress: Int { max(1, min(max(16, maximumConnections / 16), maximumConnections / 4)) }
 }
 
-/// Which client a connection counts against: an IPv4 address (an IPv4-mapped IPv6 address is
-/// that IPv4 address), or the /64 an IPv6 address is in.
-struct ClientAddress: Hashable {
-    let bits: UInt64
-    let isIPv6: Bool
-
-    init?(_ address: SocketAddress?) {
-        switch address {
-        case .v4(let a)?:
-            bits = UInt64(UInt32(bigEndian: a.address.sin_addr.s_addr))
-            isIPv6 = false
-        case .v6(let a)?:
-            var v6 = a.address.sin6_addr
-            let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-                bits = bytes[12..<16].reduce(0) { $0 << 8 | UInt64($1) }
-                isIPv6 = false
-            } else {
-                bits = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-                isIPv6 = true
-            }
-        default: return nil
-        }
-    }
-}
-
 /// The count of open connections, in all and per client address, shared by every connection's
 /// `ConnectionGuardHandler`.
 final class ConnectionCount: Sendable {
     let limits: ConnectionLimits
     private let open = ManagedAtomic<Int>(0)
     /// Open connections per client address, while it has any (taken once per connection).
-    private let byAddress = Locked<[ClientAddress: Int]>([:])
+    private let byAddress = Locked<[String: Int]>([:])
     let refused: Counter
     let refusedPerAddress: Counter
     let timedOut: Counter
@@ -129,7 +105,7 @@ final class ConnectionCount: Sendable {
 
     /// Counts one more connection from `client`; false (and nothing counted) when the limit, or
     /// the client's share, is reached.
-    func admit(_ client: ClientAddress?) -> Bool {
+    func admit(_ client: String?) -> Bool {
         let now = open.wrappingIncrementThenLoad(ordering: .relaxed)
         guard now <= limits.maximumConnections else {
             open.wrappingDecrement(ordering: .relaxed)
@@ -151,7 +127,7 @@ final class ConnectionCount: Sendable {
     }
 
     /// Counts a connection `admit` counted as closed.
-    func leave(_ client: ClientAddress?) {
+    func leave(_ client: String?) {
         open.wrappingDecrement(ordering: .relaxed)
         guard limits.maximumPerAddress != nil, let client else { return }
         byAddress.withLock { counts in
@@ -173,7 +149,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let count: ConnectionCount
     private var counted = false
-    private var client: ClientAddress?
+    /// The client the connection counts against (`VisitSettings.rateLimitKey` of its address).
+    private var client: String?
     /// When the request now awaited started to be awaited (the connection opened or the previous
     /// response ended); nil while a request is being answered.
     private var waitingSince: NIODeadline?
@@ -188,7 +165,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     init(_ count: ConnectionCount) { self.count = count }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        client = ClientAddress(context.channel.remoteAddress)
+        client = context.channel.remoteAddress?.ipAddress.map(VisitSettings.rateLimitKey)
         guard count.admit(client) else {
             context.close(promise: nil)
             return

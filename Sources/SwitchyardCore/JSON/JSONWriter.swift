@@ -39,6 +39,7 @@ public enum JSONWriter {
                 let b = bytes[i]
                 if b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C { i += 1; continue }
                 var length = 1
+                var value = UInt32(b)
                 if b >= 0x80 {
                     // A multi-byte scalar: copied as it is unless it is unsafe to display.
                     length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
@@ -46,6 +47,7 @@ public enum JSONWriter {
                         i += length
                         continue
                     }
+                    value = scalar.value
                 }
                 out.append(contentsOf: bytes[run..<i])
                 switch b {
@@ -57,7 +59,6 @@ public enum JSONWriter {
                 case 0x08: out += [0x5C, UInt8(ascii: "b")]
                 case 0x0C: out += [0x5C, UInt8(ascii: "f")]
                 default:
-                    let value = b < 0x80 ? UInt32(b) : scalar(in: bytes, at: i, length: length)!.value
                     if value > 0xFFFF {
                         let v = value - 0x10000
                         escape(UInt16(0xD800 + (v >> 10)), into: &out)
