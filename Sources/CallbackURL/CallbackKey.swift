@@ -19,10 +19,10 @@ public struct CallbackKey: Sendable {
     /// Why `text` is not `ID=FILE`, or nil. The key id travels in the signed URL and comes back
     /// in messages: printable text without spaces only.
     public static func argumentProblem(_ text: String) -> String? {
-        guard let eq = text.firstIndex(of: "="), eq != text.startIndex, text.index(after: eq) != text.endIndex else {
+        guard case .success(let pair) = NamedArgument.split(text, at: "="), !pair.value.isEmpty else {
             return "\(text.displayExcerpt()) is not ID=FILE"
         }
-        if let scalar = text[..<eq].unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == " " }) {
+        if let scalar = pair.name.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == " " }) {
             return "\(text.displayExcerpt()): the key id must not contain spaces, control or bidirectional format characters (it holds \(String(format: "U+%04X", scalar.value)))"
         }
         return nil

@@ -224,19 +224,19 @@ extension XCallbackURL {
         if text.unicodeScalars.contains(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
             throw CallbackError(.malformed, "\(text.displayExcerpt()) contains a control, bidirectional or replacement character")
         }
-        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-            throw CallbackError(.malformed, "'\(text)' is not name=value (a name before the =)")
+        let pair: NamedArgument
+        switch NamedArgument.split(text, at: "=") {
+        case .success(let split): pair = split
+        case .failure(.spaceAroundName):
+            throw CallbackError(.malformed, "the name '\(text.prefix { $0 != "=" })' starts or ends with a space")
+        case .failure: throw CallbackError(.malformed, "'\(text)' is not name=value (a name before the =)")
         }
-        let name = String(text[..<equals])
-        // ' x-sy-id' would pass for another name here and read as the signature's field elsewhere.
-        if name.first!.isWhitespace || name.last!.isWhitespace {
-            throw CallbackError(.malformed, "the name '\(name)' starts or ends with a space")
-        }
+        let name = pair.name
         if let problem = reservedParameterProblem(name) {
             let lowered = name.lowercased()
             throw CallbackError(.malformed, problem + (lowered.hasPrefix("x-sy-") ? "" : ": give it with --\(lowered.dropFirst(2)), which checks it"))
         }
-        return (name, String(text[text.index(after: equals)...]))
+        return (name, pair.value)
     }
 
     /// Why `text` cannot be a part of a request, or nil: a control, bidirectional or replacement

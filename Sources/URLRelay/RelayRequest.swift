@@ -20,15 +20,15 @@ public struct RelayRequest: Sendable, Equatable {
     public static func metadata(arguments: [String]) -> Result<[String: String], RelayError> {
         var metadata: [String: String] = [:]
         for argument in arguments {
-            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+            switch NamedArgument.split(argument, at: "=") {
+            case .failure(.spaceAroundName):
+                return .failure(RelayError(.badRecord, "the key '\(argument.prefix { $0 != "=" })' starts or ends with a space"))
+            case .failure:
                 return .failure(RelayError(.badRecord, "\(argument.displayExcerpt()) is not key=value (a key before the =)"))
-            }
-            let key = String(argument[..<equals])
-            if key.first!.isWhitespace || key.last!.isWhitespace {
-                return .failure(RelayError(.badRecord, "the key '\(key)' starts or ends with a space"))
-            }
-            guard metadata.updateValue(String(argument[argument.index(after: equals)...]), forKey: key) == nil else {
-                return .failure(RelayError(.badRecord, "the key '\(key)' is given twice"))
+            case .success(let pair):
+                guard metadata.updateValue(pair.value, forKey: pair.name) == nil else {
+                    return .failure(RelayError(.badRecord, "the key '\(pair.name)' is given twice"))
+                }
             }
         }
         return .success(metadata)

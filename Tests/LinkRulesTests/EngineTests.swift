@@ -48,6 +48,17 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
         #expect(LinkEngine.headerInput("u", [("A", "b\"c")]) == "u\n{\"A\":\"b\\\"c\"}")
     }
 
+    /// `resolve --header`: a field name (an HTTP token), a colon, a value without line breaks;
+    /// spaces and tabs around either side are not part of it.
+    @Test func aHeaderArgumentIsAFieldNameAndAOneLineValue() {
+        #expect(LinkEngine.header(argument: " Server :\tMastodon ")! == ("Server", "Mastodon"))
+        #expect(LinkEngine.header(argument: "X-Empty:")! == ("X-Empty", ""))
+        #expect(LinkEngine.header(argument: "A: b:c")! == ("A", "b:c"))
+        for refused in ["NoColon", ": v", "Two Words: v", "A: b\r\nInjected: x", "\u{2003}A: v", "Ä: v", "A: \u{7F}"] {
+            #expect(LinkEngine.header(argument: refused) == nil, "\(refused)")
+        }
+    }
+
     @Test func unwrapsWithTheTableWhenNothingMatches() async {
         let r = await LinkEngine(manifest: manifest, options: .init(offline: true)).resolve("https://wrap.example/?to=https%3A%2F%2Ftw.example%2Fa%2Fstatus%2F5")
         #expect(r.unwrapped == "https://tw.example/a/status/5")

@@ -159,11 +159,10 @@ public struct LinkEngine: Sendable {
     /// without a colon, with a name that is not an HTTP field name, or with a control character
     /// (a line break) in the value.
     public static func header(argument text: String) -> (name: String, value: String)? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
-        let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        guard case .success(let pair) = NamedArgument.split(text, at: ":", trimming: true) else { return nil }
+        let (name, value) = (pair.name, pair.value)
         let token = Set("!#$%&'*+-.^_`|~".unicodeScalars)
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || token.contains($0)) }),
+        guard name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || token.contains($0)) }),
               !value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else { return nil }
         return (name, value)
     }

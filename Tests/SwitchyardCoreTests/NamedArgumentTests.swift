@@ -1,0 +1,34 @@
+import Testing
+import SwitchyardCore
+
+@Suite struct NamedArgumentTests {
+    @Test(arguments: [
+        ("a=b", "a", "b"),
+        ("a=b=c", "a", "b=c"),
+        ("empty=", "empty", ""),
+        ("k= spaced value ", "k", " spaced value "),
+        ("emoji=🙂", "emoji", "🙂"),
+    ])
+    func theValueIsEverythingAfterTheFirstSeparatorAsWritten(text: String, name: String, value: String) {
+        #expect(NamedArgument.split(text, at: "=") == .success(NamedArgument(name: name, value: value)))
+    }
+
+    @Test(arguments: [
+        ("novalue", NamedArgument.Problem.noSeparator),
+        ("=v", .noName),
+        (" x-sy-id=1", .spaceAroundName),
+        ("x-sy-id =1", .spaceAroundName),
+        ("\u{2003}k=1", .spaceAroundName),
+    ])
+    func aTextThatIsNotAPairSaysWhy(text: String, problem: NamedArgument.Problem) {
+        #expect(NamedArgument.split(text, at: "=") == .failure(problem))
+    }
+
+    /// Header fields (`Name: value`) drop spaces and tabs on both sides, and nothing else.
+    @Test func trimmingDropsSpacesAndTabsAroundBothSides() {
+        #expect(NamedArgument.split(" Accept-Language :\t da, en \t", at: ":", trimming: true) == .success(NamedArgument(name: "Accept-Language", value: "da, en")))
+        #expect(NamedArgument.split("X:   ", at: ":", trimming: true) == .success(NamedArgument(name: "X", value: "")))
+        #expect(NamedArgument.split("  : v", at: ":", trimming: true) == .failure(.noName))
+        #expect(NamedArgument.split("\u{2003}X: v", at: ":", trimming: true) == .failure(.spaceAroundName))
+    }
+}
