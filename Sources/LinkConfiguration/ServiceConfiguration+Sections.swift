@@ -189,10 +189,14 @@ extension ServiceConfiguration {
 
     private func int(_ object: JSONValue, _ key: String, _ path: String) throws(ConfigurationError) -> Int? {
         guard let v = object[key] else { return nil }
-        guard case .number(let d, _) = v, d == d.rounded(), let n = Int(exactly: d) else {
+        guard case .number(let d, let text) = v, d == d.rounded() else {
             throw ConfigurationError("\(path).\(key): expected a whole number, found \(v.typeName)")
         }
-        return n
+        // Above 2^53 a JSON number no longer holds every whole number: 9007199254740993 would read as …992.
+        guard d.magnitude < 0x1p53 else {
+            throw ConfigurationError("\(path).\(key): \(text.displayExcerpt()) is too large (a whole number here is below 2^53)")
+        }
+        return Int(d)
     }
 
     private func rateLimit(_ object: JSONValue, _ path: String) throws(ConfigurationError) -> RateLimit {

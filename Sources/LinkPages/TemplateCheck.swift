@@ -72,7 +72,11 @@ struct TemplateCheck {
             }
             if name.hasPrefix("switchyard-") { throw refuse("the names switchyard-… are the built-in templates'; name the file otherwise") }
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw refuse("is a symbolic link to nothing") }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                var status = stat()
+                let loop = stat(path, &status) != 0 && errno == ELOOP
+                throw refuse(loop ? "is a loop of symbolic links: it never reaches a file" : "is a symbolic link to nothing")
+            }
             guard !isDirectory.boolValue else { throw refuse("is a directory, not a template") }
             let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
             guard target.hasPrefix(inside) else { throw refuse("is a symbolic link to \(target), outside the directory; a template's text is served publicly, so it must be a file of the directory") }

@@ -1,6 +1,5 @@
 import ArgumentParser
 
-
 struct Switchyard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "switchyard",
@@ -10,7 +9,8 @@ struct Switchyard: AsyncParsableCommand {
             a URL, a link no app handles, a URL no route matches, a file with errors, a URL the relay policy \
             refuses); 2 a usage error or input that cannot be read or used (a missing file, permission denied, a \
             manifest that is not JSON, a service configuration that cannot be used), or output that cannot be \
-            written (a full disk).
+            written (a full disk). With --json, standard output holds only JSON; an error that stops the command \
+            is an 'error:' line on standard error.
             """,
         version: "0.1.0",
         subcommands: [

@@ -27,7 +27,7 @@ import Testing
     }
 
     /// `service.connectionsPerAddress`: absent is the default (nil), 0 turns the share off, a
-    /// negative number is refused with the key.
+    /// negative number, a fraction or one too large to be read exactly is refused with the key.
     @Test func connectionsPerAddressIsReadAndChecked() throws {
         func read(_ value: String) throws -> ServiceConfiguration {
             try ServiceConfiguration(document: try JSONParser.parse("""
@@ -39,5 +39,9 @@ import Testing
         #expect(try read(#""connectionsPerAddress": 0"#).connectionsPerAddress == 0)
         #expect(try read(#""connectionsPerAddress": 200"#).connectionsPerAddress == 200)
         #expect(throws: ConfigurationError("service.connectionsPerAddress: -1 is below 0; give 0 (no limit) or more connections")) { try read(#""connectionsPerAddress": -1"#) }
+        #expect(throws: ConfigurationError("service.connectionsPerAddress: '1e30' is too large (a whole number here is below 2^53)")) { try read(#""connectionsPerAddress": 1e30"#) }
+        #expect(throws: ConfigurationError("service.connectionsPerAddress: '9007199254740993' is too large (a whole number here is below 2^53)")) { try read(#""connectionsPerAddress": 9007199254740993"#) }
+        #expect(throws: ConfigurationError("service.connectionsPerAddress: expected an integer, got 1.5")) { try read(#""connectionsPerAddress": 1.5"#) }
+        #expect(try read(#""connectionsPerAddress": 9007199254740991"#).connectionsPerAddress == 9_007_199_254_740_991)
     }
 }

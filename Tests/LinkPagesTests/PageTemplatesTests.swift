@@ -220,6 +220,19 @@ import Testing
         }
     }
 
+    /// A link whose target is gone and a loop of links are told apart.
+    @Test func aBrokenOrLoopingLinkIsSaidSo() throws {
+        let dir = try Self.directory(["landing.mustache": "<p>{{title}}</p>"])
+        try FileManager.default.createSymbolicLink(atPath: dir + "/gone.mustache", withDestinationPath: "nowhere.mustache")
+        var error = #expect(throws: PageError.self) { try PageTemplates(directory: dir) }
+        #expect(error?.message == "\(dir)/gone.mustache: is a symbolic link to nothing")
+        try FileManager.default.removeItem(atPath: dir + "/gone.mustache")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/a.mustache", withDestinationPath: "b.mustache")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/b.mustache", withDestinationPath: "a.mustache")
+        error = #expect(throws: PageError.self) { try PageTemplates(directory: dir) }
+        #expect(error?.message == "\(dir)/a.mustache: is a loop of symbolic links: it never reaches a file")
+    }
+
     @Test func aDirectoryThatIsNotThereIsSaidSo() {
         #expect(throws: PageError.self) { try PageTemplates(directory: "/nonexistent/brand") }
         do { _ = try PageTemplates(directory: "/nonexistent/brand") } catch {
