@@ -2,13 +2,10 @@
 /// (`relay send --meta`, `callback build --param`, `--key ID=FILE`) or `Name: value`
 /// (`resolve --header`). Each command says what its names may hold; this is the shape they share.
 public struct NamedArgument: Sendable, Equatable {
+    /// What stands before the separator.
     public var name: String
+    /// What stands after it, separators included.
     public var value: String
-
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
 
     /// Why an argument is not a name, a separator and a value.
     public enum Problem: Error, Sendable, Equatable {
