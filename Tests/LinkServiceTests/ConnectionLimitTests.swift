@@ -68,6 +68,46 @@ import Testing
         }
     }
 
+    /// The addresses of one network (an IPv4 /24, an IPv6 /48) hold at most a quarter of the
+    /// connections together, however many addresses share them: one more from any of them is
+    /// closed at once, while an address of another network is answered.
+    @Test func oneNetworkHoldsNoMoreThanAQuarter() async throws {
+        let h = try await Harness.make()
+        let limits = ConnectionLimits(maximumConnections: 20, requestTimeout: 30, maximumPerAddress: 2)
+        #expect(limits.maximumPerNetwork == 5)
+        let app = h.service.application(port: 0, connectionLimits: limits)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let outcome = try await blocking(limited: false) { () throws -> (closed: Int, newcomer: Bool, other: String) in
+                // 127.0.1.0/24, away from the test client's 127.0.0.1: two each from four addresses.
+                let spread = try (1...4).flatMap { host in try (0..<2).map { _ in try RawConnection(port: port, from: "127.0.1.\(host)") } }
+                Thread.sleep(forTimeInterval: 1.5)
+                let closed = spread.map { $0.read(for: 0.05).closed }.filter { $0 }.count
+                // An address of the network that holds nothing yet is refused too.
+                let newcomer = try RawConnection(port: port, from: "127.0.1.9")
+                Thread.sleep(forTimeInterval: 1)
+                let other = try RawConnection(port: port, from: "127.0.2.1")
+                other.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                let answered = other.read(for: 20, until: "\r\n\r\n").text
+                withExtendedLifetime(spread) {}
+                return (closed, newcomer.read(for: 0.05).closed, answered)
+            }
+            #expect(outcome.closed == 3, "\(outcome.closed) of 8 from one network closed at once; its share is 5")
+            #expect(outcome.newcomer, "a ninth connection from the full network is closed")
+            #expect(outcome.other.hasPrefix("HTTP/1.1 200"), "\(outcome.other)")
+            let metrics = try await client.call(.get, "/metrics").text
+            #expect(metrics.contains("switchyard_connections_refused_per_address_total 4"), "\(metrics)")
+        }
+    }
+
+    /// The share of a network is a quarter of the connections, or the share of one address
+    /// where that is more; no share of an address, none of a network.
+    @Test func aNetworksShareFollowsTheAddressShare() {
+        #expect(ConnectionLimits(maximumConnections: 1000, requestTimeout: 30, maximumPerAddress: 62).maximumPerNetwork == 250)
+        #expect(ConnectionLimits(maximumConnections: 1000, requestTimeout: 30, maximumPerAddress: 400).maximumPerNetwork == 400)
+        #expect(ConnectionLimits(maximumConnections: 1000, requestTimeout: 30).maximumPerNetwork == nil)
+    }
+
     /// An HTTP/1.0 request without keep-alive has its connection closed once answered, on the
     /// lane's path and the router's; with keep-alive, or as HTTP/1.1, the connection stays open.
     @Test func anHTTP10ConnectionEndsAfterItsAnswer() async throws {

@@ -22,7 +22,9 @@ import Darwin
 /// - At most `maximumPerAddress` of them come from one client, as the rate limits count clients
 ///   (`VisitSettings.rateLimitKey`: an IPv4 address, an IPv6 /64, which one host may hold
 ///   whole), so one client cannot take every connection; one more from it is closed as soon as
-///   it is accepted.
+///   it is accepted. The clients of one network (`VisitSettings.anonymize`: an IPv4 /24, an
+///   IPv6 /48, which one person can have for free from a tunnel broker) hold at most
+///   ``ConnectionLimits/maximumPerNetwork`` together.
 /// - A request that does not keep its connection open (HTTP/1.0 without keep-alive) ends it
 ///   once answered (`KeepAliveRule`). A connection the service ends is closed for writing
 ///   first, and whole ``lingering`` later (or when the client closes): the client reads the
@@ -39,6 +41,10 @@ public struct ConnectionLimits: Sendable {
     /// The most connections open at once from one client address; nil: no such limit (behind a
     /// proxy of the operator's, every connection comes from the proxy).
     package var maximumPerAddress: Int?
+
+    /// The most connections open at once from the clients of one network together: a quarter of
+    /// the connections, or the share of one client where that is more; nil with no share.
+    package var maximumPerNetwork: Int? { maximumPerAddress.map { max($0, maximumConnections / 4) } }
 
     /// Limits for this process: raises the soft descriptor limit to the hard one, then allows
     /// that many connections less a reserve (an eighth, at least 64) for everything else.
@@ -90,8 +96,8 @@ public struct ConnectionLimits: Sendable {
 final class ConnectionCount: Sendable {
     let limits: ConnectionLimits
     private let open = ManagedAtomic<Int>(0)
-    /// Open connections per client address, while it has any (taken once per connection).
-    private let byAddress = Locked<[String: Int]>([:])
+    /// Open connections per client and per network, while they have any.
+    private let held = Locked<(byClient: [String: Int], byNetwork: [String: Int])>(([:], [:]))
     let refused: Counter
     let refusedPerAddress: Counter
     let timedOut: Counter
@@ -103,20 +109,21 @@ final class ConnectionCount: Sendable {
         timedOut = metrics.requestsTimedOut
     }
 
-    /// Counts one more connection from `client`; false (and nothing counted) when the limit, or
-    /// the client's share, is reached.
-    func admit(_ client: String?) -> Bool {
+    /// Counts one more connection from `client` in `network`; false (and nothing counted) when
+    /// the limit, the client's share or its network's is reached.
+    func admit(_ client: String?, in network: String?) -> Bool {
         let now = open.wrappingIncrementThenLoad(ordering: .relaxed)
         guard now <= limits.maximumConnections else {
             open.wrappingDecrement(ordering: .relaxed)
             refused.increment()
             return false
         }
-        guard let share = limits.maximumPerAddress, let client else { return true }
-        let admitted = byAddress.withLock { counts in
-            let held = counts[client, default: 0]
-            if held >= share { return false }
-            counts[client] = held + 1
+        guard let share = limits.maximumPerAddress, let networkShare = limits.maximumPerNetwork, let client, let network else { return true }
+        let admitted = held.withLock { held in
+            let (mine, ours) = (held.byClient[client, default: 0], held.byNetwork[network, default: 0])
+            if mine >= share || ours >= networkShare { return false }
+            held.byClient[client] = mine + 1
+            held.byNetwork[network] = ours + 1
             return true
         }
         if !admitted {
@@ -127,12 +134,14 @@ final class ConnectionCount: Sendable {
     }
 
     /// Counts a connection `admit` counted as closed.
-    func leave(_ client: String?) {
+    func leave(_ client: String?, in network: String?) {
         open.wrappingDecrement(ordering: .relaxed)
-        guard limits.maximumPerAddress != nil, let client else { return }
-        byAddress.withLock { counts in
-            let held = counts[client, default: 1] - 1
-            counts[client] = held > 0 ? held : nil
+        guard limits.maximumPerAddress != nil, let client, let network else { return }
+        held.withLock { held in
+            let mine = held.byClient[client, default: 1] - 1
+            held.byClient[client] = mine > 0 ? mine : nil
+            let ours = held.byNetwork[network, default: 1] - 1
+            held.byNetwork[network] = ours > 0 ? ours : nil
         }
     }
 
@@ -149,8 +158,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let count: ConnectionCount
     private var counted = false
-    /// The client the connection counts against (`VisitSettings.rateLimitKey` of its address).
+    /// The client the connection counts against (`VisitSettings.rateLimitKey` of its address),
+    /// and the client's network (`VisitSettings.anonymize`).
     private var client: String?
+    private var network: String?
     /// When the request now awaited started to be awaited (the connection opened or the previous
     /// response ended); nil while a request is being answered.
     private var waitingSince: NIODeadline?
@@ -165,8 +176,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     init(_ count: ConnectionCount) { self.count = count }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        client = context.channel.remoteAddress?.ipAddress.map(VisitSettings.rateLimitKey)
-        guard count.admit(client) else {
+        if let address = context.channel.remoteAddress?.ipAddress {
+            client = VisitSettings.rateLimitKey(address)
+            network = VisitSettings.anonymize(address) ?? address
+        }
+        guard count.admit(client, in: network) else {
             context.close(promise: nil)
             return
         }
@@ -193,7 +207,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         stop()
         if counted {
             counted = false
-            count.leave(client)
+            count.leave(client, in: network)
         }
     }
 

@@ -52,7 +52,7 @@ package final class ServiceMetrics: Sendable {
         webhookFailed = registry.makeCounter(name: "switchyard_webhook_deliveries_total", labels: [("outcome", "failed")], help: help)
         connectionsRefused = registry.makeCounter(name: "switchyard_connections_refused_total", help: "Connections closed at once: the connection limit was reached.")
         connectionsRefusedPerAddress = registry.makeCounter(name: "switchyard_connections_refused_per_address_total",
-                                                            help: "Connections closed at once: their client address already held its share of the connections.")
+                                                            help: "Connections closed at once: their client address, or its network, already held its share of the connections.")
         requestsTimedOut = registry.makeCounter(name: "switchyard_request_timeouts_total", help: "Connections closed because no whole request arrived within the request timeout (slow or idle clients).")
     }
 
