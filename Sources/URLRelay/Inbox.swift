@@ -287,7 +287,8 @@ public struct Inbox: Sendable {
     /// request, which is removed; `false` (or `.failed(reason)`) stops the drain and leaves that
     /// request first in line, one failed attempt counted. With `maxAttempts`, the attempt that
     /// spends the budget moves the request to `rejected/` instead, and the drain goes on with
-    /// the next. Only one drainer runs at a time (`RelayError.locked` otherwise).
+    /// the next. Only one drainer runs at a time (`RelayError.locked` otherwise). A cancelled
+    /// drain hands out no more requests: those not handled yet wait for the next.
     ///
     /// The file work (the lock, reads, fsyncs, renames) runs on `Inbox.io`; the calling task
     /// waits suspended, and `handler` runs in the caller's context.
@@ -341,6 +342,9 @@ public struct Inbox: Sendable {
                     report.expired.append(request)
                     continue
                 }
+                // Stopped with the drainer (SIGTERM): this request and those behind it wait for
+                // the next drain, however many there are.
+                if Task.isCancelled { break files }
                 if let failure = await handler(request).failure {
                     // Stopped with the drainer (SIGTERM during the handler): the handler did not
                     // fail, so no attempt is counted and the request stays first in line.

@@ -53,8 +53,16 @@ import Glibc
         try input.fileHandleForReading.close()
         try out.fileHandleForWriting.close()
         try err.fileHandleForWriting.close()
-        if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }  // a child may exit unread
-        try input.fileHandleForWriting.close()
+        // Fed from a thread of its own while stdout is read here: a child that answers each line
+        // as it reads would otherwise fill its stdout pipe while this side is still writing.
+        let fed = DispatchSemaphore(value: 0)
+        let feeder = input.fileHandleForWriting
+        Thread {
+            if let stdin { try? feeder.write(contentsOf: Data(stdin.utf8)) }  // a child may exit unread
+            try? feeder.close()
+            fed.signal()
+        }.start()
+        defer { fed.wait() }
         let errors = LogCollector(err.fileHandleForReading)  // read beside stdout, so neither pipe fills
         // A command that hangs fails its test (killed after 5 minutes) instead of stalling the suite.
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }

@@ -50,6 +50,53 @@ import Testing
         #expect(try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"]).stdout.contains(#""pending":0"#))
     }
 
+    /// SIGTERM stops a watcher that prints or records a long backlog within a second or two, not
+    /// at the backlog's end: what it did not hand out waits for the next watcher, nothing twice.
+    @Test(arguments: [false, true]) func SIGTERMStopsAWatcherInTheMiddleOfABacklog(recording: Bool) async throws {
+        let inbox = try Self.inbox()
+        let total = 30_000
+        let urls = (0..<total).map { "plur://group/\($0)\n" }.joined()
+        #expect(try await CLITests.run(["relay", "send", "--stdin", "--batch", "1000", "--inbox", inbox], stdin: urls).status == 0)
+        let out = inbox + "-out.jsonl"
+        func delivered() -> [Substring] { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n") }
+        func watch() throws -> ChildProcess {
+            let watch = ChildProcess()
+            watch.executableURL = CLITests.binary
+            watch.arguments = ["relay", "watch", "--inbox", inbox] + (recording ? ["--record", out] : [])
+            if !recording {
+                if !FileManager.default.fileExists(atPath: out) { FileManager.default.createFile(atPath: out, contents: nil) }
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+                handle.seekToEndOfFile()
+                watch.standardOutput = handle
+            }
+            watch.standardError = FileHandle.nullDevice
+            try watch.run()
+            return watch
+        }
+        let first = try watch()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, delivered().count < 50 { try await Task.sleep(for: .milliseconds(10)) }
+        let stopAsked = Date()
+        first.terminate()
+        await first.waitForExit()
+        let stoppedAfter = Date().timeIntervalSince(stopAsked)
+        let before = delivered().count
+        #expect(stoppedAfter < 3, "stopped \(stoppedAfter) s after SIGTERM")
+        #expect(first.terminationReason == .exit && first.terminationStatus == 0)
+        #expect(before < total, "the whole backlog (\(before)) was handed out after SIGTERM")
+        let status = try await CLITests.run(["relay", "status", "--inbox", inbox, "--json"])
+        #expect(status.stdout.contains(#""pending":\#(total - before)"#), "\(before) delivered; \(status.stdout)")
+
+        // The next watcher delivers the rest, none of them twice.
+        let second = try watch()
+        while Date() < deadline.addingTimeInterval(40), delivered().count < total { try await Task.sleep(for: .milliseconds(50)) }
+        second.terminate()
+        await second.waitForExit()
+        let urlsDelivered = delivered().compactMap { line in line.range(of: "plur://group/").map { line[$0.upperBound...].prefix { $0.isNumber } } }
+        #expect(urlsDelivered.count == total)
+        #expect(Set(urlsDelivered).count == total)
+    }
+
     /// `--meta` is key=value with a key: anything else is a usage error, and nothing is sent.
     @Test func metadataWithoutAKeyIsAUsageError() async throws {
         let inbox = try Self.inbox()
