@@ -30,12 +30,14 @@ public enum APIToken {
 
     static let idAlphabet = Array("abcdefghijkmnopqrstuvwxyz23456789")
 
-    /// Makes a new token with a random 12-character id and a 256-bit secret.
+    /// Makes a new token with a random 12-character id and a 256-bit secret; a scope given twice is kept once.
     public static func issue(name: String, scopes: [TokenScope], now: Date = Date()) -> Issued {
         var rng = SystemRandomNumberGenerator()
         let id = String((0..<12).map { _ in idAlphabet[Int(rng.next(upperBound: UInt(idAlphabet.count)))] })
         let secret = Base64URL.random(bytes: 32)
-        let record = StoredToken(id: id, name: name, secretHash: hash(secret), scopes: scopes.map(\.rawValue), createdAt: now, revokedAt: nil)
+        var given: Set<TokenScope> = []
+        let record = StoredToken(id: id, name: name, secretHash: hash(secret), scopes: scopes.filter { given.insert($0).inserted }.map(\.rawValue),
+                                 createdAt: now, revokedAt: nil)
         return Issued(token: "sy_\(id)_\(secret)", record: record)
     }
 
@@ -55,8 +57,8 @@ public enum APIToken {
         package var id: String
         /// The token's name.
         package var name: String
-        /// The scopes, separated by spaces.
-        package var scopes: String
+        /// The scopes.
+        package var scopes: [String]
         /// When it was issued (ISO 8601).
         package var created: String
         /// When it was revoked (ISO 8601); null while it is valid.
@@ -66,14 +68,14 @@ public enum APIToken {
         package init(_ token: StoredToken) {
             id = token.id
             name = token.name
-            scopes = token.scopes.joined(separator: " ")
+            scopes = token.scopes
             created = token.createdAt.formatted(.iso8601)
             revoked = token.revokedAt?.formatted(.iso8601)
         }
 
         /// The listing on one line: `ID  NAME  [SCOPES]  created T`, and `REVOKED T` when it is.
         /// A name may hold anything the database holds: escape the line before it reaches a terminal.
-        package var line: String { "\(id)  \(name)  [\(scopes)]  created \(created)\(revoked.map { "  REVOKED \($0)" } ?? "")" }
+        package var line: String { "\(id)  \(name)  [\(scopes.joined(separator: " "))]  created \(created)\(revoked.map { "  REVOKED \($0)" } ?? "")" }
     }
 
     /// Splits a token into id and secret; nil when it is not one of ours.

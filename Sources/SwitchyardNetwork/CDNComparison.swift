@@ -70,6 +70,30 @@ public struct CDNComparison: Sendable {
         return .success(comparison)
     }
 
+    /// Why `url` cannot be decided by the files of `domain` (`HOST[:PORT]`), or nil: text that is
+    /// no absolute URL, or a URL on another host, which both copies would leave alone and so
+    /// "agree" on whatever they say.
+    public static func urlProblem(_ url: String, domain: String) -> String? {
+        if let problem = URLInput.problem(url) { return problem }
+        let host = domain.split(separator: ":").first.map { $0.lowercased() } ?? domain
+        guard let urlHost = BrowserURL.host(url), urlHost == host else {
+            return "not on \(domain): only \(domain)'s URLs are decided by its file"
+        }
+        return nil
+    }
+
+    /// `urls` (a route table's examples, on its own hosts) moved to `domain`'s host, paths and
+    /// queries kept, each once: what the route table asks of `domain`'s file.
+    public static func moved(_ urls: [String], to domain: String) -> [String] {
+        let host = domain.split(separator: ":").first.map(String.init) ?? domain
+        var seen: Set<String> = []
+        return urls.compactMap { url in
+            guard var components = URLComponents(string: url) else { return nil }
+            (components.scheme, components.host, components.port, components.user, components.password) = ("https", host, nil, nil, nil)
+            return components.string.flatMap { seen.insert($0).inserted ? $0 : nil }
+        }
+    }
+
     /// Compares `served` (nil: the site serves none) with the CDN's answer `cdn` for `urls` on
     /// `domain`; a CDN copy that cannot be read decides `no_match` everywhere and says why in
     /// ``cdnProblem``.

@@ -82,7 +82,7 @@ struct AASACommand: ParsableCommand {
                 Devices read the AASA from Apple's CDN (https://app-site-association.cdn-apple.com/a/v1/DOMAIN), which can \
                 lag the site's file. Both are fetched; the command prints their status, sizes and the CDN's age headers, \
                 whether the bytes and the JSON differ (and where), and every URL and app the two copies decide \
-                differently. The URLs are --url, or examples of --routes, or examples of both files' components. \
+                differently. The URLs are --url (on DOMAIN), or the paths of examples of --routes on DOMAIN, or examples of both files' components. \
                 Exit status 0 when every decision agrees, 1 when one differs, 2 when a copy cannot be fetched.
                 """)
         @Argument(help: "The domain (as in applinks:DOMAIN).") var domain: String
@@ -97,12 +97,12 @@ struct AASACommand: ParsableCommand {
             guard !domain.isEmpty, URLInput.problem("https://\(domain)/") == nil, !domain.contains("/") else {
                 throw ValidationError("DOMAIN must be a host name such as shop.example (no scheme or path)")
             }
+            for u in url { if let problem = CDNComparison.urlProblem(u, domain: domain) { throw ValidationError("--url \(u.terminalEscaped): \(problem)") } }
         }
 
         func run() async throws {
-            try Output.refuseNonURLs(url)
             var urls = url
-            if let routes { urls += PlatformComparison.sampleURLs(try loadRouter(routes)) }
+            if let routes { urls += CDNComparison.moved(PlatformComparison.sampleURLs(try loadRouter(routes)), to: domain) }
             let fetcher = HostingCheck(trustedCAFile: caFile, allowPrivateAddresses: allowPrivateAddresses)
             let comparison: CDNComparison
             switch await CDNComparison.compare(domain: domain, base: cdnBase, urls: urls, fetcher: fetcher) {

@@ -30,7 +30,7 @@ struct ImportOptions: ParsableArguments {
     @Flag(help: "Print the report as JSON.") var json = false
     @OptionGroup var databaseOption: DatabaseOption
 
-    func configuration() throws -> ServiceConfiguration { try ServiceConfiguration.forCommandLine(config).configuration }
+    func configuration() throws -> ServiceConfiguration { try Output.orExit { try ServiceConfiguration.located(config) }.configuration }
 
     /// Reads the file, maps it with `read` (a file that is not such an export, or not UTF-8
     /// text, exits 2), then stores and reports the plan as ``run(_:source:)`` does.

@@ -34,7 +34,7 @@ struct LinkQR: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try ServiceConfiguration.forCommandLine(config).configuration
+        let configuration = try Output.orExit { try ServiceConfiguration.located(config) }.configuration
         let (png, pixels) = try LinkService.qrFormat(output: output, format: format, size: size).get()
         let image = try await databaseOption.withStore(existing: true, describe: { "\($0)\(($0 as? QRRefusal)?.code == .notFound ? " in \(databaseOption.shown)" : "")" }) {
             try await LinkService.qrImage(code: code, in: $0, configuration: configuration, png: png, pixels: pixels)

@@ -53,13 +53,20 @@ struct RoutesCommand: ParsableCommand {
         @Argument(help: "URLs to decide (default: examples built from every route).") var urls: [String] = []
 
         func run() throws {
-            try Output.refuseNonURLs(urls)
-            let rows = PlatformComparison.compare(router: try loadRouter(routes), aasa: try aasa.map(AASACommand.load), appID: appID,
-                                                  assetLinks: try assetlinks.map(AssetLinksCommand.load), package: package, urls: urls)
-            if json { Output.write(rows.map { JSONWriter.compact($0.json) }) } else { Output.write(rows.map(\.line.terminalEscaped)) }
-            let differ = rows.filter(\.disagree).count
-            if !json { Output.error("\(rows.count) URL\(rows.count == 1 ? "" : "s"), \(differ) where iOS and Android 15 disagree") }
-            if differ > 0 { throw ExitCode(1) }
+            // Text that is no URL is said in its place (stderr, or an error object with --json); the others are still decided.
+            let problems = urls.map(URLInput.problem)
+            let decided = zip(urls, problems).compactMap { $1 == nil ? $0 : nil }
+            let rows = decided.isEmpty && !urls.isEmpty ? [] : PlatformComparison.compare(router: try loadRouter(routes), aasa: try aasa.map(AASACommand.load), appID: appID,
+                                                                                          assetLinks: try assetlinks.map(AssetLinksCommand.load), package: package, urls: decided)
+            var waiting = rows[...]
+            for (i, problem) in (urls.isEmpty ? rows.map { _ in nil } : problems).enumerated() {
+                if let problem, json { Output.line(JSONWriter.compact(InputLines.refusal(urls[i], (.invalidURL, problem), key: "url"))) }
+                else if let problem { Output.error("error: \(urls[i].terminalEscaped): \(problem)") }
+                else if let row = waiting.popFirst() { Output.line(json ? JSONWriter.compact(row.json) : row.line.terminalEscaped) }
+            }
+            let (differ, refused) = (rows.filter(\.disagree).count, problems.filter { $0 != nil }.count)
+            if !json { Output.error("\(rows.count) URL\(rows.count == 1 ? "" : "s"), \(differ) where iOS and Android 15 disagree" + (refused > 0 ? "; \(refused) not a URL" : "")) }
+            if differ > 0 || refused > 0 { throw ExitCode(1) }
         }
     }
 

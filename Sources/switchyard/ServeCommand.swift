@@ -5,13 +5,6 @@ import LinkStorage
 import Logging
 import SwitchyardCore
 
-extension ServiceConfiguration {
-    /// `ServiceConfiguration.located(path)`, or exit status 2 with the reason.
-    static func forCommandLine(_ path: String?) throws -> (path: String, configuration: ServiceConfiguration) {
-        try Output.orExit { try located(path) }
-    }
-}
-
 /// The `--database` option every command that touches the service's database shares.
 struct DatabaseOption: ParsableArguments {
     @Option(help: "sqlite:PATH or postgres://user:password@host:port/database (default: sqlite:.switchyard/switchyard.sqlite).")
@@ -69,7 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (path, configuration) = try ServiceConfiguration.forCommandLine(config)
+        let (path, configuration) = try Output.orExit { try ServiceConfiguration.located(config) }
         let database = try Output.orExit { try DatabaseLocation(argument: databaseOption.database) }
         let run = ServiceRun(configuration: configuration, configurationPath: path, database: database, host: host, port: port,
                              jsonLogs: logFormat == "json", logLevel: Logger.Level(rawValue: logLevel)!, scriptWorker: ScriptWorkerCommand.isolation)

@@ -109,6 +109,14 @@ import Testing
         #expect(try await store.token(id: issued.record.id)?.revokedAt != nil)
     }
 
+    /// A scope given twice is one scope, in the order first given; a listing's scopes are a list.
+    @Test func aRepeatedScopeIsKeptOnce() {
+        let issued = APIToken.issue(name: "ops", scopes: [.admin, .linksRead, .admin])
+        #expect(issued.record.scopes == ["admin", "links:read"])
+        #expect(APIToken.Listing(issued.record).scopes == ["admin", "links:read"])
+        #expect(APIToken.Listing(issued.record).line.contains("[admin links:read]"))
+    }
+
     /// A name names one active token: a second is refused until the first is revoked, and
     /// namesakes stored before names were unique are revoked by id only.
     @Test(arguments: Backend.available)

@@ -96,6 +96,15 @@ import Testing
         let notURL = try await CLITests.run(["routes", "platforms", "--routes", routes, "not a url", "https://rabble.community/\u{1B}[31mx"])
         #expect(notURL.status == 1 && notURL.stdout.isEmpty, "\(notURL.stdout)")
         #expect(notURL.stderr.contains("error: not a url: ") && notURL.stderr.contains("\\u{1B}[31mx"), "\(notURL.stderr)")
+        // Among URLs, one that is none is said in its place and the others are still decided.
+        let mixed = try await CLITests.run(["routes", "platforms", "--routes", routes, "https://rabble.community/g/x", "notaurl", "https://rabble.community/g/y"])
+        #expect(mixed.status == 1)
+        #expect(mixed.stdout.split(separator: "\n").map { $0.split(separator: " ").last ?? "" } == ["https://rabble.community/g/x", "https://rabble.community/g/y"], "\(mixed.stdout)")
+        #expect(mixed.stderr.contains("error: notaurl: not an absolute URL") && mixed.stderr.contains("2 URLs, 0 where iOS and Android 15 disagree; 1 not a URL"), "\(mixed.stderr)")
+        let mixedJSON = try await CLITests.run(["routes", "platforms", "--routes", routes, "--json", "https://rabble.community/g/x", "a\u{1}b"])
+        let lines = mixedJSON.stdout.split(separator: "\n")
+        #expect(mixedJSON.status == 1 && lines.count == 2, "\(mixedJSON.stdout)")
+        #expect(lines.last?.hasPrefix(#"{"url":"a\u0001b","error":{"code":"invalid-url","#) == true, "\(mixedJSON.stdout)")
     }
 
     /// `aasa compare` against two local HTTPS servers, the site and a stand-in for Apple's CDN,
@@ -133,6 +142,9 @@ import Testing
         // two copies was not compared (null, not an empty list).
         let none = try await CLITests.run(["aasa", "compare", domain, "--cdn-base", server.origin + "/nothing/", "--ca-file", ca.caFile, "--allow-private-addresses", "--json"])
         #expect(none.status == 1 && none.stdout.contains(#""status":404"#) && none.stdout.contains(#""jsonDifferences":null"#), "\(none.stdout)")
+        // A URL of another host is refused: the files of DOMAIN leave it alone, so both copies would "agree".
+        let elsewhere = try await CLITests.run(arguments + ["--url", "https://shop.example/help/x"])
+        #expect(elsewhere.status == 2 && elsewhere.stderr.contains("--url https://shop.example/help/x: not on \(domain): only \(domain)'s URLs are decided by its file"), "\(elsewhere.stderr)")
         let badDomain = try await CLITests.run(["aasa", "compare", "https://example.com"])
         #expect(badDomain.status == 2 && badDomain.stderr.contains("Usage: switchyard aasa compare"), "\(badDomain.stderr)")
     }

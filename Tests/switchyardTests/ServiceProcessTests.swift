@@ -29,7 +29,7 @@ import Testing
         let secret = String(token.split(separator: "_", maxSplits: 2)[2])
         #expect(file.range(of: Data(secret.utf8)) == nil, "the secret must not be stored")
         let list = try await CLITests.run(["token", "list", "--json", "--database", db])
-        #expect(list.stdout.contains(#""name":"deploy","scopes":"links:write""#))
+        #expect(list.stdout.contains(#""name":"deploy","scopes":["links:write"]"#))
         #expect(!list.stdout.contains(secret))
         #expect(try await CLITests.run(["token", "revoke", "deploy", "--database", db]).stdout == "revoked 1 token\n")
         let again = try await CLITests.run(["token", "revoke", "deploy", "--database", db])
