@@ -218,6 +218,23 @@ import Testing
         #expect(named.links.isEmpty && named.problems.first?.message.contains("name is longer than") == true, "\(named.problems)")
     }
 
+    /// A parameter's own column overrides the long link's parameter of that name (the console's
+    /// export has both); a parameter given twice inside the long link is still refused.
+    @Test func aParameterColumnOverridesTheLongLinks() async throws {
+        let h = try await Harness.make()
+        let plan = try LinkImport(configuration: h.service.configuration).firebase("""
+            Short Dynamic Link,Long Dynamic Link,Deep link,st
+            https://rabble.community/same,"https://rabble.community/?link=https://rabble.community/g/a&st=Old",https://rabble.community/g/a,New
+            https://rabble.community/other,"https://rabble.community/?link=https://rabble.community/g/a",https://rabble.community/g/b,
+            https://rabble.community/twice,"https://rabble.community/?link=https://rabble.community/g/a&st=A&st=B",,
+
+            """, now: h.clock.today)
+        #expect(plan.links.map(\.code) == ["same", "other"], "\(plan.problems)")
+        #expect(plan.links.map(\.title) == ["New", nil])
+        #expect(plan.links.map(\.webURL) == ["https://rabble.community/g/a", "https://rabble.community/g/b"])
+        #expect(plan.problems.map(\.description) == ["line 4: st is given more than once; give each parameter once"])
+    }
+
     /// A row cut short or shifted is left out with its line; a header naming a column twice is refused.
     @Test func rowsWithTheWrongNumberOfFieldsAndRepeatedColumnsAreNotGuessedAt() async throws {
         let h = try await Harness.make()

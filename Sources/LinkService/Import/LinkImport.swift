@@ -167,9 +167,9 @@ package struct LinkImport: Sendable {
                 }
                 pairs += FirebaseLink.queryPairs(longComponents.percentEncodedQuery)
             }
-            for (_, name) in columns where name != "shortLink" && name != "longLink" && name != "name" {
-                if let v = values[name] { pairs.append((name, v)) }
-            }
+            // A parameter's own column overrides the long link's parameter of that name.
+            let given = columns.compactMap { _, name in name != "shortLink" && name != "longLink" && name != "name" ? values[name].map { (name, $0) } : nil }
+            pairs = pairs.filter { pair in !given.contains { $0.0 == pair.0 } } + given
             let link: FirebaseLink
             do { link = try FirebaseLink(pairs, input: input) } catch {
                 let field = error.field ?? ""
