@@ -61,6 +61,26 @@ import Testing
         #expect(previews.map { $0.error?.code.name } == ["invalid-result"])
     }
 
+    /// A result that runs code or reads files (`javascript:`, `data:`, `file:` in any case) is no
+    /// app link, from a format or a script, as `open` and the relay refuse them too.
+    @Test func aResultThatRunsCodeOrReadsFilesFailsItsFormat() async throws {
+        let manifest = try Manifest(json: #"""
+            {"apps": [{"identifier": "app", "name": "App", "scheme": "app"}],
+             "actions": [{"title": "R", "regex": "^https://r\\.example/(\\w+)", "formats": [
+                {"appId": "app", "format": "javascript:alert($1)"},
+                {"appId": "app", "format": "JavaScript:alert($1)"},
+                {"appId": "app", "script2": "function process(u, c) { c('file:///etc/passwd'); }"},
+                {"appId": "app", "format": "data:text/html,$1"},
+                {"appId": "app", "format": "app://$1"}
+             ]}]}
+            """#)
+        let r = await LinkEngine(manifest: manifest, options: .init(offline: true, scriptIsolation: .inProcess)).resolve("https://r.example/abc")
+        #expect(r.actions.map { $0.error?.code.name } == Array(repeating: "invalid-result", count: 4) + [nil], "\(r.actions)")
+        #expect(r.actions.map(\.url) == [nil, nil, nil, nil, "app://abc"])
+        #expect(r.actions[1].error?.message == "the result is a javascript: URL, which runs code or reads files instead of opening an app")
+        #expect(r.actions[2].error?.message.contains("a file: URL") == true)
+    }
+
     static func manifest(regex: String) -> String {
         #"""
         {"apps": [{"identifier": "app", "name": "App", "scheme": "app"}],

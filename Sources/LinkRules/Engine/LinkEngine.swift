@@ -530,11 +530,15 @@ public struct LinkEngine: Sendable {
 
 extension LinkEngine {
     /// `result`, unless it is a string that is not a link: one with a control character (C0, DEL
-    /// or C1 — an escape sequence or a newline would rewrite the terminal or forge output lines)
-    /// or without a scheme. Such a result fails its format, browser or preview with
-    /// `invalid-result`; null stays null.
+    /// or C1 — an escape sequence or a newline would rewrite the terminal or forge output lines),
+    /// without a scheme, or with a scheme that runs code or reads files (`javascript:`, `file:`,
+    /// … `URLInput.scriptOrLocalSchemes`) instead of opening an app. Such a result fails its
+    /// format, browser or preview with `invalid-result`; null stays null.
     static func checked(_ result: Result<String?, ScriptError>) -> Result<String?, ScriptError> {
         guard case .success(let text?) = result else { return result }
+        if let colon = text.firstIndex(of: ":"), case let scheme = text[..<colon].lowercased(), URLInput.scriptOrLocalSchemes.contains(scheme) {
+            return .failure(ScriptError(code: .invalidResult, message: "the result is a \(scheme): URL, which runs code or reads files instead of opening an app"))
+        }
         // The common case decided on the UTF-8 bytes: printable, with a plain scheme.
         var contiguous = text
         if contiguous.withUTF8(Self.isPlainAbsoluteURL) { return result }
