@@ -61,10 +61,7 @@ public struct Inbox: Sendable {
     /// With `creating: false` (a reader such as a status check) nothing is created: a missing
     /// directory throws `io` saying so, and missing folders read as empty.
     public init(directory: String, policy: OpenPolicy = OpenPolicy(), creating: Bool = true) throws(RelayError) {
-        self.policy = policy
-        // Absolute, so that what is said of it (status, logs, the launcher) names it wherever it is read.
-        let trimmed = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
-        self.directory = trimmed.hasPrefix("/") || trimmed.isEmpty ? trimmed : FileManager.default.currentDirectoryPath + "/" + trimmed
+        self.init(absolute: Self.absolute(directory), policy: policy)
         guard creating else {
             if let reason = Self.missing(self.directory) {
                 guard reason.hasSuffix(" does not exist") else { throw RelayError(.io, "cannot use the inbox at '\(directory)': \(reason)") }
@@ -80,6 +77,24 @@ public struct Inbox: Sendable {
         for d in [requests, temporary, rejected] {
             if let reason = Self.makeDirectories(d) { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(reason)") }
         }
+    }
+
+    /// The inbox at `directory` as it would be opened, neither created nor looked at: where a dry
+    /// run says requests would go.
+    public static func unopened(directory: String, policy: OpenPolicy = OpenPolicy()) -> Inbox {
+        Inbox(absolute: absolute(directory), policy: policy)
+    }
+
+    private init(absolute directory: String, policy: OpenPolicy) {
+        self.directory = directory
+        self.policy = policy
+    }
+
+    /// `directory` absolute and without a trailing slash, so that what is said of the inbox
+    /// (status, logs, the launcher) names it wherever it is read.
+    private static func absolute(_ directory: String) -> String {
+        let trimmed = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        return trimmed.hasPrefix("/") || trimmed.isEmpty ? trimmed : FileManager.default.currentDirectoryPath + "/" + trimmed
     }
 
     /// Why `path` is not an existing directory (the first missing component, one that is not a

@@ -170,7 +170,7 @@ struct OpenCommand: AsyncParsableCommand {
             action.url.map { OpenTarget(url: $0, appId: action.appId, displayName: manifest.app(action.appId)?.name) }
         }
         let target = LinkOpening.choose(from: candidates, prefer: prefer, fallback: OpenTarget(url: resolution.unwrapped ?? url))
-        let inbox = try inboxOption.open()
+        let inbox = dryRun ? Inbox.unopened(directory: inboxOption.inbox ?? Inbox.defaultDirectory()) : try inboxOption.open()
         var opening = LinkOpening(opener: .standard(direct: CommandOpen(command: CommandOpen.words(openWith) ?? [openWith]), inbox: inbox),
                                   source: "switchyard open")
         let plan: LinkOpening.Plan

@@ -269,6 +269,7 @@ import Testing
         let dry = try await CLITests.run(["open", "--dry-run", "--offline", "--inbox", inbox, "https://twitter.com/jack/status/20"])
         #expect(dry.status == 0)
         #expect(dry.stdout == "would open twitter://status?id=20 (X (Twitter))\n  1. xdg-open twitter://status?id=20\n  2. then always relay to \(inbox)\n")
+        #expect(!FileManager.default.fileExists(atPath: inbox), "a dry run creates no inbox")
         let denied = try await CLITests.run(["open", "--offline", "--inbox", inbox, "javascript:alert(1)"])
         #expect(denied.status == 1)
         #expect(denied.stderr.contains("scheme javascript: is denied"))
