@@ -61,6 +61,9 @@ package struct ConfigurationTemplate: Sendable {
                 throw ConfigurationError(.invalidConfiguration, "\(path) exists already; nothing was written (--force replaces it)")
             }
         }
+        for path in [configurationPath, routesPath] where (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeDirectory {
+            throw ConfigurationError(.invalidConfiguration, "\(path) is a directory; nothing was written")
+        }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw ConfigurationError(.invalidConfiguration, "cannot write into \(directory): it is a file, not a directory")

@@ -46,4 +46,12 @@ import Testing
         #expect(throws: FileError.self) { try DurableFile.writeOutput("", Array("x".utf8)) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: FileManager.default.currentDirectoryPath) == before)
     }
+
+    /// A write that cannot be renamed into place (a directory there) leaves no staging file.
+    @Test func aFailedWriteLeavesNoStagingFile() throws {
+        let dir = try directory()
+        try FileManager.default.createDirectory(atPath: dir + "/taken", withIntermediateDirectories: false)
+        #expect(throws: FileError.self) { try DurableFile.write(dir + "/taken", Array("x".utf8)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["taken"])
+    }
 }

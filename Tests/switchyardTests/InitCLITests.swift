@@ -158,6 +158,14 @@ import Testing
         #expect(try String(contentsOfFile: directory.appendingPathComponent("switchyard.yaml").path, encoding: .utf8) == "mine\n")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("routes.yaml").path))
         #expect(try await CLITests.run(arguments + ["--force"]).status == 0)
+        // --force replaces files, not a directory in a file's place: refused before anything is written.
+        for name in ["switchyard.yaml", "routes.yaml"] {
+            let directory = try ServiceProcessTests.temporaryDirectory()
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent(name), withIntermediateDirectories: false)
+            let run = try await CLITests.run(["init", "--domain", "x.example", "--team-id", "ABCDE12345", "--bundle-id", "a.b", "--directory", directory.path, "--force"])
+            #expect(run.status == 2 && run.stderr.contains("\(directory.path)/\(name) is a directory; nothing was written"), "\(run.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [name])
+        }
     }
 
     /// A configuration with no app is refused by serve, naming the keys to fill.

@@ -23,8 +23,15 @@ public enum DurableFile {
     public static func write(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil) throws(FileError) {
         let staging = path + ".tmp"
         try remove(staging)
-        try create(staging, bytes, mode: mode)
-        try rename(staging, path)
+        do throws(FileError) {
+            try create(staging, bytes, mode: mode)
+            try rename(staging, path)
+        } catch {
+            // Nothing left behind: a staging file half written (a full disk) or not renamed (a
+            // directory in the way).
+            try? remove(staging)
+            throw error
+        }
         try syncDirectory(directory(of: path))
     }
 
