@@ -76,6 +76,12 @@ public struct Inbox: Sendable {
         }
         for d in [requests, temporary, rejected] {
             if let reason = Self.makeDirectories(d) { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(reason)") }
+            // The inbox's own folders are written to as they are named: one that is a link would
+            // have requests, and what was refused, written wherever it points.
+            var entry = stat()
+            if lstat(d, &entry) == 0, entry.st_mode & S_IFMT == S_IFLNK {
+                throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(d) is a symbolic link; the inbox's folders must be its own")
+            }
         }
     }
 

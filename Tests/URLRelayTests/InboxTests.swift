@@ -45,6 +45,22 @@ import URLRelayService
         #expect(throws: Never.self) { try Inbox(directory: base + "/x/y/inbox", creating: false) }
     }
 
+    /// The inbox's own folders are its own: one that is a symbolic link is refused, so nothing
+    /// (a refused request, its reason) is written where it points.
+    @Test func aFolderOfTheInboxThatIsALinkIsRefused() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-links-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base + "/inbox", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: base + "/outside", withIntermediateDirectories: true)
+        for folder in ["requests", "tmp", "rejected"] {
+            try FileManager.default.createSymbolicLink(atPath: base + "/inbox/" + folder, withDestinationPath: base + "/outside")
+            do { _ = try Inbox(directory: base + "/inbox"); Issue.record("\(folder) as a link was used") } catch {
+                #expect(error.message == "cannot use '\(base)/inbox' as the inbox: \(base)/inbox/\(folder) is a symbolic link; the inbox's folders must be its own", "\(error)")
+            }
+            try FileManager.default.removeItem(atPath: base + "/inbox/" + folder)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: base + "/outside").isEmpty)
+    }
+
     @Test func recordsRoundTripAndBadRecordsSayWhy() throws {
         let r = RelayRequest(time: Date(timeIntervalSince1970: 1_790_000_000.25), source: "share-ext", url: "plur://group/a?x=1", metadata: ["k": "v", "a": "ü"])
         #expect(try RelayRequest(record: Array(r.record.utf8)) == r)
