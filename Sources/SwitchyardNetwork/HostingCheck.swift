@@ -57,9 +57,23 @@ public struct HostingCheck: Sendable {
         return argument[..<separator.upperBound] + authority + "/.well-known/\(file)"
     }
 
+    /// `url` with any user name and password in its authority replaced by `…`.
+    static func withoutCredentials(_ url: String) -> String {
+        guard let separator = url.range(of: "://") else { return url }
+        let authority = url[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        return url[..<separator.upperBound] + "…" + url[at...]
+    }
+
     /// Fetches `url` without following redirects. Never throws: failures are findings.
     public func fetch(_ url: String, maximumBytes: Int = AppSiteAssociation.maximumBytes) async -> Report {
-        var report = Report(url: url, body: [], findings: [])
+        var report = Report(url: Self.withoutCredentials(url), body: [], findings: [])
+        // Devices fetch association files with no credentials; a password given here is never
+        // fetched with, nor repeated in a finding.
+        guard report.url == url else {
+            report.findings.append(Finding(.error, .fetchFailed, at: "$", "\(report.url) holds a user name or password: association files are fetched without any (as Apple's and Google's fetchers do); give the URL without it"))
+            return report
+        }
         // The scheme in any case (HTTPS://host is https).
         guard url.prefix(8).lowercased() == "https://" else {
             report.findings.append(Finding(.error, .notHttps, at: "$", "association files must be served over https; \(url) is not"))

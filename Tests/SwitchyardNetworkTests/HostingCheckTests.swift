@@ -2,7 +2,7 @@ import SwitchyardTestSupport
 import SwitchyardCore
 import AssociatedDomains
 import Foundation
-import SwitchyardNetwork
+@testable import SwitchyardNetwork
 import Testing
 
 /// The hosting check against real local servers: plain HTTP refused, a local HTTPS server with a
@@ -110,6 +110,17 @@ import Testing
         #expect(report.url == "http://127.0.0.1:9/.well-known/assetlinks.json")
         #expect(report.findings.map(\.code.name) == ["not-https"])
         #expect(report.status == nil)
+    }
+
+    /// A URL with a user name or password is fetched with none (nothing is fetched), and the
+    /// password is never repeated in the report.
+    @Test func credentialsInTheURLAreRefusedAndNotRepeated() async {
+        let report = await HostingCheck(allowPrivateAddresses: true).fetch("https://user:s3cret@127.0.0.1:9/.well-known/assetlinks.json")
+        #expect(report.url == "https://…@127.0.0.1:9/.well-known/assetlinks.json")
+        #expect(report.status == nil)
+        #expect(report.findings.map(\.message) == ["https://…@127.0.0.1:9/.well-known/assetlinks.json holds a user name or password: association files are fetched without any (as Apple's and Google's fetchers do); give the URL without it"])
+        #expect(HostingCheck.withoutCredentials("https://a@b@host/x@y") == "https://…@host/x@y")
+        #expect(HostingCheck.withoutCredentials("https://host/x?u=a@b") == "https://host/x?u=a@b")
     }
 
     @Test func hostingCheckAgainstALocalHTTPSServer() async throws {
