@@ -31,22 +31,6 @@ package struct ConfigurationTemplate: Sendable {
         self.name = name
     }
 
-    /// A fingerprint as assetlinks wants it: 32 bytes in upper-case hex separated by colons, from
-    /// what `keytool` or the Play Console prints (colons or not, either case); nil when it is not
-    /// 32 bytes of hex.
-    package static func normalizedFingerprint(_ text: String) -> String? {
-        let hex = text.trimmingCharacters(in: .whitespaces).uppercased().filter { $0 != ":" }
-        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit }) else { return nil }
-        var pairs: [String] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            pairs.append(String(hex[index..<next]))
-            index = next
-        }
-        return pairs.joined(separator: ":")
-    }
-
     /// Writes the files into `directory` (made when missing) as `switchyard.yaml` and
     /// ``routeTableName``, and returns their paths. Without `replacing`, a file already there
     /// (or a symbolic link, even a dangling one) stops it before anything is written; when the
@@ -103,7 +87,7 @@ package struct ConfigurationTemplate: Sendable {
             guard !android.fingerprints.isEmpty else {
                 throw ConfigurationError("fingerprint: the Android app needs the SHA-256 fingerprint of its signing certificate (keytool -list -v, or Play Console → App integrity)")
             }
-            for fingerprint in android.fingerprints where Self.normalizedFingerprint(fingerprint) == nil {
+            for fingerprint in android.fingerprints where AssetLinks.normalizedFingerprint(fingerprint) == nil {
                 throw ConfigurationError("fingerprint: \(JSONWriter.quote(fingerprint)) is not a SHA-256 fingerprint (32 bytes in hex, such as 14:6D:E9:…:E5)")
             }
         }
@@ -218,7 +202,7 @@ package struct ConfigurationTemplate: Sendable {
                 "    fingerprints:   # SHA-256 of each signing certificate (keytool -list -v, or Play Console → App integrity)",
             ]
             var seen = Set<String>()
-            lines += android.fingerprints.compactMap(Self.normalizedFingerprint).filter { seen.insert($0).inserted }.map { "      - \(Self.quoted($0))" }
+            lines += android.fingerprints.compactMap(AssetLinks.normalizedFingerprint).filter { seen.insert($0).inserted }.map { "      - \(Self.quoted($0))" }
         }
         lines += ["", "service:"]
         if apple == nil, let scheme { lines.append("  deepLinkSchemes: [\(Self.quoted(scheme))]   # deep links may use it") }

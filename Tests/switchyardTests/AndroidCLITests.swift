@@ -82,6 +82,9 @@ import Testing
         #expect(generated.status == 0, "\(generated.stderr)")
         #expect(generated.stdout.contains("dynamic_app_link_components"))
         #expect(generated.stderr.contains("Android 14 and lower ignore dynamic rules"))
+        // A fingerprint as keytool prints it without colons, in lower case, is written as the file wants it.
+        let compact = try await CLITests.run(["assetlinks", "generate", "--package", "community.rabble.plur", "--fingerprint", Self.fingerprint.lowercased().replacingOccurrences(of: ":", with: ""), "--routes", routes])
+        #expect(compact.status == 0 && compact.stdout == generated.stdout, "\(compact.stderr)")
         let file = try Self.write(generated.stdout, "assetlinks.json")
         #expect(try await CLITests.run(["assetlinks", "validate", file]).status == 0)
         let same = try await CLITests.run(["routes", "platforms", "--routes", routes, "--assetlinks", file, "--package", "community.rabble.plur"])

@@ -105,9 +105,11 @@ public enum AssociationGenerator {
 
     /// ``assetLinks(packageName:fingerprints:loginCredentials:router:reserved:)`` as the text of
     /// the file, and the errors ``AssetLinks/validate(bytes:)`` finds in it (a malformed package
-    /// name or fingerprint: such a file must not be written).
+    /// name or fingerprint: such a file must not be written). A fingerprint as `keytool` or the
+    /// Play Console prints it (colons or not, either case) is written as the file wants it.
     package static func assetLinksFile(packageName: String, fingerprints: [String], loginCredentials: Bool, router: LinkRouter?) -> (text: String, errors: [Finding]) {
-        let text = JSONWriter.pretty(assetLinks(packageName: packageName, fingerprints: fingerprints, loginCredentials: loginCredentials, router: router).json)
+        let written = fingerprints.map { AssetLinks.normalizedFingerprint($0) ?? $0 }
+        let text = JSONWriter.pretty(assetLinks(packageName: packageName, fingerprints: written, loginCredentials: loginCredentials, router: router).json)
         return (text, AssetLinks.validate(bytes: Array(text.utf8)).1.filter { $0.severity == .error })
     }
 

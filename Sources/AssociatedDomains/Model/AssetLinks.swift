@@ -172,6 +172,22 @@ public struct AssetLinks: Sendable, Equatable {
         }
     }
 
+    /// A fingerprint as assetlinks wants it: 32 bytes in upper-case hex separated by colons, from
+    /// what `keytool` or the Play Console prints (colons or not, either case); nil when it is not
+    /// 32 bytes of hex.
+    public static func normalizedFingerprint(_ text: String) -> String? {
+        let hex = text.trimmingCharacters(in: .whitespaces).uppercased().filter { $0 != ":" }
+        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit }) else { return nil }
+        var pairs: [String] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            pairs.append(String(hex[index..<next]))
+            index = next
+        }
+        return pairs.joined(separator: ":")
+    }
+
     static func fingerprintFindings(_ s: String, _ path: String) -> [Finding] {
         let bytes = s.split(separator: ":", omittingEmptySubsequences: false)
         let hex = Set("0123456789ABCDEF")
