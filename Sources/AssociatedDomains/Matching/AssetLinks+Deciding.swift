@@ -112,7 +112,7 @@ public struct AndroidDecisionCases: Sendable {
 
     /// The answer to the case `value`.
     public mutating func answer(_ value: JSONValue) -> JSONValue {
-        let (id, broken) = DecisionCases.check(value, strings: ["url", "package"])
+        let (id, broken) = DecisionCases.check(value, strings: ["url", "package"], others: ["id", "assetlinks"])
         if let broken { return broken }
         let url = value["url"]?.stringValue ?? "", package = value["package"]?.stringValue ?? ""
         if let problem = URLInput.problem(url) { return DecisionCases.failure(id, .invalidURL, "\"url\": \(problem)") }

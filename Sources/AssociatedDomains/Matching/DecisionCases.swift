@@ -31,7 +31,7 @@ public struct DecisionCases: Sendable {
 
     /// The answer to the case `value`.
     public mutating func answer(_ value: JSONValue) -> JSONValue {
-        let (id, broken) = Self.check(value, strings: ["url", "appId"])
+        let (id, broken) = Self.check(value, strings: ["url", "appId"], others: ["id", "aasa", "domain"])
         if let broken { return broken }
         let url = value["url"]?.stringValue ?? "", appID = value["appId"]?.stringValue ?? ""
         guard value["aasa"] != nil else { return Self.failure(id, .missingKey, "\"aasa\" is missing: the file, as an object or as its text") }
@@ -70,13 +70,21 @@ public struct DecisionCases: Sendable {
 
     /// The id of case `value` and, when it cannot be answered, the failure: not an object, a key
     /// given twice (a case is not guessed at; the file inside may repeat keys, as devices read
-    /// such files too), or a key of `strings` missing or not a string (told apart).
-    static func check(_ value: JSONValue, strings: [String]) -> (id: JSONValue, failure: JSONValue?) {
+    /// such files too), a key that reads as a misspelling of a key of `strings` or `others` the
+    /// case does not give (a "domian" would silently decide for the URL's own host), or a key of
+    /// `strings` missing or not a string (told apart). Other keys (an expected answer, a note)
+    /// are the caller's own and are not read.
+    static func check(_ value: JSONValue, strings: [String], others: [String]) -> (id: JSONValue, failure: JSONValue?) {
         let id = value["id"] ?? .null
         guard case .object(let members) = value else { return (id, failure(id, .wrongType, "each case must be a JSON object")) }
         var keys: Set<String> = []
         if let repeated = members.first(where: { !keys.insert($0.key).inserted }) {
             return (id, failure(repeated.key == "id" ? .null : id, .duplicateKey, "the case gives \"\(repeated.key)\" more than once"))
+        }
+        let known = strings + others
+        for member in members where !known.contains(member.key) {
+            guard let meant = DocumentShape.suggestion(for: member.key, among: known), value[meant] == nil else { continue }
+            return (id, failure(id, .unknownKey, "the case has the key \(JSONWriter.quote(member.key)), which is not read; did you mean \"\(meant)\"?"))
         }
         for key in strings {
             switch value[key] {
