@@ -30,7 +30,11 @@ public enum StructuredDocument {
                 throw DocumentError(.jsonSyntax, error.reason, location: SourceLocation(file: path, line: error.line, column: error.column), cause: error)
             }
         }
-        return try parse(yaml: String(decoding: data, as: UTF8.self), source: path)
+        switch UTF8Text.decode(data) {
+        case .success(let text): return try parse(yaml: text, source: path)
+        case .failure(let invalid):
+            throw DocumentError(.yamlSyntax, "not UTF-8 text: \(invalid) (save the file as UTF-8)", location: SourceLocation(file: path))
+        }
     }
 
     /// Reads YAML (or JSON) text; `source` names it in errors (a file name, say).
@@ -48,7 +52,7 @@ public enum StructuredDocument {
         var budget = bound
         do { return try json(node, budget: &budget, bound: bound) } catch {
             var located = error
-            located.location = SourceLocation(file: source)
+            located.location = SourceLocation(file: source, line: error.location?.line)
             throw located
         }
     }
@@ -104,10 +108,19 @@ public enum StructuredDocument {
         return .number(value, text: json ? "\(value)" : text)
     }
 
+    /// The tags a value may carry, written or implied: those of plain values, lists and mappings
+    /// (and the timestamps, merge keys and `=` YAML implies for some plain text, read as text). Any other
+    /// (`!!python/object/apply:…`, `!!binary`, `!custom`) would be a value this reader does not make.
+    static let readTags = Set(([.str, .int, .float, .bool, .null, .map, .seq, .timestamp, .merge, .value, .nonSpecific] as [Tag.Name]).map(\.rawValue))
+
     static func json(_ node: Yams.Node, budget: inout Int, bound: Int) throws(DocumentError) -> JSONValue {
         budget -= 1
         guard budget >= 0 else {
             throw DocumentError(.documentTooLarge, "the document expands to more than \(bound) values, more than its size allows without YAML aliases repeating each other; refused")
+        }
+        if case let tag = node.tag.rawValue, !tag.isEmpty, !readTags.contains(tag) {
+            throw DocumentError(.yamlSyntax, "the YAML tag \(tag.replacingOccurrences(of: "tag:yaml.org,2002:", with: "!!").displayExcerpt()) is not read here: a document holds plain values, lists and mappings; remove the tag",
+                                location: SourceLocation(line: node.mark?.line))
         }
         switch node {
         case .scalar(let s):

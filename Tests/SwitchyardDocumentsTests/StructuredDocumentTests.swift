@@ -64,6 +64,28 @@ import Testing
         }
     }
 
+    /// A YAML file that is not UTF-8 is refused with the line and byte (not read with a
+    /// replacement character); a tag for a value this reader does not make is refused with its
+    /// line, while the tags YAML implies for plain values, and !!str, are read.
+    @Test func bytesThatAreNotUTF8AndUnknownTagsAreRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("documents-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let latin1 = directory.appendingPathComponent("latin1.yaml")
+        try Data("hosts: [x.example]\nname: \"a".utf8 + [0xFF] + Data("\"\n".utf8)).write(to: latin1)
+        do { _ = try StructuredDocument.read(contentsOf: latin1.path); Issue.record("Latin-1 read") } catch {
+            #expect(error.description == "\(latin1.path): not UTF-8 text: line 2, byte 0xFF is not UTF-8 here (save the file as UTF-8)")
+        }
+        for (text, tag, line) in [("hosts: !!python/object/apply:os.system [\"id\"]\n", "!!python/object/apply:os.system", 1),
+                                  ("a: 1\nb: !custom x\n", "!custom", 2), ("a:\n  - !!binary aGk=\n", "!!binary", 2)] {
+            let path = try Self.file(text, "tag.yaml")
+            do { _ = try StructuredDocument.read(contentsOf: path); Issue.record("\(tag) read") } catch {
+                #expect(error.description == "\(path):\(line): the YAML tag '\(tag)' is not read here: a document holds plain values, lists and mappings; remove the tag", "\(error)")
+            }
+        }
+        let plain = try StructuredDocument.parse(yaml: "a: !!str x\nb: 2001-12-14\nc: =\nd: !!map {e: !!seq [1]}\n")
+        #expect(JSONWriter.compact(plain) == #"{"a":"x","b":"2001-12-14","c":"=","d":{"e":[1]}}"#)
+    }
+
     /// Aliases that repeat each other ("billion laughs") are refused, not expanded.
     @Test func aliasesThatExpandWithoutBoundAreRefused() throws {
         var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"

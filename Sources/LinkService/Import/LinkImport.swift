@@ -51,14 +51,10 @@ package struct LinkImport: Sendable {
     /// encoding: importing the rows that happen to read would be a guess), saying the line and
     /// the first byte that is no UTF-8 character.
     package static func text(_ bytes: [UInt8]) throws(Failure) -> String {
-        if let text = String(validating: bytes, as: UTF8.self) { return text }
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
-        let line = 1 + bytes[..<offset].lazy.filter { $0 == 0x0A }.count
-        let byte = String(bytes[offset], radix: 16, uppercase: true)
-        throw Failure("not UTF-8 text: line \(line), byte 0x\(byte.count == 1 ? "0" : "")\(byte) is not UTF-8 here (save the export as UTF-8)")
+        switch UTF8Text.decode(bytes) {
+        case .success(let text): return text
+        case .failure(let invalid): throw Failure("not UTF-8 text: \(invalid) (save the export as UTF-8)")
+        }
     }
 
     /// An importer that checks every row against this configuration, as the API would.
