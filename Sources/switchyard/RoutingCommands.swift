@@ -56,8 +56,9 @@ struct RoutesCommand: ParsableCommand {
             // Text that is no URL is said in its place (stderr, or an error object with --json); the others are still decided.
             let problems = urls.map(URLInput.problem)
             let decided = zip(urls, problems).compactMap { $1 == nil ? $0 : nil }
-            let rows = decided.isEmpty && !urls.isEmpty ? [] : PlatformComparison.compare(router: try loadRouter(routes), aasa: try aasa.map(AASACommand.load), appID: appID,
-                                                                                          assetLinks: try assetlinks.map(AssetLinksCommand.load), package: package, urls: decided)
+            let (served, links) = (try aasa.map(AASACommand.load), try assetlinks.map(AssetLinksCommand.load))
+            if let problem = PlatformComparison.appProblem(aasa: served, appID: appID, assetLinks: links, package: package) { throw ValidationError(problem) }
+            let rows = decided.isEmpty && !urls.isEmpty ? [] : PlatformComparison.compare(router: try loadRouter(routes), aasa: served, appID: appID, assetLinks: links, package: package, urls: decided)
             var waiting = rows[...]
             for (i, problem) in (urls.isEmpty ? rows.map { _ in nil } : problems).enumerated() {
                 if let problem, json { Output.line(JSONWriter.compact(InputLines.refusal(urls[i], (.invalidURL, problem), key: "url"))) }

@@ -51,6 +51,10 @@ import Testing
         let aasa = try AppSiteAssociation(json: JSONWriter.compact(json))
         #expect(AppSiteAssociation.validate(bytes: Array(JSONWriter.compact(json).utf8)).filter { $0.severity == .error }.isEmpty)
         #expect(RouteCoverage.check(router: router, aasa: aasa, appID: Self.appID).isEmpty)
+        // An app ID the file does not list is said once, not as every route not covered.
+        let unlisted = RouteCoverage.check(router: router, aasa: aasa, appIDs: ["ZZZZZ99999.x.y", Self.appID])
+        #expect(unlisted.map(\.code) == [.unknownApp], "\(unlisted)")
+        #expect(unlisted.first?.message == "the AASA lists no app ID ZZZZZ99999.x.y (it lists \(Self.appID)): no URL opens in that app")
         #expect(aasa.webcredentials == [Self.appID])
         // Every universal Plur link opens the app; required query items are enforced.
         #expect(aasa.decide("https://rabble.community/join/G?code=C", for: Self.appID) == .match)

@@ -99,6 +99,9 @@ import Testing
         let notURL = try await CLITests.run(["routes", "platforms", "--routes", routes, "not a url", "https://rabble.community/\u{1B}[31mx"])
         #expect(notURL.status == 1 && notURL.stdout.isEmpty, "\(notURL.stdout)")
         #expect(notURL.stderr.contains("error: not a url: ") && notURL.stderr.contains("\\u{1B}[31mx"), "\(notURL.stderr)")
+        // An app the served file does not name is refused: every URL would stay on the web.
+        let otherApp = try await CLITests.run(["routes", "platforms", "--routes", routes, "--assetlinks", file, "--package", "com.other.app"])
+        #expect(otherApp.status == 2 && otherApp.stderr.contains("--package com.other.app is not in the assetlinks.json (it names community.rabble.plur)"), "\(otherApp.stderr)")
         // Among URLs, one that is none is said in its place and the others are still decided.
         let mixed = try await CLITests.run(["routes", "platforms", "--routes", routes, "https://rabble.community/g/x", "notaurl", "https://rabble.community/g/y"])
         #expect(mixed.status == 1)

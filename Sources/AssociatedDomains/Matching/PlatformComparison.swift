@@ -48,6 +48,20 @@ public enum PlatformComparison {
         return compare(urls.isEmpty ? sampleURLs(router) : urls, aasa: association, appID: id, assetLinks: links, package: app, hosts: router.hosts)
     }
 
+    /// Why `appID` or `package` cannot be asked about in the served files given, or nil: an app
+    /// the file does not name would make every URL stay on the web, which says nothing.
+    public static func appProblem(aasa: AppSiteAssociation?, appID: String?, assetLinks: AssetLinks?, package: String?) -> String? {
+        if let aasa, let appID {
+            let listed = (aasa.applinks?.details ?? []).flatMap(\.appIDs)
+            if !listed.contains(appID) { return "--app-id \(appID) is not in the AASA (it lists \(listed.isEmpty ? "none" : listed.joined(separator: ", ")))" }
+        }
+        if let assetLinks, let package {
+            let named = assetLinks.statements.compactMap(\.target.packageName)
+            if !named.contains(package) { return "--package \(package) is not in the assetlinks.json (it names \(named.isEmpty ? "none" : named.joined(separator: ", ")))" }
+        }
+        return nil
+    }
+
     /// Both decisions for each of `urls`, with both files served on each of `hosts` (the route
     /// table's hosts: the canonical one and its aliases). A URL on another host reaches neither
     /// file: iOS `no_match`, Android `not_associated`. With no hosts, every URL's own host is
