@@ -9,6 +9,8 @@ extension ErrorCode {
     /// The AASA's `applinks` details list no app ID matching this app's
     /// team and bundle ID, so iOS gives the app none of the domain's links.
     public static let appNotInAasa = ErrorCode("app-not-in-aasa")
+    /// The team ID is not known (no entitlements): only the bundle ID was compared with the AASA.
+    public static let teamIDUnknown = ErrorCode("team-id-unknown")
     /// The app claims `webcredentials:` but the AASA's `webcredentials.apps` does
     /// not list it, so iOS will not pair the app with the site's saved passwords.
     public static let appNotInWebcredentials = ErrorCode("app-not-in-webcredentials")

@@ -45,6 +45,9 @@ import Testing
         // A different team: the AASA does not list the app.
         try Self.writePlist(["application-identifier": "ZZZZZ99999.com.example.app", "com.apple.developer.associated-domains": ["applinks:example.com"]], to: ent, binary: binary)
         #expect(PlistCheck.check(infoPlist: info.path, entitlements: ent.path, aasa: aasa).contains { $0.code == .appNotInAasa })
+        // No entitlements: the bundle ID alone matches, and the check says that is all it compared.
+        let withoutTeam = PlistCheck.check(infoPlist: info.path, aasa: aasa).filter { $0.path == "aasa" }
+        #expect(withoutTeam.map(\.code) == [.teamIDUnknown] && withoutTeam.first?.severity == .warning, "\(withoutTeam)")
         let broken = dir.appendingPathComponent("broken.plist")
         try Data("<plist><dict><key>x".utf8).write(to: broken)
         #expect(PlistCheck.check(infoPlist: broken.path).first?.code == .plistSyntax)

@@ -54,7 +54,7 @@ import Testing
     /// at the backlog's end: what it did not hand out waits for the next watcher, nothing twice.
     @Test(arguments: [false, true]) func SIGTERMStopsAWatcherInTheMiddleOfABacklog(recording: Bool) async throws {
         let inbox = try Self.inbox()
-        let total = 30_000
+        let total = 10_000
         let urls = (0..<total).map { "plur://group/\($0)\n" }.joined()
         #expect(try await CLITests.run(["relay", "send", "--stdin", "--batch", "1000", "--inbox", inbox], stdin: urls).status == 0)
         let out = inbox + "-out.jsonl"
@@ -89,7 +89,8 @@ import Testing
 
         // The next watcher delivers the rest, none of them twice.
         let second = try watch()
-        while Date() < deadline.addingTimeInterval(40), delivered().count < total { try await Task.sleep(for: .milliseconds(50)) }
+        let rest = Date().addingTimeInterval(240)  // a loaded machine running the debug build
+        while Date() < rest, delivered().count < total { try await Task.sleep(for: .milliseconds(50)) }
         second.terminate()
         await second.waitForExit()
         let urlsDelivered = delivered().compactMap { line in line.range(of: "plur://group/").map { line[$0.upperBound...].prefix { $0.isNumber } } }

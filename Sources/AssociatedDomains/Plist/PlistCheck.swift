@@ -127,6 +127,8 @@ public enum PlistCheck {
                 }
             } else if !ids.contains(where: { $0.hasSuffix("." + bundleID) }) {
                 findings.append(Finding(.error, .appNotInAasa, at: "aasa", "no app ID in the AASA ends with the bundle ID \(bundleID)"))
+            } else {
+                findings.append(Finding(.warning, .teamIDUnknown, at: "aasa", "the team ID is unknown (no entitlements file, or one without application-identifier): only the bundle ID \(bundleID) was compared with the AASA's app IDs; give --entitlements to compare the whole app ID"))
             }
         }
         return findings.stablePartitioned()
