@@ -532,7 +532,8 @@ public struct InboxStatus: Sendable, Encodable {
     public var unreadableFiles: Int
     /// Requests moved to `rejected/`.
     public var rejected: Int
-    /// The age of the oldest waiting request, in whole seconds.
+    /// The age of the oldest waiting request, in whole seconds (negative when it is dated ahead of
+    /// this machine's clock).
     public var oldestSeconds: Int?
     /// The URL delivered next.
     public var next: String?
@@ -546,7 +547,9 @@ public struct InboxStatus: Sendable, Encodable {
     /// they reach a terminal.
     public var lines: [String] {
         let n = unreadableFiles
-        var lines = ["\(inbox): \(pending) waiting\(oldestSeconds.map { ", oldest \($0) s" } ?? ""), \(rejected) rejected"
+        // A sender whose clock is ahead dates its request in the future: said so, not as a negative age.
+        let age = oldestSeconds.map { $0 < 0 ? ", the oldest dated \(-$0) s ahead of this clock" : ", oldest \($0) s" } ?? ""
+        var lines = ["\(inbox): \(pending) waiting\(age), \(rejected) rejected"
             + (n > 0 ? "; \(n) file\(n == 1 ? "" : "s") in requests/ hold\(n == 1 ? "s" : "") no readable request (the next drain moves \(n == 1 ? "it" : "them") to rejected/)" : "")]
         lines += first.map { "  \($0.id.uuidString.lowercased())  \($0.source)  \($0.url)" }
         if pending > first.count { lines.append("  … \(pending - first.count) more") }

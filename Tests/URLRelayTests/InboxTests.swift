@@ -35,7 +35,7 @@ import URLRelayService
             #expect(error.message == "there is no inbox at '\(base)/a/inbox': \(base) does not exist (it is made by the first relay send or watch)", "\(error)")
         }
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: base + "/file", contents: Data())
+        #expect(FileManager.default.createFile(atPath: base + "/file", contents: Data()))
         do { _ = try Inbox(directory: base + "/file/inbox"); Issue.record("an inbox under a file was made") } catch {
             #expect(error.message == "cannot use '\(base)/file/inbox' as the inbox: \(base)/file is not a directory", "\(error)")
         }
@@ -43,6 +43,17 @@ import URLRelayService
         #expect(made.directory == base + "/x/y/inbox")
         #expect(FileManager.default.fileExists(atPath: base + "/x/y/inbox/requests"))
         #expect(throws: Never.self) { try Inbox(directory: base + "/x/y/inbox", creating: false) }
+    }
+
+    /// A request dated ahead of this clock (a sender's clock that runs fast) is said to be so, not
+    /// given a negative age; the JSON keeps the signed number.
+    @Test func aRequestDatedInTheFutureIsSaidToBe() throws {
+        let inbox = try Self.inbox()
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        _ = try inbox.send(RelayRequest(time: now.addingTimeInterval(1000), source: "test", url: "plur://a"))
+        let status = try inbox.status(now: now)
+        #expect(status.oldestSeconds == -1000)
+        #expect(status.lines.first?.contains(": 1 waiting, the oldest dated 1000 s ahead of this clock, 0 rejected") == true, "\(status.lines)")
     }
 
     /// The inbox's own folders are its own: one that is a symbolic link is refused, so nothing
