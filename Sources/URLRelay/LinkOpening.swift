@@ -7,14 +7,17 @@ public struct OpenTarget: Sendable, Equatable {
     public var url: String
     /// The identifier of the app that opens it, when it is an app's URL.
     public var appId: String?
-    /// A name to show people: the app's name, or "the browser".
+    /// A name to show people: the app's name, "the browser" for a web link, or "the app for
+    /// SCHEME:" for another URL no rule named an app for.
     public var displayName: String
 
     /// A target opened by the app `appId` (shown as `displayName`, or the identifier).
     public init(url: String, appId: String? = nil, displayName: String? = nil) {
         self.url = url
         self.appId = appId
-        self.displayName = displayName ?? appId ?? "the browser"
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        let opener = scheme == "http" || scheme == "https" || scheme.count == url.count ? "the browser" : "the app for \(scheme):"
+        self.displayName = displayName ?? appId ?? opener
     }
 }
 

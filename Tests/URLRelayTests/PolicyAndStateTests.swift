@@ -136,6 +136,9 @@ import URLRelay
         let target = LinkOpening.choose(from: candidates, prefer: ["nope", "spotify"], fallback: OpenTarget(url: "https://x"))
         #expect(target.appId == "spotify")
         #expect(LinkOpening.choose(from: [], fallback: OpenTarget(url: "https://x")).displayName == "the browser")
+        // A URL that is already an app's, which no rule named an app for, is not the browser's.
+        #expect(OpenTarget(url: "twitter://status?id=1").displayName == "the app for twitter:")
+        #expect(OpenTarget(url: "HTTPS://x").displayName == "the browser")
         guard case .ready(let plan) = opening.plan(target) else { Issue.record("refused"); return }
         #expect(plan.steps.map(\.name) == ["command(xdg-open)", "relay(inbox)"])
         let report = await opening.open(plan)
