@@ -45,6 +45,10 @@ final class SQLiteStore: SQLDatabase {
                 throw StoreError(.unavailable, "sqlite:\(path): cannot create the directory \(directory): \(error.localizedDescription)")
             }
         }
+        // A new database is readable by this user only: it holds the claim-token signing key and
+        // the token hashes. SQLite gives its -wal and -shm files the database file's permissions.
+        // (An existing file is left as it is: creating fails.)
+        try? DurableFile.create(path, [], mode: 0o600)
         var opened: [SQLiteConnection] = []
         let threads = NIOThreadPool(numberOfThreads: readerCount + 1)
         threads.start()

@@ -109,6 +109,20 @@ import Testing
         #expect(try await store.token(id: issued.record.id)?.revokedAt != nil)
     }
 
+    /// A new SQLite database, which holds the claim-token signing key, is readable by its owner
+    /// only, and so are the -wal and -shm files SQLite makes beside it.
+    @Test func aNewSQLiteDatabaseIsTheOwnersOnly() async throws {
+        let directory = NSTemporaryDirectory() + "sy-mode-" + UUID().uuidString
+        let path = directory + "/links.sqlite"
+        let store = try await LinkStore.open(DatabaseLocation(argument: "sqlite:" + path))
+        try await store.insert(APIToken.issue(name: "ci", scopes: [.linksRead]).record)
+        for file in [path, path + "-wal", path + "-shm"] {
+            let mode = (try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) ?? -1
+            #expect(mode == 0o600, "\(file): \(String(mode, radix: 8))")
+        }
+        await store.close()
+    }
+
     /// A scope given twice is one scope, in the order first given; a listing's scopes are a list.
     @Test func aRepeatedScopeIsKeptOnce() {
         let issued = APIToken.issue(name: "ops", scopes: [.admin, .linksRead, .admin])
