@@ -41,7 +41,9 @@ final class SQLiteStore: SQLDatabase {
     static func open(path: String, readerCount: Int = 3) async throws(StoreError) -> SQLiteStore {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
-            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+            // Owner-only, whatever the umask: another user who may write there could rename the
+            // database away and put one of theirs in its place.
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
                 throw StoreError(.unavailable, "sqlite:\(path): cannot create the directory \(directory): \(error.localizedDescription)")
             }
         }

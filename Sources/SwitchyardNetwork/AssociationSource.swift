@@ -31,6 +31,13 @@ public enum AssociationSource {
             }
             return .checked(subject: source, fetched: nil, findings: validate(read.bytes))
         }
+        // Devices fetch with no credentials: a URL holding a password is not fetched, and the
+        // password is said nowhere (the subject is the URL without it).
+        let shown = HostingCheck.withoutCredentials(source)
+        guard shown == source else {
+            let url = HostingCheck.location(of: shown, file: file)
+            return .checked(subject: url, fetched: nil, findings: [Finding(.error, .fetchFailed, at: "$", HostingCheck.credentialsProblem(url))])
+        }
         // A URL with a space or a control character, or no host, is not fetched: a finding about
         // the source, so --json still gives its one object.
         if let problem = URLInput.problem(source) ?? (URLComponents(string: source)?.host?.isEmpty == false ? nil : "the URL has no host") {

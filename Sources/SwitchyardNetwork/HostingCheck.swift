@@ -57,8 +57,13 @@ public struct HostingCheck: Sendable {
         return argument[..<separator.upperBound] + authority + "/.well-known/\(file)"
     }
 
+    /// Why a URL with credentials (`shown` without them) is not fetched.
+    static func credentialsProblem(_ shown: String) -> String {
+        "\(shown) holds a user name or password: association files are fetched without any (as Apple's and Google's fetchers do); give the URL without it"
+    }
+
     /// `url` with any user name and password in its authority replaced by `…`.
-    static func withoutCredentials(_ url: String) -> String {
+    public static func withoutCredentials(_ url: String) -> String {
         guard let separator = url.range(of: "://") else { return url }
         let authority = url[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard let at = authority.lastIndex(of: "@") else { return url }
@@ -71,7 +76,7 @@ public struct HostingCheck: Sendable {
         // Devices fetch association files with no credentials; a password given here is never
         // fetched with, nor repeated in a finding.
         guard report.url == url else {
-            report.findings.append(Finding(.error, .fetchFailed, at: "$", "\(report.url) holds a user name or password: association files are fetched without any (as Apple's and Google's fetchers do); give the URL without it"))
+            report.findings.append(Finding(.error, .fetchFailed, at: "$", Self.credentialsProblem(report.url)))
             return report
         }
         // The scheme in any case (HTTPS://host is https).

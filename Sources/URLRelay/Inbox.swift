@@ -67,6 +67,7 @@ public struct Inbox: Sendable {
                 guard reason.hasSuffix(" does not exist") else { throw RelayError(.io, "cannot use the inbox at '\(directory)': \(reason)") }
                 throw RelayError(.io, "there is no inbox at '\(directory)': \(reason) (it is made by the first relay send or watch)")
             }
+            if let link = linkedPart() { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(link)") }
             return
         }
         // The directory and its parents, one at a time, so that a failure says the system's
@@ -76,13 +77,8 @@ public struct Inbox: Sendable {
         }
         for d in [requests, temporary, rejected] {
             if let reason = Self.makeDirectories(d) { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(reason)") }
-            // The inbox's own folders are written to as they are named: one that is a link would
-            // have requests, and what was refused, written wherever it points.
-            var entry = stat()
-            if lstat(d, &entry) == 0, entry.st_mode & S_IFMT == S_IFLNK {
-                throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(d) is a symbolic link; the inbox's folders must be its own")
-            }
         }
+        if let link = linkedPart() { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(link)") }
     }
 
     /// The inbox at `directory` as it would be opened, neither created nor looked at: where a dry
@@ -101,6 +97,18 @@ public struct Inbox: Sendable {
     private static func absolute(_ directory: String) -> String {
         let trimmed = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         return trimmed.hasPrefix("/") || trimmed.isEmpty ? trimmed : FileManager.default.currentDirectoryPath + "/" + trimmed
+    }
+
+    /// The inbox's own folder or file that is a symbolic link, said so, or nil. They are read and
+    /// written as they are named: a linked `rejected/` would take refused requests wherever it
+    /// points, and a linked `journal` (never written through) would have every drain fail after
+    /// its first delivery, so that the request is delivered again and again.
+    func linkedPart() -> String? {
+        for path in [requests, temporary, rejected, journal, attempts] {
+            var entry = stat()
+            if lstat(path, &entry) == 0, entry.st_mode & S_IFMT == S_IFLNK { return "\(path) is a symbolic link; the inbox's folders and files must be its own" }
+        }
+        return nil
     }
 
     /// Why `path` is not an existing directory (the first missing component, one that is not a
@@ -320,6 +328,9 @@ public struct Inbox: Sendable {
         let inbox = self
         let lock = try await Self.io.run { () throws(RelayError) in try FileSystem.lock(inbox.directory + "/drain.lock") }
         defer { lock.unlock() }
+        // Checked before anything is delivered: a delivery whose journal line cannot be written
+        // would be delivered again at every drain.
+        if let link = await Self.io.run({ inbox.linkedPart() }) { throw RelayError(.io, "cannot drain '\(inbox.directory)': \(link)") }
         var (handledIDs, failures, names) = await Self.io.run { (inbox.journalIDs(), inbox.failedAttempts(), inbox.pendingNames()) }
         var report = DrainReport()
         files: for name in names {

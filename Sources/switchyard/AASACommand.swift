@@ -94,7 +94,8 @@ struct AASACommand: ParsableCommand {
         @Flag(help: "One JSON object.") var json = false
 
         func validate() throws {
-            guard !domain.isEmpty, URLInput.problem("https://\(domain)/") == nil, !domain.contains("/") else {
+            // A host and a port only: "@" (credentials sent to the CDN in its path) or "#" would fetch something else.
+            guard !domain.isEmpty, URLInput.problem("https://\(domain)/") == nil, domain.allSatisfy({ $0.isLetter || $0.isNumber || "-.:[]".contains($0) }) else {
                 throw ValidationError("DOMAIN must be a host name such as shop.example (no scheme or path)")
             }
             for u in url { if let problem = CDNComparison.urlProblem(u, domain: domain) { throw ValidationError("--url \(u.terminalEscaped): \(problem)") } }

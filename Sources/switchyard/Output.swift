@@ -25,14 +25,6 @@ enum Output {
         try? FileHandle.standardError.write(contentsOf: data)
     }
 
-    /// When `error` says why the server could not listen, says it with the address (and `hint`
-    /// when the port is taken) and exits with 2: an address it cannot use is bad input.
-    static func failIfCannotListen(_ error: any Error, address: String, hint: String) {
-        guard let failure = ListenFailure(error) else { return }
-        Output.error("error: " + failure.message(address: address, hint: hint))
-        Switchyard.exit(withError: ExitCode(2))
-    }
-
     /// Several lines in one write.
     static func write(_ lines: [String]) {
         guard !lines.isEmpty else { return }

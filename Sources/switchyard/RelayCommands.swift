@@ -100,6 +100,7 @@ struct RelayWatch: AsyncParsableCommand {
         if !(ttl > 0 && ttl.isFinite) { throw ValidationError("--ttl must be a positive number of seconds") }
         if !(poll > 0 && poll <= 86_400) { throw ValidationError("--poll must be more than 0 and at most 86400 seconds") }
         if !(handlerTimeout > 0 && handlerTimeout <= 86_400) { throw ValidationError("--handler-timeout must be more than 0 and at most 86400 seconds") }
+        if record?.isEmpty == true { throw ValidationError("--record is empty: give the file to append each request to") }
         if openWith != nil && record != nil { throw ValidationError("--open-with and --record cannot be given together (a recorded request is not opened)") }
         if let openWith {
             guard let program = CommandOpen.words(openWith)?.first else { throw ValidationError("--open-with has no command, or a quote or a backslash left open") }
@@ -118,8 +119,10 @@ struct RelayWatch: AsyncParsableCommand {
         }
         Output.error("relay: watching \(inbox.directory)")
         do { try await Launcher.watch(watcher, http: http.flatMap(Launcher.address), log: { Output.error("relay: \($0)") }) } catch {
-            if let http { Output.failIfCannotListen(error, address: http, hint: "stop the other watcher or choose another --http address") }
-            throw error
+            // An address the launcher cannot listen on is bad input (status 2), said with the address.
+            guard let http, let failure = ListenFailure(error) else { throw error }
+            Output.error("error: " + failure.message(address: http, hint: "stop the other watcher or choose another --http address"))
+            throw ExitCode(2)
         }
     }
 }

@@ -53,21 +53,16 @@ struct RoutesCommand: ParsableCommand {
         @Argument(help: "URLs to decide (default: examples built from every route).") var urls: [String] = []
 
         func run() throws {
-            // Text that is no URL is said in its place (stderr, or an error object with --json); the others are still decided.
-            let problems = urls.map(URLInput.problem)
-            let decided = zip(urls, problems).compactMap { $1 == nil ? $0 : nil }
             let (served, links) = (try aasa.map(AASACommand.load), try assetlinks.map(AssetLinksCommand.load))
-            if let problem = PlatformComparison.appProblem(aasa: served, appID: appID, assetLinks: links, package: package) { throw ValidationError(problem) }
-            let rows = decided.isEmpty && !urls.isEmpty ? [] : PlatformComparison.compare(router: try loadRouter(routes), aasa: served, appID: appID, assetLinks: links, package: package, urls: decided)
-            var waiting = rows[...]
-            for (i, problem) in (urls.isEmpty ? rows.map { _ in nil } : problems).enumerated() {
-                if let problem, json { Output.line(JSONWriter.compact(InputLines.refusal(urls[i], (.invalidURL, problem), key: "url"))) }
-                else if let problem { Output.error("error: \(urls[i].terminalEscaped): \(problem)") }
-                else if let row = waiting.popFirst() { Output.line(json ? JSONWriter.compact(row.json) : row.line.terminalEscaped) }
+            if let problem = PlatformComparison.appProblem(aasa: served, appID: appID, assetLinks: links, package: package) { try Output.orExit { throw ValidationError(problem) } }
+            // Text that is no URL is said in its place (stderr, or an error object with --json); the others are still decided.
+            let answers = PlatformComparison.answers(urls: urls, router: try loadRouter(routes), aasa: served, appID: appID, assetLinks: links, package: package)
+            for answer in answers {
+                if case .refused = answer, !json { Output.error(answer.line) } else { Output.line(json ? JSONWriter.compact(answer.json) : answer.line) }
             }
-            let (differ, refused) = (rows.filter(\.disagree).count, problems.filter { $0 != nil }.count)
-            if !json { Output.error("\(rows.count) URL\(rows.count == 1 ? "" : "s"), \(differ) where iOS and Android 15 disagree" + (refused > 0 ? "; \(refused) not a URL" : "")) }
-            if differ > 0 || refused > 0 { throw ExitCode(1) }
+            let summary = PlatformComparison.summary(answers)
+            if !json { Output.error(summary.line) }
+            if summary.failed { throw ExitCode(1) }
         }
     }
 
@@ -96,7 +91,12 @@ struct AssetLinksCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decide many cases as Android 15 does: one JSON object per stdin line, one result line per case.",
             discussion: """
-                Input lines: {"id": …, "assetlinks": [ …statements… ], "package": "com.example.app", "url": "https://…"}                 ("assetlinks" may be the file's text). Output lines: {"id": …, "decision": D} with D one of match (a dynamic                 rule lets it open the app), exclude (an exclude rule matched), no_match (rules exist, none matched: it stays                 in the browser), manifest (no usable dynamic rules: the app's intent filters decide), not_associated (no                 handle_all_urls statement for that package); or {"id": …, "error": {"code", "message"}} for a broken case,                 and the run goes on (exit status 1 at the end).
+                Input lines: {"id": …, "assetlinks": [ …statements… ], "package": "com.example.app", "url": "https://…"} \
+                ("assetlinks" may be the file's text). Output lines: {"id": …, "decision": D} with D one of match (a dynamic \
+                rule lets it open the app), exclude (an exclude rule matched), no_match (rules exist, none matched: it stays \
+                in the browser), manifest (no usable dynamic rules: the app's intent filters decide), not_associated (no \
+                handle_all_urls statement for that package); or {"id": …, "error": {"code", "message"}} for a broken case, \
+                and the run goes on (exit status 1 at the end).
                 """)
         @Flag(help: "Read JSON Lines from stdin (the only mode).") var jsonl = false
 

@@ -14,6 +14,10 @@ _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGloba
 // Before any file is opened: a closed standard descriptor is held with /dev/null.
 Output.stdinWasClosed = StandardDescriptors.occupyClosed()
 
+// Past a file-size limit (`ulimit -f`) a write fails with EFBIG and is said, with status 2 and
+// no half-written file left, instead of SIGXFSZ ending the command.
+signal(SIGXFSZ, SIG_IGN)
+
 /// Parses and runs the command with the documented exit statuses: 0 success; 1 no result,
 /// refused or invalid input (the commands throw `ExitCode(1)`); 2 a usage error (argument
 /// parser's own code would be 64) or unreadable input.

@@ -118,7 +118,9 @@ import Testing
             let results = try await blocking(limited: false) { () throws -> [(text: String, closed: Bool)] in
                 try ["GET /healthz HTTP/1.0\r\n\r\n", "GET /.well-known/apple-app-site-association HTTP/1.0\r\n\r\n",
                      "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
-                     "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n"].map { raw in
+                     "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n",
+                     "GET /healthz HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\n", "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n",
+                     "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection:\tclose\t\r\n\r\n"].map { raw in
                     let connection = try RawConnection(port: port)
                     connection.send(raw)
                     // Read until the server closes, or 3 s pass with the connection open.
@@ -127,11 +129,19 @@ import Testing
             }
             for (i, r) in results.enumerated() {
                 #expect(r.text.hasPrefix("HTTP/1.1 200"), "\(i): \(r.text)")
-                #expect(r.closed == [true, true, false, false, true][i], "request \(i): closed \(r.closed)")
+                #expect(r.closed == [true, true, false, false, true, true, true, true][i], "request \(i): closed \(r.closed)")
                 // The answer says what happens to the connection (an HTTP/1.0 keep-alive too).
-                let said = ["close", "close", "keep-alive", nil, "close"][i]
+                let said = ["close", "close", "keep-alive", nil, "close", "close", "close", "close"][i]
                 #expect(r.text.lowercased().contains("\r\nconnection: ") == (said != nil) && (said.map { r.text.lowercased().contains("\r\nconnection: \($0)\r\n") } ?? true), "\(i): \(r.text)")
             }
+            // Bytes that are no request get a 400 that says the connection ends, and it does.
+            let refused = try await blocking(limited: false) { () throws -> (text: String, closed: Bool) in
+                let connection = try RawConnection(port: port)
+                connection.send("GET /healthz HTTP/9.9\r\n\r\n")
+                return connection.read(for: 3, until: "\u{0}")
+            }
+            #expect(refused.text.hasPrefix("HTTP/1.1 400") && refused.closed, "\(refused)")
+            #expect(!refused.text.lowercased().contains("connection: keep-alive"), "\(refused.text)")
         }
     }
 

@@ -282,16 +282,18 @@ import Testing
             + row(["code": "parbd234", "kind": "link", "deepLink": "plur://group/x", "parameters": parameters([("a", "1")])])
             + row(["code": "crebd234", "kind": "link", "deepLink": "plur://group/x", "createdAt": future])
             + row(["code": "healthz", "kind": "fdl", "webURL": "https://rabble.community/g/a"])
+            + row(["code": "expbd234", "kind": "link", "deepLink": "plur://group/x", "createdAt": "2024-05-01T00:00:00Z", "expiresAt": "1970-01-02T00:00:00Z"])
         let plan = try LinkImport(configuration: h.service.configuration).ownLinks(csv, now: h.clock.today)
         #expect(plan.links.map(\.code) == ["nvgd2345"], "\(plan.problems)")
         let messages = plan.problems.map(\.description)
-        #expect(messages.count == 6, "\(messages.joined(separator: "\n"))")
+        #expect(messages.count == 7, "\(messages.joined(separator: "\n"))")
         #expect(messages.contains { $0.hasPrefix("line 3: an invite's route is") }, "\(messages)")
         #expect(messages.contains { $0 == "line 4: an invite's \(codeParameter) parameter is its code (nvbd3456)" }, "\(messages)")
         #expect(messages.contains { $0.hasPrefix("line 5: ") && $0.contains("no parameter \"admin\"") }, "\(messages)")
         #expect(messages.contains { $0 == "line 6: parameters are given but no route: they belong to a route" }, "\(messages)")
         #expect(messages.contains { $0 == "line 7: createdAt \(future) is in the future" }, "\(messages)")
         #expect(messages.contains { $0.hasPrefix("line 8: code healthz: the path /healthz is one of the service's own paths") }, "\(messages)")
+        #expect(messages.contains { $0 == "line 9: expiresAt 1970-01-02T00:00:00Z is before createdAt 2024-05-01T00:00:00Z" }, "\(messages)")
     }
 
     /// Free text that a spreadsheet would run as a formula is exported behind a `'`, and an

@@ -60,16 +60,36 @@ import URLRelayService
     /// (a refused request, its reason) is written where it points.
     @Test func aFolderOfTheInboxThatIsALinkIsRefused() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-links-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: base + "/inbox", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: base + "/outside", withIntermediateDirectories: true)
-        for folder in ["requests", "tmp", "rejected"] {
-            try FileManager.default.createSymbolicLink(atPath: base + "/inbox/" + folder, withDestinationPath: base + "/outside")
-            do { _ = try Inbox(directory: base + "/inbox"); Issue.record("\(folder) as a link was used") } catch {
-                #expect(error.message == "cannot use '\(base)/inbox' as the inbox: \(base)/inbox/\(folder) is a symbolic link; the inbox's folders must be its own", "\(error)")
+        for part in ["requests", "tmp", "rejected", "journal", "attempts"] {
+            let inbox = base + "/inbox-" + part
+            try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: inbox + "/" + part, withDestinationPath: base + "/outside")
+            for creating in [false, true] {
+                do { _ = try Inbox(directory: inbox, creating: creating); Issue.record("\(part) as a link was used") } catch {
+                    #expect(error.message == "cannot use '\(inbox)' as the inbox: \(inbox)/\(part) is a symbolic link; the inbox's folders and files must be its own", "\(error)")
+                }
             }
-            try FileManager.default.removeItem(atPath: base + "/inbox/" + folder)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: base + "/outside").isEmpty)
+    }
+
+    /// A journal linked after the inbox was opened stops the drain before anything is delivered:
+    /// a delivery that cannot be journaled would be delivered again at every drain.
+    @Test func aJournalLinkedLaterStopsTheDrainBeforeADelivery() async throws {
+        let inbox = try Self.inbox()
+        _ = try inbox.send(RelayRequest(source: "test", url: "plur://a"))
+        try FileManager.default.createSymbolicLink(atPath: inbox.directory + "/journal", withDestinationPath: "/tmp/elsewhere-\(UUID().uuidString)")
+        var delivered = 0
+        for _ in 0..<3 {
+            do {
+                _ = try await inbox.drain { _ in delivered += 1; return true }
+                Issue.record("drained with a linked journal")
+            } catch {
+                #expect(error.message.hasSuffix("journal is a symbolic link; the inbox's folders and files must be its own"), "\(error)")
+            }
+        }
+        #expect(delivered == 0)
     }
 
     @Test func recordsRoundTripAndBadRecordsSayWhy() throws {

@@ -82,7 +82,9 @@ import Testing
         #expect(generated.status == 0, "\(generated.stderr)")
         #expect(generated.stdout.contains("dynamic_app_link_components"))
         #expect(generated.stderr.contains("Android 14 and lower ignore dynamic rules"))
-        // A fingerprint as keytool prints it without colons, in lower case, is written as the file wants it.
+        // A fingerprint as keytool prints it, without colons in lower case or its whole line, is written as the file wants it.
+        let keytoolLine = try await CLITests.run(["assetlinks", "generate", "--package", "community.rabble.plur", "--fingerprint", "SHA256: " + Self.fingerprint, "--routes", routes])
+        #expect(keytoolLine.status == 0 && keytoolLine.stdout == generated.stdout, "\(keytoolLine.stderr)")
         let compact = try await CLITests.run(["assetlinks", "generate", "--package", "community.rabble.plur", "--fingerprint", Self.fingerprint.lowercased().replacingOccurrences(of: ":", with: ""), "--routes", routes])
         #expect(compact.status == 0 && compact.stdout == generated.stdout, "\(compact.stderr)")
         let file = try Self.write(generated.stdout, "assetlinks.json")
@@ -107,9 +109,10 @@ import Testing
         #expect(mixed.status == 1)
         #expect(mixed.stdout.split(separator: "\n").map { $0.split(separator: " ").last ?? "" } == ["https://rabble.community/g/x", "https://rabble.community/g/y"], "\(mixed.stdout)")
         #expect(mixed.stderr.contains("error: notaurl: not an absolute URL") && mixed.stderr.contains("2 URLs, 0 where iOS and Android 15 disagree; 1 not a URL"), "\(mixed.stderr)")
-        let mixedJSON = try await CLITests.run(["routes", "platforms", "--routes", routes, "--json", "https://rabble.community/g/x", "a\u{1}b"])
+        let mixedJSON = try await CLITests.run(["routes", "platforms", "--routes", routes, "--json", "https://rabble.community/g/x", "https://", "a\u{1}b"])
         let lines = mixedJSON.stdout.split(separator: "\n")
-        #expect(mixedJSON.status == 1 && lines.count == 2, "\(mixedJSON.stdout)")
+        #expect(mixedJSON.status == 1 && lines.count == 3, "\(mixedJSON.stdout)")
+        #expect(lines[1] == #"{"url":"https://","error":{"code":"invalid-url","message":"the URL has no host a browser would go to"}}"#, "\(mixedJSON.stdout)")
         #expect(lines.last?.hasPrefix(#"{"url":"a\u0001b","error":{"code":"invalid-url","#) == true, "\(mixedJSON.stdout)")
     }
 
@@ -151,8 +154,11 @@ import Testing
         // A URL of another host is refused: the files of DOMAIN leave it alone, so both copies would "agree".
         let elsewhere = try await CLITests.run(arguments + ["--url", "https://shop.example/help/x"])
         #expect(elsewhere.status == 2 && elsewhere.stderr.contains("--url https://shop.example/help/x: not on \(domain): only \(domain)'s URLs are decided by its file"), "\(elsewhere.stderr)")
-        let badDomain = try await CLITests.run(["aasa", "compare", "https://example.com"])
-        #expect(badDomain.status == 2 && badDomain.stderr.contains("Usage: switchyard aasa compare"), "\(badDomain.stderr)")
+        // A host and a port only: credentials would reach the CDN in its path, a fragment fetch another file.
+        for bad in ["https://example.com", "user:s3cret@127.0.0.1:\(server.port)", "127.0.0.1:\(server.port)#x"] {
+            let badDomain = try await CLITests.run(["aasa", "compare", bad, "--cdn-base", server.origin + "/a/v1/", "--ca-file", ca.caFile, "--allow-private-addresses"])
+            #expect(badDomain.status == 2 && badDomain.stderr.contains("Usage: switchyard aasa compare") && !badDomain.stdout.contains("cdn:"), "\(badDomain.stderr)")
+        }
     }
 
     /// `serve` with `appleCDN.check` compares the stand-in CDN's copy with the AASA it serves, for

@@ -29,6 +29,21 @@ import Testing
 
     /// JSON that is not an object is no manifest: every command that reads one says so with
     /// status 2, `manifest lint` included (it said 1).
+    /// A URL with a user name and password is not fetched, and the password appears nowhere:
+    /// not in the finding, the summary or the JSON, whatever else is wrong with the URL.
+    @Test func aPasswordInAnAssociationURLIsNeverRepeated() async throws {
+        for command in ["aasa", "assetlinks"] {
+            for url in ["https://user:s3cretPW@127.0.0.1:9/", "http://user:s3cretPW@127.0.0.1:9/", "https://user:s3cretPW@127.0.0.1:99999/"] {
+                for json in [false, true] {
+                    let r = try await CLITests.run([command, "validate", url, "--allow-private-addresses"] + (json ? ["--json"] : []))
+                    #expect(r.status == 1, "\(command) \(url): \(r.status) \(r.stderr)")
+                    #expect(!(r.stdout + r.stderr).contains("s3cret"), "\(command) \(url): \(r.stdout)\(r.stderr)")
+                    #expect((r.stdout + r.stderr).contains("holds a user name or password"), "\(r.stdout)\(r.stderr)")
+                }
+            }
+        }
+    }
+
     @Test func aManifestThatIsNotAnObjectIsStatus2Everywhere() async throws {
         let dir = try Self.temporaryDirectory()
         for (name, text) in [("array.json", "[1,2,3]"), ("null.json", "null"), ("string.json", "\"rules\"")] {
@@ -273,7 +288,7 @@ import Testing
              "--bundle-id ABCDE12345.com.example.app starts with the team ID: give the bundle ID alone"),
             (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", "com example"], 2, #"--bundle-id: the bundle ID "com example" may only contain letters, digits"#),
             (["relay", "send", "--inbox", "", "plur://g/a"], 2, "--inbox is empty; give the inbox directory"),
-            (["relay", "watch", "--inbox", try Self.temporaryDirectory().path + "/inbox", "--record", ""], 2, "error: an empty path names no file"),
+            (["relay", "watch", "--inbox", try Self.temporaryDirectory().path + "/inbox", "--record", ""], 2, "--record is empty: give the file to append each request to"),
             (["aasa", "generate", "--routes", "/dev/null", "--team-id", "ABCDE12345", "--bundle-id", ""], 2, #"--bundle-id: the bundle ID is empty ("ABCDE12345." ends at the team ID"#),
             (["relay", "send", "--batch", "3", "plur://g/a"], 2, "--batch is for --stdin"),
             (["relay", "send", "--meta", "a=1", "--meta", "a=2", "plur://g/a"], 2, "--meta the key 'a' is given twice"),

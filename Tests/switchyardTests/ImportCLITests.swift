@@ -124,7 +124,7 @@ import Testing
         #expect(preview.status == 0)
         let dryRun = try await CLITests.run(["import", "fdl", "--dry-run", "-", "--database", database],
                                                 stdin: "shortLink,link\nhttps://rabble.community/ok3,https://rabble.community/g/3\n")
-        #expect(dryRun.status == 0 && dryRun.stdout.contains("1 rows: 1 would be imported, 0 left out (dry run: nothing stored)"), "\(dryRun.stdout)")
+        #expect(dryRun.status == 0 && dryRun.stdout.contains("1 row: 1 would be imported, 0 left out (dry run: nothing stored)"), "\(dryRun.stdout)")
         let exported = try await CLITests.run(["export", "csv", "--database", database])
         #expect(exported.stdout.contains("ok1,fdl,") && exported.stdout.contains("ok2,fdl,") && !exported.stdout.contains("ok3"), "the dry run stored nothing")
     }

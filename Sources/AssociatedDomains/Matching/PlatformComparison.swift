@@ -48,6 +48,55 @@ public enum PlatformComparison {
         return compare(urls.isEmpty ? sampleURLs(router) : urls, aasa: association, appID: id, assetLinks: links, package: app, hosts: router.hosts)
     }
 
+    /// The answer for one URL asked about: both decisions, or why it is no URL to decide.
+    public enum Answer: Sendable {
+        case decided(Row)
+        case refused(url: String, problem: String)
+
+        /// One JSON object: the row's, or `{"url", "error": {"code": "invalid-url", "message"}}`.
+        public var json: JSONValue {
+            switch self {
+            case .decided(let row): row.json
+            case .refused(let url, let problem): InputLines.refusal(url, (.invalidURL, problem), key: "url")
+            }
+        }
+
+        /// One line, escaped for a terminal: the row's, or `error: URL: why`.
+        public var line: String {
+            switch self {
+            case .decided(let row): row.line.terminalEscaped
+            case .refused(let url, let problem): "error: \(url.terminalEscaped): \(problem)"
+            }
+        }
+    }
+
+    /// ``compare(router:aasa:appID:assetLinks:package:urls:)`` for the URLs among `urls`, with
+    /// each text that is none refused in its place (``urlProblem(_:)``); no `urls` asks about the
+    /// route table's examples.
+    public static func answers(urls: [String], router: LinkRouter, aasa: AppSiteAssociation?, appID: String?, assetLinks: AssetLinks?, package: String?) -> [Answer] {
+        let problems = urls.map(urlProblem)
+        let decided = zip(urls, problems).compactMap { $1 == nil ? $0 : nil }
+        var rows = (decided.isEmpty && !urls.isEmpty ? [] : compare(router: router, aasa: aasa, appID: appID, assetLinks: assetLinks, package: package, urls: decided))[...]
+        if urls.isEmpty { return rows.map(Answer.decided) }
+        return zip(urls, problems).compactMap { url, problem in problem.map { .refused(url: url, problem: $0) } ?? rows.popFirst().map(Answer.decided) }
+    }
+
+    /// `N URLs, D where iOS and Android 15 disagree[; R not a URL]`, and whether any disagreed or was refused.
+    public static func summary(_ answers: [Answer]) -> (line: String, failed: Bool) {
+        let rows = answers.compactMap { if case .decided(let row) = $0 { row } else { nil } }
+        let (differ, refused) = (rows.filter(\.disagree).count, answers.count - rows.count)
+        return ("\(rows.count) URL\(rows.count == 1 ? "" : "s"), \(differ) where iOS and Android 15 disagree" + (refused > 0 ? "; \(refused) not a URL" : ""),
+                differ > 0 || refused > 0)
+    }
+
+    /// Why `url` cannot be decided, or nil: text that is no absolute URL, or a web URL with no
+    /// host a browser would go to (`https://`, `http://[::1`).
+    public static func urlProblem(_ url: String) -> String? {
+        if let problem = URLInput.problem(url) { return problem }
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        return (scheme == "http" || scheme == "https") && BrowserURL.host(url) == nil ? "the URL has no host a browser would go to" : nil
+    }
+
     /// Why `appID` or `package` cannot be asked about in the served files given, or nil: an app
     /// the file does not name would make every URL stay on the web, which says nothing.
     public static func appProblem(aasa: AppSiteAssociation?, appID: String?, assetLinks: AssetLinks?, package: String?) -> String? {

@@ -176,7 +176,10 @@ public struct AssetLinks: Sendable, Equatable {
     /// what `keytool` or the Play Console prints (colons or not, either case); nil when it is not
     /// 32 bytes of hex.
     public static func normalizedFingerprint(_ text: String) -> String? {
-        let hex = text.trimmingCharacters(in: .whitespaces).uppercased().filter { $0 != ":" }
+        var text = text.trimmingCharacters(in: .whitespaces).uppercased()
+        // keytool's line, pasted whole: "SHA256: 14:6D:…".
+        for label in ["SHA256:", "SHA-256:"] where text.hasPrefix(label) { text.removeFirst(label.count) }
+        let hex = text.filter { $0 != ":" && $0 != " " }
         guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit }) else { return nil }
         var pairs: [String] = []
         var index = hex.startIndex

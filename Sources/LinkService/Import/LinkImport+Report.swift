@@ -61,9 +61,9 @@ extension LinkImport {
             if !plan.ignoredColumns.isEmpty { lines.append("ignored columns: \(plan.ignoredColumns.joined(separator: ", "))") }
             lines += plan.notes.map { "note: \($0)" }
             if dryRun {
-                lines.append("\(plan.rows) rows: \(plan.links.count) would be imported, \(plan.problems.count) left out (dry run: nothing stored)")
+                lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(plan.links.count) would be imported, \(plan.problems.count) left out (dry run: nothing stored)")
             } else {
-                lines.append("\(plan.rows) rows: \(count(.created)) created, \(count(.updated)) updated, \(count(.unchanged)) unchanged, "
+                lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(count(.created)) created, \(count(.updated)) updated, \(count(.unchanged)) unchanged, "
                     + "\(problems.count) left out\(plan.links.isEmpty ? "" : " (\(storeKind ?? "none"), one transaction)")"
                     + (newDatabase.map { "; a new database: \($0)" } ?? ""))
             }

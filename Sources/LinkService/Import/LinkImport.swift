@@ -368,6 +368,7 @@ package struct LinkImport: Sendable {
                 guard let d = Self.date(c) else { problem("createdAt \(JSONWriter.quote(c)) is not an ISO 8601 time"); continue }
                 // A link is not made in the future (five minutes allow for clocks apart).
                 guard d <= now.addingTimeInterval(300) else { problem("createdAt \(c) is in the future"); continue }
+                if let e = link.expiresAt, e < d { problem("expiresAt \(value("expiresAt") ?? "") is before createdAt \(c)"); continue }
                 link.createdAt = d
             }
             if let c = value("clicks") {

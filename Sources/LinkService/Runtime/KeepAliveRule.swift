@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypesHTTP1
@@ -23,9 +24,20 @@ final class KeepAliveRule: ChannelDuplexHandler, RemovableChannelHandler {
     /// The requests read and not yet answered, oldest first (answers come in request order).
     private var waiting = CircularBuffer<Persistence>(initialCapacity: 4)
 
+    /// What `head` says about its connection: `close` among its tokens wins over `keep-alive`
+    /// (in any order, header or case, with spaces or tabs around); HTTP/1.0 keeps the connection
+    /// only when asked to, later versions unless asked not to.
+    static func persistence(_ head: HTTPRequestHead) -> Persistence {
+        let tokens = head.headers["connection"].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if tokens.contains("close") { return .close }
+        if head.version.major == 1 && head.version.minor == 0 { return tokens.contains("keep-alive") ? .keepHTTP10 : .close }
+        return head.version.major >= 1 ? .keep : .close
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data) else { return context.fireChannelRead(data) }
-        let persistence: Persistence = head.isKeepAlive ? (head.version == .http1_0 ? .keepHTTP10 : .keep) : .close
+        let persistence = Self.persistence(head)
         waiting.append(persistence)
         guard persistence == .close, head.headers["connection"] != ["close"] else { return context.fireChannelRead(data) }
         head.headers.replaceOrAdd(name: "connection", value: "close")
@@ -35,7 +47,8 @@ final class KeepAliveRule: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head) where head.status.code >= 200 && waiting.first != .keep:
-            head.headers.replaceOrAdd(name: "connection", value: waiting.first == .close ? "close" : "keep-alive")
+            // No request read (an answer to bytes that were no request): the connection ends.
+            head.headers.replaceOrAdd(name: "connection", value: waiting.first == .keepHTTP10 ? "keep-alive" : "close")
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end:
             if !waiting.isEmpty { waiting.removeFirst() }

@@ -48,7 +48,7 @@ package struct ServiceRun {
     /// serves; any other error as it came.
     package func run() async throws {
         // Past a file-size limit (`ulimit -f`) a write must fail with EFBIG, answered 503 with
-        // the reason, instead of SIGXFSZ ending the service.
+        // the reason, instead of SIGXFSZ ending the service (an embedding server gets this too).
         signal(SIGXFSZ, SIG_IGN)
         let path = configurationPath
         if let problem = configuration.servingProblem { throw Refusal(description: "\(path): \(problem)") }
