@@ -168,6 +168,15 @@ import Testing
         }
     }
 
+    /// Past a file-size limit a write fails and is said, with status 2 and nothing left behind,
+    /// instead of SIGXFSZ ending the command half-way.
+    @Test func aFileSizeLimitIsSaidNotASignal() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory().appendingPathComponent("limited").path
+        let run = try await CLITests.run(["/bin/sh", "-c", "ulimit -f 1; exec '\(CLITests.binary.path)' init --domain links.example.com --team-id ABCDE12345 --bundle-id com.example.shop --scheme shop --directory '\(directory)'"], shell: true)
+        #expect(run.status == 2 && run.stderr.contains("File too large"), "\(run.status) \(run.stderr)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty)
+    }
+
     /// A configuration with no app is refused by serve, naming the keys to fill.
     @Test func serveRefusesAConfigurationWithNoApp() async throws {
         let run = try await CLITests.run(["serve", "--config", "../../Examples/plur-routes.yaml", "--port", "0"])
