@@ -123,8 +123,12 @@ import Testing
                      "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection:\tclose\t\r\n\r\n"].map { raw in
                     let connection = try RawConnection(port: port)
                     connection.send(raw)
-                    // Read until the server closes, or 3 s pass with the connection open.
-                    return connection.read(for: 3, until: "\u{0}")
+                    // The answer's head (a loaded machine may take a while), then the rest until
+                    // the server closes, or 3 s pass with the connection open.
+                    let head = connection.read(for: 20, until: "\r\n\r\n")
+                    if head.closed { return head }
+                    let rest = connection.read(for: 3, until: "\u{0}")
+                    return (head.text + rest.text, rest.closed)
                 }
             }
             for (i, r) in results.enumerated() {
