@@ -32,10 +32,11 @@ public struct LinkRouter: Sendable {
         var rest: [(name: String, type: ParameterType, route: Int)] = []
     }
 
-    /// A router for `routes` on `hosts` (lower-cased); throws when two routes share a name or there are
-    /// universal routes but no host.
+    /// A router for `routes` on `hosts`, each as browsers send it (lower-cased, a Unicode host as
+    /// its punycode: `bücher.example` is `xn--bcher-kva.example`, the host a URL to it is matched
+    /// by); throws when two routes share a name or there are universal routes but no host.
     public init(hosts: [String], routes: [Route]) throws(RouteTableError) {
-        self.hosts = hosts.map { $0.lowercased() }
+        self.hosts = hosts.map { BrowserURL.host("https://\($0)/") ?? $0.lowercased() }
         self.routes = routes
         var names = Set<String>()
         for r in routes where !names.insert(r.name).inserted { throw RouteTableError("route name \(r.name) is used twice") }
@@ -87,7 +88,9 @@ public struct LinkRouter: Sendable {
     }
 
     static func split(_ url: String) -> (scheme: String, host: String, path: Substring, query: String?, fragment: String?)? {
-        guard let parts = URLText.split(url) else { return nil }
+        guard var parts = URLText.split(url) else { return nil }
+        // A Unicode or percent-encoded host as browsers send it (punycode), as the table's hosts are.
+        if parts.host.utf8.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }), let host = BrowserURL.host(url) { parts.host = host }
         return (parts.scheme, parts.host, parts.path[...], parts.query, parts.fragment)
     }
 

@@ -74,12 +74,25 @@ public struct CDNComparison: Sendable {
     /// no absolute URL, or a URL on another host, which both copies would leave alone and so
     /// "agree" on whatever they say.
     public static func urlProblem(_ url: String, domain: String) -> String? {
+        if HostingCheck.withoutCredentials(url) != url { return "holds a user name or password: devices ask without any" }
         if let problem = URLInput.problem(url) { return problem }
         let host = domain.split(separator: ":").first.map { $0.lowercased() } ?? domain
         guard let urlHost = BrowserURL.host(url), urlHost == host else {
             return "not on \(domain): only \(domain)'s URLs are decided by its file"
         }
         return nil
+    }
+
+    /// Why `domain` is not `HOST[:PORT]` as browsers send it (lower case, a Unicode host as its
+    /// punycode, a port from 1 to 65535), or nil. The domain goes into the CDN's path as it is.
+    public static func domainProblem(_ domain: String) -> String? {
+        let general = "DOMAIN must be a host name such as shop.example, with a port if need be (no scheme, user, path or fragment)"
+        guard !domain.isEmpty, let parts = URLComponents(string: "https://\(domain)/"), parts.user == nil, parts.password == nil,
+              parts.path == "/", parts.query == nil, parts.fragment == nil, let host = BrowserURL.host("https://\(domain)/"),
+              !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..") else { return general }
+        if let port = parts.port, !(1...65535).contains(port) { return "DOMAIN's port \(port) is not from 1 to 65535" }
+        let normal = host + (parts.port.map { ":\($0)" } ?? "")
+        return normal == domain ? nil : "write DOMAIN as \(normal), the host as browsers send it"
     }
 
     /// `urls` (a route table's examples, on its own hosts) moved to `domain`'s host, paths and

@@ -67,7 +67,7 @@ public struct Inbox: Sendable {
                 guard reason.hasSuffix(" does not exist") else { throw RelayError(.io, "cannot use the inbox at '\(directory)': \(reason)") }
                 throw RelayError(.io, "there is no inbox at '\(directory)': \(reason) (it is made by the first relay send or watch)")
             }
-            if let link = linkedPart() { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(link)") }
+            if let link = foreignPart() { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(link)") }
             return
         }
         // The directory and its parents, one at a time, so that a failure says the system's
@@ -78,7 +78,7 @@ public struct Inbox: Sendable {
         for d in [requests, temporary, rejected] {
             if let reason = Self.makeDirectories(d) { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(reason)") }
         }
-        if let link = linkedPart() { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(link)") }
+        if let link = foreignPart() { throw RelayError(.io, "cannot use '\(directory)' as the inbox: \(link)") }
     }
 
     /// The inbox at `directory` as it would be opened, neither created nor looked at: where a dry
@@ -99,14 +99,22 @@ public struct Inbox: Sendable {
         return trimmed.hasPrefix("/") || trimmed.isEmpty ? trimmed : FileManager.default.currentDirectoryPath + "/" + trimmed
     }
 
-    /// The inbox's own folder or file that is a symbolic link, said so, or nil. They are read and
-    /// written as they are named: a linked `rejected/` would take refused requests wherever it
-    /// points, and a linked `journal` (never written through) would have every drain fail after
-    /// its first delivery, so that the request is delivered again and again.
-    func linkedPart() -> String? {
-        for path in [requests, temporary, rejected, journal, attempts] {
+    /// The inbox's own folder or file that is not what it must be, said so, or nil: a folder
+    /// that is a symbolic link or no directory, a `journal` or `attempts` that is a symbolic
+    /// link, no regular file (a FIFO, a directory) or one with another hard link. They are read
+    /// and written as they are named: a linked `rejected/` would take refused requests wherever
+    /// it points, and a journal that cannot be written (it never is through a link) would have
+    /// every drain fail after its first delivery, so that the request is delivered again and
+    /// again; an attempts file that cannot be written would lose the retry budget.
+    func foreignPart() -> String? {
+        for (path, folder) in [(requests, true), (temporary, true), (rejected, true), (journal, false), (attempts, false)] {
             var entry = stat()
-            if lstat(path, &entry) == 0, entry.st_mode & S_IFMT == S_IFLNK { return "\(path) is a symbolic link; the inbox's folders and files must be its own" }
+            guard lstat(path, &entry) == 0 else { continue }  // made when needed
+            let type = entry.st_mode & S_IFMT
+            if type == S_IFLNK { return "\(path) is a symbolic link; the inbox's folders and files must be its own" }
+            if folder, type != S_IFDIR { return "\(path) is not a directory" }
+            if !folder, type != S_IFREG { return "\(path) is not a regular file" }
+            if !folder, entry.st_nlink > 1 { return "\(path) has another hard link; the inbox's files must be its own" }
         }
         return nil
     }
@@ -330,7 +338,7 @@ public struct Inbox: Sendable {
         defer { lock.unlock() }
         // Checked before anything is delivered: a delivery whose journal line cannot be written
         // would be delivered again at every drain.
-        if let link = await Self.io.run({ inbox.linkedPart() }) { throw RelayError(.io, "cannot drain '\(inbox.directory)': \(link)") }
+        if let link = await Self.io.run({ inbox.foreignPart() }) { throw RelayError(.io, "cannot drain '\(inbox.directory)': \(link)") }
         var (handledIDs, failures, names) = await Self.io.run { (inbox.journalIDs(), inbox.failedAttempts(), inbox.pendingNames()) }
         var report = DrainReport()
         files: for name in names {

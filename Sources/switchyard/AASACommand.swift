@@ -94,11 +94,9 @@ struct AASACommand: ParsableCommand {
         @Flag(help: "One JSON object.") var json = false
 
         func validate() throws {
-            // A host and a port only: "@" (credentials sent to the CDN in its path) or "#" would fetch something else.
-            guard !domain.isEmpty, URLInput.problem("https://\(domain)/") == nil, domain.allSatisfy({ $0.isLetter || $0.isNumber || "-.:[]".contains($0) }) else {
-                throw ValidationError("DOMAIN must be a host name such as shop.example (no scheme or path)")
-            }
-            for u in url { if let problem = CDNComparison.urlProblem(u, domain: domain) { throw ValidationError("--url \(u.terminalEscaped): \(problem)") } }
+            // A host and a port only: "@" would send credentials to the CDN in its path, "#" fetch something else.
+            if let problem = CDNComparison.domainProblem(domain) { throw ValidationError(problem) }
+            for u in url { if let problem = CDNComparison.urlProblem(u, domain: domain) { throw ValidationError("--url \(HostingCheck.withoutCredentials(u).terminalEscaped): \(problem)") } }
         }
 
         func run() async throws {

@@ -78,6 +78,15 @@ enum PlurDestination: Equatable {
         #expect(try PlurTable.load().route(url) == .unmatched(reason: reason))
     }
 
+    /// A Unicode host in the table is the host browsers send for it (punycode, lower case): URLs
+    /// to it match whichever way they write it, and the table says its hosts that way.
+    @Test func aUnicodeHostIsTheHostBrowsersSend() throws {
+        let router = try LinkRouter(hosts: ["Bücher.example"], routes: [Route(name: "item", pattern: "/i/{id}")])
+        #expect(router.hosts == ["xn--bcher-kva.example"])
+        #expect(router.route("https://bücher.example/i/a").match?.route == "item")
+        #expect(router.route("https://xn--bcher-kva.example/i/a").match?.route == "item")
+    }
+
     /// A match goes into a `NavigationPath` (Hashable) and state restoration (Codable) as it is.
     @Test func aMatchIsHashableAndSurvivesEncoding() throws {
         let router = try LinkRouter(hosts: ["example.com"], routes: [

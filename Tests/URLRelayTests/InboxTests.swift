@@ -74,6 +74,35 @@ import URLRelayService
         #expect(try FileManager.default.contentsOfDirectory(atPath: base + "/outside").isEmpty)
     }
 
+    /// A journal or attempts file that is a hard link, a FIFO or a directory is refused as a
+    /// symbolic link is: when the inbox is opened, and again before a drain delivers anything.
+    @Test func aJournalOrAttemptsFileThatIsNoPlainFileIsRefused() async throws {
+        for part in ["journal", "attempts"] {
+            for kind in ["hard link", "FIFO", "directory"] {
+                let inbox = try Self.inbox()
+                _ = try inbox.send(RelayRequest(source: "test", url: "plur://a"))
+                let path = inbox.directory + "/" + part
+                switch kind {
+                case "hard link":
+                    let other = inbox.directory + "-other-" + part
+                    #expect(FileManager.default.createFile(atPath: other, contents: Data()))
+                    #expect(link(other, path) == 0)
+                case "FIFO": #expect(mkfifo(path, 0o600) == 0)
+                default: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+                }
+                let said = kind == "hard link" ? "has another hard link; the inbox's files must be its own" : "is not a regular file"
+                do { _ = try Inbox(directory: inbox.directory, creating: false); Issue.record("\(part) as a \(kind) was used") } catch {
+                    #expect(error.message == "cannot use '\(inbox.directory)' as the inbox: \(path) \(said)", "\(error)")
+                }
+                var delivered = 0
+                do { _ = try await inbox.drain { _ in delivered += 1; return true }; Issue.record("drained with \(part) as a \(kind)") } catch {
+                    #expect(error.message == "cannot drain '\(inbox.directory)': \(path) \(said)", "\(error)")
+                }
+                #expect(delivered == 0, "\(part) as a \(kind)")
+            }
+        }
+    }
+
     /// A journal linked after the inbox was opened stops the drain before anything is delivered:
     /// a delivery that cannot be journaled would be delivered again at every drain.
     @Test func aJournalLinkedLaterStopsTheDrainBeforeADelivery() async throws {

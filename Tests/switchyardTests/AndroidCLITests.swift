@@ -85,6 +85,9 @@ import Testing
         // A fingerprint as keytool prints it, without colons in lower case or its whole line, is written as the file wants it.
         let keytoolLine = try await CLITests.run(["assetlinks", "generate", "--package", "community.rabble.plur", "--fingerprint", "SHA256: " + Self.fingerprint, "--routes", routes])
         #expect(keytoolLine.status == 0 && keytoolLine.stdout == generated.stdout, "\(keytoolLine.stderr)")
+        // One key given in two forms is one key.
+        let twice = try await CLITests.run(["assetlinks", "generate", "--package", "community.rabble.plur", "--fingerprint", Self.fingerprint, "--fingerprint", Self.fingerprint.lowercased(), "--routes", routes])
+        #expect(twice.status == 0 && twice.stdout == generated.stdout, "\(twice.stdout)")
         let compact = try await CLITests.run(["assetlinks", "generate", "--package", "community.rabble.plur", "--fingerprint", Self.fingerprint.lowercased().replacingOccurrences(of: ":", with: ""), "--routes", routes])
         #expect(compact.status == 0 && compact.stdout == generated.stdout, "\(compact.stderr)")
         let file = try Self.write(generated.stdout, "assetlinks.json")

@@ -108,7 +108,8 @@ public enum AssociationGenerator {
     /// name or fingerprint: such a file must not be written). A fingerprint as `keytool` or the
     /// Play Console prints it (colons or not, either case) is written as the file wants it.
     package static func assetLinksFile(packageName: String, fingerprints: [String], loginCredentials: Bool, router: LinkRouter?) -> (text: String, errors: [Finding]) {
-        let written = fingerprints.map { AssetLinks.normalizedFingerprint($0) ?? $0 }
+        var seen: Set<String> = []  // one key given in two forms is written once
+        let written = fingerprints.map { AssetLinks.normalizedFingerprint($0) ?? $0 }.filter { seen.insert($0).inserted }
         let text = JSONWriter.pretty(assetLinks(packageName: packageName, fingerprints: written, loginCredentials: loginCredentials, router: router).json)
         return (text, AssetLinks.validate(bytes: Array(text.utf8)).1.filter { $0.severity == .error })
     }
