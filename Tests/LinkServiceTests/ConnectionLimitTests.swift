@@ -149,6 +149,13 @@ import Testing
         }
     }
 
+    /// The tokens of `Connection` are compared in any ASCII case and nothing else: a control
+    /// character is no letter of them.
+    @Test func connectionTokensAreComparedInAnyCaseOnly() {
+        #expect(KeepAliveRule.isToken("Keep-Alive", "keep-alive") && KeepAliveRule.isToken("CLOSE", "close"))
+        #expect(!KeepAliveRule.isToken("keep\ralive", "keep-alive") && !KeepAliveRule.isToken("closex", "close") && !KeepAliveRule.isToken("clos", "close"))
+    }
+
     /// A connection the service ends after its answer is closed whole a moment later even when
     /// the client never closes its side: its place in the address's share is free again long
     /// before the request timeout.

@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypesHTTP1
@@ -28,11 +27,18 @@ final class KeepAliveRule: ChannelDuplexHandler, RemovableChannelHandler {
     /// (in any order, header or case, with spaces or tabs around); HTTP/1.0 keeps the connection
     /// only when asked to, later versions unless asked not to.
     static func persistence(_ head: HTTPRequestHead) -> Persistence {
-        let tokens = head.headers["connection"].flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        if tokens.contains("close") { return .close }
-        if head.version.major == 1 && head.version.minor == 0 { return tokens.contains("keep-alive") ? .keepHTTP10 : .close }
+        // NIO's tokens: split at commas, spaces and tabs trimmed; compared without allocating.
+        let tokens = head.headers[canonicalForm: "connection"]
+        if tokens.contains(where: { isToken($0, "close") }) { return .close }
+        if head.version.major == 1 && head.version.minor == 0 { return tokens.contains(where: { isToken($0, "keep-alive") }) ? .keepHTTP10 : .close }
         return head.version.major >= 1 ? .keep : .close
+    }
+
+    /// True when `text` is `token` (lower-case ASCII) in any case.
+    static func isToken(_ text: Substring, _ token: StaticString) -> Bool {
+        text.utf8.count == token.utf8CodeUnitCount && token.withUTF8Buffer { expected in
+            zip(text.utf8, expected).allSatisfy { (0x41...0x5A).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
