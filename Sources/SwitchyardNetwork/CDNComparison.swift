@@ -50,7 +50,7 @@ public struct CDNComparison: Sendable {
     /// URLs are `urls`, or when there are none, examples of both copies' components. Fails with
     /// the reason when either cannot be fetched at all.
     public static func compare(domain: String, base: String = appleBase, urls: [String], fetcher: HostingCheck) async -> Result<CDNComparison, ReadProblem> {
-        let host = domain.split(separator: ":").first.map(String.init) ?? domain
+        let host = host(ofDomain: domain)
         async let siteReport = fetcher.fetch(HostingCheck.location(of: "https://\(domain)", file: "apple-app-site-association"))
         async let cdnReport = fetcher.fetch((base.hasSuffix("/") ? base : base + "/") + domain)
         let (site, cdn) = await (siteReport, cdnReport)
@@ -76,12 +76,14 @@ public struct CDNComparison: Sendable {
     public static func urlProblem(_ url: String, domain: String) -> String? {
         if HostingCheck.withoutCredentials(url) != url { return "holds a user name or password: devices ask without any" }
         if let problem = URLInput.problem(url) { return problem }
-        let host = domain.split(separator: ":").first.map { $0.lowercased() } ?? domain
-        guard let urlHost = BrowserURL.host(url), urlHost == host else {
+        guard let urlHost = BrowserURL.host(url), urlHost == host(ofDomain: domain) else {
             return "not on \(domain): only \(domain)'s URLs are decided by its file"
         }
         return nil
     }
+
+    /// The host of `domain` (`HOST[:PORT]`, `[::1]:8443` too) as browsers send it.
+    static func host(ofDomain domain: String) -> String { BrowserURL.host("https://\(domain)/") ?? domain.lowercased() }
 
     /// Why `domain` is not `HOST[:PORT]` as browsers send it (lower case, a Unicode host as its
     /// punycode, a port from 1 to 65535), or nil. The domain goes into the CDN's path as it is.
@@ -98,7 +100,7 @@ public struct CDNComparison: Sendable {
     /// `urls` (a route table's examples, on its own hosts) moved to `domain`'s host, paths and
     /// queries kept, each once: what the route table asks of `domain`'s file.
     public static func moved(_ urls: [String], to domain: String) -> [String] {
-        let host = domain.split(separator: ":").first.map(String.init) ?? domain
+        let host = host(ofDomain: domain)
         var seen: Set<String> = []
         return urls.compactMap { url in
             guard var components = URLComponents(string: url) else { return nil }

@@ -8,6 +8,8 @@ import SwitchyardNetwork
         #expect(CDNComparison.urlProblem("https://shop.example/buy/1", domain: "shop.example") == nil)
         #expect(CDNComparison.urlProblem("https://SHOP.example/buy/1", domain: "shop.example") == nil)
         #expect(CDNComparison.urlProblem("https://localhost/g/x", domain: "localhost:18443") == nil)
+        #expect(CDNComparison.urlProblem("https://[::1]:8443/g/x", domain: "[::1]:8443") == nil)
+        #expect(CDNComparison.urlProblem("https://localhost/g/x", domain: "[::1]:8443") != nil)
         #expect(CDNComparison.urlProblem("https://www.shop.example/buy/1", domain: "shop.example") == "not on shop.example: only shop.example's URLs are decided by its file")
         #expect(CDNComparison.urlProblem("notaurl", domain: "shop.example")?.hasPrefix("not an absolute URL") == true)
     }
@@ -16,6 +18,7 @@ import SwitchyardNetwork
     @Test func routeExamplesAreMovedToTheDomain() {
         let moved = CDNComparison.moved(["https://rabble.community/g/x?sy_extra=1", "http://user:pw@www.rabble.community:8443/g/x?sy_extra=1", "https://rabble.community/i/a"], to: "localhost:18443")
         #expect(moved == ["https://localhost/g/x?sy_extra=1", "https://localhost/i/a"])
+        #expect(CDNComparison.moved(["https://rabble.community/g/x"], to: "[::1]:8443") == ["https://[::1]/g/x"])
     }
 
     /// DOMAIN is a host and a port as browsers send them: anything else is refused before a

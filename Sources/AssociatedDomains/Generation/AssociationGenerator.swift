@@ -151,7 +151,7 @@ public enum RouteCoverage {
     /// ``check(router:aasa:appID:)`` for each of `appIDs`, in order; no app IDs means every app
     /// the AASA names (sorted). An app ID the AASA does not list is one `unknown-app` finding.
     public static func check(router: LinkRouter, aasa: AppSiteAssociation, appIDs: [String]) -> [Finding] {
-        let listed = Array(Set((aasa.applinks?.details ?? []).flatMap(\.appIDs))).sorted()
+        let listed = AASAComparison.appIDs(aasa)
         // An app ID the file does not list: one finding that says so, not every route "not covered".
         let unlisted = appIDs.filter { !listed.contains($0) }.map {
             Finding(.error, .unknownApp, at: "applinks.details", "the AASA lists no app ID \($0) (it lists \(listed.isEmpty ? "none" : listed.joined(separator: ", "))): no URL opens in that app")

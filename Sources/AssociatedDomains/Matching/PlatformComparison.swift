@@ -101,7 +101,7 @@ public enum PlatformComparison {
     /// the file does not name would make every URL stay on the web, which says nothing.
     public static func appProblem(aasa: AppSiteAssociation?, appID: String?, assetLinks: AssetLinks?, package: String?) -> String? {
         if let aasa, let appID {
-            let listed = (aasa.applinks?.details ?? []).flatMap(\.appIDs)
+            let listed = AASAComparison.appIDs(aasa)
             if !listed.contains(appID) { return "--app-id \(appID) is not in the AASA (it lists \(listed.isEmpty ? "none" : listed.joined(separator: ", ")))" }
         }
         if let assetLinks, let package {
