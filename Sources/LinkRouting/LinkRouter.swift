@@ -90,7 +90,7 @@ public struct LinkRouter: Sendable {
     static func split(_ url: String) -> (scheme: String, host: String, path: Substring, query: String?, fragment: String?)? {
         guard var parts = URLText.split(url) else { return nil }
         // A Unicode or percent-encoded host as browsers send it (punycode), as the table's hosts are.
-        if parts.host.utf8.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }), let host = BrowserURL.host(url) { parts.host = host }
+        parts.host = BrowserURL.sentHost(parts.host, of: url)
         return (parts.scheme, parts.host, parts.path[...], parts.query, parts.fragment)
     }
 

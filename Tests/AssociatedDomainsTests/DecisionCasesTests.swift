@@ -29,4 +29,13 @@ import Testing
         let fine = cases.answer(#"{"id": 1, "assetlinks": \#(statements), "package": "com.example.shop", "url": "https://shop.example/g/1", "expected": "manifest"}"#)
         #expect(fine["decision"]?.stringValue == "manifest")
     }
+
+    /// A URL to a Unicode host is on the domain written as its punycode, and the other way round,
+    /// as browsers send the host.
+    @Test func aUnicodeHostIsOnItsPunycodeDomain() throws {
+        let aasa = try AppSiteAssociation(json: Self.aasa)
+        #expect(aasa.decide("https://bücher.example/g/1", for: "ABCDE12345.com.example.shop", domain: "xn--bcher-kva.example") == .match)
+        #expect(aasa.decide("https://xn--bcher-kva.example/g/1", for: "ABCDE12345.com.example.shop", domain: "bücher.example") == .match)
+        #expect(aasa.decide("https://buecher.example/g/1", for: "ABCDE12345.com.example.shop", domain: "bücher.example") == .noMatch)
+    }
 }

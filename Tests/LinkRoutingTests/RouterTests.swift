@@ -85,6 +85,8 @@ enum PlurDestination: Equatable {
         #expect(router.hosts == ["xn--bcher-kva.example"])
         #expect(router.route("https://bücher.example/i/a").match?.route == "item")
         #expect(router.route("https://xn--bcher-kva.example/i/a").match?.route == "item")
+        #expect(BrowserURL.sentHost("bücher.example", of: "https://bücher.example/i/a") == "xn--bcher-kva.example")
+        #expect(BrowserURL.sentHost("plain.example", of: "https://plain.example/") == "plain.example")
     }
 
     /// A match goes into a `NavigationPath` (Hashable) and state restoration (Codable) as it is.

@@ -47,12 +47,13 @@ extension AppSiteAssociation {
             return explanation
         }
         if let domain {
-            let wanted = domain.lowercased()
+            // Both as browsers send them: a Unicode host is its punycode.
+            let wanted = BrowserURL.sentHost(domain.lowercased(), of: "https://\(domain)/")
             if wanted.isEmpty {
                 explanation.note = "the domain is empty: it names no host, so no URL is on it"
                 return explanation
             }
-            if parts.host != wanted {
+            if BrowserURL.sentHost(parts.host, of: url) != wanted {
                 explanation.note = "the URL's host \(parts.host) is not \(wanted)"
                 return explanation
             }

@@ -45,6 +45,14 @@ public enum BrowserURL {
         return String(authority)
     }
 
+    /// `raw`, the host split from `url` without decoding (lower-cased), as browsers send it: itself
+    /// when it is plain ASCII without escapes (the common case, decided on its bytes), else
+    /// ``host(_:)`` of `url` (a Unicode host as its punycode).
+    public static func sentHost(_ raw: String, of url: String) -> String {
+        guard raw.utf8.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }) else { return raw }
+        return host(url) ?? raw
+    }
+
     /// `reference` (a redirect's `Location`) resolved against the absolute `base` as a browser
     /// resolves it, or nil when `base` is not a URL of a special scheme (the caller then
     /// resolves it another way).
