@@ -130,6 +130,10 @@ public struct LinkStore: Sendable {
         _ = try await Migrations.apply(to: db)
     }
 
+    /// Why other users may read the database's file (SQLite, a mode that lets them in), for the
+    /// service to warn of when it starts; nil otherwise.
+    package var exposure: String? { (db as? SQLiteStore)?.exposure }
+
     /// Whether changes to links are announced to every node (PostgreSQL); SQLite has one node.
     package var announcesChanges: Bool { db is PostgresStore }
 

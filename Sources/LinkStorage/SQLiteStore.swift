@@ -18,10 +18,24 @@ final class SQLiteStore: SQLDatabase {
     private let writeLock = AsyncLock()
     private let next = ManagedAtomic<Int>(0)
 
-    private init(writer: SQLiteConnection, readers: [SQLiteConnection], threads: NIOThreadPool) {
+    /// Why the database file is not its owner's alone, or nil; see ``exposure(of:)``.
+    let exposure: String?
+
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection], threads: NIOThreadPool, exposure: String?) {
         self.writer = writer
         self.readers = readers
         self.threads = threads
+        self.exposure = exposure
+    }
+
+    /// Why other users may read or write the database at `path` (its mode lets its group or
+    /// others in), in words with the command that mends it; nil when only its owner may. A new
+    /// database is made owner-only, so this is said of one made before that, or changed since.
+    static func exposure(of path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 != 0 else { return nil }
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        return "sqlite:\(path) may be read by other users (mode \(mode)): it holds the claim-token signing key and the API tokens' hashes; run chmod 600 \(path) (SQLite gives its -wal and -shm files the database's mode when it makes them)"
     }
 
     /// Why this user cannot open `path` read-write (SQLite also writes its -wal and -shm files
@@ -71,7 +85,7 @@ final class SQLiteStore: SQLDatabase {
             if let e = error as? StoreError { throw e }
             throw StoreError(.unavailable, "sqlite:\(path): \(accessProblem(path) ?? "\(error)")", cause: error)
         }
-        return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()), threads: threads)
+        return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()), threads: threads, exposure: exposure(of: path))
     }
 
     func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {

@@ -120,7 +120,14 @@ import Testing
             let mode = (try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) ?? -1
             #expect(mode == 0o600, "\(file): \(String(mode, radix: 8))")
         }
+        #expect(store.exposure == nil)
         await store.close()
+
+        // One made before that, or opened up since, is said with the mode and the mend.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let opened = try await LinkStore.open(DatabaseLocation(argument: "sqlite:" + path))
+        #expect(opened.exposure == "sqlite:\(path) may be read by other users (mode 644): it holds the claim-token signing key and the API tokens' hashes; run chmod 600 \(path) (SQLite gives its -wal and -shm files the database's mode when it makes them)")
+        await opened.close()
     }
 
     /// A scope given twice is one scope, in the order first given; a listing's scopes are a list.

@@ -120,6 +120,23 @@ import Testing
         }
     }
 
+    /// A database others may read is warned of when `serve` starts, with the mend; the one it
+    /// made itself is not.
+    @Test func aDatabaseOthersMayReadIsWarnedAtStart() async throws {
+        let path = try Self.temporaryDirectory().appendingPathComponent("shared.sqlite").path
+        for (mode, warned) in [(nil, false), (0o640, true)] as [(Int?, Bool)] {
+            if let mode { try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path) }
+            let run = try await blocking {
+                try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--database", "sqlite:" + path]) { service in
+                    HTTP.send("GET", service + "/healthz").status
+                }
+            }
+            #expect(run.result == 200, "\(run.log)")
+            #expect(run.log.contains("sqlite:\(path) may be read by other users (mode 640)") == warned, "\(run.log)")
+            #expect(run.log.contains("run chmod 600 \(path)") == warned, "\(run.log)")
+        }
+    }
+
     /// SIGHUP stops `serve` as SIGTERM does: gracefully, with the clicks held in memory written
     /// (it does not reload: the configuration and templates are read at start).
     @Test func sighupStopsServeGracefully() async throws {

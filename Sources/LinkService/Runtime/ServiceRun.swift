@@ -67,6 +67,7 @@ package struct ServiceRun {
         // the server listens); SQLite is opened and migrated here.
         let store: LinkStore
         do { store = try await LinkStore.open(database, pool: .serviceGroup) } catch { throw Refusal(description: "\(error)") }
+        if let exposure = store.exposure { logger.warning("\(exposure)") }
         let service: LinkService
         do { service = try LinkService(configuration: configuration, store: store, logger: logger, scriptWorker: scriptWorker, manifest: manifest) } catch {
             await store.close()
