@@ -95,12 +95,16 @@ import Testing
         try FileManager.default.createDirectory(at: spaced, withIntermediateDirectories: true)
         let record = directory.appendingPathComponent("spaced.log").path
         let handler = try Self.script(spaced, "h.sh", "echo \"$1\" >> \(record)")
-        for url in ["plur://x/whole", "plur://x/quoted"] { _ = try await CLITests.run(["relay", "send", url, "--inbox", inbox + "2"]) }
-        for command in [handler, "'\(handler)'"] {
-            let run = try RelayCLITests.startWatch(["relay", "watch", "--inbox", inbox + "2", "--open-with", command])
-            let until = Date().addingTimeInterval(15)
-            let want = command == handler ? 1 : 2
-            while Date() < until, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < want { try await Task.sleep(for: .milliseconds(20)) }
+        // One request and one watcher per form of the command, stopped once its request is
+        // journalled as handled: stopped while the handler still ran, the watcher would stop it
+        // and the request would rightly be handled again (at least once) by the next watcher.
+        for (url, command, queue) in [("plur://x/whole", handler, inbox + "2"), ("plur://x/quoted", "'\(handler)'", inbox + "3")] {
+            _ = try await CLITests.run(["relay", "send", url, "--inbox", queue])
+            let run = try RelayCLITests.startWatch(["relay", "watch", "--inbox", queue, "--open-with", command])
+            let until = Date().addingTimeInterval(30)
+            while Date() < until, !(try await CLITests.run(["relay", "status", "--inbox", queue, "--json"]).stdout.contains(#""pending":0"#)) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             run.terminate()
             await run.waitForExit()
         }
