@@ -82,7 +82,7 @@ import Glibc
         try watch.run()
         let output = CLITests.LogCollector(out.fileHandleForReading)
         let log = CLITests.LogCollector(err.fileHandleForReading)
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline && !output.text.contains("plur://group/real") { try await Task.sleep(for: .milliseconds(50)) }
         watch.terminate()
         await watch.waitForExit()

@@ -25,7 +25,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         var text = ""
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let chunk = err.fileHandleForReading.availableData
             if chunk.isEmpty { break }
@@ -63,7 +63,7 @@ import Testing
     }
 
     static func waitForRecord(_ record: String, containing needle: String) async throws -> String {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
             if text.contains(needle) { return text }

@@ -33,12 +33,16 @@ import Testing
         #expect(status.stdout.contains(#""pending":3"#))
         #expect(status.stdout.contains(#""next":"plur://group/a""#))
 
-        let watch = try Self.startWatch(["relay", "watch", "--inbox", inbox, "--record", record])
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 3 { try await Task.sleep(for: .milliseconds(20)) }
-        // A request sent while the watcher runs arrives through the wake-up.
+        // The safety-net poll is out of reach (600 s), so a request sent while the watcher runs
+        // can only arrive through the wake-up. Each wait is bounded generously: a busy full run
+        // once took past 10 s for the four.
+        let watch = try Self.startWatch(["relay", "watch", "--inbox", inbox, "--record", record, "--poll", "600"])
+        func recorded() -> Int { ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count }
+        var deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, recorded() < 3 { try await Task.sleep(for: .milliseconds(20)) }
         _ = try await CLITests.run(["relay", "send", "plur://group/d", "--inbox", inbox])
-        while Date() < deadline, ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").count < 4 { try await Task.sleep(for: .milliseconds(20)) }
+        deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, recorded() < 4 { try await Task.sleep(for: .milliseconds(20)) }
         let stopAsked = Date()
         watch.terminate()   // SIGTERM
         await watch.waitForExit()
@@ -143,7 +147,7 @@ import Testing
         try Data(record.utf8).write(to: URL(fileURLWithPath: inbox + "/requests/99999999999999999999-\(id).json"))
         let handled = inbox + "-handled.jsonl"
         let watch = try Self.startWatch(["relay", "watch", "--inbox", inbox, "--record", handled])
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { try await Task.sleep(for: .milliseconds(20)) }
         watch.terminate()
         await watch.waitForExit()

@@ -140,7 +140,7 @@ import Testing
 
         let handled = directory.appendingPathComponent("handled.jsonl").path
         let watch = try RelayCLITests.startWatch(["relay", "watch", "--inbox", inbox, "--record", handled])
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: inbox + "/rejected")) ?? []).count < 2 { try await Task.sleep(for: .milliseconds(20)) }
         watch.terminate()
         await watch.waitForExit()
