@@ -31,11 +31,15 @@ final class SQLiteStore: SQLDatabase {
     /// Why other users may read or write the database at `path` (its mode lets its group or
     /// others in), in words with the command that mends it; nil when only its owner may. A new
     /// database is made owner-only, so this is said of one made before that, or changed since.
+    /// The file SQLite opens is judged: a symbolic link's target.
     static func exposure(of path: String) -> String? {
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 != 0 else { return nil }
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 != 0 else { return nil }
         let mode = String(info.st_mode & 0o777, radix: 8)
-        return "sqlite:\(path) may be read by other users (mode \(mode)): it holds the claim-token signing key and the API tokens' hashes; run chmod 600 \(path) (SQLite gives its -wal and -shm files the database's mode when it makes them)"
+        // The command as a shell takes it: a path with a space or a quote in single quotes.
+        let plain = path.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/._-+,:@%".unicodeScalars.contains($0)) }
+        let argument = plain ? path : "'" + path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        return "sqlite:\(path) may be read by other users (mode \(mode)): it holds the claim-token signing key and the API tokens' hashes; run chmod 600 \(argument) (SQLite gives its -wal and -shm files the database's mode when it makes them)"
     }
 
     /// Why this user cannot open `path` read-write (SQLite also writes its -wal and -shm files

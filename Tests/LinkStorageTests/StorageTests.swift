@@ -128,6 +128,20 @@ import Testing
         let opened = try await LinkStore.open(DatabaseLocation(argument: "sqlite:" + path))
         #expect(opened.exposure == "sqlite:\(path) may be read by other users (mode 644): it holds the claim-token signing key and the API tokens' hashes; run chmod 600 \(path) (SQLite gives its -wal and -shm files the database's mode when it makes them)")
         await opened.close()
+
+        // Through a symbolic link, the file SQLite opens is the one judged.
+        let link = NSTemporaryDirectory() + "sy-mode-link-" + UUID().uuidString + ".sqlite"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let linked = try await LinkStore.open(DatabaseLocation(argument: "sqlite:" + link))
+        #expect(linked.exposure?.hasPrefix("sqlite:\(link) may be read by other users (mode 644)") == true, "\(linked.exposure ?? "nil")")
+        await linked.close()
+
+        // The mend is a command a shell runs as it reads: a path with a space or a quote is quoted.
+        #expect(SQLiteStore.exposure(of: path).map { $0.contains("run chmod 600 \(path) (") } == true)
+        let odd = NSTemporaryDirectory() + "sy mode 'x'-" + UUID().uuidString + ".sqlite"
+        FileManager.default.createFile(atPath: odd, contents: Data(), attributes: [.posixPermissions: 0o644])
+        #expect(SQLiteStore.exposure(of: odd).map { $0.contains(#"run chmod 600 '"# + odd.replacingOccurrences(of: "'", with: #"'\''"#) + "' (") } == true,
+                "\(SQLiteStore.exposure(of: odd) ?? "nil")")
     }
 
     /// A scope given twice is one scope, in the order first given; a listing's scopes are a list.
