@@ -26,13 +26,16 @@ import Testing
     /// when their environment cannot be read (the marker alone once found none in a CI run).
     static func children(of parent: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { pid in
-            guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat").map({ String(decoding: $0, as: UTF8.self) }),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            // After the command name in parentheses: state, then the parent's pid.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == parent
-        }
+        return entries.compactMap(Int32.init).filter { Self.parent(of: $0) == parent }
+    }
+
+    /// The parent of process `pid` (from /proc/PID/stat), or nil once it is gone.
+    static func parent(of pid: Int32) -> Int32? {
+        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat").map({ String(decoding: $0, as: UTF8.self) }),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After the command name in parentheses: state, then the parent's pid.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
     }
 
     /// `manifest lint` loads every script of a manifest it is given, in worker processes too: the
@@ -166,7 +169,7 @@ import Testing
                     let engine = process.processIdentifier
                     for pid in Self.children(of: engine) where pid != engine
                         && FileManager.default.contents(atPath: "/proc/\(pid)/cmdline").map({ String(decoding: $0, as: UTF8.self).contains("script-worker") }) == true
-                        && Self.children(of: engine).contains(pid) {
+                        && Self.parent(of: pid) == engine {
                         let result = kill(pid, SIGABRT)
                         outputEnded.withLock { kills.append(String(format: "%.1f s: %d → %d", Date().timeIntervalSince(start), pid, result)) }
                     }
