@@ -19,39 +19,80 @@ package final class PostgresStore: SQLDatabase {
     /// Where the server is, for the first check's connection attempt.
     private let host: String
     private let port: Int
+    /// One connection's settings, for the first check (a connection of its own, outside the
+    /// pool, so a refusal is said at once and as what it is).
+    private let check: PostgresConnection.Configuration
 
-    private init(client: PostgresClient, runner: Task<Void, Never>?, location: String, host: String, port: Int) {
+    private init(client: PostgresClient, runner: Task<Void, Never>?, location: String, host: String, port: Int, check: PostgresConnection.Configuration) {
         self.client = client
         self.runner = runner
         self.location = location
         self.host = host
         self.port = port
+        self.check = check
     }
 
     /// Connects. With `.store` the store runs its connection pool until `close()` and the
     /// connection is checked before this returns; with `.serviceGroup` the pool is in `services`
     /// for the caller's ServiceGroup to run, and `checkReachable` is for once it runs (a server
     /// with nothing listening is refused here already).
-    package static func open(host: String, port: Int, user: String, password: String?, database: String, tls: Bool,
+    package static func open(host: String, port: Int, user: String, password: String?, database: String, tls: PostgresTLS,
                      pool: ConnectionPoolRunner = .store) async throws(StoreError) -> PostgresStore {
-        let tlsMode: PostgresClient.Configuration.TLS = tls ? .prefer(.makeClientConfiguration()) : .disable
-        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tlsMode)
+        let location = "postgres://\(user)@\(host):\(port)/\(database)"
+        let settings = try tlsSettings(tls, location: location)
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database,
+                                                         tls: settings.map { tls.mode == .prefer ? .prefer($0) : .require($0) } ?? .disable)
+        var checkTLS = PostgresConnection.Configuration.TLS.disable
+        if let settings {
+            let context: NIOSSLContext
+            do { context = try NIOSSLContext(configuration: settings) } catch {
+                throw StoreError(.badURL, "\(location): TLS cannot be set up with these settings (\(error))", cause: error)
+            }
+            checkTLS = tls.mode == .prefer ? .prefer(context) : .require(context)
+        }
+        let check = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: checkTLS)
         // Eight for queries, and one more held by the change listener (`listen`).
         configuration.options.maximumConnections = 9
         let client = PostgresClient(configuration: configuration)
-        let location = "postgres://\(user)@\(host):\(port)/\(database)"
         if pool == .serviceGroup {
             // Nothing listening is said here, before a ServiceGroup starts only to be cancelled.
             if let problem = await connectionProblem(host: host, port: port) { throw StoreError(.unavailable, "\(location): \(problem)") }
-            return PostgresStore(client: client, runner: nil, location: location, host: host, port: port)
+            return PostgresStore(client: client, runner: nil, location: location, host: host, port: port, check: check)
         }
         let runner = Task { await client.run() }
-        let store = PostgresStore(client: client, runner: runner, location: location, host: host, port: port)
+        let store = PostgresStore(client: client, runner: runner, location: location, host: host, port: port, check: check)
         do { try await store.checkReachable() } catch {
             runner.cancel()
             throw error
         }
         return store
+    }
+
+    /// The driver's TLS settings for `tls` (nil: `disable`), as libpq's `sslmode` means them:
+    /// `prefer` and `require` check no certificate (unless `require` has a root certificate);
+    /// `verify-ca` checks the chain; `verify-full` the chain and the host name (an IP address
+    /// host is matched against the certificate's IP addresses). A root certificate file that
+    /// cannot be read is refused here, when the store opens.
+    static func tlsSettings(_ tls: PostgresTLS, location: String) throws(StoreError) -> TLSConfiguration? {
+        guard tls.mode != .disable else { return nil }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let path = tls.rootCertificate {
+            do {
+                let certificates = try NIOSSLCertificate.fromPEMFile(path)
+                guard !certificates.isEmpty else { throw StoreError(.badURL, "\(location): sslrootcert=\(path) holds no PEM certificate") }
+                configuration.trustRoots = .certificates(certificates)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError(.badURL, "\(location): sslrootcert=\(path) cannot be read as PEM certificates (\(error))", cause: error)
+            }
+        }
+        switch tls.mode {
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .require, .prefer, .disable: configuration.certificateVerification = tls.verifiesAuthority ? .noHostnameVerification : .none
+        }
+        return configuration
     }
 
     /// Why nothing can be reached at `host:port` (a TCP connection within 5 s), or nil when
@@ -93,17 +134,28 @@ package final class PostgresStore: SQLDatabase {
     /// The connection pool, when the caller's ServiceGroup runs it.
     var services: [any Service] { runner == nil ? [client] : [] }
 
-    /// Runs a first query within `timeout` (postgres-nio retries a wrong password forever, so
-    /// the first query is bounded). A server that cannot be reached at all (connection refused,
-    /// no such host) is said at once instead.
+    /// Connects once on a connection of its own and runs a first query, within `timeout`
+    /// (postgres-nio's pool retries a wrong password or a refused certificate forever, so the
+    /// first check is made outside it). A server that cannot be reached at all (connection
+    /// refused, no such host) is said at once; so are a refused password, a server without the
+    /// TLS that `sslmode` asks for and a certificate that fails its check.
     func checkReachable(timeout: Duration = .seconds(15)) async throws(StoreError) {
         let location = self.location
         if let problem = await Self.connectionProblem(host: host, port: port) {
             throw StoreError(.unavailable, "\(location): \(problem)")
         }
+        let check = self.check
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { _ = try await self.run("SELECT 1", []) }
+                group.addTask {
+                    let connection = try await PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: check,
+                                                                          id: 0, logger: Self.logger).get()
+                    do { _ = try await connection.query("SELECT 1", logger: Self.logger).get() } catch {
+                        try? await connection.close()
+                        throw error
+                    }
+                    try await connection.close()
+                }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     throw StoreError(.unavailable, "\(location): no connection within \(timeout) (a wrong user or password? the server is listening)")
@@ -112,9 +164,33 @@ package final class PostgresStore: SQLDatabase {
                 group.cancelAll()
             }
         } catch let e as StoreError {
-            throw StoreError(e.code == .failed ? .unavailable : e.code, e.code == .failed ? "\(location): \(e.message)" : e.message)
+            throw e
         } catch {
-            throw StoreError(.unavailable, "\(location): \(error)", cause: error)
+            throw StoreError(.unavailable, "\(location): \(Self.connectionRefusal(error))", cause: error)
+        }
+        _ = try await run("SELECT 1", [])
+    }
+
+    /// Why a first connection failed, in words (the driver's own description hides its cause).
+    static func connectionRefusal(_ error: any Error) -> String {
+        guard let e = error as? PSQLError else { return NetworkFailure.describe(error) }
+        switch e.code {
+        case .sslUnsupported:
+            return "the server does not offer TLS, and sslmode asks for it (sslmode=require, verify-ca or verify-full); turn ssl on at the server, or use sslmode=prefer"
+        case .failedToAddSSLHandler:
+            return "TLS could not be set up: \(e.underlying.map { String(describing: $0) } ?? "unknown")"
+        case .server:
+            let message = e.serverInfo?[.message] ?? "refused"
+            return "the server refused the connection: \(message)\(e.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")"
+        default:
+            if let underlying = e.underlying {
+                let text = String(describing: underlying)
+                if underlying is NIOSSLError || text.contains("handshake") || text.contains("CERTIFICATE") {
+                    return "the TLS handshake failed (the server's certificate was not accepted for sslmode and sslrootcert): \(text)"
+                }
+                return NetworkFailure.describe(underlying)
+            }
+            return "\(e.code)"
         }
     }
 

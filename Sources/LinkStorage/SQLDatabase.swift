@@ -46,13 +46,13 @@ public enum StoreErrors: ErrorDomain {}
 /// Where the service stores its data: `sqlite:PATH` or `postgres://user:password@host:port/database`.
 public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String)
-    case postgres(host: String, port: Int, user: String, password: String?, database: String, tls: Bool)
+    case postgres(host: String, port: Int, user: String, password: String?, database: String, tls: PostgresTLS)
 
     /// The default: a SQLite file under `./.switchyard/`.
     public static let defaultSQLite = DatabaseLocation.sqlite(path: ".switchyard/switchyard.sqlite")
 
-    /// Parses `sqlite:PATH`, `sqlite://PATH`, `postgres://…` or `postgresql://…`
-    /// (`?sslmode=disable` turns TLS off; it is preferred otherwise).
+    /// Parses `sqlite:PATH`, `sqlite://PATH`, `postgres://…` or `postgresql://…`, with
+    /// `?sslmode=` and `?sslrootcert=` as libpq reads them (see ``PostgresTLS``).
     public init(parsing text: String) throws(StoreError) {
         if text.hasPrefix("sqlite:") {
             var path = String(text.dropFirst("sqlite:".count))
@@ -69,13 +69,13 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         guard let host = c.host, !host.isEmpty else { throw StoreError(.badURL, "\(shown): the postgres URL has no host") }
         guard let user = c.user, !user.isEmpty else { throw StoreError(.badURL, "\(shown): the postgres URL has no user") }
         let database = String(c.path.drop(while: { $0 == "/" }))
-        let sslmode = c.queryItems?.first(where: { $0.name == "sslmode" })?.value
+        let tls = try PostgresTLS(queryItems: c.queryItems ?? [], shown: shown)
         self = .postgres(host: host, port: c.port ?? 5432, user: user, password: c.password?.removingPercentEncoding,
-                         database: database.isEmpty ? user : database, tls: sslmode != "disable")
+                         database: database.isEmpty ? user : database, tls: tls)
     }
 
     /// `text` with the password of its user info (between "user:" and the last "@" before the
-    /// path) replaced by `***`, and every query value but `sslmode`'s by `…` (libpq also reads
+    /// path) replaced by `***`, and every query value but `sslmode`'s and `sslrootcert`'s by `…` (libpq also reads
     /// `?password=`), parsed or not: what an error may show of a database URL. Text with an "@"
     /// but no "//" (`postgres:user:pw@host`) has everything between its first ":" and the "@" hidden.
     static func withoutPassword(_ text: String) -> String {
@@ -99,7 +99,7 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         guard let q = rest.firstIndex(of: "?") else { return head + rest }
         let items = rest[rest.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
             let name = item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            return name.lowercased() == "sslmode" ? String(item) : name + "=…"
+            return ["sslmode", "sslrootcert"].contains(name.lowercased()) ? String(item) : name + "=…"
         }
         return head + rest[...q] + items.joined(separator: "&")
     }
@@ -128,6 +128,75 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             throw error
         }
         return db
+    }
+}
+
+/// How a PostgreSQL connection uses TLS: libpq's `sslmode` and `sslrootcert`, with libpq's
+/// meanings.
+///
+/// | `sslmode` | encrypted | the server's certificate |
+/// | --- | --- | --- |
+/// | `disable` | never | — |
+/// | `prefer` (the default) | when the server offers TLS, else not | not checked |
+/// | `require` | always: a server without TLS is refused | not checked (checked as `verify-ca` when `sslrootcert` is given, as libpq does) |
+/// | `verify-ca` | always | signed by a trusted authority |
+/// | `verify-full` | always | signed by a trusted authority and naming the host of the URL |
+///
+/// The trusted authorities are those of the PEM file `sslrootcert` names, or with none (or
+/// `sslrootcert=system`) the system's. libpq's `allow` is not supported (no connection is
+/// tried without TLS first); any other value is refused when the URL is read.
+public struct PostgresTLS: Sendable, Equatable {
+    /// libpq's `sslmode` values that Switchyard supports.
+    public enum Mode: String, Sendable, Equatable, CaseIterable {
+        case disable, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
+    }
+
+    /// The mode.
+    public var mode: Mode
+    /// The PEM file of the authorities to trust (`sslrootcert`); nil: the system's.
+    public var rootCertificate: String?
+
+    /// A mode, trusting `rootCertificate` (nil: the system's authorities).
+    public init(_ mode: Mode, rootCertificate: String? = nil) {
+        self.mode = mode
+        self.rootCertificate = rootCertificate
+    }
+
+    /// Whether the server's certificate chain is checked.
+    public var verifiesAuthority: Bool { mode == .verifyCA || mode == .verifyFull || (mode == .require && rootCertificate != nil) }
+
+    /// Reads `sslmode` and `sslrootcert` from a database URL's query (`shown`: the URL as an
+    /// error may show it).
+    init(queryItems: [URLQueryItem], shown: String) throws(StoreError) {
+        func one(_ name: String) throws(StoreError) -> String? {
+            let items = queryItems.filter { $0.name == name }
+            guard items.count <= 1 else { throw StoreError(.badURL, "\(shown): \(name) is given \(items.count) times; give it once") }
+            return items.first.map { $0.value ?? "" }
+        }
+        let modeText = try one("sslmode")
+        let root = try one("sslrootcert")
+        switch modeText {
+        case nil: mode = .prefer
+        case "allow"?:
+            throw StoreError(.badURL, "\(shown): sslmode=allow is not supported (it tries without TLS first); use prefer, require, verify-ca or verify-full")
+        case let text?:
+            guard let known = Mode(rawValue: text) else {
+                let choices = Mode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw StoreError(.badURL, "\(shown): sslmode=\(text.isEmpty ? "(empty)" : text) is not a mode libpq knows; use one of \(choices) (lower case)")
+            }
+            mode = known
+        }
+        switch root {
+        case nil, "system"?: rootCertificate = nil
+        case ""?: throw StoreError(.badURL, "\(shown): sslrootcert is empty; name a PEM file of the authorities to trust, or system")
+        case let path?:
+            guard mode != .disable, mode != .prefer else {
+                throw StoreError(.badURL, "\(shown): sslrootcert is only read with sslmode=require, verify-ca or verify-full (sslmode=\(mode.rawValue) checks no certificate)")
+            }
+            rootCertificate = path
+        }
     }
 }
 

@@ -224,7 +224,7 @@ import Testing
     @Test func databaseURLsParseAndHidePasswords() throws {
         #expect(try DatabaseLocation(parsing: "sqlite:data/x.sqlite") == .sqlite(path: "data/x.sqlite"))
         let pg = try DatabaseLocation(parsing: "postgres://u:p%40ss@db.local:6543/links?sslmode=disable")
-        #expect(pg == .postgres(host: "db.local", port: 6543, user: "u", password: "p@ss", database: "links", tls: false))
+        #expect(pg == .postgres(host: "db.local", port: 6543, user: "u", password: "p@ss", database: "links", tls: PostgresTLS(.disable)))
         #expect(pg.description == "postgres://u@db.local:6543/links")
         for bad in ["mysql://x", "sqlite:", "postgres:///db", "postgres://host/db"] {
             #expect(throws: StoreError.self) { try DatabaseLocation(parsing: bad) }
