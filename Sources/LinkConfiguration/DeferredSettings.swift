@@ -54,7 +54,7 @@ package struct DeferredSettings: Sendable, Equatable {
     init(_ section: JSONValue, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) {
         enabled = section["enabled"] != .bool(false)
         if case .number(let n, _)? = section["claimLifetime"] {
-            guard (60...2_592_000).contains(n) else { throw ConfigurationError("deferred.claimLifetime: seconds from 60 to 2592000 (30 days)") }
+            guard (60...Self.longestClaimLifetime).contains(n) else { throw ConfigurationError("deferred.claimLifetime: seconds from 60 to 2592000 (30 days)") }
             claimLifetime = n
         }
         probabilisticMatching = section["probabilisticMatching"] == .bool(true)
@@ -82,6 +82,10 @@ package struct DeferredSettings: Sendable, Equatable {
 
     /// The key of the Play Store `referrer` value the app reads: `sy_claim=TOKEN`.
     package static let referrerKey = "sy_claim"
+    /// The longest `claimLifetime` the configuration takes (30 days). A redeemed signed token's
+    /// row is kept until this long after it was issued (plus ``keptAfterExpiry``), whatever the
+    /// lifetime now, so raising the lifetime later never makes an old token redeemable again.
+    package static let longestClaimLifetime: Double = 2_592_000
     /// How long a redeemed or expired claim is kept, so a second try says 410 rather than 404.
     package static let keptAfterExpiry: Double = 7 * 86_400
 }

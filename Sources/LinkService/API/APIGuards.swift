@@ -25,14 +25,9 @@ struct RequiresToken: RouterMiddleware {
 
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         var context = context
-        do {
-            context.token = try await service.authenticate(request, scope, header: header)
-        } catch {
-            // Refused tokens count against the address's limit, also on the reading routes
-            // (which have no address limit): guessing tokens is bounded, reading with one is not.
-            if error.status == .unauthorized { try await service.limitFailedAuthentication(request, context) }
-            throw error
-        }
+        // Refused tokens count against the address's limit, also on the reading routes (which
+        // have no address limit): guessing tokens is bounded, reading with one is not.
+        context.token = try await service.authenticateCounted(request, context, scope, header: header)
         return try await next(request, context)
     }
 }

@@ -150,7 +150,7 @@ extension LinkService {
             case .missing: throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
             }
         } else if link.maxUses != nil, request.headers[.authorization] != nil {
-            _ = try await authenticate(request, .linksRead)
+            _ = try await authenticateCounted(request, context, .linksRead)
         } else if link.maxUses != nil {
             // HEAD without a token: the status and headers of the read, no use counted and no body.
             return Response(status: .ok, headers: [.contentType: "application/json"])
@@ -289,6 +289,16 @@ extension LinkService {
             throw APIError(.unauthorized, .missingToken, "this endpoint needs a token: Authorization: Bearer <token>\(header.map { " or \($0.rawName)" } ?? "")")
         }
         return try await verifyToken(text, scope)
+    }
+
+    /// ``authenticate(_:_:header:)``, with a refused token (401) counted against the address's
+    /// failed-authentication bucket (429 once past it): guessing tokens is bounded on every
+    /// route that takes one, whether a group guard or the handler asks.
+    func authenticateCounted(_ request: Request, _ context: ServiceContext, _ scope: TokenScope, header: HTTPField.Name? = nil) async throws(APIError) -> StoredToken {
+        do { return try await authenticate(request, scope, header: header) } catch {
+            if error.status == .unauthorized { try await limitFailedAuthentication(request, context) }
+            throw error
+        }
     }
 
     /// The stored token `text` names: 401 when unknown, revoked or mistyped, 403 without

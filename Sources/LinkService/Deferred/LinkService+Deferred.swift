@@ -34,7 +34,7 @@ extension LinkService {
         guard (audience == .iOS && page.appStoreURL.map(input.isOwnAppStorePage) == true)
                 || (audience == .android && page.playStoreURL.map(input.isOwnPlayStorePage) == true) else { return (page, nil) }
         let visitor = address()
-        guard claimAllowed(visitor) else { return (page, nil) }
+        guard await claimAllowed(visitor) else { return (page, nil) }
         let date = now()
         let expiresAt = date.addingTimeInterval(configuration.deferred.claimLifetime)
         let token: String
@@ -75,15 +75,22 @@ extension LinkService {
 
     /// Whether this visitor may be given one more claim token: counted by client and by
     /// network (IPv4 /24, IPv6 /48), so many addresses of one network cannot fill the claims
-    /// table either. A refusal is counted in `switchyard_deferred_claims_rate_limited_total`
+    /// table either; on PostgreSQL in the buckets every node takes from, so three nodes issue
+    /// what one would. A refusal is counted in `switchyard_deferred_claims_rate_limited_total`
     /// unless `counted` is false (the page path that refuses it next counts it).
-    func claimAllowed(_ visitor: String?, counted: Bool = true) -> Bool {
-        if perAddress.take("claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown")) != nil
-            || perAddress.take("claims-network:" + VisitBudget.network(visitor)) != nil {
-            if counted { metrics.claimsRefused.increment() }
-            return false
-        }
-        return true
+    func claimAllowed(_ visitor: String?, counted: Bool = true) async -> Bool {
+        var allowed = await take(perAddress, configuration.perAddressLimit, "claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown")) == nil
+        if allowed { allowed = await take(perAddress, configuration.perAddressLimit, "claims-network:" + VisitBudget.network(visitor)) == nil }
+        if !allowed, counted { metrics.claimsRefused.increment() }
+        return allowed
+    }
+
+    /// ``claimAllowed(_:counted:)`` from this node's buckets alone, for the lane, which answers
+    /// without waiting: only when the limits are not shared (the lane leaves claim pages to the
+    /// router on PostgreSQL).
+    func claimAllowedOnThisNode(_ visitor: String?) -> Bool {
+        perAddress.take("claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown")) == nil
+            && perAddress.take("claims-network:" + VisitBudget.network(visitor)) == nil
     }
 
     /// What a claim stands for: the page's deep link, and the route its app link takes (the
@@ -180,8 +187,12 @@ extension LinkService {
         if expiry(of: signed) <= date { return try await used() ? .used : .expired }
         let (claim, deleted) = try await signedClaim(signed, at: date)
         guard let claim else { return try await used() ? .used : deleted ? .unknown : .linkGone }
+        // The row that makes it single-use lasts as long as the longest lifetime the
+        // configuration could ever give the token, not today's: a lifetime raised after the row
+        // was pruned would otherwise make the token redeemable again.
+        let kept = signed.issued.addingTimeInterval(DeferredSettings.longestClaimLifetime)
         let redeemed = try await storeCall { () async throws(StoreError) in
-            try await store.redeemSignedClaim(tokenHash: tokenHash, claim, expiresAt: expiry(of: signed), at: date)
+            try await store.redeemSignedClaim(tokenHash: tokenHash, claim, expiresAt: kept, at: date)
         }
         return redeemed ? .claimed(claim) : .used
     }

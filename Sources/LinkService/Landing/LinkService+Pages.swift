@@ -127,9 +127,10 @@ extension LinkService {
         let date = now()
         let page: ByteBuffer
         if offersClaim(audience, preview: preview) {
-            guard !configuration.deferred.probabilisticMatching, let key = claimKeys.known?.first,
+            // Shared claim budgets (PostgreSQL) need a round trip: the router's path takes them.
+            guard !configuration.deferred.probabilisticMatching, !store.sharesRateLimits, let key = claimKeys.known?.first,
                   let (claimPage, created) = hot.servableClaimPage(code, audience, now: date) else { return nil }
-            if claimAllowed(address(), counted: false) {
+            if claimAllowedOnThisNode(address()) {
                 guard let token = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) else { return nil }
                 metrics.claimsIssued.increment()
                 page = claimPage.with(token: token)
