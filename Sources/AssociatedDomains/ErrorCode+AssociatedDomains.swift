@@ -4,6 +4,9 @@ import SwitchyardCore
 extension ErrorCode {
     /// A decision case's `aasa` is a string that is not JSON text.
     public static let aasaJSONSyntax = ErrorCode("aasa-json-syntax")
+    /// Deciding a URL against a file would take more work than one decision may: the file's
+    /// patterns times the URL's length is over ``Glob/maximumWork``.
+    public static let tooMuchWork = ErrorCode("too-much-work")
     /// A decision case's `aasa` cannot be read as an AASA file at all.
     public static let invalidAASA = ErrorCode("invalid-aasa")
     /// The AASA's `applinks` details list no app ID matching this app's

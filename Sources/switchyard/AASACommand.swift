@@ -66,6 +66,11 @@ struct AASACommand: ParsableCommand {
         func run() throws {
             let aasa = try AASACommand.load(file)
             try Output.refuseNonURLs([url])
+            // A file's patterns times the URL's length bound the work; past it, status 1 and why.
+            if let problem = aasa.workProblem(url) {
+                Output.error("error: \(problem)")
+                throw ExitCode(1)
+            }
             let e = aasa.explain(url, for: appID, domain: domain)
             // Text that is no absolute URL, or an https URL without a host, cannot be explained:
             // the note says why, and it is invalid input (status 1). A URL of another scheme

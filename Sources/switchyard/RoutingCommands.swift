@@ -116,6 +116,11 @@ struct AssetLinksCommand: ParsableCommand {
         func run() throws {
             let links = try AssetLinksCommand.load(file)
             try Output.refuseNonURLs([url])
+            // A file's patterns times the URL's length bound the work; past it, status 1 and why.
+            if let problem = links.workProblem(url) {
+                Output.error("error: \(problem)")
+                throw ExitCode(1)
+            }
             let e = links.explain(url, package: package)
             Output.report(json: json, e.json, lines: e.lines(url: url, package: package))
             // An http(s) URL without a host is invalid input (status 1), as for `aasa explain`.

@@ -20,6 +20,19 @@ extension AppSiteAssociation {
         applinks?.details.contains { $0.compiled.hasTooLargePattern } ?? false
     }
 
+    /// The sizes of every pattern the file's details hold, added up (``Glob/size``): what a
+    /// decision may try on each character of a URL.
+    public var patternSize: Int {
+        applinks?.details.reduce(0) { $0 + $1.compiled.size } ?? 0
+    }
+
+    /// Why deciding `url` would take more work than ``Glob/maximumWork`` allows (the file's
+    /// patterns times the URL's length), or nil when it would not. A decision is bounded by
+    /// this, whatever the file and the URL: ask before deciding text from strangers.
+    public func workProblem(_ url: String) -> String? {
+        Glob.workProblem(size: patternSize, url: url)
+    }
+
     /// A decision with the reasons: which detail and entry decided, and for every entry tried
     /// before it which key failed.
     public func explain(_ url: String, for appID: String, domain: String? = nil) -> Explanation {

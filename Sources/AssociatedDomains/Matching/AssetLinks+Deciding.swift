@@ -83,6 +83,23 @@ extension AssetLinks {
 
     static func glob(_ pattern: String) -> Glob { Glob(pattern, substitutions: false) }
 
+    /// The characters of every dynamic-rule pattern the file holds, added up: what a decision
+    /// may try on each character of a URL.
+    public var patternSize: Int {
+        statements.reduce(0) { total, statement in
+            total + (statement.dynamicRules?.rules ?? []).reduce(0) { sum, rule in
+                sum + (rule.path?.utf8.count ?? 0) + (rule.fragment?.utf8.count ?? 0)
+                    + rule.query.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+            }
+        }
+    }
+
+    /// Why deciding `url` would take more work than ``Glob/maximumWork`` allows (the file's
+    /// patterns times the URL's length), or nil when it would not.
+    public func workProblem(_ url: String) -> String? {
+        Glob.workProblem(size: patternSize, url: url)
+    }
+
     /// `text` percent-decoded (and `+` as a space in query parts); as written when it does not decode.
     static func decoded(_ text: String, plus: Bool) -> String {
         let spaced = plus ? text.replacingOccurrences(of: "+", with: " ") : text
@@ -131,6 +148,7 @@ public struct AndroidDecisionCases: Sendable {
             files[key] = read
             links = read
         }
+        if let problem = links.workProblem(url) { return DecisionCases.failure(id, .tooMuchWork, problem) }
         return .object([("id", id), ("decision", .string(links.decide(url, package: package).rawValue))])
     }
 }

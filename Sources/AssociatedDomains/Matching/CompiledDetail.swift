@@ -136,6 +136,17 @@ struct CompiledComponent: Sendable {
         fragment = c.fragment.map { Glob($0, variables: variables, lowercased: lower) }
     }
 
+    /// The sizes of its patterns, added up (see ``Glob/size``).
+    var size: Int {
+        var total = (path ?? []).reduce(0) { $0 + $1.size } + (fragment?.size ?? 0)
+        switch query {
+        case .whole(let g)?: total += g.size
+        case .items(let items)?: total += items.reduce(0) { $0 + $1.name.utf8.count + $1.pattern.size }
+        case nil: break
+        }
+        return total
+    }
+
     /// Whether a pattern of `key` was too large to compile: it matched nothing, unchecked.
     func isTooLarge(_ key: FailedKey) -> Bool {
         switch key {
@@ -194,6 +205,15 @@ struct CompiledDetail: Sendable {
         case nothing
     }
     let kind: Kind
+
+    /// The sizes of its patterns, added up: what a decision may try on each character of a URL.
+    var size: Int {
+        switch kind {
+        case .components(let components, _): return components.reduce(0) { $0 + $1.size }
+        case .paths(let entries): return entries.reduce(0) { total, e in total + e.globs.reduce(0) { $0 + $1.size } }
+        case .nothing: return 0
+        }
+    }
 
     /// Whether any pattern here was too large to compile (and so matches nothing).
     var hasTooLargePattern: Bool {

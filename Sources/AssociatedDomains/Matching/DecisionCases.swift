@@ -56,6 +56,7 @@ public struct DecisionCases: Sendable {
             files[key] = read
             aasa = read
         }
+        if let problem = aasa.workProblem(url) { return Self.failure(id, .tooMuchWork, problem) }
         guard aasa.hasPatternTooLarge else {
             return .object([("id", id), ("decision", .string(aasa.decide(url, for: appID, domain: domain).rawValue))])
         }

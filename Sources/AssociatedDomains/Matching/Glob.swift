@@ -51,6 +51,7 @@ public struct Glob: Sendable, Equatable {
         var budget = Glob.maximumSize
         let compiled = Glob.compile(pattern, variables: variables, lowercased: lowercased, substitutions: substitutions, depth: 0, budget: &budget)
         isTooLarge = budget < 0
+        size = isTooLarge ? 0 : Glob.maximumSize - budget
         tokens = isTooLarge ? [] : compiled
         if case .literal(let lit)? = tokens.first { prefix = lit } else { prefix = [] }
         program = tokens.contains { if case .choice = $0 { return true } else { return false } } ? Program(tokens) : nil
@@ -59,6 +60,33 @@ public struct Glob: Sendable, Equatable {
     /// The most characters and wildcards a pattern may expand to, its variables' values
     /// included: 10,000 (a list of a hundred languages used a few times is far below it).
     public static let maximumSize = 10_000
+
+    /// The characters and wildcards the pattern expands to, its variables' values included (0
+    /// when ``isTooLarge``): matching it against a text takes at most about this many steps per
+    /// character of the text.
+    public let size: Int
+
+    /// The most matching work one decision may ask for: the sizes of every pattern it may try
+    /// times the characters of the text they are tried on. 50 million steps is well under a
+    /// second here; the largest real files (a few hundred patterns) against a 2,000-character URL
+    /// need a hundredth of it.
+    public static let maximumWork = 50_000_000
+
+    /// The matching work of trying patterns of `size` characters in all on `textBytes`
+    /// characters (never overflowing).
+    public static func work(size: Int, textBytes: Int) -> Int {
+        let (product, overflow) = size.multipliedReportingOverflow(by: max(1, textBytes))
+        return overflow ? Int.max : product
+    }
+
+    /// Why trying patterns of `size` characters in all on `url` is more than ``maximumWork``,
+    /// or nil when it is not.
+    public static func workProblem(size: Int, url: String) -> String? {
+        let length = url.utf8.count
+        guard work(size: size, textBytes: length) > maximumWork else { return nil }
+        let most = maximumWork / max(1, size)
+        return "deciding this URL (\(length) characters) against the file's patterns (\(size) characters and wildcards in all, variables expanded) is more work than one decision may take (\(size) × \(length) is over \(maximumWork)); with this file a URL may have at most \(most) characters"
+    }
 
     /// True when the pattern expands to more than ``maximumSize``: it was not compiled and
     /// matches nothing (the validator reports it as `pattern-too-large`).
