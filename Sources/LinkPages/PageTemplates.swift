@@ -55,6 +55,19 @@ package struct PageTemplates: Sendable {
             }
         }
 
+        /// The values that are URLs the service has checked before rendering (an http(s) URL,
+        /// a path of the service, or a deep link of the configuration's schemes; never
+        /// `javascript:`): the only values that may start a URL attribute. A section's name
+        /// stands for `{{.}}` inside it.
+        package var urlValues: Set<String> {
+            switch self {
+            case .landing:
+                return ["pageURL", "previewImage", "icon", "qrImage", "openApp", "web", "href", "url", "claimURL", "storeURL", "browserHref", "appIntent"]
+            case .message:
+                return []
+            }
+        }
+
         /// The sections whose value is a list (each repeats its content once per item).
         var lists: Set<String> { self == .landing ? ["stores", "webviewEscapes"] : [] }
     }

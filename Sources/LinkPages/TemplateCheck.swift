@@ -12,13 +12,18 @@ import SwitchyardCore
 /// - values: written escaped (`{{name}}`; `{{{name}}}` and `{{& name}}` are refused: link
 ///   creators supply most values); a name is one the page has where it stands (a section's
 ///   members inside it), not dotted; `{{.}}` only inside a section;
+/// - places: values only where HTML escaping keeps them inert, and URLs started only by the
+///   page's checked URL values (``TemplateContexts``);
 /// - structure: no delimiter change; sections nested at most ``deepest`` deep; a page template
 ///   may extend its own built-in page (`{{<switchyard-landing}}`) at its top level, filling only
 ///   that page's blocks, each once and none inside another, or, extending nothing, have those
 ///   blocks at its top level (as its built-in template does: a copy of it loads); a partial neither extends nor fills
 ///   blocks; partials are named (not `{{>*name}}`), exist, are not pages, and include no chain
 ///   that comes back to them;
-/// - size: a page, with its partials and lists at their longest, stays under ``largestPage``.
+/// - size: a page, with its partials and lists at their longest, stays under ``largestPage``;
+/// - work: rendering a page, with its partials and lists at their longest, evaluates at most
+///   ``mostWork`` values, sections and includes (empty sections nested in lists write nothing
+///   but still cost their evaluations).
 struct TemplateCheck {
     /// Files of a templates directory, at most.
     static let mostFiles = 64
@@ -28,6 +33,13 @@ struct TemplateCheck {
     static let deepest = 16
     /// The largest page a template may make, values at ``valueBytes`` and lists at two items.
     static let largestPage = 2 << 20
+    /// The most evaluations (of a value, a section, an inverted section or an include, each
+    /// item of a list once) one page may take: the built-in landing page takes about a hundred
+    /// and fifty, and a render of the most a page may take is a few milliseconds.
+    static let mostWork = 20_000
+    /// What the built-in page around an operator's blocks is counted as: its own tags, with
+    /// every list at two items.
+    static let builtInWork = 400
     /// What one value is counted as in the size bound: the default request body limit, which no
     /// value a link is created with can exceed.
     static let valueBytes = 16 * 1024
@@ -102,6 +114,11 @@ struct TemplateCheck {
             scanned[file.name] = tags
             try checkStructure(file, tags, byName)
         }
+        // Where values stand in the HTML: a page's own URL values, or its partials' pages'.
+        for file in files {
+            let urls = file.page.map(\.urlValues) ?? Set(PageTemplates.Page.allCases.flatMap(\.urlValues))
+            try TemplateContexts.check(file.text, file: file.path, urlValues: urls)
+        }
         // Includes: no chain comes back to where it started.
         for file in files where includesItself(file.name, scanned) {
             let first = scanned[file.name]?.first { if case .partial = $0.kind { return true } else { return false } }
@@ -116,16 +133,39 @@ struct TemplateCheck {
                 if let other = byName[partial] { try checkNames(other, page, scanned) }
             }
         }
-        // Size: a page at its longest.
-        var sizes: [String: Int] = [:]
+        // Size and work: a page at its longest, and at its slowest.
+        var costs: [String: Cost] = [:]
         for file in files {
             guard file.page != nil else { continue }
-            let size = largest(file.name, scanned, byName, &sizes)
-            guard size <= Self.largestPage else {
-                throw PageError(.invalidTemplate, "its pages could be \(size / 1024) KiB, over the \(Self.largestPage / 1024) KiB a page may have (lists nested in each other, or partials included many times)",
+            let worst = cost(file.name, scanned, byName, &costs)
+            guard worst.bytes <= Self.largestPage else {
+                throw PageError(.invalidTemplate, "its pages could be \(worst.bytes / 1024) KiB, over the \(Self.largestPage / 1024) KiB a page may have (lists nested in each other, or partials included many times)",
                                 location: SourceLocation(file: file.path))
             }
+            guard worst.work <= Self.mostWork else {
+                let (line, depth) = deepestLists(file, scanned)
+                throw PageError(.invalidTemplate, "rendering one of its pages could take \(worst.work >= Self.mostWork * 4 ? "over \(Self.mostWork * 4)" : "\(worst.work)") section, value and include evaluations, over the \(Self.mostWork) a page may take (each list section repeats what it holds for every item, so list sections nested in each other multiply: here \(depth) deep)",
+                                location: SourceLocation(file: file.path, line: line))
+            }
         }
+    }
+
+    /// Where list sections of `file` (or of a partial it includes) stand nested deepest, and how deep.
+    private func deepestLists(_ file: File, _ scanned: [String: [TemplateTag]]) -> (line: Int?, depth: Int) {
+        let lists: Set<String> = Set(PageTemplates.Page.allCases.flatMap(\.lists))
+        var best: (line: Int?, depth: Int) = (nil, 0)
+        var open: [String] = []
+        for tag in scanned[file.name] ?? [] {
+            switch tag.kind {
+            case .section, .inverted:
+                open.append(tag.name)
+                let depth = open.filter(lists.contains).count
+                if tag.kind == .section, lists.contains(tag.name), depth > best.depth { best = (tag.line, depth) }
+            case .close: if open.last == tag.name { open.removeLast() }
+            default: break
+            }
+        }
+        return best
     }
 
     private func checkStructure(_ file: File, _ tags: [TemplateTag], _ byName: [String: File]) throws(PageError) {
@@ -230,39 +270,58 @@ struct TemplateCheck {
 
     private func includesItself(_ name: String, _ scanned: [String: [TemplateTag]]) -> Bool { reached(from: name, scanned).contains(name) }
 
-    /// The most bytes `name` can write: its text, values at ``valueBytes``, partials at their
-    /// largest plus 64 for the include itself, each doubled inside every list section around it
-    /// (lists have at most two items).
-    private func largest(_ name: String, _ scanned: [String: [TemplateTag]], _ byName: [String: File], _ sizes: inout [String: Int]) -> Int {
-        if let known = sizes[name] { return known }
+    /// What a template costs at its worst: the bytes it can write, and the work of rendering it
+    /// (each value, section, inverted section and include evaluated, each item of a list once).
+    struct Cost {
+        var bytes = 0
+        var work = 0
+    }
+
+    /// What `name` costs at its worst: its text, values at ``valueBytes``, partials at their
+    /// largest plus 64 bytes for the include itself; every tag one evaluation; all of it
+    /// doubled inside every list section around it (lists have at most two items). Both
+    /// figures stop growing a little past their bounds (``largestPage``, ``mostWork``).
+    private func cost(_ name: String, _ scanned: [String: [TemplateTag]], _ byName: [String: File], _ costs: inout [String: Cost]) -> Cost {
+        if let known = costs[name] { return known }
         let lists: Set<String> = Set(PageTemplates.Page.allCases.flatMap(\.lists))
-        var total = 0, repeats = 1
+        var total = Cost(), repeats = 1
         var open: [String] = []
+        func add(bytes: Int, work: Int) {
+            total.bytes = min(Self.largestPage * 4, total.bytes &+ min(Self.largestPage * 4, bytes) &* repeats)
+            total.work = min(Self.mostWork * 4, total.work &+ min(Self.mostWork * 4, work) &* repeats)
+            if total.bytes < 0 { total.bytes = Self.largestPage * 4 }
+            if total.work < 0 { total.work = Self.mostWork * 4 }
+        }
         for tag in scanned[name] ?? [] {
             switch tag.kind {
             case .section, .inverted:
+                // The section's own evaluation, once per item of the lists around it.
+                add(bytes: 0, work: 1)
                 open.append(tag.name)
-                if tag.kind == .section, lists.contains(tag.name) { repeats = repeats.multipliedReportingOverflow(by: 2).overflow ? Int.max / 4 : repeats * 2 }
+                if tag.kind == .section, lists.contains(tag.name) { repeats = min(repeats * 2, Self.mostWork * 4) }
             case .close:
                 if open.last == tag.name {
                     if lists.contains(tag.name), repeats > 1 { repeats /= 2 }
                     open.removeLast()
                 }
-            case .value: total = total &+ Self.valueBytes &* repeats
+            case .value: add(bytes: Self.valueBytes, work: 1)
             // An include costs its work even when the partial writes nothing.
-            case .partial: total = total &+ (64 &+ largest(tag.name, scanned, byName, &sizes)) &* repeats
-            case .parent: total = total &+ 40 &* Self.valueBytes  // the built-in page around the blocks, with its values
+            case .partial:
+                let partial = cost(tag.name, scanned, byName, &costs)
+                add(bytes: 64 &+ partial.bytes, work: 1 &+ partial.work)
+            case .parent: add(bytes: 40 &* Self.valueBytes, work: Self.builtInWork)  // the built-in page around the blocks, with its values
             case .block, .delimiters, .unescaped, .pragma: break
             }
-            total = total &+ tag.textBefore &* repeats
-            if total > Self.largestPage * 4 || total < 0 { total = Self.largestPage * 4 }
+            add(bytes: tag.textBefore, work: 0)
         }
         // The text after the last tag (and, counted again, the tags' own bytes: a bound, not a count).
         if let file = byName[name] {
-            total = total &+ max(0, file.text.utf8.count - (scanned[name] ?? []).reduce(0) { $0 + $1.textBefore })
+            let before = repeats
+            repeats = 1
+            add(bytes: max(0, file.text.utf8.count - (scanned[name] ?? []).reduce(0) { $0 + $1.textBefore }), work: 0)
+            repeats = before
         }
-        if total > Self.largestPage * 4 || total < 0 { total = Self.largestPage * 4 }
-        sizes[name] = total
+        costs[name] = total
         return total
     }
 }

@@ -89,6 +89,8 @@ public struct LinkService: Sendable {
     let sharedTakes = SharedTakes()
     /// QR images: their drawing thread, cache and per-address limit.
     let qr: QRImages
+    /// The thread landing pages are rendered on.
+    let renders = PageRenders()
     /// The keys that sign and verify claim tokens.
     let claimKeys: ClaimKeys
     /// Whether link changes announced by other nodes arrive now (PostgreSQL).

@@ -179,9 +179,46 @@ import Testing
                 message: "{{=<% %>=}}: changing the delimiters is not supported; keep {{ and }}", line: 1),
         Refusal(name: "a file named as a built-in template", files: ["landing.mustache": "{{title}}", "switchyard-landing.mustache": "x"],
                 message: "switchyard-landing.mustache: the names switchyard-… are the built-in templates'; name the file otherwise", line: nil),
+        // Issue 41: values where escaping does not keep them inert, and work without output.
+        Refusal(name: "a title as a link", files: ["landing.mustache": "<h1>{{title}}</h1>\n<a class=\"x\" href=\"{{title}}\">go</a>"],
+                message: "{{title}} stands at the start of a URL (href=), where a link creator's javascript:… would run; only the page's URL values may start one (appIntent, browserHref, claimURL, href, icon, openApp, pageURL, previewImage, qrImage, storeURL, url, web), or put a fixed https://host/ or /path before it", line: 2),
+        Refusal(name: "an unquoted attribute", files: ["landing.mustache": "<a href={{description}}>x</a>"],
+                message: "{{description}} stands in an unquoted attribute value (href=…), where a space in the value would add attributes; quote it: href=\"{{description}}\"", line: 1),
+        Refusal(name: "a value in a script", files: ["landing.mustache": "<p>{{title}}</p>\n<script>\nvar t = \"{{title}}\";</script>"],
+                message: "{{title}} stands in a <script> element, where HTML escaping does not keep a value from running as script; write it in the page's text or in a quoted attribute", line: 3),
+        Refusal(name: "a value in a style element", files: ["landing.mustache": "<STYLE>h1::after{content:'{{title}}'}</STYLE>"],
+                message: "{{title}} stands in a <style> element, where HTML escaping does not keep a value from running as style; write it in the page's text or in a quoted attribute", line: 1),
+        Refusal(name: "a value in an event handler", files: ["landing.mustache": "<a href=\"/x\" onmouseover=\"alert('{{title}}')\">x</a>"],
+                message: "{{title}} stands in the event-handler attribute onmouseover, which runs as script; values may not stand there", line: 1),
+        Refusal(name: "a value in a style attribute", files: ["landing.mustache": "<p style='color:{{title}}'>x</p>"],
+                message: "{{title}} stands in the style attribute, which is read as style; values may not stand there", line: 1),
+        Refusal(name: "a value inside a tag", files: ["landing.mustache": "<div {{title}}>x</div>"],
+                message: "{{title}} stands inside a tag but outside a quoted attribute value, where it could add attributes; put it in the page's text or in a quoted attribute", line: 1),
+        Refusal(name: "a refresh to a value", files: ["landing.mustache": "<meta http-equiv=\"refresh\" content=\"0;url={{title}}\">"],
+                message: "{{title}} stands at the start of a URL (<meta http-equiv> content), where a link creator's javascript:… would run; only the page's URL values may start one (appIntent, browserHref, claimURL, href, icon, openApp, pageURL, previewImage, qrImage, storeURL, url, web), or put a fixed https://host/ or /path before it", line: 1),
+        Refusal(name: "an include inside an attribute", files: ["landing.mustache": "{{title}}<a href=\"{{> p}}\">x</a>", "p.mustache": "{{title}}"],
+                message: "{{> p}} includes a partial inside the attribute href of <a>; an include stands in the page's text", line: 1),
+        Refusal(name: "empty list sections nested 15 deep", files: ["landing.mustache": "{{title}}\n" + String(repeating: "{{#stores}}", count: 15) + String(repeating: "{{#stores}}{{/stores}}", count: 100) + String(repeating: "{{/stores}}", count: 15)],
+                message: "rendering one of its pages could take over 80000 section, value and include evaluations, over the 20000 a page may take (each list section repeats what it holds for every item, so list sections nested in each other multiply: here 16 deep)", line: 2),
         Refusal(name: "no page template at all", files: ["landng.mustache": "{{title}}"],
                 message: "holds no landing.mustache or message.mustache, so it would change no page", line: nil),
     ]
+
+    /// Values where HTML keeps them inert load: text, quoted attributes that are no URL, the
+    /// page's URL values in URL attributes, and a value after a fixed start of a URL.
+    @Test func valuesWhereEscapingKeepsThemInertLoad() throws {
+        let text = """
+            <!doctype html><title>{{title}}</title><meta property="og:title" content="{{title}}">
+            <!-- {{description}} -->
+            <a href="https://x.example/share?text={{title}}&amp;u={{pageURL}}" title='{{description}}' data-x="{{title}}">{{title}}</a>
+            <a href="/search?q={{title}}">s</a><a href="{{pageURL}}#{{title}}">p</a>
+            {{#stores}}<a href="{{url}}">{{label}}</a>{{/stores}}{{#icon}}<img src="{{.}}" alt="{{title}}">{{/icon}}
+            <script>var ok = 1;</script><p>{{description}}</p>
+            """
+        let templates = try PageTemplates(directory: try Self.directory(["landing.mustache": text]))
+        let html = Self.page.html(for: .desktop, templates: templates)
+        #expect(html.contains("<p>Join us</p>") && html.contains("share?text=Summer &lt;rave&gt;"), "\(html)")
+    }
 
     @Test(arguments: refusals)
     func aTemplateThatCannotBeUsedIsRefusedSayingWhereAndWhy(_ refusal: Refusal) throws {

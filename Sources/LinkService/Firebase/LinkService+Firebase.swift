@@ -50,9 +50,9 @@ extension LinkService {
         page.appStoreID = link.appStoreID ?? page.appStoreID
         if request.method == .get, offersClaim(audience, preview: preview) {
             page = await withClaim(page, audience: audience, code: nil, route: nil, parameters: [:], address: { clientAddress(request, context) }).page
-            return htmlResponse(.ok, pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")
+            return htmlResponse(.ok, await pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")
         }
-        return htmlResponse(.ok, pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "public, max-age=300")
+        return htmlResponse(.ok, await pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "public, max-age=300")
     }
 
     /// A link imported from Firebase Dynamic Links keeps its short link's path (`/abc`): a

@@ -81,7 +81,7 @@ extension LinkService {
             // gets the title, description and image, never the link it did not use up.
             var landing = page(for: link)
             landing.deepLink = nil
-            body = pageBody(landing, for: audience, inApp: inApp)
+            body = await pageBody(landing, for: audience, inApp: inApp)
         } else if request.method == .get, offersClaim(audience, preview: preview) {
             // A phone's visit: a page of its own, with a claim token for a deferred deep link. A
             // signed token's page is kept with a stand-in for the token: the next visit's page is
@@ -90,7 +90,7 @@ extension LinkService {
             let (landing, signed) = await withClaim(base, audience: audience, code: code, linkCreated: link.createdAt, route: link.route,
                                                     parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }),
                                                     address: { clientAddress(request, context) })
-            body = pageBody(landing, for: audience, inApp: inApp)
+            body = await pageBody(landing, for: audience, inApp: inApp)
             // A page with no claim at all (the visitor was past the claim budget) is the same for
             // everyone past theirs: kept for the lane to serve them.
             if signed == nil && landing.claimURL == nil && inApp == nil { hot.remember(code, audience, body) }
@@ -100,14 +100,14 @@ extension LinkService {
                     body = claimPage.with(token: signed)
                 } else {
                     // A template that does not show the token as written: rendered with the token itself.
-                    body = pageBody(Self.carrying(signed, base, audience: audience, publicURL: configuration.publicURL), for: audience, inApp: inApp)
+                    body = await pageBody(Self.carrying(signed, base, audience: audience, publicURL: configuration.publicURL), for: audience, inApp: inApp)
                 }
             }
         } else if inApp != nil {
             // Pages for in-app browsers are made each time; the cache holds the three common ones.
-            body = pageBody(page(for: link), for: audience, inApp: inApp)
+            body = await pageBody(page(for: link), for: audience, inApp: inApp)
         } else if let cached = hot.page(code, audience) { body = cached } else {
-            body = pageBody(page(for: link), for: audience, inApp: nil)
+            body = await pageBody(page(for: link), for: audience, inApp: nil)
             hot.remember(code, audience, body)
         }
         return htmlResponse(.ok, body, cache: "private, no-store")
@@ -242,9 +242,9 @@ extension LinkService {
             }
             landing = await withClaim(landing, audience: audience, code: nil, route: claimRoute,
                                       parameters: claimParameters, address: { clientAddress(request, context) }).page
-            return htmlResponse(.ok, pageBody(landing, for: audience, inApp: inApp), cache: "private, no-store")
+            return htmlResponse(.ok, await pageBody(landing, for: audience, inApp: inApp), cache: "private, no-store")
         }
-        return htmlResponse(.ok, pageBody(landing, for: audience, inApp: inApp), cache: "public, max-age=300")
+        return htmlResponse(.ok, await pageBody(landing, for: audience, inApp: inApp), cache: "public, max-age=300")
     }
 
     /// The app link for a page of a universal-link route (`match`, at `path` and `query`):
@@ -334,8 +334,9 @@ extension LinkService {
     }
 
     /// A landing page for this visitor, made from the configuration's templates.
-    func pageBody(_ page: LandingPage, for audience: LandingPage.Audience, inApp: String?) -> ByteBuffer {
-        ByteBuffer(string: page.html(for: audience, inApp: inApp, templates: configuration.pageTemplates))
+    /// Rendered on the render thread (``PageRenders``), never on the event loop.
+    func pageBody(_ page: LandingPage, for audience: LandingPage.Audience, inApp: String?) async -> ByteBuffer {
+        await renders.body(page, for: audience, inApp: inApp, templates: configuration.pageTemplates)
     }
 
     func htmlResponse(_ status: HTTPResponse.Status, _ body: ByteBuffer, cache: String) -> Response {
