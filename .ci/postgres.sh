@@ -3,6 +3,7 @@
 # temporary directory, for the storage tests and the durability script.
 #   eval "$(bash .ci/postgres.sh start)"   exports SWITCHYARD_TEST_POSTGRES=postgres://…, PG_STATE_DIR and
 #                                          SWITCHYARD_TEST_POSTGRES_CA (the authority of the server's TLS certificate)
+#   bash .ci/postgres.sh halt|resume "$PG_STATE_DIR"   stops it keeping its data, starts it again
 #   bash .ci/postgres.sh stop "$PG_STATE_DIR"
 set -euo pipefail
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -28,12 +29,23 @@ start)
   "${RUN[@]}" "$PGBIN/initdb" -D "$PGDATA" -U postgres -E UTF8 --locale=C.UTF-8 --auth-local=trust \
     --auth-host=scram-sha-256 --pwfile="$STATE/pw" --no-sync >"$STATE/initdb.log" 2>&1 \
     || { cat "$STATE/initdb.log" >&2; exit 1; }
-  "${RUN[@]}" "$PGBIN/pg_ctl" -D "$PGDATA" -l "$STATE/server.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $STATE -c fsync=on -c ssl=on -c ssl_cert_file=$STATE/server.pem -c ssl_key_file=$STATE/server.key" start >/dev/null \
+  echo "-c listen_addresses=127.0.0.1 -p $PORT -k $STATE -c fsync=on -c ssl=on -c ssl_cert_file=$STATE/server.pem -c ssl_key_file=$STATE/server.key" > "$STATE/options"
+  "${RUN[@]}" "$PGBIN/pg_ctl" -D "$PGDATA" -l "$STATE/server.log" -w -t 30 -o "$(cat "$STATE/options")" start >/dev/null \
     || { cat "$STATE/server.log" >&2; exit 1; }
   echo "export PG_STATE_DIR=$STATE"
   echo "export SWITCHYARD_TEST_POSTGRES=postgres://postgres:$PASSWORD@127.0.0.1:$PORT/postgres?sslmode=disable"
   echo "export SWITCHYARD_TEST_POSTGRES_CA=$STATE/ca.pem"
+  ;;
+halt|resume)
+  # Stops the server and keeps its data (halt), or starts it again on the same port (resume):
+  # for the tests of what the service does while its database is down.
+  STATE=${2:?usage: postgres.sh halt|resume STATE_DIR}
+  RUN=(); if [[ $(id -u) -eq 0 ]]; then RUN=(runuser -u postgres --); else RUN=(sudo -u postgres); fi
+  if [[ "$1" == halt ]]; then
+    "${RUN[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -m immediate -w stop >/dev/null
+  else
+    "${RUN[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/server.log" -w -t 30 -o "$(cat "$STATE/options")" start >/dev/null
+  fi
   ;;
 stop)
   STATE=${2:?usage: postgres.sh stop STATE_DIR}
@@ -41,5 +53,5 @@ stop)
   "${RUN[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -m fast -w stop >/dev/null 2>&1 || true
   rm -rf "$STATE"
   ;;
-*) echo "usage: postgres.sh start | stop STATE_DIR" >&2; exit 2 ;;
+*) echo "usage: postgres.sh start | halt STATE_DIR | resume STATE_DIR | stop STATE_DIR" >&2; exit 2 ;;
 esac

@@ -75,6 +75,12 @@ extension LinkStore {
         try await sharedSecret("claim-signing", at: date)
     }
 
+    /// The claim-signing secret a node made in the database, if one ever did (nothing is made):
+    /// a configuration that names its own keys still verifies the tokens it signed.
+    package func existingClaimSigningSecret() async throws(StoreError) -> String? {
+        try await db.read("SELECT secret FROM service_keys WHERE name = ?", [.text("claim-signing")]).first?[0].text
+    }
+
     /// The secret `name` of `service_keys`, which every node on this database shares: made by
     /// the first node that asks (32 random bytes), read by the others.
     func sharedSecret(_ name: String, at date: Date) async throws(StoreError) -> String {

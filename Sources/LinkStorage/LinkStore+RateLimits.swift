@@ -7,6 +7,10 @@ extension LinkStore {
     /// SQLite there is one node and its own buckets are the whole truth.
     package var sharesRateLimits: Bool { db is PostgresStore }
 
+    /// Why the database cannot be reached now (PostgreSQL, while statements are refused at once);
+    /// nil while it answers, and always on SQLite.
+    package var unreachable: String? { (db as? PostgresStore)?.unreachable }
+
     /// Takes up to `count` tokens from the shared bucket `key` (`perSecond` tokens a second, at
     /// most `burst` kept), on the database's clock so that nodes whose clocks differ agree: how
     /// many it got (0 to `count`), and when fewer, the seconds until the next one is there. One statement,

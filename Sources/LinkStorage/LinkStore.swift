@@ -176,7 +176,7 @@ public struct LinkStore: Sendable {
 
     /// Runs a change in one transaction, with the events it returns (each with the link it
     /// reports) when an endpoint wants `event`.
-    private func changing<T: Sendable>(_ event: String, _ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T
+    private func changing<T: Sendable>(_ event: String, _ body: @escaping @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T
     where T: Collection, T.Element == (String, StoredLink) {
         let outbox = self.outbox.flatMap { $0.wants(event) ? $0 : nil }
         let now = Date()

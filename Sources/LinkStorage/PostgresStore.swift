@@ -97,10 +97,10 @@ package final class PostgresStore: SQLDatabase {
 
     /// Why nothing can be reached at `host:port` (a TCP connection within 5 s), or nil when
     /// something listens there.
-    static func connectionProblem(host: String, port: Int) async -> String? {
+    static func connectionProblem(host: String, port: Int, within limit: TimeAmount = .seconds(5)) async -> String? {
         do {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.seconds(5)).connect(host: host, port: port).get()
+                .connectTimeout(limit).connect(host: host, port: port).get()
             try? await channel.close()
             return nil
         } catch {
@@ -196,35 +196,142 @@ package final class PostgresStore: SQLDatabase {
 
     package func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
         let query = Self.query(sql, binds)
-        do {
-            return try await Self.rows(client.query(query))
-        } catch {
-            throw Self.storeError(error, sql)
-        }
+        let client = self.client
+        // Nothing of the caller's runs inside: abandoning the query while it waits is safe.
+        return try await failingFast(sql) { _ in try await Self.rows(client.query(query)) }
     }
 
     package func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
         try await run(sql, binds)
     }
 
-    package func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
-        do {
-            return try await client.withTransaction(logger: Self.logger) { connection in
-                try await body(Connection(connection: connection))
+    package func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
+        let client = self.client
+        // `failingFast` may answer 503 while the transaction still waits for a connection: then
+        // `begin` answers false when the connection comes, and `body` never runs.
+        return try await failingFast("BEGIN/COMMIT") { begin in
+            do {
+                return try await client.withTransaction(logger: Self.logger) { connection in
+                    guard begin() else { throw CancellationError() }
+                    return try await body(Connection(connection: connection))
+                }
+            } catch let error as PostgresTransactionError {
+                // The body's own error (already a StoreError) is what callers act on; BEGIN, COMMIT
+                // or ROLLBACK failing is a storage failure with the driver's error as its cause.
+                if let own = error.closureError as? StoreError { throw own }
+                throw Self.storeError(error.closureError ?? error.commitError ?? error.beginError ?? error, "BEGIN/COMMIT")
             }
-        } catch let error as PostgresTransactionError {
-            // The body's own error (already a StoreError) is what callers act on; BEGIN, COMMIT
-            // or ROLLBACK failing is a storage failure with the driver's error as its cause.
-            if let own = error.closureError as? StoreError { throw own }
-            throw Self.storeError(error.closureError ?? error.commitError ?? error.beginError ?? error, "BEGIN/COMMIT")
+        }
+    }
+
+    /// Why the database cannot be reached now, while it cannot (nil while it answers): set when a
+    /// statement waited a second and nothing listened at the server's address, cleared once it
+    /// answers a query again. While set, statements are refused at once (503 at once, not after
+    /// the pool's minute of retries) and `/healthz` says the database is down.
+    package var unreachable: String? { circuit.withLock { $0.down } }
+
+    private struct Circuit {
+        var down: String?
+        var recovering: Task<Void, Never>?
+    }
+    private let circuit = Locked(Circuit())
+
+    /// How long a statement waits before the server's address is checked, and then how often.
+    static let reachabilityCheck: Duration = .seconds(1)
+
+    /// Runs `work` unless the database is known to be unreachable (refused at once then). While it
+    /// runs longer than ``reachabilityCheck``, the server's address is checked each interval; when
+    /// nothing listens there, the store is marked unreachable and, unless `work` has called its
+    /// `begin` (a transaction's body has started on a connection: it ends soon, with the
+    /// connection), the caller gets 503 `unavailable` at once while `work`, still waiting for a
+    /// connection the pool would retry for about a minute, is cancelled and left to end.
+    private func failingFast<T: Sendable>(_ sql: String, _ work: @escaping @Sendable (_ begin: @escaping @Sendable () -> Bool) async throws -> T) async throws(StoreError) -> T {
+        if let down = unreachable { throw StoreError(.unavailable, "\(location): the database cannot be reached (\(down)); refused at once until it answers again") }
+        let (host, port, location) = (self.host, self.port, self.location)
+        let race = Locked(Race<T>())
+        /// Hands `result` to the caller unless it has had its answer already.
+        @Sendable func finish(_ result: Result<T, any Error>) {
+            let (waiting, watcher) = race.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?) in
+                defer { state.continuation = nil; state.watcher = nil }
+                return (state.continuation, state.watcher)
+            }
+            watcher?.cancel()
+            waiting?.resume(with: result)
+        }
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                race.withLock { $0.continuation = continuation }
+                let begin: @Sendable () -> Bool = {
+                    race.withLock { state in
+                        guard state.phase == .waiting else { return false }
+                        state.phase = .begun
+                        return true
+                    }
+                }
+                let running = Task {
+                    do { finish(.success(try await work(begin))) } catch { finish(.failure(error)) }
+                }
+                let watcher = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.reachabilityCheck)
+                        guard !Task.isCancelled else { return }
+                        guard let problem = await Self.connectionProblem(host: host, port: port, within: .seconds(1)) else { continue }
+                        self.markUnreachable(problem)
+                        let abandoned = race.withLock { state -> Bool in
+                            guard state.phase == .waiting else { return false }
+                            state.phase = .abandoned
+                            return true
+                        }
+                        // A begun transaction ends with its connection; its own error will say why.
+                        guard abandoned else { return }
+                        running.cancel()
+                        finish(.failure(StoreError(.unavailable, "\(location): the database cannot be reached (\(problem))")))
+                        return
+                    }
+                }
+                let done = race.withLock { state -> Bool in
+                    if state.continuation == nil { return true }
+                    state.watcher = watcher
+                    return false
+                }
+                if done { watcher.cancel() }
+            }
         } catch let error as StoreError {
             throw error
         } catch {
-            throw Self.storeError(error, "BEGIN/COMMIT")
+            throw Self.storeError(error, sql)
+        }
+    }
+
+    /// Where a statement's race between its work and the reachability check stands.
+    private enum RacePhase { case waiting, begun, abandoned }
+    private struct Race<T: Sendable> {
+        var phase = RacePhase.waiting
+        var continuation: CheckedContinuation<T, any Error>?
+        var watcher: Task<Void, Never>?
+    }
+
+    /// Marks the store unreachable and, once, starts checking every half second until the server
+    /// answers a query again.
+    private func markUnreachable(_ problem: String) {
+        let (client, host, port) = (self.client, self.host, self.port)
+        circuit.withLock { circuit in
+            circuit.down = problem
+            guard circuit.recovering == nil else { return }
+            circuit.recovering = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    if await Self.connectionProblem(host: host, port: port, within: .seconds(1)) != nil { continue }
+                    let answered = (try? await awaitingAtMost(.seconds(3)) { _ = try await Self.rows(client.query("SELECT 1")); return true }) ?? nil
+                    if answered == true { break }
+                }
+                self.circuit.withLock { $0 = Circuit() }
+            }
         }
     }
 
     package func close() async {
+        circuit.withLock { $0.recovering?.cancel() }
         guard let runner else { return }  // the ServiceGroup stopped the pool
         runner.cancel()
         _ = await runner.value

@@ -28,7 +28,7 @@ package protocol SQLDatabase: SQLExecutor {
     /// Runs a read-only statement; may use a separate reader connection.
     func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]]
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T
     /// Closes every connection.
     func close() async
 }

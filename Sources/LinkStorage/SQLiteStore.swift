@@ -112,7 +112,7 @@ final class SQLiteStore: SQLDatabase {
     /// BEGIN IMMEDIATE … COMMIT by hand: sqlite-nio (1.x) has no transaction API like
     /// PostgresClient's `withTransaction` (which `PostgresStore` uses), and IMMEDIATE takes the
     /// write lock at BEGIN, so a transaction never fails halfway for a lock another one holds.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
         await writeLock.lock()
         let connection = Connection(connection: writer)
         do {

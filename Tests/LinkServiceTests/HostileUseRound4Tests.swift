@@ -80,4 +80,85 @@ import Testing
             }
         }
     }
+
+    /// Runs `.ci/postgres.sh` with `arguments`; its `export NAME=VALUE` lines as a dictionary.
+    @discardableResult
+    static func postgresScript(_ arguments: [String]) async throws -> [String: String] {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let output = Backend.temporaryPath("pg-script") + "/out"
+        FileManager.default.createFile(atPath: output, contents: nil)
+        let status = try await blocking {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+            defer { try? handle.close() }
+            let pid = try ChildProcess.spawn("/bin/bash", [repository.appendingPathComponent(".ci/postgres.sh").path] + arguments,
+                                             environment: ProcessInfo.processInfo.environment, directory: nil,
+                                             stdin: 0, stdout: handle.fileDescriptor, stderr: 2)
+            return ChildProcess.wait(pid)
+        }
+        try #require(status == 0, "postgres.sh \(arguments) failed")
+        var exports: [String: String] = [:]
+        for line in try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n") where line.hasPrefix("export ") {
+            let pair = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
+            if pair.count == 2 { exports[String(pair[0])] = String(pair[1]) }
+        }
+        return exports
+    }
+
+    /// While PostgreSQL is down, writes answer 503 within seconds (not after the pool's minute of
+    /// retries, holding a connection slot) and /healthz says so at once; once it is back, writes
+    /// commit again.
+    @Test(.enabled(if: Backend.available.contains(.postgres)))
+    func aDatabaseThatIsDownIsSaidAtOnce() async throws {
+        let server = try await Self.postgresScript(["start"])
+        let state = try #require(server["PG_STATE_DIR"])
+                let store = try await LinkStore.open(try DatabaseLocation(parsing: try #require(server["SWITCHYARD_TEST_POSTGRES"])))
+        let h = try await Harness.make(store: store)
+        try await h.app().test(.live) { client in
+            #expect(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/up"}"#).status == .created)
+            _ = try await Self.postgresScript(["halt", state])
+            let start = ContinuousClock.now
+            let write = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/down"}"#)
+            let waited = ContinuousClock.now - start
+            #expect(write.status == .serviceUnavailable, "\(write.text)")
+            #expect(waited < .seconds(15), "a write waited \(waited) for a database that is down")
+            let quick = ContinuousClock.now
+            let again = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/down"}"#)
+            #expect(again.status == .serviceUnavailable && ContinuousClock.now - quick < .seconds(2), "refused at once once known: \(again.text)")
+            let health = try await client.call(.get, "/healthz")
+            #expect(health.status == .serviceUnavailable && health.text.contains("cannot be reached"), "\(health.text)")
+            _ = try await Self.postgresScript(["resume", state])
+            var back = false
+            for _ in 0..<60 where !back {
+                try await Task.sleep(for: .milliseconds(500))
+                back = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/back"}"#).status == .created
+            }
+            #expect(back, "writes commit again once the database is back")
+            #expect(try await client.call(.get, "/healthz").status == .ok)
+        }
+        await store.close()
+        _ = try await Self.postgresScript(["stop", state])
+    }
+
+    /// Switching from the key the database made to `deferred.signingKeys` leaves the tokens
+    /// already out redeemable (they answered 404 `claim-unknown`): the database's key still
+    /// verifies, and signs nothing.
+    @Test func configuringSigningKeysKeepsTokensAlreadyOut() async throws {
+        let h = try await Harness.make()
+        var token: String?
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Keys2345", "deepLink": "plur://group/keys"}"#)
+            #expect(created.status == .created)
+        }
+        let page = try await h.app().test(.router) { client in
+            try await client.call(.get, "/i/Keys2345", headers: [.userAgent: DeferredTests.android]).text
+        }
+        token = DeferredTests.attribute("href", of: "fallback", in: page).flatMap(DeferredTests.token(inPlayLink:))
+        let issued = try #require(token, "\(page)")
+        #expect(try await h.store.db.read("SELECT COUNT(*) FROM service_keys WHERE name = 'claim-signing'", []).first?[0].int == 1)
+        let configured = try await Harness.make(extra: "deferred: {signingKeys: [\"a-configured-signing-key-of-32-characters!\"]}\n", store: h.store)
+        let claim = try await configured.app().test(.router) { client in
+            try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(issued)"}"#)
+        }
+        #expect(claim.status == .ok && claim.json?["code"]?.stringValue == "Keys2345", "\(claim.text)")
+    }
 }

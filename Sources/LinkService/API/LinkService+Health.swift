@@ -20,7 +20,10 @@ extension LinkService {
     func health() async -> Response {
         let health = store.health
         var finished = true
-        if health.needsProbe() {
+        if let down = store.unreachable {
+            // Known at once: no probe waits for a database nothing listens for.
+            health.record(failure: "the database cannot be reached (\(down))", source: "probe")
+        } else if health.needsProbe() {
             let store = store, now = now
             finished = await health.probe(timeout: Self.healthProbeTimeout) { () async in try? await store.probeWrite(at: now()) }
         }

@@ -256,7 +256,7 @@ extension LinkService {
         var page = basePage(pageURL: Self.claimURL(configuration.publicURL, token))
         page.deepLink = claim.deepLink.flatMap(allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
-        return htmlResponse(.ok, pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")
+        return htmlResponse(.ok, await pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")
     }
 }
 
@@ -265,6 +265,9 @@ extension LinkService {
 final class ClaimKeys: Sendable {
     private let configured: [ClaimSigningKey]
     private let loaded = Locked<[ClaimSigningKey]?>(nil)
+    /// With configured keys: the database's key, if a node ever made one, which verifies the
+    /// tokens it signed before the keys were configured (it signs nothing now).
+    private let retired = Locked<[ClaimSigningKey]?>(nil)
 
     init(_ secrets: [String]) { configured = secrets.compactMap(ClaimSigningKey.init(secret:)) }
 
@@ -272,9 +275,18 @@ final class ClaimKeys: Sendable {
     var known: [ClaimSigningKey]? { configured.isEmpty ? loaded.withLock { $0 } : configured }
 
     /// The keys, the signing one first; empty while the database's cannot be had (claims are
-    /// then stored, as other pages' are).
+    /// then stored, as other pages' are). Configured keys are followed by the database's key,
+    /// when there is one, so switching to `deferred.signingKeys` leaves tokens already out
+    /// redeemable.
     func keys(_ store: LinkStore, now: Date) async -> [ClaimSigningKey] {
-        if !configured.isEmpty { return configured }
+        if !configured.isEmpty {
+            if let retired = retired.withLock({ $0 }) { return configured + retired }
+            let secret: String?
+            do { secret = try await store.existingClaimSigningSecret() } catch { return configured }
+            let old = secret.flatMap(ClaimSigningKey.init(secret:)).map { [$0] } ?? []
+            retired.withLock { $0 = old }
+            return configured + old
+        }
         if let keys = loaded.withLock({ $0 }) { return keys }
         guard let secret = try? await store.claimSigningSecret(at: now), let key = ClaimSigningKey(secret: secret) else { return [] }
         loaded.withLock { $0 = [key] }
