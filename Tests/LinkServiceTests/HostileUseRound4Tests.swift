@@ -63,21 +63,15 @@ import Testing
     /// on one PostgreSQL issue what one issues (each node gave the whole budget before).
     @Test(.enabled(if: Backend.available.contains(.postgres)))
     func claimBudgetsHoldAcrossTwoNodes() async throws {
-        let location = try await Backend.postgres.freshLocation()
-        let limits = "rateLimit:\n  perToken: {perMinute: 100000, burst: 100000}\n  perAddress: {perMinute: 1, burst: 4}\n"
-        let a = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
-        let b = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
-        try await a.app().test(.live) { nodeA in
-            try await b.app().test(.live) { nodeB in
-                let code = try #require(try await nodeA.call(.post, "/api/links", token: a.writer, body: #"{"deepLink": "plur://group/claims"}"#).json?["code"]?.stringValue)
-                var claimed = 0
-                for i in 0..<12 {
-                    let page = try await (i % 2 == 0 ? nodeA : nodeB).call(.get, "/i/\(code)", headers: [.userAgent: HostileUseTests.iPhone])
-                    #expect(page.status == .ok)
-                    if page.text.contains("data-claim=\"http") { claimed += 1 }
-                }
-                #expect(claimed == 4, "\(claimed) claims from one address on two nodes; the budget is 4")
+        try await Harness.twoNodes(extra: "rateLimit:\n  perToken: {perMinute: 100000, burst: 100000}\n  perAddress: {perMinute: 1, burst: 4}\n") { a, nodeA, nodeB in
+            let code = try #require(try await nodeA.call(.post, "/api/links", token: a.writer, body: #"{"deepLink": "plur://group/claims"}"#).json?["code"]?.stringValue)
+            var claimed = 0
+            for i in 0..<12 {
+                let page = try await (i % 2 == 0 ? nodeA : nodeB).call(.get, "/i/\(code)", headers: [.userAgent: HostileUseTests.iPhone])
+                #expect(page.status == .ok)
+                if page.text.contains("data-claim=\"http") { claimed += 1 }
             }
+            #expect(claimed == 4, "\(claimed) claims from one address on two nodes; the budget is 4")
         }
     }
 

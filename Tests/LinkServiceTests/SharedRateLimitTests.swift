@@ -21,67 +21,49 @@ import Testing
 
     @Test(.enabled(if: Backend.available.contains(.postgres)))
     func aTokensLimitHoldsAcrossTwoNodes() async throws {
-        let location = try await Backend.postgres.freshLocation()
-        let limits = "rateLimit:\n  perToken: {perMinute: 1, burst: 5}\n  perAddress: {perMinute: 100000, burst: 100000}\n"
-        let a = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
-        let b = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
-        try await a.app().test(.live) { nodeA in
-            try await b.app().test(.live) { nodeB in
-                let statuses = try await Self.alternate(12, [nodeA, nodeB]) { try await $0.call(.get, "/api/links", token: a.reader).status }
-                #expect(statuses.filter { $0 == .ok }.count == 5, "\(statuses)")
-                #expect(statuses.prefix(5).allSatisfy { $0 == .ok } && statuses.dropFirst(5).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
-                // The refusal says how long to wait: about a minute for one request a minute.
-                let refused = try await nodeB.call(.get, "/api/links", token: a.reader)
-                #expect(refused.status == .tooManyRequests)
-                let wait = refused.headers[.retryAfter].flatMap { Int($0) } ?? 0
-                #expect((1...60).contains(wait), "Retry-After \(refused.headers[.retryAfter] ?? "none")")
-                // Another token has a bucket of its own.
-                #expect(try await nodeB.call(.get, "/api/links", token: a.writer).status == .ok)
-            }
+        try await Harness.twoNodes(extra: "rateLimit:\n  perToken: {perMinute: 1, burst: 5}\n  perAddress: {perMinute: 100000, burst: 100000}\n") { a, nodeA, nodeB in
+            let statuses = try await Self.alternate(12, [nodeA, nodeB]) { try await $0.call(.get, "/api/links", token: a.reader).status }
+            #expect(statuses.filter { $0 == .ok }.count == 5, "\(statuses)")
+            #expect(statuses.prefix(5).allSatisfy { $0 == .ok } && statuses.dropFirst(5).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
+            // The refusal says how long to wait: about a minute for one request a minute.
+            let refused = try await nodeB.call(.get, "/api/links", token: a.reader)
+            #expect(refused.status == .tooManyRequests)
+            let wait = refused.headers[.retryAfter].flatMap { Int($0) } ?? 0
+            #expect((1...60).contains(wait), "Retry-After \(refused.headers[.retryAfter] ?? "none")")
+            // Another token has a bucket of its own.
+            #expect(try await nodeB.call(.get, "/api/links", token: a.writer).status == .ok)
         }
     }
 
     @Test(.enabled(if: Backend.available.contains(.postgres)))
     func anAddressLimitHoldsAcrossTwoNodes() async throws {
-        let location = try await Backend.postgres.freshLocation()
-        let limits = "rateLimit:\n  perToken: {perMinute: 100000, burst: 100000}\n  perAddress: {perMinute: 1, burst: 4}\n"
-        let a = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
-        let b = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
-        try await a.app().test(.live) { nodeA in
-            try await b.app().test(.live) { nodeB in
-                // Creating without a token: the address limit comes first, then 401.
-                let statuses = try await Self.alternate(10, [nodeA, nodeB]) { try await $0.call(.post, "/api/links", body: #"{"deepLink": "plur://group/x"}"#).status }
-                #expect(statuses.prefix(4).allSatisfy { $0 == .unauthorized } && statuses.dropFirst(4).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
-                // The table holds keyed hashes: never the address, nor a plain hash anyone could
-                // compute from a guessed address.
-                let keys = try await a.store.db.run("SELECT key FROM rate_buckets", []).compactMap { $0.first?.text }
-                #expect(!keys.isEmpty && keys.allSatisfy { $0.count == 64 && !$0.contains("127.0.0.1") }, "\(keys)")
-                for guess in ["address:127.0.0.1", "address:127.0.0.0", "127.0.0.1"] { #expect(!keys.contains(APIToken.hash(guess)), "\(guess)") }
-                // Both nodes read one secret: the buckets they took from are the same rows.
-                #expect(try await a.store.db.run("SELECT COUNT(*) FROM service_keys WHERE name = 'rate-limits'", []).first?.first?.int == 1)
-            }
+        try await Harness.twoNodes(extra: "rateLimit:\n  perToken: {perMinute: 100000, burst: 100000}\n  perAddress: {perMinute: 1, burst: 4}\n") { a, nodeA, nodeB in
+            // Creating without a token: the address limit comes first, then 401.
+            let statuses = try await Self.alternate(10, [nodeA, nodeB]) { try await $0.call(.post, "/api/links", body: #"{"deepLink": "plur://group/x"}"#).status }
+            #expect(statuses.prefix(4).allSatisfy { $0 == .unauthorized } && statuses.dropFirst(4).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
+            // The table holds keyed hashes: never the address, nor a plain hash anyone could
+            // compute from a guessed address.
+            let keys = try await a.store.db.run("SELECT key FROM rate_buckets", []).compactMap { $0.first?.text }
+            #expect(!keys.isEmpty && keys.allSatisfy { $0.count == 64 && !$0.contains("127.0.0.1") }, "\(keys)")
+            for guess in ["address:127.0.0.1", "address:127.0.0.0", "127.0.0.1"] { #expect(!keys.contains(APIToken.hash(guess)), "\(guess)") }
+            // Both nodes read one secret: the buckets they took from are the same rows.
+            #expect(try await a.store.db.run("SELECT COUNT(*) FROM service_keys WHERE name = 'rate-limits'", []).first?.first?.int == 1)
         }
     }
 
     /// Requests that arrive at once on two nodes share takes, and together get exactly the burst.
     @Test(.enabled(if: Backend.available.contains(.postgres)))
     func concurrentRequestsOnTwoNodesGetExactlyTheBurst() async throws {
-        let location = try await Backend.postgres.freshLocation()
-        let limits = "rateLimit:\n  perToken: {perMinute: 1, burst: 40}\n  perAddress: {perMinute: 100000, burst: 100000}\n"
-        let a = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
-        let b = try await Harness.make(extra: limits, store: try await LinkStore.open(location))
-        try await a.app().test(.live) { nodeA in
-            try await b.app().test(.live) { nodeB in
-                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                    for i in 0..<80 {
-                        let node = i % 2 == 0 ? nodeA : nodeB
-                        group.addTask { try await node.call(.get, "/api/links", token: a.reader).status }
-                    }
-                    return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+        try await Harness.twoNodes(extra: "rateLimit:\n  perToken: {perMinute: 1, burst: 40}\n  perAddress: {perMinute: 100000, burst: 100000}\n") { a, nodeA, nodeB in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for i in 0..<80 {
+                    let node = i % 2 == 0 ? nodeA : nodeB
+                    group.addTask { try await node.call(.get, "/api/links", token: a.reader).status }
                 }
-                #expect(statuses.filter { $0 == .ok }.count == 40, "\(statuses)")
-                #expect(statuses.filter { $0 == .tooManyRequests }.count == 40, "\(statuses)")
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }
+            #expect(statuses.filter { $0 == .ok }.count == 40, "\(statuses)")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 40, "\(statuses)")
         }
     }
 

@@ -80,6 +80,17 @@ struct Harness {
     }
 
     func app(lane: Bool = true) -> some ApplicationProtocol { service.application(port: 0, lane: lane) }
+
+    /// Two nodes with `extra` on one fresh PostgreSQL database, both live: `test` gets the first
+    /// node's harness (its tokens work on both) and a client of each.
+    static func twoNodes(extra: String, _ test: @escaping @Sendable (Harness, any TestClientProtocol, any TestClientProtocol) async throws -> Void) async throws {
+        let location = try await Backend.postgres.freshLocation()
+        let a = try await Harness.make(extra: extra, store: try await LinkStore.open(location))
+        let b = try await Harness.make(extra: extra, store: try await LinkStore.open(location))
+        try await a.app().test(.live) { nodeA in
+            try await b.app().test(.live) { nodeB in try await test(a, nodeA, nodeB) }
+        }
+    }
 }
 
 extension TestClientProtocol {
