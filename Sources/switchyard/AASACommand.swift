@@ -59,12 +59,17 @@ struct AASACommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Explain which detail and component decide a URL for an app.")
         @Argument(help: "The AASA file.") var file: String
         @Argument(help: "The URL.") var url: String
-        @Option(name: .customLong("app-id"), help: "TEAMID.bundle.id") var appID: String
+        @Option(name: .customLong("app-id"), help: "TEAMID.bundle.id (default: the file's only app, when it names one).") var appID: String?
         @Option(help: "The domain the file is served for; the URL's host must be it (default: the URL's own host).") var domain: String?
         @Flag(help: "JSON output.") var json = false
 
         func run() throws {
             let aasa = try AASACommand.load(file)
+            let apps = AASAComparison.appIDs(aasa)
+            guard let appID = appID ?? (apps.count == 1 ? apps[0] : nil) else {
+                Output.error("error: the file names \(apps.isEmpty ? "no app" : "\(apps.count) apps (\(apps.joined(separator: ", ")))"); give the one to explain with --app-id TEAMID.bundle.id".terminalEscaped)
+                throw ExitCode(2)
+            }
             try Output.refuseNonURLs([url])
             // A file's patterns times the URL's length bound the work; past it, status 1 and why.
             if let problem = aasa.workProblem(url) {

@@ -91,11 +91,12 @@ struct AssetLinksCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decide many cases as Android 15 does: one JSON object per stdin line, one result line per case.",
             discussion: """
-                Input lines: {"id": …, "assetlinks": [ …statements… ], "package": "com.example.app", "url": "https://…"} \
-                ("assetlinks" may be the file's text). Output lines: {"id": …, "decision": D} with D one of match (a dynamic \
+                Input lines: {"id": …, "assetlinks": [ …statements… ], "domain": "example.com", "package": "com.example.app", "url": "https://…"} \
+                ("assetlinks" may be the file's text; "domain", the host the file is served from, is optional: a URL on another \
+                host is not_associated). Output lines: {"id": …, "decision": D} with D one of match (a dynamic \
                 rule lets it open the app), exclude (an exclude rule matched), no_match (rules exist, none matched: it stays \
                 in the browser), manifest (no usable dynamic rules: the app's intent filters decide), not_associated (no \
-                handle_all_urls statement for that package); or {"id": …, "error": {"code", "message"}} for a broken case, \
+                handle_all_urls statement for that package, or a URL on another host than "domain"); or {"id": …, "error": {"code", "message"}} for a broken case, \
                 and the run goes on (exit status 1 at the end).
                 """)
         @Flag(help: "Read JSON Lines from stdin (the only mode).") var jsonl = false
@@ -111,6 +112,7 @@ struct AssetLinksCommand: ParsableCommand {
         @Argument(help: "The assetlinks.json file.") var file: String
         @Argument(help: "The URL.") var url: String
         @Option(help: "The app's package name.") var package: String
+        @Option(help: "The host the file is served from; a URL on another host is not_associated (default: the URL's own host).") var domain: String?
         @Flag(help: "JSON output.") var json = false
 
         func run() throws {
@@ -121,7 +123,7 @@ struct AssetLinksCommand: ParsableCommand {
                 Output.error("error: \(problem)")
                 throw ExitCode(1)
             }
-            let e = links.explain(url, package: package)
+            let e = links.explain(url, package: package, domain: domain)
             Output.report(json: json, e.json, lines: e.lines(url: url, package: package))
             // An http(s) URL without a host is invalid input (status 1), as for `aasa explain`.
             if e.isInvalidURL { throw ExitCode(1) }
@@ -149,6 +151,7 @@ struct AssetLinksCommand: ParsableCommand {
         @Flag(help: "Also grant get_login_creds (passkeys, passwords).") var loginCredentials = false
         @Option(help: "Route table (JSON or YAML): add Android 15 dynamic rules equal to the AASA components `aasa generate` makes from it.")
         var routes: String?
+        @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
 
         func run() throws {
             let router = try routes.map(loadRouter)
@@ -157,7 +160,7 @@ struct AssetLinksCommand: ParsableCommand {
             let (text, errors) = AssociationGenerator.assetLinksFile(packageName: package, fingerprints: fingerprint, loginCredentials: loginCredentials, router: router)
             for e in errors { Output.error(e.description) }
             if !errors.isEmpty { throw ExitCode(2) }
-            Output.line(text)
+            try Output.writeFile(output ?? "-", Array((text + "\n").utf8))
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import LinkConfiguration
 import LinkService
@@ -31,7 +32,18 @@ struct DatabaseOption: ParsableArguments {
 
     /// Opens the database, or exits with status 2 and the reason; `existing`: see `LinkStore.open(_:pool:existing:)`.
     func open(pool: ConnectionPoolRunner = .store, existing: Bool = false) async throws -> LinkStore {
-        try await Output.orExit { try await LinkStore.open(try DatabaseLocation(argument: database), pool: pool, existing: existing) }
+        let location = try Output.orExit { try DatabaseLocation(argument: database) }
+        var made: String?
+        if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            made = URL(fileURLWithPath: path).standardizedFileURL.path
+        }
+        let store = try await Output.orExit { try await LinkStore.open(location, pool: pool, existing: existing) }
+        if let made {
+            // A command run from another directory than `serve` would otherwise fill a database
+            // the running service never reads, and its token would be "invalid" there.
+            Output.error("note: made a new, empty database at \(made): none was there\(database == nil ? " (the default is ./.switchyard/switchyard.sqlite in the directory you run from; serve reads the one where it runs, so run this command there, or give --database)" : "")".terminalEscaped)
+        }
+        return store
     }
 }
 
@@ -63,6 +75,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (path, configuration) = try Output.orExit { try ServiceConfiguration.located(config) }
+        if config == nil, path == ServiceConfiguration.examplePath {
+            // The README's first command serves the example; say so plainly, not only in a log field.
+            Output.error("note: no ./switchyard.yaml here, so this serves Switchyard's built-in example configuration (the Plur app, rabble.community); run `switchyard init` for your own app's, or give --config FILE")
+        }
         let database = try Output.orExit { try DatabaseLocation(argument: databaseOption.database) }
         let run = ServiceRun(configuration: configuration, configurationPath: path, database: database, host: host, port: port,
                              jsonLogs: logFormat == "json", logLevel: Logger.Level(rawValue: logLevel)!, scriptWorker: ScriptWorkerCommand.isolation)

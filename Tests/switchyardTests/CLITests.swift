@@ -37,16 +37,16 @@ import Glibc
     /// - Parameter environment: variables added to this process's environment for the command.
     /// With `shell`, `arguments[0]` is the program to run instead of the binary (`/bin/sh` for
     /// a redirection the test cannot make with a pipe).
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], shell: Bool = false) async throws -> Run {
-        try await blocking { try runBlocking(arguments, stdin: stdin, environment: environment, shell: shell) }
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], shell: Bool = false, in directory: URL? = nil) async throws -> Run {
+        try await blocking { try runBlocking(arguments, stdin: stdin, environment: environment, shell: shell, in: directory) }
     }
 
     /// `run` for code that already runs on a thread of its own (inside `blocking`).
-    static func runBlocking(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], shell: Bool = false) throws -> Run {
+    static func runBlocking(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], shell: Bool = false, in directory: URL? = nil) throws -> Run {
         let out = Pipe(), err = Pipe(), input = Pipe()
         let start = Date()
         let pid = try ChildProcess.spawn(shell ? arguments[0] : binary.path, shell ? Array(arguments.dropFirst()) : arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
-                            directory: testsDirectory.path,
+                            directory: (directory ?? testsDirectory).path,
                             stdin: input.fileHandleForReading.fileDescriptor, stdout: out.fileHandleForWriting.fileDescriptor,
                             stderr: err.fileHandleForWriting.fileDescriptor)
         // The child has its copies; the parent keeps only its own ends, so EOF arrives.

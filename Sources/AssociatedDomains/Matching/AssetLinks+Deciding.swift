@@ -33,16 +33,26 @@ extension AssetLinks {
         public var isInvalidURL = false
     }
 
-    /// What Android 15 decides for `url` and the app `package`; see ``explain(_:package:)``.
-    public func decide(_ url: String, package: String) -> Decision { explain(url, package: package).decision }
+    /// What Android 15 decides for `url` and the app `package`; see ``explain(_:package:domain:)``.
+    public func decide(_ url: String, package: String, domain: String? = nil) -> Decision { explain(url, package: package, domain: domain).decision }
 
     /// What Android 15 decides for `url` and the app `package`, and why: the first statement that
     /// grants the app `handle_all_urls` and has dynamic rules is used (the file should have one
     /// such statement per app); its rules are tried in order and the first match decides. Paths,
     /// fragments and query values are compared decoded (as Android's `Uri` gives them),
     /// case-sensitively; a URL that is not an absolute http(s) URL is `not_associated`.
-    public func explain(_ url: String, package: String) -> Explanation {
+    ///
+    /// `domain` is the host the file was served from: a URL on another host is
+    /// `not_associated` (this file says nothing about it), as ``AppSiteAssociation`` answers
+    /// `no_match` for it. Without one (nil), the URL's own host is taken as the domain.
+    public func explain(_ url: String, package: String, domain: String? = nil) -> Explanation {
         var explanation = explainDecision(url, package: package)
+        if let domain, let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http" {
+            let wanted = BrowserURL.sentHost(domain.lowercased(), of: "https://\(domain)/")
+            if BrowserURL.sentHost(parts.host, of: url) != wanted {
+                explanation = Explanation(decision: .notAssociated, reason: "the URL's host \(parts.host) is not \(wanted.isEmpty ? "the (empty) domain" : wanted), the host the file is served from")
+            }
+        }
         if let scheme = URLInput.scheme(of: url) {
             explanation.isInvalidURL = (scheme == "https" || scheme == "http") && (URLParts(url)?.host ?? "").isEmpty
         } else {
@@ -110,7 +120,7 @@ extension AssetLinks {
 /// Answers Android decision cases given as JSON, one at a time: what
 /// `switchyard assetlinks decide --jsonl` reads. A case is
 /// `{"id": …, "assetlinks": [ …statements… ], "package": "com.example.app", "url": "https://…"}`
-/// (`assetlinks` may also be the file's text); the answer is `{"id": …, "decision": D}` with D one
+/// (`assetlinks` may also be the file's text, `domain` may name the host the file is served from); the answer is `{"id": …, "decision": D}` with D one
 /// of ``AssetLinks/Decision``, or `{"id": …, "error": {"code", "message"}}`.
 public struct AndroidDecisionCases: Sendable {
     private var files: [String: AssetLinks] = [:]
@@ -129,9 +139,16 @@ public struct AndroidDecisionCases: Sendable {
 
     /// The answer to the case `value`.
     public mutating func answer(_ value: JSONValue) -> JSONValue {
-        let (id, broken) = DecisionCases.check(value, strings: ["url", "package"], others: ["id", "assetlinks"])
+        let (id, broken) = DecisionCases.check(value, strings: ["url", "package"], others: ["id", "assetlinks", "domain"])
         if let broken { return broken }
         let url = value["url"]?.stringValue ?? "", package = value["package"]?.stringValue ?? ""
+        // Without "domain" (or with null) the URL's own host is the domain, as for iOS cases.
+        let domain: String?
+        switch value["domain"] {
+        case nil, .null?: domain = nil
+        case .string(let d)?: domain = d
+        case let other?: return DecisionCases.failure(id, .wrongType, "\"domain\" must be a string when given, found \(other.typeName)")
+        }
         if let problem = URLInput.problem(url) { return DecisionCases.failure(id, .invalidURL, "\"url\": \(problem)") }
         guard var document = value["assetlinks"] else {
             return DecisionCases.failure(id, .missingKey, "\"assetlinks\" is missing: the file's statements, as a list or as its text")
@@ -149,6 +166,6 @@ public struct AndroidDecisionCases: Sendable {
             links = read
         }
         if let problem = links.workProblem(url) { return DecisionCases.failure(id, .tooMuchWork, problem) }
-        return .object([("id", id), ("decision", .string(links.decide(url, package: package).rawValue))])
+        return .object([("id", id), ("decision", .string(links.decide(url, package: package, domain: domain).rawValue))])
     }
 }
