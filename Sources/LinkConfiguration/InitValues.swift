@@ -34,7 +34,7 @@ package struct InitValues: Sendable {
         }
         let apple = teamID.map { (teamID: $0, bundleID: bundleID!, appStoreID: appStoreID) }
         let android = package.map { (package: $0, fingerprints: fingerprints) }
-        let appName = name ?? (bundleID ?? package ?? domain).split(separator: ".").last.map(String.init) ?? domain
+        let appName = name ?? Self.derivedName(bundleID ?? package ?? domain)
         return .success(ConfigurationTemplate(domain: domain, apple: apple, android: android, scheme: scheme, name: appName))
     }
 
@@ -102,6 +102,18 @@ package struct InitValues: Sendable {
         return nil
     }
 
+    /// Parts of a bundle ID or package that say what kind of build it is, not the app's name.
+    static let genericParts: Set<String> = ["app", "apps", "ios", "android", "mobile", "client", "prod", "production", "release", "debug", "beta", "main", "www"]
+
+    /// A name for the landing pages from a bundle ID, package or domain when `--name` is not
+    /// given: its last part that is not a generic one (`com.acme.app` → `Acme`,
+    /// `com.example.shop` → `Shop`), with its first letter upper-cased.
+    static func derivedName(_ identifier: String) -> String {
+        let parts = identifier.split(separator: ".").map(String.init)
+        let chosen = parts.last { !genericParts.contains($0.lowercased()) && !["com", "org", "net", "io", "co"].contains($0.lowercased()) } ?? parts.last ?? identifier
+        return chosen.prefix(1).uppercased() + chosen.dropFirst()
+    }
+
     /// A fingerprint that passes, standing in for one not asked for yet.
     static let standInFingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
 }
@@ -121,8 +133,9 @@ extension InitValues {
         let quoted = plain ? directory : "'" + directory.replacingOccurrences(of: "'", with: "'\\''") + "'"
         return [
             "wrote \(written.configuration) (the service: apps, public URL, landing pages) and \(written.routes) (the route table, which the app routes with too)",
+            name == nil ? "the landing pages call the app \(JSONWriter.quote(template.name)) (from \(bundleID ?? package ?? domain ?? "")); give --name to call it otherwise" : nil,
             (directory == "." ? "next: " : "next: cd \(quoted) && ") + "switchyard serve (it reads ./switchyard.yaml and keeps its data in ./.switchyard/)",
-        ]
+        ].compactMap { $0 }
     }
 }
 

@@ -25,7 +25,7 @@ struct InitCommand: ParsableCommand {
     @Option(help: "Android package name.") var package: String?
     @Option(help: "SHA-256 fingerprint of an Android signing certificate (repeatable; colons optional).") var fingerprint: [String] = []
     @Option(help: "The app's custom URL scheme (myapp).") var scheme: String?
-    @Option(help: "The app's name, for the landing pages (default: the last part of the bundle ID or package).") var name: String?
+    @Option(help: "The app's name, for the landing pages (default: from the bundle ID or package, com.acme.app → Acme).") var name: String?
     @Option(help: "Where to write the files (made if missing).") var directory = "."
     @Flag(help: "Replace existing files.") var force = false
 

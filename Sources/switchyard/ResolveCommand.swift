@@ -49,15 +49,19 @@ struct ResolveCommand: AsyncParsableCommand {
         let output = ResolutionOutput(manifest: manifest, json: json, browsers: browsers, batch: urls.count != 1)
         // Arguments too go through the stream: slow links given on the command line wait about
         // one timeout together.
-        var failed = 0
+        var failed = 0, unhandled = false
         await engine.resolve(stream: inputs, headers: parsedHeaders, refused: output.refused, resolved: output.resolved) { answers in
             for answer in answers {
                 if answer.failed { failed += 1 }
                 if let message = answer.message { Output.error(message) }
+                if !json, answer.lines.contains(where: { $0.hasSuffix("no app handles this link") }) { unhandled = true }
                 Output.write(answer.lines)
             }
         }
         try inputs.finish()
+        if offline, unhandled {
+            Output.error("note: --offline follows no HTTP redirects: a link that redirects (a short link such as t.co or bit.ly) may reach an app without --offline")
+        }
         if failed > 0 || inputs.skipped > 0 { throw ExitCode(1) }
     }
 }

@@ -106,7 +106,9 @@ struct TokenCreate: AsyncParsableCommand {
 
     func validate() throws {
         for s in scope where TokenScope(rawValue: s) == nil {
-            throw ValidationError("unknown scope '\(s)' (known: \(TokenScope.allCases.map(\.rawValue).joined(separator: ", ")))")
+            let known = TokenScope.allCases.map(\.rawValue)
+            let meant = DocumentShape.suggestion(for: s, among: known).map { "; did you mean \($0)?" } ?? ""
+            throw ValidationError("unknown scope '\(s)'\(meant) (known: \(known.joined(separator: ", ")))")
         }
         if let problem = APIToken.nameProblem(name) { throw ValidationError("--name \(problem)") }
     }

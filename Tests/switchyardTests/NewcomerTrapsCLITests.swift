@@ -67,4 +67,57 @@ import Testing
         let explained = try await CLITests.run(["assetlinks", "explain", links, "https://other.example/x/1", "--package", "com.e.app", "--domain", "e.example", "--json"])
         #expect(explained.stdout.contains(#""decision":"not_associated""#) && explained.stdout.contains("is not e.example"), "\(explained.stdout)")
     }
+
+    /// `init` names the app from its bundle ID without the generic parts (`com.acme.app` was
+    /// "app") and says so; `--name` overrides it.
+    @Test func initNamesTheAppFromItsBundleIDAndSaysSo() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let written = try await CLITests.run(["init", "--domain", "acme.example", "--team-id", "ABCDE12345", "--bundle-id", "com.acme.app", "--directory", directory.path])
+        #expect(written.status == 0 && written.stdout.contains(#"the landing pages call the app "Acme" (from com.acme.app); give --name to call it otherwise"#), "\(written.stdout)")
+        #expect(try String(contentsOfFile: directory.appendingPathComponent("switchyard.yaml").path, encoding: .utf8).contains("Acme"))
+        let named = try ServiceProcessTests.temporaryDirectory()
+        let own = try await CLITests.run(["init", "--domain", "acme.example", "--package", "com.acme.android", "--fingerprint", Array(repeating: "AB", count: 32).joined(separator: ":"), "--name", "Acme Chat", "--directory", named.path])
+        #expect(own.status == 0 && !own.stdout.contains("give --name"), "\(own.stdout)")
+        #expect(try String(contentsOfFile: named.appendingPathComponent("switchyard.yaml").path, encoding: .utf8).contains("Acme Chat"))
+    }
+
+    /// Small ways on: a URL without its scheme gets the https form offered; --offline says it
+    /// followed no redirect when no app took a link; a scope typo gets a did-you-mean; a
+    /// Switchyard CSV given to `import fdl` is pointed at `import csv`.
+    @Test func smallWaysOn() async throws {
+        let bare = try await CLITests.run(["resolve", "www.youtube.com/watch?v=dQw4w9WgXcQ"])
+        #expect(bare.status == 1 && bare.stderr.contains("did you mean https://www.youtube.com/watch?v=dQw4w9WgXcQ?"), "\(bare.stderr)")
+        let offline = try await CLITests.run(["resolve", "--offline", "https://t.co/abc"])
+        #expect(offline.stdout == "no app handles this link\n" && offline.stderr.contains("note: --offline follows no HTTP redirects"), "\(offline.stdout) \(offline.stderr)")
+        let online = try await CLITests.run(["resolve", "--offline", "https://twitter.com/jack/status/20"])
+        #expect(online.status == 0 && !online.stderr.contains("note:"), "\(online.stderr)")
+        let scope = try await CLITests.run(["token", "create", "--name", "x", "--scope", "links:wrte", "--database", "sqlite:" + ServiceProcessTests.temporaryDirectory().appendingPathComponent("s.sqlite").path])
+        #expect(scope.status == 2 && scope.stderr.contains("unknown scope 'links:wrte'; did you mean links:write?"), "\(scope.stderr)")
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("own.sqlite").path
+        // The example export has rows it reports (status 1) and links it imports.
+        #expect([0, 1].contains(try await CLITests.run(["import", "fdl", "../../Examples/fdl-export.csv", "--database", database]).status))
+        let csv = directory.appendingPathComponent("links.csv").path
+        #expect(try await CLITests.run(["export", "csv", "-o", csv, "--database", database]).status == 0)
+        let wrong = try await CLITests.run(["import", "fdl", csv, "--database", database])
+        #expect(wrong.status != 0 && wrong.stderr.contains("this is Switchyard's own CSV") && wrong.stderr.contains("switchyard import csv"), "\(wrong.stderr)")
+    }
+
+    /// The operator guide's SQLite backup line, run as written, leaves a copy only its owner
+    /// can read (the copy holds the claim-signing key and the tokens' hashes).
+    @Test func theBackupRecipeMakesAnOwnerOnlyCopy() async throws {
+        let guide = try String(contentsOf: CLITests.testsDirectory.appendingPathComponent("../../docs/operator-guide.md").standardized, encoding: .utf8)
+        let line = try #require(guide.split(separator: "\n").first { $0.contains("sqlite3 /var/lib/switchyard/switchyard.sqlite \".backup") })
+        var command = String(try #require(line.split(separator: "`").dropFirst().first))
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = directory.appendingPathComponent("switchyard.sqlite").path
+        #expect(try await CLITests.run(["token", "create", "--name", "b", "--database", "sqlite:" + database]).status == 0)
+        command = command.replacingOccurrences(of: "/var/lib/switchyard/switchyard.sqlite", with: database).replacingOccurrences(of: "/backups/", with: directory.path + "/")
+        let run = try await CLITests.run(["/bin/sh", "-c", "umask 022; " + command], shell: true)
+        #expect(run.status == 0, "\(command): \(run.stderr)")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("switchyard-") }
+        let copy = try #require(copies.first, "\(command) made no copy")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(copy).path)[.posixPermissions] as? Int)
+        #expect(mode & 0o077 == 0, "the copy's mode is \(String(mode, radix: 8))")
+    }
 }

@@ -265,12 +265,12 @@ extension LinkService {
     /// The JSON body, within the configured size limit.
     func readJSON(_ request: Request, _ context: ServiceContext) async throws(APIError) -> JSONValue {
         if Self.declaresMore(request, than: configuration.maximumBodyBytes) {
-            throw APIError(.contentTooLarge, .bodyTooLarge, "the body is larger than \(configuration.maximumBodyBytes) bytes")
+            throw APIError(.contentTooLarge, .bodyTooLarge, "the body is larger than \(configuration.maximumBodyBytes) bytes, the service.maximumBodyBytes of the configuration")
         }
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
-            throw APIError(.contentTooLarge, .bodyTooLarge, "the body is larger than \(configuration.maximumBodyBytes) bytes")
+            throw APIError(.contentTooLarge, .bodyTooLarge, "the body is larger than \(configuration.maximumBodyBytes) bytes, the service.maximumBodyBytes of the configuration")
         }
         do { return try JSONParser.parse(bytes: Array(buffer.readableBytesView), loneSurrogates: .refuse, duplicateKeys: .refuse) } catch {
             throw .badRequest(.malformedJSON, "the body is not valid JSON: \(error)")

@@ -406,12 +406,12 @@ extension LinkService {
             throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the form as application/x-www-form-urlencoded")
         }
         if Self.declaresMore(request, than: configuration.maximumBodyBytes) {
-            throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes")
+            throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes, the service.maximumBodyBytes of the configuration")
         }
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
-            throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes")
+            throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes, the service.maximumBodyBytes of the configuration")
         }
         guard let form = AdminForm(String(decoding: buffer.readableBytesView, as: UTF8.self)) else {
             throw .badRequest(.malformedForm, "the form is not valid form encoding")

@@ -117,6 +117,11 @@ package struct LinkImport: Sendable {
         }
         let names = Set(columns.map(\.name))
         guard names.contains("shortLink") else {
+            // Switchyard's own export (`switchyard export`, the dashboard's CSV) goes back in with `import csv`.
+            let given = Set(header.fields.map { Self.normalized($0.trimmingCharacters(in: .whitespaces)) })
+            if given.contains("code"), given.contains("kind") {
+                throw Failure("line \(header.line): this is Switchyard's own CSV (its header has code, kind, deepLink …), not a Firebase export; import it with `switchyard import csv`")
+            }
             throw Failure("line \(header.line): no shortLink column (the header has: \(header.fields.joined(separator: ", "))); accepted: \(Self.firebaseHeaderHelp)")
         }
         guard names.contains("longLink") || names.contains("link") else {

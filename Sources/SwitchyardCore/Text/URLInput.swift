@@ -26,8 +26,14 @@ public enum URLInput {
     /// something), without spaces, control characters or U+FFFD (what bytes that are not UTF-8
     /// decode to), and with a port that exists.
     public static func problem(_ input: String) -> String? {
-        guard scheme(of: input) != nil, let colon = input.firstIndex(of: ":"), input.index(after: colon) < input.endIndex
-        else { return "not an absolute URL (expected a scheme such as https: followed by the rest of the link)" }
+        guard scheme(of: input) != nil, let colon = input.firstIndex(of: ":"), input.index(after: colon) < input.endIndex else {
+            // A host and path without a scheme ("www.youtube.com/watch?v=x"): offer the https form.
+            if let host = input.split(separator: "/", maxSplits: 1).first, host.contains("."), !host.contains(":"),
+               !input.contains(" "), host.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "." || $0 == "-") }) {
+                return "not an absolute URL: did you mean https://\(input)?"
+            }
+            return "not an absolute URL (expected a scheme such as https: followed by the rest of the link)"
+        }
         if let scalar = input.unicodeScalars.first(where: { $0.value < 0x21 || $0.isControlCharacter }) {
             return scalar == " " ? "contains a space" : "contains the control character \(String(format: "U+%04X", scalar.value))"
         }
