@@ -80,4 +80,26 @@ import Testing
             #expect(try await client.call(.get, "/i/\(code)").status == .gone)
         }
     }
+
+    /// An expired or used-up link is no dead end for a person: its 410 page offers the web page
+    /// and the store the link had, never its app link or its own title; a preview still gets the
+    /// short message.
+    @Test func anExpiredOrUsedUpLinkOffersAWayOn() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let once = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/secret-once", "title": "Secret group", "webURL": "https://rabble.community/g/once", "maxUses": 1}"#).json?["code"]?.stringValue)
+            #expect(try await client.call(.get, "/i/\(once)", headers: [.userAgent: LandingPageTests.desktop]).status == .ok)
+            let used = try await client.call(.get, "/i/\(once)", headers: [.userAgent: LandingPageTests.desktop])
+            #expect(used.status == .gone && used.text.contains("Link used up") && used.text.contains(#"href="https://rabble.community/g/once""#), "\(used.text)")
+            #expect(!used.text.contains("secret-once") && !used.text.contains("Secret group"), "\(used.text)")
+            let phone = try await client.call(.get, "/i/\(once)", headers: [.userAgent: LandingPageTests.iPhone])
+            #expect(phone.status == .gone && phone.text.contains("apps.apple.com") && !phone.text.contains(#"id="open-app""#) && !phone.text.contains("secret-once"), "\(phone.text)")
+            let soon = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/s", "webURL": "https://rabble.community/g/soon", "expiresAt": "2026-09-21T14:14:20Z"}"#).json?["code"]?.stringValue)
+            h.clock.advance(120)
+            let expired = try await client.call(.get, "/i/\(soon)", headers: [.userAgent: LandingPageTests.desktop])
+            #expect(expired.status == .gone && expired.text.contains("Link expired") && expired.text.contains(#"href="https://rabble.community/g/soon""#), "\(expired.text)")
+            let preview = try await client.call(.get, "/i/\(soon)", headers: [.userAgent: "Slackbot-LinkExpanding 1.0"])
+            #expect(preview.status == .gone && !preview.text.contains("rabble.community/g/soon"), "\(preview.text)")
+        }
+    }
 }

@@ -46,8 +46,11 @@ extension LinkService {
             return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
         }
         guard let link else { return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
-        if let e = link.expiresAt, e <= now() { return messagePage(.gone, "Link expired", "This link has expired.") }
         let audience = LandingPage.Audience(userAgent: userAgent)
+        if let e = link.expiresAt, e <= now() {
+            return preview || request.method != .get ? messagePage(.gone, "Link expired", "This link has expired.")
+                : await gonePage(link, audience, title: "Link expired", message: "This link has expired.")
+        }
         let inApp = Self.inAppBrowser(audience, userAgent: userAgent)
         // A HEAD uses nothing up, and answers as a GET would for a link already used up.
         if request.method != .get, let max = link.maxUses, link.clicks >= max {
@@ -64,7 +67,7 @@ extension LinkService {
                 do {
                     switch try await countUse(code, audience, at: date, visit: visit, address: address) {
                     case .counted: break
-                    case .exhausted: return messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
+                    case .exhausted: return await gonePage(link, audience, title: "Link used up", message: "This link has been used the maximum number of times.")
                     case .missing: return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
                     }
                 } catch {
@@ -304,6 +307,20 @@ extension LinkService {
         page.playStoreURL = link.playStoreURL.flatMap { allowedURL($0, "playStoreURL") } ?? page.playStoreURL
         page.webURL = link.webURL.flatMap { allowedURL($0, "webURL") } ?? page.webURL
         return page
+    }
+
+    /// The 410 page of an expired or used-up link for a person: the landing page without the app
+    /// link (nor the link's own title, description or image, which a used-up invite keeps to
+    /// itself), but with the web page and the store buttons the link had, so there is a way on.
+    func gonePage(_ link: StoredLink, _ audience: LandingPage.Audience, title: String, message: String) async -> Response {
+        var page = page(for: link)
+        let base = basePage(pageURL: page.pageURL)
+        page.deepLink = nil
+        page.qrImage = nil
+        page.title = title
+        page.description = message
+        page.image = base.image
+        return htmlResponse(.gone, await pageBody(page, for: audience, inApp: nil), cache: "no-store")
     }
 
     func basePage(pageURL: String) -> LandingPage {
