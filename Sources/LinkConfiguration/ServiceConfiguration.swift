@@ -214,6 +214,9 @@ public struct ServiceConfiguration: Sendable {
         ("/admin", "/admin"), ("/admin/*", "/admin/links"), ("/api/*", "/api/links"), ("/healthz", "/healthz"),
         ("/metrics", "/metrics"), ("/openapi.json", "/openapi.json"), ("/.well-known/*", "/.well-known/assetlinks.json"),
         ("/apple-app-site-association", "/apple-app-site-association"),
+        // A link's QR images and a claim URL's page are the service's, under routes that take
+        // `/i/{code}` or a catch-all.
+        ("/i/*/qr.svg", "/i/x/qr.svg"), ("/i/*/qr.png", "/i/x/qr.png"), ("/d/*", "/d/x"),
     ]
 
     /// The first path segments the service answers itself: no universal-link route may claim them.

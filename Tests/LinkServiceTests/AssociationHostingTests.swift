@@ -204,3 +204,30 @@ import Testing
         #expect(configuration.webhooks.maxRetryDelay == 150)
     }
 }
+
+/// The service's own paths never go to the app (issue 42): every path it answers itself,
+/// decided against the association files it serves, stays in the browser on iOS and Android,
+/// while a link's page opens the app on both.
+@Suite struct ServicePathsStayInTheBrowserTests {
+    @Test func theServedFilesNeverHandTheServicesOwnPathsToTheApp() async throws {
+        let h = try await Harness.make()
+        let (aasaText, linksText) = try await h.app().test(.router) { client in
+            (try await client.call(.get, "/.well-known/apple-app-site-association").text, try await client.call(.get, "/.well-known/assetlinks.json").text)
+        }
+        let aasa = try #require(AppSiteAssociation.read(bytes: Array(aasaText.utf8)).0)
+        let links = try #require(AssetLinks.read(try JSONParser.parse(linksText)).0)
+        let app = "ABCDE12345.community.rabble.plur", package = "community.rabble.plur"
+        let own = ["/i/Abc23456/qr.svg", "/i/Abc23456/qr.png", "/admin", "/admin/links", "/admin/links/Abc23456", "/api/links", "/api/invite/Abc23456",
+                   "/healthz", "/metrics", "/openapi.json", "/.well-known/assetlinks.json", "/.well-known/apple-app-site-association",
+                   "/apple-app-site-association", "/d/" + String(repeating: "a", count: 43)]
+        for path in own {
+            let url = "https://rabble.community" + path
+            #expect(aasa.decide(url, for: app) != .match, "iOS hands \(path) to the app")
+            #expect(links.decide(url, package: package) != .match, "Android hands \(path) to the app")
+        }
+        for path in ["/i/Abc23456", "/g/ravers", "/join/g1?code=x"] {
+            #expect(aasa.decide("https://rabble.community" + path, for: app) == .match, "\(path)")
+            #expect(links.decide("https://rabble.community" + path, package: package) == .match, "\(path)")
+        }
+    }
+}
