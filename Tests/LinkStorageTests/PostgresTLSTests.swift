@@ -114,7 +114,7 @@ import Glibc
 }
 
 /// A loopback listener that answers every connection's first bytes (PostgreSQL's SSLRequest)
-/// with "N" and then waits for the client to close.
+/// with "N", as a server with `ssl = off` does, and then closes its side.
 final class NoTLSServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
@@ -136,12 +136,16 @@ final class NoTLSServer: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
-                var buffer = [UInt8](repeating: 0, count: 64)
-                _ = read(client, &buffer, 64)
-                _ = write(client, "N", 1)
-                // Whatever comes next (a startup message without TLS) is not answered.
-                _ = read(client, &buffer, 64)
-                close(client)
+                // Each connection on its own thread, so one client that is slow to close never
+                // holds up the next; the "N" is sent and the connection closed.
+                Thread {
+                    var buffer = [UInt8](repeating: 0, count: 64)
+                    _ = read(client, &buffer, 64)
+                    _ = send(client, "N", 1, Int32(MSG_NOSIGNAL))
+                    shutdown(client, Int32(SHUT_WR))
+                    _ = read(client, &buffer, 64)
+                    close(client)
+                }.start()
             }
         }
         thread.start()
