@@ -19,7 +19,11 @@ struct TemplateContexts {
     static let urlAttributes: Set<String> = [
         "href", "src", "action", "formaction", "srcset", "poster", "cite", "background", "data", "codebase", "ping",
         "manifest", "xlink:href", "longdesc", "usemap", "icon", "archive", "classid", "lowsrc", "dynsrc", "profile", "imagesrcset",
+        // SVG animation sets any attribute, href included, to these.
+        "to", "from", "values", "by",
     ]
+    /// URL attributes that hold several URLs, each after a space or a comma.
+    static let listsURLs: Set<String> = ["srcset", "imagesrcset", "ping", "archive"]
     /// Attributes whose value is script, style or markup.
     static let refusedAttributes: Set<String> = ["style", "srcdoc"]
 
@@ -35,6 +39,7 @@ struct TemplateContexts {
         var state = State.data
         var tagName = "", attribute = "", valueStart = 0, tagStart = 0
         var afterURLValue = false   // the attribute value so far holds a URL value
+        var conditional = false     // a section stood in the attribute value before: its start may be left out
         var sections: [String] = []
         var line = 1, lineStart = 0
         var i = 0
@@ -63,8 +68,12 @@ struct TemplateContexts {
                 let first = body.first
                 if let first, "#^/>!<$=&{%".contains(first) { body = String(body.dropFirst()).trimmingCharacters(in: .whitespaces) }
                 switch first {
-                case "#"?, "^"?: sections.append(body)
-                case "/"?: if sections.last == body { sections.removeLast() }
+                case "#"?, "^"?, "/"?:
+                    if first == "/" { if sections.last == body { sections.removeLast() } } else { sections.append(body) }
+                    // Inside an attribute value, what stands before a section may be left out:
+                    // a value after it may start the URL.
+                    if case .quoted = state { conditional = true; afterURLValue = false }
+                    if case .unquoted = state { conditional = true; afterURLValue = false }
                 case ">"?:
                     if case .data = state {} else {
                         throw refuse("{{> \(body)}} includes a partial inside \(Self.describe(state, tagName, attribute)); an include stands in the page's text", at: i)
@@ -82,7 +91,12 @@ struct TemplateContexts {
             switch state {
             case .data:
                 if b == UInt8(ascii: "<") {
-                    if starts("<!--", at: i) { state = .comment; i += 4; continue }
+                    if starts("<!--", at: i) {
+                        // "<!-->" and "<!--->" are whole (empty) comments to a browser.
+                        if starts("<!-->", at: i) { i += 5; continue }
+                        if starts("<!--->", at: i) { i += 6; continue }
+                        state = .comment; i += 4; continue
+                    }
                     if i + 1 < bytes.count, isLetter(bytes[i + 1]) || bytes[i + 1] == UInt8(ascii: "/") || bytes[i + 1] == UInt8(ascii: "!") {
                         state = .tagName
                         tagName = ""
@@ -91,10 +105,22 @@ struct TemplateContexts {
                 }
             case .comment:
                 if starts("-->", at: i) { state = .data; i += 3; continue }
+                if starts("--!>", at: i) { state = .data; i += 4; continue }
             case .rawText(let element):
-                if starts("</" + element, at: i) { state = .tagName; tagName = ""; tagStart = i }
+                // The element ends only at "</script" followed by a space, "/" or ">" (as a browser reads it).
+                if starts("</" + element, at: i) {
+                    let after = i + 2 + element.utf8.count
+                    if after >= bytes.count || isSpace(bytes[after]) || bytes[after] == UInt8(ascii: "/") || bytes[after] == UInt8(ascii: ">") {
+                        state = .tagName; tagName = ""; tagStart = i
+                    }
+                } else if starts("<!--", at: i) {
+                    // Inside a script, "<!--" with "<script" after it changes where the element
+                    // ends for a browser (the "double-escaped" state); no template needs it.
+                    throw refuse("a <\(element)> element holds \"<!--\", which changes where a browser ends the element; remove it", at: i)
+                }
             case .tagName:
-                if isSpace(b) { state = .inTag } else if b == UInt8(ascii: ">") { state = Self.after(tagName) } else if b != UInt8(ascii: "<") { tagName.append(Character(Unicode.Scalar(lower(b)))) }
+                // "<script/>" opens a script element: "/" ends the name as a space does.
+                if isSpace(b) || b == UInt8(ascii: "/") && !tagName.isEmpty { state = .inTag } else if b == UInt8(ascii: ">") { state = Self.after(tagName) } else if b != UInt8(ascii: "<") { tagName.append(Character(Unicode.Scalar(lower(b)))) }
             case .inTag:
                 if b == UInt8(ascii: ">") { state = Self.after(tagName) } else if !isSpace(b) && b != UInt8(ascii: "/") {
                     state = .attributeName
@@ -114,6 +140,7 @@ struct TemplateContexts {
                     state = .quoted(b)
                     valueStart = i + 1
                     afterURLValue = false
+                    conditional = false
                 } else if b == UInt8(ascii: ">") {
                     state = Self.after(tagName)
                 } else if !isSpace(b) {
@@ -131,7 +158,16 @@ struct TemplateContexts {
         func checkValue(_ name: String, shown: String, at index: Int) throws(PageError) {
             let value = "{{\(shown)}}"
             switch state {
-            case .data, .comment: return
+            case .data:
+                // Right after "<" or "</" a value would be read as a tag ("<{{title}}" with a
+                // title "img src=x onerror=…").
+                var k = index - 1
+                while k >= 0, bytes[k] == UInt8(ascii: "/") { k -= 1 }
+                if k >= 0, bytes[k] == UInt8(ascii: "<") {
+                    throw refuse("\(value) stands right after \"<\", where a browser would read it as a tag; put a space or text between them", at: index)
+                }
+                return
+            case .comment: return
             case .rawText(let element):
                 throw refuse("\(value) stands in a <\(element)> element, where HTML escaping does not keep a value from running as \(element == "script" ? "script" : "style"); write it in the page's text or in a quoted attribute", at: index)
             case .unquoted, .beforeValue:
@@ -147,7 +183,9 @@ struct TemplateContexts {
                 guard urlAttributes.contains(attribute) || meta else { return }
                 if urlValues.contains(name) { afterURLValue = true; return }
                 let before = String(decoding: bytes[valueStart..<index], as: UTF8.self)
-                if afterURLValue || Self.decidesWhereItGoes(before) { return }
+                // In a srcset every space or comma may start another URL; after a section, the
+                // text before it may be left out.
+                if !Self.listsURLs.contains(attribute), !conditional, afterURLValue || Self.decidesWhereItGoes(before) { return }
                 let known = urlValues.sorted().joined(separator: ", ")
                 throw refuse("\(value) stands at the start of a URL (\(meta ? "<meta http-equiv> content" : attribute + "=")), where a link creator's javascript:… would run; only the page's URL values may start one (\(known)), or put a fixed https://host/ or /path before it", at: index)
             case .tagName, .inTag, .attributeName, .afterAttributeName:

@@ -231,7 +231,10 @@ public struct LinkStore: Sendable {
                 try await tx.run("DELETE FROM click_days WHERE code = ?", [.text(code)])
                 try await tx.run("DELETE FROM visits WHERE code = ?", [.text(code)])
                 // Its claims go with it: a code used again later is another link.
-                try await tx.run("DELETE FROM deferred_claims WHERE code = ?", [.text(code)])
+                // Claims not yet redeemed go with the link; redeemed ones stay until they are
+                // pruned, so a token used before the link was deleted (and restored by an import
+                // with its creation time) is not redeemable again.
+                try await tx.run("DELETE FROM deferred_claims WHERE code = ? AND claimed_at IS NULL", [.text(code)])
                 return try await tx.run("DELETE FROM links WHERE code = ? RETURNING \(Self.columns)", [.text(code)]).map { ("link.deleted", Self.link($0)) }
             }
         }.isEmpty)

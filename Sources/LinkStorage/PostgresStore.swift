@@ -126,6 +126,9 @@ package final class PostgresStore: SQLDatabase {
             } catch {}
             listening(false)
             guard !Task.isCancelled else { return }
+            // A listening connection that dropped is the first sign of a database gone: health
+            // says so at once rather than at its next probe.
+            if let problem = await Self.connectionProblem(host: host, port: port, within: .seconds(1)) { markUnreachable(problem) }
             try? await Task.sleep(for: .seconds(wait))
             wait = min(wait * 2, 10)
         }

@@ -69,6 +69,12 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         guard let host = c.host, !host.isEmpty else { throw StoreError(.badURL, "\(shown): the postgres URL has no host") }
         guard let user = c.user, !user.isEmpty else { throw StoreError(.badURL, "\(shown): the postgres URL has no user") }
         let database = String(c.path.drop(while: { $0 == "/" }))
+        // libpq's other parameters are not read: refused rather than silently ignored (a
+        // misspelt ssl_mode would otherwise connect as prefer).
+        if let other = (c.queryItems ?? []).first(where: { !["sslmode", "sslrootcert"].contains($0.name) }) {
+            let meant = DocumentShape.suggestion(for: other.name, among: ["sslmode", "sslrootcert"]).map { "; did you mean \($0)?" } ?? ""
+            throw StoreError(.badURL, "\(shown): the parameter \(other.name) is not supported\(meant) (a postgres URL takes sslmode and sslrootcert; the user and password go before the @)")
+        }
         let tls = try PostgresTLS(queryItems: c.queryItems ?? [], shown: shown)
         self = .postgres(host: host, port: c.port ?? 5432, user: user, password: c.password?.removingPercentEncoding,
                          database: database.isEmpty ? user : database, tls: tls)

@@ -155,4 +155,29 @@ import Testing
         }
         #expect(claim.status == .ok && claim.json?["code"]?.stringValue == "Keys2345", "\(claim.text)")
     }
+
+    /// A redeemed signed token stays used when its link is deleted and restored with its
+    /// creation time (as `import csv` restores it): the used row went with the link.
+    @Test func aRedeemedTokenStaysUsedThroughADeleteAndARestore() async throws {
+        let key = "a-signing-key-of-at-least-32-characters-long"
+        let h = try await Harness.make(extra: "deferred: {signingKeys: [\"\(key)\"]}\n")
+        let signing = try #require(ClaimSigningKey(secret: key))
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Back2345", "deepLink": "plur://group/back"}"#)
+            #expect(created.status == .created)
+        }
+        let link = try #require(try await h.store.link(code: "Back2345"))
+        let token = try #require(SignedClaimToken(code: "Back2345", created: link.createdAt, platform: "ios", issuedAt: h.clock.today).token(signedWith: signing))
+        try await h.app().test(.router) { client in
+            let first = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
+            #expect(first.status == .ok)
+            let deleted = try await client.call(.delete, "/api/links/Back2345", token: h.writer)
+            #expect(deleted.status == .noContent)
+        }
+        try await h.store.insert(link)
+        let again = try await h.app().test(.router) { client in
+            try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
+        }
+        #expect(again.status == .gone && again.json?["error"]?["code"]?.stringValue == "claim-used", "\(again.text)")
+    }
 }

@@ -39,7 +39,8 @@ import Glibc
                 #expect(!error.message.contains("pw@"), "the password is never shown")
             }
         }
-        for (query, says) in [("sslmode=allow", "sslmode=allow is not supported"), ("sslmode=require&sslmode=disable", "sslmode is given 2 times"),
+        for (query, says) in [("ssl_mode=verify-full", "the parameter ssl_mode is not supported; did you mean sslmode?"), ("foo=bar", "the parameter foo is not supported"),
+                              ("sslmode=allow", "sslmode=allow is not supported"), ("sslmode=require&sslmode=disable", "sslmode is given 2 times"),
                               ("sslmode=prefer&sslrootcert=/ca.pem", "sslrootcert is only read with"), ("sslmode=verify-ca&sslrootcert=", "sslrootcert is empty")] {
             #expect(throws: StoreError.self) { try DatabaseLocation(parsing: base + "?" + query) }
             do { _ = try DatabaseLocation(parsing: base + "?" + query) } catch { #expect(error.message.contains(says), "\(error)") }
