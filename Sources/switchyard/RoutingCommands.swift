@@ -120,6 +120,8 @@ struct AssetLinksCommand: ParsableCommand {
             try Output.refuseNonURLs([url])
             // A file's patterns times the URL's length bound the work; past it, status 1 and why.
             if let problem = links.workProblem(url) {
+                // With --json the answer is still one JSON object: the error, as decide gives it.
+                if json { Output.line(JSONWriter.compact(.object([("error", .object([("code", .string(ErrorCode.tooMuchWork.name)), ("message", .string(problem))]))]))) }
                 Output.error("error: \(problem)")
                 throw ExitCode(1)
             }

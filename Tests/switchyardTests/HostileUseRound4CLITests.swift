@@ -40,5 +40,7 @@ import Testing
         try "[\(statement)]".write(toFile: links, atomically: true, encoding: .utf8)
         let androidExplain = try await CLITests.run(["assetlinks", "explain", links, long, "--package", "com.e.app"])
         #expect(androidExplain.status == 1 && androidExplain.stderr.contains("more work than one decision may take"), "\(androidExplain.stderr.prefix(500))")
+        let json = try await CLITests.run(["aasa", "explain", file, long, "--app-id", "ABCDE12345.com.e.app", "--json"])
+        #expect(json.status == 1 && json.stdout.hasPrefix(#"{"error":{"code":"too-much-work","message":"deciding this URL"#), "\(json.stdout.prefix(300))")
     }
 }
