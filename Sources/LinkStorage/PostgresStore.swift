@@ -187,9 +187,9 @@ package final class PostgresStore: SQLDatabase {
             return "the server refused the connection: \(message)\(e.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")"
         default:
             if let underlying = e.underlying {
-                let text = String(describing: underlying)
-                if underlying is NIOSSLError || text.contains("handshake") || text.contains("CERTIFICATE") {
-                    return "the TLS handshake failed (the server's certificate was not accepted for sslmode and sslrootcert): \(text)"
+                // Told by type, never by the error's text.
+                if underlying is NIOSSLError || underlying is BoringSSLError {
+                    return "the TLS handshake failed (the server's certificate was not accepted for sslmode and sslrootcert): \(underlying)"
                 }
                 return NetworkFailure.describe(underlying)
             }
