@@ -79,8 +79,9 @@ extension LinkService {
     /// what one would. A refusal is counted in `switchyard_deferred_claims_rate_limited_total`
     /// unless `counted` is false (the page path that refuses it next counts it).
     func claimAllowed(_ visitor: String?, counted: Bool = true) async -> Bool {
-        var allowed = await take(perAddress, configuration.perAddressLimit, "claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown")) == nil
-        if allowed { allowed = await take(perAddress, configuration.perAddressLimit, "claims-network:" + VisitBudget.network(visitor)) == nil }
+        let (client, network) = Self.claimBuckets(visitor)
+        var allowed = await take(perAddress, configuration.perAddressLimit, client) == nil
+        if allowed { allowed = await take(perAddress, configuration.perAddressLimit, network) == nil }
         if !allowed, counted { metrics.claimsRefused.increment() }
         return allowed
     }
@@ -89,8 +90,13 @@ extension LinkService {
     /// without waiting: only when the limits are not shared (the lane leaves claim pages to the
     /// router on PostgreSQL).
     func claimAllowedOnThisNode(_ visitor: String?) -> Bool {
-        perAddress.take("claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown")) == nil
-            && perAddress.take("claims-network:" + VisitBudget.network(visitor)) == nil
+        let (client, network) = Self.claimBuckets(visitor)
+        return perAddress.take(client) == nil && perAddress.take(network) == nil
+    }
+
+    /// The two buckets a claim for `visitor` is taken from: its client's and its network's.
+    static func claimBuckets(_ visitor: String?) -> (client: String, network: String) {
+        ("claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown"), "claims-network:" + VisitBudget.network(visitor))
     }
 
     /// What a claim stands for: the page's deep link, and the route its app link takes (the
