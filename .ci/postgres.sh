@@ -29,7 +29,7 @@ start)
   "${RUN[@]}" "$PGBIN/initdb" -D "$PGDATA" -U postgres -E UTF8 --locale=C.UTF-8 --auth-local=trust \
     --auth-host=scram-sha-256 --pwfile="$STATE/pw" --no-sync >"$STATE/initdb.log" 2>&1 \
     || { cat "$STATE/initdb.log" >&2; exit 1; }
-  echo "-c listen_addresses=127.0.0.1 -p $PORT -k $STATE -c fsync=on -c ssl=on -c ssl_cert_file=$STATE/server.pem -c ssl_key_file=$STATE/server.key" > "$STATE/options"
+  echo "-c listen_addresses=127.0.0.1 -p $PORT -k $STATE -c fsync=on -c max_connections=300 -c ssl=on -c ssl_cert_file=$STATE/server.pem -c ssl_key_file=$STATE/server.key" > "$STATE/options"
   "${RUN[@]}" "$PGBIN/pg_ctl" -D "$PGDATA" -l "$STATE/server.log" -w -t 30 -o "$(cat "$STATE/options")" start >/dev/null \
     || { cat "$STATE/server.log" >&2; exit 1; }
   echo "export PG_STATE_DIR=$STATE"
