@@ -37,12 +37,15 @@ struct RoutesCommand: ParsableCommand {
 
     struct Platforms: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "What iOS and Android 15 decide for each URL, side by side; exit 1 where they disagree.",
+            abstract: "What the router, iOS and Android 15 do with each URL, side by side; exit 1 where they disagree.",
             discussion: """
                 The files are generated from the route table (as `aasa generate` and `assetlinks generate --routes` \
-                make them) unless --aasa/--assetlinks name served copies. The URLs are the arguments, or an example \
-                of every route and the same with a query parameter no route reads. A URL one platform opens in the \
-                app and the other does not is a disagreement (Android's `manifest` counts as opening).
+                make them) unless --aasa/--assetlinks name served copies. The URLs are the arguments, or, for every \
+                route, an example and its near misses (trailing slash, bare prefix, extra segment, upper case, a \
+                wrong type, a missing query item, a query item no route reads, another host). A line is `same` when \
+                both platforms open the app exactly for the URLs a route (not excluded) takes; `wider` when both open \
+                a URL the router refuses only for a parameter's type (no pattern can say "digits" or "a UUID"); \
+                `DIFFER` otherwise (Android's `manifest` counts as opening).
                 """)
         @Option(help: "Route table (JSON or YAML).") var routes: String
         @Option(help: "A served AASA to use instead of the generated one.") var aasa: String?

@@ -50,10 +50,14 @@ import Testing
         let json = AssociationGenerator.appSiteAssociation(router: router, appIDs: [Self.appID], webcredentials: true)
         let aasa = try AppSiteAssociation(json: JSONWriter.compact(json))
         #expect(AppSiteAssociation.validate(bytes: Array(JSONWriter.compact(json).utf8)).filter { $0.severity == .error }.isEmpty)
-        #expect(RouteCoverage.check(router: router, aasa: aasa, appID: Self.appID).isEmpty)
+        // Only what no file can say: an embedded URL's segments are any text to a pattern.
+        let findings = RouteCoverage.check(router: router, aasa: aasa, appID: Self.appID)
+        #expect(findings.map(\.code) == [.patternWiderThanRoute] && findings.allSatisfy { $0.severity == .warning }, "\(findings)")
+        #expect(findings.first?.message.hasPrefix("route inviteEmbedded: the AASA also hands https://rabble.community/i/x/x") == true, "\(findings)")
+        #expect(findings.first?.message.contains("{target:url}") == true, "\(findings)")
         // An app ID the file does not list is said once, not as every route not covered.
         let unlisted = RouteCoverage.check(router: router, aasa: aasa, appIDs: ["ZZZZZ99999.x.y", Self.appID])
-        #expect(unlisted.map(\.code) == [.unknownApp], "\(unlisted)")
+        #expect(unlisted.map(\.code) == [.unknownApp, .patternWiderThanRoute], "\(unlisted)")
         #expect(unlisted.first?.message == "the AASA lists no app ID ZZZZZ99999.x.y (it lists \(Self.appID)): no URL opens in that app")
         #expect(aasa.webcredentials == [Self.appID])
         // Every universal Plur link opens the app; required query items are enforced.
@@ -74,16 +78,19 @@ import Testing
             """)
         let appID = "K9XJ27LM4P.com.widgetly.app"
         let aasa = try #require(AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [appID])).0)
-        // Every route covered and no error; each typed pattern is wider than its route, said as
-        // a warning (an AASA cannot say "digits only").
+        // Every route covered and no error. The int and the UUID are wider than their routes,
+        // said once per route, naming the type (an AASA cannot say "digits only"); the enum is
+        // exact (one component per value).
         let findings = RouteCoverage.check(router: router, aasa: aasa, appID: appID)
         #expect(findings.allSatisfy { $0.code == .patternWiderThanRoute && $0.severity == .warning }, "\(findings)")
-        #expect(findings.map(\.path) == ["applinks.details[0].components[0]", "applinks.details[0].components[1]", "applinks.details[0].components[2]"], "\(findings)")
-        // And a pattern no route backs is still reported.
+        #expect(findings.map { $0.message.prefix { $0 != ":" } } == ["route product", "route user"], "\(findings)")
+        #expect(findings[0].message.contains("{id:int}") && findings[1].message.contains("{id:uuid}"), "\(findings)")
+        // A hand-written `/p/*` also hands over `/p` and `/p/1/extra`, which no route takes
+        // (not a type's width: an error), and a pattern no route backs is reported too.
         let wider = try #require(AppSiteAssociation.read(try JSONParser.parse(#"{"applinks":{"details":[{"appIDs":["\#(appID)"],"components":[{"/":"/p/*"},{"/":"/blog/*"}]}]}}"#)).0)
-        let gaps = RouteCoverage.check(router: router, aasa: wider, appID: appID).filter { $0.code == .urlWithoutRoute }.map(\.path)
-        #expect(gaps.contains("applinks.details[0].components[1]"), "\(gaps)")
-        #expect(!gaps.contains("applinks.details[0].components[0]"), "\(gaps)")
+        let gaps = RouteCoverage.check(router: router, aasa: wider, appID: appID).filter { $0.code == .urlWithoutRoute }
+        #expect(gaps.map(\.path) == ["applinks.details[0].components[0]", "applinks.details[0].components[1]"], "\(gaps)")
+        #expect(gaps[0].message.contains("https://go.widgetly.example/p ") && gaps[0].message.contains("narrow the pattern"), "\(gaps)")
     }
 
     /// Route text that URLs carry percent-encoded (non-ASCII, a space) is written encoded in the
@@ -99,7 +106,7 @@ import Testing
         let appID = "K9XJ27LM4P.com.e.app"
         let json = AssociationGenerator.appSiteAssociation(router: router, appIDs: [appID])
         let text = JSONWriter.compact(json)
-        #expect(text.contains(#""/":"/caf%C3%A9/*""#) && text.contains(#""/":"/a%20b/*""#), "\(text)")
+        #expect(text.contains(#""/":"/caf%C3%A9/?*""#) && text.contains(#""/":"/a%20b/?*""#), "\(text)")
         let aasa = try #require(AppSiteAssociation.read(json).0)
         for url in ["https://e.example/caf%C3%A9/1", "https://e.example/café/1", "https://e.example/a%20b/2", "https://e.example/a b/2"] {
             #expect(aasa.decide(url, for: appID) == .match, "\(url)")
@@ -107,7 +114,7 @@ import Testing
         #expect(RouteCoverage.check(router: router, aasa: aasa, appID: appID).isEmpty)
         #expect(AppSiteAssociation.validate(bytes: Array(text.utf8)).isEmpty)
         let rules = AssociationGenerator.dynamicRules(router: router).rules.compactMap(\.path)
-        #expect(rules == ["/café/*", "/a b/*"], "\(rules)")
+        #expect(rules == ["/?*/?*/?*", "/café/?*", "/a b/?*"], "\(rules)")
     }
 
     /// Findings the validator owes: a raw non-ASCII pattern compared encoded, a catch-all with
@@ -148,9 +155,11 @@ import Testing
         let findings = RouteCoverage.check(router: router, aasa: aasa, appID: Self.appID)
         let uncovered = findings.filter { $0.code == .routeNotCovered }.map(\.path)
         #expect(uncovered == ["routes[0]", "routes[1]", "routes[2]", "routes[3]"])
-        let orphan = try #require(findings.first { $0.code == .urlWithoutRoute })
-        #expect(orphan.path == "applinks.details[0].components[1]")
-        #expect(orphan.message.contains("https://rabble.community/blog/x"))
+        // `/g/*` also hands over the bare `/g` (iOS matches it), which no route takes.
+        let orphans = findings.filter { $0.code == .urlWithoutRoute }
+        #expect(orphans.map(\.path) == ["applinks.details[0].components[0]", "applinks.details[0].components[1]"], "\(orphans)")
+        #expect(orphans[0].message.contains("https://rabble.community/g "), "\(orphans)")
+        #expect(orphans[1].message.contains("https://rabble.community/blog/x"), "\(orphans)")
     }
 
     @Test func assetLinksGenerationValidates() {

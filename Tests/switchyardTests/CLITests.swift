@@ -225,7 +225,7 @@ import Glibc
         let check = try await Self.run(["routes", "check", "--routes", routes, "--aasa", aasa])
         #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
         #expect(check.stdout == """
-            warning: applinks.details[0].components[0]: the AASA also hands https://shop.example/p/x to ABCDE12345.com.example.shop, which no route takes ("x" is not an integer for {id}); the app opens and must show something for it, as association files cannot say what a typed parameter accepts [pattern-wider-than-route]
+            warning: applinks.details[0].components[1]: route product: the AASA also hands https://shop.example/p/x to ABCDE12345.com.example.shop, which no route takes ("x" is not an integer for {id}); association files cannot say what {id:int} accepts, so the app opens and must show something for it [pattern-wider-than-route]
             \(routes) ↔ \(aasa): valid, 0 errors, 1 warning
 
             """, "\(check.stdout)")

@@ -37,24 +37,27 @@ public enum AssociationGenerator {
         return .object(top)
     }
 
-    /// The components both platforms' files are made of, in table order: first an exclusion for
-    /// each `reserved` path a taking route would cover, then one entry per universal-route
-    /// pattern (routes with the same pattern share one, named together in `comment`).
-    static func universalComponents(router: LinkRouter, reserved: [(pattern: String, sample: String)]) -> [(rule: AssetLinks.DynamicRule, comment: String)] {
-        var components: [(rule: AssetLinks.DynamicRule, names: [String])] = []
-        for route in router.routes where route.kind == .universal {
-            let required = route.query.filter { !$0.optional }.map { AssetLinks.DynamicRule.QueryPattern(name: $0.item, value: "?*") }
-            let rule = AssetLinks.DynamicRule(path: pathPattern(route), query: required, exclude: route.exclude)
-            if let i = components.firstIndex(where: { $0.rule == rule }) {
-                components[i].names.append(route.name)
-            } else {
-                components.append((rule, [route.name]))
+    /// The components both platforms' files are made of, in the order they are tried: first an
+    /// exclusion for each `reserved` path a taking component would cover, then the routes'
+    /// patterns grouped by how many path segments a URL has, longest first (``RuleLayout``).
+    /// Entries with the same pattern share one, named together in `comment`. `android` adds
+    /// the trailing-slash forms Android needs (iOS drops a trailing slash before comparing).
+    static func universalComponents(router: LinkRouter, reserved: [(pattern: String, sample: String)], android: Bool = false) -> [(rule: AssetLinks.DynamicRule, comment: String)] {
+        var components: [(rule: AssetLinks.DynamicRule, names: [String], comment: String?)] = []
+        for entry in RuleLayout(router).entries(android: android) {
+            if let i = components.firstIndex(where: { $0.rule.path == entry.rule.path && $0.rule.query == entry.rule.query }) {
+                // The earlier entry decides every URL this one could: it adds nothing.
+                if components[i].rule.exclude == entry.rule.exclude, let name = entry.route, !components[i].names.contains(name) { components[i].names.append(name) }
+                continue
             }
+            components.append((entry.rule, entry.route.map { [$0] } ?? [], entry.route == nil ? entry.comment : nil))
         }
         let taking = components.filter { !$0.rule.exclude }.compactMap(\.rule.path).map { Glob($0) }
         let exclusions = reserved.filter { r in taking.contains { $0.matches(r.sample) } }
             .map { (rule: AssetLinks.DynamicRule(path: $0.pattern, exclude: true), comment: "the server's own path, never the app's") }
-        return exclusions + components.map { (rule: $0.rule, comment: ($0.names.count == 1 ? "route " : "routes ") + $0.names.joined(separator: ", ")) }
+        return exclusions + components.map { c in
+            (rule: c.rule, comment: c.comment ?? ((c.names.count == 1 ? "route " : "routes ") + c.names.joined(separator: ", ")))
+        }
     }
 
     /// Android 15 dynamic rules equivalent to the AASA components generated from the same routes
@@ -62,7 +65,7 @@ public enum AssociationGenerator {
     /// on both platforms the first matching entry decides and a URL no entry matches stays in
     /// the browser. Where the two cannot agree, see ``platformDifferences(router:)``.
     public static func dynamicRules(router: LinkRouter, reserved: [(pattern: String, sample: String)] = []) -> AssetLinks.DynamicRules {
-        AssetLinks.DynamicRules(rules: universalComponents(router: router, reserved: reserved).map(\.rule))
+        AssetLinks.DynamicRules(rules: universalComponents(router: router, reserved: reserved, android: true).map(\.rule))
     }
 
     /// Where iOS and Android 15 may decide a generated entry differently: Android has no
@@ -145,108 +148,3 @@ public enum AssociationGenerator {
         return AssetLinks(statements: [.init(relations: relations, target: .androidApp(packageName: packageName, fingerprints: fingerprints), dynamicRules: rules)])
     }
 }
-
-/// Checks that a route table and an AASA agree, in both directions.
-public enum RouteCoverage {
-    /// ``check(router:aasa:appID:)`` for each of `appIDs`, in order; no app IDs means every app
-    /// the AASA names (sorted). An app ID the AASA does not list is one `unknown-app` finding.
-    public static func check(router: LinkRouter, aasa: AppSiteAssociation, appIDs: [String]) -> [Finding] {
-        let listed = AASAComparison.appIDs(aasa)
-        // An app ID the file does not list: one finding that says so, not every route "not covered".
-        let unlisted = appIDs.filter { !listed.contains($0) }.map {
-            Finding(.error, .unknownApp, at: "applinks.details", "the AASA lists no app ID \($0) (it lists \(listed.isEmpty ? "none" : listed.joined(separator: ", "))): no URL opens in that app")
-        }
-        return unlisted + (appIDs.isEmpty ? listed : appIDs.filter(listed.contains)).flatMap { check(router: router, aasa: aasa, appID: $0) }
-    }
-
-    /// Findings: universal routes the AASA does not hand to `appID`, and URLs the AASA hands
-    /// to `appID` that no route handles. Sample URLs are built from the patterns.
-    public static func check(router: LinkRouter, aasa: AppSiteAssociation, appID: String) -> [Finding] {
-        var findings: [Finding] = []
-        guard let host = router.hosts.first else {
-            return [Finding(.error, .noHosts, at: "routes", "the route table has no hosts, so it has no universal links to check")]
-        }
-        for (i, route) in router.routes.enumerated() where route.kind == .universal && !route.exclude {
-            guard let url = sampleURL(router, route) else { continue }
-            let decision = aasa.decide(url, for: appID, domain: host)
-            if decision != .match {
-                findings.append(Finding(.error, .routeNotCovered, at: "routes[\(i)]", "route \(route.name): iOS would not open \(url) in \(appID) (\(decision.rawValue)); add a component such as {\"/\": \"\(URLParts.encoded(AssociationGenerator.pathPattern(route)))\"}"))
-            }
-        }
-        for detail in aasa.applinks?.details ?? [] where detail.appIDs.contains(appID) {
-            let patterns: [(String, String, AppLinks.Component.Query?)]
-            if let components = detail.components {
-                patterns = components.filter { !$0.exclude }.map { ("\(detail.location).components[\($0.index)]", $0.path ?? "/*", $0.query) }
-            } else {
-                patterns = (detail.paths ?? []).enumerated().filter { !$0.element.hasPrefix("NOT ") }.map { ("\(detail.location).paths[\($0.offset)]", $0.element, nil) }
-            }
-            // A wildcard stands for any text: the pattern is backed by a route when one of these
-            // values in its wildcards routes (a typed parameter refuses "x" but takes "1").
-            var fillers = ["x", "1", "00000000-0000-4000-8000-000000000000"]
-            for route in router.routes {
-                for case (_, .oneOf(let values)) in route.typedParameters { fillers += values }
-            }
-            for (path, pattern, query) in patterns {
-                var refused: (url: String, reason: String)?
-                var backed = false
-                for filler in fillers {
-                    let url = "https://\(host)" + sample(pattern, filler: filler) + sampleQuery(query, filler: filler)
-                    guard aasa.decide(url, for: appID, domain: host) == .match else { continue }  // shadowed by an earlier exclude
-                    if case .unmatched(let reason) = router.route(url) {
-                        if refused == nil { refused = (url, reason) }
-                    } else {
-                        backed = true
-                        break
-                    }
-                }
-                if !backed, let refused {
-                    findings.append(Finding(.error, .urlWithoutRoute, at: path, "the AASA hands \(refused.url) to \(appID) but no route handles it (\(refused.reason)); add a route or narrow the pattern"))
-                } else if let refused {
-                    // An AASA pattern cannot say "digits only": the app gets such URLs and must
-                    // answer them itself (a not-found screen), as no route will.
-                    findings.append(Finding(.warning, .patternWiderThanRoute, at: path, "the AASA also hands \(refused.url) to \(appID), which no route takes (\(refused.reason)); the app opens and must show something for it, as association files cannot say what a typed parameter accepts"))
-                }
-            }
-        }
-        return findings
-    }
-
-    /// A path the pattern matches, with `filler` for each wildcard and variable.
-    static func sample(_ pattern: String, filler: String = "x") -> String {
-        var p = pattern.hasPrefix("/") || pattern.hasPrefix("*") ? pattern : "/" + pattern
-        while let r = p.range(of: "$(") {
-            let close = p[r.upperBound...].firstIndex(of: ")") ?? p.endIndex
-            p.replaceSubrange(r.lowerBound..<(close == p.endIndex ? close : p.index(after: close)), with: "x")
-        }
-        // `?*` is one or more characters, `*` any, `?` exactly one: the filler suits the first two.
-        p = p.replacingOccurrences(of: "?*", with: filler).replacingOccurrences(of: "*", with: filler).replacingOccurrences(of: "?", with: "x")
-        return p.hasPrefix("/") ? p : "/" + p
-    }
-
-    static func sampleQuery(_ q: AppLinks.Component.Query?, filler: String = "x") -> String {
-        switch q {
-        case .items(let items)?: return items.isEmpty ? "" : "?" + items.map { "\($0.name)=\(sample($0.pattern, filler: filler).dropFirst())" }.joined(separator: "&")
-        case .whole(let s)?: return s.isEmpty ? "" : "?" + s.replacingOccurrences(of: "?*", with: filler).replacingOccurrences(of: "*", with: filler).replacingOccurrences(of: "?", with: "x")
-        default: return ""
-        }
-    }
-
-    static func sampleURL(_ router: LinkRouter, _ route: Route) -> String? {
-        var params: [String: RouteValue] = [:]
-        for segment in route.parameterNames {
-            params[segment] = .string("sample")
-        }
-        for case let (name, type) in route.typedParameters {
-            switch type {
-            case .int: params[name] = .int(1)
-            case .uuid: params[name] = .uuid("00000000-0000-4000-8000-000000000000")
-            case .oneOf(let values): params[name] = .string(values.first ?? "")
-            case .url: params[name] = .string("https://\(router.hosts.first ?? "example.com")/")
-            default: break
-            }
-        }
-        return router.url(route: route.name, parameters: params)
-    }
-}
-
-import Foundation

@@ -11,27 +11,74 @@ import SwitchyardCore
 /// rows.filter(\.disagree)   // the URLs one platform opens in the app and the other does not
 /// ```
 public enum PlatformComparison {
-    /// One URL's two decisions.
+    /// One URL's decisions: the router's, iOS's and Android 15's.
     public struct Row: Sendable, Equatable {
         /// The URL asked about.
         public var url: String
+        /// What the route table does with it (nil when compared without one).
+        public var router: RouteCoverage.RouterAnswer?
         /// What iOS does (``AppSiteAssociation/Decision``).
         public var ios: AppSiteAssociation.Decision
         /// What Android 15 does.
         public var android: AssetLinks.Decision
-        /// True when one platform opens the URL in the app and the other does not. `manifest`
-        /// (the intent filters decide) is counted as opening, as a generated manifest would.
-        public var disagree: Bool { (ios == .match) != (android == .match || android == .manifest) }
+        /// The route the URL has the shape of, when the router refuses it only for a parameter's
+        /// type (``RouteCoverage/widerRoute(_:_:)``), with those types.
+        public var widerThan: String?
+
+        /// A row; `widerThan` names the route and types when both platforms open a URL the
+        /// router refuses only for a parameter's type.
+        public init(url: String, router: RouteCoverage.RouterAnswer? = nil, ios: AppSiteAssociation.Decision, android: AssetLinks.Decision, widerThan: String? = nil) {
+            (self.url, self.router, self.ios, self.android, self.widerThan) = (url, router, ios, android, widerThan)
+        }
+
+        var iosOpens: Bool { ios == .match }
+        /// `manifest` (the intent filters decide) is counted as opening, as a generated manifest would.
+        var androidOpens: Bool { android == .match || android == .manifest }
+
+        /// How the answers compare.
+        public enum Verdict: String, Sendable {
+            /// All agree: the app opens on both platforms exactly when a route takes the URL.
+            case same
+            /// Both platforms open a URL the router refuses only for a parameter's type, which no
+            /// association file can say (an int, a UUID's hex digits, an embedded URL).
+            case wider
+            /// One platform opens the URL in the app and the other does not, or both do the
+            /// opposite of the router.
+            case differ = "DIFFER"
+        }
+
+        /// The rows's verdict.
+        public var verdict: Verdict {
+            if iosOpens != androidOpens { return .differ }
+            guard let router else { return .same }
+            if router.opensApp == iosOpens { return .same }
+            return iosOpens && widerThan != nil ? .wider : .differ
+        }
+
+        /// True when the verdict is `DIFFER`.
+        public var disagree: Bool { verdict == .differ }
 
         /// The row as `routes platforms --json` writes it.
         public var json: JSONValue {
-            .object([("url", .string(url)), ("ios", .string(ios.rawValue)), ("android", .string(android.rawValue)), ("disagree", .bool(disagree))])
+            var members: [(key: String, value: JSONValue)] = [("url", .string(url))]
+            if let router {
+                switch router {
+                case .route(let name): members.append(("router", .object([("route", .string(name)), ("excluded", .bool(false))])))
+                case .excluded(let name): members.append(("router", .object([("route", .string(name)), ("excluded", .bool(true))])))
+                case .none(let reason): members.append(("router", .object([("route", .null), ("reason", .string(reason))])))
+                }
+            }
+            members += [("ios", .string(ios.rawValue)), ("android", .string(android.rawValue)), ("verdict", .string(verdict.rawValue)), ("disagree", .bool(disagree))]
+            if let widerThan { members.append(("widerThan", .string(widerThan))) }
+            return .object(members)
         }
 
-        /// The row as one aligned line: `DIFFER` or `same`, both decisions, the URL (escape it
+        /// The row as one aligned line: the verdict, the three answers, the URL (escape it
         /// before it reaches a terminal).
         public var line: String {
-            "\(disagree ? "DIFFER" : "same  ")  ios \(ios.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  android \(android.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))  \(url)"
+            func pad(_ s: String, _ n: Int) -> String { s.padding(toLength: max(n, s.count), withPad: " ", startingAt: 0) }
+            let routed = router.map { "router " + pad($0.label, 20) + "  " } ?? ""
+            return "\(pad(verdict.rawValue, 6))  \(routed)ios \(pad(ios.rawValue, 8))  android \(pad(android.rawValue, 14))  \(url)" + (widerThan.map { "  (\($0))" } ?? "")
         }
     }
 
@@ -45,7 +92,14 @@ public enum PlatformComparison {
         let association = aasa ?? AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [id])).0!
         let app = package ?? assetLinks.map { $0.statements.compactMap(\.target.packageName).first ?? "" } ?? "com.example.app"
         let links = assetLinks ?? AssociationGenerator.assetLinks(packageName: app, fingerprints: [], router: router)
-        return compare(urls.isEmpty ? sampleURLs(router) : urls, aasa: association, appID: id, assetLinks: links, package: app, hosts: router.hosts)
+        return compare(urls.isEmpty ? RouteCoverage.probeURLs(router) : urls, aasa: association, appID: id, assetLinks: links, package: app, hosts: router.hosts).map { row in
+            var row = row
+            row.router = RouteCoverage.RouterAnswer(router, row.url)
+            if let (route, types) = RouteCoverage.widerRoute(router, row.url), !(row.router?.opensApp ?? true) {
+                row.widerThan = "route \(route.name) refuses it: \(types.joined(separator: ", "))"
+            }
+            return row
+        }
     }
 
     /// The answer for one URL asked about: both decisions, or why it is no URL to decide.
@@ -81,11 +135,14 @@ public enum PlatformComparison {
         return zip(urls, problems).compactMap { url, problem in problem.map { .refused(url: url, problem: $0) } ?? rows.popFirst().map(Answer.decided) }
     }
 
-    /// `N URLs, D where iOS and Android 15 disagree[; R not a URL]`, and whether any disagreed or was refused.
+    /// `N URLs, D where the router, iOS and Android 15 disagree[, W wider than a route's type][; R not a URL]`,
+    /// and whether any disagreed or was refused.
     public static func summary(_ answers: [Answer]) -> (line: String, failed: Bool) {
         let rows = answers.compactMap { if case .decided(let row) = $0 { row } else { nil } }
         let (differ, refused) = (rows.filter(\.disagree).count, answers.count - rows.count)
-        return ("\(rows.count) URL\(rows.count == 1 ? "" : "s"), \(differ) where iOS and Android 15 disagree" + (refused > 0 ? "; \(refused) not a URL" : ""),
+        let wider = rows.filter { $0.verdict == .wider }.count
+        return ("\(rows.count) URL\(rows.count == 1 ? "" : "s"), \(differ) where the router, iOS and Android 15 disagree"
+                + (wider > 0 ? ", \(wider) opened by both platforms though a route's type refuses it" : "") + (refused > 0 ? "; \(refused) not a URL" : ""),
                 differ > 0 || refused > 0)
     }
 
