@@ -40,6 +40,11 @@ package struct LandingPage: Sendable, Equatable {
     package var pageURL: String
     /// The custom-scheme link; nil when the link has none the configuration allows.
     package var deepLink: String?
+    /// What "Open in the app" opens when it is not `deepLink` (an https link of the page's own
+    /// domain, which iOS keeps in Safari, gets its app route instead): `.some(nil)` for no button.
+    package var appButton: String?? = nil
+    /// The link "Open in the app" opens: `appButton` when set, else `deepLink`.
+    var buttonLink: String? { appButton ?? deepLink }
     /// The App Store page: the fallback on iPhone and iPad, and a store button on desktop without `webURL`.
     package var appStoreURL: String?
     /// The Play Store page: the fallback on Android, and a store button on desktop without `webURL`.
@@ -149,15 +154,15 @@ package struct LandingPage: Sendable, Equatable {
         case (.desktop, _):
             view["qrImage"] = qrImage
         case (.android, _?):
-            view["openApp"] = androidPackage.flatMap { Self.intentURL(pageURL, package: $0) } ?? deepLink
+            view["openApp"] = androidPackage.flatMap { Self.intentURL(pageURL, package: $0) } ?? buttonLink
             if let chrome = Self.intentURL(pageURL, package: "com.android.chrome") { view["openBrowser"] = ["href": chrome, "name": "Chrome"] }
             view["inAppAndroid"] = true
         case (.iOS, _?):
-            view["openApp"] = deepLink
+            view["openApp"] = buttonLink
             if pageURL.hasPrefix("https://") { view["openBrowser"] = ["href": "x-safari-" + pageURL, "name": "Safari"] }
             view["inAppIOS"] = true
         default:
-            view["openApp"] = deepLink
+            view["openApp"] = buttonLink
             // A phone whose User-Agent names no in-app browser may still be in one that sends the
             // browser's own (Telegram's): the page's script looks for the app's objects on
             // `window` and then shows the way out it would have been given (hidden otherwise).
@@ -199,7 +204,7 @@ package struct LandingPage: Sendable, Equatable {
         }
         // Opening the app leaves the page; if it is still visible 1.5 s later, the app is
         // probably not installed, so the script goes to the store (an href already on the page).
-        view["fallbackTimer"] = deepLink != nil && audience != .desktop && inAppBrowser == nil && fallback(for: audience) != nil
+        view["fallbackTimer"] = buttonLink != nil && audience != .desktop && inAppBrowser == nil && fallback(for: audience) != nil
         return view
     }
 

@@ -46,7 +46,7 @@ public enum RouteCoverage {
         }
     }
 
-    /// The route whose shape `url` has (``LinkRouter/routesByShape(_:)``, the first that is not
+    /// The route whose shape `url` has (`LinkRouter.routesByShape(_:)`, the first that is not
     /// excluded) when the router refuses it only for a parameter's type, and those types:
     /// association files cannot say "digits", "hex" or "a URL", so both platforms open it.
     /// A route ending in `{rest:*}` or `{x:url}` with a parameter before it is also given URLs
@@ -105,6 +105,12 @@ public enum RouteCoverage {
                 findings.append(Finding(.error, .routeNotCovered, at: "routes[\(i)]", "route \(name): iOS would not open \(url) in \(appID) (\(decision.rawValue)); generate the file with `switchyard aasa generate`, or add a component such as {\"/\": \"\(URLParts.encoded(AssociationGenerator.pathPattern(router.routes[i])))\"}"))
             }
         }
+        // Each probe decided once: which entry (detail, index) hands it to the app.
+        var decidedProbes: [String: [String]] = [:]
+        for url in probes {
+            let e = aasa.explain(url, for: appID, domain: servedDomain(router, url))
+            if e.decision == .match, let by = e.decidedBy { decidedProbes["\(by.detail).\(by.entry)", default: []].append(url) }
+        }
         // Each component (or legacy path) the app may be handed, with URLs it decides.
         var wider: [String: Finding] = [:]
         var widerOrder: [String] = []
@@ -125,10 +131,13 @@ public enum RouteCoverage {
                 var refused: (url: String, reason: String)?
                 var backed = false
                 let filled = fillers.map { "https://\(host)" + sample(entry.pattern, filler: $0) + sampleQuery(entry.query, filler: $0) }
-                for url in filled + probes {
-                    let e = aasa.explain(url, for: appID, domain: servedDomain(router, url))
+                let decided = filled.filter { url in
                     // Only the URLs this entry decides (an earlier one may shadow it).
-                    guard e.decision == .match, let by = e.decidedBy, by.detail == detail.index, by.entry == entry.index else { continue }
+                    let e = aasa.explain(url, for: appID, domain: servedDomain(router, url))
+                    guard e.decision == .match, let by = e.decidedBy else { return false }
+                    return by.detail == detail.index && by.entry == entry.index
+                } + (decidedProbes["\(detail.index).\(entry.index)"] ?? [])
+                for url in decided {
                     let answer = RouterAnswer(router, url)
                     if answer.opensApp {
                         backed = true

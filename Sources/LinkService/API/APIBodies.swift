@@ -158,6 +158,8 @@ struct LinkResponse: Encodable {
     var createdAt: String
     var updatedAt: String?
     var clicks: Int64
+    /// What the service could not do for this link as asked (a page without an app button), or nil.
+    var warnings: [String]?
 
     init(_ link: StoredLink, url: String, deepLink: String?) {
         code = link.code

@@ -239,7 +239,9 @@ extension LinkService {
 
     /// A link as the API answers it (and as webhook events carry it).
     static func response(_ link: StoredLink, configuration: ServiceConfiguration, input: LinkInput) -> LinkResponse {
-        LinkResponse(link, url: pageURL(of: link, configuration: configuration), deepLink: deepLink(of: link, input: input))
+        var body = LinkResponse(link, url: pageURL(of: link, configuration: configuration), deepLink: deepLink(of: link, input: input))
+        if link.kind != "fdl", let warning = appButtonWarning(for: body.deepLink, route: link.route, configuration: configuration) { body.warnings = [warning] }
+        return body
     }
 
     func codeParameter(_ context: ServiceContext) throws(APIError) -> String {

@@ -258,6 +258,10 @@ extension LinkService {
     ///    that link (the app reads it with the same table); else none: a button the app could not
     ///    route would open it to nothing.
     func appLink(for match: RouteMatch, path: String, query: String?) -> String? {
+        Self.appLink(for: match, path: path, query: query, configuration: configuration)
+    }
+
+    static func appLink(for match: RouteMatch, path: String, query: String?, configuration: ServiceConfiguration) -> String? {
         let settings = configuration.landingPages[match.route]
         if settings?.appRoute == nil, let embedded = match.parameters.values.lazy.compactMap(Self.embeddedURL).first { return embedded }
         if let app = settings?.appRoute {
@@ -285,6 +289,38 @@ extension LinkService {
         return appLink(for: match, path: parts.percentEncodedPath, query: parts.percentEncodedQuery).flatMap(allowedDeepLink)
     }
 
+    /// What a page's "Open in the app" button opens for a link whose target is `target`: a
+    /// custom-scheme link as it is; for an https link a route of the table takes, the app route
+    /// `landing.pages` maps it to (or the link it embeds), else the route of the app's scheme
+    /// with the same path when the table has one, else the link itself when it is on another
+    /// host than the page's, else the same link on another of the table's hosts. Nil when none
+    /// of these exists: iOS keeps a tap on a link of the page's own domain in Safari, so such a
+    /// button would never open the app.
+    func appButton(for target: String) -> String? {
+        Self.appButton(for: target, configuration: configuration)
+    }
+
+    static func appButton(for target: String, configuration: ServiceConfiguration) -> String? {
+        let scheme = target.prefix { $0 != ":" }.lowercased()
+        guard scheme == "https" || scheme == "http", let parts = URLComponents(string: target) else { return target }
+        let router = configuration.router
+        if let match = router.route(target).match, let route = router.routes.first(where: { $0.name == match.route }), route.kind == .universal {
+            if let app = appLink(for: match, path: parts.percentEncodedPath, query: parts.percentEncodedQuery, configuration: configuration) { return app }
+        }
+        let host = BrowserURL.host(target) ?? ""
+        if host != configuration.publicHost { return target }
+        guard let other = router.hosts.first(where: { $0 != configuration.publicHost }) else { return nil }
+        return "https://" + other + parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    /// Why a link whose target is `target` gets no "Open in the app" button (see
+    /// ``appButton(for:)``), for the API's `warnings` and the dashboard; nil when it gets one.
+    static func appButtonWarning(for target: String?, route: String?, configuration: ServiceConfiguration) -> String? {
+        guard let target, appButton(for: target, configuration: configuration) == nil else { return nil }
+        let name = route.map { "route \($0)" } ?? "this link"
+        return "\(name) opens \(target), a link of the page's own domain (\(configuration.publicHost)): iOS keeps a tap on it in Safari, so the page shows no \"Open in the app\" button; pair the route with an app route (landing.pages: {\(route ?? "ROUTE"): {app: APP_ROUTE}}), give the app's scheme a route with the same path, or add the app's own domain to the route table's hosts"
+    }
+
     /// The URL carried by a `{name:url}` parameter.
     static func embeddedURL(_ value: RouteValue) -> String? {
         if case .url(let url, _) = value { return url }
@@ -302,6 +338,10 @@ extension LinkService {
         // A link imported from Firebase keeps `link`, an https URL: its page opens the app with the
         // app link a route of this service gives it, as a long link's page does.
         if link.kind == "fdl", let d = page.deepLink, let app = appLink(forPageURL: d) { page.deepLink = app }
+        // A web route's link (https, maybe of this very domain) opens the app only through its app
+        // route or another domain; else the page has no app button (the API warned when it was
+        // made). The link itself stays what a deferred claim hands the app.
+        if let d = page.deepLink, d.lowercased().hasPrefix("http") { page.appButton = .some(appButton(for: d).flatMap(allowedDeepLink)) }
         // A stored URL the configuration no longer allows falls back to the configured one.
         page.appStoreURL = link.appStoreURL.flatMap { allowedURL($0, "appStoreURL") } ?? page.appStoreURL
         page.playStoreURL = link.playStoreURL.flatMap { allowedURL($0, "playStoreURL") } ?? page.playStoreURL
