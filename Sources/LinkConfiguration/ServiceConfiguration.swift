@@ -264,6 +264,7 @@ public struct ServiceConfiguration: Sendable {
         }
         webcredentials = document["webcredentials"] == .bool(true)
         router = try Self.router(of: document, relativeTo: directory)
+        if let problem = AssociationGenerator.patternTextProblems(router).first { throw ConfigurationError(problem) }
         for route in router.routes where route.kind == .universal && !route.exclude {
             // A universal link on the service's own paths would send the dashboard or the API
             // to the app (the AASA claims the path) and shadow the service's answer.
@@ -339,6 +340,9 @@ public struct ServiceConfiguration: Sendable {
     /// Why `serve` cannot host this configuration, or nil: with no app, the association files
     /// would name none, and neither iOS nor Android would open a link in an app.
     public var servingProblem: String? {
+        if !apple.isEmpty, case let size = JSONWriter.compact(appSiteAssociation).utf8.count, size > AppSiteAssociation.maximumBytes {
+            return "routes: the AASA made from the route table would be \(size) bytes; iOS ignores files over \(AppSiteAssociation.maximumBytes) bytes (128 KB), so no link would open the app on iOS: serve fewer routes' paths (a catch-all route and the app's own routing), or split them across domains"
+        }
         guard apple.isEmpty, android.isEmpty else { return nil }
         return "apple, android: no app is configured, so the association files would name none and no link would open an app; add an apple entry (teamId, bundleId) or an android entry (package, fingerprints) — `switchyard init` writes a configuration with both"
     }

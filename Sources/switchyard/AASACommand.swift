@@ -1,5 +1,6 @@
 import ArgumentParser
 import AssociatedDomains
+import LinkRouting
 import SwitchyardCore
 import SwitchyardNetwork
 
@@ -142,8 +143,15 @@ struct AASACommand: ParsableCommand {
 
         func run() throws {
             let router = try loadRouter(routes)
+            try AssociationCommands.refuseUnexpressible(router, routes)
+            for note in AssociationGenerator.platformDifferences(router: router).dropFirst() { Output.error("note: \(note.path): \(note.message)") }
             let appIDs = bundleId.map { "\(teamId).\($0)" }  // checked in validate()
             let text = JSONWriter.pretty(AssociationGenerator.appSiteAssociation(router: router, appIDs: appIDs, webcredentials: webcredentials, appClips: appClips)) + "\n"
+            // iOS ignores a file over the limit: such a file is not written.
+            if text.utf8.count > AppSiteAssociation.maximumBytes {
+                Output.error("error: the AASA made from \(routes) would be \(text.utf8.count) bytes; iOS ignores files over \(AppSiteAssociation.maximumBytes) bytes (128 KB): serve fewer routes' paths (a catch-all route and the app's own routing), or split them across domains")
+                throw ExitCode(2)
+            }
             try Output.writeFile(output ?? "-", Array(text.utf8))
         }
     }
@@ -157,5 +165,16 @@ enum DecisionLines {
         let failed = DecisionCases.answer(lines, write: Output.line, answer)
         try lines.finish()
         if lines.skipped > 0 || failed > 0 { throw ExitCode(1) }
+    }
+}
+
+/// What the generate commands share.
+enum AssociationCommands {
+    /// Exits 2 naming each route whose path text no association file can say.
+    static func refuseUnexpressible(_ router: LinkRouter, _ path: String) throws {
+        let problems = AssociationGenerator.patternTextProblems(router)
+        guard !problems.isEmpty else { return }
+        for problem in problems { Output.error("error: \(path): \(problem)".terminalEscaped) }
+        throw ExitCode(2)
     }
 }

@@ -160,6 +160,7 @@ struct AssetLinksCommand: ParsableCommand {
 
         func run() throws {
             let router = try routes.map(loadRouter)
+            if let router, let routes { try AssociationCommands.refuseUnexpressible(router, routes) }
             // Where the two platforms cannot agree, said once on stderr; the file is still written.
             for note in router.map(AssociationGenerator.platformDifferences) ?? [] { Output.error("note: \(note.path): \(note.message)") }
             let (text, errors) = AssociationGenerator.assetLinksFile(packageName: package, fingerprints: fingerprint, loginCredentials: loginCredentials, router: router)

@@ -67,7 +67,7 @@ import Testing
         let router = Self.randomTable(&random)
         let (aasa, links) = try Self.files(router)
         var urls = RouteCoverage.probeURLs(router)
-        let words = ["a", "b", "p", "docs", "1", "x", "00000000-0000-4000-8000-000000000000", "red", "blue", "https:", "h.example", "A"]
+        let words = ["a", "b", "p", "docs", "1", "x", "00000000-0000-4000-8000-000000000000", "red", "blue", "https:", "h.example", "A", "%61", "%2e%2e"]
         for _ in 0..<300 {
             let path = (0..<Int.random(in: 0...5, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: "/")
             let slash = Bool.random(using: &random) && !path.isEmpty ? "/" : ""
@@ -92,6 +92,24 @@ import Testing
           - {name: user, pattern: "/{name}"}
           - {name: post, pattern: "/{name}/{post:int}", query: {share: share}}
         """]
+
+    /// What no file can say is refused or said: route text a pattern would read as a wildcard
+    /// or variable is refused; an enum of too many combinations is written as `*` and reported
+    /// as wider than its route (not as a URL without a route).
+    @Test func whatNoPatternCanSayIsRefusedOrSaid() throws {
+        let dollar = try LinkRouter(yaml: "hosts: [e.example]\nroutes:\n  - {name: d, pattern: \"/v/$(digit)\"}\n  - {name: s, pattern: \"/a*b/{x}\"}\n")
+        #expect(AssociationGenerator.patternTextProblems(dollar).map { $0.prefix(14) } == ["routes[0] (d):", "routes[1] (s):"])
+        let values = (0..<9).map { "v\($0)" }.joined(separator: "|")
+        let wide = try LinkRouter(yaml: "hosts: [e.example]\nroutes:\n  - {name: grid, pattern: \"/e/{x:\(values)}/{y:\(values)}\"}\n")
+        let (aasa, links) = try Self.files(wide)
+        let rows = PlatformComparison.compare(router: wide, aasa: aasa, appID: Self.appID, assetLinks: links, package: Self.package,
+                                              urls: RouteCoverage.probeURLs(wide) + ["https://e.example/e/v1/zz", "https://e.example/e/v1/v2/x"])
+        #expect(rows.filter(\.disagree).isEmpty, "\(rows.map(\.line))")
+        #expect(rows.contains { $0.verdict == .wider && $0.url.hasSuffix("/e/v1/zz") && $0.widerThan?.contains("{y}") == true }, "\(rows.map(\.line))")
+        let findings = RouteCoverage.check(router: wide, aasa: aasa, appID: Self.appID)
+        #expect(findings.map(\.code) == [.patternWiderThanRoute], "\(findings)")
+        #expect(AssociationGenerator.platformDifferences(router: wide).contains { $0.message.contains("more than 64 combinations") })
+    }
 
     @Test func everyGeneratedExclusionIsNeeded() throws {
         var checked = 0

@@ -230,4 +230,29 @@ import Testing
             #expect(links.decide("https://rabble.community" + path, package: package) == .match, "\(path)")
         }
     }
+
+    /// Under catch-all routes (`/{code}`, `/{a}/{b}`), the service's own paths stay in the
+    /// browser on both platforms however they are spelt: with a trailing slash, a doubled first
+    /// slash (Android compares the path as sent; iOS merges slashes and drops a trailing one),
+    /// or a percent-encoded letter.
+    @Test func underACatchAllTheOwnPathsStayInTheBrowserHoweverSpelt() async throws {
+        let h = try await Harness.make(extra: Harness.routes(adding: [#"{name: code, pattern: "/{code}"}"#, #"{name: pair, pattern: "/{a}/{b}"}"#]))
+        let (aasaText, linksText) = try await h.app().test(.router) { client in
+            (try await client.call(.get, "/.well-known/apple-app-site-association").text, try await client.call(.get, "/.well-known/assetlinks.json").text)
+        }
+        let aasa = try #require(AppSiteAssociation.read(bytes: Array(aasaText.utf8)).0)
+        let links = try #require(AssetLinks.read(try JSONParser.parse(linksText)).0)
+        let app = "ABCDE12345.community.rabble.plur", package = "community.rabble.plur"
+        for path in ["/admin", "/admin/links", "/api/links", "/healthz", "/metrics", "/openapi.json", "/apple-app-site-association", "/.well-known/assetlinks.json"] {
+            for spelt in [path, path + "/", "/" + path, "/%" + String(path.utf8.dropFirst().first!, radix: 16) + path.dropFirst(2)] {
+                let url = "https://rabble.community" + spelt
+                #expect(aasa.decide(url, for: app) != .match, "iOS hands \(spelt) to the app")
+                #expect(links.decide(url, package: package) != .match, "Android hands \(spelt) to the app")
+            }
+        }
+        for path in ["/summer", "/summer/", "/a/b"] {
+            #expect(aasa.decide("https://rabble.community" + path, for: app) == .match, "\(path)")
+            #expect(links.decide("https://rabble.community" + path, package: package) == .match, "\(path)")
+        }
+    }
 }

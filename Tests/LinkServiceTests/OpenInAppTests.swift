@@ -52,6 +52,34 @@ import Testing
         }
     }
 
+    /// The button is never a link of the page's own domain however the target gets there: a
+    /// link embedded in a `{x:url}` route, a `landing.pages` pairing with another universal
+    /// route, a route the table excludes (no button, and the warning says why). Dot segments
+    /// and the service's own paths are refused as targets.
+    @Test func noWayRoundLeadsTheButtonToThePagesOwnDomain() async throws {
+        let h = try await Harness.make(extra: "hosts: [rabble.community]\n" + Harness.routes(adding: [
+            #"{name: product, pattern: "/p/{id:int}"}"#, #"{name: other, pattern: "/o/{id:int}"}"#, #"{name: web, pattern: "/w/{u:url}"}"#,
+            #"{name: legal, pattern: "/legal/{id}", exclude: true}"#, #"{name: shelf, pattern: "/s/{cat}/{rest:*}"}"#, #"{name: code, pattern: "/{code}"}"#,
+        ]) + "landing:\n  title: Plur\n  pages:\n    other: product\n    group: {app: appGroup}\n")
+        try await h.app().test(.router) { client in
+            for (body, why) in [(#"{"route": "web", "parameters": {"u": "https://rabble.community/p/1"}}"#, "own domain"),
+                                (#"{"route": "other", "parameters": {"id": "42"}}"#, "own domain"),
+                                (#"{"route": "legal", "parameters": {"id": "1"}}"#, "excluded route legal")] {
+                let made = try await client.call(.post, "/api/links", token: h.writer, body: body)
+                #expect(made.status == .created, "\(made.text)")
+                let warning = made.json?["warnings"]?.arrayValue?.first?.stringValue ?? ""
+                #expect(warning.contains(why), "\(body): \(made.text)")
+                let page = try await client.call(.get, "/i/\(try #require(made.json?["code"]?.stringValue))", headers: [.userAgent: Self.iPhone])
+                #expect(Self.button(page.text) == nil, "\(body): \(page.text)")
+            }
+            for body in [#"{"route": "shelf", "parameters": {"cat": "a", "rest": "../../admin"}}"#, #"{"route": "code", "parameters": {"code": "admin"}}"#,
+                         #"{"route": "code", "parameters": {"code": ".."}}"#, #"{"deepLink": "https://rabble.community/api/links"}"#] {
+                let refused = try await client.call(.post, "/api/links", token: h.writer, body: body)
+                #expect(refused.status == .badRequest && refused.json?["error"]?["code"]?.stringValue == "invalid-deep-link", "\(body): \(refused.text)")
+            }
+        }
+    }
+
     /// With another of the table's hosts, the unpaired web route opens the app through it.
     @Test func aWebRouteOpensThroughAnotherOfTheTablesHosts() async throws {
         let h = try await Harness.make(extra: Harness.routes(adding: [#"{name: product, pattern: "/p/{id:int}"}"#]))

@@ -68,6 +68,36 @@ import Testing
         #expect(explained.stdout.contains(#""decision":"not_associated""#) && explained.stdout.contains("is not e.example"), "\(explained.stdout)")
     }
 
+    /// The generate commands refuse what no association file can say, or iOS would ignore:
+    /// route text with `$(` or `*` (a variable or a wildcard to a pattern), and an AASA over
+    /// 128 KB; the file is not written. A table of too many enum combinations is written, with
+    /// a note on stderr.
+    @Test func generateRefusesWhatNoFileCanSay() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let dollar = directory.appendingPathComponent("dollar.yaml").path
+        try "hosts: [e.example]\nroutes:\n  - {name: v, pattern: \"/v/$(digit)\"}\n".write(toFile: dollar, atomically: true, encoding: .utf8)
+        let out = directory.appendingPathComponent("aasa.json").path
+        let refused = try await CLITests.run(["aasa", "generate", "--routes", dollar, "--team-id", "ABCDE12345", "--bundle-id", "com.e.app", "-o", out])
+        #expect(refused.status == 2 && refused.stderr.contains("routes[0] (v): the path text \"$(digit)\" holds *, ? or $("), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let android = try await CLITests.run(["assetlinks", "generate", "--package", "com.e.app", "--fingerprint", Array(repeating: "AB", count: 32).joined(separator: ":"), "--routes", dollar])
+        #expect(android.status == 2 && android.stdout.isEmpty && android.stderr.contains("routes[0] (v)"), "\(android.stderr)")
+
+        let many = directory.appendingPathComponent("many.yaml").path
+        try ("hosts: [e.example]\nroutes:\n" + (0..<1_000).map { "  - {name: r\($0), pattern: \"/section-\($0)/{id}/details/{tab:one|two}\"}\n" }.joined()).write(toFile: many, atomically: true, encoding: .utf8)
+        let big = try await CLITests.run(["aasa", "generate", "--routes", many, "--team-id", "ABCDE12345", "--bundle-id", "com.e.app", "-o", out])
+        #expect(big.status == 2 && big.stderr.contains("bytes; iOS ignores files over 131072 bytes"), "\(big.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+
+        let values = (0..<9).map { "v\($0)" }.joined(separator: "|")
+        let grid = directory.appendingPathComponent("grid.yaml").path
+        try "hosts: [e.example]\nroutes:\n  - {name: grid, pattern: \"/e/{x:\(values)}/{y:\(values)}\"}\n".write(toFile: grid, atomically: true, encoding: .utf8)
+        let wide = try await CLITests.run(["aasa", "generate", "--routes", grid, "--team-id", "ABCDE12345", "--bundle-id", "com.e.app", "-o", out])
+        #expect(wide.status == 0 && wide.stderr.contains("note: routes[0]: route grid: its enums have more than 64 combinations"), "\(wide.stderr)")
+        let check = try await CLITests.run(["routes", "check", "--routes", grid, "--aasa", out])
+        #expect(check.status == 0 && check.stdout.contains("[pattern-wider-than-route]"), "\(check.stdout)")
+    }
+
     /// `init` names the app from its bundle ID without the generic parts (`com.acme.app` was
     /// "app") and says so; `--name` overrides it.
     @Test func initNamesTheAppFromItsBundleIDAndSaysSo() async throws {

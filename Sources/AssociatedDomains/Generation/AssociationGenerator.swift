@@ -21,16 +21,14 @@ public enum AssociationGenerator {
         var componentValues: [JSONValue] = []
         for c in universalComponents(router: router, reserved: reserved) {
             guard case .object(let members) = c.rule.json else { continue }
-            // iOS compares a path pattern with the URL as sent (percent-encoded); Android's
-            // dynamic rules compare decoded text and keep the route's own characters.
-            let encoded = members.map { m -> (key: String, value: JSONValue) in
-                guard m.key == "/", let pattern = m.value.stringValue else { return m }
-                return (m.key, .string(URLParts.encoded(pattern)))
-            }
-            componentValues.append(.object(encoded + [("comment", .string(c.comment))]))
+            componentValues.append(.object(members + [("comment", .string(c.comment))]))
         }
+        // `percentEncoded: false`: iOS decodes the URL before comparing, as the router and
+        // Android's dynamic rules do, so `/%61` is `/a` on all three and patterns keep the
+        // route's own characters (`/café/?*`).
         var top: [(key: String, value: JSONValue)] = [
-            ("applinks", .object([("details", .array([.object([("appIDs", .array(appIDs.map(JSONValue.string))), ("components", .array(componentValues))])]))])),
+            ("applinks", .object([("defaults", .object([("percentEncoded", .bool(false))])),
+                                  ("details", .array([.object([("appIDs", .array(appIDs.map(JSONValue.string))), ("components", .array(componentValues))])]))])),
         ]
         if webcredentials { top.append(("webcredentials", .object([("apps", .array(appIDs.map(JSONValue.string)))]))) }
         if !appClips.isEmpty { top.append(("appclips", .object([("apps", .array(appClips.map(JSONValue.string)))]))) }
@@ -53,8 +51,12 @@ public enum AssociationGenerator {
             components.append((entry.rule, entry.route.map { [$0] } ?? [], entry.route == nil ? entry.comment : nil))
         }
         let taking = components.filter { !$0.rule.exclude }.compactMap(\.rule.path).map { Glob($0) }
-        let exclusions = reserved.filter { r in taking.contains { $0.matches(r.sample) } }
-            .map { (rule: AssetLinks.DynamicRule(path: $0.pattern, exclude: true), comment: "the server's own path, never the app's") }
+        // Android compares the path as sent: `/healthz/` and `//admin` reach the server's own
+        // pages too (iOS drops the trailing slash and merges the slashes first).
+        let exclusions = reserved.filter { r in taking.contains { $0.matches(r.sample) } }.flatMap { r in
+            (android ? [r.pattern] + (r.pattern.hasSuffix("*") ? [] : [r.pattern + "/"]) + ["/" + r.pattern] : [r.pattern])
+                .map { (rule: AssetLinks.DynamicRule(path: $0, exclude: true), comment: "the server's own path, never the app's") }
+        }
         return exclusions + components.map { c in
             (rule: c.rule, comment: c.comment ?? ((c.names.count == 1 ? "route " : "routes ") + c.names.joined(separator: ", ")))
         }
@@ -68,6 +70,19 @@ public enum AssociationGenerator {
         AssetLinks.DynamicRules(rules: universalComponents(router: router, reserved: reserved, android: true).map(\.rule))
     }
 
+    /// Why the association files cannot be made from `router`, one message per route: path text
+    /// with `*`, `?` or `$(` in it, which association-file patterns read as a wildcard or (on
+    /// iOS) a variable, so no file could hand exactly that path to the app.
+    public static func patternTextProblems(_ router: LinkRouter) -> [String] {
+        router.routes.enumerated().compactMap { i, route in
+            guard route.kind == .universal else { return nil }
+            for case .literal(let text) in route.segments where text.contains("*") || text.contains("?") || text.contains("$(") {
+                return "routes[\(i)] (\(route.name)): the path text \(JSONWriter.quote(text)) holds *, ? or $(, which association-file patterns read as a wildcard or a variable, so no AASA or assetlinks.json can hand exactly this path to the app; choose other text"
+            }
+            return nil
+        }
+    }
+
     /// Where iOS and Android 15 may decide a generated entry differently: Android has no
     /// `caseSensitive`, `percentEncoded` or substitution variables and compares decoded text, and
     /// before Android 15 (or without Google services) the app's intent filters decide instead.
@@ -76,9 +91,10 @@ public enum AssociationGenerator {
                                 "Android 14 and lower ignore dynamic rules: there the app's intent filters decide, so keep them as narrow as the routes")]
         for (i, route) in router.routes.enumerated() where route.kind == .universal {
             let pattern = pathPattern(route)
-            if pattern.contains("%") || pattern.unicodeScalars.contains(where: { !$0.isASCII }) {
+            let widened = RuleLayout.Shape(route).widened
+            if !widened.isEmpty {
                 findings.append(Finding(.warning, .platformDifference, at: "routes[\(i)]",
-                                        "route \(route.name): \(pattern) has escapes or non-ASCII text; iOS compares it percent-encoded, Android decoded, so they may disagree"))
+                                        "route \(route.name): its enums have more than \(RuleLayout.Shape.mostCombinations) combinations, so \(widened.map { "{\($0)}" }.joined(separator: ", ")) is written as any text (*): both platforms open the app for other values too"))
             }
             if pattern.contains("$(") {
                 findings.append(Finding(.warning, .platformDifference, at: "routes[\(i)]",

@@ -74,6 +74,15 @@ public enum RouteCoverage {
         let path = "/" + parts.path.split(separator: "/").map { PercentText.decode(String($0)) }.joined(separator: "/")
         for route in router.routes where route.kind == .universal {
             let shape = RuleLayout.Shape(route)
+            // An enum of too many values is written as `?*`: the route's shape with any text there.
+            if !shape.widened.isEmpty {
+                let count = path.split(separator: "/").count
+                let matches = shape.heads.contains { head in
+                    shape.tail == nil ? Glob(head.isEmpty ? "/" : head, substitutions: false).matches(path) && count == shape.count
+                        : Glob(head + "*", substitutions: false).matches(path) && count >= shape.count
+                }
+                if matches { return route.exclude ? nil : (route, shape.widened.map { "{\($0)} (an enum of more than \(RuleLayout.Shape.mostCombinations) combinations, written as *)" }) }
+            }
             guard shape.tail != nil else { continue }
             let spanning = route.segments.compactMap { segment -> String? in
                 guard case .parameter(let name, let type) = segment, type != .rest, type != .url else { return nil }
@@ -176,8 +185,8 @@ public enum RouteCoverage {
 
     /// URLs that tell whether association files decide as the router does: for every universal
     /// route (in table order) an example, and the near misses a file gets wrong first — with a
-    /// trailing slash, the bare prefix (last segment dropped), an extra segment, the path in
-    /// upper case, each typed parameter given a value of the wrong type, without its required
+    /// trailing slash, the bare prefix (last segment dropped), an extra segment, a letter
+    /// percent-encoded, the path in upper case, each typed parameter given a value of the wrong type, without its required
     /// query items, with a query item no route reads, and on another host. Duplicates once.
     public static func probeURLs(_ router: LinkRouter) -> [String] {
         guard let host = router.hosts.first else { return [] }
@@ -196,6 +205,14 @@ public enum RouteCoverage {
                 add("https://\(host)\(path.uppercased())\(q)")
             }
             add("https://\(host)\(good.isEmpty ? "" : path)/extra\(q)")
+            // A letter of the route's text percent-encoded (lower-case hex): the same URL to
+            // the router and to both platforms.
+            if let i = route.segments.firstIndex(where: { if case .literal(let t) = $0 { t.first?.isLetter == true && t.first?.isASCII == true } else { false } }) {
+                var parts = good
+                let letter = parts[i].removeFirst()
+                parts[i] = "%" + String(letter.asciiValue ?? 0, radix: 16) + parts[i]
+                add("https://\(host)/" + parts.joined(separator: "/") + q)
+            }
             for (index, segment) in route.segments.enumerated() {
                 guard case .parameter(_, let type) = segment, type != .string, type != .rest else { continue }
                 add("https://\(host)/" + segments(route, host: host, wrong: index).joined(separator: "/") + q)

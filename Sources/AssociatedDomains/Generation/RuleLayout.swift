@@ -43,6 +43,9 @@ struct RuleLayout {
         var tail: Int?
         /// The required query items as patterns.
         var query: [AssetLinks.DynamicRule.QueryPattern]
+        /// Enum parameters written as `?*`: past ``mostCombinations``, the route's patterns
+        /// would be too many, so they are wider than the route.
+        var widened: [String] = []
 
         /// The most URL shapes one route expands to through its enums; past it, an enum is `?*`.
         static let mostCombinations = 64
@@ -60,7 +63,9 @@ struct RuleLayout {
                 case .parameter(_, .uuid): heads = heads.map { $0 + "/" + Self.uuidMask }
                 case .parameter(_, .oneOf(let values)) where heads.count * values.count <= Self.mostCombinations:
                     heads = heads.flatMap { head in values.map { head + "/" + $0 } }
-                case .parameter: heads = heads.map { $0 + "/?*" }
+                case .parameter(let name, let type):
+                    if case .oneOf = type { widened.append(name) }
+                    heads = heads.map { $0 + "/?*" }
                 }
                 if tail == nil { count += 1 }
             }

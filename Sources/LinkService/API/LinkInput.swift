@@ -280,6 +280,15 @@ struct LinkInput {
             guard configuration.router.hosts.contains(where: { $0.lowercased() == web.host }) else {
                 throw .badRequest(.invalidDeepLink, "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
             }
+            // A browser resolves `.` and `..` (`/shop/a/../../admin` is `/admin`), and the
+            // service's own pages are never a link's target.
+            let segments = (URLText.split(url)?.path ?? "").split(separator: "/").map { PercentText.decode(String($0)) }
+            if segments.contains(".") || segments.contains("..") {
+                throw .badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) has a \".\" or \"..\" segment, which a browser resolves to another path", field: field)
+            }
+            if let first = segments.first, ServiceConfiguration.servicePaths.contains(first.lowercased()) {
+                throw .badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) is one of the service's own paths (/\(first)), never a link's target", field: field)
+            }
             checked = web.href
         } else {
             guard allowedSchemes.contains(scheme) else {

@@ -301,16 +301,26 @@ extension LinkService {
     }
 
     static func appButton(for target: String, configuration: ServiceConfiguration) -> String? {
-        let scheme = target.prefix { $0 != ":" }.lowercased()
-        guard scheme == "https" || scheme == "http", let parts = URLComponents(string: target) else { return target }
+        guard isWeb(target), let parts = URLComponents(string: target) else { return target }
         let router = configuration.router
-        if let match = router.route(target).match, let route = router.routes.first(where: { $0.name == match.route }), route.kind == .universal {
-            if let app = appLink(for: match, path: parts.percentEncodedPath, query: parts.percentEncodedQuery, configuration: configuration) { return app }
+        var candidate = target
+        if let match = router.route(target).match, router.routes[match.index].kind == .universal,
+           let app = appLink(for: match, path: parts.percentEncodedPath, query: parts.percentEncodedQuery, configuration: configuration) {
+            candidate = app
         }
-        let host = BrowserURL.host(target) ?? ""
-        if host != configuration.publicHost { return target }
+        guard isWeb(candidate), let host = BrowserURL.host(candidate), let shown = URLComponents(string: candidate) else { return candidate }
+        // A web page of another site is the link's own business; a link of the app's domains
+        // opens the app only when a route (not excluded) takes it, tapped from another domain.
+        guard router.hosts.contains(host) || host == configuration.publicHost else { return candidate }
+        guard let match = router.route(candidate).match, !router.routes[match.index].exclude else { return nil }
+        if host != configuration.publicHost { return candidate }
         guard let other = router.hosts.first(where: { $0 != configuration.publicHost }) else { return nil }
-        return "https://" + other + parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
+        return "https://" + other + shown.percentEncodedPath + (shown.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    static func isWeb(_ url: String) -> Bool {
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        return scheme == "https" || scheme == "http"
     }
 
     /// Why a link whose target is `target` gets no "Open in the app" button (see
@@ -318,7 +328,10 @@ extension LinkService {
     static func appButtonWarning(for target: String?, route: String?, configuration: ServiceConfiguration) -> String? {
         guard let target, appButton(for: target, configuration: configuration) == nil else { return nil }
         let name = route.map { "route \($0)" } ?? "this link"
-        return "\(name) opens \(target), a link of the page's own domain (\(configuration.publicHost)): iOS keeps a tap on it in Safari, so the page shows no \"Open in the app\" button; pair the route with an app route (landing.pages: {\(route ?? "ROUTE"): {app: APP_ROUTE}}), give the app's scheme a route with the same path, or add the app's own domain to the route table's hosts"
+        if let match = configuration.router.route(target).match, configuration.router.routes[match.index].exclude {
+            return "\(name) opens \(target), which the excluded route \(match.route) keeps in the browser: the page shows no \"Open in the app\" button"
+        }
+        return "\(name) opens \(target), a link of the page's own domain (\(configuration.publicHost)) with no app route paired: iOS keeps a tap on it in Safari, so the page shows no \"Open in the app\" button; pair the route with an app route of the app's scheme (landing.pages: {\(route ?? "ROUTE"): {app: APP_ROUTE}}), give the app's scheme a route with the same path, or add the app's own domain to the route table's hosts"
     }
 
     /// The URL carried by a `{name:url}` parameter.
