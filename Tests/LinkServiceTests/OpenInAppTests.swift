@@ -72,6 +72,11 @@ import Testing
                 let page = try await client.call(.get, "/i/\(try #require(made.json?["code"]?.stringValue))", headers: [.userAgent: Self.iPhone])
                 #expect(Self.button(page.text) == nil, "\(body): \(page.text)")
             }
+            // The route's own page (no stored link) follows the same rule.
+            for path in ["/o/42", "/w/https://rabble.community/p/1"] {
+                let page = try await client.call(.get, path, headers: [.userAgent: Self.iPhone])
+                #expect(page.status == .ok && Self.button(page.text) == nil, "\(path): \(page.text)")
+            }
             for body in [#"{"route": "shelf", "parameters": {"cat": "a", "rest": "../../admin"}}"#, #"{"route": "code", "parameters": {"code": "admin"}}"#,
                          #"{"route": "code", "parameters": {"code": ".."}}"#, #"{"deepLink": "https://rabble.community/api/links"}"#] {
                 let refused = try await client.call(.post, "/api/links", token: h.writer, body: body)

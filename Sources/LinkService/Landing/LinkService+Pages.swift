@@ -227,6 +227,9 @@ extension LinkService {
         landing.title = fill(settings?.title) ?? configuration.defaultTitle
         landing.description = fill(settings?.description) ?? configuration.defaultDescription
         landing.deepLink = deepLink.flatMap(allowedDeepLink)
+        // A pairing (or an embedded link) that leads to an https link of this very domain is no
+        // button iOS would open the app with.
+        if let d = landing.deepLink, Self.isWeb(d) { landing.appButton = .some(appButton(for: d).flatMap(allowedDeepLink)) }
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
         let inApp = Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])
         // A claim hands its parameters to the app at first launch: none for a link that embeds a
