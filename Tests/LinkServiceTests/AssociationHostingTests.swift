@@ -209,23 +209,32 @@ import Testing
 /// decided against the association files it serves, stays in the browser on iOS and Android,
 /// while a link's page opens the app on both.
 @Suite struct ServicePathsStayInTheBrowserTests {
-    @Test func theServedFilesNeverHandTheServicesOwnPathsToTheApp() async throws {
-        let h = try await Harness.make()
+    /// The AASA and the assetlinks.json the service hosts, as read back.
+    static func servedFiles(_ h: Harness) async throws -> (AppSiteAssociation, AssetLinks) {
         let (aasaText, linksText) = try await h.app().test(.router) { client in
             (try await client.call(.get, "/.well-known/apple-app-site-association").text, try await client.call(.get, "/.well-known/assetlinks.json").text)
         }
-        let aasa = try #require(AppSiteAssociation.read(bytes: Array(aasaText.utf8)).0)
-        let links = try #require(AssetLinks.read(try JSONParser.parse(linksText)).0)
-        let app = "ABCDE12345.community.rabble.plur", package = "community.rabble.plur"
+        return (try #require(AppSiteAssociation.read(bytes: Array(aasaText.utf8)).0), try #require(AssetLinks.read(try JSONParser.parse(linksText)).0))
+    }
+
+    @Test func theServedFilesNeverHandTheServicesOwnPathsToTheApp() async throws {
+        let h = try await Harness.make()
+        let (aasa, links) = try await Self.servedFiles(h)
         let own = ["/i/Abc23456/qr.svg", "/i/Abc23456/qr.png", "/admin", "/admin/links", "/admin/links/Abc23456", "/api/links", "/api/invite/Abc23456",
                    "/healthz", "/metrics", "/openapi.json", "/.well-known/assetlinks.json", "/.well-known/apple-app-site-association",
                    "/apple-app-site-association", "/d/" + String(repeating: "a", count: 43)]
-        for path in own {
+        Self.expect(aasa, links, browser: own, app: ["/i/Abc23456", "/g/ravers", "/join/g1?code=x"])
+    }
+
+    /// Both files keep each of `browser` in the browser and open each of `app` in the app.
+    static func expect(_ aasa: AppSiteAssociation, _ links: AssetLinks, browser: [String], app opened: [String]) {
+        let app = "ABCDE12345.community.rabble.plur", package = "community.rabble.plur"
+        for path in browser {
             let url = "https://rabble.community" + path
             #expect(aasa.decide(url, for: app) != .match, "iOS hands \(path) to the app")
             #expect(links.decide(url, package: package) != .match, "Android hands \(path) to the app")
         }
-        for path in ["/i/Abc23456", "/g/ravers", "/join/g1?code=x"] {
+        for path in opened {
             #expect(aasa.decide("https://rabble.community" + path, for: app) == .match, "\(path)")
             #expect(links.decide("https://rabble.community" + path, package: package) == .match, "\(path)")
         }
@@ -237,22 +246,9 @@ import Testing
     /// or a percent-encoded letter.
     @Test func underACatchAllTheOwnPathsStayInTheBrowserHoweverSpelt() async throws {
         let h = try await Harness.make(extra: Harness.routes(adding: [#"{name: code, pattern: "/{code}"}"#, #"{name: pair, pattern: "/{a}/{b}"}"#]))
-        let (aasaText, linksText) = try await h.app().test(.router) { client in
-            (try await client.call(.get, "/.well-known/apple-app-site-association").text, try await client.call(.get, "/.well-known/assetlinks.json").text)
-        }
-        let aasa = try #require(AppSiteAssociation.read(bytes: Array(aasaText.utf8)).0)
-        let links = try #require(AssetLinks.read(try JSONParser.parse(linksText)).0)
-        let app = "ABCDE12345.community.rabble.plur", package = "community.rabble.plur"
-        for path in ["/admin", "/admin/links", "/api/links", "/healthz", "/metrics", "/openapi.json", "/apple-app-site-association", "/.well-known/assetlinks.json"] {
-            for spelt in [path, path + "/", "/" + path, "/%" + String(path.utf8.dropFirst().first!, radix: 16) + path.dropFirst(2)] {
-                let url = "https://rabble.community" + spelt
-                #expect(aasa.decide(url, for: app) != .match, "iOS hands \(spelt) to the app")
-                #expect(links.decide(url, package: package) != .match, "Android hands \(spelt) to the app")
-            }
-        }
-        for path in ["/summer", "/summer/", "/a/b"] {
-            #expect(aasa.decide("https://rabble.community" + path, for: app) == .match, "\(path)")
-            #expect(links.decide("https://rabble.community" + path, package: package) == .match, "\(path)")
-        }
+        let (aasa, links) = try await Self.servedFiles(h)
+        let own = ["/admin", "/admin/links", "/api/links", "/healthz", "/metrics", "/openapi.json", "/apple-app-site-association", "/.well-known/assetlinks.json"]
+        let spellings = own.flatMap { path in [path, path + "/", "/" + path, "/%" + String(path.utf8.dropFirst().first!, radix: 16) + path.dropFirst(2)] }
+        Self.expect(aasa, links, browser: spellings, app: ["/summer", "/summer/", "/a/b"])
     }
 }
