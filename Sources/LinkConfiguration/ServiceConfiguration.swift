@@ -219,6 +219,14 @@ public struct ServiceConfiguration: Sendable {
         ("/i/*/qr.svg", "/i/x/qr.svg"), ("/i/*/qr.png", "/i/x/qr.png"), ("/d/*", "/d/x"),
     ]
 
+    /// Whether the service answers `path` (decoded, starting with "/") itself: its first
+    /// segment is one of ``servicePaths``, or a reserved path matches it (a claim page, a
+    /// link's QR images). Never a link's target.
+    package static func isServicePath(_ path: String) -> Bool {
+        let first = path.split(separator: "/").first.map { $0.lowercased() } ?? ""
+        return servicePaths.contains(first) || reservedAASAPaths.contains { Glob($0.pattern, substitutions: false).matches(path) }
+    }
+
     /// The first path segments the service answers itself: no universal-link route may claim them.
     package static let servicePaths: Set<String> = ["admin", "api", "healthz", "metrics", "openapi.json", ".well-known", "apple-app-site-association"]
 

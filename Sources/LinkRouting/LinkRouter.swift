@@ -24,7 +24,9 @@ public struct LinkRouter: Sendable {
 
     final class Node: @unchecked Sendable {
         // Built once in init, read-only afterwards.
-        var literals: [String: Node] = [:]
+        /// Keyed by the text's bytes: `é` and `e` + U+0301 are different segments, as they are
+        /// to the association files' patterns (Swift's `String` would call them equal).
+        var literals: [ExactText: Node] = [:]
         var parameters: [(name: String, type: ParameterType, node: Node)] = []
         /// Routes ending here.
         var terminal: [Int] = []
@@ -38,8 +40,11 @@ public struct LinkRouter: Sendable {
     public init(hosts: [String], routes: [Route]) throws(RouteTableError) {
         self.hosts = hosts.map { BrowserURL.host("https://\($0)/") ?? $0.lowercased() }
         self.routes = routes
-        var names = Set<String>()
-        for r in routes where !names.insert(r.name).inserted { throw RouteTableError("route name \(r.name) is used twice") }
+        var names: [String: Int] = [:]
+        for (i, r) in routes.enumerated() {
+            if let first = names[r.name] { throw RouteTableError("routes[\(i)]: route name \(r.name) is used twice (routes[\(first)] has it)") }
+            names[r.name] = i
+        }
         if hosts.isEmpty && routes.contains(where: { $0.kind == .universal }) {
             throw RouteTableError("universal-link routes need at least one host")
         }
@@ -55,8 +60,8 @@ public struct LinkRouter: Sendable {
             for segment in route.segments {
                 switch segment {
                 case .literal(let text):
-                    let next = node.literals[text] ?? Node()
-                    node.literals[text] = next
+                    let next = node.literals[ExactText(text)] ?? Node()
+                    node.literals[ExactText(text)] = next
                     node = next
                 case .parameter(let name, let type) where type == .url || type == .rest:
                     node.rest.append((name, type, index))
@@ -165,7 +170,8 @@ public struct LinkRouter: Sendable {
             if !route.query.isEmpty && parsedItems == nil { parsedItems = PercentText.queryItems(query) }
             let items = parsedItems ?? []
             for q in route.query {
-                guard let raw = items.first(where: { $0.name == q.item })?.value else {
+                // An optional item given empty (`?relay=`) is not given: no value to bind.
+                guard let raw = items.first(where: { $0.name == q.item })?.value, !(q.optional && raw.isEmpty) else {
                     if !q.optional {
                         queryFailures.append("route \(route.name) needs the query item \(q.item)")
                         ok = false
@@ -223,7 +229,7 @@ public struct LinkRouter: Sendable {
             for r in node.terminal { out.append((r, params)) }
             return
         }
-        if let next = node.literals[decoded[i]] {
+        if let next = node.literals[ExactText(decoded[i])] {
             collect(next, decoded, remainder, i + 1, params, query: query, fragment: fragment, into: &out, failures: &failures)
         }
         for (name, type, next) in node.parameters {
@@ -258,7 +264,7 @@ public struct LinkRouter: Sendable {
             for segment in route.segments {
                 switch segment {
                 case .literal(let text):
-                    guard i < decoded.count, decoded[i] == text else { continue routes }
+                    guard i < decoded.count, ExactText.same(decoded[i], text) else { continue routes }
                     i += 1
                 case .parameter(let name, .url):
                     guard i < raw.count else { continue routes }
@@ -280,7 +286,7 @@ public struct LinkRouter: Sendable {
             }
             guard consumedAll || i == decoded.count else { continue }
             for q in route.query {
-                guard let value = items.first(where: { $0.name == q.item })?.value else {
+                guard let value = items.first(where: { $0.name == q.item })?.value, !(q.optional && value.isEmpty) else {
                     if q.optional { continue } else { continue routes }
                 }
                 guard let typed = q.type.value(value) else { continue routes }
@@ -297,4 +303,15 @@ public struct LinkRouter: Sendable {
 struct Failures {
     var first: (() -> String)?
     mutating func note(_ reason: @escaping () -> String) { if first == nil { first = reason } }
+}
+
+/// Text compared by its UTF-8 bytes, as association-file patterns compare it (not by Unicode
+/// canonical equivalence, as `String` does).
+struct ExactText: Hashable {
+    let text: String
+    init(_ text: String) { self.text = text }
+    static func == (a: ExactText, b: ExactText) -> Bool { same(a.text, b.text) }
+    func hash(into hasher: inout Hasher) { for b in text.utf8 { hasher.combine(b) } }
+    /// Whether `a` and `b` are the same bytes.
+    static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 }

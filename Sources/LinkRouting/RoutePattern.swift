@@ -30,6 +30,9 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
                 let hint = (Self.otherNames[spec.lowercased()] ?? DocumentShape.suggestion(for: String(spec), among: Self.names)).map { " — did you mean \($0)?" } ?? ""
                 throw RouteTableError("unknown parameter type \(JSONWriter.quote(String(spec)))\(hint) (types: \(Self.names.joined(separator: ", ")); an enum lists two or more values separated by |)")
             }
+            if let twice = values.enumerated().first(where: { i, v in values[..<i].contains(v) })?.element {
+                throw RouteTableError("the enum \(JSONWriter.quote(String(spec))) lists \(JSONWriter.quote(twice)) twice")
+            }
             self = .oneOf(values)
         }
     }
@@ -66,7 +69,7 @@ public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
         case .string: return text.isEmpty ? nil : .string(text)
         case .int: return Int(text).map(RouteValue.int)
         case .uuid: return UUIDText.parse(text).map(RouteValue.uuid)
-        case .oneOf(let values): return values.contains(text) ? .string(text) : nil
+        case .oneOf(let values): return values.contains(where: { ExactText.same($0, text) }) ? .string(text) : nil
         // What matching accepts as an embedded URL (scheme://…), so a URL built from a value
         // routes back to the same route (javascript:…, //host or plain text would not).
         case .url: return URLText.split(text) == nil ? nil : .url(text, nested: nil)

@@ -59,7 +59,17 @@ struct RoutesCommand: ParsableCommand {
             let (served, links) = (try aasa.map(AASACommand.load), try assetlinks.map(AssetLinksCommand.load))
             if let problem = PlatformComparison.appProblem(aasa: served, appID: appID, assetLinks: links, package: package) { try Output.orExit { throw ValidationError(problem) } }
             // Text that is no URL is said in its place (stderr, or an error object with --json); the others are still decided.
-            let answers = PlatformComparison.answers(urls: urls, router: try loadRouter(routes), aasa: served, appID: appID, assetLinks: links, package: package)
+            let router = try loadRouter(routes)
+            // A file iOS would ignore decides nothing there: said, not compared.
+            if served == nil, case let size = JSONWriter.pretty(AssociationGenerator.appSiteAssociation(router: router, appIDs: [appID ?? "ABCDE12345.example.app"])).utf8.count + 1,
+               size > AppSiteAssociation.maximumBytes {
+                Output.error("error: the AASA made from \(routes) would be \(size) bytes; iOS ignores files over \(AppSiteAssociation.maximumBytes) bytes (128 KB), so no URL would open the app on iOS")
+                throw ExitCode(2)
+            }
+            if urls.isEmpty, RouteCoverage.probeURLs(router).count >= RouteCoverage.maximumProbes {
+                Output.error("note: this table has more near misses than the \(RouteCoverage.maximumProbes) asked about; routes past those are not asked (give URLs to ask about them)")
+            }
+            let answers = PlatformComparison.answers(urls: urls, router: router, aasa: served, appID: appID, assetLinks: links, package: package)
             for answer in answers {
                 if case .refused = answer, !json { Output.error(answer.line) } else { Output.line(json ? JSONWriter.compact(answer.json) : answer.line) }
             }

@@ -219,8 +219,11 @@ enum PlurDestination: Equatable {
                 try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/\(segment)'}\n")
             }
         }
-        #expect(throws: RouteTableError("route name a is used twice")) {
+        #expect(throws: RouteTableError("routes[1]: route name a is used twice (routes[0] has it)")) {
             try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: /a}\n  - {name: a, pattern: /b}\n")
+        }
+        #expect(throws: RouteTableError("routes[0]: route a: \"{x:a|b|a}\": the enum \"a|b|a\" lists \"a\" twice")) {
+            try LinkRouter(yaml: "hosts: [e.com]\nroutes:\n  - {name: a, pattern: '/{x:a|b|a}'}\n")
         }
     }
 }

@@ -78,10 +78,22 @@ import Testing
                 #expect(page.status == .ok && Self.button(page.text) == nil, "\(path): \(page.text)")
             }
             for body in [#"{"route": "shelf", "parameters": {"cat": "a", "rest": "../../admin"}}"#, #"{"route": "code", "parameters": {"code": "admin"}}"#,
-                         #"{"route": "code", "parameters": {"code": ".."}}"#, #"{"deepLink": "https://rabble.community/api/links"}"#] {
+                         #"{"route": "code", "parameters": {"code": ".."}}"#, #"{"deepLink": "https://rabble.community/api/links"}"#,
+                         #"{"deepLink": "https://rabble.community/d/claimtoken"}"#, #"{"deepLink": "https://rabble.community/i/abc/qr.svg"}"#] {
                 let refused = try await client.call(.post, "/api/links", token: h.writer, body: body)
                 #expect(refused.status == .badRequest && refused.json?["error"]?["code"]?.stringValue == "invalid-deep-link", "\(body): \(refused.text)")
             }
+        }
+    }
+
+    /// Another spelling of the page's own host (a trailing dot) is no other domain: no button.
+    @Test func aTrailingDotIsTheSameDomain() async throws {
+        let h = try await Harness.make(extra: "hosts: [rabble.community, rabble.community.]\n" + Harness.routes(adding: [#"{name: product, pattern: "/p/{id:int}"}"#]))
+        try await h.app().test(.router) { client in
+            let product = try await client.call(.post, "/api/links", token: h.writer, body: #"{"route": "product", "parameters": {"id": "42"}}"#)
+            #expect(product.json?["warnings"]?.arrayValue?.count == 1, "\(product.text)")
+            let page = try await client.call(.get, "/i/\(try #require(product.json?["code"]?.stringValue))", headers: [.userAgent: Self.iPhone])
+            #expect(Self.button(page.text) == nil, "\(page.text)")
         }
     }
 

@@ -51,14 +51,25 @@ public enum AssociationGenerator {
             components.append((entry.rule, entry.route.map { [$0] } ?? [], entry.route == nil ? entry.comment : nil))
         }
         let taking = components.filter { !$0.rule.exclude }.compactMap(\.rule.path).map { Glob($0) }
-        // Android compares the path as sent: `/healthz/` and `//admin` reach the server's own
-        // pages too (iOS drops the trailing slash and merges the slashes first).
+        // Android compares the path as sent: `/healthz/` and `/api` reach the server's own pages
+        // too (iOS drops the trailing slash, and `/api/*` covers `/api` there).
         let exclusions = reserved.filter { r in taking.contains { $0.matches(r.sample) } }.flatMap { r in
-            (android ? [r.pattern] + (r.pattern.hasSuffix("*") ? [] : [r.pattern + "/"]) + ["/" + r.pattern] : [r.pattern])
-                .map { (rule: AssetLinks.DynamicRule(path: $0, exclude: true), comment: "the server's own path, never the app's") }
+            let forms = !android ? [r.pattern]
+                : r.pattern.hasSuffix("/*") ? [r.pattern, String(r.pattern.dropLast(2))] : r.pattern.hasSuffix("*") ? [r.pattern] : [r.pattern, r.pattern + "/"]
+            return forms.map { (rule: AssetLinks.DynamicRule(path: $0, exclude: true), comment: "the server's own path, never the app's") }
         }
-        return exclusions + components.map { c in
+        let named = (exclusions + components.map { c in
             (rule: c.rule, comment: c.comment ?? ((c.names.count == 1 ? "route " : "routes ") + c.names.joined(separator: ", ")))
+        })
+        guard android else { return named }
+        // A doubled first slash is one slash to the router and iOS (`//admin` is `/admin`), not to
+        // Android, where a parameter's `?*` could take it and open the app for a path an exclusion
+        // covers: on Android each exclusion also covers its `//` spelling.
+        return named.flatMap { entry -> [(rule: AssetLinks.DynamicRule, comment: String)] in
+            guard entry.rule.exclude, let path = entry.rule.path, path.hasPrefix("/"), !path.hasPrefix("//"), path != "/" else { return [entry] }
+            var doubled = entry.rule
+            doubled.path = "/" + path
+            return [entry, (doubled, entry.comment)]
         }
     }
 
@@ -94,7 +105,7 @@ public enum AssociationGenerator {
             let widened = RuleLayout.Shape(route).widened
             if !widened.isEmpty {
                 findings.append(Finding(.warning, .platformDifference, at: "routes[\(i)]",
-                                        "route \(route.name): its enums have more than \(RuleLayout.Shape.mostCombinations) combinations, so \(widened.map { "{\($0)}" }.joined(separator: ", ")) is written as any text (*): both platforms open the app for other values too"))
+                                        "route \(route.name): its enums have more than \(RuleLayout.Shape.mostCombinations) combinations, so \(widened.map { $0.hasPrefix("?") ? $0 : "{\($0)}" }.joined(separator: ", ")) is written as any text (*): both platforms open the app for other values too"))
             }
             if pattern.contains("$(") {
                 findings.append(Finding(.warning, .platformDifference, at: "routes[\(i)]",

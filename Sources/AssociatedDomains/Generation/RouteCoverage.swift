@@ -56,7 +56,7 @@ public enum RouteCoverage {
         let shaped = router.routesByShape(url)
         guard let route = shaped.first else { return spannedTail(router, url) }
         guard !route.exclude else { return nil }
-        let types = route.typedParameters.compactMap { name, type -> String? in
+        var types = route.typedParameters.compactMap { name, type -> String? in
             switch type {
             case .int: "{\(name):int}"
             case .uuid: "{\(name):uuid}"
@@ -64,6 +64,13 @@ public enum RouteCoverage {
             default: nil
             }
         }
+        // An optional query item's value is never in a pattern (the item may be left out), nor a
+        // widened enum's.
+        let widened = RuleLayout.Shape(route).widened
+        types += route.query.filter { q in
+            if case .oneOf = q.type { return q.optional || widened.contains("?" + q.item) }
+            return false
+        }.map { "?\($0.item) (an enum query item)" }
         return types.isEmpty ? nil : (route, types)
     }
 
@@ -81,7 +88,7 @@ public enum RouteCoverage {
                     shape.tail == nil ? Glob(head.isEmpty ? "/" : head, substitutions: false).matches(path) && count == shape.count
                         : Glob(head + "*", substitutions: false).matches(path) && count >= shape.count
                 }
-                if matches { return route.exclude ? nil : (route, shape.widened.map { "{\($0)} (an enum of more than \(RuleLayout.Shape.mostCombinations) combinations, written as *)" }) }
+                if matches { return route.exclude ? nil : (route, shape.widened.map { "\($0.hasPrefix("?") ? $0 : "{\($0)}") (an enum of more than \(RuleLayout.Shape.mostCombinations) combinations, written as *)" }) }
             }
             guard shape.tail != nil else { continue }
             let spanning = route.segments.compactMap { segment -> String? in

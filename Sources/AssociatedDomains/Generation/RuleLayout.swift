@@ -41,8 +41,8 @@ struct RuleLayout {
         var count: Int
         /// Fewest segments the tail takes: nil (no tail), 0 (`{rest:*}`), 1 (`{x:url}`).
         var tail: Int?
-        /// The required query items as patterns.
-        var query: [AssetLinks.DynamicRule.QueryPattern]
+        /// The required query items as patterns, one list per enum combination.
+        var query: [[AssetLinks.DynamicRule.QueryPattern]]
         /// Enum parameters written as `?*`: past ``mostCombinations``, the route's patterns
         /// would be too many, so they are wider than the route.
         var widened: [String] = []
@@ -70,7 +70,17 @@ struct RuleLayout {
                 if tail == nil { count += 1 }
             }
             (self.heads, self.count, self.tail) = (heads, count, tail)
-            query = route.query.filter { !$0.optional }.map { .init(name: $0.item, value: "?*") }
+            // A required enum item is one entry per value, within the same bound.
+            var queries: [[AssetLinks.DynamicRule.QueryPattern]] = [[]]
+            for item in route.query where !item.optional {
+                if case .oneOf(let values) = item.type, heads.count * queries.count * values.count <= Self.mostCombinations {
+                    queries = queries.flatMap { q in values.map { q + [.init(name: item.item, value: $0)] } }
+                } else {
+                    if case .oneOf = item.type { widened.append("?" + item.item) }
+                    queries = queries.map { $0 + [.init(name: item.item, value: "?*")] }
+                }
+            }
+            query = queries
         }
 
         /// A UUID's shape: 36 characters, hyphens after the 8th, 12th, 16th and 20th.
@@ -129,8 +139,10 @@ struct RuleLayout {
         for segments in stride(from: top, through: 0, by: -1) {
             let orMore = segments == top
             groups.append(shapes.flatMap { shape in
-                shape.paths(segments: segments, orMore: orMore, android: android).map { path in
-                    Entry(rule: .init(path: path, query: shape.query, exclude: shape.route.exclude), route: shape.route.name, comment: "route \(shape.route.name)")
+                shape.paths(segments: segments, orMore: orMore, android: android).flatMap { path in
+                    shape.query.map { query in
+                        Entry(rule: .init(path: path, query: query, exclude: shape.route.exclude), route: shape.route.name, comment: "route \(shape.route.name)")
+                    }
                 }
             })
         }

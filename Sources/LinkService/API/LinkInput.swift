@@ -286,8 +286,8 @@ struct LinkInput {
             if segments.contains(".") || segments.contains("..") {
                 throw .badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) has a \".\" or \"..\" segment, which a browser resolves to another path", field: field)
             }
-            if let first = segments.first, ServiceConfiguration.servicePaths.contains(first.lowercased()) {
-                throw .badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) is one of the service's own paths (/\(first)), never a link's target", field: field)
+            if ServiceConfiguration.isServicePath("/" + segments.joined(separator: "/")) {
+                throw .badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) is one of the service's own paths (/\(segments.first ?? "")), never a link's target", field: field)
             }
             checked = web.href
         } else {

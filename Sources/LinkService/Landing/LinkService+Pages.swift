@@ -316,8 +316,10 @@ extension LinkService {
         // opens the app only when a route (not excluded) takes it, tapped from another domain.
         guard router.hosts.contains(host) || host == configuration.publicHost else { return candidate }
         guard let match = router.route(candidate).match, !router.routes[match.index].exclude else { return nil }
-        if host != configuration.publicHost { return candidate }
-        guard let other = router.hosts.first(where: { $0 != configuration.publicHost }) else { return nil }
+        if !BrowserURL.sameDomain(host, configuration.publicHost) { return candidate }
+        // Another name of the same host (`links.example.` with its dot) is the same domain to
+        // iOS, and an address is no universal-link domain at all.
+        guard let other = router.hosts.first(where: { !BrowserURL.sameDomain($0, configuration.publicHost) && $0.contains(where: \.isLetter) && !$0.contains(":") }) else { return nil }
         return "https://" + other + shown.percentEncodedPath + (shown.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
 
@@ -331,6 +333,9 @@ extension LinkService {
     static func appButtonWarning(for target: String?, route: String?, configuration: ServiceConfiguration) -> String? {
         guard let target, appButton(for: target, configuration: configuration) == nil else { return nil }
         let name = route.map { "route \($0)" } ?? "this link"
+        if let route, let paired = configuration.landingPages[route]?.appRoute {
+            return "\(name) opens \(target); landing.pages pairs it with \(paired), which leads to a link of the page's own domain (\(configuration.publicHost)) or none: iOS keeps such a tap in Safari, so the page shows no \"Open in the app\" button; pair it with a route of the app's scheme"
+        }
         if let match = configuration.router.route(target).match, configuration.router.routes[match.index].exclude {
             return "\(name) opens \(target), which the excluded route \(match.route) keeps in the browser: the page shows no \"Open in the app\" button"
         }

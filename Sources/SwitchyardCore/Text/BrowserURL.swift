@@ -16,6 +16,17 @@ import Foundation
 /// BrowserURL.resolve("/\\twitter.com/jack", against: "http://s.example/r")  // "http://twitter.com/jack"
 /// ```
 public enum BrowserURL {
+    /// Whether two hosts name one domain as a browser and iOS take it: without case, and with a
+    /// trailing dot or not (`links.example.` is `links.example`).
+    public static func sameDomain(_ a: String, _ b: String) -> Bool {
+        func plain(_ h: String) -> Substring {
+            var s = Substring(h.lowercased())
+            while s.last == "." { s = s.dropLast() }
+            return s
+        }
+        return plain(a) == plain(b)
+    }
+
     /// The schemes whose URLs a browser reads this way, with their default ports.
     public static let specialSchemes: [String: Int?] = ["http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21]
 
