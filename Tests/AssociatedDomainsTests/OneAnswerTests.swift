@@ -48,9 +48,10 @@ import Testing
         ])
         #expect(rows.map(\.verdict) == [.same, .same, .same, .same, .same, .same, .same, .same], "\(rows.map(\.line))")
         #expect(rows.map { $0.router?.opensApp } == [false, false, true, true, false, false, true, false])
-        // A doubled first slash is one to the router and iOS; on Android an exclusion covers its
-        // `//` spelling too, so the app never opens for an excluded path spelt so.
-        for url in ["https://cook.example//recipes/drafts/x/y", "https://cook.example//recipes/drafts"] {
+        // A doubled slash is one to the router and iOS; on Android an exclusion covers its
+        // spellings with one slash doubled, so the app never opens for an excluded path spelt so.
+        for url in ["https://cook.example//recipes/drafts/x/y", "https://cook.example//recipes/drafts", "https://cook.example/recipes//drafts",
+                    "https://cook.example/recipes/drafts//x/y"] {
             #expect(links.decide(url, package: Self.package) == .exclude, "\(url)")
         }
         // A decomposed "é" is other text than the route's precomposed one, to all three.
@@ -149,7 +150,7 @@ import Testing
             }
             let rules = links.statements[0].dynamicRules?.rules ?? []
             // The `//` spellings of exclusions guard a documented exception: not probed.
-            for (i, rule) in rules.enumerated() where rule.exclude && rule.path?.hasPrefix("//") != true {
+            for (i, rule) in rules.enumerated() where rule.exclude && rule.path?.contains("//") != true {
                 var weaker = links
                 weaker.statements[0].dynamicRules?.rules.remove(at: i)
                 #expect(!Self.disagreements(router, aasa, weaker, urls).isEmpty, "Android without \(JSONWriter.compact(rule.json)) still agrees: \(yaml)")

@@ -62,14 +62,17 @@ public enum AssociationGenerator {
             (rule: c.rule, comment: c.comment ?? ((c.names.count == 1 ? "route " : "routes ") + c.names.joined(separator: ", ")))
         })
         guard android else { return named }
-        // A doubled first slash is one slash to the router and iOS (`//admin` is `/admin`), not to
+        // A doubled slash is one slash to the router and iOS (`//admin` is `/admin`), not to
         // Android, where a parameter's `?*` could take it and open the app for a path an exclusion
-        // covers: on Android each exclusion also covers its `//` spelling.
+        // covers: on Android each exclusion also covers its spellings with one slash doubled.
         return named.flatMap { entry -> [(rule: AssetLinks.DynamicRule, comment: String)] in
-            guard entry.rule.exclude, let path = entry.rule.path, path.hasPrefix("/"), !path.hasPrefix("//"), path != "/" else { return [entry] }
-            var doubled = entry.rule
-            doubled.path = "/" + path
-            return [entry, (doubled, entry.comment)]
+            guard entry.rule.exclude, let path = entry.rule.path, path.hasPrefix("/"), !path.contains("//"), path != "/" else { return [entry] }
+            let slashes = path.indices.filter { path[$0] == "/" }
+            return [entry] + slashes.map { i in
+                var doubled = entry.rule
+                doubled.path = String(path[..<i]) + "/" + String(path[i...])
+                return (doubled, entry.comment)
+            }
         }
     }
 
