@@ -486,15 +486,9 @@ public struct LinkStore: Sendable {
             health.record(failure: nil, source: source)
             return result
         } catch {
-            health.record(failure: error.code == .duplicate ? nil : Self.reason(error), source: source)
+            health.record(failure: error.code == .duplicate ? nil : error.message, source: source)
             throw error
         }
-    }
-
-    /// A store error's message without the statement it came from.
-    static func reason(_ error: StoreError) -> String {
-        guard let range = error.message.range(of: " (in: ", options: .backwards) else { return error.message }
-        return String(error.message[..<range.lowerBound])
     }
 
     package static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

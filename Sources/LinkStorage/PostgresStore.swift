@@ -394,7 +394,7 @@ package final class PostgresStore: SQLDatabase {
             let state = e.serverInfo?[.sqlState]
             let message = e.serverInfo?[.message] ?? "\(e.code)"
             if state == "23505" { return StoreError(.duplicate, "postgres: \(message)", cause: e) }
-            return StoreError(.failed, "postgres: \(message)\(state.map { " (SQLSTATE \($0))" } ?? "") (in: \(sql.prefix(80)))", cause: e)
+            return StoreError(.failed, "postgres: \(message)\(state.map { " (SQLSTATE \($0))" } ?? "")", cause: FailedStatement(sql: String(sql.prefix(80)), underlying: e))
         }
         return StoreError(.failed, "postgres: \(error)", cause: error)
     }

@@ -43,6 +43,18 @@ public typealias StoreError = DomainError<StoreErrors>
 /// The domain of ``StoreError``.
 public enum StoreErrors: ErrorDomain {}
 
+/// The cause of a store error from a statement the database refused: the statement (its first
+/// 80 characters, for logs) and the driver's error.
+package struct FailedStatement: Error {
+    package let sql: String
+    package let underlying: any Error
+}
+
+extension DomainError where Domain == StoreErrors {
+    /// The statement that failed (its start), when the database refused one.
+    package var statement: String? { (cause as? FailedStatement)?.sql }
+}
+
 /// Where the service stores its data: `sqlite:PATH` or `postgres://user:password@host:port/database`.
 public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String)

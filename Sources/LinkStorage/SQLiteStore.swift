@@ -179,7 +179,7 @@ final class SQLiteStore: SQLDatabase {
             if [.constraintPrimaryKeyFailed, .constraintUniqueFailed].contains(error.reason) {
                 throw StoreError(.duplicate, "sqlite: \(error.message)", cause: error)
             }
-            throw StoreError(.failed, "sqlite: \(error.message) (in: \(sql.prefix(80)))", cause: error)
+            throw StoreError(.failed, "sqlite: \(error.message)", cause: FailedStatement(sql: String(sql.prefix(80)), underlying: error))
         } catch {
             throw StoreError(.failed, "sqlite: \(error)", cause: error)
         }

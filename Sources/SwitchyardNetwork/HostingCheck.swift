@@ -166,7 +166,7 @@ public struct HostingCheck: Sendable {
         } catch {
             let text = NetworkFailure.describe(error)
             if NetworkFailure.isTLSFailure(error) {
-                report.findings.append(Finding(.error, .tlsFailed, at: "$", "could not fetch \(url): \(text)" + (text.contains("certificate") ? "; the certificate must be valid for this host and signed by a trusted authority (--ca-file adds one)" : "")))
+                report.findings.append(Finding(.error, .tlsFailed, at: "$", "could not fetch \(url): \(text)" + (NetworkFailure.isCertificateFailure(error) ? "; the certificate must be valid for this host and signed by a trusted authority (--ca-file adds one)" : "")))
             } else {
                 report.findings.append(Finding(.error, .fetchFailed, at: "$", "could not fetch \(url): \(text)"))
             }

@@ -37,6 +37,35 @@ package enum NetworkFailure {
         { error in tlsFailure(error) != nil }
     }
 
+    /// True for a TLS failure over the server's certificate (not trusted, or not for this host).
+    static func isCertificateFailure(_ error: any Error) -> Bool {
+        if let extra = error as? NIOSSLExtraError { return extra == .failedToValidateHostname }
+        return tlsReasons(error).contains("CERTIFICATE_VERIFY_FAILED")
+    }
+
+    /// BoringSSL's reason names for a TLS error (`CERTIFICATE_VERIFY_FAILED`), in stack order.
+    static func tlsReasons(_ error: any Error) -> [String] {
+        let stack: [BoringSSLInternalError]
+        switch error {
+        case let ssl as NIOSSLError:
+            guard case .handshakeFailed(let boring) = ssl else { return [] }
+            stack = boring.stack
+        case let boring as BoringSSLError:
+            stack = boring.stack
+        default:
+            return []
+        }
+        // BoringSSL's reason name is the last field of its error text
+        // (`error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /…`): the
+        // one place its entries are read as text, as BoringSSL gives no other form of them.
+        return stack.compactMap { entry -> String? in
+            var text = String(describing: entry)
+            if let at = text.range(of: " at /") { text = String(text[..<at.lowerBound]) }
+            guard let last = text.split(separator: ":").last, last.range(of: #"^[A-Z][A-Z0-9_]+$"#, options: .regularExpression) != nil else { return nil }
+            return String(last)
+        }
+    }
+
     /// The errno of a failed system call, or of the first failed attempt of a connection.
     static func errnoCode(_ error: any Error) -> Int32? {
         if let io = error as? IOError { return io.errnoCode }
@@ -49,27 +78,18 @@ package enum NetworkFailure {
     /// For a TLS failure, what follows "the TLS handshake failed" (a colon and the reason in
     /// words, or a reason code in parentheses, or nothing); nil for any other error.
     static func tlsFailure(_ error: any Error) -> String? {
-        let stack: [BoringSSLInternalError]
         switch error {
         case let ssl as NIOSSLError:
-            guard case .handshakeFailed(let boring) = ssl else { return "" }
-            stack = boring.stack
-        case let boring as BoringSSLError:
-            stack = boring.stack
+            guard case .handshakeFailed = ssl else { return "" }
+        case is BoringSSLError:
+            break
         case let extra as NIOSSLExtraError:
             if extra == .failedToValidateHostname { return ": the certificate is not valid for this host" }
             return ": " + String(describing: error).replacingOccurrences(of: #" at /\S+"#, with: "", options: .regularExpression)
         default:
             return nil
         }
-        // BoringSSL's reason name is the last field of its error text
-        // (`error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /…`).
-        let reasons = stack.compactMap { entry -> String? in
-            var text = String(describing: entry)
-            if let at = text.range(of: " at /") { text = String(text[..<at.lowerBound]) }
-            guard let last = text.split(separator: ":").last, last.range(of: #"^[A-Z][A-Z0-9_]+$"#, options: .regularExpression) != nil else { return nil }
-            return String(last)
-        }
+        let reasons = tlsReasons(error)
         if reasons.contains("CERTIFICATE_VERIFY_FAILED") { return ": the certificate is not trusted or not valid for this host" }
         if reasons.contains(where: { ["WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG", "HTTP_REQUEST"].contains($0) }) {
             return ": the server did not answer in TLS (a plain-HTTP port?)"

@@ -408,7 +408,7 @@ extension LinkService {
     }
 
     func storeFailure(_ error: StoreError) -> APIError {
-        logger.error("storage failed", metadata: ["error": "\(error)"])
+        logger.error("storage failed", metadata: ["error": "\(error)", "statement": "\(error.statement ?? "")"])
         return APIError(.serviceUnavailable, .storageUnavailable, "the database is not available; nothing was stored")
     }
 

@@ -407,7 +407,7 @@ struct ClickFlusher: Service, CustomStringConvertible {
             try await hot.store.pruneSharedTokens(idleSeconds: sharedBucketIdle)
         } catch {
             // Stopped with the service (its start failed, or SIGTERM): not a storage failure.
-            if Task.isCancelled || "\(error)".contains("CancellationError") { return }
+            if Task.isCancelled || error.isCancellation { return }
             logger.error("old visit records or claims not deleted; retrying in an hour", metadata: ["error": "\(error)"])
         }
     }

@@ -60,3 +60,17 @@ extension SwitchyardError {
         return chain
     }
 }
+
+extension Error {
+    /// True when this error is a task's cancellation, or reports one as its cause (a store
+    /// error whose driver was stopped with the service), however deep.
+    public var isCancellation: Bool {
+        var error: (any Error)? = self
+        for _ in 0..<8 {
+            guard let current = error else { return false }
+            if current is CancellationError { return true }
+            error = (current as? any SwitchyardError)?.cause
+        }
+        return false
+    }
+}
