@@ -2,6 +2,7 @@ import Atomics
 import AssociatedDomains
 import Foundation
 import LinkConfiguration
+import LinkPages
 import LinkStorage
 import SwitchyardNetwork
 import Hummingbird
@@ -91,6 +92,8 @@ public struct LinkService: Sendable {
     let qr: QRImages
     /// The thread landing pages are rendered on.
     let renders = PageRenders()
+    /// What every landing page starts from: the configured defaults, each checked once, here.
+    let landingDefaults: LandingPage
     /// The keys that sign and verify claim tokens.
     let claimKeys: ClaimKeys
     /// Whether link changes announced by other nodes arrive now (PostgreSQL).
@@ -124,6 +127,7 @@ public struct LinkService: Sendable {
         perToken = RateLimiter(configuration.perTokenLimit, now: clock)
         perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
         qr = QRImages(clock: clock)
+        landingDefaults = Self.checkedLandingDefaults(configuration, input: input, logger: logger)
         claimKeys = ClaimKeys(configuration.deferred.signingKeys)
         let manifest: Manifest
         if let loaded { manifest = loaded } else { manifest = try Self.manifest(configuration) }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import LinkService
+import LinkPages
 import SwitchyardCore
 import Testing
 
@@ -105,6 +106,22 @@ import Testing
             #expect(product.status == .created && product.json?["warnings"] == .null, "\(product.text)")
             let page = try await client.call(.get, "/i/\(try #require(product.json?["code"]?.stringValue))", headers: [.userAgent: Self.iPhone])
             #expect(Self.button(page.text) == "https://www.rabble.community/p/42", "\(page.text)")
+        }
+    }
+}
+
+/// The landing defaults are checked once: the configuration refuses one on a host it does not
+/// allow, at load, naming the key; the service keeps the checked defaults and every page starts
+/// from them.
+@Suite struct LandingDefaultsTests {
+    @Test func theDefaultsAreCheckedOnceAndEveryPageStartsFromThem() async throws {
+        let allowed = try await Harness.make(extra: "landing:\n  title: Plur\n  webURL: https://rabble.community/about\n")
+        #expect(allowed.service.landingDefaults.webURL == "https://rabble.community/about")
+        let page = allowed.service.basePage(pageURL: "https://rabble.community/i/x")
+        #expect(page.pageURL == "https://rabble.community/i/x" && page.webURL == "https://rabble.community/about" && page.title == "Plur")
+        await #expect(throws: (any Error).self) { try await Harness.make(extra: "landing:\n  title: Plur\n  webURL: https://elsewhere.example/about\n") }
+        do { _ = try await Harness.make(extra: "landing:\n  title: Plur\n  webURL: https://elsewhere.example/about\n") } catch {
+            #expect("\(error)".contains("landing.webURL: host elsewhere.example is not one of the configuration's hosts"), "\(error)")
         }
     }
 }

@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LinkRouting
+import Logging
 import NIOCore
 import Prometheus
 import ResponseLane
@@ -384,15 +385,31 @@ extension LinkService {
         return htmlResponse(.gone, await pageBody(page, for: audience, inApp: nil), cache: "no-store")
     }
 
+    /// A page with the configured defaults (``landingDefaults``) at `pageURL`.
     func basePage(pageURL: String) -> LandingPage {
-        LandingPage(
+        var page = landingDefaults
+        page.pageURL = pageURL
+        return page
+    }
+
+    /// The configured landing defaults, each checked as a link's own would be; one the checks
+    /// refuse (a web page on a host `redirectHosts` does not allow) is left out and said once.
+    static func checkedLandingDefaults(_ configuration: ServiceConfiguration, input: LinkInput, logger: Logger) -> LandingPage {
+        func checked(_ url: String?, _ key: String, _ field: String, requireHost: Bool = true) -> String? {
+            guard let url else { return nil }
+            do { return try input.checkFallback(url, field: field, requireAllowedHost: requireHost) } catch {
+                logger.warning("a landing default is left out of every page", metadata: ["key": "\(key)", "reason": "\(error.message)"])
+                return nil
+            }
+        }
+        return LandingPage(
             title: configuration.defaultTitle, description: configuration.defaultDescription,
-            image: configuration.defaultImage.flatMap { allowedURL($0, "image", requireHost: false) }, pageURL: pageURL, deepLink: nil,
-            appStoreURL: configuration.appStoreURL.flatMap { allowedURL($0, "appStoreURL") },
-            playStoreURL: configuration.playStoreURL.flatMap { allowedURL($0, "playStoreURL") },
-            webURL: configuration.defaultWebURL.flatMap { allowedURL($0, "webURL") },
+            image: checked(configuration.defaultImage, "landing.image", "image", requireHost: false), pageURL: "", deepLink: nil,
+            appStoreURL: checked(configuration.appStoreURL, "apple[].appStoreId", "appStoreURL"),
+            playStoreURL: checked(configuration.playStoreURL, "android[].package", "playStoreURL"),
+            webURL: checked(configuration.defaultWebURL, "landing.webURL", "webURL"),
             appStoreID: configuration.apple.lazy.compactMap(\.appStoreID).first,
-            icon: configuration.icon.flatMap { allowedURL($0, "icon", requireHost: false) },
+            icon: checked(configuration.icon, "landing.icon", "icon", requireHost: false),
             androidPackage: configuration.android.first?.package)
     }
 
