@@ -66,10 +66,12 @@ struct RoutesCommand: ParsableCommand {
                 Output.error("error: the AASA made from \(routes) would be \(size) bytes; iOS ignores files over \(AppSiteAssociation.maximumBytes) bytes (128 KB), so no URL would open the app on iOS")
                 throw ExitCode(2)
             }
-            if urls.isEmpty, RouteCoverage.probeURLs(router).count >= RouteCoverage.maximumProbes {
+            // Without URLs, the table's near misses: made once, here.
+            let asked = urls.isEmpty ? RouteCoverage.probeURLs(router) : urls
+            if urls.isEmpty, asked.count >= RouteCoverage.maximumProbes {
                 Output.error("note: this table has more near misses than the \(RouteCoverage.maximumProbes) asked about; routes past those are not asked (give URLs to ask about them)")
             }
-            let answers = PlatformComparison.answers(urls: urls, router: router, aasa: served, appID: appID, assetLinks: links, package: package)
+            let answers = PlatformComparison.answers(urls: asked, router: router, aasa: served, appID: appID, assetLinks: links, package: package)
             for answer in answers {
                 if case .refused = answer, !json { Output.error(answer.line) } else { Output.line(json ? JSONWriter.compact(answer.json) : answer.line) }
             }

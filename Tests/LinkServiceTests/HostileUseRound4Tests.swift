@@ -31,19 +31,28 @@ import Testing
         }
     }
 
+    static let signingKey = "a-signing-key-of-at-least-32-characters-long"
+
+    /// A service signing claims with ``signingKey`` (and the `deferred` `settings` given), a
+    /// link `code` made through the API, and an iPhone's signed claim token for it.
+    static func signedClaim(settings: String, code: String) async throws -> (Harness, StoredLink, String) {
+        let h = try await Harness.make(extra: "deferred: {\(settings)signingKeys: [\"\(signingKey)\"]}\n")
+        let signing = try #require(ClaimSigningKey(secret: signingKey))
+        try await h.app().test(.router) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "\#(code)", "deepLink": "plur://group/\#(code.lowercased())"}"#)
+            #expect(created.status == .created, "\(created.text)")
+        }
+        let link = try #require(try await h.store.link(code: code))
+        let token = try #require(SignedClaimToken(code: code, created: link.createdAt, platform: "ios", issuedAt: h.clock.today).token(signedWith: signing))
+        return (h, link, token)
+    }
+
     /// A redeemed signed claim token stays used whatever the lifetime is raised to later: its
     /// row is kept for the longest lifetime the configuration allows, not the one in force when
     /// it was redeemed (which let a token redeem again once its row was pruned).
     @Test func aRedeemedSignedTokenStaysUsedWhenTheLifetimeIsRaised() async throws {
-        let key = "a-signing-key-of-at-least-32-characters-long"
-        let h = try await Harness.make(extra: "deferred: {claimLifetime: 600, signingKeys: [\"\(key)\"]}\n")
-        let signing = try #require(ClaimSigningKey(secret: key))
-        try await h.app().test(.router) { client in
-            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Once2345", "deepLink": "plur://group/once"}"#)
-            #expect(created.status == .created, "\(created.text)")
-        }
-        let link = try #require(try await h.store.link(code: "Once2345"))
-        let token = try #require(SignedClaimToken(code: "Once2345", created: link.createdAt, platform: "ios", issuedAt: h.clock.today).token(signedWith: signing))
+        let key = Self.signingKey
+        let (h, _, token) = try await Self.signedClaim(settings: "claimLifetime: 600, ", code: "Once2345")
         try await h.app().test(.router) { client in
             let first = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
             #expect(first.status == .ok, "\(first.text)")
@@ -161,15 +170,7 @@ import Testing
     /// A redeemed signed token stays used when its link is deleted and restored with its
     /// creation time (as `import csv` restores it): the used row went with the link.
     @Test func aRedeemedTokenStaysUsedThroughADeleteAndARestore() async throws {
-        let key = "a-signing-key-of-at-least-32-characters-long"
-        let h = try await Harness.make(extra: "deferred: {signingKeys: [\"\(key)\"]}\n")
-        let signing = try #require(ClaimSigningKey(secret: key))
-        try await h.app().test(.router) { client in
-            let created = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Back2345", "deepLink": "plur://group/back"}"#)
-            #expect(created.status == .created)
-        }
-        let link = try #require(try await h.store.link(code: "Back2345"))
-        let token = try #require(SignedClaimToken(code: "Back2345", created: link.createdAt, platform: "ios", issuedAt: h.clock.today).token(signedWith: signing))
+        let (h, link, token) = try await Self.signedClaim(settings: "", code: "Back2345")
         try await h.app().test(.router) { client in
             let first = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(token)"}"#)
             #expect(first.status == .ok)

@@ -53,8 +53,13 @@ public enum RouteCoverage {
     /// where that parameter's text holds slashes, past the longest other route (no pattern keeps
     /// a wildcard to one segment there): such a URL is wider than that route too.
     public static func widerRoute(_ router: LinkRouter, _ url: String) -> (route: Route, types: [String])? {
+        widerRoute(router, url, layout: RuleLayout(router))
+    }
+
+    /// ``widerRoute(_:_:)`` with the table's patterns worked out once (`layout`), for many URLs.
+    static func widerRoute(_ router: LinkRouter, _ url: String, layout: RuleLayout) -> (route: Route, types: [String])? {
         let shaped = router.routesByShape(url)
-        guard let route = shaped.first else { return spannedTail(router, url) }
+        guard let route = shaped.first else { return spannedTail(router, url, layout: layout) }
         guard !route.exclude else { return nil }
         var types = route.typedParameters.compactMap { name, type -> String? in
             switch type {
@@ -66,7 +71,7 @@ public enum RouteCoverage {
         }
         // An optional query item's value is never in a pattern (the item may be left out), nor a
         // widened enum's.
-        let widened = RuleLayout.Shape(route).widened
+        let widened = layout.shape(named: route.name)?.widened ?? []
         types += route.query.filter { q in
             if case .oneOf = q.type { return q.optional || widened.contains("?" + q.item) }
             return false
@@ -76,11 +81,11 @@ public enum RouteCoverage {
 
     /// The first route with a tail and parameters before it whose pattern takes `url` when
     /// those parameters span several segments, with what spans.
-    static func spannedTail(_ router: LinkRouter, _ url: String) -> (route: Route, types: [String])? {
+    static func spannedTail(_ router: LinkRouter, _ url: String, layout: RuleLayout) -> (route: Route, types: [String])? {
         guard let parts = URLText.split(url), router.hosts.contains(BrowserURL.sentHost(parts.host, of: url)) else { return nil }
         let path = "/" + parts.path.split(separator: "/").map { PercentText.decode(String($0)) }.joined(separator: "/")
-        for route in router.routes where route.kind == .universal {
-            let shape = RuleLayout.Shape(route)
+        for shape in layout.shapes {
+            let route = shape.route
             // An enum of too many values is written as `?*`: the route's shape with any text there.
             if !shape.widened.isEmpty {
                 let count = path.split(separator: "/").count
@@ -127,6 +132,7 @@ public enum RouteCoverage {
             let e = aasa.explain(url, for: appID, domain: servedDomain(router, url))
             if e.decision == .match, let by = e.decidedBy { decidedProbes["\(by.detail).\(by.entry)", default: []].append(url) }
         }
+        let layout = RuleLayout(router)
         // Each component (or legacy path) the app may be handed, with URLs it decides.
         var wider: [String: Finding] = [:]
         var widerOrder: [String] = []
@@ -157,7 +163,7 @@ public enum RouteCoverage {
                     let answer = RouterAnswer(router, url)
                     if answer.opensApp {
                         backed = true
-                    } else if let (route, types) = widerRoute(router, url) {
+                    } else if let (route, types) = widerRoute(router, url, layout: layout) {
                         if wider[route.name] == nil {
                             widerOrder.append(route.name)
                             wider[route.name] = Finding(.warning, .patternWiderThanRoute, at: entry.location,

@@ -111,8 +111,13 @@ struct RuleLayout {
     /// more than the most segments a route without a tail (or a tail's least) takes.
     let top: Int
 
+    /// The shape of the universal route named `name`.
+    func shape(named name: String) -> Shape? { byName[name] }
+    private let byName: [String: Shape]
+
     init(_ router: LinkRouter) {
         shapes = router.routes.filter { $0.kind == .universal }.map(Shape.init)
+        byName = Dictionary(shapes.map { ($0.route.name, $0) }, uniquingKeysWith: { a, _ in a })
         top = (shapes.map { $0.count + ($0.tail ?? 0) }.max() ?? 0) + 1
     }
 

@@ -92,10 +92,11 @@ public enum PlatformComparison {
         let association = aasa ?? AppSiteAssociation.read(AssociationGenerator.appSiteAssociation(router: router, appIDs: [id])).0!
         let app = package ?? assetLinks.map { $0.statements.compactMap(\.target.packageName).first ?? "" } ?? "com.example.app"
         let links = assetLinks ?? AssociationGenerator.assetLinks(packageName: app, fingerprints: [], router: router)
+        let layout = RuleLayout(router)
         return compare(urls.isEmpty ? RouteCoverage.probeURLs(router) : urls, aasa: association, appID: id, assetLinks: links, package: app, hosts: router.hosts).map { row in
             var row = row
             row.router = RouteCoverage.RouterAnswer(router, row.url)
-            if let (route, types) = RouteCoverage.widerRoute(router, row.url), !(row.router?.opensApp ?? true) {
+            if !(row.router?.opensApp ?? true), let (route, types) = RouteCoverage.widerRoute(router, row.url, layout: layout) {
                 row.widerThan = "route \(route.name) refuses it: \(types.joined(separator: ", "))"
             }
             return row
