@@ -84,10 +84,10 @@ public struct LinkService: Sendable {
     let input: LinkInput
     /// The association files and the OpenAPI document by path.
     let documents: [String: StaticDocument]
-    let perToken: RateLimiter
-    let perAddress: RateLimiter
-    /// Takes from the shared rate-limit buckets (PostgreSQL), batched per key.
-    let sharedTakes = SharedTakes()
+    /// Every request budget (per address, per token, refused tokens, claims), by name.
+    let limits: RequestLimits
+    /// Checks API tokens against the store, their scopes and their limit.
+    let tokens: TokenVerifier
     /// QR images: their drawing thread, cache and per-address limit.
     let qr: QRImages
     /// The thread landing pages are rendered on.
@@ -124,8 +124,8 @@ public struct LinkService: Sendable {
         appleCDN = configuration.appleCDN.check ? AppleCDNWatch(settings: configuration.appleCDN, configuration: configuration, metrics: metrics) : nil
         hot = HotLinks(store: self.store, visits: configuration.visits, now: clock)
         documents = Self.documents(configuration)
-        perToken = RateLimiter(configuration.perTokenLimit, now: clock)
-        perAddress = RateLimiter(configuration.perAddressLimit, now: clock)
+        limits = RequestLimits(configuration: configuration, store: self.store, metrics: metrics, clock: clock)
+        tokens = TokenVerifier(store: self.store, limits: limits)
         qr = QRImages(clock: clock)
         landingDefaults = Self.checkedLandingDefaults(configuration, input: input, logger: logger)
         claimKeys = ClaimKeys(configuration.deferred.signingKeys)
@@ -186,33 +186,34 @@ public struct LinkService: Sendable {
         // claims on GET only, so a HEAD never uses a link).
         let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ObservabilityMiddleware(metrics: metrics))
+        router.add(middleware: StoreFailures())
         for (path, document) in documents { router.get(document.route(path)) { request, _ in document.response(for: request) } }
         router.get("/healthz") { _, _ in await health() }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
         // The API's guards are middleware on groups: the per-address limit, then the token.
-        let reading = router.group("/api").add(middleware: RequiresToken(service: self, scope: .linksRead))
+        let reading = router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead))
         reading.get("links") { request, context in try await listLinks(request, context) }
         reading.get("links/{code}") { request, context in try await getLink(request, context) }
         reading.get("links/{code}/stats") { request, context in try await linkStats(request, context) }
-        let writing = router.group("/api").add(middleware: AddressLimit(service: self)).add(middleware: RequiresToken(service: self, scope: .linksWrite))
+        let writing = router.group("/api").add(middleware: AddressLimit(limits: limits)).add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite))
         writing.post("links") { request, context in try await createLink(request, context) }
         writing.patch("links/{code}") { request, context in try await patchLink(request, context) }
         writing.delete("links/{code}") { request, context in try await deleteLink(request, context) }
         if configuration.invites != nil {
-            router.group("/api").add(middleware: AddressLimit(service: self))
-                .add(middleware: RequiresToken(service: self, scope: .linksWrite, header: Self.inviteTokenHeader))
+            router.group("/api").add(middleware: AddressLimit(limits: limits))
+                .add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite, header: Self.inviteTokenHeader))
                 .post("invite") { request, context in try await createInvite(request, context) }
         } else {
             router.post("/api/invite") { _, _ -> Response in throw Self.invitesNotConfigured }
         }
         // An invite's read decides itself: a use-limited invite read without a token is a use.
         router.get("/api/invite/{code}") { request, context in try await getInvite(request, context) }
-        let transactions = router.group("/api").add(middleware: AddressLimit(service: self)).add(middleware: RequiresToken(service: self, scope: .transactions))
+        let transactions = router.group("/api").add(middleware: AddressLimit(limits: limits)).add(middleware: RequiresToken(tokens: tokens, scope: .transactions))
         transactions.post("transactions") { request, context in try await createTransaction(request, context) }
         transactions.post("transactions/{id}/verify") { request, context in try await verifyTransaction(request, context) }
-        let limited = router.group("/api").add(middleware: AddressLimit(service: self))
+        let limited = router.group("/api").add(middleware: AddressLimit(limits: limits))
         limited.get("resolve") { request, context in try await resolve(request, context) }
         router.get(linkPageRoute) { request, context in
             await storedLinkPage(code: context.parameters.get("code") ?? "", request, context, hotTried: request.method == .get)
@@ -352,7 +353,11 @@ struct ObservabilityMiddleware: RouterMiddleware {
             let route = context.endpointPath ?? "unmatched"
             Self.observe(record: { metrics.record(route: route, status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                          path: request.uri.path, status: error.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
-            if let cause = error.cause { context.logger.error("request failed", metadata: ["path": "\(Self.loggedPath(request.uri.path))", "code": "\(error.code)", "cause": "\(cause)"]) }
+            if let cause = error.cause {
+                var metadata: Logger.Metadata = ["path": "\(Self.loggedPath(request.uri.path))", "code": "\(error.code)", "cause": "\(cause)"]
+                if let statement = (cause as? StoreError)?.statement { metadata["statement"] = "\(statement)" }
+                context.logger.error("request failed", metadata: metadata)
+            }
             throw error
         } catch let error as HTTPError where error.status == .notFound {
             // No route for this method and path: the API's JSON error, 405 with Allow when the
@@ -464,7 +469,7 @@ final class AdmissionGate: Sendable {
     init(limit: Int) { self.limit = limit }
 
     /// Runs `body` if fewer than `limit` others are inside; otherwise throws `busy(others)`.
-    func enter<T>(busy: (Int) -> APIError, _ body: () async throws(APIError) -> T) async throws(APIError) -> T {
+    func enter<T>(busy: (Int) -> APIError, _ body: () async throws -> T) async throws -> T {
         let inside = count.wrappingIncrementThenLoad(ordering: .relaxed)
         defer { count.wrappingDecrement(ordering: .relaxed) }
         guard inside <= limit else { throw busy(inside - 1) }

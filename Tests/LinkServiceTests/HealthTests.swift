@@ -68,6 +68,32 @@ import Testing
         }
     }
 
+    /// A store error is answered in one place per surface, whichever handler met it: the API's
+    /// JSON 503, the dashboard's own page (HTML, never the API's JSON), both with Retry-After.
+    @Test func aStoreFailureIsAnsweredAsItsSurfaceAnswers() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/s"}"#).json?["code"]?.stringValue)
+            var browser = DashboardTests.Browser(client: client)
+            try await browser.signIn(h.writer)
+            let csrf = try await browser.csrf("/admin/new")
+            try await h.store.db.run("PRAGMA query_only = ON", [])
+            for (method, path, body) in [(HTTPRequest.Method.patch, "/api/links/\(code)", #"{"title": "t"}"#), (.delete, "/api/links/\(code)", nil),
+                                         (.post, "/api/links", #"{"deepLink": "plur://group/t"}"#), (.post, "/api/transactions", "{}")] {
+                let refused = try await client.call(method, path, token: path == "/api/transactions" ? h.admin : h.writer, body: body)
+                #expect(refused.status == .serviceUnavailable, "\(method) \(path): \(refused.text)")
+                #expect(refused.json?.at("error.code")?.stringValue == "storage-unavailable", "\(method) \(path)")
+                #expect(refused.headers[.retryAfter] == "5")
+            }
+            let page = try await browser.post("/admin/links", [("csrf", csrf), ("deepLink", "plur://group/u")])
+            #expect(page.status == .serviceUnavailable)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(page.headers[.retryAfter] == "5")
+            #expect(page.text.contains("the database is not available; nothing was stored"), "\(page.text)")
+            #expect(!page.text.contains("sqlite"), "the store's own words stay in the log")
+        }
+    }
+
     /// Storage that stops taking writes while nobody writes is found by the check's own probe.
     @Test(arguments: Backend.available)
     func theProbeFindsStorageThatStoppedTakingWrites(_ backend: Backend) async throws {

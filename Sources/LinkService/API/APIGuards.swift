@@ -7,10 +7,10 @@ import LinkStorage
 /// `RequiresToken` finds the verified token in `context.token`.
 struct AddressLimit: RouterMiddleware {
     typealias Context = ServiceContext
-    let service: LinkService
+    let limits: RequestLimits
 
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
-        try await service.limitAddress(request, context)
+        try await limits.address(request, context)
         return try await next(request, context)
     }
 }
@@ -19,7 +19,7 @@ struct AddressLimit: RouterMiddleware {
 /// and present): 401 without a valid one, 403 without the scope, 429 past the token's limit.
 struct RequiresToken: RouterMiddleware {
     typealias Context = ServiceContext
-    let service: LinkService
+    let tokens: TokenVerifier
     let scope: TokenScope
     var header: HTTPField.Name?
 
@@ -27,8 +27,28 @@ struct RequiresToken: RouterMiddleware {
         var context = context
         // Refused tokens count against the address's limit, also on the reading routes (which
         // have no address limit): guessing tokens is bounded, reading with one is not.
-        context.token = try await service.authenticateCounted(request, context, scope, header: header)
+        context.token = try await tokens.authenticateCounted(request, context, scope, header: header)
         return try await next(request, context)
+    }
+}
+
+/// Where a store error a handler throws becomes the API's answer, for every route: 503
+/// `storage-unavailable` with `Retry-After`, the error kept as the cause (logged with its
+/// statement by `ObservabilityMiddleware`, never sent). Handlers just `try await` the store.
+struct StoreFailures: RouterMiddleware {
+    typealias Context = ServiceContext
+
+    func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
+        do { return try await next(request, context) } catch let error as StoreError {
+            throw APIError.storageUnavailable(cause: error)
+        }
+    }
+}
+
+extension APIError {
+    /// The answer while the database fails: nothing was stored, come back shortly.
+    static func storageUnavailable(cause: StoreError) -> APIError {
+        APIError(.serviceUnavailable, .storageUnavailable, "the database is not available; nothing was stored", cause: cause)
     }
 }
 

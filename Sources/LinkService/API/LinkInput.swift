@@ -34,7 +34,7 @@ struct LinkInput {
     func read(_ body: LinkRequest, now: Date) throws(APIError) -> StoredLink {
         var link = StoredLink(code: "", createdAt: now)
         if let code = body.code {
-            guard Self.isChosenCode(code) else { throw .badRequest(.invalidCode, Self.chosenCodeProblem(code), field: "code") }
+            guard Self.isChosenCode(code) else { throw APIError.badRequest(.invalidCode, Self.chosenCodeProblem(code), field: "code") }
             link.code = code
         }
         link.deepLink = try Self.bounded(body.deepLink, "deepLink")
@@ -44,23 +44,23 @@ struct LinkInput {
             link.parameters.append((name, value.text))
         }
         switch (link.deepLink, link.route) {
-        case (nil, nil): throw .badRequest(.missingTarget, "give deepLink (a custom-scheme URL) or route (+ parameters)", field: "deepLink")
+        case (nil, nil): throw APIError.badRequest(.missingTarget, "give deepLink (a custom-scheme URL) or route (+ parameters)", field: "deepLink")
         case (let d?, nil):
-            guard link.parameters.isEmpty else { throw .badRequest(.invalidParameters, "parameters go with route, not with deepLink", field: "parameters") }
+            guard link.parameters.isEmpty else { throw APIError.badRequest(.invalidParameters, "parameters go with route, not with deepLink", field: "parameters") }
             link.deepLink = try checkDeepLink(d, field: "deepLink")
         case (nil, let r?):
             guard let built = deepLink(route: r, parameters: link.parameters) else {
                 // An unknown route is the route's fault; a known one's unusable values are the parameters'.
                 let problem = routeProblem(r, link.parameters)
-                throw .badRequest(problem.field == "route" ? .invalidRoute : .invalidParameters, problem.message, field: problem.field)
+                throw APIError.badRequest(problem.field == "route" ? .invalidRoute : .invalidParameters, problem.message, field: problem.field)
             }
             _ = try checkDeepLink(built, field: "route")
             // The link must lead back to the route it was built from: an app (or this service)
             // reads the link, not the route name stored beside it.
             if let back = configuration.router.route(built).match, back.route != r {
-                throw .badRequest(.invalidParameters, "route \(r): these parameters build \(Self.excerpt(built)), which is read as route \(back.route); give values route \(r) reads back", field: "parameters")
+                throw APIError.badRequest(.invalidParameters, "route \(r): these parameters build \(Self.excerpt(built)), which is read as route \(back.route); give values route \(r) reads back", field: "parameters")
             }
-        case (_?, _?): throw .badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route")
+        case (_?, _?): throw APIError.badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route")
         }
         for (value, field, path) in [(body.webURL, "webURL", \StoredLink.webURL), (body.appStoreURL, "appStoreURL", \.appStoreURL),
                                      (body.playStoreURL, "playStoreURL", \.playStoreURL), (body.image, "image", \.imageURL)] {
@@ -77,28 +77,28 @@ struct LinkInput {
             let date: Date
             switch Timestamp.parse(e) {
             case .success(let parsed): date = parsed
-            case .failure(let problem) where problem.code == .invalidTimestamp: throw .badRequest(.invalidExpiry, "expiresAt must be an RFC 3339 date-time such as 2026-12-31T23:59:00Z", field: "expiresAt")
-            case .failure(let problem): throw .badRequest(.invalidExpiry, "expiresAt \(e): \(problem)", field: "expiresAt")
+            case .failure(let problem) where problem.code == .invalidTimestamp: throw APIError.badRequest(.invalidExpiry, "expiresAt must be an RFC 3339 date-time such as 2026-12-31T23:59:00Z", field: "expiresAt")
+            case .failure(let problem): throw APIError.badRequest(.invalidExpiry, "expiresAt \(e): \(problem)", field: "expiresAt")
             }
             // A link that is born expired would only ever answer 410.
             guard date > now else {
-                throw .badRequest(.invalidExpiry, "expiresAt \(e) is not in the future (now: \(ISO8601DateFormatter().string(from: now)))", field: "expiresAt")
+                throw APIError.badRequest(.invalidExpiry, "expiresAt \(e) is not in the future (now: \(ISO8601DateFormatter().string(from: now)))", field: "expiresAt")
             }
             guard date.timeIntervalSince(now) <= Self.longestLifetime else {
-                throw .badRequest(.invalidExpiry, "expiresAt \(e) is more than 10 years ahead", field: "expiresAt")
+                throw APIError.badRequest(.invalidExpiry, "expiresAt \(e) is more than 10 years ahead", field: "expiresAt")
             }
             link.expiresAt = date
         }
         if let seconds = body.expiresIn {
-            guard link.expiresAt == nil else { throw .badRequest(.invalidExpiry, "give expiresAt or expiresIn, not both", field: "expiresIn") }
+            guard link.expiresAt == nil else { throw APIError.badRequest(.invalidExpiry, "give expiresAt or expiresIn, not both", field: "expiresIn") }
             guard seconds >= 1, seconds <= Self.longestLifetime else {
-                throw .badRequest(.invalidExpiry, "expiresIn must be a number of seconds from 1 to 10 years (\(Int(Self.longestLifetime)))", field: "expiresIn")
+                throw APIError.badRequest(.invalidExpiry, "expiresIn must be a number of seconds from 1 to 10 years (\(Int(Self.longestLifetime)))", field: "expiresIn")
             }
             link.expiresAt = now.addingTimeInterval(seconds)
         }
         if let n = body.maxUses {
             guard (1...Self.mostUses).contains(n) else {
-                throw .badRequest(.invalidMaxUses, "maxUses must be a whole number from 1 to \(Self.mostUses)", field: "maxUses")
+                throw APIError.badRequest(.invalidMaxUses, "maxUses must be a whole number from 1 to \(Self.mostUses)", field: "maxUses")
             }
             link.maxUses = n
         }
@@ -114,23 +114,23 @@ struct LinkInput {
     /// new `deepLink` replaces a route and its parameters, a new `route` replaces a deep link.
     /// The code, kind, creation time, creator and clicks stay; an expiry not mentioned stays as it is.
     func edit(_ link: StoredLink, with patch: [(key: String, value: JSONValue)], now: Date) throws(APIError) -> StoredLink {
-        guard !patch.isEmpty else { throw .badRequest(.emptyEdit, "the body names no field to change") }
+        guard !patch.isEmpty else { throw APIError.badRequest(.emptyEdit, "the body names no field to change") }
         for (key, _) in patch {
-            if key == "code" { throw .badRequest(.immutableField, "a link's code cannot change (printed codes would break); create a new link", field: key) }
+            if key == "code" { throw APIError.badRequest(.immutableField, "a link's code cannot change (printed codes would break); create a new link", field: key) }
             // An invite is its fields (the Plur API answers them): its target cannot become
             // something its fields do not describe.
             if link.kind == "invite" && ["deepLink", "route", "parameters"].contains(key) {
-                throw .badRequest(.immutableField, "an invite's \(key) cannot change (the invite API answers its fields from it); create a new invite", field: key)
+                throw APIError.badRequest(.immutableField, "an invite's \(key) cannot change (the invite API answers its fields from it); create a new invite", field: key)
             }
             guard LinkRequest.fields.contains(key) else {
                 let known = LinkRequest.fields.filter { $0 != "code" }
                 let meant = DocumentShape.suggestion(for: key, among: known).map { "; did you mean \(JSONWriter.quote($0))?" } ?? ""
-                throw .badRequest(.unknownField, "unknown field \(JSONWriter.quote(key))\(meant) (known: \(known.joined(separator: ", ")))", field: key)
+                throw APIError.badRequest(.unknownField, "unknown field \(JSONWriter.quote(key))\(meant) (known: \(known.joined(separator: ", ")))", field: key)
             }
         }
         // Both targets in one edit is as ambiguous as in a create: neither is dropped unseen.
         let named = { (key: String) in patch.contains { $0.key == key && $0.value != .null } }
-        if named("deepLink") && named("route") { throw .badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route") }
+        if named("deepLink") && named("route") { throw APIError.badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route") }
         var merged: [(key: String, value: JSONValue)]
         do { merged = try JSONValueEncoder(nilMembers: .omitted).encode(LinkRequest(link)).objectMembers ?? [] } catch {
             throw APIError(.internalServerError, .invalidValue, "link \(link.code) could not be written as a body to edit", cause: error)
@@ -175,13 +175,13 @@ struct LinkInput {
             // Bidirectional embeddings, overrides and isolates reorder what follows them: "Open
             // \u{202E}gnp.exe" shows as "Open exe.png". Marks (U+200E, U+200F) stay allowed.
             if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
-                throw .badRequest(.invalidText, "\(field) contains the bidirectional control \(String(format: "U+%04X", v)) at character \(position), which reorders the text shown after it; write the text in its reading order (U+200E and U+200F marks are allowed)",
+                throw APIError.badRequest(.invalidText, "\(field) contains the bidirectional control \(String(format: "U+%04X", v)) at character \(position), which reorders the text shown after it; write the text in its reading order (U+200E and U+200F marks are allowed)",
                                   field: field)
             }
             guard scalar.isControlCharacter else { continue }
             if lineBreaks && (v == 0x09 || v == 0x0A || v == 0x0D) { continue }
             let allowed = lineBreaks ? "printable text, tabs and line breaks" : "printable text on one line"
-            throw .badRequest(.invalidText, "\(field) contains the control character \(String(format: "U+%04X", v)) at character \(position); \(field) takes \(allowed)",
+            throw APIError.badRequest(.invalidText, "\(field) contains the control character \(String(format: "U+%04X", v)) at character \(position); \(field) takes \(allowed)",
                               field: field)
         }
     }
@@ -273,26 +273,26 @@ struct LinkInput {
         let scheme = try schemeOf(url, field: field)
         let checked: String
         if scheme == "http" {
-            throw .badRequest(.invalidDeepLink, "\(field): an http link never opens the app (universal links are https only); use https:// on one of the configured hosts", field: field)
+            throw APIError.badRequest(.invalidDeepLink, "\(field): an http link never opens the app (universal links are https only); use https:// on one of the configured hosts", field: field)
         }
         if scheme == "https" {
             let web = try webURL(url, field: field)
             guard configuration.router.hosts.contains(where: { $0.lowercased() == web.host }) else {
-                throw .badRequest(.invalidDeepLink, "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
+                throw APIError.badRequest(.invalidDeepLink, "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
             }
             // A browser resolves `.` and `..` (`/shop/a/../../admin` is `/admin`), and the
             // service's own pages are never a link's target.
             let segments = (URLText.split(url)?.path ?? "").split(separator: "/").map { PercentText.decode(String($0)) }
             if segments.contains(".") || segments.contains("..") {
-                throw .badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) has a \".\" or \"..\" segment, which a browser resolves to another path", field: field)
+                throw APIError.badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) has a \".\" or \"..\" segment, which a browser resolves to another path", field: field)
             }
             if ServiceConfiguration.isServicePath("/" + segments.joined(separator: "/")) {
-                throw .badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) is one of the service's own paths (/\(segments.first ?? "")), never a link's target", field: field)
+                throw APIError.badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) is one of the service's own paths (/\(segments.first ?? "")), never a link's target", field: field)
             }
             checked = web.href
         } else {
             guard allowedSchemes.contains(scheme) else {
-                throw .badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.isEmpty ? "it has none: give apple[].scheme or service.deepLinkSchemes" : allowedSchemes.sorted().joined(separator: ", ")))", field: field)
+                throw APIError.badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.isEmpty ? "it has none: give apple[].scheme or service.deepLinkSchemes" : allowedSchemes.sorted().joined(separator: ", ")))", field: field)
             }
             // Serialised as a browser would: `"`, `<`, `>`, spaces and the like percent-encoded.
             checked = URLText.encodingDisallowed(url)
@@ -301,10 +301,10 @@ struct LinkInput {
         for value in match.parameters.values {
             guard case .url(let embedded, _) = value else { continue }
             guard depth < 3 else {
-                throw .badRequest(.invalidDeepLink, "\(field): links are embedded more than 3 deep", field: field)
+                throw APIError.badRequest(.invalidDeepLink, "\(field): links are embedded more than 3 deep", field: field)
             }
             do { _ = try checkDeepLink(embedded, field: field, depth: depth + 1) } catch {
-                throw .badRequest(.invalidDeepLink, "\(field): the link embeds \(Self.excerpt(embedded)), which is not a deep link of this configuration (\(error.message))", field: field)
+                throw APIError.badRequest(.invalidDeepLink, "\(field): the link embeds \(Self.excerpt(embedded)), which is not a deep link of this configuration (\(error.message))", field: field)
             }
         }
         return checked
@@ -320,14 +320,14 @@ struct LinkInput {
     func checkFallback(_ url: String, field: String, requireAllowedHost: Bool) throws(APIError) -> String {
         let scheme = try schemeOf(url, field: field)
         guard scheme == "https" || scheme == "http" else {
-            throw .badRequest(.invalidURL, "\(field) must be an http(s) URL with a host", field: field)
+            throw APIError.badRequest(.invalidURL, "\(field) must be an http(s) URL with a host", field: field)
         }
         let web = try webURL(url, field: field)
         if requireAllowedHost && !allowedRedirectHosts.contains(web.host) {
-            throw .badRequest(.hostNotAllowed, "\(field): host \(web.host) is not in the configuration's hosts or service.redirectHosts", field: field)
+            throw APIError.badRequest(.hostNotAllowed, "\(field): host \(web.host) is not in the configuration's hosts or service.redirectHosts", field: field)
         }
         if requireAllowedHost, let problem = storeProblem(web) {
-            throw .badRequest(.unknownApp, "\(field): \(problem)", field: field)
+            throw APIError.badRequest(.unknownApp, "\(field): \(problem)", field: field)
         }
         return web.href
     }
@@ -363,41 +363,41 @@ struct LinkInput {
     private func webURL(_ url: String, field: String) throws(APIError) -> WebURL {
         switch WebURL.parse(url, trustedHosts: allowedRedirectHosts) {
         case .success(let web): return web
-        case .failure(let refusal): throw .badRequest(.invalidURL, "\(field): the URL \(refusal.reason)", field: field)
+        case .failure(let refusal): throw APIError.badRequest(.invalidURL, "\(field): the URL \(refusal.reason)", field: field)
         }
     }
 
     private func schemeOf(_ url: String, field: String) throws(APIError) -> String {
         guard url.utf8.count <= 4096, !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
               let colon = url.firstIndex(of: ":") else {
-            throw .badRequest(.invalidURL, "\(field) is not a URL (no scheme, spaces or control characters, or longer than 4096 bytes)", field: field)
+            throw APIError.badRequest(.invalidURL, "\(field) is not a URL (no scheme, spaces or control characters, or longer than 4096 bytes)", field: field)
         }
         // Browsers read a backslash in an http(s) URL as a path separator, so
         // `https://evil.example\@allowed.example/` goes to evil.example while URLComponents
         // sees allowed.example. Any URL whose reading could differ is refused.
         if url.contains("\\") {
-            throw .badRequest(.invalidURL, "\(field) contains a backslash, which browsers and this check would read differently", field: field)
+            throw APIError.badRequest(.invalidURL, "\(field) contains a backslash, which browsers and this check would read differently", field: field)
         }
         // C1 controls, bidirectional overrides and marks, line separators: a link shown with them
         // reads differently from where it goes (the relay policy refuses them too).
         if let scalar = url.unicodeScalars.first(where: { $0.isUnsafeToDisplay || $0 == "\u{FFFD}" }) {
-            throw .badRequest(.invalidURL, "\(field) contains the character \(String(format: "U+%04X", scalar.value)), which makes a link read differently from where it goes", field: field)
+            throw APIError.badRequest(.invalidURL, "\(field) contains the character \(String(format: "U+%04X", scalar.value)), which makes a link read differently from where it goes", field: field)
         }
         let scheme = url[..<colon].lowercased()
         guard URLInput.isSchemeName(scheme) else {
-            throw .badRequest(.invalidURL, "\(field) has no valid scheme", field: field)
+            throw APIError.badRequest(.invalidURL, "\(field) has no valid scheme", field: field)
         }
         if Destinations.forbiddenSchemes.contains(scheme) {
-            throw .badRequest(.forbiddenScheme, "\(field): \(scheme): URLs are never accepted", field: field)
+            throw APIError.badRequest(.forbiddenScheme, "\(field): \(scheme): URLs are never accepted", field: field)
         }
-        guard URLComponents(string: url) != nil else { throw .badRequest(.invalidURL, "\(field) is not a well-formed URL", field: field) }
+        guard URLComponents(string: url) != nil else { throw APIError.badRequest(.invalidURL, "\(field) is not a well-formed URL", field: field) }
         return scheme
     }
 
     /// `value` when it is at most `maximum` characters long.
     private static func bounded(_ value: String?, _ field: String, maximum: Int = Self.maximumURLLength) throws(APIError) -> String? {
         guard let value else { return nil }
-        guard value.count <= maximum else { throw .badRequest(.invalidField, "\(field) is longer than \(maximum) characters", field: field) }
+        guard value.count <= maximum else { throw APIError.badRequest(.invalidField, "\(field) is longer than \(maximum) characters", field: field) }
         return value
     }
 }

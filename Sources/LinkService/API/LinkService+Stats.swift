@@ -11,24 +11,24 @@ extension LinkService {
     /// visits by platform, a day-by-day series over `days` days (default 30, at most 366) ending
     /// today (UTC), and the hosts people came from (from the visit records, so within
     /// `visits.retentionDays`). Visits of the last second may still be in memory.
-    func linkStats(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+    func linkStats(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let code = try codeParameter(context)
         var days = 30
         if request.uri.queryParameters.getAll("days").count > 1 {
-            throw .badRequest(.invalidDays, "days is given more than once", field: "days")
+            throw APIError.badRequest(.invalidDays, "days is given more than once", field: "days")
         }
         if let d = request.uri.queryParameters["days"] {
-            guard let n = Int(d), (1...366).contains(n) else { throw .badRequest(.invalidDays, "days must be a whole number from 1 to 366", field: "days") }
+            guard let n = Int(d), (1...366).contains(n) else { throw APIError.badRequest(.invalidDays, "days must be a whole number from 1 to 366", field: "days") }
             days = n
         }
-        guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
+        guard let link = try await store.link(code: code) else {
             throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
         let today = ClickDay.day(of: now())
         let firstDay = today - Int64(days) + 1
-        let rows = try await storeCall { () async throws(StoreError) in try await store.clickDays(code: code, from: firstDay) }
-        let platforms = try await storeCall { () async throws(StoreError) in try await store.clicksByPlatform(code: code) }
-        let referrers = try await storeCall { () async throws(StoreError) in try await store.referrers(code: code, limit: Self.topReferrers) }
+        let rows = try await store.clickDays(code: code, from: firstDay)
+        let platforms = try await store.clicksByPlatform(code: code)
+        let referrers = try await store.referrers(code: code, limit: Self.topReferrers)
         var human = [Int64](repeating: 0, count: days), bot = [Int64](repeating: 0, count: days)
         for row in rows where row.day >= firstDay && row.day <= today {
             let i = Int(row.day - firstDay)

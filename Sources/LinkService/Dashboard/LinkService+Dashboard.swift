@@ -7,6 +7,7 @@ import LinkStorage
 import NIOCore
 import LinkPages
 import LinkRouting
+import Logging
 import Prometheus
 import SwitchyardCore
 
@@ -51,27 +52,29 @@ extension LinkService {
     ]
 
     func adminRoutes(_ router: Router<ServiceContext>) {
-        router.get("/admin") { request, context in await adminPage(request, context) { user, _ throws(APIError) in try await adminList(request, user) } }
-        router.get("/admin/sign-in") { request, context in await adminSignInPage(request, context) }
-        router.post("/admin/sign-in") { request, context in await adminSignIn(request, context) }
-        router.post("/admin/sign-out") { request, context in await adminSignOut(request, context) }
-        router.get("/admin/new") { request, context in
-            await adminPage(request, context) { user, _ throws(APIError) in try adminNewForm(user, values: [:], errors: [], status: .ok) }
+        // Every dashboard error, the store's included, is a page of the dashboard's own.
+        let admin = router.group().add(middleware: DashboardErrors(metrics: metrics))
+        admin.get("/admin") { request, context in try await adminPage(request, context) { user, _ in try await adminList(request, user) } }
+        admin.get("/admin/sign-in") { request, context in try await adminSignInPage(request, context) }
+        admin.post("/admin/sign-in") { request, context in try await adminSignIn(request, context) }
+        admin.post("/admin/sign-out") { request, context in try await adminSignOut(request, context) }
+        admin.get("/admin/new") { request, context in
+            try await adminPage(request, context) { user, _ in try adminNewForm(user, values: [:], errors: [], status: .ok) }
         }
-        router.post("/admin/links") { request, context in
-            await adminPage(request, context, changes: true) { user, form throws(APIError) in try await adminCreate(form, user) }
+        admin.post("/admin/links") { request, context in
+            try await adminPage(request, context, changes: true) { user, form in try await adminCreate(form, user) }
         }
-        router.get("/admin/links/{code}") { request, context in
-            await adminPage(request, context) { user, _ throws(APIError) in try await adminDetail(context, user, notice: request.uri.queryParameters["saved"] != nil ? "Saved." : nil) }
+        admin.get("/admin/links/{code}") { request, context in
+            try await adminPage(request, context) { user, _ in try await adminDetail(context, user, notice: request.uri.queryParameters["saved"] != nil ? "Saved." : nil) }
         }
-        router.get("/admin/links/{code}/edit") { request, context in
-            await adminPage(request, context) { user, _ throws(APIError) in try await adminEditForm(context, user) }
+        admin.get("/admin/links/{code}/edit") { request, context in
+            try await adminPage(request, context) { user, _ in try await adminEditForm(context, user) }
         }
-        router.post("/admin/links/{code}") { request, context in
-            await adminPage(request, context, changes: true) { user, form throws(APIError) in try await adminUpdate(form, context, user) }
+        admin.post("/admin/links/{code}") { request, context in
+            try await adminPage(request, context, changes: true) { user, form in try await adminUpdate(form, context, user) }
         }
-        router.post("/admin/links/{code}/delete") { request, context in
-            await adminPage(request, context, changes: true) { user, form throws(APIError) in try await adminDelete(form, context, user) }
+        admin.post("/admin/links/{code}/delete") { request, context in
+            try await adminPage(request, context, changes: true) { user, form in try await adminDelete(form, context, user) }
         }
     }
 
@@ -80,35 +83,28 @@ extension LinkService {
     /// Runs `body` for a signed-in user: signed out (or expired, or revoked) goes to the sign-in
     /// page; `changes` also requires `links:write`, a request from this site and the form token.
     func adminPage(_ request: Request, _ context: ServiceContext, changes: Bool = false,
-                   _ body: (AdminUser, AdminForm) async throws(APIError) -> Response) async -> Response {
-        do throws(APIError) {
-            guard let user = try await adminUser(request) else { return Self.seeOther("/admin/sign-in") }
-            if changes {
-                try await limitAddress(request, context)
-                try checkSameSite(request)
-                guard user.canWrite else {
-                    throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope; sign in with one that has it to change links")
-                }
-                let form = try await readForm(request, context)
-                guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
-                    throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
-                }
-                return try await body(user, form)
-            }
-            return try await body(user, AdminForm(fields: []))
-        } catch {
-            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
-            return adminMessage(error.status, error.message, user: nil, retryAfter: error.retryAfter)
+                   _ body: (AdminUser, AdminForm) async throws -> Response) async throws -> Response {
+        guard let user = try await adminUser(request) else { return Self.seeOther("/admin/sign-in") }
+        guard changes else { return try await body(user, AdminForm(fields: [])) }
+        try await limits.address(request, context)
+        try checkSameSite(request)
+        guard user.canWrite else {
+            throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope; sign in with one that has it to change links")
         }
+        let form = try await readForm(request, context)
+        guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
+            throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
+        }
+        return try await body(user, form)
     }
 
     /// The signed-in user of a request, or nil.
-    func adminUser(_ request: Request) async throws(APIError) -> AdminUser? {
+    func adminUser(_ request: Request) async throws -> AdminUser? {
         guard let value = Self.cookie(Self.adminCookie, in: request), value.utf8.count == 43 else { return nil }
         let idHash = APIToken.hash(value)
-        guard let session = try await storeCall({ () async throws(StoreError) in try await store.session(idHash: idHash) }),
+        guard let session = try await store.session(idHash: idHash),
               session.expiresAt > now(),
-              let token = try await storeCall({ () async throws(StoreError) in try await store.token(id: session.tokenID) }),
+              let token = try await store.token(id: session.tokenID),
               token.revokedAt == nil, APIToken.grants(token, .linksRead) else { return nil }
         return AdminUser(token: token, session: session, idHash: idHash, canWrite: APIToken.grants(token, .linksWrite))
     }
@@ -156,85 +152,73 @@ extension LinkService {
         return authority == publicAuthority
     }
 
-    func adminSignInPage(_ request: Request, _ context: ServiceContext) async -> Response {
-        if (try? await adminUser(request)) != nil { return Self.seeOther("/admin") }
+    func adminSignInPage(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        if try await adminUser(request) != nil { return Self.seeOther("/admin") }
         return signInForm(.ok, error: nil)
     }
 
     func signInForm(_ status: HTTPResponse.Status, error: String?) -> Response {
-        adminHTML(status, DashboardPages.render(.signIn, title: "Sign in", user: nil, DashboardPages.errors(error.map { [$0] } ?? [])))
+        Self.adminHTML(status, DashboardPages.render(.signIn, title: "Sign in", user: nil, DashboardPages.errors(error.map { [$0] } ?? [])))
     }
 
-    func adminSignIn(_ request: Request, _ context: ServiceContext) async -> Response {
-        do throws(APIError) {
-            try await limitAddress(request, context)
-            try checkSameSite(request)
+    func adminSignIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        try await limits.address(request, context)
+        try checkSameSite(request)
+        let form = try await readForm(request, context)
+        guard let text = form["token"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            return signInForm(.badRequest, error: "Give an API token.")
+        }
+        let token: StoredToken
+        do { token = try await tokens.verify(text, .linksRead) } catch let error as APIError where error.status == .unauthorized || error.status == .forbidden {
+            metrics.authFailures.increment()
+            return signInForm(error.status, error: error.message)
+        }
+        let secret = Base64URL.random(bytes: 32)
+        let started = now()
+        let session = AdminSession(tokenID: token.id, csrf: Base64URL.random(bytes: 32), createdAt: started,
+                                   expiresAt: started.addingTimeInterval(Self.adminSessionLifetime))
+        try await store.insertSession(idHash: APIToken.hash(secret), session)
+        var response = Self.seeOther("/admin")
+        response.headers[.setCookie] = "\(Self.adminCookie)=\(secret); Path=/admin; Max-Age=\(Int(Self.adminSessionLifetime)); HttpOnly; SameSite=Strict"
+            + (cameOverHTTPS(request) ? "; Secure" : "")
+        return response
+    }
+
+    func adminSignOut(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        try checkSameSite(request)
+        if let user = try await adminUser(request) {
             let form = try await readForm(request, context)
-            guard let text = form["token"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
-                return signInForm(.badRequest, error: "Give an API token.")
+            guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
+                throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
             }
-            let token: StoredToken
-            do { token = try await verifyToken(text, .linksRead) } catch {
-                if error.status == .unauthorized || error.status == .forbidden {
-                    metrics.authFailures.increment()
-                    return signInForm(error.status, error: error.message)
-                }
-                throw error
-            }
-            let secret = Base64URL.random(bytes: 32)
-            let started = now()
-            let session = AdminSession(tokenID: token.id, csrf: Base64URL.random(bytes: 32), createdAt: started,
-                                       expiresAt: started.addingTimeInterval(Self.adminSessionLifetime))
-            try await storeCall { () async throws(StoreError) in try await store.insertSession(idHash: APIToken.hash(secret), session) }
-            var response = Self.seeOther("/admin")
-            response.headers[.setCookie] = "\(Self.adminCookie)=\(secret); Path=/admin; Max-Age=\(Int(Self.adminSessionLifetime)); HttpOnly; SameSite=Strict"
-                + (cameOverHTTPS(request) ? "; Secure" : "")
-            return response
-        } catch {
-            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
-            return adminMessage(error.status, error.message, user: nil, retryAfter: error.retryAfter)
+            try await store.deleteSession(idHash: user.idHash)
         }
-    }
-
-    func adminSignOut(_ request: Request, _ context: ServiceContext) async -> Response {
-        do throws(APIError) {
-            try checkSameSite(request)
-            if let user = try await adminUser(request) {
-                let form = try await readForm(request, context)
-                guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
-                    throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
-                }
-                try await storeCall { () async throws(StoreError) in try await store.deleteSession(idHash: user.idHash) }
-            }
-            var response = Self.seeOther("/admin/sign-in")
-            response.headers[.setCookie] = "\(Self.adminCookie)=; Path=/admin; Max-Age=0; HttpOnly; SameSite=Strict" + (cameOverHTTPS(request) ? "; Secure" : "")
-            return response
-        } catch {
-            return adminMessage(error.status, error.message, user: nil, retryAfter: error.retryAfter)
-        }
+        var response = Self.seeOther("/admin/sign-in")
+        response.headers[.setCookie] = "\(Self.adminCookie)=; Path=/admin; Max-Age=0; HttpOnly; SameSite=Strict" + (cameOverHTTPS(request) ? "; Secure" : "")
+        return response
     }
 
     // MARK: Pages
 
-    func adminList(_ request: Request, _ user: AdminUser) async throws(APIError) -> Response {
+    func adminList(_ request: Request, _ user: AdminUser) async throws -> Response {
         // The search form is a GET form: its query is form-encoded (`+` is a space).
         let query = request.uri.query.flatMap { AdminForm($0)?["q"] } ?? ""
-        let links = try await storeCall { () async throws(StoreError) in try await store.searchLinks(query, limit: Self.adminListLimit + 1) }
+        let links = try await store.searchLinks(query, limit: Self.adminListLimit + 1)
         var view: [String: Any] = ["query": query, "canWrite": user.canWrite, "hasLinks": !links.isEmpty]
         if links.isEmpty { view[query.isEmpty ? "noLinks" : "noMatch"] = query.isEmpty ? true : query }
         view["links"] = links.prefix(Self.adminListLimit).map { link -> [String: Any] in
             ["code": link.code, "linkTitle": link.title ?? "", "opens": deepLink(of: link) ?? "", "clicks": link.clicks, "created": Self.isoDate(link.createdAt)]
         }
         if links.count > Self.adminListLimit { view["shownOnly"] = Self.adminListLimit }
-        return adminHTML(.ok, DashboardPages.render(.links, title: "Links", user: user.header, view))
+        return Self.adminHTML(.ok, DashboardPages.render(.links, title: "Links", user: user.header, view))
     }
 
-    func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?) async throws(APIError) -> Response {
+    func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?) async throws -> Response {
         let link = try await adminLink(context)
         let today = ClickDay.day(of: now())
-        let days = try await storeCall { () async throws(StoreError) in try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1) }
-        let platforms = try await storeCall { () async throws(StoreError) in try await store.clicksByPlatform(code: link.code) }
-        let referrers = try await storeCall { () async throws(StoreError) in try await store.referrers(code: link.code, limit: Self.topReferrers) }
+        let days = try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1)
+        let platforms = try await store.clicksByPlatform(code: link.code)
+        let referrers = try await store.referrers(code: link.code, limit: Self.topReferrers)
         let url = pageURL(of: link)
         var view: [String: Any] = ["code": link.code, "pageURL": url, "canWrite": user.canWrite, "csrf": user.session.csrf]
         view["notice"] = notice
@@ -273,7 +257,7 @@ extension LinkService {
         view["referrers"] = DashboardPages.referrers(referrers)
         view[referrers.isEmpty ? "noReferrers" : "hasReferrers"] = true
         view["retentionDays"] = configuration.visits.retentionDays
-        return adminHTML(.ok, DashboardPages.render(.link, title: "Link \(link.code)", user: user.header, view))
+        return Self.adminHTML(.ok, DashboardPages.render(.link, title: "Link \(link.code)", user: user.header, view))
     }
 
     func adminNewForm(_ user: AdminUser, values: [String: String], errors: [String], status: HTTPResponse.Status) throws(APIError) -> Response {
@@ -282,11 +266,11 @@ extension LinkService {
         view["csrf"] = user.session.csrf
         view["editing"] = false
         view["fields"] = [field("code", "Code", "empty: a random one", values["code"])] + Self.adminFields.map { field($0.name, $0.label, hint($0), values[$0.name]) }
-        return adminHTML(status, DashboardPages.render(.form, title: "New link", user: user.header, view))
+        return Self.adminHTML(status, DashboardPages.render(.form, title: "New link", user: user.header, view))
     }
 
     func adminEditForm(_ context: ServiceContext, _ user: AdminUser, values: [String: String]? = nil, errors: [String] = [],
-                       status: HTTPResponse.Status = .ok) async throws(APIError) -> Response {
+                       status: HTTPResponse.Status = .ok) async throws -> Response {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
         let link = try await adminLink(context)
         let stored = Self.formValues(link)
@@ -298,7 +282,7 @@ extension LinkService {
         view["fields"] = Self.adminFields.map { field($0.name, $0.label, hint($0), shown[$0.name]) }
         // What the form showed, so only the fields the user changed are sent on as the edit.
         view["shown"] = Self.adminFields.map { ["name": $0.name, "value": stored[$0.name] ?? ""] }
-        return adminHTML(status, DashboardPages.render(.form, title: "Edit \(link.code)", user: user.header, view))
+        return Self.adminHTML(status, DashboardPages.render(.form, title: "Edit \(link.code)", user: user.header, view))
     }
 
     /// A field's hint; the deep link's names this configuration's own scheme.
@@ -326,7 +310,7 @@ extension LinkService {
 
     // MARK: Changes
 
-    func adminCreate(_ form: AdminForm, _ user: AdminUser) async throws(APIError) -> Response {
+    func adminCreate(_ form: AdminForm, _ user: AdminUser) async throws -> Response {
         var values: [String: String] = [:]
         var body: [(key: String, value: JSONValue)] = []
         var errors = FormErrors(of: form)
@@ -343,14 +327,14 @@ extension LinkService {
         do {
             link.createdBy = user.token.id
             try await insert(&link, chosenCode: !link.code.isEmpty)
-        } catch where error.status == .badRequest || error.status == .conflict {
+        } catch let error as APIError where error.status == .badRequest || error.status == .conflict {
             return try adminNewForm(user, values: values, errors: [Self.describe(error)], status: error.status)
         }
         metrics.linksCreated.increment()
         return Self.seeOther("/admin/links/\(link.code)?saved=1")
     }
 
-    func adminUpdate(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws(APIError) -> Response {
+    func adminUpdate(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws -> Response {
         let current = try await adminLink(context)
         let shown = Self.formValues(current)
         var values = shown
@@ -369,16 +353,16 @@ extension LinkService {
         guard errors.isEmpty, let edited else {
             return try await adminEditForm(context, user, values: values, errors: errors.messages, status: .badRequest)
         }
-        let stored = try await storeCall { () async throws(StoreError) in try await store.update(edited) }
+        let stored = try await store.update(edited)
         hot.forget(current.code)
         guard stored != nil else { throw APIError(.notFound, .notFound, "no link with code \(current.code) (it was deleted meanwhile)") }
         return Self.seeOther("/admin/links/\(current.code)?saved=1")
     }
 
-    func adminDelete(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws(APIError) -> Response {
+    func adminDelete(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws -> Response {
         let code = try adminCode(context)
-        guard form["confirm"] == "yes" else { throw .badRequest(.notConfirmed, "tick the box to confirm the deletion") }
-        let deleted = try await storeCall { () async throws(StoreError) in try await store.delete(code: code) }
+        guard form["confirm"] == "yes" else { throw APIError.badRequest(.notConfirmed, "tick the box to confirm the deletion") }
+        let deleted = try await store.delete(code: code)
         hot.forget(code)
         guard deleted else { throw APIError(.notFound, .notFound, "no link with code \(code)") }
         return Self.seeOther("/admin?deleted=\(code)")
@@ -392,16 +376,16 @@ extension LinkService {
         return code
     }
 
-    func adminLink(_ context: ServiceContext) async throws(APIError) -> StoredLink {
+    func adminLink(_ context: ServiceContext) async throws -> StoredLink {
         let code = try adminCode(context)
-        guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: code) }) else {
+        guard let link = try await store.link(code: code) else {
             throw APIError(.notFound, .notFound, "no link with code \(code)")
         }
         return link
     }
 
     /// A form body, within the configured size limit.
-    func readForm(_ request: Request, _ context: ServiceContext) async throws(APIError) -> AdminForm {
+    func readForm(_ request: Request, _ context: ServiceContext) async throws -> AdminForm {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application/x-www-form-urlencoded" else {
             throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the form as application/x-www-form-urlencoded")
@@ -415,7 +399,7 @@ extension LinkService {
             throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes, the service.maximumBodyBytes of the configuration")
         }
         guard let form = AdminForm(String(decoding: buffer.readableBytesView, as: UTF8.self)) else {
-            throw .badRequest(.malformedForm, "the form is not valid form encoding")
+            throw APIError.badRequest(.malformedForm, "the form is not valid form encoding")
         }
         return form
     }
@@ -439,7 +423,7 @@ extension LinkService {
             switch Timestamp.parse(text + "T00:00:00Z") {
             case .success(let d): day = d
             case .failure(let problem) where problem.code == .noSuchTime:  // 2027-02-30: the day is said
-                throw .badRequest(.invalidExpiry, "expiresAt \(text): \(problem.message)", field: "expiresAt")
+                throw APIError.badRequest(.invalidExpiry, "expiresAt \(text): \(problem.message)", field: "expiresAt")
             case .failure: return .string(text)
             }
             let next = day.addingTimeInterval(86_400), end = Timestamp.format(next, fractionalSeconds: false)
@@ -452,12 +436,12 @@ extension LinkService {
             where !line.trimmingCharacters(in: .whitespaces).isEmpty {
                 let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, !parts[0].trimmingCharacters(in: .whitespaces).isEmpty else {
-                    throw .badRequest(.invalidParameters, "line \(index + 1) is not name=value", field: "parameters")
+                    throw APIError.badRequest(.invalidParameters, "line \(index + 1) is not name=value", field: "parameters")
                 }
                 let name = parts[0].trimmingCharacters(in: .whitespaces)
                 // One value per name: a second would silently win (or lose).
                 if let first = lineOf[name] {
-                    throw .badRequest(.invalidParameters, "line \(index + 1): \(name) is given on line \(first) already", field: "parameters")
+                    throw APIError.badRequest(.invalidParameters, "line \(index + 1): \(name) is given on line \(first) already", field: "parameters")
                 }
                 lineOf[name] = index + 1
                 pairs.append((name, .string(parts[1].trimmingCharacters(in: .whitespaces))))
@@ -557,15 +541,15 @@ extension LinkService {
         Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store", .contentLength: "0"])
     }
 
-    func adminMessage(_ status: HTTPResponse.Status, _ message: String, user: AdminUser?, retryAfter: Int?) -> Response {
+    static func adminMessage(_ status: HTTPResponse.Status, _ message: String, retryAfter: Int?) -> Response {
         var view = DashboardPages.errors([message])
         view["heading"] = status.reasonPhrase
-        var response = adminHTML(status, DashboardPages.render(.message, title: status.reasonPhrase, user: user?.header, view))
+        var response = adminHTML(status, DashboardPages.render(.message, title: status.reasonPhrase, user: nil, view))
         if let retry = retryAfter ?? (status == .serviceUnavailable ? Self.retryAfterSeconds : nil) { response.headers[.retryAfter] = String(retry) }
         return response
     }
 
-    func adminHTML(_ status: HTTPResponse.Status, _ html: String) -> Response {
+    static func adminHTML(_ status: HTTPResponse.Status, _ html: String) -> Response {
         let body = ByteBuffer(string: html)
         var headers = Self.htmlHeaders(cache: "no-store", length: body.readableBytes)
         headers[HTTPField.Name("Content-Security-Policy")!] =
@@ -575,5 +559,23 @@ extension LinkService {
         // check needs the real origin. Referrers still never leave the site.
         headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
+/// The dashboard's one error page: every error a dashboard handler throws — a refusal, a limit,
+/// the store failing — becomes the dashboard's message page with the error's status.
+struct DashboardErrors: RouterMiddleware {
+    typealias Context = ServiceContext
+    let metrics: ServiceMetrics
+
+    func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
+        do { return try await next(request, context) } catch let error as APIError {
+            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
+            return LinkService.adminMessage(error.status, error.message, retryAfter: error.retryAfter)
+        } catch let error as StoreError {
+            context.logger.error("storage failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)", "statement": "\(error.statement ?? "")"])
+            let answer = APIError.storageUnavailable(cause: error)
+            return LinkService.adminMessage(answer.status, answer.message, retryAfter: nil)
+        }
     }
 }

@@ -79,24 +79,9 @@ extension LinkService {
     /// what one would. A refusal is counted in `switchyard_deferred_claims_rate_limited_total`
     /// unless `counted` is false (the page path that refuses it next counts it).
     func claimAllowed(_ visitor: String?, counted: Bool = true) async -> Bool {
-        let (client, network) = Self.claimBuckets(visitor)
-        var allowed = await take(perAddress, configuration.perAddressLimit, client) == nil
-        if allowed { allowed = await take(perAddress, configuration.perAddressLimit, network) == nil }
+        let allowed = await limits.claim(visitor)
         if !allowed, counted { metrics.claimsRefused.increment() }
         return allowed
-    }
-
-    /// ``claimAllowed(_:counted:)`` from this node's buckets alone, for the lane, which answers
-    /// without waiting: only when the limits are not shared (the lane leaves claim pages to the
-    /// router on PostgreSQL).
-    func claimAllowedOnThisNode(_ visitor: String?) -> Bool {
-        let (client, network) = Self.claimBuckets(visitor)
-        return perAddress.take(client) == nil && perAddress.take(network) == nil
-    }
-
-    /// The two buckets a claim for `visitor` is taken from: its client's and its network's.
-    static func claimBuckets(_ visitor: String?) -> (client: String, network: String) {
-        ("claims:" + VisitSettings.rateLimitKey(visitor ?? "unknown"), "claims-network:" + VisitBudget.network(visitor))
     }
 
     /// What a claim stands for: the page's deep link, and the route its app link takes (the
@@ -115,8 +100,8 @@ extension LinkService {
 
     /// What a signed token's stored link stands for now, as its page shows it: nil when the link
     /// is gone (`deleted`: not there, or made again under its code after the token was issued).
-    func signedClaim(_ signed: SignedClaimToken, at date: Date) async throws(APIError) -> (claim: DeferredClaim?, deleted: Bool) {
-        guard let link = try await storeCall({ () async throws(StoreError) in try await store.link(code: signed.code) }),
+    func signedClaim(_ signed: SignedClaimToken, at date: Date) async throws -> (claim: DeferredClaim?, deleted: Bool) {
+        guard let link = try await store.link(code: signed.code),
               SignedClaimToken.instance(of: link.createdAt) == signed.instance else { return (nil, true) }
         if let expiry = link.expiresAt, expiry <= date { return (nil, false) }
         let parameters = Dictionary(link.parameters, uniquingKeysWith: { first, _ in first })
@@ -164,17 +149,17 @@ extension LinkService {
     /// rate-limited per address. 200 `{"code", "deepLink", "route", "parameters"}` once; then 410
     /// `claim-used`; 410 `claim-expired`; 410 `claim-link-gone`; 404 `claim-unknown`; 400 for a body that is not
     /// `{"token": "<43 base64url characters>"}`.
-    func claimDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+    func claimDeferred(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let token = try await readBody(ClaimRequest.self, request, context).token
         guard Self.isClaimToken(token) else {
-            throw .badRequest(.invalidClaimToken, "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
+            throw APIError.badRequest(.invalidClaimToken, "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
         }
         let date = now()
         let outcome: LinkStore.ClaimOutcome
         if let signed = SignedClaimToken.read(token, keys: await claimKeys.keys(store, now: date)) {
             outcome = try await redeem(signed, tokenHash: APIToken.hash(token), at: date)
         } else {
-            outcome = try await storeCall { () async throws(StoreError) in try await store.redeemClaim(tokenHash: APIToken.hash(token), at: date) }
+            outcome = try await store.redeemClaim(tokenHash: APIToken.hash(token), at: date)
         }
         switch outcome {
         case .claimed(let claim):
@@ -188,8 +173,8 @@ extension LinkService {
     }
 
     /// Redeems a signed token: once, while it and its link last; a used token says so even past its expiry.
-    func redeem(_ signed: SignedClaimToken, tokenHash: String, at date: Date) async throws(APIError) -> LinkStore.ClaimOutcome {
-        let used = { () async throws(APIError) -> Bool in try await storeCall { () async throws(StoreError) in try await store.claimIsKnown(tokenHash: tokenHash) } }
+    func redeem(_ signed: SignedClaimToken, tokenHash: String, at date: Date) async throws -> LinkStore.ClaimOutcome {
+        let used = { () async throws -> Bool in try await store.claimIsKnown(tokenHash: tokenHash) }
         if expiry(of: signed) <= date { return try await used() ? .used : .expired }
         let (claim, deleted) = try await signedClaim(signed, at: date)
         guard let claim else { return try await used() ? .used : deleted ? .unknown : .linkGone }
@@ -197,9 +182,7 @@ extension LinkService {
         // configuration could ever give the token, not today's: a lifetime raised after the row
         // was pruned would otherwise make the token redeemable again.
         let kept = signed.issued.addingTimeInterval(DeferredSettings.longestClaimLifetime)
-        let redeemed = try await storeCall { () async throws(StoreError) in
-            try await store.redeemSignedClaim(tokenHash: tokenHash, claim, expiresAt: kept, at: date)
-        }
+        let redeemed = try await store.redeemSignedClaim(tokenHash: tokenHash, claim, expiresAt: kept, at: date)
         return redeemed ? .claimed(claim) : .used
     }
 
@@ -207,20 +190,18 @@ extension LinkService {
     /// with `deferred.probabilisticMatching` (403 `matching-disabled` otherwise). Redeems the most
     /// recent unredeemed claim shown to this address on this platform within `matchWindow`: 200 as
     /// `/api/deferred/claim` with `"match": "probabilistic"`, 404 `no-match`. Rate-limited per address.
-    func matchDeferred(_ request: Request, _ context: ServiceContext) async throws(APIError) -> Response {
+    func matchDeferred(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let settings = configuration.deferred
         guard settings.probabilisticMatching else {
             throw APIError(.forbidden, .matchingDisabled, "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
         }
         let platform = try await readBody(MatchRequest.self, request, context).platform
         guard let platform, platform == "ios" || platform == "android" else {
-            throw .badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
+            throw APIError.badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
         }
         let key = DeferredSettings.matchKey(platform: platform, address: clientAddress(request, context))
         let date = now()
-        guard let claim = try await storeCall({ () async throws(StoreError) in
-            try await store.redeemMatch(matchKey: key, since: date.addingTimeInterval(-settings.matchWindow), at: date)
-        }) else {
+        guard let claim = try await store.redeemMatch(matchKey: key, since: date.addingTimeInterval(-settings.matchWindow), at: date) else {
             throw APIError(.notFound, .noMatch, "no unredeemed visit from this address on \(platform) in the last \(Int(settings.matchWindow)) s")
         }
         metrics.claimsRedeemed.increment()

@@ -69,38 +69,38 @@ struct FirebaseLink: Equatable {
         for (k, v) in pairs where Self.known.contains(k) {
             // Which of two values counts is a guess readers make differently: each parameter is
             // given once.
-            guard p[k] == nil else { throw .badRequest(.invalidField, "\(k) is given more than once; give each parameter once", field: k) }
+            guard p[k] == nil else { throw APIError.badRequest(.invalidField, "\(k) is given more than once; give each parameter once", field: k) }
             p[k] = v
         }
         // The same limits as the links API: a title, a description, any URL.
         for (name, value) in p {
             let maximum = name == "st" ? LinkInput.maximumTitleLength : name == "sd" ? LinkInput.maximumDescriptionLength : LinkInput.maximumURLLength
             guard value.count <= maximum else {
-                throw .badRequest(.invalidField, "\(name) is longer than \(maximum) characters (\(value.count))", field: name)
+                throw APIError.badRequest(.invalidField, "\(name) is longer than \(maximum) characters (\(value.count))", field: name)
             }
         }
         guard let link = p["link"], !link.isEmpty else {
-            throw .badRequest(.missingLink, "a Firebase Dynamic Link needs link (the link the app opens)", field: "link")
+            throw APIError.badRequest(.missingLink, "a Firebase Dynamic Link needs link (the link the app opens)", field: "link")
         }
         self.link = try input.checkFallback(link, field: "link", requireAllowedHost: true)
         deepLink = try? input.checkDeepLink(self.link, field: "link")
         let configuration = input.configuration
         if let apn = p["apn"], !apn.isEmpty {
             guard configuration.android.contains(where: { $0.package == apn }) else {
-                throw .badRequest(.unknownApp, "apn: \(JSONWriter.quote(apn)) is not an Android package of this configuration", field: "apn")
+                throw APIError.badRequest(.unknownApp, "apn: \(JSONWriter.quote(apn)) is not an Android package of this configuration", field: "apn")
             }
             androidFallback = "https://play.google.com/store/apps/details?id=" + apn
         }
         if let ibi = p["ibi"], !ibi.isEmpty, !configuration.apple.contains(where: { $0.bundleID == ibi }) {
-            throw .badRequest(.unknownApp, "ibi: \(JSONWriter.quote(ibi)) is not an iOS bundle ID of this configuration", field: "ibi")
+            throw APIError.badRequest(.unknownApp, "ibi: \(JSONWriter.quote(ibi)) is not an iOS bundle ID of this configuration", field: "ibi")
         }
         if let isi = p["isi"], !isi.isEmpty {
             guard isi.utf8.count <= 20, isi.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                throw .badRequest(.invalidAppStoreID, "isi must be an App Store ID (digits)", field: "isi")
+                throw APIError.badRequest(.invalidAppStoreID, "isi must be an App Store ID (digits)", field: "isi")
             }
             // Like apn and ibi: a link on your domain names your apps only.
             guard configuration.apple.contains(where: { $0.appStoreID == isi }) else {
-                throw .badRequest(.unknownApp, "isi: \(isi) is not an appStoreId of this configuration", field: "isi")
+                throw APIError.badRequest(.unknownApp, "isi: \(isi) is not an appStoreId of this configuration", field: "isi")
             }
             iOSFallback = "https://apps.apple.com/app/id" + isi
             appStoreID = isi

@@ -25,7 +25,7 @@ extension LinkService {
             // heap context holding a copy of the whole service, made and freed on every page.
             return hotLinkPage(String(code), userAgent: userAgent, preview: Self.isPreview(userAgent: userAgent) { fields[$0] },
                                referer: fields[.referer],
-                               address: { clientAddress(forwardedFor: { fields[values: Self.forwardedFor] }, peer: request.client) ?? "unknown" })
+                               address: { limits.addresses.address(forwardedFor: { fields[values: ClientAddresses.forwardedFor] }, peer: request.client) ?? "unknown" })
                 .map { LaneRoute.Answer(status: .ok, fields: $0.0, body: $0.1) }
         }
     }
@@ -134,7 +134,7 @@ extension LinkService {
             // Shared claim budgets (PostgreSQL) need a round trip: the router's path takes them.
             guard !configuration.deferred.probabilisticMatching, !store.sharesRateLimits, let key = claimKeys.known?.first,
                   let (claimPage, created) = hot.servableClaimPage(code, audience, now: date) else { return nil }
-            if claimAllowedOnThisNode(address()) {
+            if limits.claimOnThisNode(address()) {
                 guard let token = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) else { return nil }
                 metrics.claimsIssued.increment()
                 page = claimPage.with(token: token)

@@ -19,23 +19,23 @@ extension LinkService {
     /// (`publicURL/i/{code}`). Never counts a click or uses a use; a missing link is 404, an
     /// expired one 410. Drawn on ``QRImages``' own thread, kept once drawn, and limited per
     /// client address (429) and in how many may wait (503 `qr-busy`).
-    func linkQR(_ request: Request, _ context: ServiceContext, png: Bool) async throws(APIError) -> Response {
+    func linkQR(_ request: Request, _ context: ServiceContext, png: Bool) async throws -> Response {
         // Like the page: a code that cannot exist is simply not found.
         let code = context.parameters.get("code") ?? ""
         guard input.isStoredCode(code) else { throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))", field: "code") }
         var size = Self.defaultQRSize
         if png, let s = request.uri.queryParameters["size"], !s.isEmpty {
             guard let n = Int(s), Self.qrSizes.contains(n) else {
-                throw .badRequest(.invalidSize, "size must be a whole number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound)", field: "size")
+                throw APIError.badRequest(.invalidSize, "size must be a whole number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound)", field: "size")
             }
             size = n
         }
-        guard let link = try await storeCall({ () async throws(StoreError) in try await hot.link(code) }) else {
+        guard let link = try await hot.link(code) else {
             throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
         }
         // A use-limited link's count is the database's (the cache may be seconds behind it).
         var current = link
-        if link.maxUses != nil { current.clicks = try await storeCall { () async throws(StoreError) in try await store.link(code: code) }?.clicks ?? .max }
+        if link.maxUses != nil { current.clicks = try await store.link(code: code)?.clicks ?? .max }
         switch Self.gone(current, at: now()) {
         case .expired?: throw APIError(.gone, .expired, "the link with code \(code) has expired")
         case .usedUp(let max)?: throw APIError(.gone, .usedUp, "the link with code \(code) has been used \(max) times, its limit")
@@ -46,7 +46,7 @@ extension LinkService {
         // Only drawing costs: a client that has had its share waits; a full queue is busy.
         // By network (IPv4 /24, IPv6 /48), so rotating addresses inside one buys nothing.
         let network = VisitBudget.network(clientAddress(request, context))
-        if let wait = qr.perAddress.take(network) { throw tooMany(wait, "network \(network) (QR images)") }
+        if let wait = qr.perAddress.take(network) { throw RequestLimits.tooMany(wait, "network \(network) (QR images)") }
         let url = pageURL(of: link)
         let pixels = size
         let images = qr
@@ -54,7 +54,7 @@ extension LinkService {
             var busy = APIError(.serviceUnavailable, .qrBusy, "\(others) QR images are already being drawn or waiting (the limit is \(images.admission.limit)); try again shortly")
             busy.retryAfter = 1
             return busy
-        }) { () async throws(APIError) -> Result<[UInt8], QRCode.EncodingError> in
+        }) { () async throws -> Result<[UInt8], QRCode.EncodingError> in
             do { return try await images.draw(url, png: png, pixels: pixels) } catch {
                 throw APIError(.serviceUnavailable, .shuttingDown, "the service is stopping")
             }
