@@ -82,6 +82,14 @@ public struct LinkService: Sendable {
     /// is answered 503 `resolve-busy` at once instead of queueing behind slow scripts.
     let resolveGate: AdmissionGate
     let input: LinkInput
+    /// How a stored link is shown: its page URL, deep link and API answer.
+    let answers: LinkAnswers
+    /// Stores new links under a chosen or random code.
+    let newLinks: NewLinks
+    /// Reads request bodies within `service.maximumBodyBytes`.
+    let bodies: RequestBodies
+    /// Counts clicks and uses.
+    let uses: LinkUses
     /// The association files and the OpenAPI document by path.
     let documents: [String: StaticDocument]
     /// Every request budget (per address, per token, refused tokens, claims), by name.
@@ -116,13 +124,17 @@ public struct LinkService: Sendable {
         self.input = input
         // Link changes and clicks write their webhook events in their own transactions.
         self.store = store.withOutbox(WebhookOutbox(
-            endpoints: configuration.webhooks.endpointNames, render: { Self.response($0, configuration: configuration, input: input).json },
-            pageURL: { Self.pageURL(code: $0, kind: $1, configuration: configuration) }))
+            endpoints: configuration.webhooks.endpointNames, render: { LinkAnswers(configuration: configuration, input: input).response($0).json },
+            pageURL: { LinkAnswers.pageURL(code: $0, kind: $1, publicURL: configuration.publicURL) }))
         self.logger = logger
         self.now = now
         metrics = ServiceMetrics()
         appleCDN = configuration.appleCDN.check ? AppleCDNWatch(settings: configuration.appleCDN, configuration: configuration, metrics: metrics) : nil
         hot = HotLinks(store: self.store, visits: configuration.visits, now: clock)
+        answers = LinkAnswers(configuration: configuration, input: input)
+        newLinks = NewLinks(store: self.store, hot: hot, configuration: configuration, logger: logger)
+        bodies = RequestBodies(maximumBytes: configuration.maximumBodyBytes)
+        uses = LinkUses(hot: hot, store: self.store, metrics: metrics)
         documents = Self.documents(configuration)
         limits = RequestLimits(configuration: configuration, store: self.store, metrics: metrics, clock: clock)
         tokens = TokenVerifier(store: self.store, limits: limits)
@@ -188,33 +200,17 @@ public struct LinkService: Sendable {
         router.add(middleware: ObservabilityMiddleware(metrics: metrics))
         router.add(middleware: StoreFailures())
         for (path, document) in documents { router.get(document.route(path)) { request, _ in document.response(for: request) } }
-        router.get("/healthz") { _, _ in await health() }
-        router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
-        }
+        HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now).addRoutes(to: router)
         // The API's guards are middleware on groups: the per-address limit, then the token.
-        let reading = router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead))
-        reading.get("links") { request, context in try await listLinks(request, context) }
-        reading.get("links/{code}") { request, context in try await getLink(request, context) }
-        reading.get("links/{code}/stats") { request, context in try await linkStats(request, context) }
-        let writing = router.group("/api").add(middleware: AddressLimit(limits: limits)).add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite))
-        writing.post("links") { request, context in try await createLink(request, context) }
-        writing.patch("links/{code}") { request, context in try await patchLink(request, context) }
-        writing.delete("links/{code}") { request, context in try await deleteLink(request, context) }
-        if configuration.invites != nil {
-            router.group("/api").add(middleware: AddressLimit(limits: limits))
-                .add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite, header: Self.inviteTokenHeader))
-                .post("invite") { request, context in try await createInvite(request, context) }
-        } else {
-            router.post("/api/invite") { _, _ -> Response in throw Self.invitesNotConfigured }
-        }
-        // An invite's read decides itself: a use-limited invite read without a token is a use.
-        router.get("/api/invite/{code}") { request, context in try await getInvite(request, context) }
-        let transactions = router.group("/api").add(middleware: AddressLimit(limits: limits)).add(middleware: RequiresToken(tokens: tokens, scope: .transactions))
-        transactions.post("transactions") { request, context in try await createTransaction(request, context) }
-        transactions.post("transactions/{id}/verify") { request, context in try await verifyTransaction(request, context) }
+        LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now)
+            .addRoutes(reading: router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead)),
+                       writing: router.group("/api").add(middleware: AddressLimit(limits: limits)).add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite)))
+        InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses, limits: limits,
+                          tokens: tokens, bodies: bodies, now: now).addRoutes(to: router)
+        TransactionsController(store: store, bodies: bodies, now: now)
+            .addRoutes(to: router.group("/api").add(middleware: AddressLimit(limits: limits)).add(middleware: RequiresToken(tokens: tokens, scope: .transactions)))
         let limited = router.group("/api").add(middleware: AddressLimit(limits: limits))
-        limited.get("resolve") { request, context in try await resolve(request, context) }
+        ResolveController(engine: engine, gate: resolveGate).addRoutes(to: limited)
         router.get(linkPageRoute) { request, context in
             await storedLinkPage(code: context.parameters.get("code") ?? "", request, context, hotTried: request.method == .get)
         }

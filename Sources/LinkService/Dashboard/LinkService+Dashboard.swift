@@ -91,7 +91,7 @@ extension LinkService {
         guard user.canWrite else {
             throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope; sign in with one that has it to change links")
         }
-        let form = try await readForm(request, context)
+        let form = try await bodies.form(request)
         guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
             throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
         }
@@ -164,7 +164,7 @@ extension LinkService {
     func adminSignIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
         try await limits.address(request, context)
         try checkSameSite(request)
-        let form = try await readForm(request, context)
+        let form = try await bodies.form(request)
         guard let text = form["token"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             return signInForm(.badRequest, error: "Give an API token.")
         }
@@ -187,7 +187,7 @@ extension LinkService {
     func adminSignOut(_ request: Request, _ context: ServiceContext) async throws -> Response {
         try checkSameSite(request)
         if let user = try await adminUser(request) {
-            let form = try await readForm(request, context)
+            let form = try await bodies.form(request)
             guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
                 throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
             }
@@ -207,7 +207,7 @@ extension LinkService {
         var view: [String: Any] = ["query": query, "canWrite": user.canWrite, "hasLinks": !links.isEmpty]
         if links.isEmpty { view[query.isEmpty ? "noLinks" : "noMatch"] = query.isEmpty ? true : query }
         view["links"] = links.prefix(Self.adminListLimit).map { link -> [String: Any] in
-            ["code": link.code, "linkTitle": link.title ?? "", "opens": deepLink(of: link) ?? "", "clicks": link.clicks, "created": Self.isoDate(link.createdAt)]
+            ["code": link.code, "linkTitle": link.title ?? "", "opens": answers.deepLink(of: link) ?? "", "clicks": link.clicks, "created": Self.isoDate(link.createdAt)]
         }
         if links.count > Self.adminListLimit { view["shownOnly"] = Self.adminListLimit }
         return Self.adminHTML(.ok, DashboardPages.render(.links, title: "Links", user: user.header, view))
@@ -218,11 +218,11 @@ extension LinkService {
         let today = ClickDay.day(of: now())
         let days = try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1)
         let platforms = try await store.clicksByPlatform(code: link.code)
-        let referrers = try await store.referrers(code: link.code, limit: Self.topReferrers)
-        let url = pageURL(of: link)
+        let referrers = try await store.referrers(code: link.code, limit: LinksController.topReferrers)
+        let url = answers.pageURL(of: link)
         var view: [String: Any] = ["code": link.code, "pageURL": url, "canWrite": user.canWrite, "csrf": user.session.csrf]
         view["notice"] = notice
-        if link.kind != "fdl" { view["appButtonWarning"] = Self.appButtonWarning(for: deepLink(of: link), route: link.route, configuration: configuration) }
+        if link.kind != "fdl" { view["appButtonWarning"] = Self.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration) }
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
         // showing a dead image (and a maxUses set below the clicks already counted shows here).
         if let e = link.expiresAt, e <= now() {
@@ -232,7 +232,7 @@ extension LinkService {
         }
         let fields: [(String, String?)] = [
             ("Page", url),
-            ("Opens", deepLink(of: link)),
+            ("Opens", answers.deepLink(of: link)),
             ("Route", link.route.map { r in r + (link.parameters.isEmpty ? "" : " (" + link.parameters.map { "\($0.0)=\($0.1)" }.joined(separator: ", ") + ")") }),
             ("Title", link.title),
             ("Description", link.description),
@@ -326,7 +326,7 @@ extension LinkService {
         }
         do {
             link.createdBy = user.token.id
-            try await insert(&link, chosenCode: !link.code.isEmpty)
+            try await newLinks.insert(&link, chosenCode: !link.code.isEmpty)
         } catch let error as APIError where error.status == .badRequest || error.status == .conflict {
             return try adminNewForm(user, values: values, errors: [Self.describe(error)], status: error.status)
         }
@@ -382,26 +382,6 @@ extension LinkService {
             throw APIError(.notFound, .notFound, "no link with code \(code)")
         }
         return link
-    }
-
-    /// A form body, within the configured size limit.
-    func readForm(_ request: Request, _ context: ServiceContext) async throws -> AdminForm {
-        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard type == "application/x-www-form-urlencoded" else {
-            throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the form as application/x-www-form-urlencoded")
-        }
-        if Self.declaresMore(request, than: configuration.maximumBodyBytes) {
-            throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes, the service.maximumBodyBytes of the configuration")
-        }
-        var request = request
-        let buffer: ByteBuffer
-        do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch {
-            throw APIError(.contentTooLarge, .bodyTooLarge, "the form is larger than \(configuration.maximumBodyBytes) bytes, the service.maximumBodyBytes of the configuration")
-        }
-        guard let form = AdminForm(String(decoding: buffer.readableBytesView, as: UTF8.self)) else {
-            throw APIError.badRequest(.malformedForm, "the form is not valid form encoding")
-        }
-        return form
     }
 
     /// A form field as typed, without surrounding whitespace; line ends as \n.

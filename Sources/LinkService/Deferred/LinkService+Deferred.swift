@@ -150,7 +150,7 @@ extension LinkService {
     /// `claim-used`; 410 `claim-expired`; 410 `claim-link-gone`; 404 `claim-unknown`; 400 for a body that is not
     /// `{"token": "<43 base64url characters>"}`.
     func claimDeferred(_ request: Request, _ context: ServiceContext) async throws -> Response {
-        let token = try await readBody(ClaimRequest.self, request, context).token
+        let token = try await bodies.decode(ClaimRequest.self, request).token
         guard Self.isClaimToken(token) else {
             throw APIError.badRequest(.invalidClaimToken, "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
         }
@@ -195,7 +195,7 @@ extension LinkService {
         guard settings.probabilisticMatching else {
             throw APIError(.forbidden, .matchingDisabled, "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
         }
-        let platform = try await readBody(MatchRequest.self, request, context).platform
+        let platform = try await bodies.decode(MatchRequest.self, request).platform
         guard let platform, platform == "ios" || platform == "android" else {
             throw APIError.badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
         }

@@ -66,7 +66,7 @@ extension LinkService {
             if !preview && link.maxUses != nil {
                 // Limited links are counted in the database at once, atomically, with their record.
                 do {
-                    switch try await countUse(code, audience, at: date, visit: visit, address: address) {
+                    switch try await uses.countUse(code, audience, at: date, visit: visit, address: address) {
                     case .counted: break
                     case .exhausted: return await gonePage(link, audience, title: "Link used up", message: "This link has been used the maximum number of times.")
                     case .missing: return messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
@@ -76,7 +76,7 @@ extension LinkService {
                     return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
                 }
             } else {
-                countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
+                uses.countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
             }
         }
         var body: ByteBuffer
@@ -151,43 +151,14 @@ extension LinkService {
             page = cached
         }
         let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: referer, address: address)
-        countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
+        uses.countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
         return (Self.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
-    }
-
-    /// Counts one use of the use-limited link `code` in the store at once — its record and
-    /// `link.clicked` event within the client's budget — and keeps this node's cache in step.
-    /// The page and the tokenless read of an invite both count through here.
-    func countUse(_ code: String, _ audience: LandingPage.Audience, at date: Date, visit: Visit?, address: () -> String?) async throws(StoreError) -> ClickOutcome {
-        let use = hot.budgetedUse(code, at: date, visit: visit, address: address)
-        let outcome = try await store.click(code: code, platform: audience.rawValue, at: date, visit: use.visit, clickEvent: use.event)
-        switch outcome {
-        case .counted:
-            metrics.clicks.increment()
-            hot.usedOnce(code)
-        case .exhausted: hot.usedUp(code)
-        case .missing: hot.forget(code)
-        }
-        return outcome
     }
 
     /// The in-app browser a phone's visitor is in (`Instagram`), for the page's way out; nil on a
     /// desktop, where no app opens anyway.
     static func inAppBrowser(_ audience: LandingPage.Audience, userAgent: String?) -> String? {
         audience == .desktop ? nil : InAppBrowsers.standard.browser(userAgent: userAgent)?.name
-    }
-
-    /// Counts a visit that uses nothing up (a link without a use limit, or any preview) in the
-    /// next batch: a preview, crawler or prefetch apart from clicks. Both paths of `/i/{code}`
-    /// count through here; a use-limited link's click is counted in the store at once instead.
-    private func countLater(_ code: String, _ audience: LandingPage.Audience, at date: Date, preview: Bool, visit: Visit?, address: () -> String?) {
-        if preview {
-            hot.countPreviewLater(code, at: date, visit: visit, address: address)
-            metrics.previewVisits.increment()
-        } else {
-            hot.countLater(code, platform: audience, at: date, visit: visit, address: address)
-            metrics.clicks.increment()
-        }
     }
 
     /// Whether a landing-page request is a link preview, a crawler or a prefetch
@@ -351,12 +322,12 @@ extension LinkService {
 
     /// The page for a stored link, with every URL re-checked against the configuration.
     func page(for link: StoredLink) -> LandingPage {
-        var page = basePage(pageURL: pageURL(of: link))
+        var page = basePage(pageURL: answers.pageURL(of: link))
         page.qrImage = "/i/\(link.code)/qr.svg"
         page.title = link.title ?? configuration.defaultTitle
         page.description = link.description ?? configuration.defaultDescription
         page.image = link.imageURL.flatMap { allowedURL($0, "image", requireHost: false) } ?? page.image
-        page.deepLink = deepLink(of: link).flatMap(allowedDeepLink)
+        page.deepLink = answers.deepLink(of: link).flatMap(allowedDeepLink)
         // A link imported from Firebase keeps `link`, an https URL: its page opens the app with the
         // app link a route of this service gives it, as a long link's page does.
         if link.kind == "fdl", let d = page.deepLink, let app = appLink(forPageURL: d) { page.deepLink = app }

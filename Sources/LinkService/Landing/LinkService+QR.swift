@@ -47,7 +47,7 @@ extension LinkService {
         // By network (IPv4 /24, IPv6 /48), so rotating addresses inside one buys nothing.
         let network = VisitBudget.network(clientAddress(request, context))
         if let wait = qr.perAddress.take(network) { throw RequestLimits.tooMany(wait, "network \(network) (QR images)") }
-        let url = pageURL(of: link)
+        let url = answers.pageURL(of: link)
         let pixels = size
         let images = qr
         let drawn = try await qr.admission.enter(busy: { others in

@@ -3,15 +3,26 @@ import Hummingbird
 import LinkStorage
 import SwitchyardCore
 
-extension LinkService {
+/// `/api/transactions`: ids a helper app verifies once, for x-callback-url round trips
+/// (`transactions` scope, behind the address limit).
+struct TransactionsController: Sendable {
+    let store: LinkStore
+    let bodies: RequestBodies
+    let now: @Sendable () -> Date
+
+    func addRoutes(to group: RouterGroup<ServiceContext>) {
+        group.post("transactions") { request, context in try await create(request, context) }
+        group.post("transactions/{id}/verify") { _, context in try await verify(context) }
+    }
+
     /// `POST /api/transactions` `{"purpose"?: String, "ttl"?: seconds}` → 201 `{"id","expiresAt"}`.
     /// A helper app that receives an x-callback-url request carrying this id asks the service to
     /// verify it; each id verifies once.
-    func createTransaction(_ request: Request, _ context: ServiceContext) async throws -> Response {
+    func create(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let token = try context.verifiedToken()
         var body = TransactionRequest()
         if request.headers[.contentLength].map({ $0 != "0" }) ?? true {
-            body = try await readBody(TransactionRequest.self, request, context)
+            body = try await bodies.decode(TransactionRequest.self, request)
         }
         if let purpose = body.purpose {
             guard purpose.count <= 200 else { throw APIError.badRequest(.invalidField, "purpose must be a string of at most 200 characters", field: "purpose") }
@@ -28,13 +39,12 @@ extension LinkService {
 
     /// `POST /api/transactions/{id}/verify` → 200 `{"id","valid":true,"purpose"}` the first time;
     /// 409 once used, 410 once expired, 404 unknown.
-    func verifyTransaction(_ request: Request, _ context: ServiceContext) async throws -> Response {
+    func verify(_ context: ServiceContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         guard (16...64).contains(id.count), id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw APIError.badRequest(.invalidID, "not a transaction id", field: "id")
         }
-        let t = now()
-        switch try await store.verifyTransaction(id: id, at: t) {
+        switch try await store.verifyTransaction(id: id, at: now()) {
         case .verified(let tx):
             return try Response.json(TransactionVerified(id: id, valid: true, purpose: tx.purpose))
         case .unknown: throw APIError(.notFound, .unknownTransaction, "no transaction \(id)")

@@ -1,14 +1,34 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import LinkStorage
 import SwitchyardCore
 
 extension LinkService {
-    /// How long `/healthz` waits for its write probe before answering degraded.
-    static let healthProbeTimeout = Duration.seconds(2)
     /// `Retry-After` (seconds) on every 503 the service sends.
     static let retryAfterSeconds = 5
+}
+
+/// `/healthz` and `/metrics`: whether writes get through, and the Prometheus metrics.
+struct HealthController: Sendable {
+    let store: LinkStore
+    let metrics: ServiceMetrics
+    /// Whether link changes announced by other nodes arrive now (PostgreSQL).
+    let changesArrive: Locked<Bool>
+    /// The comparison with Apple's CDN copy of the AASA; nil when off.
+    let appleCDN: AppleCDNWatch?
+    let now: @Sendable () -> Date
+
+    /// How long `/healthz` waits for its write probe before answering degraded.
+    static let probeTimeout = Duration.seconds(2)
+
+    func addRoutes(to router: Router<ServiceContext>) {
+        router.get("/healthz") { _, _ in await health() }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
+        }
+    }
 
     /// `GET /healthz`: 200 `{"status":"ok",…}` while writes commit, 503 `{"status":"degraded",…}`
     /// with the reason and `Retry-After` while they fail.
@@ -25,11 +45,11 @@ extension LinkService {
             health.record(failure: "the database cannot be reached (\(down))", source: "probe")
         } else if health.needsProbe() {
             let store = store, now = now
-            finished = await health.probe(timeout: Self.healthProbeTimeout) { () async in try? await store.probeWrite(at: now()) }
+            finished = await health.probe(timeout: Self.probeTimeout) { () async in try? await store.probeWrite(at: now()) }
         }
         let storage: HealthResponse.Storage
         if !finished {
-            storage = .init(writable: false, reason: "the write probe did not finish within \(Self.healthProbeTimeout.components.seconds) s")
+            storage = .init(writable: false, reason: "the write probe did not finish within \(Self.probeTimeout.components.seconds) s")
         } else if let last = health.last {
             storage = .init(writable: last.failure == nil, reason: last.failure, since: last.failingSince.map { Timestamp.format($0) },
                             checked: Timestamp.format(last.date), by: last.source)
@@ -42,7 +62,7 @@ extension LinkService {
         let changes = store.announcesChanges ? (changesArrive.withLock { $0 } ? "arriving" : "not arriving") : nil
         let body = HealthResponse(status: ok ? "ok" : "degraded", database: store.kind, storage: storage, linkChanges: changes, appleCDN: appleCDN?.health)
         var response = Response.json(body.json, status: ok ? .ok : .serviceUnavailable)
-        if !ok { response.headers[.retryAfter] = String(Self.retryAfterSeconds) }
+        if !ok { response.headers[.retryAfter] = String(LinkService.retryAfterSeconds) }
         response.headers[.cacheControl] = "no-store"
         return response
     }

@@ -1,0 +1,154 @@
+import Foundation
+import Hummingbird
+import LinkStorage
+import Prometheus
+import SwitchyardCore
+
+/// `/api/links`: create, read, list, change and delete stored links, and their stats. The
+/// guards (`links:read`, `links:write`, the address limit) are the groups' middleware.
+struct LinksController: Sendable {
+    let store: LinkStore
+    let hot: HotLinks
+    let input: LinkInput
+    let answers: LinkAnswers
+    let newLinks: NewLinks
+    let bodies: RequestBodies
+    let metrics: ServiceMetrics
+    let now: @Sendable () -> Date
+
+    /// How many referrer hosts the stats and the dashboard list.
+    static let topReferrers = 20
+
+    /// The reading routes on `reading` (behind `links:read`), the writing ones on `writing`.
+    func addRoutes(reading: RouterGroup<ServiceContext>, writing: RouterGroup<ServiceContext>) {
+        reading.get("links") { request, _ in try await list(request) }
+        reading.get("links/{code}") { _, context in try await get(context) }
+        reading.get("links/{code}/stats") { request, context in try await stats(request, context) }
+        writing.post("links") { request, context in try await create(request, context) }
+        writing.patch("links/{code}") { request, context in try await patch(request, context) }
+        writing.delete("links/{code}") { _, context in try await delete(context) }
+    }
+
+    func create(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let token = try context.verifiedToken()
+        let body = try await bodies.json(request)
+        var link = try input.read(body, now: now())
+        link.createdBy = token.id
+        try await newLinks.insert(&link, chosenCode: !link.code.isEmpty)
+        metrics.linksCreated.increment()
+        return try Response.json(answers.response(link), status: .created)
+    }
+
+    func get(_ context: ServiceContext) async throws -> Response {
+        let code = try input.code(in: context)
+        guard let link = try await store.link(code: code) else { throw APIError.noLink(code) }
+        return try Response.json(answers.response(link))
+    }
+
+    func list(_ request: Request) async throws -> Response {
+        var limit = 50
+        if let l = request.uri.queryParameters["limit"] {
+            guard let n = Int(l), (1...200).contains(n) else { throw APIError.badRequest(.invalidLimit, "limit must be 1–200", field: "limit") }
+            limit = n
+        }
+        var cursor: (Int64, String)?
+        if let c = request.uri.queryParameters["cursor"] {
+            guard let decoded = Self.decodeCursor(String(c)) else { throw APIError.badRequest(.invalidCursor, "cursor is not one this service returned", field: "cursor") }
+            cursor = decoded
+        }
+        let page = try await store.links(after: cursor, limit: limit + 1)
+        let links = page.prefix(limit)
+        var next: String?
+        if page.count > limit, let last = links.last { next = Self.encodeCursor(LinkStore.millis(last.createdAt), last.code) }
+        return try Response.json(LinkListResponse(links: links.map(answers.response), nextCursor: next))
+    }
+
+    /// PATCH `/api/links/{code}`: changes some fields of a link, checked as on create. This node's
+    /// cache forgets the link at once; other nodes when the change is announced (PostgreSQL), or
+    /// else when their cached copy expires (`HotLinks.ttl`, 5 s).
+    func patch(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let code = try input.code(in: context)
+        let body = try await bodies.json(request)
+        guard let members = body.objectMembers else { throw APIError.badRequest(.notAnObject, "the body must be a JSON object") }
+        // Clicks still counted in memory are written first: a new `maxUses` is weighed against
+        // every use so far, and the answer's `clicks` is the real count.
+        try await hot.flush()
+        guard let current = try await store.link(code: code) else { throw APIError.noLink(code) }
+        let edited = try input.edit(current, with: members, now: now())
+        let stored = try await store.update(edited)
+        hot.forget(code)
+        // Clicks the lane counted while the edit ran are written too, so a use limit set
+        // just now is weighed against them from the next visit on.
+        try? await hot.flush()
+        guard let stored else { throw APIError(.notFound, .notFound, "no link with code \(code) (it was deleted meanwhile)", field: "code") }
+        return try Response.json(answers.response(stored))
+    }
+
+    func delete(_ context: ServiceContext) async throws -> Response {
+        let code = try input.code(in: context)
+        let deleted = try await store.delete(code: code)
+        hot.forget(code)
+        guard deleted else { throw APIError.noLink(code) }
+        return Response(status: .noContent)
+    }
+
+    /// GET `/api/links/{code}/stats` (`links:read`): human clicks and bot visits in all, human
+    /// visits by platform, a day-by-day series over `days` days (default 30, at most 366) ending
+    /// today (UTC), and the hosts people came from (from the visit records, so within
+    /// `visits.retentionDays`). Visits of the last second may still be in memory.
+    func stats(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let code = try input.code(in: context)
+        var days = 30
+        if request.uri.queryParameters.getAll("days").count > 1 {
+            throw APIError.badRequest(.invalidDays, "days is given more than once", field: "days")
+        }
+        if let d = request.uri.queryParameters["days"] {
+            guard let n = Int(d), (1...366).contains(n) else { throw APIError.badRequest(.invalidDays, "days must be a whole number from 1 to 366", field: "days") }
+            days = n
+        }
+        guard let link = try await store.link(code: code) else { throw APIError.noLink(code) }
+        let today = ClickDay.day(of: now())
+        let firstDay = today - Int64(days) + 1
+        let rows = try await store.clickDays(code: code, from: firstDay)
+        let platforms = try await store.clicksByPlatform(code: code)
+        let referrers = try await store.referrers(code: code, limit: Self.topReferrers)
+        var human = [Int64](repeating: 0, count: days), bot = [Int64](repeating: 0, count: days)
+        for row in rows where row.day >= firstDay && row.day <= today {
+            let i = Int(row.day - firstDay)
+            if row.platform == ClickDay.bot { bot[i] += row.clicks } else { human[i] += row.clicks }
+        }
+        let botTotal = platforms.filter { $0.platform == ClickDay.bot }.reduce(0) { $0 + $1.clicks }
+        return try Response.json(LinkStatsResponse(
+            code: link.code,
+            clicks: .init(human: link.clicks, bot: botTotal),
+            byPlatform: OrderedMembers(platforms.filter { $0.platform != ClickDay.bot }.map { ($0.platform, $0.clicks) }),
+            byDay: (0..<days).map { i in .init(day: Timestamp.formatDay(firstDay + Int64(i)), human: human[i], bot: bot[i]) },
+            referrers: referrers.map { .init(host: $0.host, count: $0.visits) }))
+    }
+
+    static func encodeCursor(_ created: Int64, _ code: String) -> String {
+        Base64URL.encode("\(created):\(code)".utf8)
+    }
+
+    static func decodeCursor(_ text: String) -> (Int64, String)? {
+        guard let bytes = Base64URL.decode(text), let s = String(validating: bytes, as: UTF8.self),
+              let colon = s.firstIndex(of: ":"), let created = Int64(s[..<colon]) else { return nil }
+        return (created, String(s[s.index(after: colon)...]))
+    }
+}
+
+extension APIError {
+    /// 404 for a code no stored link has.
+    static func noLink(_ code: String) -> APIError { APIError(.notFound, .notFound, "no link with code \(code)", field: "code") }
+}
+
+extension LinkInput {
+    /// The `{code}` path parameter, when it could be a stored link's code; else 400 saying why.
+    func code(in context: ServiceContext) throws(APIError) -> String {
+        let code = context.parameters.get("code") ?? ""
+        guard isStoredCode(code) else {
+            throw .badRequest(.invalidCode, "code \(JSONWriter.quote(code)) is no link's code: codes are 1–64 ASCII letters, digits, \"-\" and \"_\"", field: "code")
+        }
+        return code
+    }
+}
