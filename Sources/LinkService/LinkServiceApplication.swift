@@ -16,50 +16,6 @@ import NIOPosix
 import ServiceLifecycle
 import SwitchyardCore
 
-/// A response computed once at start-up: bytes, ETag and headers, served without re-encoding
-/// or rebuilding anything per request.
-struct StaticDocument: Sendable {
-    let body: ByteBuffer
-    let etag: String
-    let headers: HTTPFields
-    let notModifiedHeaders: HTTPFields
-
-    init(_ text: String, contentType: String = "application/json") {
-        body = ByteBuffer(string: text)
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
-        for b in text.utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }
-        etag = "\"" + String(hash, radix: 16) + "\""
-        notModifiedHeaders = [.eTag: etag, .cacheControl: "public, max-age=3600"]
-        headers = [.contentType: contentType, .eTag: etag, .cacheControl: "public, max-age=3600", .contentLength: String(body.readableBytes)]
-    }
-
-    /// Whether an If-None-Match value names `etag` (RFC 9110: `*`, or a list of tags compared
-    /// weakly, `W/"x"` matching `"x"`).
-    static func matches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").contains { item in
-            let tag = item.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || (tag.hasPrefix("W/") && tag.dropFirst(2) == etag)
-        }
-    }
-
-    /// The answer to a GET with `ifNoneMatch`: 304 when it names this version, else the file.
-    func answer(ifNoneMatch tag: String?) -> LaneRoute.Answer {
-        if let tag, Self.matches(tag, etag) { return .init(status: .notModified, fields: notModifiedHeaders, body: ByteBuffer()) }
-        return .init(status: .ok, fields: headers, body: body)
-    }
-
-    /// The document at `path`: always answered whole, on the lane or by the router.
-    func route(_ path: String) -> LaneRoute {
-        LaneRoute(path) { request in answer(ifNoneMatch: request.head.headerFields[.ifNoneMatch]) }
-    }
-
-    /// The answer to a HEAD (a GET without the body).
-    func response(for request: Request) -> Response {
-        let answer = answer(ifNoneMatch: request.headers[.ifNoneMatch])
-        return Response(status: answer.status, headers: answer.fields, body: .init(byteBuffer: answer.body))
-    }
-}
-
 /// The link service: association files, the links and invite APIs, landing pages, the resolve
 /// API, health and metrics.
 ///
@@ -76,40 +32,16 @@ public struct LinkService: Sendable {
     package let store: LinkStore
     /// This service's Prometheus metrics, served at `/metrics`.
     package let metrics: ServiceMetrics
+    /// Recently read links and their pages, and the clicks not yet written.
     let hot: HotLinks
-    let engine: LinkEngine
-    /// Resolves waiting for or running on the engine's threads; past `resolveAdmission` a request
-    /// is answered 503 `resolve-busy` at once instead of queueing behind slow scripts.
-    let resolveGate: AdmissionGate
-    let input: LinkInput
-    /// How a stored link is shown: its page URL, deep link and API answer.
-    let answers: LinkAnswers
-    /// Stores new links under a chosen or random code.
-    let newLinks: NewLinks
-    /// Reads request bodies within `service.maximumBodyBytes`.
-    let bodies: RequestBodies
-    /// Counts clicks and uses.
-    let uses: LinkUses
-    /// The association files and the OpenAPI document by path.
-    let documents: [String: StaticDocument]
-    /// Every request budget (per address, per token, refused tokens, claims), by name.
-    let limits: RequestLimits
-    /// Checks API tokens against the store, their scopes and their limit.
-    let tokens: TokenVerifier
-    /// QR images: their drawing thread, cache and per-address limit.
-    let qr: QRImages
-    /// The thread landing pages are rendered on.
-    let renders = PageRenders()
-    /// What every landing page starts from: the configured defaults, each checked once, here.
-    let landingDefaults: LandingPage
-    /// The keys that sign and verify claim tokens.
-    let claimKeys: ClaimKeys
     /// Whether link changes announced by other nodes arrive now (PostgreSQL).
     let changesArrive = Locked(false)
-    let now: @Sendable () -> Date
-    let logger: Logger
     /// The comparison with Apple's CDN copy of the AASA (`appleCDN.check`); nil when off.
     let appleCDN: AppleCDNWatch?
+    let now: @Sendable () -> Date
+    let logger: Logger
+    /// Every route the service answers, by controller, with the guards in front of each.
+    let routes: ServiceRoutes
 
     /// - Parameters:
     ///   - clock: seconds for the rate limiters and the link cache (injected in tests).
@@ -121,38 +53,55 @@ public struct LinkService: Sendable {
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) throws(ConfigurationError) {
         self.configuration = configuration
         let input = LinkInput(configuration: configuration)
-        self.input = input
+        let answers = LinkAnswers(configuration: configuration, input: input)
         // Link changes and clicks write their webhook events in their own transactions.
-        self.store = store.withOutbox(WebhookOutbox(
-            endpoints: configuration.webhooks.endpointNames, render: { LinkAnswers(configuration: configuration, input: input).response($0).json },
+        let store = store.withOutbox(WebhookOutbox(
+            endpoints: configuration.webhooks.endpointNames, render: { answers.response($0).json },
             pageURL: { LinkAnswers.pageURL(code: $0, kind: $1, publicURL: configuration.publicURL) }))
+        self.store = store
         self.logger = logger
         self.now = now
-        metrics = ServiceMetrics()
+        let metrics = ServiceMetrics()
+        self.metrics = metrics
         appleCDN = configuration.appleCDN.check ? AppleCDNWatch(settings: configuration.appleCDN, configuration: configuration, metrics: metrics) : nil
-        hot = HotLinks(store: self.store, visits: configuration.visits, now: clock)
-        answers = LinkAnswers(configuration: configuration, input: input)
-        newLinks = NewLinks(store: self.store, hot: hot, configuration: configuration, logger: logger)
-        bodies = RequestBodies(maximumBytes: configuration.maximumBodyBytes)
-        uses = LinkUses(hot: hot, store: self.store, metrics: metrics)
-        documents = Self.documents(configuration)
-        limits = RequestLimits(configuration: configuration, store: self.store, metrics: metrics, clock: clock)
-        tokens = TokenVerifier(store: self.store, limits: limits)
-        qr = QRImages(clock: clock)
-        landingDefaults = Self.checkedLandingDefaults(configuration, input: input, logger: logger)
-        claimKeys = ClaimKeys(configuration.deferred.signingKeys)
+        let hot = HotLinks(store: store, visits: configuration.visits, now: clock)
+        self.hot = hot
         let manifest: Manifest
         if let loaded { manifest = loaded } else { manifest = try Self.manifest(configuration) }
         // Scripts mostly wait (on their network calls), so the service gives the engine more
         // threads than cores; each thread runs one resolve at a time.
         let executor = ScriptExecutor(threads: configuration.resolveThreads)
-        resolveGate = AdmissionGate(limit: configuration.resolveThreads * 4)
-        engine = LinkEngine(manifest: manifest, options: .init(
+        let engine = LinkEngine(manifest: manifest, options: .init(
             offline: configuration.resolveOffline, scriptTimeLimit: configuration.resolveScriptTimeLimit,
             allowPrivateAddresses: configuration.resolveAllowsPrivateAddresses,
             executor: executor, regexTimeLimit: configuration.resolveRegexTimeLimit,
             scriptMemoryLimit: Double(configuration.resolveScriptMemoryMB) * 1_048_576,
             scriptIsolation: configuration.resolveIsolatesScripts ? scriptWorker ?? .inProcess : .inProcess).withHTTPFetcher())
+
+        let limits = RequestLimits(configuration: configuration, store: store, metrics: metrics, clock: clock)
+        let tokens = TokenVerifier(store: store, limits: limits)
+        let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger)
+        let bodies = RequestBodies(maximumBytes: configuration.maximumBodyBytes)
+        let uses = LinkUses(hot: hot, store: store, metrics: metrics)
+        let pages = LandingPages(configuration: configuration, input: input, logger: logger)
+        let claims = Claims(configuration: configuration, input: input, store: store, keys: ClaimKeys(configuration.deferred.signingKeys),
+                            limits: limits, metrics: metrics, now: now, logger: logger)
+        let addresses = limits.addresses
+        routes = ServiceRoutes(
+            limits: limits, tokens: tokens, metrics: metrics,
+            association: AssociationController(documents: AssociationController.documents(configuration)),
+            health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
+            links: LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now),
+            invites: InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses,
+                                       limits: limits, tokens: tokens, bodies: bodies, now: now),
+            transactions: TransactionsController(store: store, bodies: bodies, now: now),
+            resolve: ResolveController(engine: engine, gate: AdmissionGate(limit: configuration.resolveThreads * 4)),
+            landing: LandingController(pages: pages, claims: claims, hot: hot, uses: uses, addresses: addresses,
+                                       firebase: FirebaseController(pages: pages, claims: claims, addresses: addresses), metrics: metrics, now: now),
+            qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now),
+            deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now),
+            dashboard: DashboardController(store: store, hot: hot, answers: answers, newLinks: newLinks, tokens: tokens, limits: limits,
+                                           bodies: bodies, metrics: metrics, now: now))
     }
 
     /// The rule manifest `resolve.manifest` names, or the embedded default rules; a manifest that
@@ -164,71 +113,9 @@ public struct LinkService: Sendable {
         }
     }
 
-    /// The association files and the OpenAPI document, generated and encoded once, by path. A
-    /// platform without an app gets no file (404), not one that names no app.
-    static func documents(_ configuration: ServiceConfiguration) -> [String: StaticDocument] {
-        var documents: [String: StaticDocument] = [:]
-        if !configuration.apple.isEmpty {
-            let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
-            documents["/.well-known/apple-app-site-association"] = aasa
-            documents["/apple-app-site-association"] = aasa
-        }
-        if !configuration.android.isEmpty {
-            documents["/.well-known/assetlinks.json"] = StaticDocument(JSONWriter.compact(configuration.assetLinks.json))
-        }
-        documents["/openapi.json"] = openAPIDocument
-        return documents
-    }
-
-    /// The routes whose answer may be complete at once — the documents, and landing pages in the
-    /// hot cache — answered on the lane when they can be, and first in the router's handlers.
-    var laneRoutes: [LaneRoute] {
-        documents.sorted { $0.key < $1.key }.map { $0.value.route($0.key) } + [linkPageRoute]
-    }
-
-    /// The OpenAPI 3.1 document of every route (`Resources/openapi.json`), served at /openapi.json.
-    static let openAPIDocument: StaticDocument? = ServiceResources.path("openapi.json")
-        .flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
-        .map { StaticDocument($0) }
-
-    /// Builds the Hummingbird router: association files, health, metrics, the APIs, landing pages,
-    /// QR codes, deferred links and the dashboard, behind a middleware that counts and logs requests.
-    package func router() -> Router<ServiceContext> {
-        // HEAD answers as GET without the body, on every GET route (handlers count clicks and issue
-        // claims on GET only, so a HEAD never uses a link).
-        let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: ObservabilityMiddleware(metrics: metrics))
-        router.add(middleware: StoreFailures())
-        for (path, document) in documents { router.get(document.route(path)) { request, _ in document.response(for: request) } }
-        HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now).addRoutes(to: router)
-        // The API's guards are middleware on groups: the per-address limit, then the token.
-        LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now)
-            .addRoutes(reading: router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead)),
-                       writing: router.group("/api").add(middleware: AddressLimit(limits: limits)).add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite)))
-        InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses, limits: limits,
-                          tokens: tokens, bodies: bodies, now: now).addRoutes(to: router)
-        TransactionsController(store: store, bodies: bodies, now: now)
-            .addRoutes(to: router.group("/api").add(middleware: AddressLimit(limits: limits)).add(middleware: RequiresToken(tokens: tokens, scope: .transactions)))
-        let limited = router.group("/api").add(middleware: AddressLimit(limits: limits))
-        ResolveController(engine: engine, gate: resolveGate).addRoutes(to: limited)
-        router.get(linkPageRoute) { request, context in
-            await storedLinkPage(code: context.parameters.get("code") ?? "", request, context, hotTried: request.method == .get)
-        }
-        router.head("/i/{code}") { request, context in await storedLinkPage(code: context.parameters.get("code") ?? "", request, context) }
-        // The router does not fall back from /i/{code} to "**", so a path with more segments
-        // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
-        router.get("/i/{code}/qr.svg") { request, context in try await linkQR(request, context, png: false) }
-        router.get("/i/{code}/qr.png") { request, context in try await linkQR(request, context, png: true) }
-        router.get("/i/{code}/**") { request, context in await routePage(request, context) }
-        adminRoutes(router)
-        limited.post("deferred/claim") { request, context in try await claimDeferred(request, context) }
-        limited.post("deferred/match") { request, context in try await matchDeferred(request, context) }
-        router.get("/d/{token}") { request, context in await claimPage(request, context) }
-        // The root: a Firebase Dynamic Links long link (/?link=…), or a route's page.
-        router.get("/") { request, context in await routePage(request, context) }
-        router.get("**") { request, context in await routePage(request, context) }
-        return router
-    }
+    /// The Hummingbird router of every route (``ServiceRoutes``), behind a middleware that
+    /// counts and logs requests and the one that answers store failures.
+    package func router() -> Router<ServiceContext> { routes.router() }
 
     /// The connection limits for this process and configuration: the descriptor limit raised and
     /// the connections derived from it, with the share of one client address the configuration
@@ -285,7 +172,7 @@ public struct LinkService: Sendable {
     /// The lane for `laneRoutes`, observed as the router's requests are (`ObservabilityMiddleware`).
     func responseLane() -> ResponseLane {
         let logger = logger
-        return ResponseLane(routes: laneRoutes, serverName: Self.serverName) { route in
+        return ResponseLane(routes: routes.laneRoutes, serverName: Self.serverName) { route in
             let metrics = self.metrics.route(route.pattern)
             return { request, status, client, start in
                 ObservabilityMiddleware.observe(record: { metrics.record(status: $0, seconds: $1) }, logger: logger,

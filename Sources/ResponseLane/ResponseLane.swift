@@ -45,6 +45,11 @@ package struct LaneRoute: Sendable {
         }
     }
 
+    /// The header field the lane adds to a request whose route it asked and that declined, so
+    /// the router's handler does not ask again; the lane removes it from every other request, so
+    /// a client cannot send it.
+    package static let declinedField = HTTPField.Name("Switchyard-Lane-Declined")!
+
     /// The path as the router writes it: literal segments, and at most one `{name}` segment, last.
     package let pattern: String
     /// The complete answer for a GET of this route, or nil when only the router can answer it
@@ -75,7 +80,7 @@ package struct LaneRoute: Sendable {
 /// let server = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [lane.handler()]))
 /// ```
 ///
-/// A request goes to the router when it is not a GET, carries a query, a percent sign, a body or
+/// A request goes to the router when it is not a GET, carries a percent sign in its path, a body or
 /// a `Connection` header other than keep-alive (the router's connection handling closes
 /// connections), or when its route declines. See `ResponseLaneHandler` for the order of
 /// pipelined requests and for a client that does not read.
@@ -112,8 +117,8 @@ package struct ResponseLane: Sendable {
     package func handler() -> ResponseLaneHandler { ResponseLaneHandler(self) }
 
     /// The route `path` names and its parameter, or nil.
-    private func entry(for path: String) -> (Entry, Substring?)? {
-        if let entry = exact[path] { return (entry, nil) }
+    private func entry(for path: Substring) -> (Entry, Substring?)? {
+        if let entry = exact[String(path)] { return (entry, nil) }
         for (prefix, entry) in prefixed where path.hasPrefix(prefix) {
             let value = path.utf8.dropFirst(prefix.utf8.count)
             guard !value.isEmpty, !value.contains(UInt8(ascii: "/")) else { continue }
@@ -122,28 +127,42 @@ package struct ResponseLane: Sendable {
         return nil
     }
 
-    /// The complete response for `request`, or nil to let the router handle it.
-    package func response(for request: HTTPRequest, client: () -> String?) -> (HTTPResponse, ByteBuffer)? {
+    /// What the lane made of a request.
+    package enum Outcome {
+        /// The route's complete answer.
+        case answered(HTTPResponse, ByteBuffer)
+        /// The route was asked and declined: the router answers, without asking it again.
+        case declined
+        /// Not the lane's to answer (another route, another method, a body, an escape in the path,
+        /// a connection to close): the router answers.
+        case notTaken
+    }
+
+    /// The complete response for `request`, or why the router answers it. A query does not keep
+    /// a request from the lane (a campaign's `?utm_source=…` on a landing page, which the page
+    /// does not depend on); a percent sign in the path does (the router decodes it).
+    package func response(for request: HTTPRequest, client: () -> String?) -> Outcome {
         let start = ContinuousClock.now
-        guard request.method == .get, let path = request.path else { return nil }
-        // The router decodes and splits queries and percent-escapes; it also closes connections.
-        guard !path.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) else { return nil }
-        if let connection = request.headerFields[.connection], connection.lowercased() != "keep-alive" { return nil }
+        guard request.method == .get, let target = request.path else { return .notTaken }
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
+        guard !path.utf8.contains(UInt8(ascii: "%")) else { return .notTaken }
+        // The router's connection handling closes connections.
+        if let connection = request.headerFields[.connection], connection.lowercased() != "keep-alive" { return .notTaken }
         // A GET with a body: the router answers without waiting for it, as the lane cannot (it
         // answers at the request's end).
-        if request.headerFields[.transferEncoding] != nil { return nil }
-        if let length = request.headerFields[.contentLength], length != "0" { return nil }
-        guard let (entry, parameter) = entry(for: path) else { return nil }
+        if request.headerFields[.transferEncoding] != nil { return .notTaken }
+        if let length = request.headerFields[.contentLength], length != "0" { return .notTaken }
+        guard let (entry, parameter) = entry(for: path) else { return .notTaken }
         let answer = withoutActuallyEscaping(client) { client in
             entry.route.answer(LaneRoute.Request(head: request, parameter: parameter, client: client))
         }
-        guard let answer else { return nil }
+        guard let answer else { return .declined }
         // The routes' fields carry neither (the router adds its own): appended, not searched for.
         var fields = answer.fields
         fields.append(HTTPField(name: .date, value: date.now()))
         if let server { fields.append(server) }
         entry.observe(request, answer.status, client, start)
-        return (HTTPResponse(status: answer.status, headerFields: fields), answer.body)
+        return .answered(HTTPResponse(status: answer.status, headerFields: fields), answer.body)
     }
 }
 

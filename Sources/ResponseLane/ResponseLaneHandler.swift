@@ -50,14 +50,28 @@ package final class ResponseLaneHandler: ChannelDuplexHandler, RemovableChannelH
     /// Answers a request at its end when the lane can, else passes its parts on.
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let request):
-            if order.laneMayAnswer, context.channel.isWritable,
-               let response = lane.response(for: request, client: { self.peerAddress(context) }) {
-                pending = response
-                return
+        case .head(var request):
+            var declined = false
+            if order.laneMayAnswer, context.channel.isWritable {
+                switch lane.response(for: request, client: { self.peerAddress(context) }) {
+                case .answered(let head, let body):
+                    pending = (head, body)
+                    return
+                case .declined: declined = true
+                case .notTaken: break
+                }
             }
             order.handedToRouter()
-            context.fireChannelRead(data)
+            // The router's handler reads the mark to skip asking the route again; no client sets it.
+            if declined {
+                request.headerFields[LaneRoute.declinedField] = "1"
+                context.fireChannelRead(wrapInboundOut(.head(request)))
+            } else if request.headerFields[LaneRoute.declinedField] != nil {
+                request.headerFields[LaneRoute.declinedField] = nil
+                context.fireChannelRead(wrapInboundOut(.head(request)))
+            } else {
+                context.fireChannelRead(data)
+            }
         case .body:
             if pending == nil { context.fireChannelRead(data) }
         case .end:

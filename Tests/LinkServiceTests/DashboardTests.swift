@@ -109,7 +109,7 @@ import Testing
         try await h.app().test(.router) { client in
             var browser = Browser(client: client)
             _ = try await browser.signIn(h.writer)
-            h.clock.advance(LinkService.adminSessionLifetime - 60)
+            h.clock.advance(DashboardController.adminSessionLifetime - 60)
             #expect(try await browser.get("/admin").status == .ok)
             h.clock.advance(120)
             #expect(try await browser.get("/admin").status == .seeOther, "expired")

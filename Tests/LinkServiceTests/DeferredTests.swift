@@ -109,7 +109,7 @@ import Testing
         ("https://play.google.com/store/apps/details?id=a.b#top", "https://play.google.com/store/apps/details?id=a.b&referrer=sy_claim%3DTOK#top"),
     ])
     func theClaimJoinsAReferrerThereIs(_ url: String, _ expected: String) {
-        #expect(LinkService.withReferrer(url, token: "TOK") == expected)
+        #expect(Claims.withReferrer(url, token: "TOK") == expected)
     }
 
     /// Android, end to end on a real connection: the Play link carries `sy_claim=TOKEN` in its

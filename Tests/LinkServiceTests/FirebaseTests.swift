@@ -61,7 +61,7 @@ import Testing
             let r = try await client.call(.get, Self.long(query), headers: [.userAgent: agent])
             if target.hasSuffix("sy_claim%3D") {
                 let location = try #require(r.headers[.location])
-                #expect(r.status == .found && location.hasPrefix(target) && DeferredTests.token(inPlayLink: location).map(LinkService.isClaimToken) == true,
+                #expect(r.status == .found && location.hasPrefix(target) && DeferredTests.token(inPlayLink: location).map(Claims.isClaimToken) == true,
                         "\(r.status) \(location)")
                 let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(DeferredTests.token(inPlayLink: location) ?? "")"}"#)
                 #expect(claim.status == .ok && claim.json?["deepLink"]?.stringValue == "plur://group/spring", "\(claim.text)")

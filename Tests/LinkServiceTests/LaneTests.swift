@@ -8,6 +8,7 @@ import HummingbirdTesting
 @testable import LinkService
 import SwitchyardCore
 import SwitchyardTestSupport
+import ResponseLane
 import Testing
 
 /// The event-loop lane must answer exactly as the router does, over a real socket.
@@ -66,6 +67,33 @@ import Testing
         // Both lanes record durations: three AASA requests in each mode.
         #expect(metrics.contains(#"switchyard_http_request_duration_seconds_count{route="/.well-known/apple-app-site-association"} 6"#))
         #expect(metrics.contains(#"switchyard_http_requests_total{route="/i/{code}",status="200"} 10"#), "\(metrics)")
+    }
+
+    /// A campaign's query (`?utm_source=`, `?fbclid=`) keeps a cached page on the lane; a page
+    /// not in memory is declined there, and the router then answers it from the store without
+    /// asking the cache again; the click is counted once either way.
+    @Test func aCampaignQueryKeepsACachedPageOnTheLane() async throws {
+        let h = try await Harness.make()
+        let code = try #require(try await Self.create(h, #"{"deepLink": "plur://group/utm"}"#))
+        let lane = h.service.responseLane()
+        func ask(_ path: String) -> ResponseLane.Outcome {
+            lane.response(for: HTTPRequest(method: .get, scheme: nil, authority: "x", path: path, headerFields: [.userAgent: LandingPageTests.desktop]),
+                          client: { "127.0.0.1" })
+        }
+        guard case .declined = ask("/i/\(code)?utm_source=news") else { Issue.record("a page not in memory is the router's"); return }
+        try await h.app(lane: false).test(.router) { client in
+            var marked: HTTPFields = [.userAgent: LandingPageTests.desktop]
+            marked[LaneRoute.declinedField] = "1"
+            let status = try await client.execute(uri: "/i/\(code)?utm_source=news", method: .get, headers: marked) { $0.status }
+            #expect(status == .ok)
+        }
+        for path in ["/i/\(code)?utm_source=news&utm_medium=email", "/i/\(code)?fbclid=IwAR0x%2Fy", "/i/\(code)"] {
+            guard case .answered(let head, let body) = ask(path) else { Issue.record("\(path) was not answered on the lane"); continue }
+            #expect(head.status == .ok && String(buffer: body).contains("plur://group/utm"), "\(path)")
+        }
+        guard case .notTaken = ask("/i/\(code)%20") else { Issue.record("an escape in the path is the router's"); return }
+        try await h.service.flushClicks()
+        #expect(try await h.store.link(code: code)?.clicks == 4, "one click per page, whichever path answered")
     }
 
     /// A phone past its claim budget gets the page without a token, the same from the lane as

@@ -116,8 +116,8 @@ import Testing
 @Suite struct LandingDefaultsTests {
     @Test func theDefaultsAreCheckedOnceAndEveryPageStartsFromThem() async throws {
         let allowed = try await Harness.make(extra: "landing:\n  title: Plur\n  webURL: https://rabble.community/about\n")
-        #expect(allowed.service.landingDefaults.webURL == "https://rabble.community/about")
-        let page = allowed.service.basePage(pageURL: "https://rabble.community/i/x")
+        #expect(allowed.service.routes.landing.pages.defaults.webURL == "https://rabble.community/about")
+        let page = allowed.service.routes.landing.pages.basePage(pageURL: "https://rabble.community/i/x")
         #expect(page.pageURL == "https://rabble.community/i/x" && page.webURL == "https://rabble.community/about" && page.title == "Plur")
         await #expect(throws: (any Error).self) { try await Harness.make(extra: "landing:\n  title: Plur\n  webURL: https://elsewhere.example/about\n") }
         do { _ = try await Harness.make(extra: "landing:\n  title: Plur\n  webURL: https://elsewhere.example/about\n") } catch {

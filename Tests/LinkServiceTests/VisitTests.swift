@@ -70,7 +70,7 @@ import Testing
         ]
         for c in cases {
             let h = try await Harness.make(extra: "service: {publicURL: \"https://rabble.community\", trustForwardedFor: \(c.setting)}\n")
-            #expect(h.service.limits.addresses.address(forwardedFor: c.header, peer: peer) == c.expected, "\(c)")
+            #expect(h.service.routes.limits.addresses.address(forwardedFor: c.header, peer: peer) == c.expected, "\(c)")
         }
         // Over HTTP, every line of the header counts, in order: a second line the proxy added wins.
         let h = try await Harness.make(extra: Self.forwarded)
@@ -102,8 +102,8 @@ import Testing
         ]
         for (entry, expected) in cases { #expect(ClientAddresses.address(inForwardedEntry: entry) == expected, "\(entry)") }
         let h = try await Harness.make(extra: Self.forwarded)
-        #expect(h.service.limits.addresses.address(forwardedFor: "9.9.9.9, 1.2.3.4:80", peer: { "127.0.0.1" }) == "1.2.3.4")
-        #expect(h.service.limits.addresses.address(forwardedFor: "9.9.9.9, bogus", peer: { "127.0.0.1" }) == "127.0.0.1")
+        #expect(h.service.routes.limits.addresses.address(forwardedFor: "9.9.9.9, 1.2.3.4:80", peer: { "127.0.0.1" }) == "1.2.3.4")
+        #expect(h.service.routes.limits.addresses.address(forwardedFor: "9.9.9.9, bogus", peer: { "127.0.0.1" }) == "127.0.0.1")
     }
 
     /// People's visits are recorded with platform, referrer host and the network of their

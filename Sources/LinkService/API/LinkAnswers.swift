@@ -26,7 +26,7 @@ struct LinkAnswers: Sendable {
     /// A link as the API answers it, with a warning when its page can show no "Open in the app".
     func response(_ link: StoredLink) -> LinkResponse {
         var body = LinkResponse(link, url: pageURL(of: link), deepLink: deepLink(of: link))
-        if link.kind != "fdl", let warning = LinkService.appButtonWarning(for: body.deepLink, route: link.route, configuration: configuration) {
+        if link.kind != "fdl", let warning = LandingPages.appButtonWarning(for: body.deepLink, route: link.route, configuration: configuration) {
             body.warnings = [warning]
         }
         return body

@@ -20,7 +20,20 @@ import SwitchyardCore
 /// `Secure` when the request came over https. Every form that changes something carries the
 /// session's own form token, and a request another site started (`Sec-Fetch-Site`, `Origin`) is
 /// refused. Pages run no script and load nothing from elsewhere (a strict Content-Security-Policy).
-extension LinkService {
+struct DashboardController: Sendable {
+    let store: LinkStore
+    let hot: HotLinks
+    let answers: LinkAnswers
+    let newLinks: NewLinks
+    let tokens: TokenVerifier
+    let limits: RequestLimits
+    let bodies: RequestBodies
+    let metrics: ServiceMetrics
+    let now: @Sendable () -> Date
+
+    var configuration: ServiceConfiguration { answers.configuration }
+    var input: LinkInput { answers.input }
+
     static let adminCookie = "sy_admin"
     static let adminSessionLifetime: TimeInterval = 8 * 3600
     /// Links a list or search shows.
@@ -51,7 +64,7 @@ extension LinkService {
         ("maxUses", "Maximum uses", "empty: unlimited"),
     ]
 
-    func adminRoutes(_ router: Router<ServiceContext>) {
+    func addRoutes(to router: Router<ServiceContext>) {
         // Every dashboard error, the store's included, is a page of the dashboard's own.
         let admin = router.group().add(middleware: DashboardErrors(metrics: metrics))
         admin.get("/admin") { request, context in try await adminPage(request, context) { user, _ in try await adminList(request, user) } }
@@ -222,7 +235,7 @@ extension LinkService {
         let url = answers.pageURL(of: link)
         var view: [String: Any] = ["code": link.code, "pageURL": url, "canWrite": user.canWrite, "csrf": user.session.csrf]
         view["notice"] = notice
-        if link.kind != "fdl" { view["appButtonWarning"] = Self.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration) }
+        if link.kind != "fdl" { view["appButtonWarning"] = LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration) }
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
         // showing a dead image (and a maxUses set below the clicks already counted shows here).
         if let e = link.expiresAt, e <= now() {
@@ -461,7 +474,7 @@ extension LinkService {
             if let field = error.field {
                 guard fields.insert(field).inserted else { return }
             }
-            messages.append(LinkService.describe(error))
+            messages.append(DashboardController.describe(error))
         }
 
         /// The fields that say where a link leads; one found wrong is replaced by `stand-in` (an
@@ -525,13 +538,13 @@ extension LinkService {
         var view = DashboardPages.errors([message])
         view["heading"] = status.reasonPhrase
         var response = adminHTML(status, DashboardPages.render(.message, title: status.reasonPhrase, user: nil, view))
-        if let retry = retryAfter ?? (status == .serviceUnavailable ? Self.retryAfterSeconds : nil) { response.headers[.retryAfter] = String(retry) }
+        if let retry = retryAfter ?? (status == .serviceUnavailable ? LinkService.retryAfterSeconds : nil) { response.headers[.retryAfter] = String(retry) }
         return response
     }
 
     static func adminHTML(_ status: HTTPResponse.Status, _ html: String) -> Response {
         let body = ByteBuffer(string: html)
-        var headers = Self.htmlHeaders(cache: "no-store", length: body.readableBytes)
+        var headers = LandingPages.htmlHeaders(cache: "no-store", length: body.readableBytes)
         headers[HTTPField.Name("Content-Security-Policy")!] =
             "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
@@ -551,11 +564,11 @@ struct DashboardErrors: RouterMiddleware {
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         do { return try await next(request, context) } catch let error as APIError {
             if error.status == .tooManyRequests { metrics.rateLimited.increment() }
-            return LinkService.adminMessage(error.status, error.message, retryAfter: error.retryAfter)
+            return DashboardController.adminMessage(error.status, error.message, retryAfter: error.retryAfter)
         } catch let error as StoreError {
             context.logger.error("storage failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)", "statement": "\(error.statement ?? "")"])
             let answer = APIError.storageUnavailable(cause: error)
-            return LinkService.adminMessage(answer.status, answer.message, retryAfter: nil)
+            return DashboardController.adminMessage(answer.status, answer.message, retryAfter: nil)
         }
     }
 }

@@ -14,19 +14,35 @@ extension LinkService {
     package static let qrSizes = 64...2048
     /// The PNG size when none is asked for.
     package static let defaultQRSize = 512
+}
+
+/// `/i/{code}/qr.svg` and `/i/{code}/qr.png`: the QR code of a stored link's page.
+struct QRController: Sendable {
+    let qr: QRImages
+    let hot: HotLinks
+    let store: LinkStore
+    let input: LinkInput
+    let answers: LinkAnswers
+    let addresses: ClientAddresses
+    let now: @Sendable () -> Date
+
+    func addRoutes(to router: Router<ServiceContext>) {
+        router.get("/i/{code}/qr.svg") { request, context in try await image(request, context, png: false) }
+        router.get("/i/{code}/qr.png") { request, context in try await image(request, context, png: true) }
+    }
 
     /// GET `/i/{code}/qr.svg` and `/i/{code}/qr.png?size=`: the QR code of the link's page URL
     /// (`publicURL/i/{code}`). Never counts a click or uses a use; a missing link is 404, an
     /// expired one 410. Drawn on ``QRImages``' own thread, kept once drawn, and limited per
     /// client address (429) and in how many may wait (503 `qr-busy`).
-    func linkQR(_ request: Request, _ context: ServiceContext, png: Bool) async throws -> Response {
+    func image(_ request: Request, _ context: ServiceContext, png: Bool) async throws -> Response {
         // Like the page: a code that cannot exist is simply not found.
         let code = context.parameters.get("code") ?? ""
         guard input.isStoredCode(code) else { throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))", field: "code") }
-        var size = Self.defaultQRSize
+        var size = LinkService.defaultQRSize
         if png, let s = request.uri.queryParameters["size"], !s.isEmpty {
-            guard let n = Int(s), Self.qrSizes.contains(n) else {
-                throw APIError.badRequest(.invalidSize, "size must be a whole number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound)", field: "size")
+            guard let n = Int(s), LinkService.qrSizes.contains(n) else {
+                throw APIError.badRequest(.invalidSize, "size must be a whole number of pixels from \(LinkService.qrSizes.lowerBound) to \(LinkService.qrSizes.upperBound)", field: "size")
             }
             size = n
         }
@@ -36,7 +52,7 @@ extension LinkService {
         // A use-limited link's count is the database's (the cache may be seconds behind it).
         var current = link
         if link.maxUses != nil { current.clicks = try await store.link(code: code)?.clicks ?? .max }
-        switch Self.gone(current, at: now()) {
+        switch LinkService.gone(current, at: now()) {
         case .expired?: throw APIError(.gone, .expired, "the link with code \(code) has expired")
         case .usedUp(let max)?: throw APIError(.gone, .usedUp, "the link with code \(code) has been used \(max) times, its limit")
         case nil: break
@@ -45,7 +61,7 @@ extension LinkService {
         if let bytes = qr.cached(key) { return Self.qrResponse(bytes, png: png) }
         // Only drawing costs: a client that has had its share waits; a full queue is busy.
         // By network (IPv4 /24, IPv6 /48), so rotating addresses inside one buys nothing.
-        let network = VisitBudget.network(clientAddress(request, context))
+        let network = VisitBudget.network(addresses.address(request, context))
         if let wait = qr.perAddress.take(network) { throw RequestLimits.tooMany(wait, "network \(network) (QR images)") }
         let url = answers.pageURL(of: link)
         let pixels = size

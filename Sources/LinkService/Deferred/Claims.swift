@@ -10,7 +10,21 @@ import Prometheus
 import LinkRouting
 import SwitchyardCore
 
-extension LinkService {
+import Prometheus
+
+/// Deferred deep links' claim tokens on pages: whether a visit gets one, the token written into
+/// the page where the platform's app finds it, what it stands for, and its budget per visitor.
+struct Claims: Sendable {
+    let configuration: ServiceConfiguration
+    let input: LinkInput
+    let store: LinkStore
+    /// The keys that sign and verify claim tokens.
+    let keys: ClaimKeys
+    let limits: RequestLimits
+    let metrics: ServiceMetrics
+    let now: @Sendable () -> Date
+    let logger: Logger
+
     /// Whether this visit may get a claim token: deferred links on, a person (never a preview,
     /// crawler or prefetch), on a phone or tablet (where the visit can end in an install).
     func offersClaim(_ audience: LandingPage.Audience, preview: Bool) -> Bool {
@@ -41,7 +55,7 @@ extension LinkService {
         var signedToken: String?
         // A stored link's claim is signed and written nowhere until it is redeemed; the others
         // (and every claim that probabilistic matching may find by address) are stored now.
-        if let code, let created = linkCreated, !configuration.deferred.probabilisticMatching, let key = await claimKeys.keys(store, now: date).first,
+        if let code, let created = linkCreated, !configuration.deferred.probabilisticMatching, let key = await keys.keys(store, now: date).first,
            let signed = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) {
             token = HotLinks.ClaimPage.standIn
             signedToken = signed
@@ -98,15 +112,6 @@ extension LinkService {
     /// When a signed token stops being redeemable.
     func expiry(of signed: SignedClaimToken) -> Date { signed.issued.addingTimeInterval(configuration.deferred.claimLifetime) }
 
-    /// What a signed token's stored link stands for now, as its page shows it: nil when the link
-    /// is gone (`deleted`: not there, or made again under its code after the token was issued).
-    func signedClaim(_ signed: SignedClaimToken, at date: Date) async throws -> (claim: DeferredClaim?, deleted: Bool) {
-        guard let link = try await store.link(code: signed.code),
-              SignedClaimToken.instance(of: link.createdAt) == signed.instance else { return (nil, true) }
-        if let expiry = link.expiresAt, expiry <= date { return (nil, false) }
-        let parameters = Dictionary(link.parameters, uniquingKeysWith: { first, _ in first })
-        return (claim(for: page(for: link), code: link.code, route: link.route, parameters: parameters, platform: signed.platform), false)
-    }
 
     /// `publicURL/d/TOKEN`: what the iOS page copies and the app looks for on the pasteboard.
     static func claimURL(_ publicURL: String, _ token: String) -> String { publicURL + "/d/" + token }
@@ -144,108 +149,8 @@ extension LinkService {
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
         }
     }
-
-    /// POST `/api/deferred/claim` `{"token": "…"}`: no API token (the claim token is the secret),
-    /// rate-limited per address. 200 `{"code", "deepLink", "route", "parameters"}` once; then 410
-    /// `claim-used`; 410 `claim-expired`; 410 `claim-link-gone`; 404 `claim-unknown`; 400 for a body that is not
-    /// `{"token": "<43 base64url characters>"}`.
-    func claimDeferred(_ request: Request, _ context: ServiceContext) async throws -> Response {
-        let token = try await bodies.decode(ClaimRequest.self, request).token
-        guard Self.isClaimToken(token) else {
-            throw APIError.badRequest(.invalidClaimToken, "token must be the 43-character claim token from the page (sy_claim=… or /d/…)", field: "token")
-        }
-        let date = now()
-        let outcome: LinkStore.ClaimOutcome
-        if let signed = SignedClaimToken.read(token, keys: await claimKeys.keys(store, now: date)) {
-            outcome = try await redeem(signed, tokenHash: APIToken.hash(token), at: date)
-        } else {
-            outcome = try await store.redeemClaim(tokenHash: APIToken.hash(token), at: date)
-        }
-        switch outcome {
-        case .claimed(let claim):
-            metrics.claimsRedeemed.increment()
-            return try Response.json(DeferredClaim.Answer(claim))
-        case .used: throw APIError(.gone, .claimUsed, "this claim token was redeemed already", field: "token")
-        case .expired: throw APIError(.gone, .claimExpired, "this claim token has expired", field: "token")
-        case .linkGone: throw APIError(.gone, .claimLinkGone, "the link this claim token was issued for has expired", field: "token")
-        case .unknown: throw APIError(.notFound, .claimUnknown, "no such claim token", field: "token")
-        }
-    }
-
-    /// Redeems a signed token: once, while it and its link last; a used token says so even past its expiry.
-    func redeem(_ signed: SignedClaimToken, tokenHash: String, at date: Date) async throws -> LinkStore.ClaimOutcome {
-        let used = { () async throws -> Bool in try await store.claimIsKnown(tokenHash: tokenHash) }
-        if expiry(of: signed) <= date { return try await used() ? .used : .expired }
-        let (claim, deleted) = try await signedClaim(signed, at: date)
-        guard let claim else { return try await used() ? .used : deleted ? .unknown : .linkGone }
-        // The row that makes it single-use lasts as long as the longest lifetime the
-        // configuration could ever give the token, not today's: a lifetime raised after the row
-        // was pruned would otherwise make the token redeemable again.
-        let kept = signed.issued.addingTimeInterval(DeferredSettings.longestClaimLifetime)
-        let redeemed = try await store.redeemSignedClaim(tokenHash: tokenHash, claim, expiresAt: kept, at: date)
-        return redeemed ? .claimed(claim) : .used
-    }
-
-    /// POST `/api/deferred/match` `{"platform": "ios" | "android"}`: probabilistic matching, only
-    /// with `deferred.probabilisticMatching` (403 `matching-disabled` otherwise). Redeems the most
-    /// recent unredeemed claim shown to this address on this platform within `matchWindow`: 200 as
-    /// `/api/deferred/claim` with `"match": "probabilistic"`, 404 `no-match`. Rate-limited per address.
-    func matchDeferred(_ request: Request, _ context: ServiceContext) async throws -> Response {
-        let settings = configuration.deferred
-        guard settings.probabilisticMatching else {
-            throw APIError(.forbidden, .matchingDisabled, "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
-        }
-        let platform = try await bodies.decode(MatchRequest.self, request).platform
-        guard let platform, platform == "ios" || platform == "android" else {
-            throw APIError.badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
-        }
-        let key = DeferredSettings.matchKey(platform: platform, address: clientAddress(request, context))
-        let date = now()
-        guard let claim = try await store.redeemMatch(matchKey: key, since: date.addingTimeInterval(-settings.matchWindow), at: date) else {
-            throw APIError(.notFound, .noMatch, "no unredeemed visit from this address on \(platform) in the last \(Int(settings.matchWindow)) s")
-        }
-        metrics.claimsRedeemed.increment()
-        return try Response.json(DeferredClaim.Answer(claim, match: "probabilistic"))
-    }
-
-    /// GET `/d/{token}`: the claim URL opened in a browser (the app is not installed yet, or the
-    /// URL was pasted): a page with the app link and the store, which does not redeem the token.
-    func claimPage(_ request: Request, _ context: ServiceContext) async -> Response {
-        let token = context.parameters.get("token") ?? ""
-        guard Self.isClaimToken(token) else { return messagePage(.notFound, "Link not found", "This link does not exist.") }
-        var claim: DeferredClaim?
-        var known: Bool
-        let date = now()
-        do {
-            let hash = APIToken.hash(token)
-            if let signed = SignedClaimToken.read(token, keys: await claimKeys.keys(store, now: date)) {
-                // Known (as gone, once used or expired) from the moment it was issued.
-                known = true
-                if expiry(of: signed) > date, !(try await store.claimIsKnown(tokenHash: hash)) {
-                    let found = try await signedClaim(signed, at: date)
-                    claim = found.claim
-                    known = !found.deleted
-                }
-            } else {
-                claim = try await store.pendingClaim(tokenHash: hash, at: date)
-                known = claim != nil ? true : try await store.claimIsKnown(tokenHash: hash)
-            }
-        } catch {
-            // A store call made here is logged by `storeFailure`; the signed path's are logged inside it.
-            if let error = error as? StoreError { _ = storeFailure(error) }
-            return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
-        }
-        // Used, expired, or its link expired: gone (410), as the claim API and the pages say it.
-        guard let claim else {
-            return known ? messagePage(.gone, "Link gone", "This link was used already or has expired.")
-                : messagePage(.notFound, "Link not found", "This link does not exist.")
-        }
-        var page = basePage(pageURL: Self.claimURL(configuration.publicURL, token))
-        page.deepLink = claim.deepLink.flatMap(allowedDeepLink)
-        let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
-        return htmlResponse(.ok, await pageBody(page, for: audience, inApp: Self.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")
-    }
 }
+
 
 /// The keys that sign and verify claim tokens: the configured ones, or else the database's,
 /// read (or made) once.
@@ -280,3 +185,4 @@ final class ClaimKeys: Sendable {
         return [key]
     }
 }
+

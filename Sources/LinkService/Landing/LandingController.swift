@@ -1,0 +1,266 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LinkConfiguration
+import LinkPages
+import LinkRouting
+import LinkStorage
+import Logging
+import NIOCore
+import Prometheus
+import ResponseLane
+
+/// The landing pages: `/i/{code}` of a stored link (and the path an imported Firebase short
+/// link had), and the page of every universal-link route of the table.
+///
+/// A stored link's page is decided once (``decide(_:address:)``): from memory when the link is
+/// in the hot cache with a page for this visitor, on the lane or first in the router; else, with
+/// the same ``LandingRequest``, from the store (``storedPage(_:address:)``). The router does not
+/// ask again what the lane already declined.
+struct LandingController: Sendable {
+    let pages: LandingPages
+    let claims: Claims
+    let hot: HotLinks
+    let uses: LinkUses
+    let addresses: ClientAddresses
+    let firebase: FirebaseController
+    let metrics: ServiceMetrics
+    let now: @Sendable () -> Date
+
+    var configuration: ServiceConfiguration { pages.configuration }
+
+    /// The answer the hot cache gives, or that only the store can.
+    enum Decision {
+        /// A complete page: header fields (with Content-Length) and the body.
+        case page(HTTPFields, ByteBuffer)
+        /// Not in memory, or the page needs the store (a use to count, a render, a stored claim).
+        case needsStore
+    }
+
+    func addRoutes(to router: Router<ServiceContext>) {
+        router.get("/i/{code}") { request, context in await page(request, context) }
+        router.head("/i/{code}") { request, context in await page(request, context) }
+        // The router does not fall back from /i/{code} to "**", so a path with more segments
+        // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
+        router.get("/i/{code}/**") { request, context in await routePage(request, context) }
+        // The root: a Firebase Dynamic Links long link (/?link=…), or a route's page.
+        router.get("/") { request, context in await routePage(request, context) }
+        router.get("**") { request, context in await routePage(request, context) }
+    }
+
+    /// `/i/{code}` on the lane: the page when ``decide(_:address:)`` has it complete.
+    var laneRoute: LaneRoute {
+        LaneRoute("/i/{code}") { request in
+            guard let code = request.parameter else { return nil }
+            let fields = request.head.headerFields
+            let landing = LandingRequest(code: String(code), method: .get, fields: fields)
+            // The address closure is written in place: bound to a local constant it would be a
+            // heap context made and freed on every page.
+            switch decide(landing, address: { addresses.address(forwardedFor: { fields[values: ClientAddresses.forwardedFor] }, peer: request.client) ?? "unknown" }) {
+            case .page(let fields, let body): return LaneRoute.Answer(status: .ok, fields: fields, body: body)
+            case .needsStore: return nil
+            }
+        }
+    }
+
+    /// `/i/{code}` in the router: decided from memory unless the lane has done so already, else
+    /// from the store.
+    func page(_ request: Request, _ context: ServiceContext) async -> Response {
+        let landing = LandingRequest(code: context.parameters.get("code") ?? "", method: request.method, fields: request.headers)
+        return await page(landing, laneDeclined: request.headers[LaneRoute.declinedField] != nil, address: { addresses.address(request, context) })
+    }
+
+    func page(_ landing: LandingRequest, laneDeclined: Bool, address: () -> String?) async -> Response {
+        if landing.isGet, !laneDeclined, case .page(let fields, let body) = decide(landing, address: address) {
+            return Response(status: .ok, headers: fields, body: .init(byteBuffer: body))
+        }
+        return await storedPage(landing, address: address)
+    }
+
+    /// A stored link's page from memory — the link is in the hot cache with a page rendered for
+    /// this visitor's platform, has no use limit and has not expired — with the click counted
+    /// and the visit recorded. A phone's page gets a signed claim token of its own, written into
+    /// the page kept with a stand-in. `address` (the client's) is asked only when addresses are
+    /// kept, or for a claim's budget.
+    func decide(_ landing: LandingRequest, address: () -> String?) -> Decision {
+        let code = landing.code, audience = landing.audience
+        guard pages.input.isStoredCode(code) else { return .needsStore }
+        // An in-app browser gets its own buttons: a page of its own, made from the store.
+        guard landing.inApp == nil else { return .needsStore }
+        let date = now()
+        let page: ByteBuffer
+        if claims.offersClaim(audience, preview: landing.preview) {
+            // Shared claim budgets (PostgreSQL) need a round trip: the store path takes them.
+            guard !configuration.deferred.probabilisticMatching, !claims.store.sharesRateLimits, let key = claims.keys.known?.first,
+                  let (claimPage, created) = hot.servableClaimPage(code, audience, now: date) else { return .needsStore }
+            if claims.limits.claimOnThisNode(address()) {
+                guard let token = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) else { return .needsStore }
+                metrics.claimsIssued.increment()
+                page = claimPage.with(token: token)
+            } else if let plain = hot.servablePage(code, audience, now: date) {
+                // Past the visitor's claim budget: the page without a token, as the store path
+                // made it for an earlier visitor past theirs.
+                metrics.claimsRefused.increment()
+                page = plain
+            } else {
+                return .needsStore
+            }
+        } else {
+            guard let cached = hot.servablePage(code, audience, now: date) else { return .needsStore }
+            page = cached
+        }
+        let visit = hot.visit(code, platform: audience, at: date, bot: landing.preview, referer: landing.referer, address: address)
+        uses.countLater(code, audience, at: date, preview: landing.preview, visit: visit, address: address)
+        return .page(LandingPages.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
+    }
+
+    /// A stored link's page from the store: counts a click (GET only; a preview, crawler or
+    /// prefetch is counted apart, never as a click or a use) and records the visit; an expired or
+    /// used-up link's page is 410 with the way on it had.
+    func storedPage(_ landing: LandingRequest, address: () -> String?) async -> Response {
+        let code = landing.code, audience = landing.audience, preview = landing.preview, inApp = landing.inApp
+        guard pages.input.isStoredCode(code) else { return pages.messagePage(.notFound, "Link not found", "This link does not exist.") }
+        let link: StoredLink?
+        do { link = try await hot.link(code) } catch {
+            return storeFailurePage(error)
+        }
+        guard let link else { return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
+        if let e = link.expiresAt, e <= now() {
+            return preview || !landing.isGet ? pages.messagePage(.gone, "Link expired", "This link has expired.")
+                : await pages.gonePage(link, audience, title: "Link expired", message: "This link has expired.")
+        }
+        // A HEAD uses nothing up, and answers as a GET would for a link already used up.
+        if !landing.isGet, let max = link.maxUses, link.clicks >= max {
+            return pages.messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
+        }
+        if landing.isGet {
+            let date = now()
+            let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: landing.referer, address: address)
+            // A link preview, crawler or prefetch gets the page with its preview tags, never a
+            // use: but not the page of a link already used up.
+            if preview, let max = link.maxUses, link.clicks >= max { return pages.messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }
+            if !preview && link.maxUses != nil {
+                // Limited links are counted in the database at once, atomically, with their record.
+                do {
+                    switch try await uses.countUse(code, audience, at: date, visit: visit, address: address) {
+                    case .counted: break
+                    case .exhausted: return await pages.gonePage(link, audience, title: "Link used up", message: "This link has been used the maximum number of times.")
+                    case .missing: return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
+                    }
+                } catch {
+                    return storeFailurePage(error)
+                }
+            } else {
+                uses.countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
+            }
+        }
+        var body: ByteBuffer
+        if preview && link.maxUses != nil {
+            // A use-limited link's app link is its secret (an invite code): a preview or crawler
+            // gets the title, description and image, never the link it did not use up.
+            var page = pages.page(for: link)
+            page.deepLink = nil
+            body = await pages.pageBody(page, for: audience, inApp: inApp)
+        } else if landing.isGet, claims.offersClaim(audience, preview: preview) {
+            // A phone's visit: a page of its own, with a claim token for a deferred deep link. A
+            // signed token's page is kept with a stand-in for the token: the next visit's page is
+            // that page with its own token (``decide(_:address:)``).
+            let base = pages.page(for: link)
+            let (page, signed) = await claims.withClaim(base, audience: audience, code: code, linkCreated: link.createdAt, route: link.route,
+                                                        parameters: Dictionary(link.parameters, uniquingKeysWith: { first, _ in first }), address: address)
+            body = await pages.pageBody(page, for: audience, inApp: inApp)
+            // A page with no claim at all (the visitor was past the claim budget) is the same for
+            // everyone past theirs: kept for the lane to serve them.
+            if signed == nil && page.claimURL == nil && inApp == nil { hot.remember(code, audience, body) }
+            if let signed {
+                if let claimPage = HotLinks.ClaimPage(body) {
+                    if inApp == nil { hot.rememberClaimPage(code, audience, claimPage) }
+                    body = claimPage.with(token: signed)
+                } else {
+                    // A template that does not show the token as written: rendered with the token itself.
+                    body = await pages.pageBody(Claims.carrying(signed, base, audience: audience, publicURL: configuration.publicURL), for: audience, inApp: inApp)
+                }
+            }
+        } else if inApp != nil {
+            // Pages for in-app browsers are made each time; the cache holds the three common ones.
+            body = await pages.pageBody(pages.page(for: link), for: audience, inApp: inApp)
+        } else if let cached = hot.page(code, audience) { body = cached } else {
+            body = await pages.pageBody(pages.page(for: link), for: audience, inApp: nil)
+            hot.remember(code, audience, body)
+        }
+        return pages.htmlResponse(.ok, body, cache: "private, no-store")
+    }
+
+    /// The 503 page while the store fails, the failure logged with its statement.
+    func storeFailurePage(_ error: StoreError) -> Response {
+        claims.logger.error("storage failed", metadata: ["error": "\(error)", "statement": "\(error.statement ?? "")"])
+        return pages.messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
+    }
+
+    /// Every other GET: the landing page of a universal-link route, or 404.
+    func routePage(_ request: Request, _ context: ServiceContext) async -> Response {
+        // Under /api/ an unknown path is an API error, in JSON like every other.
+        if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
+            return APIError(.notFound, .notFound, "no API endpoint at \(request.uri.path)").response
+        }
+        guard let host = configuration.router.hosts.first else { return pages.messagePage(.notFound, "Not found", "Nothing here.") }
+        var url = "https://" + host + request.uri.path
+        if let q = request.uri.query, !q.isEmpty { url += "?" + q }
+        if request.uri.path == "/", request.uri.queryParameters["link"] != nil { return await firebase.longLink(request, context) }
+        guard let match = configuration.router.route(url).match,
+              let route = configuration.router.routes.first(where: { $0.name == match.route }), route.kind == .universal, !route.exclude else {
+            if let imported = await importedLinkPage(request, context) { return imported }
+            return pages.messagePage(.notFound, "Not found", "Nothing here.")
+        }
+        let settings = configuration.landingPages[route.name]
+        let deepLink = pages.appLink(for: match, path: request.uri.path, query: request.uri.query)
+        func fill(_ template: String?) -> String? {
+            guard var text = template else { return nil }
+            for (name, value) in match.parameters { text = text.replacingOccurrences(of: "{\(name)}", with: value.text) }
+            return text
+        }
+        // The page's own URL is the route's canonical one: parameters no route reads (an ad
+        // network's, iOS 18's AdAttributionKit key) are not repeated in it.
+        var landing = pages.basePage(pageURL: configuration.router.url(route: match.route, parameters: match.parameters) ?? url)
+        landing.title = fill(settings?.title) ?? configuration.defaultTitle
+        landing.description = fill(settings?.description) ?? configuration.defaultDescription
+        landing.deepLink = deepLink.flatMap(pages.allowedDeepLink)
+        // A pairing (or an embedded link) that leads to an https link of this very domain is no
+        // button iOS would open the app with.
+        if let d = landing.deepLink, LandingPages.isWeb(d) { landing.appButton = .some(pages.appButton(for: d).flatMap(pages.allowedDeepLink)) }
+        let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
+        let inApp = LandingPages.inAppBrowser(audience, userAgent: request.headers[.userAgent])
+        // A claim hands its parameters to the app at first launch: none for a link that embeds a
+        // URL the page itself would not offer (`/i/https://elsewhere.example/…`).
+        let embeddedAllowed = match.parameters.values.compactMap(LandingPages.embeddedURL).allSatisfy { pages.allowedDeepLink($0) != nil }
+        if request.method == .get, embeddedAllowed,
+           claims.offersClaim(audience, preview: LandingPages.isPreview(userAgent: request.headers[.userAgent]) { request.headers[$0] }) {
+            // A phone's visit: with a claim token, so the page is this visitor's alone. A page that
+            // carries the app link itself hands the app the route of that link, as a mapped page does.
+            var claimRoute = settings?.appRoute ?? route.name
+            var claimParameters = match.parameters.mapValues(\.text)
+            if settings?.appRoute == nil, let embedded = landing.deepLink, match.parameters.values.contains(where: { LandingPages.embeddedURL($0) == embedded }),
+               let inner = configuration.router.route(embedded).match {
+                claimRoute = inner.route
+                claimParameters = inner.parameters.mapValues(\.text)
+            }
+            landing = await claims.withClaim(landing, audience: audience, code: nil, route: claimRoute,
+                                      parameters: claimParameters, address: { addresses.address(request, context) }).page
+            return pages.htmlResponse(.ok, await pages.pageBody(landing, for: audience, inApp: inApp), cache: "private, no-store")
+        }
+        return pages.htmlResponse(.ok, await pages.pageBody(landing, for: audience, inApp: inApp), cache: "public, max-age=300")
+    }
+
+
+    /// A link imported from Firebase Dynamic Links keeps its short link's path (`/abc`): a
+    /// one-segment path that no route takes is looked up as such a link.
+    func importedLinkPage(_ request: Request, _ context: ServiceContext) async -> Response? {
+        let path = request.uri.path
+        guard path.utf8.count > 1, path.hasPrefix("/") else { return nil }
+        let code = String(path.dropFirst())
+        guard !code.contains("/"), pages.input.isStoredCode(code) else { return nil }
+        guard let link = try? await hot.link(code), link.kind == "fdl" else { return nil }
+        let landing = LandingRequest(code: code, method: request.method, fields: request.headers)
+        return await page(landing, laneDeclined: false, address: { addresses.address(request, context) })
+    }
+}

@@ -1,0 +1,29 @@
+import HTTPTypes
+import LinkPages
+
+/// A landing-page request as the decision sees it, read once where it arrives (the lane or the
+/// router) and handed on whole: the code, who is asking (platform, preview or person, in-app
+/// browser) and where from.
+struct LandingRequest {
+    /// The stored link's code (not yet checked).
+    let code: String
+    /// A GET (which counts a visit); otherwise a HEAD, which uses nothing up.
+    let isGet: Bool
+    let userAgent: String?
+    let audience: LandingPage.Audience
+    /// A link preview, crawler or prefetch: counted apart, never a click or a use.
+    let preview: Bool
+    /// The in-app browser a phone's visitor is in (`Instagram`); nil elsewhere.
+    let inApp: String?
+    let referer: String?
+
+    init(code: String, method: HTTPRequest.Method, fields: HTTPFields) {
+        self.code = code
+        isGet = method == .get
+        userAgent = fields[.userAgent]
+        audience = LandingPage.Audience(userAgent: userAgent)
+        preview = LandingPages.isPreview(userAgent: userAgent) { fields[$0] }
+        inApp = LandingPages.inAppBrowser(audience, userAgent: userAgent)
+        referer = fields[.referer]
+    }
+}

@@ -1,0 +1,53 @@
+import Hummingbird
+import LinkStorage
+import ResponseLane
+
+/// Every route the service answers, in one place: which controller answers it and which guards
+/// stand in front (the per-address limit, a token's scope). Each controller holds only what it
+/// uses; the router and the lane are made from here.
+struct ServiceRoutes: Sendable {
+    let limits: RequestLimits
+    let tokens: TokenVerifier
+    let metrics: ServiceMetrics
+    let association: AssociationController
+    let health: HealthController
+    let links: LinksController
+    let invites: InvitesController
+    let transactions: TransactionsController
+    let resolve: ResolveController
+    let landing: LandingController
+    let qr: QRController
+    let deferred: DeferredController
+    let dashboard: DashboardController
+
+    /// The Hummingbird router: association files, health, metrics, the APIs, landing pages, QR
+    /// codes, deferred links and the dashboard, behind a middleware that counts and logs requests
+    /// and one that answers store failures.
+    func router() -> Router<ServiceContext> {
+        // HEAD answers as GET without the body, on every GET route (handlers count clicks and issue
+        // claims on GET only, so a HEAD never uses a link).
+        let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: ObservabilityMiddleware(metrics: metrics))
+        router.add(middleware: StoreFailures())
+        association.addRoutes(to: router)
+        health.addRoutes(to: router)
+        // The API's guards: the per-address limit, then the token and its scope.
+        links.addRoutes(reading: router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead)),
+                        writing: router.group("/api").add(middleware: AddressLimit(limits: limits))
+                            .add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite)))
+        invites.addRoutes(to: router)
+        transactions.addRoutes(to: router.group("/api").add(middleware: AddressLimit(limits: limits))
+            .add(middleware: RequiresToken(tokens: tokens, scope: .transactions)))
+        let limited = router.group("/api").add(middleware: AddressLimit(limits: limits))
+        resolve.addRoutes(to: limited)
+        qr.addRoutes(to: router)
+        landing.addRoutes(to: router)
+        dashboard.addRoutes(to: router)
+        deferred.addRoutes(to: router, limited: limited)
+        return router
+    }
+
+    /// The routes whose answer may be complete at once — the documents, and landing pages in the
+    /// hot cache — answered on the lane when they can be.
+    var laneRoutes: [LaneRoute] { association.laneRoutes + [landing.laneRoute] }
+}
