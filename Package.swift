@@ -107,15 +107,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Adapter: answers requests whose whole response is at hand on the event loop, in front of
-        // Hummingbird's router (a channel handler for HTTP1Channel's additionalChannelHandlers).
+        // Adapter: the service's channel handlers, in front of Hummingbird's router (through
+        // HTTP1Channel's additionalChannelHandlers): the connection guard (limits and the request
+        // timeout), the keep-alive rule, and the lane that answers requests whose whole response
+        // is at hand on the event loop.
         .target(
-            name: "ResponseLane",
+            name: "ServiceTransport",
             dependencies: [
+                "SwitchyardCore", "LinkConfiguration",
+                .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -162,7 +168,7 @@ let package = Package(
             name: "LinkService",
             dependencies: [
                 "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
-                "ResponseLane", "LinkStorage", "LinkPages", "LinkConfiguration",
+                "ServiceTransport", "LinkStorage", "LinkPages", "LinkConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -227,7 +233,7 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
@@ -235,8 +241,8 @@ let package = Package(
         .testTarget(name: "LinkPagesTests", dependencies: ["LinkPages", "SwitchyardCore"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport", "DeferredLinking"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ResponseLaneTests",
-            dependencies: ["ResponseLane", "SwitchyardTestSupport", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "HummingbirdTesting", package: "hummingbird")],
+            name: "ServiceTransportTests",
+            dependencies: ["ServiceTransport", "SwitchyardTestSupport", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "URLRelayTests", dependencies: ["URLRelay", "URLRelayService", "SwitchyardTestSupport"], swiftSettings: swiftSettings),

@@ -11,7 +11,7 @@ import LinkRules
 import Logging
 import NIOCore
 import Prometheus
-import ResponseLane
+import ServiceTransport
 import NIOPosix
 import ServiceLifecycle
 import SwitchyardCore
@@ -135,7 +135,10 @@ public struct LinkService: Sendable {
     public func application(host: String = "127.0.0.1", port: Int = 8080, lane: Bool = true, connectionLimits: ConnectionLimits? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let responseLane = lane ? responseLane() : nil
-        let connections = ConnectionCount(connectionLimits ?? self.connectionLimits(), metrics: metrics)
+        let metrics = metrics
+        let connections = ConnectionCount(connectionLimits ?? self.connectionLimits(), observers: .init(
+            refused: { metrics.connectionsRefused.increment() }, refusedPerAddress: { metrics.connectionsRefusedPerAddress.increment() },
+            timedOut: { metrics.requestsTimedOut.increment() }))
         let store = self.store
         let refill = [configuration.perTokenLimit, configuration.perAddressLimit].map { $0.burst / ($0.perMinute / 60) }.max() ?? 0
         var background: [any Service] = [ClickFlusher(hot: hot, logger: logger, now: now, matchWindow: configuration.deferred.matchWindow,

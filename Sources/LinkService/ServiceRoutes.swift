@@ -1,6 +1,6 @@
 import Hummingbird
 import LinkStorage
-import ResponseLane
+import ServiceTransport
 
 /// Every route the service answers, in one place: which controller answers it and which guards
 /// stand in front (the per-address limit, a token's scope). Each controller holds only what it

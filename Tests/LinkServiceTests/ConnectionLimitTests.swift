@@ -4,6 +4,7 @@ import HummingbirdTesting
 @testable import LinkStorage
 @testable import LinkService
 import SwitchyardTestSupport
+@testable import ServiceTransport
 import Testing
 
 /// Connections beyond the limit are closed at once and the service answers the rest; a request
@@ -100,14 +101,6 @@ import Testing
         }
     }
 
-    /// The share of a network is a quarter of the connections, or the share of one address
-    /// where that is more; no share of an address, none of a network.
-    @Test func aNetworksShareFollowsTheAddressShare() {
-        #expect(ConnectionLimits(maximumConnections: 1000, requestTimeout: 30, maximumPerAddress: 62).maximumPerNetwork == 250)
-        #expect(ConnectionLimits(maximumConnections: 1000, requestTimeout: 30, maximumPerAddress: 400).maximumPerNetwork == 400)
-        #expect(ConnectionLimits(maximumConnections: 1000, requestTimeout: 30).maximumPerNetwork == nil)
-    }
-
     /// An HTTP/1.0 request without keep-alive has its connection closed once answered, on the
     /// lane's path and the router's; with keep-alive, or as HTTP/1.1, the connection stays open.
     @Test func anHTTP10ConnectionEndsAfterItsAnswer() async throws {
@@ -147,13 +140,6 @@ import Testing
             #expect(refused.text.hasPrefix("HTTP/1.1 400") && refused.closed, "\(refused)")
             #expect(!refused.text.lowercased().contains("connection: keep-alive"), "\(refused.text)")
         }
-    }
-
-    /// The tokens of `Connection` are compared in any ASCII case and nothing else: a control
-    /// character is no letter of them.
-    @Test func connectionTokensAreComparedInAnyCaseOnly() {
-        #expect(KeepAliveRule.isToken("Keep-Alive", "keep-alive") && KeepAliveRule.isToken("CLOSE", "close"))
-        #expect(!KeepAliveRule.isToken("keep\ralive", "keep-alive") && !KeepAliveRule.isToken("closex", "close") && !KeepAliveRule.isToken("clos", "close"))
     }
 
     /// A connection the service ends after its answer is closed whole a moment later even when

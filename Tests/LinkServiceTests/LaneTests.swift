@@ -8,7 +8,7 @@ import HummingbirdTesting
 @testable import LinkService
 import SwitchyardCore
 import SwitchyardTestSupport
-import ResponseLane
+import ServiceTransport
 import Testing
 
 /// The event-loop lane must answer exactly as the router does, over a real socket.

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import LinkConfiguration
 import NIOCore
-import ResponseLane
+import ServiceTransport
 import SwitchyardCore
 
 /// The association files (`apple-app-site-association` at both paths, `assetlinks.json`) and

@@ -8,7 +8,7 @@ import LinkStorage
 import Logging
 import NIOCore
 import Prometheus
-import ResponseLane
+import ServiceTransport
 
 /// The landing pages: `/i/{code}` of a stored link (and the path an imported Firebase short
 /// link had), and the page of every universal-link route of the table.

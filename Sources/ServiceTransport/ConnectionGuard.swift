@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import Prometheus
 import LinkConfiguration
 import SwitchyardCore
 import NIOHTTPTypes
@@ -93,20 +92,31 @@ public struct ConnectionLimits: Sendable {
 
 /// The count of open connections, in all and per client address, shared by every connection's
 /// `ConnectionGuardHandler`.
-final class ConnectionCount: Sendable {
+package final class ConnectionCount: Sendable {
+    /// What the guard reports: a connection refused by the limit or by its client's share, and a
+    /// request that did not arrive whole within the timeout.
+    package struct Observers: Sendable {
+        let refused: @Sendable () -> Void
+        let refusedPerAddress: @Sendable () -> Void
+        let timedOut: @Sendable () -> Void
+
+        package init(refused: @escaping @Sendable () -> Void, refusedPerAddress: @escaping @Sendable () -> Void,
+                     timedOut: @escaping @Sendable () -> Void) {
+            self.refused = refused
+            self.refusedPerAddress = refusedPerAddress
+            self.timedOut = timedOut
+        }
+    }
+
     let limits: ConnectionLimits
     private let open = ManagedAtomic<Int>(0)
     /// Open connections per client and per network, while they have any.
     private let held = Locked<(byClient: [String: Int], byNetwork: [String: Int])>(([:], [:]))
-    let refused: Counter
-    let refusedPerAddress: Counter
-    let timedOut: Counter
+    let observers: Observers
 
-    init(_ limits: ConnectionLimits, metrics: ServiceMetrics) {
+    package init(_ limits: ConnectionLimits, observers: Observers) {
         self.limits = limits
-        refused = metrics.connectionsRefused
-        refusedPerAddress = metrics.connectionsRefusedPerAddress
-        timedOut = metrics.requestsTimedOut
+        self.observers = observers
     }
 
     /// Counts one more connection from `client` in `network`; false (and nothing counted) when
@@ -115,7 +125,7 @@ final class ConnectionCount: Sendable {
         let now = open.wrappingIncrementThenLoad(ordering: .relaxed)
         guard now <= limits.maximumConnections else {
             open.wrappingDecrement(ordering: .relaxed)
-            refused.increment()
+            observers.refused()
             return false
         }
         guard let share = limits.maximumPerAddress, let networkShare = limits.maximumPerNetwork, let client, let network else { return true }
@@ -128,7 +138,7 @@ final class ConnectionCount: Sendable {
         }
         if !admitted {
             open.wrappingDecrement(ordering: .relaxed)
-            refusedPerAddress.increment()
+            observers.refusedPerAddress()
         }
         return admitted
     }
@@ -146,15 +156,15 @@ final class ConnectionCount: Sendable {
     }
 
     /// Connections open now.
-    var current: Int { open.load(ordering: .relaxed) }
+    package var current: Int { open.load(ordering: .relaxed) }
 }
 
 /// Applies `ConnectionLimits` to one connection (see there).
-final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let count: ConnectionCount
     private var counted = false
@@ -173,9 +183,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// How long a connection closed for writing is read on before it is closed whole.
     static let lingering = TimeAmount.seconds(2)
 
-    init(_ count: ConnectionCount) { self.count = count }
+    package init(_ count: ConnectionCount) { self.count = count }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if let address = context.channel.remoteAddress?.ipAddress {
             client = VisitSettings.rateLimitKey(address)
             network = VisitSettings.anonymize(address) ?? address
@@ -192,18 +202,18 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         // 1 and 1.25 timeouts after it started to be awaited.
         let every = TimeAmount.nanoseconds(min(timeout.nanoseconds / 4, TimeAmount.seconds(5).nanoseconds))
         let channel = context.channel
-        let timedOut = count.timedOut
+        let timedOut = count.observers.timedOut
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         check = context.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { task in
             let handler = loopBound.value
             guard let since = handler.waitingSince, NIODeadline.now() - since >= timeout else { return }
             task.cancel()
-            timedOut.increment()
+            timedOut()
             channel.close(promise: nil)
         }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         stop()
         if counted {
             counted = false
@@ -211,7 +221,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         stop()
         context.fireChannelInactive()
     }
@@ -224,7 +234,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         waitingSince = nil
     }
 
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode == .output, linger == nil, counted {
             let channel = context.channel
             linger = context.eventLoop.scheduleTask(in: Self.lingering) { channel.close(promise: nil) }
@@ -232,13 +242,13 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.close(mode: mode, promise: promise)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // The whole request is in: what follows is the service's time, not the client's.
         if case .end = unwrapInboundIn(data) { waitingSince = nil }
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // The response is complete: the next request has its own time to arrive.
         if check != nil, case .end = unwrapOutboundIn(data) { waitingSince = .now() }
         context.write(data, promise: promise)

@@ -5,7 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
-@testable import ResponseLane
+@testable import ServiceTransport
 import SwitchyardTestSupport
 import Testing
 
