@@ -17,6 +17,9 @@ struct APIError: SwitchyardError, HTTPResponseError {
     var allow: [String]?
     /// The storage's or engine's error behind a 5xx (logged, never sent).
     var cause: (any Error)?
+    /// For an error about `field`, what is wrong without the field's name before it: a form shows
+    /// it after the field's label. Nil when the message is one sentence of its own.
+    var problem: String?
 
     init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, field: String? = nil, cause: (any Error)? = nil) {
         self.status = status
@@ -27,6 +30,13 @@ struct APIError: SwitchyardError, HTTPResponseError {
     }
 
     static func badRequest(_ code: ErrorCode, _ message: String, field: String? = nil) -> APIError { APIError(.badRequest, code, message, field: field) }
+
+    /// A 400 about `field`: the message is `field: problem`.
+    static func fieldProblem(_ code: ErrorCode, _ field: String, _ problem: String) -> APIError {
+        var error = APIError(.badRequest, code, "\(field): \(problem)", field: field)
+        error.problem = problem
+        return error
+    }
 
     var location: SourceLocation? { field.map { SourceLocation(path: $0) } }
 

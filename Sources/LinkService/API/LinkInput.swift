@@ -273,26 +273,26 @@ struct LinkInput {
         let scheme = try schemeOf(url, field: field)
         let checked: String
         if scheme == "http" {
-            throw APIError.badRequest(.invalidDeepLink, "\(field): an http link never opens the app (universal links are https only); use https:// on one of the configured hosts", field: field)
+            throw APIError.fieldProblem(.invalidDeepLink, field, "an http link never opens the app (universal links are https only); use https:// on one of the configured hosts")
         }
         if scheme == "https" {
             let web = try webURL(url, field: field)
             guard configuration.router.hosts.contains(where: { $0.lowercased() == web.host }) else {
-                throw APIError.badRequest(.invalidDeepLink, "\(field): an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))", field: field)
+                throw APIError.fieldProblem(.invalidDeepLink, field, "an https deep link must be on one of the configured hosts (\(configuration.router.hosts.joined(separator: ", ")))")
             }
             // A browser resolves `.` and `..` (`/shop/a/../../admin` is `/admin`), and the
             // service's own pages are never a link's target.
             let segments = (URLText.split(url)?.path ?? "").split(separator: "/").map { PercentText.decode(String($0)) }
             if segments.contains(".") || segments.contains("..") {
-                throw APIError.badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) has a \".\" or \"..\" segment, which a browser resolves to another path", field: field)
+                throw APIError.fieldProblem(.invalidDeepLink, field, "\(Self.excerpt(url)) has a \".\" or \"..\" segment, which a browser resolves to another path")
             }
             if ServiceConfiguration.isServicePath("/" + segments.joined(separator: "/")) {
-                throw APIError.badRequest(.invalidDeepLink, "\(field): \(Self.excerpt(url)) is one of the service's own paths (/\(segments.first ?? "")), never a link's target", field: field)
+                throw APIError.fieldProblem(.invalidDeepLink, field, "\(Self.excerpt(url)) is one of the service's own paths (/\(segments.first ?? "")), never a link's target")
             }
             checked = web.href
         } else {
             guard allowedSchemes.contains(scheme) else {
-                throw APIError.badRequest(.invalidDeepLink, "\(field): scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.isEmpty ? "it has none: give apple[].scheme or service.deepLinkSchemes" : allowedSchemes.sorted().joined(separator: ", ")))", field: field)
+                throw APIError.fieldProblem(.invalidDeepLink, field, "scheme \(scheme): is not an app scheme of this configuration (\(allowedSchemes.isEmpty ? "it has none: give apple[].scheme or service.deepLinkSchemes" : allowedSchemes.sorted().joined(separator: ", ")))")
             }
             // Serialised as a browser would: `"`, `<`, `>`, spaces and the like percent-encoded.
             checked = URLText.encodingDisallowed(url)
@@ -301,10 +301,10 @@ struct LinkInput {
         for value in match.parameters.values {
             guard case .url(let embedded, _) = value else { continue }
             guard depth < 3 else {
-                throw APIError.badRequest(.invalidDeepLink, "\(field): links are embedded more than 3 deep", field: field)
+                throw APIError.fieldProblem(.invalidDeepLink, field, "links are embedded more than 3 deep")
             }
             do { _ = try checkDeepLink(embedded, field: field, depth: depth + 1) } catch {
-                throw APIError.badRequest(.invalidDeepLink, "\(field): the link embeds \(Self.excerpt(embedded)), which is not a deep link of this configuration (\(error.message))", field: field)
+                throw APIError.fieldProblem(.invalidDeepLink, field, "the link embeds \(Self.excerpt(embedded)), which is not a deep link of this configuration (\(error.message))")
             }
         }
         return checked
@@ -324,10 +324,10 @@ struct LinkInput {
         }
         let web = try webURL(url, field: field)
         if requireAllowedHost && !allowedRedirectHosts.contains(web.host) {
-            throw APIError.badRequest(.hostNotAllowed, "\(field): host \(web.host) is not in the configuration's hosts or service.redirectHosts", field: field)
+            throw APIError.fieldProblem(.hostNotAllowed, field, "host \(web.host) is not in the configuration's hosts or service.redirectHosts")
         }
         if requireAllowedHost, let problem = storeProblem(web) {
-            throw APIError.badRequest(.unknownApp, "\(field): \(problem)", field: field)
+            throw APIError.fieldProblem(.unknownApp, field, "\(problem)")
         }
         return web.href
     }
@@ -363,7 +363,7 @@ struct LinkInput {
     private func webURL(_ url: String, field: String) throws(APIError) -> WebURL {
         switch WebURL.parse(url, trustedHosts: allowedRedirectHosts) {
         case .success(let web): return web
-        case .failure(let refusal): throw APIError.badRequest(.invalidURL, "\(field): the URL \(refusal.reason)", field: field)
+        case .failure(let refusal): throw APIError.fieldProblem(.invalidURL, field, "the URL \(refusal.reason)")
         }
     }
 
@@ -388,7 +388,7 @@ struct LinkInput {
             throw APIError.badRequest(.invalidURL, "\(field) has no valid scheme", field: field)
         }
         if Destinations.forbiddenSchemes.contains(scheme) {
-            throw APIError.badRequest(.forbiddenScheme, "\(field): \(scheme): URLs are never accepted", field: field)
+            throw APIError.fieldProblem(.forbiddenScheme, field, "\(scheme): URLs are never accepted")
         }
         guard URLComponents(string: url) != nil else { throw APIError.badRequest(.invalidURL, "\(field) is not a well-formed URL", field: field) }
         return scheme

@@ -521,9 +521,7 @@ struct DashboardController: Sendable {
     /// field's API name at its start, which the label replaces).
     static func describe(_ error: APIError) -> String {
         let label = error.field.flatMap { f in (adminFields + [("code", "Code", "")]).first { $0.name == f }?.label }
-        var message = error.message
-        if let field = error.field, label != nil, message.hasPrefix(field + ": ") { message.removeFirst(field.count + 2) }
-        return (label.map { "\($0): " } ?? "") + message
+        return (label.map { "\($0): " } ?? "") + (label != nil ? error.problem ?? error.message : error.message)
     }
 
     static func isoDate(_ date: Date) -> String {

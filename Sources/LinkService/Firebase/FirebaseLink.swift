@@ -87,12 +87,12 @@ struct FirebaseLink: Equatable {
         let configuration = input.configuration
         if let apn = p["apn"], !apn.isEmpty {
             guard configuration.android.contains(where: { $0.package == apn }) else {
-                throw APIError.badRequest(.unknownApp, "apn: \(JSONWriter.quote(apn)) is not an Android package of this configuration", field: "apn")
+                throw APIError.fieldProblem(.unknownApp, "apn", "\(JSONWriter.quote(apn)) is not an Android package of this configuration")
             }
             androidFallback = "https://play.google.com/store/apps/details?id=" + apn
         }
         if let ibi = p["ibi"], !ibi.isEmpty, !configuration.apple.contains(where: { $0.bundleID == ibi }) {
-            throw APIError.badRequest(.unknownApp, "ibi: \(JSONWriter.quote(ibi)) is not an iOS bundle ID of this configuration", field: "ibi")
+            throw APIError.fieldProblem(.unknownApp, "ibi", "\(JSONWriter.quote(ibi)) is not an iOS bundle ID of this configuration")
         }
         if let isi = p["isi"], !isi.isEmpty {
             guard isi.utf8.count <= 20, isi.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
@@ -100,7 +100,7 @@ struct FirebaseLink: Equatable {
             }
             // Like apn and ibi: a link on your domain names your apps only.
             guard configuration.apple.contains(where: { $0.appStoreID == isi }) else {
-                throw APIError.badRequest(.unknownApp, "isi: \(isi) is not an appStoreId of this configuration", field: "isi")
+                throw APIError.fieldProblem(.unknownApp, "isi", "\(isi) is not an appStoreId of this configuration")
             }
             iOSFallback = "https://apps.apple.com/app/id" + isi
             appStoreID = isi

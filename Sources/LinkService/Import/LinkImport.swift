@@ -173,8 +173,8 @@ package struct LinkImport: Sendable {
             pairs = pairs.filter { pair in !given.contains { $0.0 == pair.0 } } + given
             let link: FirebaseLink
             do { link = try FirebaseLink(pairs, input: input) } catch {
-                let field = error.field ?? ""
-                problem(field.isEmpty || error.message.hasPrefix(field) ? error.message : "\(field): \(error.message)")
+                // Every refusal of a Firebase link's parameters names the parameter it is about.
+                problem(error.message)
                 continue
             }
             var stored = link.storedLink(code: code, now: now)
