@@ -42,7 +42,17 @@ package struct ServiceRun {
     /// Why the service could not start or listen: a configuration it cannot serve, a database it
     /// cannot reach or migrate, an address it cannot listen on. Bad input, said in words.
     package struct Refusal: Error, CustomStringConvertible {
-        package var description: String
+        /// Where it was refused: the configuration file, when the refusal is about it.
+        package var path: String?
+        /// What refused it: the configuration's own problem as text, or the error behind it.
+        package var cause: any Error
+
+        package var description: String { (path.map { "\($0): " } ?? "") + "\(cause)" }
+    }
+
+    /// A refusal with no error behind it (the configuration's own problem, a port in use), as stated.
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Runs the service until a signal stops it. Throws ``Refusal`` for what stops it before it
@@ -52,7 +62,7 @@ package struct ServiceRun {
         // the reason, instead of SIGXFSZ ending the service (an embedding server gets this too).
         signal(SIGXFSZ, SIG_IGN)
         let path = configurationPath
-        if let problem = configuration.servingProblem { throw Refusal(description: "\(path): \(problem)") }
+        if let problem = configuration.servingProblem { throw Refusal(path: path, cause: Problem(description: "\(problem)")) }
         let (json, level) = (jsonLogs, logLevel)
         LoggingSystem.bootstrap { label in
             if json { return JSONLogHandler(label: label, level: level) }
@@ -63,16 +73,16 @@ package struct ServiceRun {
         let logger = Logger(label: "switchyard")
         for warning in configuration.servingWarnings { logger.warning("\(warning)", metadata: ["config": "\(path)"]) }
         let manifest: Manifest
-        do { manifest = try LinkService.manifest(configuration) } catch { throw Refusal(description: "\(path): \(error)") }
+        do { manifest = try LinkService.manifest(configuration) } catch { throw Refusal(path: path, cause: error) }
         // The PostgreSQL pool runs in the service's ServiceGroup (connected and migrated before
         // the server listens); SQLite is opened and migrated here.
         let store: LinkStore
-        do { store = try await LinkStore.open(database, pool: .serviceGroup) } catch { throw Refusal(description: "\(error)") }
+        do { store = try await LinkStore.open(database, pool: .serviceGroup) } catch { throw Refusal(path: nil, cause: error) }
         if let exposure = store.exposure { logger.warning("\(exposure)") }
         let service: LinkService
         do { service = try LinkService(configuration: configuration, store: store, logger: logger, scriptWorker: scriptWorker, manifest: manifest) } catch {
             await store.close()
-            throw Refusal(description: "\(path): \(error)")
+            throw Refusal(path: path, cause: error)
         }
         let (host, port, shown) = (host, port, database.shown)
         let limits = service.connectionLimits()
@@ -87,9 +97,9 @@ package struct ServiceRun {
         }
         do { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint, .sighup]) } catch {
             await store.close()
-            if let error = error as? StoreError { throw Refusal(description: "\(error)") }  // not reached or not migrated
+            if let error = error as? StoreError { throw Refusal(path: nil, cause: error) }  // not reached or not migrated
             if let failure = ListenFailure(error) {
-                throw Refusal(description: failure.message(address: "\(host):\(port)", hint: "stop the other server or choose another --port (0 picks a free one)"))
+                throw Refusal(path: nil, cause: Problem(description: failure.message(address: "\(host):\(port)", hint: "stop the other server or choose another --port (0 picks a free one)")))
             }
             throw error
         }
