@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "Switchyard", path: ".."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
@@ -27,6 +28,17 @@ let package = Package(
             name: "hummingbird-floor",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Sources/hummingbird-floor",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // SwiftNIO alone, one handler: the floor `service-wrk.sh --nio-floor` measures the lane against.
+        .executableTarget(
+            name: "nio-floor",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/nio-floor",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

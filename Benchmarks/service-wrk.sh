@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # wrk against the release build of `switchyard serve` (AASA file and /i/{code}) and against nginx
 # serving the same AASA bytes, in one run, on loopback. Prints requests/s, p50/p99 and ratios.
-#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH]
+#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH] [--nio-floor PATH]
 # --binary measures that build of switchyard instead of building the release binary.
 # --before PATH also runs that build (an older commit's release binary, with its resources beside
 # it) as a second service and measures it in the same rounds, so a change is measured before and
@@ -20,11 +20,14 @@
 # --product hummingbird-floor`: one route answering the same AASA bytes, no middleware) and
 # measures it with the routed AASA's request: what the router path costs before any of the
 # service's own code.
+# --nio-floor PATH also runs SwiftNIO alone (`--product nio-floor`: NIO's HTTP/1 pipeline and one
+# handler answering the same AASA bytes) and measures it as the lane's AASA is measured: the floor
+# for anything built on NIO, against which the lane's AASA and desktop page are given as ratios.
 # Installs wrk and nginx from Debian's packages when missing. wrk, nginx and the service share
 # the machine's cores, as they do on a small host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""; BEFORE_DATABASE=""; FLOOR=""
+DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""; BEFORE_DATABASE=""; FLOOR=""; NIO_FLOOR=""
 while (($#)); do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
@@ -35,7 +38,8 @@ while (($#)); do
     --before) BEFORE=$2; shift 2 ;;
     --before-database) BEFORE_DATABASE=$2; shift 2 ;;
     --floor) FLOOR=$2; shift 2 ;;
-    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH]" >&2; exit 2 ;;
+    --nio-floor) NIO_FLOOR=$2; shift 2 ;;
+    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH] [--nio-floor PATH]" >&2; exit 2 ;;
   esac
 done
 
@@ -54,7 +58,7 @@ fi
 
 WORK=$(mktemp -d /tmp/switchyard-wrk.XXXXXX); chmod 755 "$WORK"
 DATABASE=${DATABASE:-sqlite:$WORK/links.sqlite}
-cleanup() { [[ -n "${SY_PID:-}" ]] && kill "$SY_PID" 2>/dev/null; [[ -n "${FLOOR_PID:-}" ]] && kill "$FLOOR_PID" 2>/dev/null; [[ -n "${OLD_PID:-}" ]] && kill "$OLD_PID" 2>/dev/null; [[ -f $WORK/nginx.pid ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { [[ -n "${SY_PID:-}" ]] && kill "$SY_PID" 2>/dev/null; [[ -n "${FLOOR_PID:-}" ]] && kill "$FLOOR_PID" 2>/dev/null; [[ -n "${NIO_PID:-}" ]] && kill "$NIO_PID" 2>/dev/null; [[ -n "${OLD_PID:-}" ]] && kill "$OLD_PID" 2>/dev/null; [[ -f $WORK/nginx.pid ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 # The example configuration with the API's rate limits out of the way (one token and one address
@@ -119,6 +123,15 @@ if [[ -n $FLOOR ]]; then
   wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$FLOOR_PORT/.well-known/apple-app-site-association" >/dev/null
 fi
 
+# SwiftNIO alone, answering the same bytes.
+if [[ -n $NIO_FLOOR ]]; then
+  NIO_PORT=$(free_port)
+  "$NIO_FLOOR" --port "$NIO_PORT" --file "$WORK/www/.well-known/apple-app-site-association" 2>"$WORK/nio-floor.log" &
+  NIO_PID=$!
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$NIO_PORT/.well-known/apple-app-site-association" >/dev/null && break; sleep 0.1; done
+  wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$NIO_PORT/.well-known/apple-app-site-association" >/dev/null
+fi
+
 IPHONE='Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148'
 DESKTOP='Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'
 # CPU clock ticks (utime + stime) of the processes PIDS, summed.
@@ -155,6 +168,9 @@ for r in $(seq "$ROUNDS"); do
   echo "$r phone $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
   echo "$r api $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/api/links/$CODE" -H "Authorization: Bearer $TOKEN")" >> "$RESULTS"
   echo "$r routed $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
+  if [[ -n $NIO_FLOOR ]]; then
+    echo "$r nio $(run "$NIO_PID" "http://127.0.0.1:$NIO_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+  fi
   if [[ -n $FLOOR ]]; then
     echo "$r floor $(run "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
   fi
@@ -179,6 +195,7 @@ labels = {"nginx": "nginx, AASA file", "aasa": "switchyard, AASA file", "link": 
 for name in list(labels):
     if name != "nginx": labels["old-" + name] = "before: " + labels[name].removeprefix("switchyard, ")
 labels["floor"] = "Hummingbird alone, one route, the same bytes"
+labels["nio"] = "SwiftNIO alone, one handler, the same bytes"
 print(f"{'round':>5}  {'target':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'vs nginx':>9} {'CPU µs/req':>11}")
 for r in sorted(rounds):
     base = rounds[r]["nginx"][0]
@@ -204,6 +221,12 @@ if "floor" in cpu:
     share = [rounds[r]["floor"][4] / rounds[r]["routed"][4] for r in rounds]
     print(f"the router path's floor: Hummingbird alone costs {cpu['floor']:.1f} µs per request, the service's routed AASA "
           f"{cpu['routed']:.1f} µs: the floor is {statistics.median(share):.2f} of it (range {min(share):.2f}-{max(share):.2f})")
+if "nio" in cpu:
+    def ratio(name): return [rounds[r][name][4] / rounds[r]["nio"][4] for r in rounds]
+    aasa_nio, link_nio = ratio("aasa"), ratio("link")
+    print(f"the lane's floor: SwiftNIO alone costs {cpu['nio']:.1f} µs per request; the lane's AASA {statistics.median(aasa_nio):.2f}x it "
+          f"(range {min(aasa_nio):.2f}-{max(aasa_nio):.2f}, goal <= 1.1x), the desktop /i/{{code}} {statistics.median(link_nio):.2f}x "
+          f"(range {min(link_nio):.2f}-{max(link_nio):.2f}, goal <= 1.4x); NIO alone is {cpu['nio'] / cpu['nginx']:.2f}x nginx's CPU")
 if all("old-aasa" in rounds[r] for r in rounds):
     print()
     for name, label in (("aasa", "AASA"), ("link", "/i/{code} desktop"), ("phone", "/i/{code} iPhone"),
