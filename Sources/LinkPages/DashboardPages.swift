@@ -20,6 +20,10 @@ package enum DashboardPages {
         case form = "dashboard-form"
     }
 
+    /// Reads and compiles the dashboard's templates now (the service does so at start, so no
+    /// request reads a file on an event loop).
+    package static func load() { _ = library }
+
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
         for name in Page.allCases.map(\.rawValue) + ["dashboard", "dashboard-errors"] {

@@ -78,6 +78,13 @@ public struct LinkService: Sendable {
             scriptMemoryLimit: Double(configuration.resolveScriptMemoryMB) * 1_048_576,
             scriptIsolation: configuration.resolveIsolatesScripts ? scriptWorker ?? .inProcess : .inProcess).withHTTPFetcher())
 
+        // Every file a request would read is read now, at start, never on an event loop at first use.
+        _ = PreviewAgents.standard
+        _ = InAppBrowsers.standard
+        _ = LandingPages.prefetchHeaderNames
+        DashboardPages.load()
+        let documents = AssociationController.documents(configuration)
+
         let limits = RequestLimits(configuration: configuration, store: store, metrics: metrics, clock: clock)
         let tokens = TokenVerifier(store: store, limits: limits)
         let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger)
@@ -89,7 +96,8 @@ public struct LinkService: Sendable {
         let addresses = limits.addresses
         routes = ServiceRoutes(
             limits: limits, tokens: tokens, metrics: metrics,
-            association: AssociationController(documents: AssociationController.documents(configuration)),
+            endpoints: ServiceEndpoints(openAPI: documents["/openapi.json"]?.text),
+            association: AssociationController(documents: documents),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
             links: LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now),
             invites: InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses,
@@ -228,6 +236,8 @@ struct AfterStoreIsReady: Service, CustomStringConvertible {
 struct ObservabilityMiddleware: RouterMiddleware {
     typealias Context = ServiceContext
     let metrics: ServiceMetrics
+    /// The paths and methods the service answers, for the 404 or 405 of a request no route takes.
+    let endpoints: ServiceEndpoints
 
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -248,7 +258,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             // No route for this method and path: the API's JSON error, 405 with Allow when the
             // path is served with other methods (logged as a request, not as a failure).
-            let answer = Self.unmatched(method: request.method, path: request.uri.path)
+            let answer = endpoints.unmatched(method: request.method, path: request.uri.path)
             Self.observe(record: { metrics.record(route: "unmatched", status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                          path: request.uri.path, status: answer.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
             return answer.response
@@ -262,41 +272,6 @@ struct ObservabilityMiddleware: RouterMiddleware {
         Self.observe(record: { metrics.record(route: route, status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                      path: request.uri.path, status: response.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
         return response
-    }
-
-    /// The paths and methods the service answers, from the OpenAPI document (`OpenAPITests`
-    /// keeps it equal to the router). A `{name}` is one segment; `{path}` and `{rest}` at the end
-    /// are the router's catch-alls (one segment or more).
-    static let endpoints: [(segments: [Substring], methods: [String])] = {
-        guard let path = ServiceResources.path("openapi.json"),
-              let text = try? String(contentsOfFile: path, encoding: .utf8), let document = try? JSONParser.parse(text) else { return [] }
-        return (document["paths"]?.objectMembers ?? []).map { member in
-            let methods = (member.value.objectMembers ?? []).map(\.key).filter { ["get", "post", "put", "patch", "delete"].contains($0) }
-            return (member.key.split(separator: "/"), methods.map { $0.uppercased() })
-        }
-    }()
-
-    /// The answer for a method and path no route takes: 405 naming the methods that path has,
-    /// or 404.
-    static func unmatched(method: HTTPRequest.Method, path: String) -> APIError {
-        let segments = path.split(separator: "/")
-        var allowed: [String] = []
-        for endpoint in endpoints {
-            let template = endpoint.segments
-            // Pages are never served under /api/ (the router does not fall back there).
-            if template == ["{path}"] && segments.first == "api" { continue }
-            let catchAll = template.last == "{path}" || template.last == "{rest}"
-            guard catchAll ? segments.count >= template.count : segments.count == template.count else { continue }
-            guard zip(template, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) else { continue }
-            for m in endpoint.methods where !allowed.contains(m) { allowed.append(m) }
-        }
-        if allowed.contains("GET") { allowed.append("HEAD") }
-        let order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
-        allowed.sort { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! }
-        guard !allowed.isEmpty, !allowed.contains(method.rawValue) else { return APIError(.notFound, .notFound, "nothing is served at \(path)") }
-        var error = APIError(.methodNotAllowed, .methodNotAllowed, "\(method) is not served at \(path); it answers \(allowed.joined(separator: ", "))")
-        error.allow = allowed
-        return error
     }
 
     /// Path segments after which the next one is a secret (a transaction id, a claim token).

@@ -9,6 +9,7 @@ struct ServiceRoutes: Sendable {
     let limits: RequestLimits
     let tokens: TokenVerifier
     let metrics: ServiceMetrics
+    let endpoints: ServiceEndpoints
     let association: AssociationController
     let health: HealthController
     let links: LinksController
@@ -27,7 +28,7 @@ struct ServiceRoutes: Sendable {
         // HEAD answers as GET without the body, on every GET route (handlers count clicks and issue
         // claims on GET only, so a HEAD never uses a link).
         let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: ObservabilityMiddleware(metrics: metrics))
+        router.add(middleware: ObservabilityMiddleware(metrics: metrics, endpoints: endpoints))
         router.add(middleware: StoreFailures())
         association.addRoutes(to: router)
         health.addRoutes(to: router)
