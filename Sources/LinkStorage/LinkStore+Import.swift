@@ -23,8 +23,8 @@ extension LinkStore {
                 for link in links {
                     let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
                     guard let existing = try await tx.run("SELECT \(Self.columns) FROM links WHERE code = ?", [.text(link.code)]).first.map(Self.link) else {
-                        try await tx.run("INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-                            .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
+                        try await tx.run("INSERT INTO links (\(Self.columns)) VALUES (\(LinkColumn.placeholders))", [
+                            .text(link.code), .text(link.kind.rawValue), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
                             SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
                             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
                             SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),

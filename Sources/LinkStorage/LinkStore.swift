@@ -2,10 +2,19 @@ import Foundation
 import ServiceLifecycle
 import SwitchyardCore
 
+/// What a stored link is, as its `kind` column and the API say it.
+package enum LinkKind: String, Sendable, CaseIterable {
+    /// Made through the links API (or imported from Switchyard's own export); its page is `/i/{code}`.
+    case link
+    /// Made through the Plur-compatible invite API.
+    case invite
+    /// Imported from Firebase Dynamic Links: its page keeps the short link's path, `/{code}`.
+    case fdl
+}
+
 /// A stored invite or short link.
 package struct StoredLink: Sendable, Equatable {
-    /// `link` (the links API) or `invite` (the Plur-compatible invite API).
-    package var kind: String = "link"
+    package var kind: LinkKind = .link
     /// The short code, unique among links; the link's page is `/i/{code}`.
     package var code: String
     /// The custom-scheme URL the link stands for, if given directly.
@@ -153,19 +162,26 @@ public struct LinkStore: Sendable {
 
     // MARK: Links
 
-    static let columns = "code, kind, deep_link, route, parameters, web_url, app_store_url, play_store_url, title, description, image_url, expires_at, max_uses, created_at, clicks, created_by, updated_at"
+    /// The columns of `links`, in the order every query selects them.
+    enum LinkColumn: String, SQLColumns {
+        case code, kind, deepLink = "deep_link", route, parameters, webURL = "web_url", appStoreURL = "app_store_url"
+        case playStoreURL = "play_store_url", title, description, imageURL = "image_url", expiresAt = "expires_at"
+        case maxUses = "max_uses", createdAt = "created_at", clicks, createdBy = "created_by", updatedAt = "updated_at"
+    }
+
+    static let columns = LinkColumn.list
 
     /// Inserts a new link; `.duplicate` when its code is taken.
     package func insert(_ link: StoredLink) async throws(StoreError) {
         let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
         let binds: [SQLValue] = [
-            .text(link.code), .text(link.kind), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
+            .text(link.code), .text(link.kind.rawValue), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
             SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
             SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
             SQLValue(link.updatedAt.map(Self.millis)),
         ]
-        let sql = "INSERT INTO links (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let sql = "INSERT INTO links (\(Self.columns)) VALUES (\(LinkColumn.placeholders))"
         try await write { () async throws(StoreError) in
             try await changing("link.created") { tx throws(StoreError) in
                 try await tx.run(sql, binds)
@@ -295,16 +311,16 @@ public struct LinkStore: Sendable {
         let outbox = clicks.isEmpty ? nil : self.outbox
         try await write { () async throws(StoreError) in
             try await db.transaction { tx throws(StoreError) in
-                var kinds: [String: String] = [:]  // code → kind, for the links that still exist
+                var kinds: [String: LinkKind] = [:]  // code → kind, for the links that still exist
                 for (code, n) in sorted {
                     if let row = try await tx.run("UPDATE links SET clicks = clicks + ? WHERE code = ? RETURNING kind", [.int(n), .text(code)]).first {
-                        kinds[code] = row[0].text ?? "link"
+                        kinds[code] = row.first?.text.flatMap(LinkKind.init(rawValue:)) ?? .link
                     }
                 }
                 // Links with only preview visits (a bot row, no click).
                 for code in Set(days.keys.map(\.code)).union(visits.keys.map(\.code)).subtracting(counts.keys).sorted() {
                     if let row = try await tx.run("SELECT kind FROM links WHERE code = ?", [.text(code)]).first {
-                        kinds[code] = row[0].text ?? "link"
+                        kinds[code] = row.first?.text.flatMap(LinkKind.init(rawValue:)) ?? .link
                     }
                 }
                 let existing = Set(kinds.keys)
@@ -319,25 +335,28 @@ public struct LinkStore: Sendable {
         }
     }
 
-    static func link(_ row: [SQLValue]) -> StoredLink {
-        var link = StoredLink(code: row[0].text ?? "", createdAt: date(row[13].int ?? 0))
-        link.kind = row[1].text ?? "link"
-        link.deepLink = row[2].text
-        link.route = row[3].text
-        if let text = row[4].text, case .object(let pairs)? = try? JSONParser.parse(text) {
+    /// A link from a row of `links` selected as ``columns``. A kind this build does not know (a
+    /// newer build's, during an upgrade) is read as a plain link.
+    static func link(_ values: [SQLValue]) -> StoredLink {
+        let row = SQLRow<LinkColumn>(values)
+        var link = StoredLink(code: row.text(.code) ?? "", createdAt: date(row.int(.createdAt) ?? 0))
+        link.kind = row.text(.kind).flatMap(LinkKind.init(rawValue:)) ?? .link
+        link.deepLink = row.text(.deepLink)
+        link.route = row.text(.route)
+        if let text = row.text(.parameters), case .object(let pairs)? = try? JSONParser.parse(text) {
             link.parameters = pairs.compactMap { k, v in v.stringValue.map { (k, $0) } }
         }
-        link.webURL = row[5].text
-        link.appStoreURL = row[6].text
-        link.playStoreURL = row[7].text
-        link.title = row[8].text
-        link.description = row[9].text
-        link.imageURL = row[10].text
-        link.expiresAt = row[11].int.map(date)
-        link.maxUses = row[12].int
-        link.clicks = row[14].int ?? 0
-        link.createdBy = row[15].text
-        link.updatedAt = row[16].int.map(date)
+        link.webURL = row.text(.webURL)
+        link.appStoreURL = row.text(.appStoreURL)
+        link.playStoreURL = row.text(.playStoreURL)
+        link.title = row.text(.title)
+        link.description = row.text(.description)
+        link.imageURL = row.text(.imageURL)
+        link.expiresAt = row.int(.expiresAt).map(date)
+        link.maxUses = row.int(.maxUses)
+        link.clicks = row.int(.clicks) ?? 0
+        link.createdBy = row.text(.createdBy)
+        link.updatedAt = row.int(.updatedAt).map(date)
         return link
     }
 
@@ -380,7 +399,7 @@ public struct LinkStore: Sendable {
     /// Stores a newly issued transaction.
     package func insert(_ t: Transaction) async throws(StoreError) {
         try await write { () async throws(StoreError) in
-            try await db.run("INSERT INTO transactions (id, purpose, created_by, created_at, expires_at, verified_at) VALUES (?, ?, ?, ?, ?, ?)", [
+            try await db.run("INSERT INTO transactions (\(TransactionColumn.list)) VALUES (\(TransactionColumn.placeholders))", [
                 .text(t.id), SQLValue(t.purpose), SQLValue(t.createdBy), .int(Self.millis(t.createdAt)), .int(Self.millis(t.expiresAt)),
                 SQLValue(t.verifiedAt.map(Self.millis)),
             ])
@@ -391,20 +410,26 @@ public struct LinkStore: Sendable {
     package func verifyTransaction(id: String, at now: Date) async throws(StoreError) -> VerifyOutcome {
         let rows = try await write { () async throws(StoreError) in
             try await db.run(
-                "UPDATE transactions SET verified_at = ? WHERE id = ? AND verified_at IS NULL AND expires_at > ? RETURNING id, purpose, created_by, created_at, expires_at, verified_at",
+                "UPDATE transactions SET verified_at = ? WHERE id = ? AND verified_at IS NULL AND expires_at > ? RETURNING \(TransactionColumn.list)",
                 [.int(Self.millis(now)), .text(id), .int(Self.millis(now))])
         }
         if let row = rows.first { return .verified(Self.transaction(row)) }
-        guard let row = try await db.run("SELECT id, purpose, created_by, created_at, expires_at, verified_at FROM transactions WHERE id = ?", [.text(id)]).first else {
+        guard let row = try await db.run("SELECT \(TransactionColumn.list) FROM transactions WHERE id = ?", [.text(id)]).first else {
             return .unknown
         }
         let t = Self.transaction(row)
         return t.verifiedAt != nil ? .alreadyVerified : .expired
     }
 
-    static func transaction(_ row: [SQLValue]) -> Transaction {
-        Transaction(id: row[0].text ?? "", purpose: row[1].text, createdBy: row[2].text, createdAt: date(row[3].int ?? 0),
-                    expiresAt: date(row[4].int ?? 0), verifiedAt: row[5].int.map(date))
+    /// The columns of `transactions`, in the order every query selects them.
+    enum TransactionColumn: String, SQLColumns {
+        case id, purpose, createdBy = "created_by", createdAt = "created_at", expiresAt = "expires_at", verifiedAt = "verified_at"
+    }
+
+    static func transaction(_ values: [SQLValue]) -> Transaction {
+        let row = SQLRow<TransactionColumn>(values)
+        return Transaction(id: row.text(.id) ?? "", purpose: row.text(.purpose), createdBy: row.text(.createdBy), createdAt: date(row.int(.createdAt) ?? 0),
+                           expiresAt: date(row.int(.expiresAt) ?? 0), verifiedAt: row.int(.verifiedAt).map(date))
     }
 
     // MARK: Tokens
@@ -423,7 +448,7 @@ public struct LinkStore: Sendable {
                 if !(try await tx.run("SELECT id FROM tokens WHERE id = ?", [.text(token.name)]).isEmpty) {
                     throw StoreError(.duplicate, "\(JSONWriter.quote(token.name)) is another token's id; choose another name")
                 }
-                _ = try await tx.run("INSERT INTO tokens (id, name, secret_hash, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)", [
+                _ = try await tx.run("INSERT INTO tokens (\(TokenColumn.list)) VALUES (\(TokenColumn.placeholders))", [
                     .text(token.id), .text(token.name), .text(token.secretHash), .text(token.scopes.joined(separator: " ")),
                     .int(Self.millis(token.createdAt)), SQLValue(token.revokedAt.map(Self.millis)),
                 ])
@@ -433,12 +458,12 @@ public struct LinkStore: Sendable {
 
     /// The token with this id, revoked or not, or nil.
     package func token(id: String) async throws(StoreError) -> StoredToken? {
-        try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens WHERE id = ?", [.text(id)]).first.map(Self.token)
+        try await db.read("SELECT \(TokenColumn.list) FROM tokens WHERE id = ?", [.text(id)]).first.map(Self.token)
     }
 
     /// Every token, revoked ones included, oldest first.
     package func tokens() async throws(StoreError) -> [StoredToken] {
-        try await db.read("SELECT id, name, secret_hash, scopes, created_at, revoked_at FROM tokens ORDER BY created_at, id", []).map(Self.token)
+        try await db.read("SELECT \(TokenColumn.list) FROM tokens ORDER BY created_at, id", []).map(Self.token)
     }
 
     /// Revokes the active token with id `idOrName`, or else the one active token with that
@@ -460,10 +485,16 @@ public struct LinkStore: Sendable {
         }
     }
 
-    static func token(_ row: [SQLValue]) -> StoredToken {
-        StoredToken(id: row[0].text ?? "", name: row[1].text ?? "", secretHash: row[2].text ?? "",
-                    scopes: (row[3].text ?? "").split(separator: " ").map(String.init),
-                    createdAt: date(row[4].int ?? 0), revokedAt: row[5].int.map(date))
+    /// The columns of `tokens`, in the order every query selects them.
+    enum TokenColumn: String, SQLColumns {
+        case id, name, secretHash = "secret_hash", scopes, createdAt = "created_at", revokedAt = "revoked_at"
+    }
+
+    static func token(_ values: [SQLValue]) -> StoredToken {
+        let row = SQLRow<TokenColumn>(values)
+        return StoredToken(id: row.text(.id) ?? "", name: row.text(.name) ?? "", secretHash: row.text(.secretHash) ?? "",
+                           scopes: (row.text(.scopes) ?? "").split(separator: " ").map(String.init),
+                           createdAt: date(row.int(.createdAt) ?? 0), revokedAt: row.int(.revokedAt).map(date))
     }
 
     // MARK: Health

@@ -14,6 +14,34 @@ package enum SQLValue: Sendable, Equatable {
     package init(_ int: Int64?) { self = int.map { .int($0) } ?? .null }
 }
 
+/// The columns a query selects, as an enum whose cases are the columns in SELECT order: the
+/// select list (``list``) and every read of a row (``SQLRow``) come from it, so no value is read
+/// by its position.
+package protocol SQLColumns: CaseIterable, Equatable, RawRepresentable where RawValue == String, AllCases == [Self] {}
+
+extension SQLColumns {
+    /// The select list: every column, in order.
+    package static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    /// `?` for each column, for an INSERT of all of them.
+    package static var placeholders: String { allCases.map { _ in "?" }.joined(separator: ", ") }
+}
+
+/// A row read through the enum of the columns its query selected.
+package struct SQLRow<Column: SQLColumns> {
+    private let values: [SQLValue]
+
+    /// The row of a query whose select list is `Column.list`.
+    package init(_ values: [SQLValue]) { self.values = values }
+
+    package subscript(_ column: Column) -> SQLValue {
+        guard let index = Column.allCases.firstIndex(of: column), index < values.count else { return .null }
+        return values[index]
+    }
+
+    package func text(_ column: Column) -> String? { self[column].text }
+    package func int(_ column: Column) -> Int64? { self[column].int }
+}
+
 /// Runs statements. SQL is written once with `?` placeholders; each back end adapts it.
 package protocol SQLExecutor: Sendable {
     /// Runs one statement and returns its rows, each a list of column values in SELECT order.

@@ -10,11 +10,11 @@ package struct WebhookOutbox: Sendable {
     /// A link as the API shows it (the `data` of link events).
     let render: @Sendable (StoredLink) -> JSONValue
     /// The public page URL of a code and link kind.
-    let pageURL: @Sendable (_ code: String, _ kind: String) -> String
+    let pageURL: @Sendable (_ code: String, _ kind: LinkKind) -> String
 
     /// An outbox writing each event for the endpoints `endpoints[event]` names.
     package init(endpoints: [String: [String]], render: @escaping @Sendable (StoredLink) -> JSONValue,
-                 pageURL: @escaping @Sendable (_ code: String, _ kind: String) -> String) {
+                 pageURL: @escaping @Sendable (_ code: String, _ kind: LinkKind) -> String) {
         self.endpoints = endpoints.filter { !$0.value.isEmpty }
         self.render = render
         self.pageURL = pageURL
@@ -24,7 +24,7 @@ package struct WebhookOutbox: Sendable {
     package func wants(_ event: String) -> Bool { endpoints[event] != nil }
 
     /// The `data` of a `link.clicked` event.
-    package func clickData(code: String, kind: String, platform: String?) -> JSONValue {
+    package func clickData(code: String, kind: LinkKind, platform: String?) -> JSONValue {
         .object([("code", .string(code)), ("url", .string(pageURL(code, kind))), ("platform", platform.map(JSONValue.string) ?? .null)])
     }
 

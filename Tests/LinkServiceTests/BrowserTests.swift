@@ -197,7 +197,7 @@ import Testing
             #expect(try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "Once2345", "deepLink": "plur://group/o"}"#).status == .created)
             #expect(try await client.call(.get, "/i/Once2345", headers: [.userAgent: LandingPageTests.iPhone]).status == .ok)
             var imported = StoredLink(code: "summer", createdAt: Date())
-            imported.kind = "fdl"
+            imported.kind = .fdl
             imported.deepLink = "plur://group/s"
             try await h.store.insert(imported)
             try await h.service.flushClicks()

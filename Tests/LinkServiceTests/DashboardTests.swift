@@ -340,7 +340,7 @@ import Testing
             #expect(badWeb.text.contains("Web fallback: host evil.example"), "\(badWeb.text)")
 
             var imported = StoredLink(code: "summer", createdAt: Date())
-            imported.kind = "fdl"
+            imported.kind = .fdl
             imported.deepLink = "plur://group/summer"
             try await h.store.insert(imported)
             let page = try await browser.get("/admin/links/summer")

@@ -180,11 +180,11 @@ import Testing
         var changed = plan.links
         changed[0].title = "Summer rave, moved"
         var other = StoredLink(code: "apyMade2", createdAt: h.clock.today)
-        other.kind = "fdl"
+        other.kind = .fdl
         other.webURL = "https://rabble.community/"
         #expect(try await h.store.importLinks(changed + [other]) == [.updated, .unchanged, .conflict])
         #expect(try await h.store.link(code: "summer")?.title == "Summer rave, moved")
-        #expect(try await h.store.link(code: "apyMade2")?.kind == "link")
+        #expect(try await h.store.link(code: "apyMade2")?.kind == .link)
     }
 
     /// An export row is checked as the API checks a link: a title past its limit, or a short link
@@ -337,7 +337,7 @@ import Testing
     /// code) and whose description holds CR LF, and no field starts a spreadsheet formula.
     @Test func codesAndLineBreaksRoundTripThroughCSV() throws {
         var link = StoredLink(code: "-2-3", createdAt: Date(timeIntervalSince1970: 1_790_000_000))
-        link.kind = "fdl"
+        link.kind = .fdl
         link.webURL = "https://rabble.community/g/x"
         link.description = "x\r\n=1+1"
         let csv = LinkImport.export([link])

@@ -239,7 +239,7 @@ final class HookReceiver: @unchecked Sendable {
             let port = try #require(hook.port)
             let h = try await Harness.make(extra: Self.config(port: port))
             var imported = StoredLink(code: "summer", createdAt: Date())
-            imported.kind = "fdl"
+            imported.kind = .fdl
             imported.deepLink = "plur://group/S"
             try await h.store.insert(imported)
             try await h.app().test(.live) { client in

@@ -12,12 +12,28 @@ import Testing
         return l
     }
 
+    /// Each table's column enum names every column the migrations made, no more: a row is read
+    /// whole, by name, never by its position.
+    @Test(arguments: Backend.available)
+    func theColumnEnumsNameEveryColumnOfTheirTables(_ backend: Backend) async throws {
+        let store = try await backend.freshStore()
+        defer { Task { await store.close() } }
+        func columns(_ table: String) async throws -> Set<String> {
+            let sql = backend == .sqlite ? "SELECT name FROM pragma_table_info('\(table)')"
+                : "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(table)'"
+            return Set(try await store.db.read(sql, []).compactMap { $0.first?.text })
+        }
+        #expect(try await columns("links") == Set(LinkStore.LinkColumn.allCases.map(\.rawValue)))
+        #expect(try await columns("tokens") == Set(LinkStore.TokenColumn.allCases.map(\.rawValue)))
+        #expect(try await columns("transactions") == Set(LinkStore.TransactionColumn.allCases.map(\.rawValue)))
+    }
+
     @Test(arguments: Backend.available)
     func roundTripsEveryField(_ backend: Backend) async throws {
         let store = try await backend.freshStore()
         defer { Task { await store.close() } }
         let full = Self.link("Abc234xy", created: 1_790_000_000.123) {
-            $0.kind = "invite"; $0.route = "appGroup"; $0.parameters = [("groupId", "g-1"), ("relay", "wss://r.example/ü")]
+            $0.kind = .invite; $0.route = "appGroup"; $0.parameters = [("groupId", "g-1"), ("relay", "wss://r.example/ü")]
             $0.webURL = "https://rabble.community/g/g-1"; $0.appStoreURL = "https://apps.apple.com/app/id1"
             $0.playStoreURL = "https://play.google.com/store/apps/details?id=x"; $0.title = "T \"quoted\""; $0.description = "D"
             $0.imageURL = "https://rabble.community/i.png"; $0.expiresAt = Date(timeIntervalSince1970: 1_800_000_000.5)

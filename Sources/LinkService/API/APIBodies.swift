@@ -163,7 +163,7 @@ struct LinkResponse: Encodable {
 
     init(_ link: StoredLink, url: String, deepLink: String?) {
         code = link.code
-        kind = link.kind
+        kind = link.kind.rawValue
         self.url = url
         self.deepLink = deepLink
         route = link.route

@@ -48,7 +48,7 @@ struct InvitesController: Sendable {
             throw APIError.badRequest(.unknownField, "unknown field \(JSONWriter.quote(key))\(meant) (known: \(known.joined(separator: ", ")))", field: key)
         }
         var link = StoredLink(code: "", createdAt: now())
-        link.kind = "invite"
+        link.kind = .invite
         link.route = invites.route
         link.createdBy = token.id
         let given = body.fields.members
@@ -78,7 +78,7 @@ struct InvitesController: Sendable {
     func get(_ request: Request, _ context: ServiceContext) async throws -> Response {
         guard let invites else { throw Self.notConfigured }
         let code = try answers.input.code(in: context)
-        guard let link = try await store.link(code: code), link.kind == "invite" else {
+        guard let link = try await store.link(code: code), link.kind == .invite else {
             throw APIError(.notFound, .notFound, "no invite with code \(code)", field: "code")
         }
         if let e = link.expiresAt, e <= now() { throw APIError(.gone, .expired, "invite \(code) expired") }

@@ -12,8 +12,8 @@ struct LinkAnswers: Sendable {
     func pageURL(of link: StoredLink) -> String { Self.pageURL(code: link.code, kind: link.kind, publicURL: configuration.publicURL) }
 
     /// The one definition of a page URL.
-    static func pageURL(code: String, kind: String, publicURL: String) -> String {
-        publicURL + (kind == "fdl" ? "/" : "/i/") + code
+    static func pageURL(code: String, kind: LinkKind, publicURL: String) -> String {
+        publicURL + (kind == .fdl ? "/" : "/i/") + code
     }
 
     /// The deep link a stored link stands for: its own, or the one its route builds.
@@ -26,7 +26,7 @@ struct LinkAnswers: Sendable {
     /// A link as the API answers it, with a warning when its page can show no "Open in the app".
     func response(_ link: StoredLink) -> LinkResponse {
         var body = LinkResponse(link, url: pageURL(of: link), deepLink: deepLink(of: link))
-        if link.kind != "fdl", let warning = LandingPages.appButtonWarning(for: body.deepLink, route: link.route, configuration: configuration) {
+        if link.kind != .fdl, let warning = LandingPages.appButtonWarning(for: body.deepLink, route: link.route, configuration: configuration) {
             body.warnings = [warning]
         }
         return body

@@ -119,7 +119,7 @@ struct LinkInput {
             if key == "code" { throw APIError.badRequest(.immutableField, "a link's code cannot change (printed codes would break); create a new link", field: key) }
             // An invite is its fields (the Plur API answers them): its target cannot become
             // something its fields do not describe.
-            if link.kind == "invite" && ["deepLink", "route", "parameters"].contains(key) {
+            if link.kind == .invite && ["deepLink", "route", "parameters"].contains(key) {
                 throw APIError.badRequest(.immutableField, "an invite's \(key) cannot change (the invite API answers its fields from it); create a new invite", field: key)
             }
             guard LinkRequest.fields.contains(key) else {

@@ -19,7 +19,7 @@ struct NewLinks: Sendable {
         for _ in 0..<8 {
             if !chosenCode {
                 link.code = String((0..<configuration.codeLength).map { _ in configuration.codeAlphabet.randomElement(using: &rng)! })
-                if let invites = configuration.invites, link.kind == "invite", let p = invites.codeParameter {
+                if let invites = configuration.invites, link.kind == .invite, let p = invites.codeParameter {
                     link.parameters.removeAll { $0.0 == p }
                     link.parameters.append((p, link.code))
                 }

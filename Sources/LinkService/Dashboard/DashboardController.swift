@@ -235,7 +235,7 @@ struct DashboardController: Sendable {
         let url = answers.pageURL(of: link)
         var view: [String: Any] = ["code": link.code, "pageURL": url, "canWrite": user.canWrite, "csrf": user.session.csrf]
         view["notice"] = notice
-        if link.kind != "fdl" { view["appButtonWarning"] = LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration) }
+        if link.kind != .fdl { view["appButtonWarning"] = LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration) }
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
         // showing a dead image (and a maxUses set below the clicks already counted shows here).
         if let e = link.expiresAt, e <= now() {

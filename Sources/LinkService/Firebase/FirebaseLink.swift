@@ -137,7 +137,7 @@ struct FirebaseLink: Equatable {
     /// The link as stored by an import: the code is the short link's path.
     func storedLink(code: String, now: Date) -> StoredLink {
         var stored = StoredLink(code: code, createdAt: now)
-        stored.kind = "fdl"
+        stored.kind = .fdl
         stored.deepLink = deepLink
         stored.webURL = webFallback ?? link
         stored.appStoreURL = iOSFallback

@@ -225,7 +225,7 @@ package struct LinkImport: Sendable {
         var out = header ? CSV.record(columns) : ""
         for link in links {
             out += CSV.record([
-                Self.spreadsheetSafe(link.code), link.kind, link.deepLink ?? "", link.route ?? "",
+                Self.spreadsheetSafe(link.code), link.kind.rawValue, link.deepLink ?? "", link.route ?? "",
                 link.parameters.isEmpty && link.route == nil ? "" : JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) })),
                 link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", Self.spreadsheetSafe(link.title ?? ""), Self.spreadsheetSafe(link.description ?? ""), link.imageURL ?? "",
                 link.expiresAt.map(Self.iso) ?? "", link.maxUses.map(String.init) ?? "", Self.iso(link.createdAt), String(link.clicks),
@@ -296,13 +296,13 @@ package struct LinkImport: Sendable {
             }
             // An imported Firebase code may start with - (a formula to a spreadsheet): export guards it.
             let code = value("code").map(Self.spreadsheetText) ?? ""
-            let kind = value("kind") ?? "link"
-            guard ["link", "invite", "fdl"].contains(kind) else { problem("kind \(JSONWriter.quote(kind)) is not link, invite or fdl"); continue }
-            guard kind == "fdl" ? LinkInput.isImportedCode(code) : LinkInput.isChosenCode(code) else {
-                problem(kind == "fdl" ? "code \(JSONWriter.quote(code)) is not 1–64 ASCII letters, digits, \"-\" and \"_\"" : LinkInput.chosenCodeProblem(code)); continue
+            let kindText = value("kind") ?? "link"
+            guard let kind = LinkKind(rawValue: kindText) else { problem("kind \(JSONWriter.quote(kindText)) is not link, invite or fdl"); continue }
+            guard kind == .fdl ? LinkInput.isImportedCode(code) : LinkInput.isChosenCode(code) else {
+                problem(kind == .fdl ? "code \(JSONWriter.quote(code)) is not 1–64 ASCII letters, digits, \"-\" and \"_\"" : LinkInput.chosenCodeProblem(code)); continue
             }
             // A Firebase link is served at /code: not on a path the service or a route owns.
-            if kind == "fdl", let reason = reservedPath(code) {
+            if kind == .fdl, let reason = reservedPath(code) {
                 problem("code \(code): the path /\(code) \(reason), so the link could never be served there"); continue
             }
             if let first = seen[code] { problem("code \(code) is on line \(first) already"); continue }
@@ -326,7 +326,7 @@ package struct LinkImport: Sendable {
                 }
                 if body.contains(where: { $0.0 == "deepLink" || $0.0 == "route" }) {
                     link = try input.read(.object(body), now: now)
-                } else if kind == "fdl" {
+                } else if kind == .fdl {
                     // An imported Firebase link whose link is not on a configured host: fallbacks only.
                     link = StoredLink(code: code, createdAt: now)
                     for (name, v) in body {
@@ -350,7 +350,7 @@ package struct LinkImport: Sendable {
             }
             link.code = code
             link.kind = kind
-            if kind == "invite" {
+            if kind == .invite {
                 // What POST /api/invite makes, and nothing else: the invites route, its fields'
                 // parameters and the code parameter holding the code.
                 guard let invites = input.configuration.invites else { problem("kind invite, but this configuration has no invites section"); continue }

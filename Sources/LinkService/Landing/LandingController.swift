@@ -259,7 +259,7 @@ struct LandingController: Sendable {
         guard path.utf8.count > 1, path.hasPrefix("/") else { return nil }
         let code = String(path.dropFirst())
         guard !code.contains("/"), pages.input.isStoredCode(code) else { return nil }
-        guard let link = try? await hot.link(code), link.kind == "fdl" else { return nil }
+        guard let link = try? await hot.link(code), link.kind == .fdl else { return nil }
         let landing = LandingRequest(code: code, method: request.method, fields: request.headers)
         return await page(landing, laneDeclined: false, address: { addresses.address(request, context) })
     }

@@ -150,7 +150,7 @@ struct LandingPages: Sendable {
         page.deepLink = answers.deepLink(of: link).flatMap(allowedDeepLink)
         // A link imported from Firebase keeps `link`, an https URL: its page opens the app with the
         // app link a route of this service gives it, as a long link's page does.
-        if link.kind == "fdl", let d = page.deepLink, let app = appLink(forPageURL: d) { page.deepLink = app }
+        if link.kind == .fdl, let d = page.deepLink, let app = appLink(forPageURL: d) { page.deepLink = app }
         // A web route's link (https, maybe of this very domain) opens the app only through its app
         // route or another domain; else the page has no app button (the API warned when it was
         // made). The link itself stays what a deferred claim hands the app.
