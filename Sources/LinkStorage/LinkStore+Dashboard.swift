@@ -61,17 +61,27 @@ extension LinkStore {
 
     /// A link's day rows from `firstDay` on, by day then platform.
     package func clickDays(code: String, from firstDay: Int64) async throws(StoreError) -> [(day: Int64, platform: String, clicks: Int64)] {
-        try await db.read("SELECT day, platform, clicks FROM click_days WHERE code = ? AND day >= ? ORDER BY day, platform",
+        try await db.read("SELECT \(ClickDayColumn.list) FROM click_days WHERE code = ? AND day >= ? ORDER BY day, platform",
                           [.text(code), .int(firstDay)])
-            .map { (day: $0[0].int ?? 0, platform: $0[1].text ?? "unknown", clicks: $0[2].int ?? 0) }
+            .map { SQLRow<ClickDayColumn>($0) }.map { (day: $0.int(.day) ?? 0, platform: $0.text(.platform) ?? "unknown", clicks: $0.int(.clicks) ?? 0) }
+    }
+
+    /// The columns of `click_days` a link's day rows are read from.
+    enum ClickDayColumn: String, SQLColumns {
+        case day, platform, clicks
+    }
+
+    /// A platform and its visits over every day (PostgreSQL sums BIGINT as NUMERIC: cast back).
+    enum PlatformColumn: String, SQLColumns {
+        case platform, total = "CAST(SUM(clicks) AS BIGINT) AS total"
     }
 
     /// A link's visits by platform over every day recorded, most first.
     package func clicksByPlatform(code: String) async throws(StoreError) -> [(platform: String, clicks: Int64)] {
         try await db.read(// PostgreSQL sums BIGINT as NUMERIC: cast back.
-            "SELECT platform, CAST(SUM(clicks) AS BIGINT) AS total FROM click_days WHERE code = ? GROUP BY platform ORDER BY total DESC, platform",
+            "SELECT \(PlatformColumn.list) FROM click_days WHERE code = ? GROUP BY platform ORDER BY total DESC, platform",
                           [.text(code)])
-            .map { (platform: $0[0].text ?? "unknown", clicks: $0[1].int ?? 0) }
+            .map { SQLRow<PlatformColumn>($0) }.map { (platform: $0.text(.platform) ?? "unknown", clicks: $0.int(.total) ?? 0) }
     }
 
     // MARK: Search
@@ -113,9 +123,14 @@ extension LinkStore {
 
     /// The session with this hash, expired or not.
     package func session(idHash: String) async throws(StoreError) -> AdminSession? {
-        try await db.read("SELECT token_id, csrf, created_at, expires_at FROM admin_sessions WHERE id_hash = ?", [.text(idHash)]).first.map {
-            AdminSession(tokenID: $0[0].text ?? "", csrf: $0[1].text ?? "", createdAt: Self.date($0[2].int ?? 0), expiresAt: Self.date($0[3].int ?? 0))
+        try await db.read("SELECT \(SessionColumn.list) FROM admin_sessions WHERE id_hash = ?", [.text(idHash)]).first.map(SQLRow<SessionColumn>.init).map {
+            AdminSession(tokenID: $0.text(.tokenID) ?? "", csrf: $0.text(.csrf) ?? "", createdAt: Self.date($0.int(.createdAt) ?? 0), expiresAt: Self.date($0.int(.expiresAt) ?? 0))
         }
+    }
+
+    /// The columns of `admin_sessions` a session is read from.
+    enum SessionColumn: String, SQLColumns {
+        case tokenID = "token_id", csrf, createdAt = "created_at", expiresAt = "expires_at"
     }
 
     /// Deletes the session with this hash (signing out); nothing happens when there is none.

@@ -37,10 +37,10 @@ extension LinkStore {
                 guard let hash = try await tx.run(
                     "SELECT token_hash FROM deferred_claims WHERE match_key = ? AND claimed_at IS NULL AND expires_at > ? AND created_at >= ? "
                         + "ORDER BY created_at DESC, token_hash LIMIT 1",
-                    [.text(matchKey), .int(Self.millis(date)), .int(Self.millis(since))]).first?[0].text else { return nil }
+                    [.text(matchKey), .int(Self.millis(date)), .int(Self.millis(since))]).first?.first?.text else { return nil }
                 guard let claim = try await tx.run(
                     "UPDATE deferred_claims SET claimed_at = ?, match_key = NULL WHERE token_hash = ? AND claimed_at IS NULL "
-                        + "RETURNING code, deep_link, route, parameters, platform",
+                        + "RETURNING " + ClaimColumn.list,
                     [.int(Self.millis(date)), .text(hash)]).first.map(Self.claim) else { return nil }
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
                 return claim
@@ -56,16 +56,17 @@ extension LinkStore {
             try await db.transaction { tx throws(StoreError) -> DeferredClaim? in
                 guard let claim = try await tx.run(
                     "UPDATE deferred_claims SET claimed_at = ?, match_key = NULL WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
-                        + Self.linkAlive + " RETURNING code, deep_link, route, parameters, platform",
+                        + Self.linkAlive + " RETURNING " + ClaimColumn.list,
                     [.int(Self.millis(date)), .text(tokenHash), .int(Self.millis(date)), .int(Self.millis(date))]).first.map(Self.claim) else { return nil }
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
                 return claim
             }
         }
         if let claimed { return .claimed(claimed) }
-        guard let row = try await db.run("SELECT claimed_at, expires_at FROM deferred_claims WHERE token_hash = ?", [.text(tokenHash)]).first else { return .unknown }
-        if row[0].int != nil { return .used }
-        if let expires = row[1].int, expires <= Self.millis(date) { return .expired }
+        guard let values = try await db.run("SELECT \(ClaimStateColumn.list) FROM deferred_claims WHERE token_hash = ?", [.text(tokenHash)]).first else { return .unknown }
+        let row = SQLRow<ClaimStateColumn>(values)
+        if row.int(.claimedAt) != nil { return .used }
+        if let expires = row.int(.expiresAt), expires <= Self.millis(date) { return .expired }
         return .linkGone
     }
 
@@ -78,7 +79,7 @@ extension LinkStore {
     /// The claim-signing secret a node made in the database, if one ever did (nothing is made):
     /// a configuration that names its own keys still verifies the tokens it signed.
     package func existingClaimSigningSecret() async throws(StoreError) -> String? {
-        try await db.read("SELECT secret FROM service_keys WHERE name = ?", [.text("claim-signing")]).first?[0].text
+        try await db.read("SELECT secret FROM service_keys WHERE name = ?", [.text("claim-signing")]).first?.first?.text
     }
 
     /// The secret `name` of `service_keys`, which every node on this database shares: made by
@@ -88,7 +89,7 @@ extension LinkStore {
             try await db.run("INSERT INTO service_keys (name, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
                              [.text(name), .text(Base64URL.random(bytes: 32)), .int(Self.millis(date))])
         }
-        guard let secret = try await db.read("SELECT secret FROM service_keys WHERE name = ?", [.text(name)]).first?[0].text else {
+        guard let secret = try await db.read("SELECT secret FROM service_keys WHERE name = ?", [.text(name)]).first?.first?.text else {
             throw StoreError(.failed, "the shared secret \(name) was written but cannot be read back")
         }
         return secret
@@ -126,7 +127,7 @@ extension LinkStore {
     /// The claim behind a token without redeeming it, while it can still be redeemed.
     package func pendingClaim(tokenHash: String, at date: Date) async throws(StoreError) -> DeferredClaim? {
         try await db.read(
-            "SELECT code, deep_link, route, parameters, platform FROM deferred_claims WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
+            "SELECT \(ClaimColumn.list) FROM deferred_claims WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
                 + Self.linkAlive,
             [.text(tokenHash), .int(Self.millis(date)), .int(Self.millis(date))]).first.map(Self.claim)
     }
@@ -145,12 +146,23 @@ extension LinkStore {
         }
     }
 
-    static func claim(_ row: [SQLValue]) -> DeferredClaim {
+    /// The columns of `deferred_claims` a claim is read from.
+    enum ClaimColumn: String, SQLColumns {
+        case code, deepLink = "deep_link", route, parameters, platform
+    }
+
+    static func claim(_ values: [SQLValue]) -> DeferredClaim {
+        let row = SQLRow<ClaimColumn>(values)
         var parameters: [String: String] = [:]
-        if let text = row[3].text, case .object(let pairs)? = try? JSONParser.parse(text) {
+        if let text = row.text(.parameters), case .object(let pairs)? = try? JSONParser.parse(text) {
             for (k, v) in pairs { if let s = v.stringValue { parameters[k] = s } }
         }
-        return DeferredClaim(code: row[0].text, deepLink: row[1].text, route: row[2].text, parameters: parameters, platform: row[4].text ?? "unknown")
+        return DeferredClaim(code: row.text(.code), deepLink: row.text(.deepLink), route: row.text(.route), parameters: parameters, platform: row.text(.platform) ?? "unknown")
+    }
+
+    /// What became of a claim: when it was redeemed, and when it expires.
+    enum ClaimStateColumn: String, SQLColumns {
+        case claimedAt = "claimed_at", expiresAt = "expires_at"
     }
 
     /// The `deferred.claimed` event's data: the claim's answer and its platform.

@@ -42,10 +42,10 @@ extension LinkStore {
               tokens = \(refilledSQL) - \(grantedSQL),
               granted = \(grantedSQL),
               updated_at = GREATEST(b.updated_at, EXCLUDED.updated_at)
-            RETURNING tokens, granted
+            RETURNING \(SharedBucketColumn.list)
             """, [.text(hashed), .int(capacity), .int(wanted), .int(capacity), .int(wanted), .int(capacity)]
                 + refilledBinds + grantedBinds + grantedBinds)
-        guard let row = rows.first, let tokens = row[0].int, let granted = row[1].int else {
+        guard let row = rows.first.map(SQLRow<SharedBucketColumn>.init), let tokens = row.int(.tokens), let granted = row.int(.granted) else {
             throw StoreError(.unavailable, "the shared rate limit answered nothing")
         }
         let got = Int(granted / 1000)
@@ -68,5 +68,10 @@ extension LinkStore {
         let secret = try await sharedSecret("rate-limits", at: Date())
         sharedSecrets.withLock { $0["rate-limits"] = secret }
         return secret
+    }
+
+    /// What a take from a shared bucket answers: the tokens left and how many it granted.
+    enum SharedBucketColumn: String, SQLColumns {
+        case tokens, granted
     }
 }

@@ -35,22 +35,33 @@ extension LinkStore {
     /// The hosts people came from to a link (human visits, within the retention), most first.
     package func referrers(code: String, limit: Int) async throws(StoreError) -> [(host: String, visits: Int64)] {
         try await db.read(
-            "SELECT referrer_host, CAST(SUM(visits) AS BIGINT) AS total FROM visits WHERE code = ? AND bot = 0 AND referrer_host IS NOT NULL "
+            "SELECT \(ReferrerColumn.list) FROM visits WHERE code = ? AND bot = 0 AND referrer_host IS NOT NULL "
                 + "GROUP BY referrer_host ORDER BY total DESC, referrer_host LIMIT ?",
             [.text(code), .int(Int64(limit))])
-            .map { (host: $0[0].text ?? "", visits: $0[1].int ?? 0) }
+            .map { SQLRow<ReferrerColumn>($0) }.map { (host: $0.text(.host) ?? "", visits: $0.int(.total) ?? 0) }
+    }
+
+    /// A referrer host and its human visits (PostgreSQL sums BIGINT as NUMERIC: cast back).
+    enum ReferrerColumn: String, SQLColumns {
+        case host = "referrer_host", total = "CAST(SUM(visits) AS BIGINT) AS total"
+    }
+
+    /// The columns of `visits`, in the order a link's records are read.
+    enum VisitColumn: String, SQLColumns {
+        case second, platform, referrerHost = "referrer_host", bot, address, visits
     }
 
     /// A link's visit records, oldest first (for tests and exports).
     package func visits(code: String) async throws(StoreError) -> [(visit: Visit, count: Int64)] {
         try await db.read(
-            "SELECT second, platform, referrer_host, bot, address, visits FROM visits WHERE code = ? "
+            "SELECT \(VisitColumn.list) FROM visits WHERE code = ? "
                 + "ORDER BY second, platform, referrer_host, bot, address", [.text(code)])
-            .map { row in
-                var v = Visit(code: code, at: Date(timeIntervalSince1970: Double(row[0].int ?? 0)), platform: row[1].text ?? "unknown",
-                              referrerHost: row[2].text, bot: row[3].int == 1, address: row[4].text)
-                v.second = row[0].int ?? 0
-                return (v, row[5].int ?? 0)
+            .map { values in
+                let row = SQLRow<VisitColumn>(values)
+                var v = Visit(code: code, at: Date(timeIntervalSince1970: Double(row.int(.second) ?? 0)), platform: row.text(.platform) ?? "unknown",
+                              referrerHost: row.text(.referrerHost), bot: row.int(.bot) == 1, address: row.text(.address))
+                v.second = row.int(.second) ?? 0
+                return (v, row.int(.visits) ?? 0)
             }
     }
 }
