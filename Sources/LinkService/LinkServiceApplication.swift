@@ -261,7 +261,11 @@ struct ObservabilityMiddleware: RouterMiddleware {
             let answer = endpoints.unmatched(method: request.method, path: request.uri.path)
             Self.observe(record: { metrics.record(route: "unmatched", status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                          path: request.uri.path, status: answer.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
-            return answer.response
+            // The dashboard answers in its own pages, a wrong method too.
+            guard request.uri.path == "/admin" || request.uri.path.hasPrefix("/admin/") else { return answer.response }
+            var page = DashboardController.adminMessage(answer.status, answer.message, retryAfter: nil)
+            if let allow = answer.allow { page.headers[.allow] = allow.joined(separator: ", ") }
+            return page
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             metrics.record(route: context.endpointPath ?? "unmatched", status: status, seconds: ContinuousClock.now - start)

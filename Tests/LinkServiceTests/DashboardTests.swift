@@ -61,6 +61,20 @@ import Testing
         return String(html[range.upperBound...].prefix { $0 != "\"" })
     }
 
+    /// A wrong method on a dashboard path is the dashboard's own page (405 with Allow), not the
+    /// API's JSON; an unknown dashboard path too.
+    @Test func aWrongMethodOnTheDashboardIsADashboardPage() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let wrong = try await client.execute(uri: "/admin/links/abc", method: .put, headers: [.accept: "text/html"]) { ($0.status, $0.headers, String(buffer: $0.body)) }
+            #expect(wrong.0 == .methodNotAllowed)
+            #expect(wrong.1[.contentType]?.hasPrefix("text/html") == true && wrong.1[.allow] == "GET, HEAD, POST", "\(wrong.1)")
+            #expect(wrong.2.contains("PUT is not served at /admin/links/abc"), "\(wrong.2)")
+            let api = try await client.execute(uri: "/api/links/abc", method: .put) { ($0.status, $0.headers) }
+            #expect(api.0 == .methodNotAllowed && api.1[.contentType] == "application/json")
+        }
+    }
+
     @Test(arguments: Backend.available)
     func signingInSetsAStrictCookieAndSigningOutEndsTheSession(_ backend: Backend) async throws {
         let h = try await Harness.make(backend: backend)

@@ -95,6 +95,13 @@ import Testing
             // The Smart App Banner offers the app the link names (isi), as Get the app does.
             let iPhone = try await client.call(.get, Self.long("isi=1234567890"), headers: [.userAgent: LandingPageTests.iPhone])
             #expect(iPhone.text.contains(#"content="app-id=1234567890"#) && iPhone.text.contains("https://apps.apple.com/app/id1234567890"), "\(iPhone.text)")
+            // Without isi and apn the store buttons are the configured app's store pages, never the
+            // link itself (a page is no store); with efr=1 a phone still goes to the link.
+            let bare = try await client.call(.get, Self.long(""), headers: [.userAgent: Self.desktop])
+            let stores = bare.text.matches(of: /class="button store"[^>]*href="([^"]*)"/).map { String($0.output.1) }
+            #expect(!stores.isEmpty && stores.allSatisfy { $0.hasPrefix("https://apps.apple.com/") || $0.hasPrefix("https://play.google.com/") }, "\(stores)")
+            let redirected = try await client.call(.get, Self.long("efr=1"), headers: [.userAgent: LandingPageTests.iPhone])
+            #expect(redirected.status == .found && redirected.headers[.location] == "https://rabble.community/g/spring")
         }
     }
 

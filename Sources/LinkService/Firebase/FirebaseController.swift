@@ -49,8 +49,11 @@ struct FirebaseController: Sendable {
         // "Open in the app" is the app link of `link` when a route of this service takes it (a tap
         // on a universal link of the page's own domain stays in the browser on iOS).
         page.deepLink = pages.appLink(forPageURL: link.link) ?? link.deepLink
-        page.appStoreURL = link.target(for: .iOS, iPad: iPad)
-        page.playStoreURL = link.target(for: .android, iPad: false)
+        // The store buttons lead to a store: the link's own fallbacks, else the configured app's
+        // store page (without isi/apn a Firebase link's phone target is the link itself, which is
+        // no store; the force-redirect above still goes there).
+        page.appStoreURL = (iPad ? link.iPadFallback : nil) ?? link.iOSFallback ?? page.appStoreURL
+        page.playStoreURL = link.androidFallback ?? page.playStoreURL
         page.webURL = link.target(for: .desktop, iPad: false)
         // The banner offers the app the link names, as "Get the app" does.
         page.appStoreID = link.appStoreID ?? page.appStoreID
