@@ -92,8 +92,20 @@ final class SQLiteStore: SQLDatabase {
         return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()), threads: threads, exposure: exposure(of: path))
     }
 
+    /// How long a write waits for the one writer before it is refused: while another process
+    /// holds the database's lock, each write ahead waits out the busy timeout, and the writes
+    /// behind it are answered at once instead of queueing for many of those.
+    static let writeQueueLimit = Duration.seconds(5)
+
+    /// Takes the writer, or refuses when the writes ahead have held it past `writeQueueLimit`.
+    private func takeWriter() async throws(StoreError) {
+        guard await writeLock.lock(within: Self.writeQueueLimit) else {
+            throw StoreError(.unavailable, "sqlite: the writes ahead have held the database for over \(Self.writeQueueLimit.components.seconds) s (another process may hold its lock); nothing was stored")
+        }
+    }
+
     func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
-        await writeLock.lock()
+        try await takeWriter()
         do {
             let rows = try await Self.query(writer, sql, binds)
             await writeLock.unlock()
@@ -113,7 +125,7 @@ final class SQLiteStore: SQLDatabase {
     /// PostgresClient's `withTransaction` (which `PostgresStore` uses), and IMMEDIATE takes the
     /// write lock at BEGIN, so a transaction never fails halfway for a lock another one holds.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws(StoreError) -> T) async throws(StoreError) -> T {
-        await writeLock.lock()
+        try await takeWriter()
         let connection = Connection(connection: writer)
         do {
             _ = try await connection.run("BEGIN IMMEDIATE", [])

@@ -1,0 +1,45 @@
+import Foundation
+@testable import LinkStorage
+import SwitchyardTestSupport
+import Testing
+
+/// The embedded database while another process holds its lock (a second `switchyard` writing
+/// to the same file, a backup): the write at the head of the queue waits out SQLite's busy
+/// timeout, and the writes behind it are refused after the queue's limit, so no request waits
+/// for several timeouts in a row.
+@Suite struct SQLiteLockTests {
+    @Test func writesBehindALockedDatabaseAreRefusedWithinABound() async throws {
+        let path = Backend.temporaryPath("locked") + "/links.sqlite"
+        let store = try await LinkStore.open(.sqlite(path: path))
+        let other = try await LinkStore.open(.sqlite(path: path))
+        // The other connection takes the database's write lock and keeps it for 13 s.
+        let holding = Task {
+            try await other.db.transaction { _ async throws(StoreError) in try? await Task.sleep(for: .seconds(13)) }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let start = ContinuousClock.now
+        let outcomes = await withTaskGroup(of: (stored: Bool, after: Duration).self) { group in
+            for i in 0..<4 {
+                group.addTask {
+                    do {
+                        try await store.insert(StoredLink(code: "locked\(i)x", createdAt: Date()))
+                        return (true, ContinuousClock.now - start)
+                    } catch {
+                        return (false, ContinuousClock.now - start)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.allSatisfy { !$0.stored }, "\(outcomes)")
+        let slowest = outcomes.map(\.after).max() ?? .zero
+        // The head waits SQLite's 10 s; the others are refused after the queue's 5 s, not after 20, 30 and 40 s.
+        #expect(slowest < .seconds(13), "\(outcomes)")
+        #expect(outcomes.filter { $0.after < .seconds(8) }.count == 3, "\(outcomes)")
+        try await holding.value
+        try await store.insert(StoredLink(code: "unlocked1", createdAt: Date()))
+        #expect(try await store.link(code: "unlocked1") != nil)
+        await store.close()
+        await other.close()
+    }
+}
