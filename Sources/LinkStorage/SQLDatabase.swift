@@ -259,38 +259,19 @@ public enum ConnectionPoolRunner: Sendable {
 /// Serialises async work (one SQLite writer at a time, transactions included).
 package actor AsyncLock {
     private var locked = false
-    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
-    private var nextID: UInt64 = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// A lock, free.
     package init() {}
 
     /// Waits until the lock is free and takes it.
-    package func lock() async { _ = await lock(within: nil) }
-
-    /// Waits at most `limit` (nil: as long as it takes) for the lock: true when it was taken,
-    /// false when the wait ran out (and nothing is held).
-    package func lock(within limit: Duration?) async -> Bool {
-        if !locked { locked = true; return true }
-        let id = nextID
-        nextID += 1
-        if let limit {
-            // Runs on this actor only after the waiter below is queued (the actor is not free before).
-            Task { [weak self] in
-                try? await Task.sleep(for: limit)
-                await self?.giveUp(id)
-            }
-        }
-        return await withCheckedContinuation { waiters.append((id, $0)) }
+    package func lock() async {
+        if !locked { locked = true; return }
+        await withCheckedContinuation { waiters.append($0) }
     }
 
     /// Frees the lock, handing it to the next waiter.
     package func unlock() {
-        if waiters.isEmpty { locked = false } else { waiters.removeFirst().continuation.resume(returning: true) }
-    }
-
-    private func giveUp(_ id: UInt64) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume(returning: false)
+        if waiters.isEmpty { locked = false } else { waiters.removeFirst().resume() }
     }
 }

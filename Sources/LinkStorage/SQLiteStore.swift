@@ -16,6 +16,12 @@ final class SQLiteStore: SQLDatabase {
     private let readers: [SQLiteConnection]
     private let threads: NIOThreadPool
     private let writeLock = AsyncLock()
+    /// When a write last met the database locked by another process (uptime seconds); nil once
+    /// a write got through.
+    private let lockedSince = Locked<Double?>(nil)
+    /// SQLite's busy timeout on every connection: how long a statement waits for another
+    /// process's lock before it fails with SQLITE_BUSY.
+    static let busyTimeoutSeconds = 10
     private let next = ManagedAtomic<Int>(0)
 
     /// Why the database file is not its owner's alone, or nil; see ``exposure(of:)``.
@@ -76,7 +82,7 @@ final class SQLiteStore: SQLDatabase {
             for i in 0...readerCount {
                 let c = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any()).get()
                 opened.append(c)
-                _ = try await c.query("PRAGMA busy_timeout = 10000", [])
+                _ = try await c.query("PRAGMA busy_timeout = \(busyTimeoutSeconds * 1000)", [])
                 if i == 0 {
                     let mode = try await c.query("PRAGMA journal_mode = WAL", []).first?.column("journal_mode")?.string
                     guard mode == "wal" else { throw StoreError(.unavailable, "sqlite:\(path): could not switch to WAL (journal_mode is \(mode ?? "unknown"))") }
@@ -92,25 +98,35 @@ final class SQLiteStore: SQLDatabase {
         return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()), threads: threads, exposure: exposure(of: path))
     }
 
-    /// How long a write waits for the one writer before it is refused: while another process
-    /// holds the database's lock, each write ahead waits out the busy timeout, and the writes
-    /// behind it are answered at once instead of queueing for many of those.
-    static let writeQueueLimit = Duration.seconds(5)
+    /// After a write met the database locked by another process (SQLITE_BUSY once the busy
+    /// timeout ran out), how long the writes queued behind it are refused at once instead of each
+    /// waiting out the busy timeout again; the first write after that tries for real.
+    static let lockedRefusal: Double = 1
 
-    /// Takes the writer, or refuses when the writes ahead have held it past `writeQueueLimit`.
+    /// Takes the writer; refuses (and frees it) when a write just met the database locked.
     private func takeWriter() async throws(StoreError) {
-        guard await writeLock.lock(within: Self.writeQueueLimit) else {
-            throw StoreError(.unavailable, "sqlite: the writes ahead have held the database for over \(Self.writeQueueLimit.components.seconds) s (another process may hold its lock); nothing was stored")
+        await writeLock.lock()
+        if let since = lockedSince.withLock({ $0 }), ProcessInfo.processInfo.systemUptime - since < Self.lockedRefusal {
+            await writeLock.unlock()
+            throw StoreError(.unavailable, "sqlite: the database is locked by another process (a write ahead of this one waited \(Self.busyTimeoutSeconds) s for it); nothing was stored")
         }
+    }
+
+    /// Notes how a write on the writer ended: locked by another process, or not.
+    private func noteWrite(_ error: StoreError?) {
+        let locked = (error?.cause as? FailedStatement).map { ($0.underlying as? SQLiteError)?.reason == .busy } ?? false
+        lockedSince.withLock { $0 = locked ? ProcessInfo.processInfo.systemUptime : nil }
     }
 
     func run(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
         try await takeWriter()
         do {
             let rows = try await Self.query(writer, sql, binds)
+            noteWrite(nil)
             await writeLock.unlock()
             return rows
         } catch {
+            noteWrite(error)
             await writeLock.unlock()
             throw error
         }
@@ -131,10 +147,12 @@ final class SQLiteStore: SQLDatabase {
             _ = try await connection.run("BEGIN IMMEDIATE", [])
             let result = try await body(connection)
             _ = try await connection.run("COMMIT", [])
+            noteWrite(nil)
             await writeLock.unlock()
             return result
         } catch {
             _ = try? await connection.run("ROLLBACK", [])
+            noteWrite(error)
             await writeLock.unlock()
             throw error
         }
