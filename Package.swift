@@ -164,6 +164,14 @@ let package = Package(
             dependencies: ["SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages"],
             swiftSettings: swiftSettings
         ),
+        // Adapter: importing links from other services' exports (Firebase Dynamic Links) and from
+        // Switchyard's own CSV, and that export; checked as the links API checks a link. Used by
+        // the command line, not by the running service.
+        .target(
+            name: "LinkImport",
+            dependencies: ["SwitchyardCore", "LinkRouting", "LinkStorage", "LinkConfiguration", "LinkService"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LinkService",
             dependencies: [
@@ -211,7 +219,7 @@ let package = Package(
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkConfiguration", "LinkService", "URLRelay", "CallbackURL", "RelayLauncher",
+                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkConfiguration", "LinkService", "LinkImport", "URLRelay", "CallbackURL", "RelayLauncher",
                 "SwitchyardNetwork", "URLRelayService", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -233,7 +241,7 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "LinkImport", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),

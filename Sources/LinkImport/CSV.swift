@@ -1,5 +1,6 @@
 import SwitchyardCore
 import Foundation
+import LinkService
 
 /// Comma-separated values as RFC 4180 writes them: fields separated by commas, records by CRLF
 /// or LF, a field in double quotes may hold commas, line breaks and `""` for a quote. A UTF-8

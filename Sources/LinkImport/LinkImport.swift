@@ -1,4 +1,5 @@
 import Foundation
+import LinkService
 import LinkConfiguration
 import LinkStorage
 import SwitchyardCore

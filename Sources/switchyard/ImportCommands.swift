@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LinkConfiguration
+import LinkImport
 import LinkService
 import LinkStorage
 import SwitchyardCore

@@ -7,6 +7,7 @@ import LinkConfiguration
 import LinkRouting
 @testable import LinkStorage
 @testable import LinkService
+@testable import LinkImport
 import SwitchyardCore
 import SwitchyardTestSupport
 import Testing

@@ -2,8 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LinkConfiguration
 @testable import LinkStorage
 @testable import LinkService
+@testable import LinkImport
 import SwitchyardCore
 import Testing
 
@@ -54,6 +56,29 @@ import Testing
             #expect(!references.isEmpty)
             for r in references { #expect(schemas.contains(r), "unknown schema \(r)") }
         }
+    }
+
+    /// The paths the configuration keeps from route tables and link targets, and the codes the
+    /// importer refuses, are the router's: every route the service serves (apart from the pages
+    /// a route table may share, `/i/…`, `/d/…` and the catch-alls) is a reserved path, and every
+    /// reserved first segment is served.
+    @Test func theReservedPathsAreTheServedOnes() async throws {
+        let h = try await Harness.make()
+        let paths = Set(h.service.router().routes.map { $0.path.description })
+        var firsts: Set<String> = []
+        for path in paths {
+            let segments = path.split(separator: "/").map(String.init)
+            guard let first = segments.first, first != "**", !["i", "d"].contains(first) else { continue }
+            firsts.insert(first)
+            let sample = "/" + segments.map { $0.hasPrefix("{") || $0.hasPrefix("*") ? "x" : $0 }.joined(separator: "/")
+            #expect(ServiceConfiguration.isServicePath(sample), "\(path) is served but not reserved")
+        }
+        #expect(firsts == ServiceConfiguration.servicePaths, "served: \(firsts.sorted()); reserved: \(ServiceConfiguration.servicePaths.sorted())")
+        // The pages under /i/ and /d/ that are the service's own are reserved too.
+        for path in paths where path.hasPrefix("/i/{code}/qr") || path.hasPrefix("/d/") {
+            #expect(ServiceConfiguration.isServicePath(path.replacingOccurrences(of: "{code}", with: "x").replacingOccurrences(of: "{token}", with: "x")), "\(path)")
+        }
+        #expect(LinkImport.servicePaths == ServiceConfiguration.servicePaths.union(["i", "d"]))
     }
 
     /// A form over the body limit is 413 on every dashboard form (signed in, so the body is read),

@@ -7,16 +7,16 @@ import SwitchyardCore
 /// An API error: status, stable code, message and the field at fault. Rendered as
 /// `{"error":{"code":…,"message":…,"field":…}}`; internals never leak into it. Handlers just
 /// throw it: as Hummingbird's `HTTPResponseError` it builds its own response.
-struct APIError: SwitchyardError, HTTPResponseError {
-    var status: HTTPResponse.Status
-    var code: ErrorCode
-    var message: String
-    var field: String?
+package struct APIError: SwitchyardError, HTTPResponseError {
+    package var status: HTTPResponse.Status
+    package var code: ErrorCode
+    package var message: String
+    package var field: String?
     var retryAfter: Int?
     /// The methods a 405 names in its Allow header.
     var allow: [String]?
     /// The storage's or engine's error behind a 5xx (logged, never sent).
-    var cause: (any Error)?
+    package var cause: (any Error)?
     /// For an error about `field`, what is wrong without the field's name before it: a form shows
     /// it after the field's label. Nil when the message is one sentence of its own.
     var problem: String?
@@ -29,7 +29,7 @@ struct APIError: SwitchyardError, HTTPResponseError {
         self.cause = cause
     }
 
-    static func badRequest(_ code: ErrorCode, _ message: String, field: String? = nil) -> APIError { APIError(.badRequest, code, message, field: field) }
+    package static func badRequest(_ code: ErrorCode, _ message: String, field: String? = nil) -> APIError { APIError(.badRequest, code, message, field: field) }
 
     /// A 400 about `field`: the message is `field: problem`.
     static func fieldProblem(_ code: ErrorCode, _ field: String, _ problem: String) -> APIError {
@@ -38,7 +38,7 @@ struct APIError: SwitchyardError, HTTPResponseError {
         return error
     }
 
-    var location: SourceLocation? { field.map { SourceLocation(path: $0) } }
+    package var location: SourceLocation? { field.map { SourceLocation(path: $0) } }
 
     var response: Response {
         var headers: HTTPFields = [.contentType: "application/json"]
@@ -52,7 +52,7 @@ struct APIError: SwitchyardError, HTTPResponseError {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONWriter.compact(body) + "\n")))
     }
 
-    func response(from request: Request, context: some RequestContext) -> Response { response }
+    package func response(from request: Request, context: some RequestContext) -> Response { response }
 
     /// `{"error": {"code", "message", "field"?}}`: strings only, which always encode.
     struct Body: Encodable {

@@ -6,8 +6,8 @@ import LinkStorage
 import SwitchyardCore
 
 /// Reads and checks a `POST /api/links` body; every rejection names the field.
-struct LinkInput {
-    let configuration: ServiceConfiguration
+package struct LinkInput {
+    package let configuration: ServiceConfiguration
     /// Derived from the configuration once; every deep link and fallback is checked against them.
     let allowedSchemes: Set<String>
     let allowedRedirectHosts: Set<String>
@@ -15,7 +15,7 @@ struct LinkInput {
     /// is checked on every landing-page request.
     private let codeBytes: [Bool]
 
-    init(configuration: ServiceConfiguration) {
+    package init(configuration: ServiceConfiguration) {
         self.configuration = configuration
         allowedSchemes = configuration.allowedSchemes
         allowedRedirectHosts = configuration.allowedRedirectHosts
@@ -26,7 +26,7 @@ struct LinkInput {
 
     /// A link read from a `POST /api/links` body (code empty unless the body chose one), or the
     /// first problem found.
-    func read(_ body: JSONValue, now: Date) throws(APIError) -> StoredLink {
+    package func read(_ body: JSONValue, now: Date) throws(APIError) -> StoredLink {
         try read(LinkRequest.decode(body), now: now)
     }
 
@@ -157,9 +157,9 @@ struct LinkInput {
     static let longestLifetime: Double = 10 * 365 * 86400
 
     /// The longest `title` a link may have, in characters.
-    static let maximumTitleLength = 300
+    package static let maximumTitleLength = 300
     /// The longest `description`, in characters.
-    static let maximumDescriptionLength = 1000
+    package static let maximumDescriptionLength = 1000
     /// The longest URL or other string field, in characters.
     static let maximumURLLength = 4096
 
@@ -167,7 +167,7 @@ struct LinkInput {
     /// character (C0 such as NUL, DEL, C1) and any bidirectional embedding, override or isolate.
     /// `lineBreaks` allows tab, line feed and carriage
     /// return (a description typed in a text area). 400 `invalid-text` naming the field.
-    static func checkText(_ text: String, field: String, lineBreaks: Bool = false) throws(APIError) {
+    package static func checkText(_ text: String, field: String, lineBreaks: Bool = false) throws(APIError) {
         var position = 0
         for scalar in text.unicodeScalars {
             position += 1
@@ -200,18 +200,18 @@ struct LinkInput {
     /// Whether `code` may be chosen for a new link: 3–64 ASCII letters, digits, `-` and `_`.
     /// Generated codes use the configured alphabet, which leaves out look-alike characters; a
     /// person choosing `blog` or `promo1` has read it already.
-    static func isChosenCode(_ code: String) -> Bool {
+    package static func isChosenCode(_ code: String) -> Bool {
         code.utf8.count >= 3 && isImportedCode(code)
     }
 
     /// Why `code` cannot be chosen.
-    static func chosenCodeProblem(_ code: String) -> String {
+    package static func chosenCodeProblem(_ code: String) -> String {
         let outside = Array(Set(code.filter { c in !(c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_")) })).sorted().prefix(10)
         let why = outside.isEmpty ? "has \(code.utf8.count) characters" : "has \(outside.map { JSONWriter.quote(String($0)) }.joined(separator: ", "))"
         return "code \(JSONWriter.quote(code)) \(why); a chosen code is 3–64 ASCII letters, digits, \"-\" and \"_\""
     }
 
-    static func isImportedCode(_ code: String) -> Bool {
+    package static func isImportedCode(_ code: String) -> Bool {
         (1...64).contains(code.utf8.count) && code.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
         }
@@ -311,13 +311,13 @@ struct LinkInput {
     }
 
     /// A value quoted for a message, cut to its first 120 characters.
-    static func excerpt(_ text: String) -> String {
+    package static func excerpt(_ text: String) -> String {
         text.count <= 120 ? JSONWriter.quote(text) : JSONWriter.quote(String(text.prefix(120))) + "… (\(text.count) characters)"
     }
 
     /// Fallbacks must be https (or http) on an allowed host: no open redirect. The host is the one
     /// a browser would go to (`WebURL`); what is stored and emitted is the browser's serialisation.
-    func checkFallback(_ url: String, field: String, requireAllowedHost: Bool) throws(APIError) -> String {
+    package func checkFallback(_ url: String, field: String, requireAllowedHost: Bool) throws(APIError) -> String {
         let scheme = try schemeOf(url, field: field)
         guard scheme == "https" || scheme == "http" else {
             throw APIError.badRequest(.invalidURL, "\(field) must be an http(s) URL with a host", field: field)

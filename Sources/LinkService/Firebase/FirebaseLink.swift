@@ -8,9 +8,9 @@ import SwitchyardCore
 /// parameter names and checked as a link's fields are: `link` and every fallback must be on the
 /// configuration's hosts or `service.redirectHosts` (or the stores), so nothing is ever an open
 /// redirect. Each problem names the parameter.
-struct FirebaseLink: Equatable {
+package struct FirebaseLink: Equatable {
     /// Every parameter Firebase documented, and what Switchyard does with it (the README's table).
-    static let parameters: [(name: String, use: String)] = [
+    package static let parameters: [(name: String, use: String)] = [
         ("link", "the link the app opens: the page's \"Open in the app\" (an https link on a configured host) and the last fallback; required"),
         ("apn", "Android package: must be one of the configuration's; its Play Store page is the Android fallback"),
         ("afl", "Android fallback, instead of the Play Store"),
@@ -52,7 +52,7 @@ struct FirebaseLink: Equatable {
     /// A long link's query as name–value pairs, decoded as a form is (`+` is a space, then
     /// percent escapes), as Firebase's servers read it: `st=Summer+rave` is "Summer rave"; a `+`
     /// that means itself is `%2B`.
-    static func queryPairs(_ query: String?) -> [(String, String)] {
+    package static func queryPairs(_ query: String?) -> [(String, String)] {
         guard let query, !query.isEmpty else { return [] }
         func decode(_ text: Substring) -> String {
             let spaced = text.replacingOccurrences(of: "+", with: " ")
@@ -64,7 +64,7 @@ struct FirebaseLink: Equatable {
         }
     }
 
-    init(_ pairs: [(String, String)], input: LinkInput) throws(APIError) {
+    package init(_ pairs: [(String, String)], input: LinkInput) throws(APIError) {
         var p: [String: String] = [:]
         for (k, v) in pairs where Self.known.contains(k) {
             // Which of two values counts is a guess readers make differently: each parameter is
@@ -135,7 +135,7 @@ struct FirebaseLink: Equatable {
     }
 
     /// The link as stored by an import: the code is the short link's path.
-    func storedLink(code: String, now: Date) -> StoredLink {
+    package func storedLink(code: String, now: Date) -> StoredLink {
         var stored = StoredLink(code: code, createdAt: now)
         stored.kind = .fdl
         stored.deepLink = deepLink
