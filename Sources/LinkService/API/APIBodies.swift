@@ -139,6 +139,91 @@ struct LinkRequest: RequestBody, Encodable {
     }
 }
 
+/// A field of a `PATCH` body: not given (left as it is), given as `null` (cleared), or a new value.
+enum PatchField<Value> {
+    case absent, null, value(Value)
+
+    /// What `field` becomes: unchanged, nil, or the new value.
+    func applied(to field: inout Value?) {
+        switch self {
+        case .absent: break
+        case .null: field = nil
+        case .value(let value): field = value
+        }
+    }
+
+    /// Whether the body gives a value (not `null`).
+    var isValue: Bool { if case .value = self { return true } else { return false } }
+}
+
+extension KeyedDecodingContainer {
+    /// The field as a patch gives it: absent, `null`, or a value of `Value`.
+    func patchField<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> PatchField<Value> {
+        guard contains(key) else { return .absent }
+        if try decodeNil(forKey: key) { return .null }
+        return .value(try decode(Value.self, forKey: key))
+    }
+}
+
+/// `PATCH /api/links/{code}` (and the dashboard's edit form): the fields of a link to change,
+/// each absent, `null` or a value, applied to the link's own fields without re-encoding it.
+struct LinkPatch: RequestBody {
+    var deepLink: PatchField<String> = .absent
+    var route: PatchField<String> = .absent
+    var parameters: PatchField<OrderedMembers<LinkRequest.ParameterValue>> = .absent
+    var webURL: PatchField<String> = .absent
+    var appStoreURL: PatchField<String> = .absent
+    var playStoreURL: PatchField<String> = .absent
+    var title: PatchField<String> = .absent
+    var description: PatchField<String> = .absent
+    var image: PatchField<String> = .absent
+    var expiresAt: PatchField<String> = .absent
+    var expiresIn: PatchField<Double> = .absent
+    var maxUses: PatchField<Int64> = .absent
+
+    typealias CodingKeys = LinkRequest.CodingKeys
+
+    static func invalidCode(field: String) -> ErrorCode { LinkRequest.invalidCode(field: field) }
+    static func invalidMessage(field: String) -> String? { LinkRequest.invalidMessage(field: field) }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        deepLink = try c.patchField(String.self, forKey: .deepLink)
+        route = try c.patchField(String.self, forKey: .route)
+        parameters = try c.patchField(OrderedMembers<LinkRequest.ParameterValue>.self, forKey: .parameters)
+        webURL = try c.patchField(String.self, forKey: .webURL)
+        appStoreURL = try c.patchField(String.self, forKey: .appStoreURL)
+        playStoreURL = try c.patchField(String.self, forKey: .playStoreURL)
+        title = try c.patchField(String.self, forKey: .title)
+        description = try c.patchField(String.self, forKey: .description)
+        image = try c.patchField(String.self, forKey: .image)
+        expiresAt = try c.patchField(String.self, forKey: .expiresAt)
+        expiresIn = try c.patchField(Double.self, forKey: .expiresIn)
+        maxUses = try c.patchField(Int64.self, forKey: .maxUses)
+    }
+
+    /// `body` with this patch applied: a new `deepLink` replaces the route and its parameters, a
+    /// new `route` the deep link, as a create that names one target would.
+    func applied(to body: LinkRequest) -> LinkRequest {
+        var body = body
+        deepLink.applied(to: &body.deepLink)
+        if deepLink.isValue { body.route = nil; body.parameters = nil }
+        route.applied(to: &body.route)
+        if route.isValue { body.deepLink = nil }
+        parameters.applied(to: &body.parameters)
+        webURL.applied(to: &body.webURL)
+        appStoreURL.applied(to: &body.appStoreURL)
+        playStoreURL.applied(to: &body.playStoreURL)
+        title.applied(to: &body.title)
+        description.applied(to: &body.description)
+        image.applied(to: &body.image)
+        expiresAt.applied(to: &body.expiresAt)
+        expiresIn.applied(to: &body.expiresIn)
+        maxUses.applied(to: &body.maxUses)
+        return body
+    }
+}
+
 /// A link as the API answers it, and as webhook events carry it.
 struct LinkResponse: Encodable {
     var code: String

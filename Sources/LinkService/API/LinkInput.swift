@@ -131,18 +131,9 @@ package struct LinkInput {
         // Both targets in one edit is as ambiguous as in a create: neither is dropped unseen.
         let named = { (key: String) in patch.contains { $0.key == key && $0.value != .null } }
         if named("deepLink") && named("route") { throw APIError.badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route") }
-        var merged: [(key: String, value: JSONValue)]
-        do { merged = try JSONValueEncoder(nilMembers: .omitted).encode(LinkRequest(link)).objectMembers ?? [] } catch {
-            throw APIError(.internalServerError, .invalidValue, "link \(link.code) could not be written as a body to edit", cause: error)
-        }
-        func remove(_ key: String) { merged.removeAll { $0.key == key } }
-        for (key, value) in patch {
-            remove(key)
-            if key == "deepLink" && value != .null { remove("route"); remove("parameters") }
-            if key == "route" && value != .null { remove("deepLink") }
-            if value != .null { merged.append((key, value)) }
-        }
-        var edited = try read(.object(merged), now: now)
+        // Applied to the link's own fields, typed: nothing is encoded and decoded again.
+        let changes = try LinkPatch.decode(.object(patch))
+        var edited = try read(changes.applied(to: LinkRequest(link)), now: now)
         edited.code = link.code
         edited.kind = link.kind
         edited.createdAt = link.createdAt
