@@ -164,19 +164,31 @@ let package = Package(
             dependencies: ["SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages"],
             swiftSettings: swiftSettings
         ),
+        // Adapter: what a link request says, checked against a configuration — the links API's
+        // bodies and errors, a link's input rules, a Firebase Dynamic Link's parameters — shared by
+        // the service and the importers.
+        .target(
+            name: "LinkRequests",
+            dependencies: [
+                "SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "LinkStorage", "LinkConfiguration", "LinkPages",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Adapter: importing links from other services' exports (Firebase Dynamic Links) and from
         // Switchyard's own CSV, and that export; checked as the links API checks a link. Used by
         // the command line, not by the running service.
         .target(
             name: "LinkImport",
-            dependencies: ["SwitchyardCore", "LinkRouting", "LinkStorage", "LinkConfiguration", "LinkService"],
+            dependencies: ["SwitchyardCore", "LinkRouting", "LinkStorage", "LinkConfiguration", "LinkRequests"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LinkService",
             dependencies: [
                 "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
-                "ServiceTransport", "LinkStorage", "LinkPages", "LinkConfiguration",
+                "ServiceTransport", "LinkRequests", "LinkStorage", "LinkPages", "LinkConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -219,7 +231,7 @@ let package = Package(
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkConfiguration", "LinkService", "LinkImport", "URLRelay", "CallbackURL", "RelayLauncher",
+                "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkConfiguration", "LinkService", "LinkImport", "LinkRequests", "URLRelay", "CallbackURL", "RelayLauncher",
                 "SwitchyardNetwork", "URLRelayService", "SwitchyardQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -241,7 +253,7 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "LinkImport", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "LinkImport", "LinkRequests", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import LinkRequests
 import LinkStorage
 import SwitchyardCore
 

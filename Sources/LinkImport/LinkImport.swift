@@ -1,5 +1,6 @@
+import LinkRequests
 import Foundation
-import LinkService
+import LinkRequests
 import LinkConfiguration
 import LinkStorage
 import SwitchyardCore

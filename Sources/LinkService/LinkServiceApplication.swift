@@ -1,3 +1,4 @@
+import LinkRequests
 import Atomics
 import AssociatedDomains
 import Foundation

@@ -1,6 +1,7 @@
 import LinkConfiguration
 import SwitchyardCore
 import ArgumentParser
+import LinkRequests
 import LinkService
 
 struct LinkCommand: AsyncParsableCommand {

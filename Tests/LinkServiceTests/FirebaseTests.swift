@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkPages
 @testable import LinkService
+@testable import LinkRequests
 @testable import LinkImport
 @testable import LinkStorage
 import LinkConfiguration

@@ -6,6 +6,7 @@ import Logging
 import HummingbirdTesting
 @testable import LinkStorage
 @testable import LinkService
+@testable import LinkRequests
 import SwitchyardCore
 import SwitchyardTestSupport
 import ServiceTransport

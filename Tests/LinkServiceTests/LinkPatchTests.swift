@@ -1,4 +1,5 @@
 @testable import LinkService
+@testable import LinkRequests
 import SwitchyardCore
 import Testing
 

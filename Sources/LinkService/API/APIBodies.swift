@@ -1,275 +1,11 @@
 import Foundation
 import Hummingbird
+import LinkRequests
 import LinkStorage
 import SwitchyardCore
 
-// The API's request and response bodies as types. Requests are read by `JSONValueDecoder`
-// over the strict parser (duplicate keys and lone surrogates refused); what the decoder
-// refuses becomes a 400 naming the JSON path. Responses are written by `JSONValueEncoder`, so
-// every field is present, `null` when it has no value, in the order declared here (the order
-// the OpenAPI document lists).
-
-/// A request body: decoded strictly, its refusals answered with the endpoint's own codes.
-protocol RequestBody: Decodable {
-    /// The code for a value of the wrong type or shape at `field` (a top-level member).
-    static func invalidCode(field: String) -> ErrorCode
-    /// The body's shape, appended to its refusals when a reminder helps (`{"token": "…"}`).
-    static var shape: String? { get }
-    /// What to say of a value of the wrong type or shape at `field`, when the decoder's words
-    /// would not name the range the endpoint takes.
-    static func invalidMessage(field: String) -> String?
-}
-
-extension RequestBody {
-    static func invalidCode(field: String) -> ErrorCode { .invalidField }
-    static var shape: String? { nil }
-    static func invalidMessage(field: String) -> String? { nil }
-
-    /// The body read from `value`, or a 400 that names the path and why.
-    static func decode(_ value: JSONValue) throws(APIError) -> Self {
-        do { return try JSONValueDecoder().decode(Self.self, from: value) } catch {
-            throw apiError(error)
-        }
-    }
-
-    static func apiError(_ error: JSONDecodingError) -> APIError {
-        let reminder = shape.map { ": the body is \($0)" } ?? ""
-        guard let field = error.field else {
-            return .badRequest(.notAnObject, "the body must be a JSON object\(reminder)")
-        }
-        switch error.problem {
-        case .unknownField: return .badRequest(.unknownField, error.message, field: error.path)
-        case .missing: return .badRequest(.missingField, error.message + reminder, field: error.path)
-        case .wrongType, .invalid:
-            let message = error.path == field ? invalidMessage(field: field) ?? error.message : error.message
-            return .badRequest(invalidCode(field: field), message, field: error.path)
-        }
-    }
-}
-
-extension Response {
-    /// A JSON response from a typed body.
-    static func json(_ body: some Encodable, status: HTTPResponse.Status = .ok, nilMembers: JSONValueEncoder.NilMembers = .null) throws(APIError) -> Response {
-        json(try encoded(body, nilMembers: nilMembers), status: status)
-    }
-
-    /// `body` as a JSON value; a value JSON cannot hold is a 500 (never sent: the bodies hold
-    /// strings, whole numbers and booleans).
-    static func encoded(_ body: some Encodable, nilMembers: JSONValueEncoder.NilMembers = .null) throws(APIError) -> JSONValue {
-        do { return try JSONValueEncoder(nilMembers: nilMembers).encode(body) } catch {
-            throw APIError(.internalServerError, .invalidValue, "the answer could not be written", cause: error)
-        }
-    }
-}
-
-// MARK: Links
-
-/// `POST /api/links` (and the fields `PATCH` may change): see `LinkInput.read`.
-struct LinkRequest: RequestBody, Encodable {
-    var code: String?
-    var deepLink: String?
-    var route: String?
-    var parameters: OrderedMembers<ParameterValue>?
-    var webURL: String?
-    var appStoreURL: String?
-    var playStoreURL: String?
-    var title: String?
-    var description: String?
-    var image: String?
-    var expiresAt: String?
-    var expiresIn: Double?
-    var maxUses: Int64?
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case code, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses
-    }
-
-    static func invalidCode(field: String) -> ErrorCode {
-        switch field {
-        case "code": return .invalidCode
-        case "parameters": return .invalidParameters
-        case "expiresAt", "expiresIn": return .invalidExpiry
-        case "maxUses": return .invalidMaxUses
-        default: return .invalidField
-        }
-    }
-
-    static func invalidMessage(field: String) -> String? {
-        field == "maxUses" ? "maxUses must be a whole number from 1 to \(LinkInput.mostUses)" : nil
-    }
-
-    /// The fields a body may name, in order.
-    static let fields = CodingKeys.allCases.map(\.rawValue)
-
-    /// A route parameter's value: a string, or a number or boolean written as text (`42`, `true`).
-    struct ParameterValue: Codable {
-        var text: String
-
-        init(_ text: String) { self.text = text }
-
-        init(from decoder: any Decoder) throws {
-            switch try decoder.singleValueContainer().decode(JSONValue.self) {
-            case .string(let s): text = s
-            case .number(_, let t): text = t
-            case .bool(let b): text = b ? "true" : "false"
-            case let other: throw JSONDecodingError(at: decoder.codingPath, .wrongType(expected: "a string or a number", found: other.typeName))
-            }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var single = encoder.singleValueContainer()
-            try single.encode(text)
-        }
-    }
-
-    init() {}
-
-    /// The create body that makes `link` again (its stored fields; the expiry is kept apart).
-    init(_ link: StoredLink) {
-        deepLink = link.deepLink
-        route = link.route
-        if link.route != nil { parameters = OrderedMembers(link.parameters.map { ($0.0, ParameterValue($0.1)) }) }
-        webURL = link.webURL
-        appStoreURL = link.appStoreURL
-        playStoreURL = link.playStoreURL
-        title = link.title
-        description = link.description
-        image = link.imageURL
-        maxUses = link.maxUses
-    }
-}
-
-/// A field of a `PATCH` body: not given (left as it is), given as `null` (cleared), or a new value.
-enum PatchField<Value> {
-    case absent, null, value(Value)
-
-    /// What `field` becomes: unchanged, nil, or the new value.
-    func applied(to field: inout Value?) {
-        switch self {
-        case .absent: break
-        case .null: field = nil
-        case .value(let value): field = value
-        }
-    }
-
-    /// Whether the body gives a value (not `null`).
-    var isValue: Bool { if case .value = self { return true } else { return false } }
-}
-
-extension KeyedDecodingContainer {
-    /// The field as a patch gives it: absent, `null`, or a value of `Value`.
-    func patchField<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> PatchField<Value> {
-        guard contains(key) else { return .absent }
-        if try decodeNil(forKey: key) { return .null }
-        return .value(try decode(Value.self, forKey: key))
-    }
-}
-
-/// `PATCH /api/links/{code}` (and the dashboard's edit form): the fields of a link to change,
-/// each absent, `null` or a value, applied to the link's own fields without re-encoding it.
-struct LinkPatch: RequestBody {
-    var deepLink: PatchField<String> = .absent
-    var route: PatchField<String> = .absent
-    var parameters: PatchField<OrderedMembers<LinkRequest.ParameterValue>> = .absent
-    var webURL: PatchField<String> = .absent
-    var appStoreURL: PatchField<String> = .absent
-    var playStoreURL: PatchField<String> = .absent
-    var title: PatchField<String> = .absent
-    var description: PatchField<String> = .absent
-    var image: PatchField<String> = .absent
-    var expiresAt: PatchField<String> = .absent
-    var expiresIn: PatchField<Double> = .absent
-    var maxUses: PatchField<Int64> = .absent
-
-    typealias CodingKeys = LinkRequest.CodingKeys
-
-    static func invalidCode(field: String) -> ErrorCode { LinkRequest.invalidCode(field: field) }
-    static func invalidMessage(field: String) -> String? { LinkRequest.invalidMessage(field: field) }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        deepLink = try c.patchField(String.self, forKey: .deepLink)
-        route = try c.patchField(String.self, forKey: .route)
-        parameters = try c.patchField(OrderedMembers<LinkRequest.ParameterValue>.self, forKey: .parameters)
-        webURL = try c.patchField(String.self, forKey: .webURL)
-        appStoreURL = try c.patchField(String.self, forKey: .appStoreURL)
-        playStoreURL = try c.patchField(String.self, forKey: .playStoreURL)
-        title = try c.patchField(String.self, forKey: .title)
-        description = try c.patchField(String.self, forKey: .description)
-        image = try c.patchField(String.self, forKey: .image)
-        expiresAt = try c.patchField(String.self, forKey: .expiresAt)
-        expiresIn = try c.patchField(Double.self, forKey: .expiresIn)
-        maxUses = try c.patchField(Int64.self, forKey: .maxUses)
-    }
-
-    /// `body` with this patch applied: a new `deepLink` replaces the route and its parameters, a
-    /// new `route` the deep link, as a create that names one target would.
-    func applied(to body: LinkRequest) -> LinkRequest {
-        var body = body
-        deepLink.applied(to: &body.deepLink)
-        if deepLink.isValue { body.route = nil; body.parameters = nil }
-        route.applied(to: &body.route)
-        if route.isValue { body.deepLink = nil }
-        parameters.applied(to: &body.parameters)
-        webURL.applied(to: &body.webURL)
-        appStoreURL.applied(to: &body.appStoreURL)
-        playStoreURL.applied(to: &body.playStoreURL)
-        title.applied(to: &body.title)
-        description.applied(to: &body.description)
-        image.applied(to: &body.image)
-        expiresAt.applied(to: &body.expiresAt)
-        expiresIn.applied(to: &body.expiresIn)
-        maxUses.applied(to: &body.maxUses)
-        return body
-    }
-}
-
-/// A link as the API answers it, and as webhook events carry it.
-struct LinkResponse: Encodable {
-    var code: String
-    var kind: String
-    var url: String
-    var deepLink: String?
-    var route: String?
-    var parameters: OrderedMembers<String>
-    var webURL: String?
-    var appStoreURL: String?
-    var playStoreURL: String?
-    var title: String?
-    var description: String?
-    var image: String?
-    var expiresAt: String?
-    var maxUses: Int64?
-    var createdAt: String
-    var updatedAt: String?
-    var clicks: Int64
-    /// What the service could not do for this link as asked (a page without an app button), or nil.
-    var warnings: [String]?
-
-    init(_ link: StoredLink, url: String, deepLink: String?) {
-        code = link.code
-        kind = link.kind.rawValue
-        self.url = url
-        self.deepLink = deepLink
-        route = link.route
-        parameters = OrderedMembers(link.parameters.map { ($0.0, $0.1) })
-        webURL = link.webURL
-        appStoreURL = link.appStoreURL
-        playStoreURL = link.playStoreURL
-        title = link.title
-        description = link.description
-        image = link.imageURL
-        expiresAt = link.expiresAt.map { Timestamp.format($0) }
-        maxUses = link.maxUses
-        createdAt = Timestamp.format(link.createdAt)
-        updatedAt = link.updatedAt.map { Timestamp.format($0) }
-        clicks = link.clicks
-    }
-
-    /// The answer as a JSON value (a webhook event's data). Its fields are strings, whole
-    /// numbers and objects of strings, which always encode.
-    var json: JSONValue { try! JSONValueEncoder().encode(self) }
-}
+// The API's bodies that only the service's controllers read or write; the links API's own
+// request, patch and answer (shared with the importers) are in LinkRequests.
 
 /// `GET /api/links`: a page of links, newest first, and the cursor of the next page.
 struct LinkListResponse: Encodable {
@@ -305,7 +41,7 @@ struct LinkStatsResponse: Encodable {
 // MARK: Transactions
 
 /// `POST /api/transactions` `{"purpose"?, "ttl"?}`.
-struct TransactionRequest: RequestBody {
+struct TransactionRequest: APIRequestBody {
     var purpose: String?
     var ttl: Double?
     enum CodingKeys: String, CodingKey, CaseIterable { case purpose, ttl }
@@ -328,7 +64,7 @@ struct TransactionVerified: Encodable {
 // MARK: Deferred deep links
 
 /// `POST /api/deferred/claim`.
-struct ClaimRequest: RequestBody {
+struct ClaimRequest: APIRequestBody {
     var token: String
     enum CodingKeys: String, CodingKey, CaseIterable { case token }
     static func invalidCode(field: String) -> ErrorCode { .invalidClaimToken }
@@ -336,7 +72,7 @@ struct ClaimRequest: RequestBody {
 }
 
 /// `POST /api/deferred/match`.
-struct MatchRequest: RequestBody {
+struct MatchRequest: APIRequestBody {
     /// Absent is refused as a platform that is not one (400 `invalid-platform`).
     var platform: String?
     enum CodingKeys: String, CodingKey, CaseIterable { case platform }
@@ -348,33 +84,8 @@ struct MatchRequest: RequestBody {
 
 /// `POST /api/invite`: the configured invite fields (each a string or null, checked after the
 /// names, so an unknown field is said first).
-struct InviteRequest: RequestBody {
+struct InviteRequest: APIRequestBody {
     var fields: OrderedMembers<JSONValue>
 
     init(from decoder: any Decoder) throws { fields = try OrderedMembers(from: decoder) }
-}
-
-// MARK: Health
-
-/// `GET /healthz`; members without a value are left out.
-struct HealthResponse: Encodable {
-    struct Storage: Encodable {
-        var writable: Bool
-        var reason: String?
-        var since: String?
-        var checked: String?
-        var by: String?
-    }
-
-    var status: String
-    var database: String
-    var storage: Storage
-    /// On PostgreSQL: `arriving` while other nodes' link changes reach this node at once,
-    /// `not arriving` while they wait for the cache to expire.
-    var linkChanges: String?
-    var appleCDN: AppleCDNWatch.Health?
-
-    /// The answer as a JSON value, members without a value left out. It holds strings, whole
-    /// numbers and booleans, which always encode.
-    var json: JSONValue { try! JSONValueEncoder(nilMembers: .omitted).encode(self) }
 }

@@ -1,3 +1,4 @@
+import LinkRequests
 import HTTPTypes
 import Hummingbird
 import LinkStorage

@@ -1,14 +1,10 @@
+import LinkRequests
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import LinkStorage
 import SwitchyardCore
-
-extension LinkService {
-    /// `Retry-After` (seconds) on every 503 the service sends.
-    static let retryAfterSeconds = 5
-}
 
 /// `/healthz` and `/metrics`: whether writes get through, and the Prometheus metrics.
 struct HealthController: Sendable {
@@ -62,8 +58,31 @@ struct HealthController: Sendable {
         let changes = store.announcesChanges ? (changesArrive.withLock { $0 } ? "arriving" : "not arriving") : nil
         let body = HealthResponse(status: ok ? "ok" : "degraded", database: store.kind, storage: storage, linkChanges: changes, appleCDN: appleCDN?.health)
         var response = Response.json(body.json, status: ok ? .ok : .serviceUnavailable)
-        if !ok { response.headers[.retryAfter] = String(LinkService.retryAfterSeconds) }
+        if !ok { response.headers[.retryAfter] = String(APIError.retryAfterSeconds) }
         response.headers[.cacheControl] = "no-store"
         return response
     }
+}
+
+/// `GET /healthz`; members without a value are left out.
+struct HealthResponse: Encodable {
+    struct Storage: Encodable {
+        var writable: Bool
+        var reason: String?
+        var since: String?
+        var checked: String?
+        var by: String?
+    }
+
+    var status: String
+    var database: String
+    var storage: Storage
+    /// On PostgreSQL: `arriving` while other nodes' link changes reach this node at once,
+    /// `not arriving` while they wait for the cache to expire.
+    var linkChanges: String?
+    var appleCDN: AppleCDNWatch.Health?
+
+    /// The answer as a JSON value, members without a value left out. It holds strings, whole
+    /// numbers and booleans, which always encode.
+    var json: JSONValue { try! JSONValueEncoder(nilMembers: .omitted).encode(self) }
 }

@@ -1,3 +1,4 @@
+import LinkRequests
 import LinkConfiguration
 import LinkStorage
 

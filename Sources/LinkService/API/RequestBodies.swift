@@ -1,3 +1,4 @@
+import LinkRequests
 import Foundation
 import Hummingbird
 import NIOCore
@@ -10,7 +11,7 @@ struct RequestBodies: Sendable {
     let maximumBytes: Int
 
     /// The body read as `T`.
-    func decode<T: RequestBody>(_ type: T.Type, _ request: Request) async throws -> T {
+    func decode<T: APIRequestBody>(_ type: T.Type, _ request: Request) async throws -> T {
         try T.decode(await json(request))
     }
 

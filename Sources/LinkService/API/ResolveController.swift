@@ -1,3 +1,4 @@
+import LinkRequests
 import Hummingbird
 import LinkRules
 import SwitchyardCore

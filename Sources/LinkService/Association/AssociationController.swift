@@ -1,3 +1,4 @@
+import LinkRequests
 import AssociatedDomains
 import Foundation
 import HTTPTypes

@@ -1,3 +1,4 @@
+import LinkRequests
 import Crypto
 import Foundation
 import HTTPTypes
@@ -536,7 +537,7 @@ struct DashboardController: Sendable {
         var view = DashboardPages.errors([message])
         view["heading"] = status.reasonPhrase
         var response = adminHTML(status, DashboardPages.render(.message, title: status.reasonPhrase, user: nil, view))
-        if let retry = retryAfter ?? (status == .serviceUnavailable ? LinkService.retryAfterSeconds : nil) { response.headers[.retryAfter] = String(retry) }
+        if let retry = retryAfter ?? (status == .serviceUnavailable ? APIError.retryAfterSeconds : nil) { response.headers[.retryAfter] = String(retry) }
         return response
     }
 

@@ -1,3 +1,4 @@
+import LinkRequests
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import LinkRequests
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -215,7 +216,7 @@ struct LandingPages: Sendable {
     func messagePage(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {
         let html = configuration.pageTemplates.render(.message, ["title": title, "message": message, "status": Int(status.code)])
         var response = htmlResponse(status, ByteBuffer(string: html), cache: "no-store")
-        if status == .serviceUnavailable { response.headers[.retryAfter] = String(LinkService.retryAfterSeconds) }
+        if status == .serviceUnavailable { response.headers[.retryAfter] = String(APIError.retryAfterSeconds) }
         return response
     }
 

@@ -1,3 +1,4 @@
+import LinkRequests
 import LinkPages
 import NIOCore
 import NIOPosix

@@ -1,3 +1,4 @@
+import LinkRequests
 import Foundation
 import Logging
 import SwitchyardCore

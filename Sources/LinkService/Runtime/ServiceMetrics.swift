@@ -1,3 +1,4 @@
+import LinkRequests
 import SwitchyardCore
 import Foundation
 import Prometheus

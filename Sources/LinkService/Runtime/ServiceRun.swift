@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import LinkRequests
 import ServiceTransport
 import Glibc
 #elseif canImport(Darwin)

@@ -9,8 +9,8 @@ import SwitchyardCore
 package struct LinkInput {
     package let configuration: ServiceConfiguration
     /// Derived from the configuration once; every deep link and fallback is checked against them.
-    let allowedSchemes: Set<String>
-    let allowedRedirectHosts: Set<String>
+    package let allowedSchemes: Set<String>
+    package let allowedRedirectHosts: Set<String>
     /// The code alphabet as a table of ASCII bytes (the configuration allows only ASCII): a code
     /// is checked on every landing-page request.
     private let codeBytes: [Bool]
@@ -31,7 +31,7 @@ package struct LinkInput {
     }
 
     /// A link from a decoded body, every field checked; the first problem found names its field.
-    func read(_ body: LinkRequest, now: Date) throws(APIError) -> StoredLink {
+    package func read(_ body: LinkRequest, now: Date) throws(APIError) -> StoredLink {
         var link = StoredLink(code: "", createdAt: now)
         if let code = body.code {
             guard Self.isChosenCode(code) else { throw APIError.badRequest(.invalidCode, Self.chosenCodeProblem(code), field: "code") }
@@ -106,14 +106,14 @@ package struct LinkInput {
     }
 
     /// The largest `maxUses`.
-    static let mostUses: Int64 = 999_999_999_999_999
+    package static let mostUses: Int64 = 999_999_999_999_999
 
     /// `link` changed by the members of a `PATCH /api/links/{code}` body, checked exactly as a
     /// new link is: the members are merged into the link's create body, which is read again. A
     /// member set to null clears that field (a fallback, a text, the expiry, the use limit); a
     /// new `deepLink` replaces a route and its parameters, a new `route` replaces a deep link.
     /// The code, kind, creation time, creator and clicks stay; an expiry not mentioned stays as it is.
-    func edit(_ link: StoredLink, with patch: [(key: String, value: JSONValue)], now: Date) throws(APIError) -> StoredLink {
+    package func edit(_ link: StoredLink, with patch: [(key: String, value: JSONValue)], now: Date) throws(APIError) -> StoredLink {
         guard !patch.isEmpty else { throw APIError.badRequest(.emptyEdit, "the body names no field to change") }
         for (key, _) in patch {
             if key == "code" { throw APIError.badRequest(.immutableField, "a link's code cannot change (printed codes would break); create a new link", field: key) }
@@ -145,14 +145,14 @@ package struct LinkInput {
     }
 
     /// The furthest expiry accepted (`expiresAt` or `expiresIn`): 10 years.
-    static let longestLifetime: Double = 10 * 365 * 86400
+    package static let longestLifetime: Double = 10 * 365 * 86400
 
     /// The longest `title` a link may have, in characters.
     package static let maximumTitleLength = 300
     /// The longest `description`, in characters.
     package static let maximumDescriptionLength = 1000
     /// The longest URL or other string field, in characters.
-    static let maximumURLLength = 4096
+    package static let maximumURLLength = 4096
 
     /// Refuses text that would not be stored, shown or sent on as written: any control
     /// character (C0 such as NUL, DEL, C1) and any bidirectional embedding, override or isolate.
@@ -177,14 +177,14 @@ package struct LinkInput {
         }
     }
 
-    func isValidCode(_ code: String) -> Bool {
+    package func isValidCode(_ code: String) -> Bool {
         // ASCII only, so bytes are characters.
         (3...64).contains(code.utf8.count) && code.utf8.allSatisfy { $0 < 128 && codeBytes[Int($0)] }
     }
 
     /// Whether a code can name a stored link: one of the configured alphabet, or an imported
     /// Firebase short link's path (1–64 ASCII letters, digits, - and _).
-    func isStoredCode(_ code: String) -> Bool {
+    package func isStoredCode(_ code: String) -> Bool {
         isValidCode(code) || Self.isImportedCode(code)
     }
 
@@ -209,7 +209,7 @@ package struct LinkInput {
     }
 
     /// The custom-scheme URL for a route and parameters, typed as the route declares.
-    func deepLink(route: String, parameters: [(String, String)]) -> String? {
+    package func deepLink(route: String, parameters: [(String, String)]) -> String? {
         guard let r = configuration.router.routes.first(where: { $0.name == route }) else { return nil }
         var values: [String: RouteValue] = [:]
         let types = Dictionary(r.typedParameters.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
@@ -252,7 +252,7 @@ package struct LinkInput {
 
     /// A deep link must use an app's scheme (or a configured one), or be a universal link on our
     /// hosts. Returns what is stored and emitted: for http(s), the URL as a browser serialises it.
-    func checkDeepLink(_ url: String, field: String) throws(APIError) -> String {
+    package func checkDeepLink(_ url: String, field: String) throws(APIError) -> String {
         try checkDeepLink(url, field: field, depth: 0)
     }
 
@@ -326,7 +326,7 @@ package struct LinkInput {
     /// Why a store URL may not be a fallback: the App Store and Google Play are allowed for this
     /// configuration's apps only (else a link on your domain could send people to any app), unless
     /// `service.redirectHosts` names the store's host.
-    func storeProblem(_ web: WebURL) -> String? {
+    package func storeProblem(_ web: WebURL) -> String? {
         guard Destinations.storeHosts.contains(web.host), !configuration.redirectHosts.contains(where: { $0.lowercased() == web.host }) else { return nil }
         if isOwnAppStorePage(web.href) || isOwnPlayStorePage(web.href) { return nil }
         let own = web.host == "play.google.com"
@@ -336,7 +336,7 @@ package struct LinkInput {
     }
 
     /// Whether `url` is the App Store page (`…/id<NUMBER>`) of an app of this configuration.
-    func isOwnAppStorePage(_ url: String) -> Bool {
+    package func isOwnAppStorePage(_ url: String) -> Bool {
         guard let c = URLComponents(string: url), c.scheme == "https", let host = c.host?.lowercased(),
               host == "apps.apple.com" || host == "itunes.apple.com", let last = c.path.split(separator: "/").last, last.hasPrefix("id") else { return false }
         let id = String(last.dropFirst(2))
@@ -345,7 +345,7 @@ package struct LinkInput {
 
     /// Whether `url` is the Play Store page (`/store/apps/details?id=<PACKAGE>`, one `id`) of an
     /// Android app of this configuration: the one place whose `referrer` reaches the app.
-    func isOwnPlayStorePage(_ url: String) -> Bool {
+    package func isOwnPlayStorePage(_ url: String) -> Bool {
         guard let c = URLComponents(string: url), c.scheme == "https", c.host?.lowercased() == "play.google.com", c.path == "/store/apps/details",
               let ids = c.queryItems?.filter({ $0.name == "id" }), ids.count == 1, let id = ids[0].value else { return false }
         return configuration.android.contains { $0.package == id }

@@ -12,16 +12,16 @@ package struct APIError: SwitchyardError, HTTPResponseError {
     package var code: ErrorCode
     package var message: String
     package var field: String?
-    var retryAfter: Int?
+    package var retryAfter: Int?
     /// The methods a 405 names in its Allow header.
-    var allow: [String]?
+    package var allow: [String]?
     /// The storage's or engine's error behind a 5xx (logged, never sent).
     package var cause: (any Error)?
     /// For an error about `field`, what is wrong without the field's name before it: a form shows
     /// it after the field's label. Nil when the message is one sentence of its own.
-    var problem: String?
+    package var problem: String?
 
-    init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, field: String? = nil, cause: (any Error)? = nil) {
+    package init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, field: String? = nil, cause: (any Error)? = nil) {
         self.status = status
         self.code = code
         self.message = message
@@ -32,18 +32,21 @@ package struct APIError: SwitchyardError, HTTPResponseError {
     package static func badRequest(_ code: ErrorCode, _ message: String, field: String? = nil) -> APIError { APIError(.badRequest, code, message, field: field) }
 
     /// A 400 about `field`: the message is `field: problem`.
-    static func fieldProblem(_ code: ErrorCode, _ field: String, _ problem: String) -> APIError {
+    package static func fieldProblem(_ code: ErrorCode, _ field: String, _ problem: String) -> APIError {
         var error = APIError(.badRequest, code, "\(field): \(problem)", field: field)
         error.problem = problem
         return error
     }
 
+    /// `Retry-After` (seconds) on every 503 the service sends.
+    package static let retryAfterSeconds = 5
+
     package var location: SourceLocation? { field.map { SourceLocation(path: $0) } }
 
-    var response: Response {
+    package var response: Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         // Every 503 says when to come back (the storage may recover; a 429 carries its own wait).
-        if let retryAfter = retryAfter ?? (status == .serviceUnavailable ? LinkService.retryAfterSeconds : nil) {
+        if let retryAfter = retryAfter ?? (status == .serviceUnavailable ? Self.retryAfterSeconds : nil) {
             headers[.retryAfter] = String(retryAfter)
         }
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
@@ -55,20 +58,20 @@ package struct APIError: SwitchyardError, HTTPResponseError {
     package func response(from request: Request, context: some RequestContext) -> Response { response }
 
     /// `{"error": {"code", "message", "field"?}}`: strings only, which always encode.
-    struct Body: Encodable {
-        struct Error: Encodable {
-            var code: String
-            var message: String
-            var field: String?
+    package struct Body: Encodable {
+        package struct Error: Encodable {
+            package var code: String
+            package var message: String
+            package var field: String?
         }
 
-        var error: Error
+        package var error: Error
     }
 }
 
 extension Response {
     /// A JSON response from a value.
-    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+    package static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json"],
                  body: .init(byteBuffer: ByteBuffer(string: JSONWriter.compact(value) + "\n")))
     }

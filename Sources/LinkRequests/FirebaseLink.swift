@@ -32,21 +32,21 @@ package struct FirebaseLink: Equatable {
         ("mt", "App Store media type: accepted, not used"), ("pt", "App Store provider token: accepted, not used"),
         ("d", "Firebase's debug flow: accepted, not used"),
     ]
-    static let known = Set(parameters.map(\.name))
+    package static let known = Set(parameters.map(\.name))
 
-    var link: String
+    package var link: String
     /// `link` when it can be the page's app link (an https link on a configured host).
-    var deepLink: String?
-    var iOSFallback: String?
+    package var deepLink: String?
+    package var iOSFallback: String?
     /// `isi`: the App Store ID the link names, for the page's Smart App Banner too.
-    var appStoreID: String?
-    var iPadFallback: String?
-    var androidFallback: String?
-    var webFallback: String?
-    var title: String?
-    var description: String?
-    var image: String?
-    var forceRedirect = false
+    package var appStoreID: String?
+    package var iPadFallback: String?
+    package var androidFallback: String?
+    package var webFallback: String?
+    package var title: String?
+    package var description: String?
+    package var image: String?
+    package var forceRedirect = false
 
     /// Reads the parameters (each known one at most once); unknown names are ignored.
     /// A long link's query as name–value pairs, decoded as a form is (`+` is a space, then
@@ -126,7 +126,7 @@ package struct FirebaseLink: Equatable {
     }
 
     /// Where a visitor on this platform goes when the app does not open the link.
-    func target(for audience: LandingPage.Audience, iPad: Bool) -> String {
+    package func target(for audience: LandingPage.Audience, iPad: Bool) -> String {
         switch audience {
         case .iOS: return (iPad ? iPadFallback : nil) ?? iOSFallback ?? link
         case .android: return androidFallback ?? link
