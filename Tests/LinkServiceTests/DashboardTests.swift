@@ -70,6 +70,9 @@ import Testing
             #expect(wrong.0 == .methodNotAllowed)
             #expect(wrong.1[.contentType]?.hasPrefix("text/html") == true && wrong.1[.allow] == "GET, HEAD, POST", "\(wrong.1)")
             #expect(wrong.2.contains("PUT is not served at /admin/links/abc"), "\(wrong.2)")
+            // A path that takes only POST says so.
+            let signOut = try await client.execute(uri: "/admin/sign-out", method: .put) { ($0.status, $0.headers) }
+            #expect(signOut.0 == .methodNotAllowed && signOut.1[.allow] == "POST", "\(signOut.1)")
             let api = try await client.execute(uri: "/api/links/abc", method: .put) { ($0.status, $0.headers) }
             #expect(api.0 == .methodNotAllowed && api.1[.contentType] == "application/json")
         }
