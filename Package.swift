@@ -164,6 +164,30 @@ let package = Package(
             dependencies: ["SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages"],
             swiftSettings: swiftSettings
         ),
+        // Adapter: webhook delivery — the outbox (LinkStorage) sent, signed, through the guarded fetcher.
+        .target(
+            name: "LinkWebhooks",
+            dependencies: [
+                "SwitchyardCore", "LinkStorage", "LinkConfiguration", "LinkRules", "SwitchyardNetwork",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Adapter: the landing pages' fast path — recently read links and their rendered pages in
+        // memory, and clicks and visits added up and written once a second.
+        .target(
+            name: "LinkCache",
+            dependencies: [
+                "SwitchyardCore", "LinkStorage", "LinkConfiguration", "LinkPages",
+                .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Adapter: what a link request says, checked against a configuration — the links API's
         // bodies and errors, a link's input rules, a Firebase Dynamic Link's parameters — shared by
         // the service and the importers.
@@ -188,7 +212,7 @@ let package = Package(
             name: "LinkService",
             dependencies: [
                 "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
-                "ServiceTransport", "LinkRequests", "LinkStorage", "LinkPages", "LinkConfiguration",
+                "ServiceTransport", "LinkRequests", "LinkCache", "LinkWebhooks", "LinkStorage", "LinkPages", "LinkConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -253,7 +277,7 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "LinkImport", "LinkRequests", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "LinkImport", "LinkRequests", "LinkCache", "LinkWebhooks", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,5 @@
+import LinkWebhooks
+import LinkCache
 import LinkRequests
 import Atomics
 import AssociatedDomains
@@ -204,7 +206,15 @@ public struct LinkService: Sendable {
 
     /// Writes pending click counts now (the flusher does this every second).
     package func flushClicks() async throws(StoreError) { try await hot.flush() }
+}
 
+extension WebhookDeliverer {
+    /// A deliverer counting into the service's metrics.
+    init(store: LinkStore, settings: WebhookSettings, fetcher: (any Fetcher)? = nil, metrics: ServiceMetrics, logger: Logger) {
+        self.init(store: store, settings: settings, fetcher: fetcher, counts: .init(
+            delivered: { metrics.webhookDelivered.increment() }, retried: { metrics.webhookRetried.increment() },
+            failed: { metrics.webhookFailed.increment() }), logger: logger)
+    }
 }
 
 /// Set once the store is connected and migrated.

@@ -1,3 +1,4 @@
+import LinkCache
 import DeferredLinking
 import Foundation
 import HTTPTypes

@@ -1,3 +1,4 @@
+import LinkCache
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import LinkWebhooks
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import LinkCache
 import LinkRequests
 import Foundation
 import LinkPages

@@ -1,4 +1,3 @@
-import LinkRequests
 import Atomics
 import LinkConfiguration
 import LinkPages
@@ -15,26 +14,26 @@ import ServiceLifecycle
 /// second of click counts, never a link. Another node drops a changed link when the change is
 /// announced (`LinkChangeListener`, PostgreSQL), or else after `ttl`.
 package final class HotLinks: Sendable {
-    struct Entry {
-        var link: StoredLink?
-        var loaded: Double
-        var pages: [LandingPage.Audience: ByteBuffer] = [:]
+    package struct Entry {
+        package var link: StoredLink?
+        package var loaded: Double
+        package var pages: [LandingPage.Audience: ByteBuffer] = [:]
         /// Phones' pages with a stand-in where each visit's signed claim token goes.
-        var claimPages: [LandingPage.Audience: ClaimPage] = [:]
+        package var claimPages: [LandingPage.Audience: ClaimPage] = [:]
     }
 
     /// A phone's page rendered once with a stand-in for the claim token: each visit gets its
     /// own token written over the stand-in.
-    struct ClaimPage: Sendable {
+    package struct ClaimPage: Sendable {
         /// The stand-in: 43 base64url characters, which neither HTML nor URL escaping changes.
-        static let standIn = "sy-claim-token-stand-in-" + String(repeating: "_", count: 19)
+        package static let standIn = "sy-claim-token-stand-in-" + String(repeating: "_", count: 19)
 
-        let bytes: [UInt8]
+        package let bytes: [UInt8]
         /// Where the stand-in starts, in order.
-        let offsets: [Int]
+        package let offsets: [Int]
 
         /// The page rendered with the stand-in; nil when it does not hold the stand-in.
-        init?(_ page: ByteBuffer) {
+        package init?(_ page: ByteBuffer) {
             bytes = Array(page.readableBytesView)
             let needle = Array(Self.standIn.utf8)
             var found: [Int] = []
@@ -52,7 +51,7 @@ package final class HotLinks: Sendable {
         }
 
         /// The page with `token` (43 characters) in place of every stand-in.
-        func with(token: String) -> ByteBuffer {
+        package func with(token: String) -> ByteBuffer {
             var out = ByteBuffer()
             out.reserveCapacity(bytes.count)
             var start = 0
@@ -66,8 +65,8 @@ package final class HotLinks: Sendable {
         }
     }
 
-    let store: LinkStore
-    let ttl: Double
+    package let store: LinkStore
+    package let ttl: Double
     private let now: @Sendable () -> Double
     private let entries = Locked<[String: Entry]>([:])
     /// Counts every `forget`: a link read from the store while one happened may be older than
@@ -85,16 +84,16 @@ package final class HotLinks: Sendable {
     /// network), kept until their minute is over so each becomes one row.
     private let pendingFolded = Locked<[Visit: Int64]>([:])
     private let recordsClicks: Bool
-    let visitSettings: VisitSettings
-    let maximumPendingEvents = 1_000_000
-    let droppedEvents = ManagedAtomic<Int>(0)
+    package let visitSettings: VisitSettings
+    package let maximumPendingEvents = 1_000_000
+    package let droppedEvents = ManagedAtomic<Int>(0)
     /// Past this many distinct pending records, more are counted as dropped and logged.
-    let maximumPendingVisits = 1_000_000
-    let droppedVisits = ManagedAtomic<Int>(0)
+    package let maximumPendingVisits = 1_000_000
+    package let droppedVisits = ManagedAtomic<Int>(0)
     private let flushing = AsyncLock()
     private let maximumEntries = 100_000
 
-    init(store: LinkStore, visits: VisitSettings = VisitSettings(), ttl: Double = 5,
+    package init(store: LinkStore, visits: VisitSettings = VisitSettings(), ttl: Double = 5,
          now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         self.store = store
         self.visitSettings = visits
@@ -104,7 +103,7 @@ package final class HotLinks: Sendable {
     }
 
     /// The link for `code`, from memory when fresh (a missing code is remembered too).
-    func link(_ code: String) async throws(StoreError) -> StoredLink? {
+    package func link(_ code: String) async throws(StoreError) -> StoredLink? {
         let t = now()
         if let e = entries.withLock({ $0[code] }), t - e.loaded < ttl { return e.link }
         let before = generation.load(ordering: .acquiring)
@@ -118,13 +117,13 @@ package final class HotLinks: Sendable {
     }
 
     /// A page rendered earlier for this link and audience, if the entry is still fresh.
-    func page(_ code: String, _ audience: LandingPage.Audience) -> ByteBuffer? {
+    package func page(_ code: String, _ audience: LandingPage.Audience) -> ByteBuffer? {
         entries.withLock { $0[code]?.pages[audience] }
     }
 
     /// A page that can be served without the database: fresh entry, page rendered, no use
     /// limit, not expired.
-    func servablePage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> ByteBuffer? {
+    package func servablePage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> ByteBuffer? {
         let t = now()
         return entries.withLock { entries -> ByteBuffer? in
             guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, let page = e.pages[audience] else { return nil }
@@ -135,7 +134,7 @@ package final class HotLinks: Sendable {
 
     /// A phone's claim page that can be served without the database (as `servablePage`), with
     /// the link's creation time for its token.
-    func servableClaimPage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> (page: ClaimPage, created: Date)? {
+    package func servableClaimPage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> (page: ClaimPage, created: Date)? {
         let t = now()
         return entries.withLock { entries -> (ClaimPage, Date)? in
             guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, let page = e.claimPages[audience] else { return nil }
@@ -144,17 +143,17 @@ package final class HotLinks: Sendable {
         }
     }
 
-    func rememberClaimPage(_ code: String, _ audience: LandingPage.Audience, _ page: ClaimPage) {
+    package func rememberClaimPage(_ code: String, _ audience: LandingPage.Audience, _ page: ClaimPage) {
         entries.withLock { $0[code]?.claimPages[audience] = page }
     }
 
-    func remember(_ code: String, _ audience: LandingPage.Audience, _ page: ByteBuffer) {
+    package func remember(_ code: String, _ audience: LandingPage.Audience, _ page: ByteBuffer) {
         entries.withLock { $0[code]?.pages[audience] = page }
     }
 
     /// Notes in the cached link that the store counted one more use of `code`, so this node's
     /// previews and API reads see a use-limited link used up at once, not after `ttl`.
-    func usedOnce(_ code: String) {
+    package func usedOnce(_ code: String) {
         entries.withLock { entries in
             guard var link = entries[code]?.link else { return }
             link.clicks += 1
@@ -163,7 +162,7 @@ package final class HotLinks: Sendable {
     }
 
     /// Notes in the cached link that the store refused a use of `code`: none is left.
-    func usedUp(_ code: String) {
+    package func usedUp(_ code: String) {
         entries.withLock { entries in
             guard var link = entries[code]?.link, let max = link.maxUses else { return }
             link.clicks = Swift.max(link.clicks, max)
@@ -172,7 +171,7 @@ package final class HotLinks: Sendable {
     }
 
     /// Forgets every code (announcements of changes may have been missed).
-    func forgetAll() {
+    package func forgetAll() {
         entries.withLock { entries in
             generation.wrappingIncrement(ordering: .releasing)
             entries.removeAll()
@@ -180,7 +179,7 @@ package final class HotLinks: Sendable {
     }
 
     /// Forgets a code (after a delete or a change, on this node or announced by another).
-    func forget(_ code: String) {
+    package func forget(_ code: String) {
         _ = entries.withLock { entries in
             generation.wrappingIncrement(ordering: .releasing)
             return entries.removeValue(forKey: code)
@@ -189,14 +188,14 @@ package final class HotLinks: Sendable {
 
     /// The record of a visit, or nil when visits are not recorded. `address` is asked only when
     /// addresses are kept.
-    func visit(_ code: String, platform: LandingPage.Audience, at date: Date, bot: Bool, referer: String?, address: () -> String?) -> Visit? {
+    package func visit(_ code: String, platform: LandingPage.Audience, at date: Date, bot: Bool, referer: String?, address: () -> String?) -> Visit? {
         guard visitSettings.record else { return nil }
         return Visit(code: code, at: date, platform: platform.rawValue, referrerHost: VisitSettings.referrerHost(referer), bot: bot,
                      address: visitSettings.addresses == .none ? nil : visitSettings.kept(address()))
     }
 
     /// Records and events a client's visits to one link may cost per minute (see ``VisitBudget``).
-    let budget = VisitBudget()
+    package let budget = VisitBudget()
 
     /// `visit` as it is recorded: as given while its client is within ``VisitBudget/perMinute``
     /// records of this link this minute; past that, folded into one record per minute, platform
@@ -231,7 +230,7 @@ package final class HotLinks: Sendable {
     /// For a use the store counts at once (a use-limited link): within the client's budget, its
     /// record for the store's transaction and a `link.clicked` event; past it, no event, and the
     /// record folded into the batched ones (none goes to the store).
-    func budgetedUse(_ code: String, at date: Date, visit: Visit?, address: () -> String?) -> (visit: Visit?, event: Bool) {
+    package func budgetedUse(_ code: String, at date: Date, visit: Visit?, address: () -> String?) -> (visit: Visit?, event: Bool) {
         guard !withinBudget(code, at: date, visit: visit, event: recordsClicks, address: address) else { return (visit, true) }
         recordLater(visit, withinBudget: false)
         return (nil, false)
@@ -239,7 +238,7 @@ package final class HotLinks: Sendable {
 
     /// Counts a click later (links without a use limit), with its visit record and event, both
     /// within the client's budget (`address`, asked only when something is recorded or sent).
-    func countLater(_ code: String, platform: LandingPage.Audience, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
+    package func countLater(_ code: String, platform: LandingPage.Audience, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
         let within = withinBudget(code, at: date, visit: visit, event: recordsClicks, address: address)
         recordLater(visit, withinBudget: within)
         pendingClicks.withLock { $0[code, default: 0] += 1 }
@@ -256,21 +255,21 @@ package final class HotLinks: Sendable {
 
     /// Counts a preview, crawler or prefetch visit later: a `bot` day row only — never a click,
     /// never a use, never an event.
-    func countPreviewLater(_ code: String, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
+    package func countPreviewLater(_ code: String, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
         let within = withinBudget(code, at: date, visit: visit, event: false, address: address)
         recordLater(visit, withinBudget: within)
         pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: ClickDay.bot), default: 0] += 1 }
     }
 
     /// How long a flush waits for its write before it lets the next flush (or an edit) go on.
-    static let flushTimeLimit = Duration.seconds(5)
+    package static let flushTimeLimit = Duration.seconds(5)
 
     /// Writes the pending click counts; on failure they are kept for the next flush. Flushes run
     /// one at a time, so a caller that flushes (a test, the shutdown) returns only after counts
     /// another flush had already taken are written too.
     /// With `keepingTheMinuteOf` (the flusher's second-by-second writes), folded records of that
     /// date's minute stay for a later flush; without, everything is written.
-    func flush(keepingTheMinuteOf date: Date? = nil) async throws(StoreError) {
+    package func flush(keepingTheMinuteOf date: Date? = nil) async throws(StoreError) {
         await flushing.lock()
         do { try await flushPending(keepingTheMinuteOf: date) } catch {
             await flushing.unlock()
@@ -323,22 +322,22 @@ package final class HotLinks: Sendable {
 /// more. Past the budget a visit is still counted (clicks, days), its record folded into one per
 /// minute, platform and bot flag, and it sends no event. Minutes are clock minutes, so a burst
 /// across a minute's end can cost up to twice the budget.
-final class VisitBudget: Sendable {
+package final class VisitBudget: Sendable {
     /// Records (and events) per link, client network and minute.
-    static let perMinute = 20
+    package static let perMinute = 20
     /// Records (and events) per client network and minute over all links: visiting many links
     /// buys no more (the webhook queue is shared by every event).
-    static let perNetworkPerMinute = 60
+    package static let perNetworkPerMinute = 60
     /// Clients tracked in one minute; past this, new ones are over budget until the minute turns.
-    static let maximumKeys = 200_000
+    package static let maximumKeys = 200_000
     private let state = Locked<(minute: Int64, counts: [String: Int])>((minute: 0, counts: [:]))
 
     /// The network of a client's address, as budgets are kept (`-` when unknown).
-    static func network(_ address: String?) -> String { address.flatMap(VisitSettings.anonymize) ?? address ?? "-" }
+    package static func network(_ address: String?) -> String { address.flatMap(VisitSettings.anonymize) ?? address ?? "-" }
 
     /// Takes one of the budget of client `network` for link `code` in the minute of `date`;
     /// false when it is spent.
-    func take(code: String, network: String, at date: Date) -> Bool {
+    package func take(code: String, network: String, at date: Date) -> Bool {
         let minute = Int64(date.timeIntervalSince1970.rounded(.down)) / 60
         let key = code + " " + network
         let all = "* " + network
@@ -360,20 +359,30 @@ final class VisitBudget: Sendable {
 /// Flushes click counts and visit records every second, with a last flush at graceful shutdown;
 /// deletes visit records past their retention, old claims and idle shared rate-limit buckets at
 /// start and then hourly.
-struct ClickFlusher: Service, CustomStringConvertible {
-    let hot: HotLinks
-    let logger: Logger
-    var now: @Sendable () -> Date = { Date() }
-    var pruneInterval: Duration = .seconds(3600)
+package struct ClickFlusher: Service, CustomStringConvertible {
+    package let hot: HotLinks
+    package let logger: Logger
+    package var now: @Sendable () -> Date = { Date() }
+    package var pruneInterval: Duration = .seconds(3600)
     /// How long a visit's match key is kept (`deferred.matchWindow`).
-    var matchWindow: Double = 3600
+    package var matchWindow: Double = 3600
     /// How long a shared rate-limit bucket stays after its last request (PostgreSQL): at
     /// least as long as the slowest limit takes to refill, so a dropped bucket was full anyway.
-    var sharedBucketIdle: Double = 3600
+    package var sharedBucketIdle: Double = 3600
     /// Its name only: ServiceLifecycle logs this when it starts the service.
-    var description: String { "ClickFlusher" }
+    package var description: String { "ClickFlusher" }
 
-    func run() async throws {
+    package init(hot: HotLinks, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, pruneInterval: Duration = .seconds(3600),
+                 matchWindow: Double = 3600, sharedBucketIdle: Double = 3600) {
+        self.hot = hot
+        self.logger = logger
+        self.now = now
+        self.pruneInterval = pruneInterval
+        self.matchWindow = matchWindow
+        self.sharedBucketIdle = sharedBucketIdle
+    }
+
+    package func run() async throws {
         var lastPrune: ContinuousClock.Instant?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             if lastPrune.map({ ContinuousClock.now - $0 >= pruneInterval }) ?? true {
@@ -397,7 +406,7 @@ struct ClickFlusher: Service, CustomStringConvertible {
 
     /// Deletes visit records older than `visits.retentionDays`, and deferred-link claims a week
     /// after they expired.
-    func prune() async {
+    package func prune() async {
         let date = now()
         do {
             if hot.visitSettings.record { try await hot.store.pruneVisits(before: date.addingTimeInterval(-Double(hot.visitSettings.retentionDays) * 86_400)) }

@@ -1,4 +1,3 @@
-import LinkRequests
 import LinkConfiguration
 import LinkStorage
 import SwitchyardCore
@@ -6,7 +5,6 @@ import Crypto
 import Foundation
 import LinkRules
 import Logging
-import Prometheus
 import ServiceLifecycle
 import SwitchyardNetwork
 
@@ -25,7 +23,7 @@ package enum WebhookSignature {
         "t=\(timestamp),k=\(keyID),v1=" + mac(secret: secret, timestamp: timestamp, body: body)
     }
 
-    static func mac(secret: [UInt8], timestamp: Int, body: [UInt8]) -> String {
+    package static func mac(secret: [UInt8], timestamp: Int, body: [UInt8]) -> String {
         var message = Array("\(timestamp).".utf8)
         message += body
         let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret))
@@ -51,37 +49,51 @@ package enum WebhookSignature {
 /// send one at the same time), POSTs each signed through the guarded fetcher, and records the
 /// outcome — delivered on 2xx, else retried with backoff until `maxAttempts`. A node killed
 /// mid-delivery leaves the lease to run out; then any node sends it again (at least once).
-struct WebhookDeliverer: Service, CustomStringConvertible {
-    let store: LinkStore
-    let settings: WebhookSettings
-    let fetcher: any Fetcher
-    let metrics: ServiceMetrics
-    let logger: Logger
-    let now: @Sendable () -> Date
+package struct WebhookDeliverer: Service, CustomStringConvertible {
+    package let store: LinkStore
+    package let settings: WebhookSettings
+    package let fetcher: any Fetcher
+    /// What the deliverer reports: a delivery sent, one to retry, one given up.
+    package let counts: Counts
+    package let logger: Logger
+    package let now: @Sendable () -> Date
     /// This process, in `leased_by`.
-    let node: String
-    let batchSize = 16
+    package let node: String
+    package let batchSize = 16
 
-    init(store: LinkStore, settings: WebhookSettings, fetcher: (any Fetcher)? = nil, metrics: ServiceMetrics, logger: Logger,
+    /// The deliverer's counters, as the service's metrics keep them.
+    package struct Counts: Sendable {
+        package let delivered: @Sendable () -> Void
+        package let retried: @Sendable () -> Void
+        package let failed: @Sendable () -> Void
+
+        package init(delivered: @escaping @Sendable () -> Void, retried: @escaping @Sendable () -> Void, failed: @escaping @Sendable () -> Void) {
+            self.delivered = delivered
+            self.retried = retried
+            self.failed = failed
+        }
+    }
+
+    package init(store: LinkStore, settings: WebhookSettings, fetcher: (any Fetcher)? = nil, counts: Counts, logger: Logger,
          now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.settings = settings
         self.fetcher = fetcher ?? HTTPFetcher(options: .init(
             allowPrivateAddresses: settings.allowPrivateAddresses, timeout: settings.timeout, maximumBodyBytes: 1 << 20,
             maximumRedirects: 0, userAgent: "Switchyard-Webhooks/0.1"))
-        self.metrics = metrics
+        self.counts = counts
         self.logger = logger
         self.now = now
         node = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     /// The endpoints' names only: ServiceLifecycle logs this when it starts the service.
-    var description: String { "WebhookDeliverer(\(settings.endpoints.map(\.name).joined(separator: ", ")))" }
+    package var description: String { "WebhookDeliverer(\(settings.endpoints.map(\.name).joined(separator: ", ")))" }
 
     /// How long a taken delivery stays this node's: the attempt's timeout and a margin.
-    var lease: Double { settings.timeout + 5 }
+    package var lease: Double { settings.timeout + 5 }
 
-    func run() async throws {
+    package func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let sent = await deliverDue()
             if sent == 0 {
@@ -92,7 +104,7 @@ struct WebhookDeliverer: Service, CustomStringConvertible {
 
     /// Takes one batch of due deliveries and sends them side by side; how many were taken.
     @discardableResult
-    func deliverDue() async -> Int {
+    package func deliverDue() async -> Int {
         let batch: [WebhookDelivery]
         do { batch = try await store.claimWebhookDeliveries(node: node, now: now(), lease: lease, limit: batchSize) } catch {
             logger.error("webhook deliveries not read; retrying", metadata: ["error": "\(error)"])
@@ -104,7 +116,7 @@ struct WebhookDeliverer: Service, CustomStringConvertible {
         return batch.count
     }
 
-    func send(_ delivery: WebhookDelivery) async {
+    package func send(_ delivery: WebhookDelivery) async {
         guard let endpoint = settings.endpoints.first(where: { $0.name == delivery.endpoint }) else {
             await finish(delivery, .failed(status: nil, error: "endpoint \(delivery.endpoint) is no longer configured"))
             return
@@ -141,21 +153,21 @@ struct WebhookDeliverer: Service, CustomStringConvertible {
         }
     }
 
-    func finish(_ delivery: WebhookDelivery, _ outcome: LinkStore.DeliveryOutcome) async {
+    package func finish(_ delivery: WebhookDelivery, _ outcome: LinkStore.DeliveryOutcome) async {
         var metadata: Logger.Metadata = ["event": "\(delivery.event)", "eventId": "\(delivery.eventID)", "endpoint": "\(delivery.endpoint)",
                                          "attempt": "\(delivery.attempts)"]
         switch outcome {
         case .delivered(let status):
-            metrics.webhookDelivered.increment()
+            counts.delivered()
             metadata["status"] = "\(status)"
             logger.debug("webhook delivered", metadata: metadata)
         case .retry(let at, _, let error):
-            metrics.webhookRetried.increment()
+            counts.retried()
             metadata["error"] = "\(error)"
             metadata["retryIn"] = "\(Int(at.timeIntervalSince(now()).rounded(.up))) s"
             logger.warning("webhook not delivered; will retry", metadata: metadata)
         case .failed(_, let error):
-            metrics.webhookFailed.increment()
+            counts.failed()
             metadata["error"] = "\(error)"
             logger.error("webhook given up after \(delivery.attempts) attempts", metadata: metadata)
         }
