@@ -1,5 +1,6 @@
 import Foundation
 @testable import LinkStorage
+import SwitchyardCore
 import SwitchyardTestSupport
 import Testing
 
@@ -12,11 +13,16 @@ import Testing
         let path = Backend.temporaryPath("locked") + "/links.sqlite"
         let store = try await LinkStore.open(.sqlite(path: path))
         let other = try await LinkStore.open(.sqlite(path: path))
-        // The other connection takes the database's write lock and keeps it for 13 s.
+        // The other connection takes the database's write lock and keeps it for 15 s; the writes
+        // start once it holds it.
+        let held = Locked(false)
         let holding = Task {
-            try await other.db.transaction { _ async throws(StoreError) in try? await Task.sleep(for: .seconds(13)) }
+            try await other.db.transaction { _ async throws(StoreError) in
+                held.withLock { $0 = true }
+                try? await Task.sleep(for: .seconds(15))
+            }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        while !held.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
         let start = ContinuousClock.now
         let outcomes = await withTaskGroup(of: (stored: Bool, after: Duration).self) { group in
             for i in 0..<4 {
@@ -33,8 +39,9 @@ import Testing
         }
         #expect(outcomes.allSatisfy { !$0.stored }, "\(outcomes)")
         let slowest = outcomes.map(\.after).max() ?? .zero
-        // The head waits SQLite's 10 s; the others are refused right after it, not after 20, 30 and 40 s.
-        #expect(slowest < .seconds(12), "\(outcomes)")
+        // The head waits SQLite's 10 s; the others are refused right after it, while the lock is
+        // still held (not after 20, 30 and 40 s, nor once it is let go).
+        #expect(slowest < .seconds(14), "\(outcomes)")
         try await holding.value
         try await store.insert(StoredLink(code: "unlocked1", createdAt: Date()))
         #expect(try await store.link(code: "unlocked1") != nil)
