@@ -93,13 +93,13 @@ public struct LinkService: Sendable {
         let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger)
         let bodies = RequestBodies(maximumBytes: configuration.maximumBodyBytes)
         let uses = LinkUses(hot: hot, store: store, metrics: metrics)
-        let pages = LandingPages(configuration: configuration, input: input, logger: logger)
+        let pages = LandingPages(answers: answers, logger: logger)
         let claims = Claims(configuration: configuration, input: input, store: store, keys: ClaimKeys(configuration.deferred.signingKeys),
                             limits: limits, metrics: metrics, now: now, logger: logger)
         let addresses = limits.addresses
         routes = ServiceRoutes(
             limits: limits, tokens: tokens, metrics: metrics,
-            endpoints: ServiceEndpoints(openAPI: documents["/openapi.json"]?.text),
+            endpoints: ServiceEndpoints(openAPI: documents["/openapi.json"].map { String(buffer: $0.body) }),
             association: AssociationController(documents: documents),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
             links: LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now),

@@ -48,15 +48,12 @@ struct AssociationController: Sendable {
 /// A response computed once at start-up: bytes, ETag and headers, served without re-encoding
 /// or rebuilding anything per request.
 struct StaticDocument: Sendable {
-    /// The document as text.
-    let text: String
     let body: ByteBuffer
     let etag: String
     let headers: HTTPFields
     let notModifiedHeaders: HTTPFields
 
     init(_ text: String, contentType: String = "application/json") {
-        self.text = text
         body = ByteBuffer(string: text)
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
         for b in text.utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }

@@ -566,7 +566,7 @@ struct DashboardErrors: RouterMiddleware {
             if error.status == .tooManyRequests { metrics.rateLimited.increment() }
             return DashboardController.adminMessage(error.status, error.message, retryAfter: error.retryAfter)
         } catch let error as StoreError {
-            context.logger.error("storage failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)", "statement": "\(error.statement ?? "")"])
+            context.logger.error("storage failed", metadata: error.logMetadata.merging(["path": "\(request.uri.path)"]) { a, _ in a })
             let answer = APIError.storageUnavailable(cause: error)
             return DashboardController.adminMessage(answer.status, answer.message, retryAfter: nil)
         }

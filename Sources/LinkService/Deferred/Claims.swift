@@ -92,11 +92,10 @@ struct Claims: Sendable {
     /// Whether this visitor may be given one more claim token: counted by client and by
     /// network (IPv4 /24, IPv6 /48), so many addresses of one network cannot fill the claims
     /// table either; on PostgreSQL in the buckets every node takes from, so three nodes issue
-    /// what one would. A refusal is counted in `switchyard_deferred_claims_rate_limited_total`
-    /// unless `counted` is false (the page path that refuses it next counts it).
-    func claimAllowed(_ visitor: String?, counted: Bool = true) async -> Bool {
+    /// what one would. A refusal is counted in `switchyard_deferred_claims_rate_limited_total`.
+    func claimAllowed(_ visitor: String?) async -> Bool {
         let allowed = await limits.claim(visitor)
-        if !allowed, counted { metrics.claimsRefused.increment() }
+        if !allowed { metrics.claimsRefused.increment() }
         return allowed
     }
 

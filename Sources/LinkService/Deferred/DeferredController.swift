@@ -129,9 +129,9 @@ struct DeferredController: Sendable {
                 claim = try await store.pendingClaim(tokenHash: hash, at: date)
                 known = claim != nil ? true : try await store.claimIsKnown(tokenHash: hash)
             }
+        } catch let error as StoreError {
+            return pages.storeFailurePage(error, logger: claims.logger)
         } catch {
-            // Logged here with its statement (a page has no API error to carry it).
-            if let error = error as? StoreError { claims.logger.error("storage failed", metadata: ["error": "\(error)", "statement": "\(error.statement ?? "")"]) }
             return pages.messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
         }
         // Used, expired, or its link expired: gone (410), as the claim API and the pages say it.

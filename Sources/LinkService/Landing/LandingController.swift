@@ -124,7 +124,7 @@ struct LandingController: Sendable {
         guard pages.input.isStoredCode(code) else { return pages.messagePage(.notFound, "Link not found", "This link does not exist.") }
         let link: StoredLink?
         do { link = try await hot.link(code) } catch {
-            return storeFailurePage(error)
+            return pages.storeFailurePage(error, logger: claims.logger)
         }
         guard let link else { return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
         if let e = link.expiresAt, e <= now() {
@@ -150,7 +150,7 @@ struct LandingController: Sendable {
                     case .missing: return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
                     }
                 } catch {
-                    return storeFailurePage(error)
+                    return pages.storeFailurePage(error, logger: claims.logger)
                 }
             } else {
                 uses.countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
@@ -191,12 +191,6 @@ struct LandingController: Sendable {
             hot.remember(code, audience, body)
         }
         return pages.htmlResponse(.ok, body, cache: "private, no-store")
-    }
-
-    /// The 503 page while the store fails, the failure logged with its statement.
-    func storeFailurePage(_ error: StoreError) -> Response {
-        claims.logger.error("storage failed", metadata: ["error": "\(error)", "statement": "\(error.statement ?? "")"])
-        return pages.messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
     }
 
     /// Every other GET: the landing page of a universal-link route, or 404.

@@ -22,11 +22,11 @@ struct LandingPages: Sendable {
     /// The thread pages are rendered on.
     let renders: PageRenders
 
-    init(configuration: ServiceConfiguration, input: LinkInput, logger: Logger) {
-        self.configuration = configuration
-        self.input = input
-        answers = LinkAnswers(configuration: configuration, input: input)
-        defaults = Self.checkedDefaults(configuration, input: input, logger: logger)
+    init(answers: LinkAnswers, logger: Logger) {
+        configuration = answers.configuration
+        input = answers.input
+        self.answers = answers
+        defaults = Self.checkedDefaults(answers.configuration, input: answers.input, logger: logger)
         renders = PageRenders()
     }
 
@@ -211,6 +211,13 @@ struct LandingPages: Sendable {
 
     func allowedURL(_ url: String, _ field: String, requireHost: Bool = true) -> String? {
         try? input.checkFallback(url, field: field, requireAllowedHost: requireHost)
+    }
+
+    /// The 503 page while the store fails, the failure logged with its statement (a page has no
+    /// API error to carry it to the request's log line).
+    func storeFailurePage(_ error: StoreError, logger: Logger) -> Response {
+        logger.error("storage failed", metadata: error.logMetadata)
+        return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
     }
 
     func messagePage(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {

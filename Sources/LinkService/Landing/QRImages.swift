@@ -92,7 +92,7 @@ extension LinkService {
     /// `pixels`; with the page URL it encodes and the PNG's width.
     package static func qrImage(of link: StoredLink, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize)
         throws(QRCode.EncodingError) -> (bytes: [UInt8], url: String, width: Int?) {
-        let url = LinkAnswers(configuration: configuration, input: LinkInput(configuration: configuration)).pageURL(of: link)
+        let url = LinkAnswers.pageURL(code: link.code, kind: link.kind, publicURL: configuration.publicURL)
         let image = try QRImages.image(of: url, png: png, pixels: pixels)
         return (image.bytes, url, image.width)
     }
