@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "SwitchyardCore", targets: ["SwitchyardCore"]),
+        .library(name: "PatternMatching", targets: ["PatternMatching"]),
         .library(name: "LinkRules", targets: ["LinkRules"]),
         .library(name: "SwitchyardDocuments", targets: ["SwitchyardDocuments"]),
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
@@ -73,10 +74,13 @@ let package = Package(
         .target(name: "CSpawn"),
         // Adapter: QR codes (libqrencode, libpng) for the link service and the command line.
         .target(name: "SwitchyardQR", dependencies: ["SwitchyardCore", "CQRCode"], swiftSettings: swiftSettings),
+        // App-facing: ICU regexes with time budgets, and the required-literal index that tries an
+        // input only against the patterns it can match (the rule engine's apps, user agents).
+        .target(name: "PatternMatching", dependencies: ["SwitchyardCore"], swiftSettings: swiftSettings),
         .target(
             name: "LinkRules",
             dependencies: [
-                "SwitchyardCore",
+                "SwitchyardCore", "PatternMatching",
                 .target(name: "CJavaScriptCore", condition: .when(platforms: [.linux])),
                 .target(name: "CSpawn", condition: .when(platforms: [.linux])),
             ],
@@ -271,7 +275,8 @@ let package = Package(
         // process runner that does not use Foundation's Process, fresh test databases).
         .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardCore", "LinkStorage", .target(name: "CSpawn", condition: .when(platforms: [.linux]))], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PatternMatchingTests", dependencies: ["PatternMatching", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "PatternMatching", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),

@@ -33,8 +33,6 @@ extension ErrorCode {
     public static let regexInvalid = ErrorCode("regex-invalid")
     /// A regex longer than `Pattern.maximumLength` (32 KiB); its entry is skipped.
     public static let regexTooLong = ErrorCode("regex-too-long")
-    /// A regex evaluation that ran past its time budget and was stopped.
-    public static let regexTimeout = ErrorCode("regex-timeout")
     /// A script's worker process died during the call.
     public static let scriptCrashed = ErrorCode("script-crashed")
     /// A script threw an exception that it did not catch.

@@ -2,6 +2,7 @@ import SwitchyardCore
 import ArgumentParser
 import LinkRules
 import SwitchyardNetwork
+import PatternMatching
 
 struct ResolveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

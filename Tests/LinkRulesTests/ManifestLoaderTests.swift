@@ -2,6 +2,7 @@ import SwitchyardTestSupport
 import SwitchyardCore
 import Testing
 @testable import LinkRules
+import PatternMatching
 
 @Suite struct ManifestLoaderTests {
     @Test func acceptsOlderKeyNames() throws {

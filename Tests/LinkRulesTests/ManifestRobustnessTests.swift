@@ -3,6 +3,7 @@ import SwitchyardCore
 import SwitchyardTestSupport
 import Testing
 @testable import LinkRules
+import PatternMatching
 
 /// A manifest from the wild may carry any shape in any entry. Replacing one entry of the real
 /// sample with random JSON must leave every other entry working exactly as before.

@@ -3,6 +3,7 @@ import SwitchyardCore
 import Foundation
 import Testing
 @testable import LinkRules
+import PatternMatching
 
 /// Every regex evaluation has a time budget; a catastrophic one fails what it was for with
 /// `regex-timeout` and leaves the rest of the answer intact. `manifest lint` warns about the

@@ -3,6 +3,7 @@ import SwitchyardCore
 import Foundation
 import Testing
 @testable import LinkRules
+import PatternMatching
 
 /// What the engine accepts as a link, the size bound on a manifest regex, and how a redirect's
 /// Location becomes the next URL.

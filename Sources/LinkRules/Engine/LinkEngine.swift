@@ -1,5 +1,6 @@
 import Foundation
 import SwitchyardCore
+import PatternMatching
 /// Turns web links into app links with an Opener-format manifest.
 ///
 /// ```swift

@@ -1,5 +1,6 @@
 import SwitchyardCore
 import Foundation
+import PatternMatching
 
 /// The static redirect table: rules tried once, in file order; the first matching rule gives
 /// the output (a query item's value, percent-decoded, or a template); no match leaves the URL as is.

@@ -1,4 +1,5 @@
 import SwitchyardCore
+import PatternMatching
 /// A rule set in the Opener manifest format: apps, actions that turn web URLs into app URLs,
 /// browsers, link previews and redirect-unwrapping rules.
 ///

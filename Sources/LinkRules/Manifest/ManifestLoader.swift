@@ -1,5 +1,6 @@
 import SwitchyardCore
 import Foundation
+import PatternMatching
 
 extension Manifest {
     /// Loads a manifest from a file. See `init(data:strict:)`.

@@ -1,4 +1,5 @@
 import SwitchyardCore
+import PatternMatching
 
 /// Why one format's script produced no result: `script-syntax`, `script-exception`,
 /// `script-timeout`, `script-memory`, `script-crashed`, `completion-not-called`,
@@ -11,4 +12,11 @@ public typealias ScriptError = DomainError<ScriptErrors>
 public enum ScriptErrors: ErrorDomain {
     /// Script errors are described as `code: message`.
     public static var describesWithCode: Bool { true }
+}
+
+extension RegexTimeout {
+    /// The result a format, browser or preview reports for it.
+    public var scriptError: ScriptError {
+        ScriptError(code: code, message: message)
+    }
 }

@@ -1,4 +1,5 @@
 import SwitchyardCore
+import PatternMatching
 /// Checks a manifest for mistakes an author can fix: regexes that do not compile, formats
 /// naming unknown apps, `testResults` whose length differs from `testInputs`, `format` and
 /// `script2` together, duplicate identifiers, scripts that do not load or define no `process`

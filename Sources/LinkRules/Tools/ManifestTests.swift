@@ -1,4 +1,5 @@
 import SwitchyardCore
+import PatternMatching
 /// Runs a manifest's own tests: every action test input against every format with
 /// `testResults`, every browser test, and every redirect rule's `tests`.
 ///

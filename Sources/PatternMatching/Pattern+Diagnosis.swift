@@ -2,7 +2,7 @@ import SwitchyardCore
 extension Pattern {
     /// A best-effort explanation of why ICU rejected `source`, with a character offset, since
     /// Foundation reports only "the value is invalid".
-    static func diagnose(_ source: String) -> String {
+    package static func diagnose(_ source: String) -> String {
         if source.isEmpty { return "the pattern is empty" }
         let chars = Array(source)
         var groups: [Int] = []

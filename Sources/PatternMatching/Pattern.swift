@@ -5,15 +5,13 @@ import SwitchyardCore
 public struct RegexTimeout: SwitchyardError, Equatable {
     /// The budget, in seconds, that the evaluation ran past.
     public var seconds: Double
+
+    /// A stop after `seconds`.
+    public init(seconds: Double) { self.seconds = seconds }
     /// Always `regex-timeout`.
     public var code: ErrorCode { .regexTimeout }
     /// Says that the regex was stopped after `seconds`.
     public var message: String { "the regex ran longer than \(seconds) s on this input and was stopped" }
-
-    /// The result a format, browser or preview reports for it.
-    public var scriptError: ScriptError {
-        ScriptError(code: code, message: message)
-    }
 }
 
 /// A compiled manifest regex with ICU (NSRegularExpression) semantics, as Opener uses them.
@@ -25,7 +23,7 @@ public final class Pattern: @unchecked Sendable {
     // NSRegularExpression is immutable and documented as safe to use from several threads.
     /// The regex as written in the manifest.
     public let source: String
-    let regex: NSRegularExpression?
+    package let regex: NSRegularExpression?
     /// Templates already read for this regex (a manifest gives each regex a handful), so a
     /// template is read once, not for every replacement.
     private let templates = Locked<[String: [ReplacementTemplate.Piece]]>([:])
@@ -42,7 +40,7 @@ public final class Pattern: @unchecked Sendable {
     }
 
     /// A pattern that never matches (stands in for one that failed to compile while linting).
-    static func never(_ source: String) -> Pattern { Pattern(never: source) }
+    package static func never(_ source: String) -> Pattern { Pattern(never: source) }
 
     /// The longest regex a manifest entry may have, in UTF-8 bytes (32 KiB): compiling and
     /// indexing take memory in proportion to the length. An entry with a longer regex is skipped
@@ -75,7 +73,7 @@ public final class Pattern: @unchecked Sendable {
 
     /// Every match in `input`, in order (what `replace` replaces); empty when none. Callers that
     /// apply several templates of one regex to one input find the matches once.
-    func allMatches(in input: NSString, budget: Double) -> Result<[NSTextCheckingResult], RegexTimeout> {
+    package func allMatches(in input: NSString, budget: Double) -> Result<[NSTextCheckingResult], RegexTimeout> {
         search(input, first: false, budget: budget)
     }
 
@@ -106,7 +104,7 @@ public final class Pattern: @unchecked Sendable {
 
     /// `input` with each of `matches` (from `allMatches`) replaced by `template`, exactly as
     /// NSRegularExpression's `stringByReplacingMatches` does.
-    func replace(_ matches: [NSTextCheckingResult], in input: NSString, with template: String) -> String {
+    package func replace(_ matches: [NSTextCheckingResult], in input: NSString, with template: String) -> String {
         guard regex != nil, let first = matches.first else { return input as String }
         // Built from the input's code units and decoded once, not through Foundation's
         // `replacementString` per match. Match ranges count UTF-16 units; when the input is ASCII

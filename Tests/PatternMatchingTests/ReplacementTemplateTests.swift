@@ -2,7 +2,7 @@ import SwitchyardCore
 import Foundation
 import SwitchyardTestSupport
 import Testing
-@testable import LinkRules
+@testable import PatternMatching
 
 /// Templates are applied by our own reader of NSRegularExpression's template rules (Foundation's
 /// `replacementString` per match was 15% of a batch resolve). It must give exactly what
