@@ -270,6 +270,9 @@ package actor AsyncLock {
         await withCheckedContinuation { waiters.append($0) }
     }
 
+    /// How many wait for the lock.
+    package var waiting: Int { waiters.count }
+
     /// Frees the lock, handing it to the next waiter.
     package func unlock() {
         if waiters.isEmpty { locked = false } else { waiters.removeFirst().resume() }

@@ -17,7 +17,7 @@ final class SQLiteStore: SQLDatabase {
     private let threads: NIOThreadPool
     private let writeLock = AsyncLock()
     /// When a write last met the database locked by another process (uptime seconds); nil once
-    /// a write got through.
+    /// a write got through. Writes that were already queued then are refused without trying.
     private let lockedSince = Locked<Double?>(nil)
     /// SQLite's busy timeout on every connection: how long a statement waits for another
     /// process's lock before it fails with SQLITE_BUSY.
@@ -98,15 +98,15 @@ final class SQLiteStore: SQLDatabase {
         return SQLiteStore(writer: opened[0], readers: Array(opened.dropFirst()), threads: threads, exposure: exposure(of: path))
     }
 
-    /// After a write met the database locked by another process (SQLITE_BUSY once the busy
-    /// timeout ran out), how long the writes queued behind it are refused at once instead of each
-    /// waiting out the busy timeout again; the first write after that tries for real.
-    static let lockedRefusal: Double = 1
-
-    /// Takes the writer; refuses (and frees it) when a write just met the database locked.
+    /// Takes the writer. When a write met the database locked by another process (SQLITE_BUSY
+    /// once the busy timeout ran out) while this one was queued behind it, refuses at once (and
+    /// frees the writer) instead of waiting out the busy timeout again; a write queued after that
+    /// failure tries for real. So no write waits for more than about one busy timeout, however
+    /// long the queue and however slowly its tasks are scheduled.
     private func takeWriter() async throws(StoreError) {
+        let queuedAt = ProcessInfo.processInfo.systemUptime
         await writeLock.lock()
-        if let since = lockedSince.withLock({ $0 }), ProcessInfo.processInfo.systemUptime - since < Self.lockedRefusal {
+        if let since = lockedSince.withLock({ $0 }), queuedAt <= since {
             await writeLock.unlock()
             throw StoreError(.unavailable, "sqlite: the database is locked by another process (a write ahead of this one waited \(Self.busyTimeoutSeconds) s for it); nothing was stored")
         }
@@ -131,6 +131,9 @@ final class SQLiteStore: SQLDatabase {
             throw error
         }
     }
+
+    /// How many writes wait for the writer (for tests).
+    var queuedWrites: Int { get async { await writeLock.waiting } }
 
     func read(_ sql: String, _ binds: [SQLValue]) async throws(StoreError) -> [[SQLValue]] {
         let i = next.loadThenWrappingIncrement(ordering: .relaxed)

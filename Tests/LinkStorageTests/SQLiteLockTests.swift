@@ -7,7 +7,7 @@ import Testing
 /// The embedded database while another process holds its lock (a second `switchyard` writing
 /// to the same file, a long `sqlite3` transaction): the write at the head of the queue waits out
 /// SQLite's busy timeout, and the writes queued behind it are refused as soon as it fails, so no
-/// request waits for several timeouts in a row; a write after that tries for real.
+/// request waits for several timeouts in a row; a write queued after that tries for real.
 @Suite struct SQLiteLockTests {
     @Test func writesBehindALockedDatabaseAreRefusedWithinABound() async throws {
         let path = Backend.temporaryPath("locked") + "/links.sqlite"
@@ -24,7 +24,7 @@ import Testing
         }
         while !held.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
         let start = ContinuousClock.now
-        let outcomes = await withTaskGroup(of: (stored: Bool, after: Duration).self) { group in
+        let outcomes: [(stored: Bool, after: Duration)] = await withTaskGroup(of: (stored: Bool, after: Duration).self) { group in
             for i in 0..<4 {
                 group.addTask {
                     do {
@@ -35,6 +35,10 @@ import Testing
                     }
                 }
             }
+            // Three writes queue behind the first, however slowly a loaded machine starts them.
+            guard let sqlite = store.db as? SQLiteStore else { Issue.record("not the SQLite store"); return [] }
+            while await sqlite.queuedWrites < 3, ContinuousClock.now - start < .seconds(9) { try? await Task.sleep(for: .milliseconds(5)) }
+            #expect(await sqlite.queuedWrites == 3, "the writes were not queued before the first one's busy timeout")
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(outcomes.allSatisfy { !$0.stored }, "\(outcomes)")
