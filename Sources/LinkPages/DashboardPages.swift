@@ -4,7 +4,7 @@ import SwitchyardCore
 
 /// The dashboard's pages, from the built-in templates `dashboard-*.mustache`: server-rendered,
 /// with inline SVG charts, no script and no asset from anywhere but the service itself. Every
-/// value is HTML-escaped by the templates; the views here are plain values (text and numbers).
+/// value is HTML-escaped by the templates; the views (``DashboardViews``) are plain values.
 package enum DashboardPages {
     /// A dashboard page, by template.
     package enum Page: String, Sendable, CaseIterable {
@@ -35,22 +35,10 @@ package enum DashboardPages {
         return library
     }()
 
-    /// The page `page` made from `view`, around `title` and the signed-in user (nil on the
-    /// sign-in page).
-    package static func render(_ page: Page, title: String, user: (name: String, scopes: String, csrf: String)?, _ view: [String: Any]) -> String {
-        var view = view
-        view["title"] = title
-        if let user { view["user"] = ["name": user.name, "scopes": user.scopes, "csrf": user.csrf] }
-        return library.render(view, withTemplate: page.rawValue) ?? ""
-    }
-
-    /// The view of a form's problems: one paragraph, or a list when there are several.
-    package static func errors(_ messages: [String]) -> [String: Any] {
-        switch messages.count {
-        case 0: return [:]
-        case 1: return ["error": messages[0]]
-        default: return ["errorList": ["count": messages.count, "items": messages] as [String: Any]]
-        }
+    /// The page of `body` around `title`, the signed-in user (nil on the sign-in page) and a
+    /// form's problems.
+    package static func render<Body: DashboardBody>(_ body: Body, title: String, user: DashboardUser?, errors: [String] = []) -> String {
+        library.render(DashboardFrame(title: title, user: user, errors: FormErrors(errors), body: body), withTemplate: Body.page.rawValue) ?? ""
     }
 
     // MARK: Charts
@@ -64,10 +52,10 @@ package enum DashboardPages {
     static func label(_ platform: String) -> String { platformColours.first { $0.platform == platform }?.label ?? platform }
 
     /// The chart's key: each platform's colour and name.
-    package static var legend: [[String: String]] { platformColours.map { ["colour": $0.colour, "label": $0.label] } }
+    package static var legend: [LinkView.LegendItem] { platformColours.map { .init(colour: $0.colour, label: $0.label) } }
 
     /// Visits per day over `days` days ending with `lastDay`, one bar per day stacked by platform.
-    package static func clicksChart(_ rows: [(day: Int64, platform: String, clicks: Int64)], lastDay: Int64, days: Int = 30) -> [String: Any] {
+    package static func clicksChart(_ rows: [(day: Int64, platform: String, clicks: Int64)], lastDay: Int64, days: Int = 30) -> LinkView.ClicksChart {
         let width = 640.0, height = 180.0, left = 36.0, bottom = 22.0, top = 10.0
         let firstDay = lastDay - Int64(days) + 1
         var perDay: [Int64: [(String, Int64)]] = [:]
@@ -75,7 +63,7 @@ package enum DashboardPages {
         let most = max(1, perDay.values.map { $0.reduce(0) { $0 + $1.1 } }.max() ?? 0)
         let total = perDay.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.1 } }
         let slot = (width - left) / Double(days), plot = height - bottom - top
-        var bars: [[String: Any]] = []
+        var bars: [LinkView.ClicksChart.Bar] = []
         for index in 0..<days {
             let day = firstDay + Int64(index)
             let x = left + Double(index) * slot + 1
@@ -83,45 +71,45 @@ package enum DashboardPages {
             let parts = (perDay[day] ?? []).sorted { order($0.0) < order($1.0) }
             let sum = parts.reduce(0) { $0 + $1.1 }
             guard sum > 0 else { continue }
-            var rects: [[String: String]] = []
+            var rects: [LinkView.ClicksChart.Rect] = []
             for (platform, n) in parts {
                 let h = plot * Double(n) / Double(most)
                 y -= h
-                rects.append(["x": fmt(x), "y": fmt(y), "width": fmt(slot - 2), "height": fmt(h), "colour": colour(platform)])
+                rects.append(.init(x: fmt(x), y: fmt(y), width: fmt(slot - 2), height: fmt(h), colour: colour(platform)))
             }
-            bars.append(["day": Timestamp.formatDay(day), "clicks": sum, "detail": parts.map { "\(label($0.0)) \($0.1)" }.joined(separator: ", "), "rects": rects])
+            bars.append(.init(day: Timestamp.formatDay(day), clicks: sum, detail: parts.map { "\(label($0.0)) \($0.1)" }.joined(separator: ", "), rects: rects))
         }
-        let dayLabels: [[String: String]] = [(0, "start"), (days - 1, "end")].map { index, anchor in
-            ["x": fmt(left + Double(index) * slot + (anchor == "end" ? slot : 0)), "y": "\(height - 6)", "anchor": anchor,
-             "day": Timestamp.formatDay(firstDay + Int64(index))]
+        let dayLabels: [LinkView.ClicksChart.DayLabel] = [(0, "start"), (days - 1, "end")].map { index, anchor in
+            .init(x: fmt(left + Double(index) * slot + (anchor == "end" ? slot : 0)), y: "\(height - 6)", anchor: anchor,
+                  day: Timestamp.formatDay(firstDay + Int64(index)))
         }
-        return ["width": Int(width), "height": Int(height), "left": "\(left)", "axis": "\(top + plot)", "labelX": "\(left - 4)",
-                "mostY": "\(top + 10)", "most": most, "total": total, "first": Timestamp.formatDay(firstDay), "last": Timestamp.formatDay(lastDay),
-                "bars": bars, "dayLabels": dayLabels]
+        return .init(width: Int(width), height: Int(height), left: "\(left)", axis: "\(top + plot)", labelX: "\(left - 4)",
+                     mostY: "\(top + 10)", most: most, total: total, first: Timestamp.formatDay(firstDay), last: Timestamp.formatDay(lastDay),
+                     bars: bars, dayLabels: dayLabels)
     }
 
     /// Visits by platform as horizontal bars, with counts and shares.
-    package static func platformChart(_ rows: [(platform: String, clicks: Int64)]) -> [String: Any] {
+    package static func platformChart(_ rows: [(platform: String, clicks: Int64)]) -> LinkView.PlatformChart {
         let total = rows.reduce(0) { $0 + $1.clicks }
         let rowHeight = 26.0, width = 640.0, labelWidth = 90.0
         let height = Double(max(rows.count, 1)) * rowHeight + 4
-        let shown: [[String: Any]] = rows.enumerated().map { index, row in
+        let shown: [LinkView.PlatformChart.Row] = rows.enumerated().map { index, row in
             let y = Double(index) * rowHeight + 2
             let share = total > 0 ? Double(row.clicks) / Double(total) : 0
             let barWidth = max(1, (width - labelWidth - 110) * share)
-            return ["platform": row.platform, "clicks": row.clicks, "label": label(row.platform), "colour": colour(row.platform),
-                    "textY": fmt(y + 16), "barX": "\(labelWidth)", "barY": fmt(y + 3), "barWidth": fmt(barWidth), "barHeight": "\(rowHeight - 8)",
-                    "countX": fmt(labelWidth + barWidth + 6), "share": Int((share * 100).rounded())]
+            return .init(platform: row.platform, clicks: row.clicks, label: label(row.platform), colour: colour(row.platform),
+                         textY: fmt(y + 16), barX: "\(labelWidth)", barY: fmt(y + 3), barWidth: fmt(barWidth), barHeight: "\(rowHeight - 8)",
+                         countX: fmt(labelWidth + barWidth + 6), share: Int((share * 100).rounded()))
         }
-        return ["width": Int(width), "height": Int(height), "empty": rows.isEmpty, "rows": shown,
-                "summary": rows.map { "\(label($0.platform)) \($0.clicks)" }.joined(separator: ", ")]
+        return .init(width: Int(width), height: Int(height), empty: rows.isEmpty, rows: shown,
+                     summary: rows.map { "\(label($0.platform)) \($0.clicks)" }.joined(separator: ", "))
     }
 
     /// The hosts people came from, most first, with their shares of the listed visits.
-    package static func referrers(_ rows: [(host: String, visits: Int64)]) -> [[String: Any]] {
+    package static func referrers(_ rows: [(host: String, visits: Int64)]) -> [LinkView.Referrer] {
         let total = rows.reduce(0) { $0 + $1.visits }
         return rows.map { row in
-            ["host": row.host, "visits": row.visits, "share": total > 0 ? Int((Double(row.visits) / Double(total) * 100).rounded()) : 0]
+            .init(host: row.host, visits: row.visits, share: total > 0 ? Int((Double(row.visits) / Double(total) * 100).rounded()) : 0)
         }
     }
 

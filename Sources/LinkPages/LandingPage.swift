@@ -128,23 +128,22 @@ package struct LandingPage: Sendable, Equatable {
     /// The complete HTML document for this audience: preview tags, the open-in-app button and
     /// the platform's fallback, every value HTML-escaped by the template.
     package func html(for audience: Audience, templates: PageTemplates = .standard) -> String {
-        templates.render(.landing, view(for: audience))
+        templates.render(view(for: audience))
     }
 
     /// What the `landing` template is given for this audience (the names are documented in the
-    /// operator guide, "Your own page templates"). Absent keys are false or empty to the template.
-    package func view(for audience: Audience) -> [String: Any] {
-        var view: [String: Any] = [
-            "title": title, "description": description, "pageURL": pageURL, "audience": audience.rawValue,
-            "twitterCard": image == nil ? "summary" : "summary_large_image",
-            "hasDescription": !description.isEmpty,
-        ]
-        view["previewImage"] = image ?? icon
-        view["icon"] = icon
-        view["deepLink"] = deepLink
-        view["inAppBrowser"] = inAppBrowser
+    /// operator guide, "Your own page templates"). Every URL here was checked when the page was
+    /// made, or is built from those.
+    package func view(for audience: Audience) -> LandingView {
+        let url = PageURL.init(checked:)
+        var view = LandingView(title: title, description: description, pageURL: url(pageURL), audience: audience.rawValue,
+                               twitterCard: image == nil ? "summary" : "summary_large_image")
+        view.previewImage = (image ?? icon).map(url)
+        view.icon = icon.map(url)
+        view.deepLink = deepLink
+        view.inAppBrowser = inAppBrowser
         if let id = appStoreID {
-            view["smartBanner"] = "app-id=\(id)" + (deepLink.map { ", app-argument=" + $0.replacingOccurrences(of: ",", with: "%2C") } ?? "")
+            view.smartBanner = "app-id=\(id)" + (deepLink.map { ", app-argument=" + $0.replacingOccurrences(of: ",", with: "%2C") } ?? "")
         }
         // "Open in the app" as it can work for this visitor. On a desktop there is no app to
         // open: the page's QR code, to continue on a phone. In an Android in-app browser, an
@@ -152,17 +151,17 @@ package struct LandingPage: Sendable, Equatable {
         // app's own link, Safari (`x-safari-https`, iOS 17+) and the words for the webview's menu.
         switch (audience, inAppBrowser) {
         case (.desktop, _):
-            view["qrImage"] = qrImage
+            view.qrImage = qrImage.map(url)
         case (.android, _?):
-            view["openApp"] = androidPackage.flatMap { Self.intentURL(pageURL, package: $0) } ?? buttonLink
-            if let chrome = Self.intentURL(pageURL, package: "com.android.chrome") { view["openBrowser"] = ["href": chrome, "name": "Chrome"] }
-            view["inAppAndroid"] = true
+            view.openApp = (androidPackage.flatMap { Self.intentURL(pageURL, package: $0) } ?? buttonLink).map(url)
+            if let chrome = Self.intentURL(pageURL, package: "com.android.chrome") { view.openBrowser = .init(href: url(chrome), name: "Chrome") }
+            view.inAppAndroid = true
         case (.iOS, _?):
-            view["openApp"] = buttonLink
-            if pageURL.hasPrefix("https://") { view["openBrowser"] = ["href": "x-safari-" + pageURL, "name": "Safari"] }
-            view["inAppIOS"] = true
+            view.openApp = buttonLink.map(url)
+            if pageURL.hasPrefix("https://") { view.openBrowser = .init(href: url("x-safari-" + pageURL), name: "Safari") }
+            view.inAppIOS = true
         default:
-            view["openApp"] = buttonLink
+            view.openApp = buttonLink.map(url)
             // A phone whose User-Agent names no in-app browser may still be in one that sends the
             // browser's own (Telegram's): the page's script looks for the app's objects on
             // `window` and then shows the way out it would have been given (hidden otherwise).
@@ -170,41 +169,35 @@ package struct LandingPage: Sendable, Equatable {
                 let android = audience == .android
                 let browser = android ? Self.intentURL(pageURL, package: "com.android.chrome") : "x-safari-" + pageURL
                 let app = android ? androidPackage.flatMap { Self.intentURL(pageURL, package: $0) } : nil
-                let escapes: [[String: Any]] = InAppBrowsers.standard.seenByScript.map { seen in
-                    var escape: [String: Any] = ["name": seen.name, "globals": seen.globals.joined(separator: " "),
-                                                 "browserName": android ? "Chrome" : "Safari", "android": android]
-                    escape["browserHref"] = browser
-                    escape["appIntent"] = app
-                    return escape
+                view.webviewEscapes = InAppBrowsers.standard.seenByScript.map { seen in
+                    LandingView.WebviewEscape(name: seen.name, globals: seen.globals.joined(separator: " "), browserHref: browser.map(url),
+                                              browserName: android ? "Chrome" : "Safari", appIntent: app.map(url), android: android)
                 }
-                if !escapes.isEmpty {
-                    view["webviewEscapes"] = escapes
-                    view["findsWebviews"] = true
-                }
+                view.findsWebviews = !view.webviewEscapes.isEmpty
             }
         }
         // Where to go without the app: on iPhone and iPad with a claim, "Get the app" (which
         // copies the claim URL); else the platform's fallback, with both stores on a desktop; a
         // phone whose platform has no store page here gets the web page, never the other store.
-        var stores: [[String: String]] = []
+        var stores: [LandingView.Store] = []
         if audience == .desktop {
-            if let a = appStoreURL { stores.append(["url": a, "label": "App Store"]) }
-            if let p = playStoreURL { stores.append(["url": p, "label": "Google Play"]) }
+            if let a = appStoreURL { stores.append(.init(url: url(a), label: "App Store")) }
+            if let p = playStoreURL { stores.append(.init(url: url(p), label: "Google Play")) }
         }
         if audience == .iOS, let claimURL, let store = appStoreURL {
-            view["getApp"] = ["claimURL": claimURL, "storeURL": store]
-            view["copiesClaim"] = true
-        } else if let (label, url) = fallback(for: audience) {
-            view["fallback"] = ["audience": audience.rawValue, "url": url, "label": label]
-            view["stores"] = stores
+            view.getApp = .init(claimURL: url(claimURL), storeURL: url(store))
+            view.copiesClaim = true
+        } else if let (label, target) = fallback(for: audience) {
+            view.fallback = .init(audience: audience.rawValue, url: url(target), label: label)
+            view.stores = stores
         } else if audience == .desktop {
-            view["stores"] = stores
+            view.stores = stores
         } else if let web = webURL {
-            view["web"] = web
+            view.web = url(web)
         }
         // Opening the app leaves the page; if it is still visible 1.5 s later, the app is
         // probably not installed, so the script goes to the store (an href already on the page).
-        view["fallbackTimer"] = buttonLink != nil && audience != .desktop && inAppBrowser == nil && fallback(for: audience) != nil
+        view.fallbackTimer = buttonLink != nil && audience != .desktop && inAppBrowser == nil && fallback(for: audience) != nil
         return view
     }
 

@@ -31,45 +31,29 @@ package struct PageTemplates: Sendable {
         /// The blocks of the built-in template an operator's template can replace.
         package var blocks: [String] { ["head", "style", "header", "footer"] }
 
-        /// The names the page's view holds at its top level.
-        package var variables: Set<String> {
+        /// The names its view gives the template, read from the view's type.
+        package var shape: ViewShape {
             switch self {
-            case .landing:
-                return ["title", "description", "hasDescription", "pageURL", "audience", "twitterCard", "previewImage", "icon",
-                        "deepLink", "smartBanner", "qrImage", "openApp", "openBrowser", "inAppBrowser", "inAppAndroid", "inAppIOS",
-                        "getApp", "copiesClaim", "fallback", "stores", "web", "fallbackTimer", "webviewEscapes", "findsWebviews"]
-            case .message:
-                return ["title", "message", "status"]
+            case .landing: return Self.landingShape
+            case .message: return Self.messageShape
             }
         }
+
+        private static let landingShape = ViewShape(of: LandingView.specimen)
+        private static let messageShape = ViewShape(of: MessageView.specimen)
+
+        /// The names the page's view holds at its top level.
+        package var variables: Set<String> { shape.variables }
 
         /// The names inside each section whose value is an object or a list of objects.
-        package var members: [String: Set<String>] {
-            switch self {
-            case .landing:
-                return ["openBrowser": ["href", "name"], "getApp": ["claimURL", "storeURL"],
-                        "fallback": ["audience", "url", "label"], "stores": ["url", "label"],
-                        "webviewEscapes": ["name", "globals", "browserHref", "browserName", "appIntent", "android"]]
-            case .message:
-                return [:]
-            }
-        }
+        package var members: [String: Set<String>] { shape.members }
 
-        /// The values that are URLs the service has checked before rendering (an http(s) URL,
-        /// a path of the service, or a deep link of the configuration's schemes; never
-        /// `javascript:`): the only values that may start a URL attribute. A section's name
-        /// stands for `{{.}}` inside it.
-        package var urlValues: Set<String> {
-            switch self {
-            case .landing:
-                return ["pageURL", "previewImage", "icon", "qrImage", "openApp", "web", "href", "url", "claimURL", "storeURL", "browserHref", "appIntent"]
-            case .message:
-                return []
-            }
-        }
+        /// The values that are ``PageURL``s, checked before rendering: the only values that may
+        /// start a URL attribute. A section's name stands for `{{.}}` inside it.
+        package var urlValues: Set<String> { shape.urlValues }
 
         /// The sections whose value is a list (each repeats its content once per item).
-        var lists: Set<String> { self == .landing ? ["stores", "webviewEscapes"] : [] }
+        var lists: Set<String> { shape.lists }
     }
 
     private let library: MustacheLibrary
@@ -113,9 +97,9 @@ package struct PageTemplates: Sendable {
         self.sources = sources
     }
 
-    /// The page made from its template and `view` (the names ``Page/variables`` lists).
-    package func render(_ page: Page, _ view: [String: Any]) -> String {
-        library.render(view, withTemplate: page.rawValue) ?? ""
+    /// The page made from its template and `view`.
+    package func render<View: PageView>(_ view: View) -> String {
+        library.render(view, withTemplate: View.page.rawValue) ?? ""
     }
 
     /// The template `text` of `file`, or a ``PageError`` saying where and why it does not parse.

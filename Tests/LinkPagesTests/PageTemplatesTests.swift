@@ -26,7 +26,7 @@ import Testing
         #expect(html.contains(#"<a id="fallback" class="button" data-audience="ios" href="https://apps.apple.com/app/id123">Get it on the App Store</a>"#))
         #expect(html.hasSuffix("</body></html>\n"))
         #expect(!html.contains("{{"), "every tag is replaced")
-        let message = templates.render(.message, ["title": "Link <gone>", "message": "This link has expired.", "status": 410])
+        let message = templates.render(MessageView(title: "Link <gone>", message: "This link has expired.", status: 410))
         #expect(message.contains("<title>Link &lt;gone&gt;</title>") && message.contains("<p>This link has expired.</p>"))
     }
 
@@ -41,8 +41,8 @@ import Testing
         for audience in [LandingPage.Audience.iOS, .android, .desktop] {
             #expect(Self.page.html(for: audience, templates: copies) == Self.page.html(for: audience, templates: .standard))
         }
-        let view: [String: Any] = ["title": "Link <gone>", "message": "This link has expired.", "status": 410]
-        #expect(copies.render(.message, view) == PageTemplates.standard.render(.message, view))
+        let view = MessageView(title: "Link <gone>", message: "This link has expired.", status: 410)
+        #expect(copies.render(view) == PageTemplates.standard.render(view))
     }
 
     @Test func anOperatorsLandingTemplateReplacesTheBuiltInOneWithPartials() throws {
@@ -91,7 +91,7 @@ import Testing
         let dir = try Self.directory(["landing.mustache": "{{<switchyard-landing}}{{$footer}}<img alt=\"{{title}}\">{{> credit}}{{/footer}}{{/switchyard-landing}}",
                                       "credit.mustache": "<p title=\"{{description}}\"></p>"])
         let pages = [page.html(for: .desktop), page.html(for: .desktop, templates: try PageTemplates(directory: dir)),
-                     DashboardPages.render(.message, title: hostile, user: (hostile, "links:read", "c"), DashboardPages.errors([hostile]))]
+                     DashboardPages.render(DashboardMessageView(heading: hostile), title: hostile, user: DashboardUser(name: hostile, scopes: "links:read", csrf: "c"), errors: [hostile])]
         for html in pages {
             #expect(!html.unicodeScalars.contains { $0 == "\"" } || !html.contains("\"\u{301}"), "a raw quote before the mark")
             for raw in ["\"\u{301}", "<\u{301}", "&\u{301}", "'\u{301}"] { #expect(!html.contains(raw), "\(raw) raw in \(html)") }
@@ -310,9 +310,34 @@ import Testing
     /// The message page extends its built-in page as the landing page does.
     @Test func theMessagePageCanExtendItsBuiltInPage() throws {
         let dir = try Self.directory(["message.mustache": "{{<switchyard-message}}{{$footer}}<footer>Plur</footer>{{/footer}}{{/switchyard-message}}"])
-        let html = try PageTemplates(directory: dir).render(.message, ["title": "Gone", "message": "This link has expired.", "status": 410])
+        let html = try PageTemplates(directory: dir).render(MessageView(title: "Gone", message: "This link has expired.", status: 410))
         #expect(html.contains("<p>This link has expired.</p><footer>Plur</footer></main>"), "\(html)")
-        #expect(PageTemplates.standard.render(.message, ["title": "Gone", "message": "m", "status": 410])
+        #expect(PageTemplates.standard.render(MessageView(title: "Gone", message: "m", status: 410))
                 == "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Gone</title></head>\n<body><main><h1>Gone</h1><p>m</p></main></body></html>\n")
+    }
+
+    /// The names a template may use are read from the view types: each specimen fills every
+    /// optional and list (else the names under them would be refused), URL values are exactly the
+    /// `PageURL` ones, and the operator guide documents every top-level name.
+    @Test func theTemplateNamesComeFromTheViewTypes() throws {
+        #expect(ViewShape.gaps(in: LandingView.specimen).isEmpty, "\(ViewShape.gaps(in: LandingView.specimen))")
+        #expect(ViewShape.gaps(in: MessageView.specimen).isEmpty)
+        var partial = LandingView.specimen
+        partial.getApp = nil
+        partial.stores = []
+        #expect(ViewShape.gaps(in: partial) == ["getApp", "stores"], "a gap is found where it is")
+
+        let landing = PageTemplates.Page.landing
+        #expect(landing.members["getApp"] == ["claimURL", "storeURL"] && landing.lists == ["stores", "webviewEscapes"])
+        #expect(landing.urlValues.isSuperset(of: ["pageURL", "openApp", "href", "url", "browserHref", "appIntent"]))
+        #expect(landing.urlValues.isDisjoint(with: ["title", "deepLink", "smartBanner", "name", "label", "globals"]))
+        #expect(PageTemplates.Page.message.variables == ["title", "message", "status"])
+
+        let guide = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/operator-guide.md").standardized.path, encoding: .utf8)
+        let section = try #require(guide.components(separatedBy: "## Your own page templates").dropFirst().first?.components(separatedBy: "\n## ").first)
+        for name in landing.variables.union(PageTemplates.Page.message.variables) {
+            #expect(section.contains("`\(name)`"), "the operator guide does not list \(name)")
+        }
     }
 }

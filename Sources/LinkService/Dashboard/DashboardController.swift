@@ -48,7 +48,7 @@ struct DashboardController: Sendable {
         var session: AdminSession
         var idHash: String
         var canWrite: Bool
-        var header: (name: String, scopes: String, csrf: String) { (token.name, token.scopes.joined(separator: " "), session.csrf) }
+        var header: DashboardUser { DashboardUser(name: token.name, scopes: token.scopes.joined(separator: " "), csrf: session.csrf) }
     }
 
     /// The link fields the forms edit, in page order: name, label, hint.
@@ -173,7 +173,7 @@ struct DashboardController: Sendable {
     }
 
     func signInForm(_ status: HTTPResponse.Status, error: String?) -> Response {
-        Self.adminHTML(status, DashboardPages.render(.signIn, title: "Sign in", user: nil, DashboardPages.errors(error.map { [$0] } ?? [])))
+        Self.adminHTML(status, DashboardPages.render(SignInView(), title: "Sign in", user: nil, errors: error.map { [$0] } ?? []))
     }
 
     func adminSignIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
@@ -219,13 +219,11 @@ struct DashboardController: Sendable {
         // The search form is a GET form: its query is form-encoded (`+` is a space).
         let query = request.uri.query.flatMap { AdminForm($0)?["q"] } ?? ""
         let links = try await store.searchLinks(query, limit: Self.adminListLimit + 1)
-        var view: [String: Any] = ["query": query, "canWrite": user.canWrite, "hasLinks": !links.isEmpty]
-        if links.isEmpty { view[query.isEmpty ? "noLinks" : "noMatch"] = query.isEmpty ? true : query }
-        view["links"] = links.prefix(Self.adminListLimit).map { link -> [String: Any] in
-            ["code": link.code, "linkTitle": link.title ?? "", "opens": answers.deepLink(of: link) ?? "", "clicks": link.clicks, "created": Self.isoDate(link.createdAt)]
+        let rows = links.prefix(Self.adminListLimit).map { link in
+            LinksView.Row(code: link.code, linkTitle: link.title ?? "", opens: answers.deepLink(of: link) ?? "", clicks: link.clicks, created: Self.isoDate(link.createdAt))
         }
-        if links.count > Self.adminListLimit { view["shownOnly"] = Self.adminListLimit }
-        return Self.adminHTML(.ok, DashboardPages.render(.links, title: "Links", user: user.header, view))
+        let view = LinksView(query: query, canWrite: user.canWrite, links: rows, shownOnly: links.count > Self.adminListLimit ? Self.adminListLimit : nil)
+        return Self.adminHTML(.ok, DashboardPages.render(view, title: "Links", user: user.header))
     }
 
     func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?) async throws -> Response {
@@ -235,15 +233,14 @@ struct DashboardController: Sendable {
         let platforms = try await store.clicksByPlatform(code: link.code)
         let referrers = try await store.referrers(code: link.code, limit: LinksController.topReferrers)
         let url = answers.pageURL(of: link)
-        var view: [String: Any] = ["code": link.code, "pageURL": url, "canWrite": user.canWrite, "csrf": user.session.csrf]
-        view["notice"] = notice
-        if link.kind != .fdl { view["appButtonWarning"] = LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration) }
+        let warning = link.kind == .fdl ? nil : LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration)
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
         // showing a dead image (and a maxUses set below the clicks already counted shows here).
+        var gone: LinkView.Gone?
         if let e = link.expiresAt, e <= now() {
-            view["gone"] = ["why": "This link expired on \(Self.isoDate(e)).", "state": "expired", "remedy": "Extend its expiry"]
+            gone = LinkView.Gone(why: "This link expired on \(Self.isoDate(e)).", state: "expired", remedy: "Extend its expiry")
         } else if let max = link.maxUses, link.clicks >= max {
-            view["gone"] = ["why": "This link is used up: \(link.clicks) of \(max) uses.", "state": "used up", "remedy": "Raise its uses"]
+            gone = LinkView.Gone(why: "This link is used up: \(link.clicks) of \(max) uses.", state: "used up", remedy: "Raise its uses")
         }
         let fields: [(String, String?)] = [
             ("Page", url),
@@ -260,28 +257,21 @@ struct DashboardController: Sendable {
             ("Created", Self.isoDate(link.createdAt)),
             ("Changed", link.updatedAt.map(Self.isoDate)),
         ]
-        view["fields"] = fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : ["label": label, "value": $0] } }
-        view["clicks"] = link.clicks
-        view["clicksWord"] = link.clicks == 1 ? "click" : "clicks"
-        view["chartDays"] = Self.adminChartDays
-        view["clicksChart"] = DashboardPages.clicksChart(days, lastDay: today, days: Self.adminChartDays)
-        view["legend"] = DashboardPages.legend
         // The platform split is of people; previews and bots are counted beside it.
-        view["platformChart"] = DashboardPages.platformChart(platforms.filter { $0.platform != "bot" })
-        view["botVisits"] = platforms.filter { $0.platform == "bot" }.reduce(0) { $0 + $1.clicks }
-        view["referrers"] = DashboardPages.referrers(referrers)
-        view[referrers.isEmpty ? "noReferrers" : "hasReferrers"] = true
-        view["retentionDays"] = configuration.visits.retentionDays
-        return Self.adminHTML(.ok, DashboardPages.render(.link, title: "Link \(link.code)", user: user.header, view))
+        let view = LinkView(
+            code: link.code, pageURL: url, canWrite: user.canWrite, csrf: user.session.csrf, notice: notice, appButtonWarning: warning, gone: gone,
+            fields: fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : LinkView.Field(label: label, value: $0) } },
+            clicks: link.clicks, chartDays: Self.adminChartDays, clicksChart: DashboardPages.clicksChart(days, lastDay: today, days: Self.adminChartDays),
+            platformChart: DashboardPages.platformChart(platforms.filter { $0.platform != "bot" }),
+            botVisits: platforms.filter { $0.platform == "bot" }.reduce(0) { $0 + $1.clicks },
+            referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays)
+        return Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(link.code)", user: user.header))
     }
 
     func adminNewForm(_ user: AdminUser, values: [String: String], errors: [String], status: HTTPResponse.Status) throws(APIError) -> Response {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
-        var view = DashboardPages.errors(errors)
-        view["csrf"] = user.session.csrf
-        view["editing"] = false
-        view["fields"] = [field("code", "Code", "empty: a random one", values["code"])] + Self.adminFields.map { field($0.name, $0.label, hint($0), values[$0.name]) }
-        return Self.adminHTML(status, DashboardPages.render(.form, title: "New link", user: user.header, view))
+        let fields = [field("code", "Code", "empty: a random one", values["code"])] + Self.adminFields.map { field($0.name, $0.label, hint($0), values[$0.name]) }
+        return Self.adminHTML(status, DashboardPages.render(LinkFormView(csrf: user.session.csrf, code: nil, fields: fields), title: "New link", user: user.header, errors: errors))
     }
 
     func adminEditForm(_ context: ServiceContext, _ user: AdminUser, values: [String: String]? = nil, errors: [String] = [],
@@ -290,14 +280,10 @@ struct DashboardController: Sendable {
         let link = try await adminLink(context)
         let stored = Self.formValues(link)
         let shown = values ?? stored
-        var view = DashboardPages.errors(errors)
-        view["csrf"] = user.session.csrf
-        view["editing"] = true
-        view["code"] = link.code
-        view["fields"] = Self.adminFields.map { field($0.name, $0.label, hint($0), shown[$0.name]) }
-        // What the form showed, so only the fields the user changed are sent on as the edit.
-        view["shown"] = Self.adminFields.map { ["name": $0.name, "value": stored[$0.name] ?? ""] }
-        return Self.adminHTML(status, DashboardPages.render(.form, title: "Edit \(link.code)", user: user.header, view))
+        // What the form showed goes back with it, so only the fields the user changed become the edit.
+        let view = LinkFormView(csrf: user.session.csrf, code: link.code, fields: Self.adminFields.map { field($0.name, $0.label, hint($0), shown[$0.name]) },
+                                shown: Self.adminFields.map { LinkFormView.Shown(name: $0.name, value: stored[$0.name] ?? "") })
+        return Self.adminHTML(status, DashboardPages.render(view, title: "Edit \(link.code)", user: user.header, errors: errors))
     }
 
     /// A field's hint; the deep link's names this configuration's own scheme.
@@ -306,21 +292,9 @@ struct DashboardController: Sendable {
         return "a URL with one of the app's schemes, such as \(scheme)… — or give a route instead"
     }
 
-    /// One field of the link form: a line, a text area, or the picker of the configuration's routes.
-    func field(_ name: String, _ label: String, _ hint: String, _ value: String?) -> [String: Any] {
-        var view: [String: Any] = ["name": name, "label": label, "value": value ?? ""]
-        if !hint.isEmpty { view["hint"] = hint }
-        if name == "route" {
-            // The configuration's routes to pick from; a stored name no longer in it stays shown.
-            var names = configuration.router.routes.filter { !$0.exclude }.map(\.name)
-            if let value, !value.isEmpty, !names.contains(value) { names.append(value) }
-            view["routes"] = ["options": names.map { ["option": $0, "selected": $0 == value] as [String: Any] }]
-        } else if name == "description" || name == "parameters" {
-            view["textarea"] = true
-        } else {
-            view["line"] = true
-        }
-        return view
+    /// One field of the link form, with this configuration's routes to pick from.
+    func field(_ name: String, _ label: String, _ hint: String, _ value: String?) -> LinkFormView.Field {
+        LinkFormView.Field(name: name, label: label, hint: hint, value: value, routeNames: configuration.router.routes.filter { !$0.exclude }.map(\.name))
     }
 
     // MARK: Changes
@@ -535,9 +509,7 @@ struct DashboardController: Sendable {
     }
 
     static func adminMessage(_ status: HTTPResponse.Status, _ message: String, retryAfter: Int?) -> Response {
-        var view = DashboardPages.errors([message])
-        view["heading"] = status.reasonPhrase
-        var response = adminHTML(status, DashboardPages.render(.message, title: status.reasonPhrase, user: nil, view))
+        var response = adminHTML(status, DashboardPages.render(DashboardMessageView(heading: status.reasonPhrase), title: status.reasonPhrase, user: nil, errors: [message]))
         if let retry = retryAfter ?? (status == .serviceUnavailable ? APIError.retryAfterSeconds : nil) { response.headers[.retryAfter] = String(retry) }
         return response
     }

@@ -221,7 +221,7 @@ struct LandingPages: Sendable {
     }
 
     func messagePage(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {
-        let html = configuration.pageTemplates.render(.message, ["title": title, "message": message, "status": Int(status.code)])
+        let html = configuration.pageTemplates.render(MessageView(title: title, message: message, status: Int(status.code)))
         var response = htmlResponse(status, ByteBuffer(string: html), cache: "no-store")
         if status == .serviceUnavailable { response.headers[.retryAfter] = String(APIError.retryAfterSeconds) }
         return response
