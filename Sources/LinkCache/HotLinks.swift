@@ -190,7 +190,7 @@ package final class HotLinks: Sendable {
     /// addresses are kept.
     package func visit(_ code: String, platform: LandingPage.Audience, at date: Date, bot: Bool, referer: String?, address: () -> String?) -> Visit? {
         guard visitSettings.record else { return nil }
-        return Visit(code: code, at: date, platform: platform.rawValue, referrerHost: VisitSettings.referrerHost(referer), bot: bot,
+        return Visit(code: code, at: date, platform: VisitPlatform(platform), referrerHost: VisitSettings.referrerHost(referer), bot: bot,
                      address: visitSettings.addresses == .none ? nil : visitSettings.kept(address()))
     }
 
@@ -242,9 +242,9 @@ package final class HotLinks: Sendable {
         let within = withinBudget(code, at: date, visit: visit, event: recordsClicks, address: address)
         recordLater(visit, withinBudget: within)
         pendingClicks.withLock { $0[code, default: 0] += 1 }
-        pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: platform.rawValue), default: 0] += 1 }
+        pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: VisitPlatform(platform)), default: 0] += 1 }
         guard recordsClicks, within else { return }
-        let click = LinkStore.Click(code: code, platform: platform.rawValue, at: date)
+        let click = LinkStore.Click(code: code, platform: VisitPlatform(platform), at: date)
         let kept = pendingEvents.withLock { events -> Bool in
             guard events.count < maximumPendingEvents else { return false }
             events.append(click)
@@ -258,7 +258,7 @@ package final class HotLinks: Sendable {
     package func countPreviewLater(_ code: String, at date: Date, visit: Visit? = nil, address: () -> String? = { nil }) {
         let within = withinBudget(code, at: date, visit: visit, event: false, address: address)
         recordLater(visit, withinBudget: within)
-        pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: ClickDay.bot), default: 0] += 1 }
+        pendingDays.withLock { $0[ClickDay(code: code, day: ClickDay.day(of: date), platform: .bot), default: 0] += 1 }
     }
 
     /// How long a flush waits for its write before it lets the next flush (or an edit) go on.
@@ -419,6 +419,28 @@ package struct ClickFlusher: Service, CustomStringConvertible {
             // Stopped with the service (its start failed, or SIGTERM): not a storage failure.
             if Task.isCancelled || error.isCancellation { return }
             logger.error("old visit records or claims not deleted; retrying in an hour", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension VisitPlatform {
+    /// The platform a landing page's audience is recorded as.
+    package init(_ audience: LandingPage.Audience) {
+        switch audience {
+        case .iOS: self = .ios
+        case .android: self = .android
+        case .desktop: self = .desktop
+        }
+    }
+}
+
+extension AppPlatform {
+    /// The app platform of a landing page's audience; nil on a desktop.
+    package init?(_ audience: LandingPage.Audience) {
+        switch audience {
+        case .iOS: self = .ios
+        case .android: self = .android
+        case .desktop: return nil
         }
     }
 }

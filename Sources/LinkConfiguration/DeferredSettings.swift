@@ -76,8 +76,8 @@ package struct DeferredSettings: Sendable, Equatable {
 
     /// What a visit is matched by: SHA-256 of the platform and the full address (kept only
     /// while the visit can be matched, and only with probabilistic matching on).
-    package static func matchKey(platform: String, address: String) -> String {
-        APIToken.hash("match-v1|" + platform + "|" + address)
+    package static func matchKey(platform: AppPlatform, address: String) -> String {
+        APIToken.hash("match-v1|" + platform.rawValue + "|" + address)
     }
 
     /// The key of the Play Store `referrer` value the app reads: `sy_claim=TOKEN`.

@@ -12,11 +12,11 @@ package struct DeferredClaim: Sendable, Equatable {
     package var route: String?
     /// The route's parameters by name.
     package var parameters: [String: String]
-    /// The platform the token was issued for: `ios` or `android`.
-    package var platform: String
+    /// The platform the token was issued for.
+    package var platform: AppPlatform
 
     /// A claim for these fields.
-    package init(code: String?, deepLink: String?, route: String?, parameters: [String: String], platform: String) {
+    package init(code: String?, deepLink: String?, route: String?, parameters: [String: String], platform: AppPlatform) {
         self.code = code
         self.deepLink = deepLink
         self.route = route
@@ -37,9 +37,9 @@ extension DeferredClaim {
         /// How a probabilistic match found the claim (the match API).
         package var match: String?
         /// The platform the token was issued for (the webhook event).
-        package var platform: String?
+        package var platform: AppPlatform?
 
-        package init(_ claim: DeferredClaim, match: String? = nil, platform: String? = nil) {
+        package init(_ claim: DeferredClaim, match: String? = nil, platform: AppPlatform? = nil) {
             code = claim.code
             deepLink = claim.deepLink
             route = claim.route
@@ -57,7 +57,7 @@ extension DeferredClaim {
             try container.encode(route, forKey: .route)
             try container.encode(parameters, forKey: .parameters)
             if let match { try container.encode(match, forKey: .match) }
-            if let platform { try container.encode(platform, forKey: .platform) }
+            if let platform { try container.encode(platform.rawValue, forKey: .platform) }
         }
 
         /// The answer as a JSON value; its strings always encode.

@@ -7,15 +7,12 @@ package struct ClickDay: Sendable, Hashable {
     package var code: String
     /// Days since 1970-01-01, UTC.
     package var day: Int64
-    /// `ios`, `android`, `desktop` (the landing page's audience), `unknown` when not given, or
-    /// `bot` for link previews, crawlers and prefetches (never counted as clicks).
-    package var platform: String
-
-    /// The platform of preview, crawler and prefetch visits.
-    package static let bot = "bot"
+    /// The landing page's audience, `unknown` when not given, or `bot` for link previews,
+    /// crawlers and prefetches (never counted as clicks).
+    package var platform: VisitPlatform
 
     /// A row key for this link, UTC day number (see ``day(of:)``) and platform.
-    package init(code: String, day: Int64, platform: String) {
+    package init(code: String, day: Int64, platform: VisitPlatform) {
         self.code = code
         self.day = day
         self.platform = platform
@@ -51,19 +48,19 @@ extension LinkStore {
     /// Adds to the day rows, creating them as needed.
     static func addDays(_ days: [ClickDay: Int64], in tx: any SQLExecutor) async throws(StoreError) {
         // In a stable order, so two transactions touching the same rows cannot deadlock.
-        for (key, n) in days.sorted(by: { ($0.key.code, $0.key.day, $0.key.platform) < ($1.key.code, $1.key.day, $1.key.platform) }) {
+        for (key, n) in days.sorted(by: { ($0.key.code, $0.key.day, $0.key.platform.rawValue) < ($1.key.code, $1.key.day, $1.key.platform.rawValue) }) {
             try await tx.run(
                 "INSERT INTO click_days (code, day, platform, clicks) VALUES (?, ?, ?, ?) "
                     + "ON CONFLICT (code, day, platform) DO UPDATE SET clicks = click_days.clicks + excluded.clicks",
-                [.text(key.code), .int(key.day), .text(key.platform), .int(n)])
+                [.text(key.code), .int(key.day), .text(key.platform.rawValue), .int(n)])
         }
     }
 
     /// A link's day rows from `firstDay` on, by day then platform.
-    package func clickDays(code: String, from firstDay: Int64) async throws(StoreError) -> [(day: Int64, platform: String, clicks: Int64)] {
+    package func clickDays(code: String, from firstDay: Int64) async throws(StoreError) -> [(day: Int64, platform: VisitPlatform, clicks: Int64)] {
         try await db.read("SELECT \(ClickDayColumn.list) FROM click_days WHERE code = ? AND day >= ? ORDER BY day, platform",
                           [.text(code), .int(firstDay)])
-            .map { SQLRow<ClickDayColumn>($0) }.map { (day: $0.int(.day) ?? 0, platform: $0.text(.platform) ?? "unknown", clicks: $0.int(.clicks) ?? 0) }
+            .map { SQLRow<ClickDayColumn>($0) }.map { (day: $0.int(.day) ?? 0, platform: VisitPlatform(stored: $0.text(.platform)), clicks: $0.int(.clicks) ?? 0) }
     }
 
     /// The columns of `click_days` a link's day rows are read from.
@@ -77,11 +74,11 @@ extension LinkStore {
     }
 
     /// A link's visits by platform over every day recorded, most first.
-    package func clicksByPlatform(code: String) async throws(StoreError) -> [(platform: String, clicks: Int64)] {
+    package func clicksByPlatform(code: String) async throws(StoreError) -> [(platform: VisitPlatform, clicks: Int64)] {
         try await db.read(// PostgreSQL sums BIGINT as NUMERIC: cast back.
             "SELECT \(PlatformColumn.list) FROM click_days WHERE code = ? GROUP BY platform ORDER BY total DESC, platform",
                           [.text(code)])
-            .map { SQLRow<PlatformColumn>($0) }.map { (platform: $0.text(.platform) ?? "unknown", clicks: $0.int(.total) ?? 0) }
+            .map { SQLRow<PlatformColumn>($0) }.map { (platform: VisitPlatform(stored: $0.text(.platform)), clicks: $0.int(.total) ?? 0) }
     }
 
     // MARK: Search

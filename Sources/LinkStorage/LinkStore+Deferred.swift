@@ -23,7 +23,7 @@ extension LinkStore {
         try await write { () async throws(StoreError) in
             try await db.run(
                 "INSERT INTO deferred_claims (token_hash, code, deep_link, route, parameters, platform, created_at, expires_at, match_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [.text(tokenHash), SQLValue(claim.code), SQLValue(claim.deepLink), SQLValue(claim.route), .text(parameters), .text(claim.platform),
+                [.text(tokenHash), SQLValue(claim.code), SQLValue(claim.deepLink), SQLValue(claim.route), .text(parameters), .text(claim.platform.rawValue),
                  .int(Self.millis(date)), .int(Self.millis(expiresAt)), SQLValue(matchKey)])
         }
     }
@@ -105,7 +105,7 @@ extension LinkStore {
                 let inserted = try await tx.run(
                     "INSERT INTO deferred_claims (token_hash, code, deep_link, route, parameters, platform, created_at, expires_at, claimed_at) "
                         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING RETURNING token_hash",
-                    [.text(tokenHash), SQLValue(claim.code), SQLValue(claim.deepLink), SQLValue(claim.route), .text(parameters), .text(claim.platform),
+                    [.text(tokenHash), SQLValue(claim.code), SQLValue(claim.deepLink), SQLValue(claim.route), .text(parameters), .text(claim.platform.rawValue),
                      .int(Self.millis(date)), .int(Self.millis(expiresAt)), .int(Self.millis(date))])
                 guard !inserted.isEmpty else { return false }
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
@@ -151,13 +151,16 @@ extension LinkStore {
         case code, deepLink = "deep_link", route, parameters, platform
     }
 
-    static func claim(_ values: [SQLValue]) -> DeferredClaim {
+    static func claim(_ values: [SQLValue]) throws(StoreError) -> DeferredClaim {
         let row = SQLRow<ClaimColumn>(values)
         var parameters: [String: String] = [:]
         if let text = row.text(.parameters), case .object(let pairs)? = try? JSONParser.parse(text) {
             for (k, v) in pairs { if let s = v.stringValue { parameters[k] = s } }
         }
-        return DeferredClaim(code: row.text(.code), deepLink: row.text(.deepLink), route: row.text(.route), parameters: parameters, platform: row.text(.platform) ?? "unknown")
+        guard let platform = row.text(.platform).flatMap(AppPlatform.init(rawValue:)) else {
+            throw StoreError(.failed, "deferred_claims: a claim's platform is \(row.text(.platform).map { "\"\($0)\"" } ?? "missing"), not ios or android")
+        }
+        return DeferredClaim(code: row.text(.code), deepLink: row.text(.deepLink), route: row.text(.route), parameters: parameters, platform: platform)
     }
 
     /// What became of a claim: when it was redeemed, and when it expires.

@@ -8,8 +8,9 @@ extension LinkStore {
     /// Writes visit records in `tx`, many rows per statement, in a stable order.
     static func addVisits(_ visits: [Visit: Int64], in tx: any SQLExecutor) async throws(StoreError) {
         let rows = visits.sorted { a, b in
-            (a.key.code, a.key.second, a.key.platform, a.key.referrerHost ?? "", a.key.address ?? "", a.key.bot ? 1 : 0)
-                < (b.key.code, b.key.second, b.key.platform, b.key.referrerHost ?? "", b.key.address ?? "", b.key.bot ? 1 : 0)
+            let (x, y) = (a.key, b.key)
+            return (x.code, x.second, x.platform.rawValue, x.referrerHost ?? "", x.address ?? "", x.bot ? 1 : 0)
+                < (y.code, y.second, y.platform.rawValue, y.referrerHost ?? "", y.address ?? "", y.bot ? 1 : 0)
         }
         var start = 0
         while start < rows.count {
@@ -17,7 +18,7 @@ extension LinkStore {
             var binds: [SQLValue] = []
             binds.reserveCapacity(chunk.count * 7)
             for (v, n) in chunk {
-                binds += [.text(v.code), .int(v.second), .text(v.platform), SQLValue(v.referrerHost), .int(v.bot ? 1 : 0), SQLValue(v.address), .int(n)]
+                binds += [.text(v.code), .int(v.second), .text(v.platform.rawValue), SQLValue(v.referrerHost), .int(v.bot ? 1 : 0), SQLValue(v.address), .int(n)]
             }
             let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
             try await tx.run("INSERT INTO visits (code, second, platform, referrer_host, bot, address, visits) VALUES " + values, binds)
@@ -58,7 +59,7 @@ extension LinkStore {
                 + "ORDER BY second, platform, referrer_host, bot, address", [.text(code)])
             .map { values in
                 let row = SQLRow<VisitColumn>(values)
-                var v = Visit(code: code, at: Date(timeIntervalSince1970: Double(row.int(.second) ?? 0)), platform: row.text(.platform) ?? "unknown",
+                var v = Visit(code: code, at: Date(timeIntervalSince1970: Double(row.int(.second) ?? 0)), platform: VisitPlatform(stored: row.text(.platform)),
                               referrerHost: row.text(.referrerHost), bot: row.int(.bot) == 1, address: row.text(.address))
                 v.second = row.int(.second) ?? 0
                 return (v, row.int(.visits) ?? 0)

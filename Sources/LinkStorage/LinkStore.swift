@@ -260,14 +260,14 @@ public struct LinkStore: Sendable {
     /// (`click_days`) in the same transaction. With webhooks, the use writes `link.clicked` (and
     /// `link.exhausted` when it was the last one) in its transaction too.
     /// - Parameters:
-    ///   - platform: the visitor's (`ios`, `android`, `desktop`).
+    ///   - platform: the visitor's (nil: `unknown`).
     ///   - visit: the visit's record, written in the same transaction (nil: not recorded).
     /// `clickEvent: false` writes no `link.clicked` event (a client past its budget); the
     /// `link.exhausted` event of the last use is written whatever it says.
-    package func click(code: String, platform: String? = nil, at date: Date = Date(), visit: Visit? = nil, clickEvent: Bool = true) async throws(StoreError) -> ClickOutcome {
+    package func click(code: String, platform: VisitPlatform? = nil, at date: Date = Date(), visit: Visit? = nil, clickEvent: Bool = true) async throws(StoreError) -> ClickOutcome {
         let sql = "UPDATE links SET clicks = clicks + 1 WHERE code = ? AND (max_uses IS NULL OR clicks < max_uses) RETURNING \(Self.columns)"
         let outbox = self.outbox.flatMap { $0.wants("link.clicked") || $0.wants("link.exhausted") ? $0 : nil }
-        let day = ClickDay(code: code, day: ClickDay.day(of: date), platform: platform ?? "unknown")
+        let day = ClickDay(code: code, day: ClickDay.day(of: date), platform: platform ?? .unknown)
         let counted = try await write { () async throws(StoreError) -> StoredLink? in
             try await db.transaction { tx throws(StoreError) -> StoredLink? in
                 guard let link = try await tx.run(sql, [.text(code)]).first.map(Self.link) else { return nil }
@@ -288,13 +288,13 @@ public struct LinkStore: Sendable {
     package struct Click: Sendable, Equatable {
         /// The code of the link clicked.
         package var code: String
-        /// The visitor's platform (`ios`, `android`, `desktop`), or nil when not known.
-        package var platform: String?
+        /// The visitor's platform, or nil when not known.
+        package var platform: VisitPlatform?
         /// When the click happened; the time its event reports.
         package var at: Date
 
         /// A click of `code` from `platform` at `at`.
-        package init(code: String, platform: String?, at: Date) {
+        package init(code: String, platform: VisitPlatform?, at: Date) {
             self.code = code
             self.platform = platform
             self.at = at

@@ -30,8 +30,8 @@ package struct SignedClaimToken: Equatable, Sendable {
 
     /// The stored link the claim is for.
     package var code: String
-    /// `ios` or `android`.
-    package var platform: String
+    /// The platform the claim was issued on.
+    package var platform: AppPlatform
     /// The low 24 bits of the link's creation time in milliseconds: which link of that code.
     package var instance: UInt32
     /// When the token was issued, in whole seconds since 1970.
@@ -40,14 +40,14 @@ package struct SignedClaimToken: Equatable, Sendable {
     package var nonce: [UInt8]
 
     /// A claim for the link `code` made at `created`, on `platform`, issued at `date`, with a fresh nonce.
-    package init(code: String, created: Date, platform: String, issuedAt date: Date) {
+    package init(code: String, created: Date, platform: AppPlatform, issuedAt date: Date) {
         var generator = SystemRandomNumberGenerator()
         self.init(code: code, instance: Self.instance(of: created), platform: platform,
                   issuedAt: UInt32(clamping: Int64(date.timeIntervalSince1970.rounded(.down))),
                   nonce: (0..<4).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
-    init(code: String, instance: UInt32, platform: String, issuedAt: UInt32, nonce: [UInt8]) {
+    init(code: String, instance: UInt32, platform: AppPlatform, issuedAt: UInt32, nonce: [UInt8]) {
         self.code = code
         self.instance = instance
         self.platform = platform
@@ -62,11 +62,10 @@ package struct SignedClaimToken: Equatable, Sendable {
     package var issued: Date { Date(timeIntervalSince1970: Double(issuedAt)) }
 
     /// The token signed with `key`, or nil when the code cannot be carried (longer than 14
-    /// characters, or a character outside the base64url alphabet) or the platform is neither
-    /// `ios` nor `android`.
+    /// characters, or a character outside the base64url alphabet).
     package func token(signedWith key: ClaimSigningKey) -> String? {
-        guard (1...Self.maximumCodeLength).contains(code.utf8.count), platform == "ios" || platform == "android" else { return nil }
-        var bytes: [UInt8] = [0xA0 | key.slot, (platform == "android" ? 0x80 : 0) | UInt8(code.utf8.count)]
+        guard (1...Self.maximumCodeLength).contains(code.utf8.count) else { return nil }
+        var bytes: [UInt8] = [0xA0 | key.slot, (platform == .android ? 0x80 : 0) | UInt8(code.utf8.count)]
         bytes += withUnsafeBytes(of: issuedAt.bigEndian, Array.init)
         bytes += nonce
         bytes += [UInt8(truncatingIfNeeded: instance >> 16), UInt8(truncatingIfNeeded: instance >> 8), UInt8(truncatingIfNeeded: instance)]
@@ -109,7 +108,7 @@ package struct SignedClaimToken: Equatable, Sendable {
         }
         let issued = bytes[2..<6].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         let instance = bytes[10..<13].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        return SignedClaimToken(code: code, instance: instance, platform: bytes[1] & 0x80 != 0 ? "android" : "ios", issuedAt: issued,
+        return SignedClaimToken(code: code, instance: instance, platform: bytes[1] & 0x80 != 0 ? .android : .ios, issuedAt: issued,
                                 nonce: Array(bytes[6..<10]))
     }
 

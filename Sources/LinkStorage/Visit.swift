@@ -8,8 +8,8 @@ package struct Visit: Sendable, Hashable {
     package var code: String
     /// Seconds since 1970, UTC.
     package var second: Int64
-    /// `ios`, `android`, `desktop`, or `unknown`.
-    package var platform: String
+    /// The visitor's platform.
+    package var platform: VisitPlatform
     /// The lower-cased host of the `Referer` header (http, https or `android-app:`); nil when there was none or it was not one of those.
     package var referrerHost: String?
     /// A link preview, crawler or prefetch (never a click).
@@ -18,7 +18,7 @@ package struct Visit: Sendable, Hashable {
     package var address: String?
 
     /// A visit of this link at `date`, truncated to the whole second.
-    package init(code: String, at date: Date, platform: String, referrerHost: String? = nil, bot: Bool = false, address: String? = nil) {
+    package init(code: String, at date: Date, platform: VisitPlatform, referrerHost: String? = nil, bot: Bool = false, address: String? = nil) {
         self.code = code
         self.second = Int64(date.timeIntervalSince1970.rounded(.down))
         self.platform = platform

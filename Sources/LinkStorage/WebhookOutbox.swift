@@ -24,8 +24,8 @@ package struct WebhookOutbox: Sendable {
     package func wants(_ event: String) -> Bool { endpoints[event] != nil }
 
     /// The `data` of a `link.clicked` event.
-    package func clickData(code: String, kind: LinkKind, platform: String?) -> JSONValue {
-        .object([("code", .string(code)), ("url", .string(pageURL(code, kind))), ("platform", platform.map(JSONValue.string) ?? .null)])
+    package func clickData(code: String, kind: LinkKind, platform: VisitPlatform?) -> JSONValue {
+        .object([("code", .string(code)), ("url", .string(pageURL(code, kind))), ("platform", platform.map { .string($0.rawValue) } ?? .null)])
     }
 
     /// Writes `event` for every endpoint that wants it, inside the caller's transaction.

@@ -275,13 +275,13 @@ import Testing
                                              store: h.store)
         let link = try #require(try await h.store.link(code: "Edit2345"))
         let oldKey = try #require(ClaimSigningKey(secret: "an-old-signing-key-of-at-least-32-characters"))
-        let signedByOld = try #require(SignedClaimToken(code: "Edit2345", created: link.createdAt, platform: "ios", issuedAt: rotated.clock.today).token(signedWith: oldKey))
+        let signedByOld = try #require(SignedClaimToken(code: "Edit2345", created: link.createdAt, platform: .ios, issuedAt: rotated.clock.today).token(signedWith: oldKey))
         try await rotated.app().test(.router) { client in
             let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(signedByOld)"}"#)
             #expect(claim.status == .ok && claim.json?["code"]?.stringValue == "Edit2345", "\(claim.text)")
         }
         let unlisted = try await Harness.make(extra: "deferred: {signingKeys: [\"a-new-signing-key-of-at-least-32-characters!\"]}\n", store: h.store)
-        let signedAgain = try #require(SignedClaimToken(code: "Edit2345", created: link.createdAt, platform: "ios", issuedAt: unlisted.clock.today).token(signedWith: oldKey))
+        let signedAgain = try #require(SignedClaimToken(code: "Edit2345", created: link.createdAt, platform: .ios, issuedAt: unlisted.clock.today).token(signedWith: oldKey))
         try await unlisted.app().test(.router) { client in
             let claim = try await client.call(.post, "/api/deferred/claim", body: #"{"token": "\#(signedAgain)"}"#)
             #expect(claim.status == .notFound, "a retired key's tokens are unknown: \(claim.text)")

@@ -43,7 +43,7 @@ import Testing
             #expect(created.status == .created, "\(created.text)")
         }
         let link = try #require(try await h.store.link(code: code))
-        let token = try #require(SignedClaimToken(code: code, created: link.createdAt, platform: "ios", issuedAt: h.clock.today).token(signedWith: signing))
+        let token = try #require(SignedClaimToken(code: code, created: link.createdAt, platform: .ios, issuedAt: h.clock.today).token(signedWith: signing))
         return (h, link, token)
     }
 

@@ -117,8 +117,8 @@ import Testing
 
             try await h.service.flushClicks()
             let days = try await h.store.clickDays(code: code, from: 0)
-            #expect(days.filter { $0.platform == ClickDay.bot }.map(\.clicks) == [4], "3 unfurls and a prefetch, apart; HEAD counts nothing: \(days)")
-            #expect(days.filter { $0.platform != ClickDay.bot }.map(\.clicks) == [1])
+            #expect(days.filter { $0.platform == .bot }.map(\.clicks) == [4], "3 unfurls and a prefetch, apart; HEAD counts nothing: \(days)")
+            #expect(days.filter { $0.platform != .bot }.map(\.clicks) == [1])
             let metrics = String(decoding: h.service.metrics.text(), as: UTF8.self)
             #expect(metrics.contains("switchyard_link_preview_visits_total 4"), "\(metrics)")
         }

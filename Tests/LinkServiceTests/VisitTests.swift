@@ -133,7 +133,7 @@ import Testing
             // The use of a limited link and its record are one transaction: there before any flush.
             let limitedRecords = try await h.store.visits(code: limited)
             #expect(limitedRecords.count == 1 && limitedRecords.first?.count == 1)
-            #expect(limitedRecords.first?.visit == Visit(code: limited, at: h.clock.today, platform: "ios", referrerHost: "t.co", bot: false, address: "203.0.113.0"))
+            #expect(limitedRecords.first?.visit == Visit(code: limited, at: h.clock.today, platform: .ios, referrerHost: "t.co", bot: false, address: "203.0.113.0"))
 
             try await h.service.flushClicks()
             // The flusher may have run between visits, so equal records can be in two rows: summed.
@@ -194,7 +194,7 @@ import Testing
             try await h.service.flushClicks()
             await flusher.prune()
             let left = try await h.store.visits(code: code)
-            #expect(left.map(\.visit.platform) == ["android"], "only the visit within two days: \(left)")
+            #expect(left.map(\.visit.platform) == [.android], "only the visit within two days: \(left)")
             let stats = try #require(try await client.call(.get, "/api/links/\(code)/stats", token: h.reader).json)
             #expect(stats["clicks"]?["human"] == .int(2))
             #expect(stats["referrers"]?.arrayValue?.isEmpty == true, "t.co's visit is past the retention")

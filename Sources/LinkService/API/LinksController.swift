@@ -117,13 +117,13 @@ struct LinksController: Sendable {
         var human = [Int64](repeating: 0, count: days), bot = [Int64](repeating: 0, count: days)
         for row in rows where row.day >= firstDay && row.day <= today {
             let i = Int(row.day - firstDay)
-            if row.platform == ClickDay.bot { bot[i] += row.clicks } else { human[i] += row.clicks }
+            if row.platform == .bot { bot[i] += row.clicks } else { human[i] += row.clicks }
         }
-        let botTotal = platforms.filter { $0.platform == ClickDay.bot }.reduce(0) { $0 + $1.clicks }
+        let botTotal = platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks }
         return try Response.json(LinkStatsResponse(
             code: link.code,
             clicks: .init(human: link.clicks, bot: botTotal),
-            byPlatform: OrderedMembers(platforms.filter { $0.platform != ClickDay.bot }.map { ($0.platform, $0.clicks) }),
+            byPlatform: OrderedMembers(platforms.filter { $0.platform != .bot }.map { ($0.platform.rawValue, $0.clicks) }),
             byDay: (0..<days).map { i in .init(day: Timestamp.formatDay(firstDay + Int64(i)), human: human[i], bot: bot[i]) },
             referrers: referrers.map { .init(host: $0.host, count: $0.visits) }))
     }

@@ -261,9 +261,9 @@ struct DashboardController: Sendable {
         let view = LinkView(
             code: link.code, pageURL: url, canWrite: user.canWrite, csrf: user.session.csrf, notice: notice, appButtonWarning: warning, gone: gone,
             fields: fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : LinkView.Field(label: label, value: $0) } },
-            clicks: link.clicks, chartDays: Self.adminChartDays, clicksChart: DashboardPages.clicksChart(days, lastDay: today, days: Self.adminChartDays),
-            platformChart: DashboardPages.platformChart(platforms.filter { $0.platform != "bot" }),
-            botVisits: platforms.filter { $0.platform == "bot" }.reduce(0) { $0 + $1.clicks },
+            clicks: link.clicks, chartDays: Self.adminChartDays, clicksChart: DashboardPages.clicksChart(days.map { ($0.day, $0.platform.rawValue, $0.clicks) }, lastDay: today, days: Self.adminChartDays),
+            platformChart: DashboardPages.platformChart(platforms.filter { $0.platform != .bot }.map { ($0.platform.rawValue, $0.clicks) }),
+            botVisits: platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks },
             referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays)
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(link.code)", user: user.header))
     }

@@ -48,7 +48,8 @@ struct Claims: Sendable {
         // Only the App Store and Play Store pages of this configuration's apps lead to an install
         // of the app that claims: a token in any other URL would be handed to someone else.
         guard (audience == .iOS && page.appStoreURL.map(input.isOwnAppStorePage) == true)
-                || (audience == .android && page.playStoreURL.map(input.isOwnPlayStorePage) == true) else { return (page, nil) }
+                || (audience == .android && page.playStoreURL.map(input.isOwnPlayStorePage) == true),
+              let platform = AppPlatform(audience) else { return (page, nil) }
         let visitor = address()
         guard await claimAllowed(visitor) else { return (page, nil) }
         let date = now()
@@ -58,15 +59,15 @@ struct Claims: Sendable {
         // A stored link's claim is signed and written nowhere until it is redeemed; the others
         // (and every claim that probabilistic matching may find by address) are stored now.
         if let code, let created = linkCreated, !configuration.deferred.probabilisticMatching, let key = await keys.keys(store, now: date).first,
-           let signed = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) {
+           let signed = SignedClaimToken(code: code, created: created, platform: platform, issuedAt: date).token(signedWith: key) {
             token = HotLinks.ClaimPage.standIn
             signedToken = signed
         } else {
             token = Self.newClaimToken()
-            let claim = claim(for: page, code: code, route: route, parameters: parameters, platform: audience.rawValue)
+            let claim = claim(for: page, code: code, route: route, parameters: parameters, platform: platform)
             do {
                 let matchKey = configuration.deferred.probabilisticMatching
-                    ? visitor.map { DeferredSettings.matchKey(platform: audience.rawValue, address: $0) } : nil
+                    ? visitor.map { DeferredSettings.matchKey(platform: platform, address: $0) } : nil
                 try await store.insertClaim(tokenHash: APIToken.hash(token), claim, at: date, expiresAt: expiresAt, matchKey: matchKey)
             } catch {
                 logger.error("claim token not stored; the page is shown without it", metadata: ["error": "\(error)"])
@@ -101,7 +102,7 @@ struct Claims: Sendable {
 
     /// What a claim stands for: the page's deep link, and the route its app link takes (the
     /// page's own route and parameters when it has them), for the app's router.
-    func claim(for page: LandingPage, code: String?, route: String?, parameters: [String: String], platform: String) -> DeferredClaim {
+    func claim(for page: LandingPage, code: String?, route: String?, parameters: [String: String], platform: AppPlatform) -> DeferredClaim {
         var route = route, parameters = parameters
         if route == nil, let link = page.deepLink, let match = configuration.router.route(link).match {
             route = match.route

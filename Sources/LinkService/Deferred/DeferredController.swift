@@ -94,14 +94,13 @@ struct DeferredController: Sendable {
         guard settings.probabilisticMatching else {
             throw APIError(.forbidden, .matchingDisabled, "probabilistic matching is off (deferred.probabilisticMatching); redeem a claim token with POST /api/deferred/claim")
         }
-        let platform = try await bodies.decode(MatchRequest.self, request).platform
-        guard let platform, platform == "ios" || platform == "android" else {
+        guard let platform = try await bodies.decode(MatchRequest.self, request).platform.flatMap(AppPlatform.init(rawValue:)) else {
             throw APIError.badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
         }
         let key = DeferredSettings.matchKey(platform: platform, address: addresses.address(request, context))
         let date = now()
         guard let claim = try await store.redeemMatch(matchKey: key, since: date.addingTimeInterval(-settings.matchWindow), at: date) else {
-            throw APIError(.notFound, .noMatch, "no unredeemed visit from this address on \(platform) in the last \(Int(settings.matchWindow)) s")
+            throw APIError(.notFound, .noMatch, "no unredeemed visit from this address on \(platform.rawValue) in the last \(Int(settings.matchWindow)) s")
         }
         metrics.claimsRedeemed.increment()
         return try Response.json(DeferredClaim.Answer(claim, match: "probabilistic"))

@@ -96,7 +96,8 @@ struct LandingController: Sendable {
             guard !configuration.deferred.probabilisticMatching, !claims.store.sharesRateLimits, let key = claims.keys.known?.first,
                   let (claimPage, created) = hot.servableClaimPage(code, audience, now: date) else { return .needsStore }
             if claims.limits.claimOnThisNode(address()) {
-                guard let token = SignedClaimToken(code: code, created: created, platform: audience.rawValue, issuedAt: date).token(signedWith: key) else { return .needsStore }
+                guard let platform = AppPlatform(audience),
+                      let token = SignedClaimToken(code: code, created: created, platform: platform, issuedAt: date).token(signedWith: key) else { return .needsStore }
                 metrics.claimsIssued.increment()
                 page = claimPage.with(token: token)
             } else if let plain = hot.servablePage(code, audience, now: date) {
