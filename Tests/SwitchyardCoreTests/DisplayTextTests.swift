@@ -24,19 +24,8 @@ import Testing
     }
 }
 
-/// The terminal bar `manifest test` draws, and the state directory the relay and nonce files use.
-@Suite struct ProgressAndStateTests {
-    @Test func theBarIsRedrawnOnlyWhenItGrowsAndEndsTheLine() {
-        var bar = ProgressBar()
-        bar.width = 4
-        #expect(bar.update(done: 0, total: 8) == "\r···· 0/8")
-        #expect(bar.update(done: 1, total: 8) == nil)
-        #expect(bar.update(done: 2, total: 8) == "\r█··· 2/8")
-        #expect(bar.update(done: 8, total: 8) == "\r████ 8/8\n")
-        var empty = ProgressBar()
-        #expect(empty.update(done: 0, total: 0)?.hasSuffix(" 0/0\n") == true)
-    }
-
+/// The state directory the relay and nonce files use, and text for terminals.
+@Suite struct StateAndTerminalTextTests {
     @Test func theStateDirectoryFollowsXDGAndIgnoresRelativePaths() {
         #expect(StateDirectory.path(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]) == "/s")
         #expect(StateDirectory.path(environment: ["XDG_STATE_HOME": "rel", "HOME": "/h"]) == "/h/.local/state")

@@ -8,10 +8,10 @@ import Darwin
 /// would be the number the next opened file gets: a manifest read as stdin, results written into
 /// a database. ``occupyClosed()`` holds each closed one with /dev/null before anything else
 /// opens a file; a command that needs stdin then says it was closed.
-public enum StandardDescriptors {
+enum StandardDescriptors {
     /// Opens /dev/null on each of descriptors 0, 1 and 2 that is closed; returns whether stdin
     /// was one of them. Call it first thing in `main`.
-    public static func occupyClosed() -> Bool {
+    static func occupyClosed() -> Bool {
         var stdinWasClosed = false
         for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             let opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)

@@ -1,15 +1,15 @@
 /// A progress bar for a terminal, `\r██████········ 12/40`, redrawn only when it grows.
-public struct ProgressBar: Sendable {
+struct ProgressBar: Sendable {
     /// Cells in the bar.
-    public var width = 30
+    var width = 30
     private var drawn = -1
 
     /// A bar that has drawn nothing yet.
-    public init() {}
+    init() {}
 
     /// The text that redraws the bar for `done` of `total`, ending the line when all are done;
     /// nil when the bar looks as it did.
-    public mutating func update(done: Int, total: Int) -> String? {
+    mutating func update(done: Int, total: Int) -> String? {
         let filled = total == 0 ? width : done * width / total
         guard filled != drawn || done == total else { return nil }
         drawn = filled
