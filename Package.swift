@@ -156,7 +156,7 @@ let package = Package(
                         .copy("Resources/dashboard.mustache"), .copy("Resources/dashboard-errors.mustache"),
                         .copy("Resources/dashboard-sign-in.mustache"), .copy("Resources/dashboard-message.mustache"),
                         .copy("Resources/dashboard-links.mustache"), .copy("Resources/dashboard-link.mustache"),
-                        .copy("Resources/dashboard-form.mustache"),
+                        .copy("Resources/dashboard-form.mustache"), .copy("Resources/launcher.mustache"),
                         .copy("Resources/preview-agents.json"), .copy("Resources/in-app-browsers.json")],
             swiftSettings: swiftSettings
         ),
@@ -252,7 +252,7 @@ let package = Package(
         ),
         .target(
             name: "RelayLauncher",
-            dependencies: ["URLRelay", "URLRelayService", "CallbackURL", "SwitchyardCore", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["URLRelay", "URLRelayService", "CallbackURL", "SwitchyardCore", "LinkPages", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),

@@ -4,7 +4,7 @@ import SwitchyardCore
 /// The files this module ships in `Resources/` (see `InstalledResources` for where they are found).
 package enum PageResources {
     /// Every file the pages read from their resources.
-    static let files = ["landing.mustache", "message.mustache", "preview-agents.json", "in-app-browsers.json"]
+    static let files = ["landing.mustache", "message.mustache", "launcher.mustache", "preview-agents.json", "in-app-browsers.json"]
 
     /// The path of one of `files`, or nil when the installation lacks it.
     static func path(_ file: String) -> String? {

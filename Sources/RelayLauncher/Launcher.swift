@@ -2,6 +2,7 @@ import CallbackURL
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LinkPages
 import Logging
 import NIOCore
 import NIOPosix
@@ -139,72 +140,6 @@ public struct Launcher: Sendable {
         Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
     }
 
-    var html: String {
-        let buttons = quickTests.map { "<button class=\"quick\" data-url=\"\(Self.escape($0))\">\(Self.escape($0))</button>" }.joined(separator: "\n")
-        return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Switchyard launcher</title>
-            <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}
-            input{width:100%;padding:.6rem;font:inherit}button{margin:.4rem .4rem 0 0;padding:.5rem .9rem;font:inherit}
-            #status{display:inline-block;padding:.2rem .7rem;border-radius:1rem;background:#ddd}
-            #status.ok{background:#c8f0c8}#status.error{background:#f6c8c8}</style></head>
-            <body><h1>Switchyard launcher</h1>
-            <p>Sends a URL to the relay watcher on this machine (inbox \(Self.escape(inbox.directory))).</p>
-            <input id="url" type="text" placeholder="plur://… or https://…" autofocus>
-            <button id="open">Open</button> <span id="status">idle</span>
-            <h2>Quick tests</h2>
-            \(buttons)
-            <script>
-            (function () {
-              var token = "\(token)";
-              var status = document.getElementById("status");
-              function show(text, kind) { status.textContent = text; status.className = kind || ""; }
-              function openURL(url) {
-                show("sending…");
-                return fetch("/open", {method: "POST", headers: {"Content-Type": "application/json", "X-Switchyard-Token": token},
-                                       body: JSON.stringify({url: url})})
-                  .then(function (r) { return r.json().then(function (b) { if (!r.ok) throw new Error(b.error || r.status); return b; }); })
-                  .then(function (b) { show("queued " + b.id, "ok"); return b.id; })
-                  .catch(function (e) { show("failed: " + e.message, "error"); throw e; });
-              }
-              window.switchyard = {openURL: openURL};
-              // The names the seed apps' pages use: window.squirrel.openURL(url), and the
-              // WebKit message handler they post {url} to (defined here only when no native
-              // handler exists, as in a desktop browser).
-              window.squirrel = {openURL: openURL};
-              window.webkit = window.webkit || {};
-              window.webkit.messageHandlers = window.webkit.messageHandlers || {};
-              if (!window.webkit.messageHandlers["squirrel.openURL"]) {
-                window.webkit.messageHandlers["squirrel.openURL"] = {postMessage: function (message) {
-                  return openURL(message && typeof message === "object" ? message.url : message);
-                }};
-              }
-              document.getElementById("open").addEventListener("click", function () { openURL(document.getElementById("url").value); });
-              Array.prototype.forEach.call(document.querySelectorAll("button.quick"), function (b) {
-                b.addEventListener("click", function () { openURL(b.getAttribute("data-url")); });
-              });
-              // #open=URL puts URL in the field; a person then presses Open. Any page may send a
-              // browser here with a fragment, so the fragment alone never sends anything: only
-              // with this run's token after it (#open=URL&token=T, for scripted checks that read
-              // the token from the page) does it press Open itself, or call the seed apps' names
-              // (#squirrel=URL, #message=URL).
-              var m = location.hash.match(/^#(open|squirrel|message)=([^&]*)(?:&token=([0-9a-f]*))?$/);
-              var trusted = m && m[3] === token;
-              if (m && m[1] === "open") {
-                document.getElementById("url").value = decodeURIComponent(m[2]);
-                if (trusted) { document.getElementById("open").click(); } else { show("press Open to send this URL"); }
-              }
-              if (trusted && m[1] === "squirrel") { window.squirrel.openURL(decodeURIComponent(m[2])); }
-              if (trusted && m[1] === "message") { window.webkit.messageHandlers["squirrel.openURL"].postMessage({url: decodeURIComponent(m[2])}); }
-            })();
-            </script>
-            </body></html>
-            """
-    }
-
-    static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    /// The page, from LinkPages' `launcher.mustache`.
+    var html: String { LauncherPage(inbox: inbox.directory, token: token, quickTests: quickTests).html }
 }

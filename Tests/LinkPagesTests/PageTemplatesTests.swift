@@ -91,7 +91,8 @@ import Testing
         let dir = try Self.directory(["landing.mustache": "{{<switchyard-landing}}{{$footer}}<img alt=\"{{title}}\">{{> credit}}{{/footer}}{{/switchyard-landing}}",
                                       "credit.mustache": "<p title=\"{{description}}\"></p>"])
         let pages = [page.html(for: .desktop), page.html(for: .desktop, templates: try PageTemplates(directory: dir)),
-                     DashboardPages.render(DashboardMessageView(heading: hostile), title: hostile, user: DashboardUser(name: hostile, scopes: "links:read", csrf: "c"), errors: [hostile])]
+                     DashboardPages.render(DashboardMessageView(heading: hostile), title: hostile, user: DashboardUser(name: hostile, scopes: "links:read", csrf: "c"), errors: [hostile]),
+                     LauncherPage(inbox: hostile, token: "00", quickTests: [hostile]).html]
         for html in pages {
             #expect(!html.unicodeScalars.contains { $0 == "\"" } || !html.contains("\"\u{301}"), "a raw quote before the mark")
             for raw in ["\"\u{301}", "<\u{301}", "&\u{301}", "'\u{301}"] { #expect(!html.contains(raw), "\(raw) raw in \(html)") }
