@@ -121,7 +121,7 @@ struct ResolutionOutput: Sendable {
     /// The answer to a resolved input.
     func resolved(_ r: Resolution) -> Answer {
         let failed = !r.actions.contains { $0.url != nil }
-        if json { return Answer(lines: [JSONWriter.compact(r.json)], failed: failed) }
+        if json { return Answer(lines: [r.jsonLine], failed: failed) }
         return Answer(lines: r.lines(manifest: manifest, browsers: browsers, batch: batch).map(\.terminalEscaped), failed: failed)
     }
 }

@@ -202,4 +202,33 @@ final class RedirectingFetcher: Fetcher, @unchecked Sendable {
         let r = await LinkEngine(manifest: manifest, options: .init(offline: true)).resolve("https://tw.example/jack/status/20")
         #expect(JSONWriter.compact(r.json) == #"{"input":"https://tw.example/jack/status/20","actions":[{"action":0,"title":"Status","format":0,"appId":"tw","url":"tw://status?id=20","error":null},{"action":1,"title":"Any tw","format":0,"appId":"tw","url":"tw://open","error":null}],"browsers":[{"browser":0,"appId":"web","url":"https://tw.example/jack/status/20","error":null}],"unwrapped":null}"#)
     }
+
+    /// `resolve --json` writes `jsonLine`, which must be exactly the contract's value written
+    /// compactly: every field, errors, a stopped unwrap, and text that needs escaping.
+    @Test func theWrittenLineIsTheCompactJSON() async {
+        let engine = LinkEngine(manifest: manifest, options: .init(offline: true))
+        for input in ["https://tw.example/jack/status/20", "https://wrap.example/?to=https%3A%2F%2Ftw.example%2Fa%2Fstatus%2F5", "https://other.example/\u{202E}\"x\\", "nope"] {
+            let r = await engine.resolve(input)
+            #expect(r.jsonLine == JSONWriter.compact(r.json), "\(input)")
+        }
+        let crafted = Resolution(
+            input: "https://a.example/\u{1B}[2J",
+            actions: [ActionResult(action: 3, title: "T \"q\"", format: 1, appId: "a", url: nil, error: ScriptError(code: .scriptTimeout, message: "ran \u{2028} long"))],
+            browsers: [BrowserResult(browser: 0, appId: "b", url: "b://x", error: nil), BrowserResult(browser: 2, appId: "c", url: nil, error: nil)],
+            unwrapped: "https://b.example/", unwrapStopped: "the hop limit (10)")
+        #expect(crafted.jsonLine == JSONWriter.compact(crafted.json))
+        let empty = Resolution(input: "", actions: [], browsers: [], unwrapped: nil)
+        #expect(empty.jsonLine == JSONWriter.compact(empty.json))
+    }
+
+    /// A result's scheme is read from its bytes; the reading by characters decides the same.
+    @Test func aDangerousSchemeIsFoundAsTheCharacterReadingFindsIt() {
+        let texts = ["JavaScript:alert(1)", "javascript:", "DATA:text/html,x", "view-source:https://a", "FileSystem:x", "jar:x", "vbscript:x",
+                     "http://a", "twitter://status", "java\u{0}script:x", "ja\u{301}vascript:x", "\u{212A}:x", "", ":", "javascript",
+                     "javascripts:x", "\u{FF2A}avascript:x", "blob:", "view-source", "filesystemx:y", "éfile:x", "file\u{301}:x"]
+        for text in texts {
+            #expect(LinkEngine.dangerousScheme(text) == LinkEngine.dangerousSchemeSlowly(text), "\(text.debugDescription)")
+        }
+        #expect(LinkEngine.dangerousScheme("JavaScript:alert(1)") == "javascript" && LinkEngine.dangerousScheme("twitter://x") == nil)
+    }
 }

@@ -537,7 +537,7 @@ extension LinkEngine {
     /// format, browser or preview with `invalid-result`; null stays null.
     static func checked(_ result: Result<String?, ScriptError>) -> Result<String?, ScriptError> {
         guard case .success(let text?) = result else { return result }
-        if let colon = text.firstIndex(of: ":"), case let scheme = text[..<colon].lowercased(), URLInput.scriptOrLocalSchemes.contains(scheme) {
+        if let scheme = Self.dangerousScheme(text) {
             return .failure(ScriptError(code: .invalidResult, message: "the result is a \(scheme): URL, which runs code or reads files instead of opening an app"))
         }
         // The common case decided on the UTF-8 bytes: printable, with a plain scheme.
@@ -554,6 +554,35 @@ extension LinkEngine {
             return .failure(ScriptError(code: .invalidResult, message: "the result \"\(excerpt)\" is not an absolute URL (it needs a scheme such as app:)"))
         }
         return result
+    }
+}
+
+extension LinkEngine {
+    /// The lower-cased text before the first colon of `text` when it is one of
+    /// `URLInput.scriptOrLocalSchemes`, else nil. Only an ASCII prefix no longer than the longest
+    /// of them can be one, so most results are decided on their first bytes, with no allocation.
+    static func dangerousScheme(_ text: String) -> String? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.longestDangerousScheme + 1) { prefix in
+            var count = 0
+            for b in text.utf8.prefix(Self.longestDangerousScheme + 1) {
+                if b == UInt8(ascii: ":") {
+                    let scheme = String(decoding: prefix[..<count], as: UTF8.self)
+                    return URLInput.scriptOrLocalSchemes.contains(scheme) ? scheme : nil
+                }
+                guard b < 0x80 else { return Self.dangerousSchemeSlowly(text) }
+                prefix[count] = b | ((0x41...0x5A).contains(b) ? 0x20 : 0)
+                count += 1
+            }
+            return nil
+        }
+    }
+
+    static let longestDangerousScheme = URLInput.scriptOrLocalSchemes.map(\.utf8.count).max() ?? 0
+
+    /// The same decision by characters, for a text with non-ASCII before its first colon.
+    static func dangerousSchemeSlowly(_ text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":"), case let scheme = text[..<colon].lowercased(), URLInput.scriptOrLocalSchemes.contains(scheme) else { return nil }
+        return scheme
     }
 }
 

@@ -80,4 +80,44 @@ extension Resolution {
             ("unwrapped", unwrapped.map(JSONValue.string) ?? .null),
         ] + (unwrapStopped.map { [("unwrapStopped", JSONValue.string($0))] } ?? []))
     }
+
+    /// ``json`` written compactly, byte for byte as `JSONWriter.compact(json)` writes it, without
+    /// building the value first: `resolve --json` writes one per input.
+    public var jsonLine: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(128 + input.utf8.count * (2 + actions.count + browsers.count) + 96 * (actions.count + browsers.count))
+        func text(_ s: String) { JSONWriter.quote(s, into: &out) }
+        func raw(_ s: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)) }
+        func optional(_ s: String?) { if let s { text(s) } else { raw("null") } }
+        func number(_ n: Int) { out += String(n).utf8 }
+        func error(_ e: ScriptError?) {
+            guard let e else { raw("null"); return }
+            raw(#"{"code":"#); text(e.code.name); raw(#","message":"#); text(e.message); raw("}")
+        }
+        raw(#"{"input":"#); text(input)
+        raw(#","actions":["#)
+        for (i, a) in actions.enumerated() {
+            if i > 0 { raw(",") }
+            raw(#"{"action":"#); number(a.action)
+            raw(#","title":"#); text(a.title)
+            raw(#","format":"#); number(a.format)
+            raw(#","appId":"#); text(a.appId)
+            raw(#","url":"#); optional(a.url)
+            raw(#","error":"#); error(a.error)
+            raw("}")
+        }
+        raw(#"],"browsers":["#)
+        for (i, b) in browsers.enumerated() {
+            if i > 0 { raw(",") }
+            raw(#"{"browser":"#); number(b.browser)
+            raw(#","appId":"#); text(b.appId)
+            raw(#","url":"#); optional(b.url)
+            raw(#","error":"#); error(b.error)
+            raw("}")
+        }
+        raw(#"],"unwrapped":"#); optional(unwrapped)
+        if let unwrapStopped { raw(#","unwrapStopped":"#); text(unwrapStopped) }
+        raw("}")
+        return String(decoding: out, as: UTF8.self)
+    }
 }

@@ -30,7 +30,7 @@ public enum JSONWriter {
     /// character (``Unicode/Scalar/isDeceptiveFormat``: bidi overrides, U+2028/U+2029, which are
     /// line breaks to JavaScript, zero-width characters), so JSON shown in a terminal or a log
     /// reads as what it holds; a parser reads the same text back.
-    static func quote(_ s: String, into out: inout [UInt8]) {
+    public static func quote(_ s: String, into out: inout [UInt8]) {
         var s = s
         out.append(0x22)
         s.withUTF8 { bytes in
