@@ -228,7 +228,7 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// The first path segments the service answers itself: no universal-link route may claim them.
-    package static let servicePaths: Set<String> = ["admin", "api", "healthz", "metrics", "openapi.json", ".well-known", "apple-app-site-association"]
+    package static let servicePaths: Set<String> = ["admin", "api", "healthz", "metrics", "openapi.json", ".well-known", "apple-app-site-association", "v1"]
 
     /// Reads a configuration already parsed into a JSON value, checking it against ``shape`` first; sections that are absent keep their defaults.
     /// A `routeTable` path is read relative to `directory` (the configuration file's; the

@@ -87,20 +87,10 @@ package struct LinkImport: Sendable {
     }
 
     /// Paths the service answers itself, at the root.
-    static let servicePaths: Set<String> = ServiceConfiguration.servicePaths.union(["i", "d"])
+    static let servicePaths: Set<String> = LinkInput.rootServicePaths
 
-    /// Why an imported short link cannot keep `/code`: the service answers that path itself, or
-    /// a universal-link route of the configuration matches it first. Nil when it can.
-    func reservedPath(_ code: String) -> String? {
-        if Self.servicePaths.contains(code.lowercased()) { return "is one of the service's own paths" }
-        // A route owns its path whatever the query: /join-community is joinCommunity's even when
-        // the query items it needs are missing (with them, the route's page would answer).
-        if let host = input.configuration.router.hosts.first,
-           let owner = input.configuration.router.routesMatchingPath("https://\(host)/\(code)").first {
-            return "is the route \(JSONWriter.quote(owner)) of this configuration"
-        }
-        return nil
-    }
+    /// Why an imported short link cannot keep `/code` (``LinkInput/rootPathProblem(_:)``).
+    func reservedPath(_ code: String) -> String? { input.rootPathProblem(code) }
 
 
     /// Maps a Firebase console export: one link per row, its code the short link's path.

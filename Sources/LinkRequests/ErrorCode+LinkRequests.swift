@@ -15,6 +15,9 @@ extension ErrorCode {
     public static let codeTaken = ErrorCode("code-taken")
     /// A state-changing dashboard request started by another site (`Sec-Fetch-Site` or `Origin`).
     public static let crossSite = ErrorCode("cross-site")
+    /// A Firebase Dynamic Links domain (`domainUriPrefix`, a long link's prefix) that is not one
+    /// of the service's hosts.
+    public static let unknownDomain = ErrorCode("unknown-domain")
     /// An edit whose body names no field to change.
     public static let emptyEdit = ErrorCode("empty-edit")
     /// A URL with a scheme that is never accepted, whatever the configuration.

@@ -15,10 +15,12 @@ package struct FirebaseLink: Equatable {
         ("apn", "Android package: must be one of the configuration's; its Play Store page is the Android fallback"),
         ("afl", "Android fallback, instead of the Play Store"),
         ("amv", "minimum Android app version: accepted, not used"),
+        ("al", "Android link instead of link: accepted, not used (Android opens link, as iOS does)"),
         ("ibi", "iOS bundle ID: must be one of the configuration's"),
         ("isi", "App Store ID (digits): must be one of the configuration's appStoreIds; its App Store page is the iOS fallback"),
         ("ifl", "iOS fallback, instead of the App Store"),
         ("ipfl", "iPad fallback, instead of ifl"),
+        ("ipbi", "iPad bundle ID: must be one of the configuration's"),
         ("ius", "iOS custom scheme: accepted, not used (the configuration's scheme is)"),
         ("imv", "minimum iOS app version: accepted, not used"),
         ("ofl", "fallback on other platforms (desktop), instead of link"),
@@ -27,7 +29,7 @@ package struct FirebaseLink: Equatable {
         ("si", "preview image (http or https)"),
         ("efr", "1: skip the preview page and send the visitor straight to the platform's target (302; on Android, the app's Play Store link carries a deferred-link claim)"),
         ("utm_source", "accepted, not used"), ("utm_medium", "accepted, not used"), ("utm_campaign", "accepted, not used"),
-        ("utm_term", "accepted, not used"), ("utm_content", "accepted, not used"),
+        ("utm_term", "accepted, not used"), ("utm_content", "accepted, not used"), ("gclid", "deprecated by Firebase: accepted, not used"),
         ("at", "App Store affiliate token: accepted, not used"), ("ct", "App Store campaign token: accepted, not used"),
         ("mt", "App Store media type: accepted, not used"), ("pt", "App Store provider token: accepted, not used"),
         ("d", "Firebase's debug flow: accepted, not used"),
@@ -91,8 +93,10 @@ package struct FirebaseLink: Equatable {
             }
             androidFallback = "https://play.google.com/store/apps/details?id=" + apn
         }
-        if let ibi = p["ibi"], !ibi.isEmpty, !configuration.apple.contains(where: { $0.bundleID == ibi }) {
-            throw APIError.fieldProblem(.unknownApp, "ibi", "\(JSONWriter.quote(ibi)) is not an iOS bundle ID of this configuration")
+        for name in ["ibi", "ipbi"] {
+            if let id = p[name], !id.isEmpty, !configuration.apple.contains(where: { $0.bundleID == id }) {
+                throw APIError.fieldProblem(.unknownApp, name, "\(JSONWriter.quote(id)) is not an iOS bundle ID of this configuration")
+            }
         }
         if let isi = p["isi"], !isi.isEmpty {
             guard isi.utf8.count <= 20, isi.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {

@@ -202,6 +202,22 @@ package struct LinkInput {
         return "code \(JSONWriter.quote(code)) \(why); a chosen code is 3–64 ASCII letters, digits, \"-\" and \"_\""
     }
 
+    /// Paths the service answers itself at the root, where a Firebase link's code cannot stand.
+    package static let rootServicePaths: Set<String> = ServiceConfiguration.servicePaths.union(["i", "d"])
+
+    /// Why a Firebase link cannot be served at `/code`: the service answers that path itself, or a
+    /// universal-link route of the configuration matches it first. Nil when it can.
+    package func rootPathProblem(_ code: String) -> String? {
+        if Self.rootServicePaths.contains(code.lowercased()) { return "is one of the service's own paths" }
+        // A route owns its path whatever the query: /join-community is joinCommunity's even when
+        // the query items it needs are missing (with them, the route's page would answer).
+        if let host = configuration.router.hosts.first,
+           let owner = configuration.router.routesMatchingPath("https://\(host)/\(code)").first {
+            return "is the route \(JSONWriter.quote(owner)) of this configuration"
+        }
+        return nil
+    }
+
     package static func isImportedCode(_ code: String) -> Bool {
         (1...64).contains(code.utf8.count) && code.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")

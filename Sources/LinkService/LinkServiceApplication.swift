@@ -112,7 +112,8 @@ public struct LinkService: Sendable {
             qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now),
             deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now),
             dashboard: DashboardController(store: store, hot: hot, answers: answers, newLinks: newLinks, tokens: tokens, limits: limits,
-                                           bodies: bodies, metrics: metrics, now: now))
+                                           bodies: bodies, metrics: metrics, now: now),
+            firebaseAPI: FirebaseAPIController(store: store, input: input, tokens: tokens, limits: limits, bodies: bodies, now: now, metrics: metrics))
     }
 
     /// The rule manifest `resolve.manifest` names, or the embedded default rules; a manifest that

@@ -21,6 +21,7 @@ struct ServiceRoutes: Sendable {
     let qr: QRController
     let deferred: DeferredController
     let dashboard: DashboardController
+    let firebaseAPI: FirebaseAPIController
 
     /// The Hummingbird router: association files, health, metrics, the APIs, landing pages, QR
     /// codes, deferred links and the dashboard, behind a middleware that counts and logs requests
@@ -46,6 +47,9 @@ struct ServiceRoutes: Sendable {
         landing.addRoutes(to: router)
         dashboard.addRoutes(to: router)
         deferred.addRoutes(to: router, limited: limited)
+        // Firebase's REST API: its own error shape around the address limit; the key is checked
+        // by the handlers (it may come in the query, as Firebase's did).
+        firebaseAPI.addRoutes(to: router.group("/v1").add(middleware: FirebaseAPIErrors()).add(middleware: AddressLimit(limits: limits)))
         return router
     }
 

@@ -8,6 +8,9 @@ public enum TokenScope: String, Sendable, CaseIterable {
     case linksWrite = "links:write"
     /// Issue and verify callback transactions.
     case transactions
+    /// Create short links through the Firebase Dynamic Links REST API (`POST /v1/shortLinks`) and
+    /// nothing else: the scope for the key an app carries where Firebase's Web API key was.
+    case fdlCreate = "fdl:create"
     case admin
 }
 
@@ -96,5 +99,7 @@ public enum APIToken {
     /// Whether `record` grants `scope`.
     package static func grants(_ record: StoredToken, _ scope: TokenScope) -> Bool {
         record.scopes.contains(scope.rawValue) || record.scopes.contains(TokenScope.admin.rawValue)
+            // A token that may make any link may make one through Firebase's API too.
+            || (scope == .fdlCreate && record.scopes.contains(TokenScope.linksWrite.rawValue))
     }
 }

@@ -42,6 +42,7 @@ extension LinkStore {
                     "UPDATE deferred_claims SET claimed_at = ?, match_key = NULL WHERE token_hash = ? AND claimed_at IS NULL "
                         + "RETURNING " + ClaimColumn.list,
                     [.int(Self.millis(date)), .text(hash)]).first.map(Self.claim) else { return nil }
+                try await Self.countAppOpen(claim, at: date, in: tx)
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
                 return claim
             }
@@ -58,6 +59,7 @@ extension LinkStore {
                     "UPDATE deferred_claims SET claimed_at = ?, match_key = NULL WHERE token_hash = ? AND claimed_at IS NULL AND expires_at > ? "
                         + Self.linkAlive + " RETURNING " + ClaimColumn.list,
                     [.int(Self.millis(date)), .text(tokenHash), .int(Self.millis(date)), .int(Self.millis(date))]).first.map(Self.claim) else { return nil }
+                try await Self.countAppOpen(claim, at: date, in: tx)
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
                 return claim
             }
@@ -108,10 +110,33 @@ extension LinkStore {
                     [.text(tokenHash), SQLValue(claim.code), SQLValue(claim.deepLink), SQLValue(claim.route), .text(parameters), .text(claim.platform.rawValue),
                      .int(Self.millis(date)), .int(Self.millis(expiresAt)), .int(Self.millis(date))])
                 guard !inserted.isEmpty else { return false }
+                try await Self.countAppOpen(claim, at: date, in: tx)
                 if let outbox { try await outbox.enqueue("deferred.claimed", data: Self.json(claim), at: date, in: tx) }
                 return true
             }
         }
+    }
+
+    /// Counts a redeemed claim of a stored link as an app's first open on its day and platform.
+    static func countAppOpen(_ claim: DeferredClaim, at date: Date, in tx: any SQLExecutor) async throws(StoreError) {
+        guard let code = claim.code else { return }
+        try await tx.run(
+            "INSERT INTO app_open_days (code, day, platform, opens) VALUES (?, ?, ?, 1) "
+                + "ON CONFLICT (code, day, platform) DO UPDATE SET opens = app_open_days.opens + 1",
+            [.text(code), .int(ClickDay.day(of: date)), .text(claim.platform.rawValue)])
+    }
+
+    /// The columns of `app_open_days` a link's opens are read from.
+    enum AppOpenColumn: String, SQLColumns {
+        case platform, total = "CAST(SUM(opens) AS BIGINT) AS total"
+    }
+
+    /// A link's first opens after an install (redeemed claims) from `firstDay` on, by platform.
+    package func appOpens(code: String, from firstDay: Int64) async throws(StoreError) -> [(platform: AppPlatform, opens: Int64)] {
+        try await db.read("SELECT \(AppOpenColumn.list) FROM app_open_days WHERE code = ? AND day >= ? GROUP BY platform ORDER BY platform",
+                          [.text(code), .int(firstDay)])
+            .map { SQLRow<AppOpenColumn>($0) }
+            .compactMap { row in row.text(.platform).flatMap(AppPlatform.init(rawValue:)).map { ($0, row.int(.total) ?? 0) } }
     }
 
     /// A claim's parameters as the `parameters` column holds them: a JSON object, names sorted.

@@ -186,6 +186,11 @@ enum Migrations {
             "CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens BIGINT NOT NULL, updated_at BIGINT NOT NULL, granted BIGINT NOT NULL)",
             "CREATE INDEX rate_buckets_by_age ON rate_buckets (updated_at)",
         ]),
+        Migration(version: 13, name: "app opens by day", statements: [
+            // Redeemed deferred-link claims of a stored link, per UTC day and app platform: the
+            // first opens after an install, kept after the claims themselves are pruned.
+            "CREATE TABLE app_open_days (code TEXT NOT NULL, day BIGINT NOT NULL, platform TEXT NOT NULL, opens BIGINT NOT NULL, PRIMARY KEY (code, day, platform))",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -101,7 +101,7 @@ struct TokenCreate: AsyncParsableCommand {
         abstract: "Create a token; it is printed once, alone on the last line of stdout.")
 
     @Option(help: "A name to recognise the token by.") var name: String
-    @Option(help: "links:read, links:write, transactions or admin (repeatable; default links:write and links:read).") var scope: [String] = []
+    @Option(help: "links:read, links:write, transactions, fdl:create (Firebase's REST API only) or admin (repeatable; default links:write and links:read).") var scope: [String] = []
     @OptionGroup var databaseOption: DatabaseOption
 
     func validate() throws {

@@ -114,7 +114,7 @@ import Testing
         RefusedCase(yaml: "landing: {webURL: \"https://evil.example/\"}", message: "landing.webURL: host evil.example is not one of the configuration's hosts or service.redirectHosts"),
         RefusedCase(yaml: "landing: {image: \"https://e.com:99999/x.png\"}", message: #"landing.image: "https://e.com:99999/x.png": the URL has a port above 65535"#),
         RefusedCase(yaml: "routes: [{name: a, pattern: \"/a/{code:intt}\"}]", message: #"routes[0]: route a: "{code:intt}": unknown parameter type "intt" — did you mean int? (types: string, int, uuid, url, *, path; an enum lists two or more values separated by |)"#),
-        RefusedCase(yaml: "routes: [{name: dash, pattern: \"/Admin/{x}\"}]", message: #"routes.dash: the pattern "/Admin/{x}" claims /admin, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json); choose another path or mark the route exclude: true"#),
+        RefusedCase(yaml: "routes: [{name: dash, pattern: \"/Admin/{x}\"}]", message: #"routes.dash: the pattern "/Admin/{x}" claims /admin, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json, /v1); choose another path or mark the route exclude: true"#),
         RefusedCase(yaml: "apple: [{teamId: ABCDE12345, bundleId: com.example.app, appStoreId: abc}]", message: #"apple[0].appStoreId: "abc" is not an App Store ID (digits only, as in apps.apple.com/app/id1234567890)"#),
         RefusedCase(yaml: "routes: [{name: a, pattern: /a}, {name: p, pattern: \"shop://p/{id}\"}]\napple: [{teamId: ABCDE12345, bundleId: com.example.app}]",
                     message: #"routes.p: the pattern "shop://p/{id}" uses the scheme shop:, which is no app's scheme here; set apple[].scheme: shop (or list it in service.deepLinkSchemes)"#),
@@ -125,7 +125,7 @@ import Testing
         RefusedCase(yaml: "apple: [{teamId: ABCDE12345, bundleId: ABCDE12345.com.e.app}]",
                     message: #"apple[0].bundleId: "ABCDE12345.com.e.app" starts with the team ID; give the bundle ID alone (com.e.app)"#),
         RefusedCase(yaml: "webcredentials: \"yes\"", message: #"webcredentials: expected true or false, got "yes""#),
-        RefusedCase(yaml: "routes: [{name: h, pattern: \"https://e.com/healthz\"}]", message: #"routes.h: the pattern "https://e.com/healthz" claims /healthz, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json); choose another path or mark the route exclude: true"#),
+        RefusedCase(yaml: "routes: [{name: h, pattern: \"https://e.com/healthz\"}]", message: #"routes.h: the pattern "https://e.com/healthz" claims /healthz, a path the service answers itself (/.well-known, /admin, /api, /apple-app-site-association, /healthz, /metrics, /openapi.json, /v1); choose another path or mark the route exclude: true"#),
     ])
     func unknownKeysAndWrongTypesAreRefusedAtAnyDepth(_ c: RefusedCase) throws {
         var yaml = "hosts: [e.com]\n" + c.yaml + "\n"

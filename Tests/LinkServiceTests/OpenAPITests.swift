@@ -119,7 +119,7 @@ import Testing
     }
 
     /// Every API operation the document secures with a token (`bearer`, `inviteToken`) refuses a
-    /// request without one, 401 `missing-token`, whatever its body: the guard runs before the
+    /// request without one, 401 `missing-token` (`UNAUTHENTICATED` under /v1), whatever its body: the guard runs before the
     /// handler reads anything.
     @Test func everyTokenSecuredOperationRefusesARequestWithoutAToken() async throws {
         let h = try await Harness.make()
@@ -129,7 +129,8 @@ import Testing
             for (method, operation) in item.objectMembers ?? [] {
                 let schemes = (operation["security"]?.arrayValue ?? []).flatMap { $0.objectMembers?.map(\.key) ?? [] }
                 guard schemes.contains("bearer") || schemes.contains("inviteToken"), let m = HTTPRequest.Method(method.uppercased()) else { continue }
-                secured.append((m, path.replacingOccurrences(of: "{code}", with: "abcdefgh").replacingOccurrences(of: "{id}", with: String(repeating: "x", count: 43))))
+                secured.append((m, path.replacingOccurrences(of: "{code}", with: "abcdefgh").replacingOccurrences(of: "{id}", with: String(repeating: "x", count: 43))
+                    .replacingOccurrences(of: "{link}", with: "https%3A%2F%2Frabble.community%2Fabcd")))
             }
         }
         #expect(secured.count >= 9, "\(secured.map { "\($0.0) \($0.1)" })")
@@ -137,7 +138,9 @@ import Testing
         try await h.app().test(.router) { client in
             for (method, path) in operations {
                 let answer = try await client.call(method, path, body: method == .get || method == .delete ? nil : "{}")
-                #expect(answer.status == .unauthorized && answer.json?.at("error.code")?.stringValue == "missing-token", "\(method) \(path): \(answer.status) \(answer.text)")
+                // Firebase's REST API answers in Google's shape.
+                let refusal = path.hasPrefix("/v1/") ? answer.json?.at("error.status")?.stringValue == "UNAUTHENTICATED" : answer.json?.at("error.code")?.stringValue == "missing-token"
+                #expect(answer.status == .unauthorized && refusal, "\(method) \(path): \(answer.status) \(answer.text)")
             }
         }
     }

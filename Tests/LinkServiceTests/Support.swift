@@ -81,6 +81,13 @@ struct Harness {
 
     func app(lane: Bool = true) -> some ApplicationProtocol { service.application(port: 0, lane: lane) }
 
+    /// A new token with `scopes`, stored.
+    func token(_ name: String, _ scopes: [TokenScope]) async throws -> String {
+        let issued = APIToken.issue(name: name + "-" + UUID().uuidString.prefix(8).lowercased(), scopes: scopes)
+        try await store.insert(issued.record)
+        return issued.token
+    }
+
     /// Two nodes with `extra` on one fresh PostgreSQL database, both live: `test` gets the first
     /// node's harness (its tokens work on both) and a client of each.
     static func twoNodes(extra: String, _ test: @escaping @Sendable (Harness, any TestClientProtocol, any TestClientProtocol) async throws -> Void) async throws {
