@@ -73,6 +73,12 @@ import Testing
             // A path that takes only POST says so.
             let signOut = try await client.execute(uri: "/admin/sign-out", method: .put) { ($0.status, $0.headers) }
             #expect(signOut.0 == .methodNotAllowed && signOut.1[.allow] == "POST", "\(signOut.1)")
+            // A GET there too (a reload of a page a form posted to), not the route pages' 404.
+            for path in ["/admin/sign-out", "/admin/links", "/admin/links/abc/delete"] {
+                let get = try await client.execute(uri: path, method: .get) { ($0.status, $0.headers, String(buffer: $0.body)) }
+                #expect(get.0 == .methodNotAllowed && get.1[.allow] == "POST" && get.1[.contentType]?.hasPrefix("text/html") == true, "\(path): \(get.0) \(get.1)")
+                #expect(get.2.contains("GET is not served at \(path)"), "\(get.2)")
+            }
             let api = try await client.execute(uri: "/api/links/abc", method: .put) { ($0.status, $0.headers) }
             #expect(api.0 == .methodNotAllowed && api.1[.contentType] == "application/json")
         }

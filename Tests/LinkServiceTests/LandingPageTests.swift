@@ -259,4 +259,16 @@ import Testing
             #expect("\(error)".hasSuffix("config.yaml: landing.templates: \(dir)/landing.mustache:2: landing pages have no value named \"titel\" here; did you mean title? (the operator guide, “Your own page templates”, lists them)"), "\(error)")
         }
     }
+
+    /// A code written with percent escapes is the same code, on the page and its QR code.
+    @Test func aPercentEscapedCodeIsTheCode() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            #expect(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/lane", "code": "lane1", "title": "Lane"}"#).status == .created)
+            let escaped = try await client.call(.get, "/i/%6cane1", headers: [.userAgent: Self.iPhone])
+            #expect(escaped.status == .ok && escaped.text.contains(#"<meta property="og:title" content="Lane">"#), "\(escaped.status)")
+            #expect(try await client.call(.get, "/i/%6cane1/qr.svg").status == .ok)
+            #expect(try await client.call(.get, "/i/lane%2F1").status == .notFound, "an escaped slash is no code")
+        }
+    }
 }

@@ -536,7 +536,9 @@ struct DashboardErrors: RouterMiddleware {
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         do { return try await next(request, context) } catch let error as APIError {
             if error.status == .tooManyRequests { metrics.rateLimited.increment() }
-            return DashboardController.adminMessage(error.status, error.message, retryAfter: error.retryAfter)
+            var page = DashboardController.adminMessage(error.status, error.message, retryAfter: error.retryAfter)
+            if let allow = error.allow { page.headers[.allow] = allow.joined(separator: ", ") }
+            return page
         } catch let error as StoreError {
             context.logger.error("storage failed", metadata: error.logMetadata.merging(["path": "\(request.uri.path)"]) { a, _ in a })
             let answer = APIError.storageUnavailable(cause: error)

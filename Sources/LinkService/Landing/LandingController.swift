@@ -44,10 +44,10 @@ struct LandingController: Sendable {
         router.head("/i/{code}") { request, context in await page(request, context) }
         // The router does not fall back from /i/{code} to "**", so a path with more segments
         // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
-        router.get("/i/{code}/**") { request, context in await routePage(request, context) }
+        router.get("/i/{code}/**") { request, context in try await routePage(request, context) }
         // The root: a Firebase Dynamic Links long link (/?link=…), or a route's page.
-        router.get("/") { request, context in await routePage(request, context) }
-        router.get("**") { request, context in await routePage(request, context) }
+        router.get("/") { request, context in try await routePage(request, context) }
+        router.get("**") { request, context in try await routePage(request, context) }
     }
 
     /// `/i/{code}` on the lane: the page when ``decide(_:address:)`` has it complete.
@@ -195,7 +195,11 @@ struct LandingController: Sendable {
     }
 
     /// Every other GET: the landing page of a universal-link route, or 404.
-    func routePage(_ request: Request, _ context: ServiceContext) async -> Response {
+    func routePage(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        // Under /admin/ no route's page is served: a path the dashboard answers only with POST
+        // (a reload of a page a form posted to) is its 405 with Allow, any other its 404, as the
+        // dashboard writes them (the unmatched-request answer of `ObservabilityMiddleware`).
+        if request.uri.path == "/admin" || request.uri.path.hasPrefix("/admin/") { throw HTTPError(.notFound) }
         // Under /api/ an unknown path is an API error, in JSON like every other.
         if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
             return APIError(.notFound, .notFound, "no API endpoint at \(request.uri.path)").response

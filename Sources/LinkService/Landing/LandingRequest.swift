@@ -1,3 +1,4 @@
+import Foundation
 import LinkRequests
 import HTTPTypes
 import LinkPages
@@ -18,8 +19,9 @@ struct LandingRequest {
     let inApp: String?
     let referer: String?
 
+    /// `code` as the path carries it: percent escapes are decoded (`/i/%6cane1` is `/i/lane1`).
     init(code: String, method: HTTPRequest.Method, fields: HTTPFields) {
-        self.code = code
+        self.code = code.contains("%") ? code.removingPercentEncoding ?? code : code
         isGet = method == .get
         userAgent = fields[.userAgent]
         audience = LandingPage.Audience(userAgent: userAgent)

@@ -39,7 +39,8 @@ struct QRController: Sendable {
     /// client address (429) and in how many may wait (503 `qr-busy`).
     func image(_ request: Request, _ context: ServiceContext, png: Bool) async throws -> Response {
         // Like the page: a code that cannot exist is simply not found.
-        let code = context.parameters.get("code") ?? ""
+        let raw = context.parameters.get("code") ?? ""
+        let code = raw.contains("%") ? raw.removingPercentEncoding ?? raw : raw
         guard input.isStoredCode(code) else { throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))", field: "code") }
         var size = LinkService.defaultQRSize
         if png, let s = request.uri.queryParameters["size"], !s.isEmpty {
