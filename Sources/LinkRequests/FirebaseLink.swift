@@ -1,6 +1,7 @@
 import Foundation
 import LinkConfiguration
 import LinkPages
+import LinkRouting
 import LinkStorage
 import SwitchyardCore
 
@@ -86,6 +87,12 @@ package struct FirebaseLink: Equatable {
         }
         self.link = try input.checkFallback(link, field: "link", requireAllowedHost: true)
         deepLink = try? input.checkDeepLink(self.link, field: "link")
+        // An http link of the service's own hosts is its https link to the app (a universal link
+        // or App Link is https), as the long link's page reads it.
+        if deepLink == nil, self.link.lowercased().hasPrefix("http://"), let host = URLComponents(string: self.link)?.host?.lowercased(),
+           input.configuration.router.hosts.contains(where: { $0.lowercased() == host }) {
+            deepLink = try? input.checkDeepLink("https://" + self.link.dropFirst("http://".count), field: "link")
+        }
         let configuration = input.configuration
         if let apn = p["apn"], !apn.isEmpty {
             guard configuration.android.contains(where: { $0.package == apn }) else {

@@ -55,7 +55,8 @@ package struct FirebaseShortLinkRequest: Equatable {
     /// Reads `body`; throws a 400 naming the field for a body that is not one of the two forms.
     package init(_ body: JSONValue) throws(APIError) {
         guard let members = body.objectMembers else { throw Self.invalid("the body must be a JSON object") }
-        for (key, _) in members where !["longDynamicLink", "dynamicLinkInfo", "suffix"].contains(key) {
+        // `sdkVersion` is the version of Google's SDK that sent the request: read, not used.
+        for (key, _) in members where !["longDynamicLink", "dynamicLinkInfo", "suffix", "sdkVersion"].contains(key) {
             throw Self.unknown(key, at: nil)
         }
         suffix = try Self.suffix(body["suffix"])
@@ -81,9 +82,12 @@ package struct FirebaseShortLinkRequest: Equatable {
     }
 
     static func suffix(_ value: JSONValue?) throws(APIError) -> Suffix {
-        guard let value else { return .unguessable }
+        guard let value, value != .null else { return .unguessable }
         guard let members = value.objectMembers else { throw invalid("suffix must be an object, {\"option\": \"SHORT\" or \"UNGUESSABLE\"}") }
         for (key, _) in members where key != "option" && key != "customSuffix" { throw unknown(key, at: "suffix") }
+        if value["customSuffix"] != nil, value["option"]?.stringValue != "CUSTOM" {
+            throw invalid("suffix.customSuffix goes only with the option CUSTOM")
+        }
         switch value["option"]?.stringValue {
         case nil, "OPTION_UNSPECIFIED", "UNGUESSABLE": return .unguessable
         case "SHORT": return .short
@@ -119,6 +123,9 @@ package struct FirebaseShortLinkRequest: Equatable {
         for (key, _) in members where !objects.contains(key) && !["domainUriPrefix", "dynamicLinkDomain", "link"].contains(key) {
             throw unknown(key, at: "dynamic_link_info")
         }
+        for name in ["domainUriPrefix", "dynamicLinkDomain", "link"] {
+            if let value = info[name], value != .null, value.stringValue == nil { throw invalid("dynamicLinkInfo.\(name) must be a string, not \(value.typeName)") }
+        }
         let prefix: String
         switch (info["domainUriPrefix"]?.stringValue, info["dynamicLinkDomain"]?.stringValue) {
         case (let uri?, nil) where !uri.isEmpty:
@@ -132,14 +139,15 @@ package struct FirebaseShortLinkRequest: Equatable {
         // The objects and the analytics' two inner objects, flattened: their fields by name.
         var found: [String: JSONValue] = [:]
         func take(_ object: JSONValue, named name: String) throws(APIError) {
-            guard let fields = object.objectMembers else { throw invalid("dynamicLinkInfo.\(name) must be an object") }
+            let path = "dynamicLinkInfo." + (Self.inAnalytics.contains(name) ? "analyticsInfo." : "") + name
+            guard let fields = object.objectMembers else { throw invalid("\(path) must be an object") }
             for (field, value) in fields {
                 if name == "analyticsInfo" {
-                    guard field == "googlePlayAnalytics" || field == "itunesConnectAnalytics" else { throw unknown(field, at: "dynamic_link_info.analytics_info") }
+                    guard Self.inAnalytics.contains(field) else { throw unknown(field, at: path) }
                     try take(value, named: field)
                     continue
                 }
-                guard infoFields.contains(where: { $0.object == name && $0.field == field }) else { throw unknown(field, at: "dynamic_link_info.\(name)") }
+                guard infoFields.contains(where: { $0.object == name && $0.field == field }) else { throw unknown(field, at: path) }
                 found[name + "." + field] = value
             }
         }
@@ -148,15 +156,18 @@ package struct FirebaseShortLinkRequest: Equatable {
         for entry in infoFields {
             let value = entry.object.map { found[$0 + "." + entry.field] } ?? info[entry.field]
             guard let value, value != .null else { continue }
-            let name = (entry.object.map { $0 + "." } ?? "") + entry.field
+            let name = (entry.object.map { (Self.inAnalytics.contains($0) ? "analyticsInfo." : "") + $0 + "." } ?? "") + entry.field
             switch value {
-            case .string(let s): pairs.append((entry.parameter, s))
+            case .string(let s) where entry.parameter != "efr": pairs.append((entry.parameter, s))
             case .bool(let b) where entry.parameter == "efr": if b { pairs.append(("efr", "1")) }
             default: throw invalid("dynamicLinkInfo.\(name) must be a \(entry.parameter == "efr" ? "boolean" : "string"), not \(value.typeName)")
             }
         }
         return (prefix, pairs, warnings)
     }
+
+    /// The two objects inside `analyticsInfo`.
+    static let inAnalytics: Set<String> = ["googlePlayAnalytics", "itunesConnectAnalytics"]
 
     /// Warnings for parameters this service accepts and does not use as Firebase did.
     static func unusedParameters(_ pairs: [(String, String)]) -> [Warning] {
@@ -178,6 +189,9 @@ package struct FirebaseShortLinkRequest: Equatable {
         }
         if given["al"] != nil {
             warnings.append(Warning(warningCode: "UNNECESSARY_ANDROID_LINK", warningMessage: "al (androidLink) is not used: Android opens link, as iOS does"))
+        }
+        if let ipfl = given["ipfl"], !ipfl.isEmpty {
+            warnings.append(Warning(warningCode: "CODE_UNSPECIFIED", warningMessage: "ipfl (iosIpadFallbackLink) is not kept on short links: an iPad gets what an iPhone gets"))
         }
         if given["gclid"] != nil {
             warnings.append(Warning(warningCode: "DEPRECATED_PARAM", warningMessage: "gclid is deprecated and not kept"))

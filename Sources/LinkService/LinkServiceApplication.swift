@@ -273,7 +273,9 @@ struct ObservabilityMiddleware: RouterMiddleware {
             let answer = endpoints.unmatched(method: request.method, path: request.uri.path)
             Self.observe(record: { metrics.record(route: "unmatched", status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                          path: request.uri.path, status: answer.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
-            // The dashboard answers in its own pages, a wrong method too.
+            // Firebase's REST API answers in Google's shape; the dashboard in its own pages, a
+            // wrong method too.
+            if request.uri.path == "/v1" || request.uri.path.hasPrefix("/v1/") { return FirebaseAPIErrors.response(answer) }
             guard request.uri.path == "/admin" || request.uri.path.hasPrefix("/admin/") else { return answer.response }
             var page = DashboardController.adminMessage(answer.status, answer.message, retryAfter: nil)
             if let allow = answer.allow { page.headers[.allow] = allow.joined(separator: ", ") }
@@ -304,9 +306,15 @@ struct ObservabilityMiddleware: RouterMiddleware {
             guard !segment.isEmpty else { return segment }
             let decoded = String(segment).removingPercentEncoding?.lowercased() ?? segment.lowercased()
             defer { previous = decoded }
-            let tokenLike = segment.utf8.count >= 32 && segment.utf8.allSatisfy { b in
-                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x25
+            func isTokenLike(_ text: Substring) -> Bool {
+                text.utf8.count >= 32 && text.utf8.allSatisfy { b in
+                    (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x25
+                }
             }
+            // A segment may carry a whole URL, its slashes escaped (Firebase's linkStats): each
+            // of its parts is looked at too.
+            let tokenLike = isTokenLike(segment)
+                || (String(segment).removingPercentEncoding ?? "").split(separator: "/").contains { isTokenLike($0) }
             if Self.secretSegmentsFollow.contains(previous) || tokenLike {
                 redacted = true
                 return Substring(Redaction.elided)

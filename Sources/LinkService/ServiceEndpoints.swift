@@ -27,8 +27,8 @@ struct ServiceEndpoints: Sendable {
         var allowed: [String] = []
         for endpoint in endpoints {
             let template = endpoint.segments
-            // No route's page is served under /api/ or /admin/: the service's own paths.
-            if template == ["{path}"] && (segments.first == "api" || segments.first == "admin") { continue }
+            // No route's page is served under /api/, /admin/ or /v1/: the service's own paths.
+            if template == ["{path}"], let first = segments.first, ["api", "admin", "v1"].contains(first) { continue }
             let catchAll = template.last == "{path}" || template.last == "{rest}"
             guard catchAll ? segments.count >= template.count : segments.count == template.count else { continue }
             guard zip(template, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) else { continue }

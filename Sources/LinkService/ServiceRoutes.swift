@@ -49,7 +49,7 @@ struct ServiceRoutes: Sendable {
         deferred.addRoutes(to: router, limited: limited)
         // Firebase's REST API: its own error shape around the address limit; the key is checked
         // by the handlers (it may come in the query, as Firebase's did).
-        firebaseAPI.addRoutes(to: router.group("/v1").add(middleware: FirebaseAPIErrors()).add(middleware: AddressLimit(limits: limits)))
+        firebaseAPI.addRoutes(to: router.group("/v1").add(middleware: FirebaseAPIErrors(metrics: metrics)).add(middleware: AddressLimit(limits: limits)))
         return router
     }
 

@@ -90,7 +90,7 @@ import Testing
             try await refused("{}", .badRequest, "INVALID_ARGUMENT", "needs longDynamicLink or dynamicLinkInfo")
             try await refused(#"{"dynamicLinkInfo": {"link": "https://rabble.community/g/x"}}"#, .badRequest, "INVALID_ARGUMENT", "domainUriPrefix")
             try await refused(#"{"dynamicLinkInfo": {"domainUriPrefix": "https://rabble.community", "link": "https://rabble.community/g/x", "iosInfo": {"iosBundleID": "x"}}}"#,
-                              .badRequest, "INVALID_ARGUMENT", #"Unknown name "iosBundleID" at 'dynamic_link_info.iosInfo'"#)
+                              .badRequest, "INVALID_ARGUMENT", #"Unknown name "iosBundleID" at 'dynamicLinkInfo.iosInfo'"#)
             try await refused(#"{"longDynamicLink": "\#(Self.longLink)", "suffix": {"option": "CUSTOM", "customSuffix": "mine"}}"#,
                               .badRequest, "INVALID_ARGUMENT", "CUSTOM is for managed short links")
             // Nothing leads to another app or another site.
@@ -153,5 +153,56 @@ import Testing
                 #expect(answer.status == .badRequest && answer.json?.at("error.message")?.stringValue?.contains("durationDays") == true, "\(bad): \(answer.text)")
             }
         }
+    }
+
+    /// What a first review found: an http link keeps its app button, an iPad fallback that is not
+    /// kept is said, types and doubled keys are refused, refusals are counted, every answer under
+    /// /v1 has Google's shape, and a token in an escaped short link is not logged.
+    @Test func theReviewsFindingsHold() async throws {
+        let h = try await Harness.make()
+        let key = try await h.token("android-app", [.fdlCreate])
+        try await h.app().test(.router) { client in
+            let http = try await client.call(.post, "/v1/shortLinks?key=\(key)", body: #"{"longDynamicLink": "https://rabble.community/?link=http://rabble.community/g/x&isi=1234567890&ipfl=https://rabble.community/ipad"}"#)
+            let code = try #require(http.json?["shortLink"]?.stringValue?.split(separator: "/").last.map(String.init), "\(http.text)")
+            #expect(try await client.call(.get, "/\(code)", headers: [.userAgent: Self.iPhone]).text.contains(#"<a id="open-app" class="button" href="plur://group/x">"#))
+            #expect(http.json?["warning"]?.arrayValue?.contains { $0["warningMessage"]?.stringValue?.hasPrefix("ipfl") == true } == true, "\(http.text)")
+
+            func status(_ body: String, _ uri: String = "/v1/shortLinks?key=\(key)", headers: HTTPFields = [:]) async throws -> (HTTPResponse.Status, String) {
+                let answer = try await client.call(.post, uri, body: body, headers: headers)
+                return (answer.status, answer.json?.at("error.message")?.stringValue ?? answer.text)
+            }
+            let info = #""domainUriPrefix": "https://rabble.community", "link": "https://rabble.community/g/x""#
+            #expect(try await status(#"{"dynamicLinkInfo": {\#(info), "navigationInfo": {"enableForcedRedirect": "true"}}}"#).1.contains("must be a boolean"))
+            #expect(try await status(#"{"dynamicLinkInfo": {\#(info), "analyticsInfo": {"googlePlayAnalytics": {"utmSource": 1}}}}"#).1
+                .contains("dynamicLinkInfo.analyticsInfo.googlePlayAnalytics.utmSource must be a string"))
+            #expect(try await status(#"{"dynamicLinkInfo": {"domainUriPrefix": 5, "link": "https://rabble.community/g/x"}}"#).1.contains("domainUriPrefix must be a string"))
+            #expect(try await status(#"{"dynamicLinkInfo": {\#(info)}, "suffix": {"option": "SHORT", "customSuffix": "mine"}}"#).1.contains("customSuffix goes only with"))
+            #expect(try await status(#"{"dynamicLinkInfo": {\#(info)}, "suffix": null, "sdkVersion": "21.1.0"}"#).0 == .ok)
+            let twice = try await status(#"{"dynamicLinkInfo": {\#(info)}}"#, headers: [.authorization: "Bearer \(key)"])
+            #expect(twice.0 == .badRequest && twice.1.contains("give the key once"))
+            #expect(try await status(#"{"dynamicLinkInfo": {\#(info)}}"#, "/v1/shortLinks?key=\(key)&key=\(key)").0 == .badRequest)
+
+            // Refusals under /v1 are counted as the API's are.
+            func counter(_ name: String) async throws -> Double {
+                let text = try await client.call(.get, "/metrics").text
+                return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            let failures = try await counter("switchyard_auth_failures_total")
+            _ = try await status(#"{"dynamicLinkInfo": {\#(info)}}"#, "/v1/shortLinks?key=sy_aaaaaaaaaaaa_bbbb")
+            #expect(try await counter("switchyard_auth_failures_total") == failures + 1)
+
+            // A path of /v1 nothing answers, or a wrong method, in Google's shape.
+            let get = try await client.call(.get, "/v1/shortLinks")
+            #expect(get.status == .methodNotAllowed && get.headers[.allow] == "POST" && get.json?.at("error.status")?.stringValue == "FAILED_PRECONDITION", "\(get.text)")
+            let nothing = try await client.call(.get, "/v1/nothing")
+            #expect(nothing.status == .notFound && nothing.json?.at("error.status")?.stringValue == "NOT_FOUND", "\(nothing.text)")
+            for days in ["+7", "7&durationDays=1"] {
+                let answer = try await client.call(.get, "/v1/https%3A%2F%2Frabble.community%2F\(code)/linkStats?durationDays=\(days)", token: h.reader)
+                #expect(answer.status == .badRequest, "\(days): \(answer.text)")
+            }
+        }
+        let secret = "sy_abcdefghijkm_" + String(repeating: "S", count: 43)
+        let logged = ObservabilityMiddleware.loggedPath("/v1/https%3A%2F%2Frabble.community%2F\(secret)/linkStats")
+        #expect(!logged.contains("SSSS") && logged.hasPrefix("/v1/") && logged.hasSuffix("/linkStats"), "\(logged)")
     }
 }

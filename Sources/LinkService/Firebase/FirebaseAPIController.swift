@@ -40,7 +40,11 @@ struct FirebaseAPIController: Sendable {
 
     /// The token of `request`: `key` in the query, else `Authorization: Bearer`.
     func token(_ request: Request, _ context: ServiceContext, _ scope: TokenScope) async throws -> StoredToken {
-        guard let key = request.uri.queryParameters["key"] else {
+        let keys = request.uri.queryParameters.getAll("key")
+        if keys.count > 1 || (!keys.isEmpty && request.headers[.authorization] != nil) {
+            throw APIError.badRequest(.invalidField, "give the key once: ?key=<token> or Authorization: Bearer <token>, not both", field: "key")
+        }
+        guard let key = keys.first else {
             guard request.headers[.authorization] != nil else {
                 try await limits.failedAuthentication(request, context)
                 throw APIError(.unauthorized, .missingToken, "this API needs a key: ?key=<token> or Authorization: Bearer <token> (a token with the \(scope.rawValue) scope)")
@@ -120,7 +124,9 @@ struct FirebaseAPIController: Sendable {
         _ = try await token(request, context, .linksRead)
         let raw = context.parameters.get("link") ?? ""
         let shortLink = raw.removingPercentEncoding ?? raw
-        let days = try Self.duration(request.uri.queryParameters["durationDays"].map(String.init))
+        let given = request.uri.queryParameters.getAll("durationDays")
+        guard given.count <= 1 else { throw APIError.badRequest(.invalidField, "durationDays is given more than once", field: "durationDays") }
+        let days = try Self.duration(given.first.map { String($0) })
         let code = try ownCode(of: shortLink)
         guard try await store.link(code: code) != nil else {
             throw APIError(.notFound, .notFound, "no short link \(LinkInput.excerpt(shortLink)) on this service")
@@ -151,7 +157,7 @@ struct FirebaseAPIController: Sendable {
     /// `durationDays` as a number of days, 1 to ``longestDuration``.
     static func duration(_ text: String?) throws(APIError) -> Int {
         guard let text else { throw APIError.badRequest(.invalidField, "durationDays is required: the number of days to count, ending today", field: "durationDays") }
-        guard let days = Int(text), (1...longestDuration).contains(days) else {
+        guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let days = Int(text), (1...longestDuration).contains(days) else {
             throw APIError.badRequest(.invalidField, "durationDays must be a whole number from 1 to \(longestDuration)", field: "durationDays")
         }
         return days
@@ -176,15 +182,26 @@ struct FirebaseAPIController: Sendable {
 /// with the status name Google's APIs use for the HTTP status.
 struct FirebaseAPIErrors: RouterMiddleware {
     typealias Context = ServiceContext
+    let metrics: ServiceMetrics
 
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         do { return try await next(request, context) } catch let error as APIError {
+            // Counted as every other refusal is (the API's are counted where they are logged).
+            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
+            if error.status == .unauthorized || error.status == .forbidden { metrics.authFailures.increment() }
             return Self.response(status: error.status, message: error.message, retryAfter: error.retryAfter)
         } catch let error as StoreError {
             let unavailable = APIError.storageUnavailable(cause: error)
             context.logger.error("request failed", metadata: ["path": "/v1", "code": "\(unavailable.code)", "cause": "\(error)"])
             return Self.response(status: unavailable.status, message: unavailable.message, retryAfter: APIError.retryAfterSeconds)
         }
+    }
+
+    /// Google's shape of `error` (a refusal, or the answer to a request no route takes).
+    static func response(_ error: APIError) -> Response {
+        var response = response(status: error.status, message: error.message, retryAfter: error.retryAfter)
+        if let allow = error.allow { response.headers[.allow] = allow.joined(separator: ", ") }
+        return response
     }
 
     static func response(status: HTTPResponse.Status, message: String, retryAfter: Int?) -> Response {

@@ -199,7 +199,8 @@ struct LandingController: Sendable {
         // Under /admin/ no route's page is served: a path the dashboard answers only with POST
         // (a reload of a page a form posted to) is its 405 with Allow, any other its 404, as the
         // dashboard writes them (the unmatched-request answer of `ObservabilityMiddleware`).
-        if request.uri.path == "/admin" || request.uri.path.hasPrefix("/admin/") { throw HTTPError(.notFound) }
+        // Under /v1 (Firebase's REST API) likewise, in Google's shape.
+        for prefix in ["/admin", "/v1"] where request.uri.path == prefix || request.uri.path.hasPrefix(prefix + "/") { throw HTTPError(.notFound) }
         // Under /api/ an unknown path is an API error, in JSON like every other.
         if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
             return APIError(.notFound, .notFound, "no API endpoint at \(request.uri.path)").response
