@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "SwitchyardCore", targets: ["SwitchyardCore"]),
         .library(name: "PatternMatching", targets: ["PatternMatching"]),
+        .library(name: "UserAgents", targets: ["UserAgents"]),
         .library(name: "LinkRules", targets: ["LinkRules"]),
         .library(name: "SwitchyardDocuments", targets: ["SwitchyardDocuments"]),
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
@@ -77,6 +78,8 @@ let package = Package(
         // App-facing: ICU regexes with time budgets, and the required-literal index that tries an
         // input only against the patterns it can match (the rule engine's apps, user agents).
         .target(name: "PatternMatching", dependencies: ["SwitchyardCore"], swiftSettings: swiftSettings),
+        // App-facing: browser, OS and device from a User-Agent, by ua-parser's regexes.yaml.
+        .target(name: "UserAgents", dependencies: ["SwitchyardCore", "SwitchyardDocuments", "PatternMatching"], swiftSettings: swiftSettings),
         .target(
             name: "LinkRules",
             dependencies: [
@@ -260,7 +263,7 @@ let package = Package(
             name: "switchyard",
             dependencies: [
                 "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkConfiguration", "LinkService", "LinkImport", "LinkRequests", "URLRelay", "CallbackURL", "RelayLauncher",
-                "SwitchyardNetwork", "URLRelayService", "SwitchyardQR",
+                "SwitchyardNetwork", "URLRelayService", "SwitchyardQR", "UserAgents",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -276,6 +279,7 @@ let package = Package(
         .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardCore", "LinkStorage", .target(name: "CSpawn", condition: .when(platforms: [.linux]))], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PatternMatchingTests", dependencies: ["PatternMatching", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UserAgentsTests", dependencies: ["UserAgents", "SwitchyardCore", "SwitchyardDocuments", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "PatternMatching", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting", "SwitchyardTestSupport"], swiftSettings: swiftSettings),

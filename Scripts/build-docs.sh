@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MODULES=("$@")
 if ((${#MODULES[@]} == 0)); then
-  MODULES=(LinkRouting URLRelay CallbackURL AssociatedDomains PatternMatching LinkRules DeferredLinking)
+  MODULES=(LinkRouting URLRelay CallbackURL AssociatedDomains PatternMatching UserAgents LinkRules DeferredLinking)
 fi
 mkdir -p .build/docs
 status=0

@@ -17,7 +17,7 @@ import json
 import subprocess
 import sys
 
-APP_FACING = ["SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains", "URLRelay", "CallbackURL", "PatternMatching", "LinkRules", "DeferredLinking"]
+APP_FACING = ["SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains", "URLRelay", "CallbackURL", "PatternMatching", "UserAgents", "LinkRules", "DeferredLinking"]
 # External products an app-facing module may use (Foundation-level libraries with no event loop).
 ALLOWED_PRODUCTS = {"Yams", "Crypto", "CoreMetrics"}
 # C shims an app-facing module may use on Linux (JavaScriptCore; glibc's posix_spawn additions).
@@ -25,7 +25,7 @@ ALLOWED_SYSTEM_TARGETS = {"CJavaScriptCore", "CSpawn"}
 # Every target's layer; a target may depend on targets of its own layer or of a lower one.
 LAYERS = {
     "SwitchyardCore": 0, "SwitchyardDocuments": 0,
-    "LinkRouting": 1, "AssociatedDomains": 1, "URLRelay": 1, "CallbackURL": 1, "PatternMatching": 1, "LinkRules": 1, "DeferredLinking": 1,
+    "LinkRouting": 1, "AssociatedDomains": 1, "URLRelay": 1, "CallbackURL": 1, "PatternMatching": 1, "UserAgents": 1, "LinkRules": 1, "DeferredLinking": 1,
     "CJavaScriptCore": 1, "CSpawn": 0,
     "SwitchyardNetwork": 2, "URLRelayService": 2, "RelayLauncher": 2, "SwitchyardQR": 2, "CQRCode": 2, "ServiceTransport": 2, "LinkImport": 2, "LinkRequests": 2, "LinkCache": 2, "LinkWebhooks": 2,
     "LinkStorage": 2, "LinkPages": 2, "LinkConfiguration": 2, "LinkService": 2,

@@ -77,6 +77,20 @@ public final class Pattern: @unchecked Sendable {
         search(input, first: false, budget: budget)
     }
 
+    /// The groups of the first match in `input` (the whole match first; nil for a group that did
+    /// not take part), nil when there is none, or `RegexTimeout` after `budget` seconds.
+    public func captures(in input: String, budget: Double = Pattern.defaultTimeLimit) -> Result<[String?]?, RegexTimeout> {
+        let text = input as NSString
+        return search(text, first: true, budget: budget).map { found in
+            found.first.map { match in
+                (0..<match.numberOfRanges).map { i in
+                    let range = match.range(at: i)
+                    return range.location == NSNotFound ? nil : text.substring(with: range)
+                }
+            }
+        }
+    }
+
     /// Runs the regex over all of `input`. ICU calls back while it works (`.reportProgress`),
     /// which is where the clock is read and a runaway evaluation is stopped.
     private func search(_ input: NSString, first: Bool, budget: Double) -> Result<[NSTextCheckingResult], RegexTimeout> {

@@ -83,6 +83,17 @@ public struct PatternIndex: Sendable {
         return candidate.indices.filter { candidate[$0] }
     }
 
+    /// The first pattern in order whose regex matches `input`, with its match's groups (see
+    /// ``Pattern/captures(in:budget:)``); nil when none does. A pattern that runs out of `budget`
+    /// is passed over, as one that does not match. `linear` tries every pattern, not only the
+    /// candidates (the reference the index must agree with).
+    public func firstMatch(_ input: String, budget: Double = Pattern.defaultTimeLimit, linear: Bool = false) -> (index: Int, groups: [String?])? {
+        for i in linear ? Array(patterns.indices) : candidates(input) {
+            if case .success(let groups?) = patterns[i].captures(in: input, budget: budget) { return (i, groups) }
+        }
+        return nil
+    }
+
     /// The reference: every pattern tried in order, as Opener does.
     public func linearMatches(_ input: String, budget: Double = Pattern.defaultTimeLimit) -> [Int] {
         evaluate(Array(patterns.indices), input, budget: budget).matched
