@@ -142,7 +142,11 @@ public struct UserAgentParser: Sendable {
                 }
                 let flag = entry["regex_flag"]?.stringValue
                 guard flag == nil || flag == "i" else { throw UserAgentRulesError(.invalidRules, "regex_flag \(JSONWriter.quote(flag ?? "")) is not i", location: place) }
-                do { patterns.append(try Pattern((flag == "i" ? "(?i)" : "") + regex)) } catch {
+                // A rule file is the operator's, not a visitor's: its regexes run unwatched (a
+                // watched evaluation costs more than the match) unless their shape could
+                // backtrack without bound.
+                let source = (flag == "i" ? "(?i)" : "") + regex
+                do { patterns.append(try Pattern(source, watched: Pattern.catastrophicShape(source) != nil)) } catch {
                     throw UserAgentRulesError(.invalidRules, "the regex does not compile: \(error)", location: place)
                 }
                 rules.append(Rule(replacements: named))

@@ -45,9 +45,17 @@ struct AgentsParseCommand: ParsableCommand {
         }
         let inputs = Output.inputs(agents, maximumLineBytes: lineLimit.maxLineBytes)
         var lines: [String] = []
+        // A log holds few distinct User-Agents, each many times: each is parsed once (the last
+        // 10,000 kept).
+        var known: [String: String] = [:]
         for agent in inputs {
-            let parsed = parser.parse(agent, linear: linear)
-            lines.append(jsonl ? JSONWriter.compact(Self.json(parsed)) : Self.text(parsed).terminalEscaped)
+            if let line = known[agent] { lines.append(line) } else {
+                let parsed = parser.parse(agent, linear: linear)
+                let line = jsonl ? JSONWriter.compact(Self.json(parsed)) : Self.text(parsed).terminalEscaped
+                if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
+                known[agent] = line
+                lines.append(line)
+            }
             if lines.count >= 256 { Output.write(lines); lines.removeAll(keepingCapacity: true) }
         }
         Output.write(lines)

@@ -41,7 +41,7 @@ import Testing
 
     /// The example in the module's DocC overview.
     @Test func theOverviewExampleHolds() throws {
-        let patterns = try ["^https://example\\.com/(\\w+)$", "^https://www\\.youtube\\.com/watch"].map(Pattern.init)
+        let patterns = try ["^https://example\\.com/(\\w+)$", "^https://www\\.youtube\\.com/watch"].map { try Pattern($0) }
         let index = PatternIndex(patterns: patterns)
         #expect(index.matches("https://example.com/abc") == [0])
         #expect(index.matches("https://www.youtube.com/watch?v=1") == [1])

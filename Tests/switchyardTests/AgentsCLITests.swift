@@ -31,8 +31,9 @@ import Testing
 
     @Test(.enabled(if: installed || required, "uap-core is not installed (bash .ci/run --setup installs it)"))
     func aHundredThousandLinesComeOutInOrder() async throws {
+        // As a log has them: a few thousand distinct User-Agents, each many times.
         let agents = [Self.iPhone, Self.pixel, "curl/8.5.0", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"]
-        let input = (0..<100_000).map { agents[$0 % agents.count] + " n\($0)" }
+        let input = (0..<100_000).map { agents[$0 % agents.count] + " n\($0 % 2_000)" }
         let run = try await CLITests.run(["agents", "parse", "--jsonl"], stdin: input.joined(separator: "\n") + "\n")
         #expect(run.status == 0, "\(run.stderr.prefix(500))")
         let lines = run.stdout.split(separator: "\n")
