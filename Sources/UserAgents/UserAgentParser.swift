@@ -8,7 +8,7 @@ import SwitchyardDocuments
 /// in order and the first regex that matches decides, its groups filling the fields unless the
 /// rule's `*_replacement` (with `$1`…`$9`) says otherwise; no match is `Other`.
 ///
-/// The regexes are filed by the literal text each requires (``PatternIndex``), so a User-Agent is
+/// The regexes are filed by the literal text each requires (`PatternIndex`), so a User-Agent is
 /// tried only against the rules it can match; the answer is the one the list in order gives.
 ///
 /// ```swift
