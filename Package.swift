@@ -67,6 +67,13 @@ let package = Package(
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
         .systemLibrary(
+            name: "CMaxMindDB",
+            pkgConfig: "libmaxminddb",
+            providers: [.apt(["libmaxminddb-dev"]), .brew(["libmaxminddb"])]
+        ),
+        // Adapter: MaxMind-format geo databases (libmaxminddb).
+        .target(name: "SwitchyardGeo", dependencies: ["SwitchyardCore", "CMaxMindDB"], swiftSettings: swiftSettings),
+        .systemLibrary(
             name: "CQRCode",
             providers: [.apt(["libqrencode-dev", "libpng-dev"]), .brew(["qrencode", "libpng"])]
         ),
@@ -263,7 +270,7 @@ let package = Package(
             name: "switchyard",
             dependencies: [
                 "SwitchyardCore", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "LinkConfiguration", "LinkService", "LinkImport", "LinkRequests", "URLRelay", "CallbackURL", "RelayLauncher",
-                "SwitchyardNetwork", "URLRelayService", "SwitchyardQR", "UserAgents",
+                "SwitchyardNetwork", "URLRelayService", "SwitchyardQR", "UserAgents", "SwitchyardGeo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -279,6 +286,7 @@ let package = Package(
         .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardCore", "LinkStorage", .target(name: "CSpawn", condition: .when(platforms: [.linux]))], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardCoreTests", dependencies: ["SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PatternMatchingTests", dependencies: ["PatternMatching", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SwitchyardGeoTests", dependencies: ["SwitchyardGeo", "SwitchyardCore", "SwitchyardTestSupport"], exclude: ["Inputs"], swiftSettings: swiftSettings),
         .testTarget(name: "UserAgentsTests", dependencies: ["UserAgents", "SwitchyardCore", "SwitchyardDocuments", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "PatternMatching", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore"], swiftSettings: swiftSettings),

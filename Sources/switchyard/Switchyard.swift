@@ -15,7 +15,7 @@ struct Switchyard: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             InitCommand.self, ServeCommand.self, TokenCommand.self, RelayCommand.self, OpenCommand.self, CallbackCommand.self, ResolveCommand.self, UnwrapCommand.self, ManifestCommand.self, RouteCommand.self, RoutesCommand.self,
-            AASACommand.self, AssetLinksCommand.self, PlistCommand.self, LinkCommand.self, ImportCommand.self, ExportCommand.self, AgentsCommand.self, ScriptWorkerCommand.self,
+            AASACommand.self, AssetLinksCommand.self, PlistCommand.self, LinkCommand.self, ImportCommand.self, ExportCommand.self, AgentsCommand.self, GeoCommand.self, ScriptWorkerCommand.self,
         ]
     )
 }
