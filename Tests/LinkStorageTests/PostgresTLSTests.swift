@@ -96,20 +96,20 @@ import Glibc
     }
 
     /// A server that answers PostgreSQL's TLS request with "N" (no TLS), as one with `ssl = off`
-    /// does: `require` and the verify modes refuse it at once, saying so.
+    /// does: `require` and the verify modes refuse it, saying so, before the first check's 15 s
+    /// run out (that wait would end in its own "no connection within" error, never in this one;
+    /// how long the refusal takes is no test's business on a loaded machine).
     @Test func requireRefusesAServerWithoutTLS() async throws {
         let server = try NoTLSServer()
         defer { server.stop() }
         for mode in ["require", "verify-ca", "verify-full"] {
-            let start = ContinuousClock.now
             do {
                 let store = try await LinkStore.open(try DatabaseLocation(parsing: "postgres://u:pw@127.0.0.1:\(server.port)/db?sslmode=\(mode)"))
                 await store.close()
                 Issue.record("sslmode=\(mode) connected to a server without TLS")
             } catch {
-                #expect(error.code == .unavailable && error.message.contains("does not offer TLS"), "\(mode): \(error)")
+                #expect(error.code == .unavailable && error.message.contains("does not offer TLS") && !error.message.contains("no connection within"), "\(mode): \(error)")
             }
-            #expect(ContinuousClock.now - start < .seconds(14), "said at once, not after the first check's 15 s")
         }
     }
 }
