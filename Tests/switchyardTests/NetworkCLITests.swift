@@ -163,16 +163,21 @@ struct TestCA: Sendable {
         #expect(arguments.seconds < 8, "took \(arguments.seconds) s for six links given as arguments with a 2 s timeout")
     }
 
-    /// Links to one host are asked a few at a time, as a browser asks: 20 links to a server that
-    /// never answers in time open 8 connections, and the other 12 say they waited their turn.
+    /// Links to one host are asked a few at a time, as a browser asks: of 20 links to a server
+    /// that never answers in time, 8 are asked at once; the others wait their turn, and one is
+    /// asked only when a slot is free again (a request ended by its 2 s timeout). How many of the
+    /// waiting ones still get a slot before their own time runs out depends on the machine's load,
+    /// so the test counts what each link says and when each request arrived, not a fixed split.
     @Test func oneHostIsAskedAFewAtATime() async throws {
         let server = try LocalServer()
         let input = (1...20).map { "\(server.origin)/slow?n=\($0)" }.joined(separator: "\n") + "\n"
         let r = try await CLITests.run(["resolve", "--allow-private-addresses", "--network-timeout", "2", "--json"], stdin: input)
         #expect(r.stdout.split(separator: "\n").count == 20)
-        #expect(try await server.hits() == 8)
+        let arrived = try await server.stamps().filter { $0.target.hasPrefix("/slow") }.map(\.seconds).sorted()
         let waited = r.stdout.components(separatedBy: "no answer within the network timeout (2.0 s), waiting its turn (8 requests at a time to one host)").count - 1
-        #expect(waited == 12, "\(r.stdout)")
+        #expect(arrived.count >= 8 && waited >= 1 && arrived.count + waited == 20, "\(arrived.count) asked, \(waited) waited: \(r.stdout)")
+        // Never more than 8 at once: a 9th request arrives only after the first ones timed out.
+        for late in arrived.dropFirst(8) { #expect(late >= 1.5, "a request beyond the 8th arrived \(late) s after the first: \(arrived)") }
     }
 
     /// A link that never answers does not hold back the others of its batch: a short link
