@@ -256,8 +256,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
         let response: Response
         do { response = try await next(request, context) } catch let error as APIError {
             // An answer the API gives (it builds its own response): observed like any other.
-            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
-            if error.status == .unauthorized || error.status == .forbidden { metrics.authFailures.increment() }
+            metrics.countRefusal(error.status)
             let route = context.endpointPath ?? "unmatched"
             Self.observe(record: { metrics.record(route: route, status: $0, seconds: $1) }, logger: context.logger, method: request.method,
                          path: request.uri.path, status: error.status.code, client: { context.remoteAddress?.ipAddress }, since: start)
@@ -312,9 +311,8 @@ struct ObservabilityMiddleware: RouterMiddleware {
                 }
             }
             // A segment may carry a whole URL, its slashes escaped (Firebase's linkStats): each
-            // of its parts is looked at too.
-            let tokenLike = isTokenLike(segment)
-                || (String(segment).removingPercentEncoding ?? "").split(separator: "/").contains { isTokenLike($0) }
+            // of its decoded parts is looked at too (lower-cased: still the same characters).
+            let tokenLike = isTokenLike(segment) || (segment.contains("%") && decoded.split(separator: "/").contains { isTokenLike($0) })
             if Self.secretSegmentsFollow.contains(previous) || tokenLike {
                 redacted = true
                 return Substring(Redaction.elided)

@@ -1,20 +1,13 @@
 import Foundation
 import SwitchyardCore
 import SwitchyardGeo
+import SwitchyardTestSupport
 import Testing
 
 /// MaxMind-format databases the tests write themselves (Debian's libmaxmind-db-writer-perl),
 /// IPv4 and IPv6, and damaged ones.
 @Suite struct GeoDatabaseTests {
-    static var writerInstalled: Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/perl")
-        probe.arguments = ["-MMaxMind::DB::Writer::Tree", "-e", "1"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }
+    static var writerInstalled: Bool { MMDBWriter.installed }
     static var required: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
 
     static let networks = """

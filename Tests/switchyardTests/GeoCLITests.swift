@@ -1,18 +1,11 @@
 import Foundation
 import SwitchyardCore
+import SwitchyardTestSupport
 import Testing
 
 /// `switchyard geo lookup` through the built binary, on a database the test writes.
 @Suite struct GeoCLITests {
-    static var writerInstalled: Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/perl")
-        probe.arguments = ["-MMaxMind::DB::Writer::Tree", "-e", "1"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }
+    static var writerInstalled: Bool { MMDBWriter.installed }
     static var required: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
 
     static func database() async throws -> String {

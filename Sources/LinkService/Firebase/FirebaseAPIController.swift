@@ -187,8 +187,7 @@ struct FirebaseAPIErrors: RouterMiddleware {
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         do { return try await next(request, context) } catch let error as APIError {
             // Counted as every other refusal is (the API's are counted where they are logged).
-            if error.status == .tooManyRequests { metrics.rateLimited.increment() }
-            if error.status == .unauthorized || error.status == .forbidden { metrics.authFailures.increment() }
+            metrics.countRefusal(error.status)
             return Self.response(status: error.status, message: error.message, retryAfter: error.retryAfter)
         } catch let error as StoreError {
             let unavailable = APIError.storageUnavailable(cause: error)

@@ -1,6 +1,7 @@
 import LinkRequests
 import SwitchyardCore
 import Foundation
+import HTTPTypes
 import Prometheus
 
 /// The service's Prometheus metrics, in a registry of its own (no process-wide bootstrap, so
@@ -113,4 +114,10 @@ package final class ServiceMetrics: Sendable {
 
     /// The exposition text.
     package func text() -> [UInt8] { registry.emitToBuffer() }
+
+    /// Counts a refused request: 429 as rate-limited, 401 and 403 as an authentication failure.
+    func countRefusal(_ status: HTTPResponse.Status) {
+        if status == .tooManyRequests { rateLimited.increment() }
+        if status == .unauthorized || status == .forbidden { authFailures.increment() }
+    }
 }
