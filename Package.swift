@@ -189,12 +189,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Adapter: who visited — the place (a geo database or a trusted proxy's header), the
+        // browser, OS and device (ua-parser's rules), the campaign and the visitor of the day —
+        // made from what a request saw, off the event loop, in the batched visit flush.
+        .target(
+            name: "LinkAudience",
+            dependencies: [
+                "SwitchyardCore", "LinkStorage", "LinkConfiguration", "SwitchyardGeo", "UserAgents",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Adapter: the landing pages' fast path — recently read links and their rendered pages in
         // memory, and clicks and visits added up and written once a second.
         .target(
             name: "LinkCache",
             dependencies: [
-                "SwitchyardCore", "LinkStorage", "LinkConfiguration", "LinkPages",
+                "SwitchyardCore", "LinkStorage", "LinkConfiguration", "LinkPages", "LinkAudience",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -226,7 +238,7 @@ let package = Package(
             name: "LinkService",
             dependencies: [
                 "SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "SwitchyardNetwork", "SwitchyardQR",
-                "ServiceTransport", "LinkRequests", "LinkCache", "LinkWebhooks", "LinkStorage", "LinkPages", "LinkConfiguration",
+                "ServiceTransport", "LinkRequests", "LinkCache", "LinkAudience", "LinkWebhooks", "LinkStorage", "LinkPages", "LinkConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -294,7 +306,7 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "LinkImport", "LinkRequests", "LinkCache", "LinkWebhooks", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "LinkImport", "LinkRequests", "LinkCache", "LinkAudience", "LinkWebhooks", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),

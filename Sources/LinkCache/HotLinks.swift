@@ -1,4 +1,5 @@
 import Atomics
+import LinkAudience
 import LinkConfiguration
 import LinkPages
 import LinkStorage
@@ -85,6 +86,8 @@ package final class HotLinks: Sendable {
     private let pendingFolded = Locked<[Visit: Int64]>([:])
     private let recordsClicks: Bool
     package let visitSettings: VisitSettings
+    /// What a record's place, software and visitor are made from, in the flush; nil: none of them.
+    package let audience: VisitAudience?
     package let maximumPendingEvents = 1_000_000
     package let droppedEvents = ManagedAtomic<Int>(0)
     /// Past this many distinct pending records, more are counted as dropped and logged.
@@ -93,10 +96,11 @@ package final class HotLinks: Sendable {
     private let flushing = AsyncLock()
     private let maximumEntries = 100_000
 
-    package init(store: LinkStore, visits: VisitSettings = VisitSettings(), ttl: Double = 5,
+    package init(store: LinkStore, visits: VisitSettings = VisitSettings(), audience: VisitAudience? = nil, ttl: Double = 5,
          now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         self.store = store
         self.visitSettings = visits
+        self.audience = audience
         self.recordsClicks = store.outbox?.wants("link.clicked") ?? false
         self.ttl = ttl
         self.now = now
@@ -186,12 +190,25 @@ package final class HotLinks: Sendable {
         }
     }
 
-    /// The record of a visit, or nil when visits are not recorded. `address` is asked only when
-    /// addresses are kept.
-    package func visit(_ code: String, platform: LandingPage.Audience, at date: Date, bot: Bool, referer: String?, address: () -> String?) -> Visit? {
+    /// The record of a visit, or nil when visits are not recorded. `address` is asked (once)
+    /// only when addresses are kept or the audience needs it; the User-Agent, the full address
+    /// and the proxy's country are held in the record's ``Visit/observed`` until the flush.
+    package func visit(_ code: String, platform: LandingPage.Audience, at date: Date, bot: Bool, referer: String?, address: () -> String?,
+                       userAgent: String? = nil, campaign: Visit.Campaign = .init(), proxyCountry: String? = nil) -> Visit? {
         guard visitSettings.record else { return nil }
-        return Visit(code: code, at: date, platform: VisitPlatform(platform), referrerHost: VisitSettings.referrerHost(referer), bot: bot,
-                     address: visitSettings.addresses == .none ? nil : visitSettings.kept(address()))
+        let needed = visitSettings.addresses != .none || audience?.needsAddress == true
+        let full = needed ? address() : nil
+        var visit = Visit(code: code, at: date, platform: VisitPlatform(platform), referrerHost: VisitSettings.referrerHost(referer), bot: bot,
+                          address: visitSettings.kept(full))
+        visit.campaign = campaign
+        visit.observed = audience?.observed(address: { full }, userAgent: userAgent, proxyCountry: proxyCountry)
+        return visit
+    }
+
+    /// `visit` made into what is stored now (a use-limited link's record, written with its use).
+    package func madeNow(_ visit: Visit?, at date: Date) async throws(StoreError) -> Visit? {
+        guard let visit, visit.observed != nil, let audience else { return visit }
+        return try await audience.enrich([visit: 1], at: date).keys.first
     }
 
     /// Records and events a client's visits to one link may cost per minute (see ``VisitBudget``).
@@ -205,6 +222,8 @@ package final class HotLinks: Sendable {
         guard !withinBudget else { return recordLater(visit) }
         visit.second -= visit.second % 60
         visit.referrerHost = nil
+        visit.observed = nil
+        visit.campaign = .init()
         pendingFolded.withLock { $0[visit, default: 0] += 1 }
     }
 
@@ -291,7 +310,6 @@ package final class HotLinks: Sendable {
         }
         visits.merge(folded, uniquingKeysWith: +)
         let store = self.store
-        let write = Task { [visits] in try await store.addClicks(counts, days: days, clicks: clicks, visits: visits) }
         let requeue: @Sendable () -> Void = { [visits] in
             self.pendingClicks.withLock { p in for (k, v) in counts { p[k, default: 0] += v } }
             self.pendingDays.withLock { p in for (k, v) in days { p[k, default: 0] += v } }
@@ -299,6 +317,13 @@ package final class HotLinks: Sendable {
             self.pendingVisits.withLock { p in for (k, v) in visits where folded[k] == nil { p[k, default: 0] += v } }
             self.pendingFolded.withLock { p in for (k, v) in folded { p[k, default: 0] += v } }
         }
+        if let audience {
+            do { visits = try await audience.enrich(visits, at: Date()) } catch {
+                requeue()
+                throw error
+            }
+        }
+        let write = Task { [visits] in try await store.addClicks(counts, days: days, clicks: clicks, visits: visits) }
         // Waited for a bounded time: a write the database never answers (its connection died
         // mid-transaction) would otherwise hold the flush lock, and every edit and shutdown
         // behind it, for good. Its counts stay with it: kept again only if it fails, so a slow
@@ -384,10 +409,20 @@ package struct ClickFlusher: Service, CustomStringConvertible {
 
     package func run() async throws {
         var lastPrune: ContinuousClock.Instant?
+        var secretsPrunedFor: Int64?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             if lastPrune.map({ ContinuousClock.now - $0 >= pruneInterval }) ?? true {
                 lastPrune = ContinuousClock.now
                 await prune()
+            }
+            // A day's visitor secret goes within seconds of the day's end (and its grace).
+            if hot.audience?.countsUniques == true, case let day = ClickDay.day(of: now().addingTimeInterval(-LinkStore.visitorSecretGrace)), secretsPrunedFor != day {
+                do {
+                    try await hot.store.pruneVisitorSecrets(at: now())
+                    secretsPrunedFor = day
+                } catch {
+                    if !(Task.isCancelled || error.isCancellation) { logger.error("visitor secrets of past days not deleted; retrying", metadata: ["error": "\(error)"]) }
+                }
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             do { try await hot.flush(keepingTheMinuteOf: now()) } catch { logger.error("click counts not written; retrying", metadata: ["error": "\(error)"]) }

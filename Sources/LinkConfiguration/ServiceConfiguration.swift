@@ -303,6 +303,11 @@ public struct ServiceConfiguration: Sendable {
                 throw ConfigurationError("landing.templates: \(error)", cause: error)
             }
         }
+        if let path = visits.geoDatabase { visits.geoDatabase = Self.file(path, relativeTo: directory) }
+        if visits.userAgentRegexesConfigured, let path = visits.userAgentRegexes { visits.userAgentRegexes = Self.file(path, relativeTo: directory) }
+        if let header = visits.countryHeader, trustedProxies == 0 {
+            throw ConfigurationError("visits.countryHeader: \(header) is believed only from a proxy of yours, and service.trustForwardedFor says there is none; any client could send it")
+        }
         let appSchemes = allowedSchemes
         // (With no app at all, `servingProblem` says so first: that is what to fix.)
         for route in router.routes where !(apple.isEmpty && android.isEmpty) {

@@ -14,6 +14,11 @@ import SwitchyardCore
 ///   record: true            # default
 ///   retentionDays: 90       # default; older records are deleted hourly
 ///   addresses: anonymized   # default (IPv4 /24, IPv6 /48); or none
+///   geo: country            # default; off, country or city
+///   geoDatabase: /var/lib/switchyard/dbip-city-lite.mmdb   # any MaxMind-format file
+///   countryHeader: CF-IPCountry   # set by your own proxy (needs service.trustForwardedFor)
+///   userAgents: /usr/share/uap-core/regexes.yaml   # default when installed; off: not read
+///   uniques: true           # default: visitors counted once per link and day
 /// ```
 package struct VisitSettings: Sendable, Equatable {
     /// What a visit record keeps of the visitor's address (`addresses`).
@@ -25,6 +30,19 @@ package struct VisitSettings: Sendable, Equatable {
         case none
     }
 
+    /// How much of a visitor's place is recorded (`geo`).
+    package enum Geo: String, Sendable, Equatable {
+        /// Nothing.
+        case off
+        /// Continent and country.
+        case country
+        /// Continent, country, region and city.
+        case city
+    }
+
+    /// Where Debian's `uap-core` package puts ua-parser's `regexes.yaml`.
+    package static let installedUserAgentRegexes = "/usr/share/uap-core/regexes.yaml"
+
     /// Whether each visit is recorded beside the click counts (`record`; default true); counts are kept either way.
     package var record = true
     /// Days a visit record is kept before the hourly clean-up deletes it (`retentionDays`, 1–3650; default 90).
@@ -32,13 +50,36 @@ package struct VisitSettings: Sendable, Equatable {
     /// What is kept of the visitor's address (`addresses`: `anonymized`, the default, or `none`).
     package var addresses = Addresses.anonymized
 
-    /// The defaults, as when the configuration has no `visits` section.
-    package init() {}
+    /// How much of the visitor's place is recorded (`geo`: `off`, `country`, the default, or `city`).
+    package var geo = Geo.country
+    /// The MaxMind-format database the place is looked up in (`geoDatabase`), before the address is cut; nil: none.
+    package var geoDatabase: String?
+    /// The header a proxy of the operator's sets to the visitor's country (`countryHeader`:
+    /// `CF-IPCountry`, `CloudFront-Viewer-Country`, `X-Vercel-IP-Country`), read when there is no
+    /// geo database; only with `service.trustForwardedFor`, so a client cannot set it.
+    package var countryHeader: String?
+    /// ua-parser's `regexes.yaml` the browser, OS and device are read with (`userAgents`: a path,
+    /// or `off`); by default Debian's uap-core file when it is installed.
+    package var userAgentRegexes: String?
+    /// Whether `userAgents` was given (a missing file it names is an error, not a default quietly absent).
+    package var userAgentRegexesConfigured = false
+    /// Whether visitors are counted once per link and day (`uniques`; default true).
+    package var uniques = true
 
-    static let shape = DocumentShape.object(["record": .bool, "retentionDays": .int, "addresses": .string])
+    /// The defaults, as when the configuration has no `visits` section.
+    package init() {
+        userAgentRegexes = FileManager.default.fileExists(atPath: Self.installedUserAgentRegexes) ? Self.installedUserAgentRegexes : nil
+    }
+
+    static let shape = DocumentShape.object(["record": .bool, "retentionDays": .int, "addresses": .string, "geo": .string, "geoDatabase": .string,
+                                             "countryHeader": .string, "userAgents": .string, "uniques": .bool])
+
+    /// The country headers proxies and hosts set, as the configuration may name them.
+    package static let knownCountryHeaders = ["CF-IPCountry", "CloudFront-Viewer-Country", "X-Vercel-IP-Country", "X-Country-Code", "X-Appengine-Country", "Fastly-Geo-Country"]
 
     /// Reads the section (its shape was checked already); errors name the key.
     init(_ section: JSONValue) throws(ConfigurationError) {
+        self.init()
         record = section["record"] != .bool(false)
         if case .number(let n, _)? = section["retentionDays"] {
             guard n == n.rounded(), (1...3650).contains(n) else { throw ConfigurationError("visits.retentionDays: a whole number of days from 1 to 3650") }
@@ -50,6 +91,34 @@ package struct VisitSettings: Sendable, Equatable {
             }
             addresses = a
         }
+        if let text = section["geo"]?.stringValue {
+            guard let g = Geo(rawValue: text) else { throw ConfigurationError("visits.geo: \(JSONWriter.quote(text)) is not one of off, country, city") }
+            geo = g
+        }
+        if let path = section["geoDatabase"]?.stringValue {
+            guard !path.isEmpty else { throw ConfigurationError("visits.geoDatabase: an empty path") }
+            geoDatabase = path
+        }
+        if let name = section["countryHeader"]?.stringValue {
+            guard let known = Self.knownCountryHeaders.first(where: { $0.lowercased() == name.lowercased() }) else {
+                throw ConfigurationError("visits.countryHeader: \(JSONWriter.quote(name)) is not one of " + Self.knownCountryHeaders.joined(separator: ", "))
+            }
+            countryHeader = known
+        }
+        if let text = section["userAgents"]?.stringValue {
+            guard !text.isEmpty else { throw ConfigurationError("visits.userAgents: an empty path (off turns parsing off)") }
+            userAgentRegexes = text == "off" ? nil : text
+            userAgentRegexesConfigured = true
+        }
+        uniques = section["uniques"] != .bool(false)
+    }
+
+    /// A country code as a proxy's header gives it: two ASCII letters, upper-cased; nil for
+    /// anything else and for the codes proxies use for "unknown" (`XX`, Cloudflare's `T1` for Tor).
+    package static func proxyCountry(_ value: String?) -> String? {
+        guard let value, value.utf8.count == 2, value.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return nil }
+        let code = value.uppercased()
+        return code == "XX" ? nil : code
     }
 
     /// What is kept of `address` (nil: nothing).

@@ -1,4 +1,5 @@
 import LinkWebhooks
+import LinkAudience
 import LinkCache
 import LinkRequests
 import Atomics
@@ -9,6 +10,7 @@ import LinkPages
 import LinkStorage
 import SwitchyardNetwork
 import Hummingbird
+import HTTPTypes
 import HummingbirdCore
 import LinkRules
 import Logging
@@ -67,7 +69,8 @@ public struct LinkService: Sendable {
         let metrics = ServiceMetrics()
         self.metrics = metrics
         appleCDN = configuration.appleCDN.check ? AppleCDNWatch(settings: configuration.appleCDN, configuration: configuration, metrics: metrics) : nil
-        let hot = HotLinks(store: store, visits: configuration.visits, now: clock)
+        let audience = configuration.visits.record ? try VisitAudience(settings: configuration.visits, store: store, logger: logger) : nil
+        let hot = HotLinks(store: store, visits: configuration.visits, audience: audience, now: clock)
         self.hot = hot
         let manifest: Manifest
         if let loaded { manifest = loaded } else { manifest = try Self.manifest(configuration) }
@@ -102,13 +105,15 @@ public struct LinkService: Sendable {
             endpoints: ServiceEndpoints(openAPI: documents["/openapi.json"].map { String(buffer: $0.body) }),
             association: AssociationController(documents: documents),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
-            links: LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now),
+            links: LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now,
+                                   breakdowns: StatsController(store: store, now: now)),
             invites: InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses,
                                        limits: limits, tokens: tokens, bodies: bodies, now: now),
             transactions: TransactionsController(store: store, bodies: bodies, now: now),
             resolve: ResolveController(engine: engine, gate: AdmissionGate(limit: configuration.resolveThreads * 4)),
             landing: LandingController(pages: pages, claims: claims, hot: hot, uses: uses, addresses: addresses,
-                                       firebase: FirebaseController(pages: pages, claims: claims, addresses: addresses), metrics: metrics, now: now),
+                                       firebase: FirebaseController(pages: pages, claims: claims, addresses: addresses), metrics: metrics, now: now,
+                                       countryHeader: configuration.visits.countryHeader.flatMap { HTTPField.Name($0) }),
             qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now),
             deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now),
             dashboard: DashboardController(store: store, hot: hot, answers: answers, newLinks: newLinks, tokens: tokens, limits: limits,

@@ -35,7 +35,9 @@ struct ServiceRoutes: Sendable {
         association.addRoutes(to: router)
         health.addRoutes(to: router)
         // The API's guards: the per-address limit, then the token and its scope.
-        links.addRoutes(reading: router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead)),
+        let reading = router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead))
+        links.breakdowns.addRoutes(reading: reading)
+        links.addRoutes(reading: reading,
                         writing: router.group("/api").add(middleware: AddressLimit(limits: limits))
                             .add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite)))
         invites.addRoutes(to: router)

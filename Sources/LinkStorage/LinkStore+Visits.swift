@@ -2,26 +2,41 @@ import SwitchyardCore
 import Foundation
 
 extension LinkStore {
-    /// Rows per INSERT: 7 values each, well under SQLite's and PostgreSQL's bind limits.
-    static let visitRowsPerStatement = 400
+    /// Rows per INSERT: 20 values each, well under SQLite's and PostgreSQL's bind limits.
+    static let visitRowsPerStatement = 200
+
+    /// The stored columns of `visits`, in the order rows are written and read.
+    enum VisitColumn: String, SQLColumns {
+        case code, second, platform, referrerHost = "referrer_host", bot, address, visits
+        case continent, country, region, city, browser, os, device
+        case utmSource = "utm_source", utmMedium = "utm_medium", utmCampaign = "utm_campaign", utmTerm = "utm_term", utmContent = "utm_content"
+        case visitor
+    }
+
+    static func values(_ v: Visit, count n: Int64) -> [SQLValue] {
+        [.text(v.code), .int(v.second), .text(v.platform.rawValue), SQLValue(v.referrerHost), .int(v.bot ? 1 : 0), SQLValue(v.address), .int(n),
+         SQLValue(v.place.continent), SQLValue(v.place.country), SQLValue(v.place.region), SQLValue(v.place.city),
+         SQLValue(v.software.browser), SQLValue(v.software.os), SQLValue(v.software.device),
+         SQLValue(v.campaign.source), SQLValue(v.campaign.medium), SQLValue(v.campaign.campaign), SQLValue(v.campaign.term), SQLValue(v.campaign.content),
+         SQLValue(v.visitor)]
+    }
 
     /// Writes visit records in `tx`, many rows per statement, in a stable order.
     static func addVisits(_ visits: [Visit: Int64], in tx: any SQLExecutor) async throws(StoreError) {
-        let rows = visits.sorted { a, b in
+        let rows = visits.map { (values: values($0.key, count: $0.value), key: $0.key) }.sorted { a, b in
             let (x, y) = (a.key, b.key)
-            return (x.code, x.second, x.platform.rawValue, x.referrerHost ?? "", x.address ?? "", x.bot ? 1 : 0)
-                < (y.code, y.second, y.platform.rawValue, y.referrerHost ?? "", y.address ?? "", y.bot ? 1 : 0)
+            if (x.code, x.second) != (y.code, y.second) { return (x.code, x.second) < (y.code, y.second) }
+            return a.values.lexicographicallyPrecedes(b.values) { ($0.text ?? $0.int.map(String.init) ?? "") < ($1.text ?? $1.int.map(String.init) ?? "") }
         }
         var start = 0
+        let placeholders = "(" + Array(repeating: "?", count: VisitColumn.allCases.count).joined(separator: ", ") + ")"
         while start < rows.count {
             let chunk = rows[start..<min(start + visitRowsPerStatement, rows.count)]
             var binds: [SQLValue] = []
-            binds.reserveCapacity(chunk.count * 7)
-            for (v, n) in chunk {
-                binds += [.text(v.code), .int(v.second), .text(v.platform.rawValue), SQLValue(v.referrerHost), .int(v.bot ? 1 : 0), SQLValue(v.address), .int(n)]
-            }
-            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
-            try await tx.run("INSERT INTO visits (code, second, platform, referrer_host, bot, address, visits) VALUES " + values, binds)
+            binds.reserveCapacity(chunk.count * VisitColumn.allCases.count)
+            for row in chunk { binds += row.values }
+            let values = Array(repeating: placeholders, count: chunk.count).joined(separator: ", ")
+            try await tx.run("INSERT INTO visits (\(VisitColumn.list)) VALUES " + values, binds)
             start += chunk.count
         }
     }
@@ -47,22 +62,127 @@ extension LinkStore {
         case host = "referrer_host", total = "CAST(SUM(visits) AS BIGINT) AS total"
     }
 
-    /// The columns of `visits`, in the order a link's records are read.
-    enum VisitColumn: String, SQLColumns {
-        case second, platform, referrerHost = "referrer_host", bot, address, visits
-    }
-
     /// A link's visit records, oldest first (for tests and exports).
     package func visits(code: String) async throws(StoreError) -> [(visit: Visit, count: Int64)] {
         try await db.read(
             "SELECT \(VisitColumn.list) FROM visits WHERE code = ? "
-                + "ORDER BY second, platform, referrer_host, bot, address", [.text(code)])
+                + "ORDER BY second, platform, referrer_host, bot, address, visitor", [.text(code)])
             .map { values in
                 let row = SQLRow<VisitColumn>(values)
-                var v = Visit(code: code, at: Date(timeIntervalSince1970: Double(row.int(.second) ?? 0)), platform: VisitPlatform(stored: row.text(.platform)),
+                var v = Visit(code: code, at: Date(timeIntervalSince1970: 0), platform: VisitPlatform(stored: row.text(.platform)),
                               referrerHost: row.text(.referrerHost), bot: row.int(.bot) == 1, address: row.text(.address))
                 v.second = row.int(.second) ?? 0
+                v.place = .init(continent: row.text(.continent), country: row.text(.country), region: row.text(.region), city: row.text(.city))
+                v.software = .init(browser: row.text(.browser), os: row.text(.os), device: row.text(.device))
+                v.campaign = .init(source: row.text(.utmSource), medium: row.text(.utmMedium), campaign: row.text(.utmCampaign),
+                                   term: row.text(.utmTerm), content: row.text(.utmContent))
+                v.visitor = row.text(.visitor)
                 return (v, row.int(.visits) ?? 0)
             }
+    }
+
+    // MARK: - Visitors of the day
+
+    /// The secret that keys the visitor hashes of UTC day `day` (days since 1970), made by the
+    /// first node that asks and shared by every node on this database; deleted by
+    /// ``pruneVisitorSecrets(at:)`` once the day is over.
+    package func visitorSecret(day: Int64, at date: Date) async throws(StoreError) -> String {
+        try await sharedSecret(Self.visitorSecretPrefix + String(day), at: date)
+    }
+
+    static let visitorSecretPrefix = "visitors-"
+
+    /// How long after a UTC day ends its visitor secret is kept: the flush of the day's last
+    /// second still needs it.
+    package static let visitorSecretGrace: Double = 300
+
+    /// Deletes the visitor secrets of days that ended more than ``visitorSecretGrace`` before
+    /// `date`: after that, no one (not the operator either) can tell whether two of that day's
+    /// hashes came from a given address.
+    package func pruneVisitorSecrets(at date: Date) async throws(StoreError) {
+        let current = ClickDay.day(of: date.addingTimeInterval(-Self.visitorSecretGrace))
+        let names = try await db.read("SELECT name FROM service_keys WHERE name LIKE ?", [.text(Self.visitorSecretPrefix + "%")])
+            .compactMap { $0.first?.text }
+        let old = names.filter { name in Int64(name.dropFirst(Self.visitorSecretPrefix.count)).map { $0 < current } ?? false }
+        guard !old.isEmpty else { return }
+        try await write { () async throws(StoreError) in
+            for name in old { try await db.run("DELETE FROM service_keys WHERE name = ?", [.text(name)]) }
+        }
+    }
+
+    // MARK: - Breakdowns
+
+    /// What a breakdown groups human visits by.
+    package enum Breakdown: String, Sendable, CaseIterable {
+        case country, region, city, browser, os, device, platform, referrer
+        case utmSource = "utm_source", utmMedium = "utm_medium", utmCampaign = "utm_campaign", day
+
+        /// The SQL expression of the group's value.
+        var expression: String {
+            switch self {
+            case .country: "country"
+            case .region: "CASE WHEN region IS NULL THEN NULL ELSE country || '-' || region END"
+            case .city: "city"
+            case .browser: "browser"
+            case .os: "os"
+            case .device: "device"
+            case .platform: "platform"
+            case .referrer: "referrer_host"
+            case .utmSource: "utm_source"
+            case .utmMedium: "utm_medium"
+            case .utmCampaign: "utm_campaign"
+            case .day: "second / 86400"
+            }
+        }
+    }
+
+    /// One group of a breakdown: its value (nil: not known), human visits, and visitors counted
+    /// once per link and day; for cities, the country too.
+    package struct BreakdownRow: Sendable, Equatable {
+        package var value: String?
+        package var country: String?
+        package var visits: Int64
+        package var uniques: Int64
+    }
+
+    /// What a breakdown is taken over: one link or all, a span of whole UTC days, and a campaign.
+    package struct BreakdownFilter: Sendable {
+        package var code: String?
+        /// First and last UTC day (days since 1970), both included.
+        package var days: ClosedRange<Int64>
+        package var campaign: String?
+        package init(code: String? = nil, days: ClosedRange<Int64>, campaign: String? = nil) {
+            (self.code, self.days, self.campaign) = (code, days, campaign)
+        }
+    }
+
+    enum BreakdownColumn: String, SQLColumns {
+        case value, country, total = "CAST(SUM(visits) AS BIGINT) AS total", uniques = "COUNT(DISTINCT visitor) AS uniques"
+    }
+
+    /// Human visits grouped by `by`, most first (days in order), at most `limit` groups; and the
+    /// totals over the same records. From the visit records, so within `visits.retentionDays`.
+    package func breakdown(_ by: Breakdown, _ filter: BreakdownFilter, limit: Int) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
+        var conditions = ["bot = 0", "second >= ?", "second < ?"]
+        var binds: [SQLValue] = [.int(filter.days.lowerBound * 86400), .int((filter.days.upperBound + 1) * 86400)]
+        if let code = filter.code { conditions.insert("code = ?", at: 0); binds.insert(.text(code), at: 0) }
+        if let campaign = filter.campaign { conditions.append("utm_campaign = ?"); binds.append(.text(campaign)) }
+        let whereClause = " FROM visits WHERE " + conditions.joined(separator: " AND ")
+        // Uniques are per link and day: a visitor's hash is keyed by both.
+        let country = by == .city ? "country" : "NULL"
+        let group = by == .city ? "value, country" : "value"
+        // (Unknown last on both databases: PostgreSQL sorts NULL last, SQLite first.)
+        let order = by == .day ? "value" : "total DESC, (\(by.expression)) IS NULL, value"
+        let rows = try await db.read(
+            "SELECT \(by.expression) AS value, \(country) AS country, CAST(SUM(visits) AS BIGINT) AS total, COUNT(DISTINCT visitor) AS uniques"
+                + whereClause + " GROUP BY \(group) ORDER BY \(order) LIMIT ?", binds + [.int(Int64(limit))])
+            .map { SQLRow<BreakdownColumn>($0) }
+            .map { row in
+                let value: String? = by == .day ? row.int(.value).map { Timestamp.formatDay($0) } : row.text(.value)
+                return BreakdownRow(value: value, country: row.text(.country), visits: row.int(.total) ?? 0, uniques: row.int(.uniques) ?? 0)
+            }
+        // A hash is keyed by link and day, so distinct hashes are distinct visitors of a link in a day.
+        let totals = try await db.read("SELECT CAST(SUM(visits) AS BIGINT), COUNT(DISTINCT visitor)" + whereClause, binds)
+        return (rows, totals.first?.first?.int ?? 0, totals.first.flatMap { $0.count > 1 ? $0[1].int : nil } ?? 0)
     }
 }

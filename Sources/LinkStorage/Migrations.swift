@@ -191,6 +191,13 @@ enum Migrations {
             // first opens after an install, kept after the claims themselves are pruned.
             "CREATE TABLE app_open_days (code TEXT NOT NULL, day BIGINT NOT NULL, platform TEXT NOT NULL, opens BIGINT NOT NULL, PRIMARY KEY (code, day, platform))",
         ]),
+        Migration(version: 14, name: "visit audience", statements: [
+            // Where a visit came from (geo database or trusted proxy), the browser, OS and device
+            // families of its User-Agent, the visited URL's utm_* parameters, and the visitor of
+            // the day (a keyed hash whose daily secret in service_keys is deleted after the day).
+            // Nodes of the previous version go on writing rows without them (NULL).
+        ] + ["continent", "country", "region", "city", "browser", "os", "device",
+             "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "visitor"].map { "ALTER TABLE visits ADD COLUMN \($0) TEXT" }),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A landing-page visit as recorded: one row per link, second, platform, referrer host, bot flag
-/// and kept address, with how many visits it stands for (identical visits in one second share a
-/// row, so a burst costs one row, not thousands).
+/// A landing-page visit as recorded: one row per link, second, platform, referrer host, bot flag,
+/// kept address, place, software, campaign and visitor, with how many visits it stands for
+/// (identical visits in one second share a row, so a burst costs one row, not thousands).
 package struct Visit: Sendable, Hashable {
     /// The short code of the link visited.
     package var code: String
@@ -16,6 +16,68 @@ package struct Visit: Sendable, Hashable {
     package var bot: Bool
     /// The anonymized address, or nil when addresses are not kept.
     package var address: String?
+    /// Where the visitor was, as far as the configuration looks (`visits.geo`).
+    package var place = Place()
+    /// The browser, OS and device families of the visitor's User-Agent (ua-parser's names).
+    package var software = Software()
+    /// The `utm_*` parameters of the visited URL.
+    package var campaign = Campaign()
+    /// The visitor of the day: a keyed hash of address, User-Agent and link under the day's
+    /// secret, which is deleted when the day is over; nil when uniques are not counted.
+    package var visitor: String?
+    /// What the record is made from before it is written: never stored (see ``Observed``).
+    package var observed: Observed?
+
+    /// Continent, country, region and city of a visit (codes as the geo database or the trusted
+    /// proxy gives them).
+    package struct Place: Sendable, Hashable {
+        /// The continent code (`EU`).
+        package var continent: String?
+        /// The ISO 3166-1 country code (`GB`).
+        package var country: String?
+        /// The first-level subdivision's ISO 3166-2 code without the country (`ENG`).
+        package var region: String?
+        /// The city's English name.
+        package var city: String?
+        package init(continent: String? = nil, country: String? = nil, region: String? = nil, city: String? = nil) {
+            (self.continent, self.country, self.region, self.city) = (continent, country, region, city)
+        }
+    }
+
+    /// The families ua-parser names for a User-Agent (`Chrome Mobile`, `Android`, `Samsung SM-G991B`).
+    package struct Software: Sendable, Hashable {
+        package var browser: String?
+        package var os: String?
+        package var device: String?
+        package init(browser: String? = nil, os: String? = nil, device: String? = nil) {
+            (self.browser, self.os, self.device) = (browser, os, device)
+        }
+    }
+
+    /// The five `utm_*` parameters of the visited URL.
+    package struct Campaign: Sendable, Hashable {
+        package var source: String?
+        package var medium: String?
+        package var campaign: String?
+        package var term: String?
+        package var content: String?
+        package init(source: String? = nil, medium: String? = nil, campaign: String? = nil, term: String? = nil, content: String? = nil) {
+            (self.source, self.medium, self.campaign, self.term, self.content) = (source, medium, campaign, term, content)
+        }
+        package var isEmpty: Bool { source == nil && medium == nil && campaign == nil && term == nil && content == nil }
+    }
+
+    /// What a visit's place, software and visitor are made from, held in memory between the
+    /// request and the batched write that reads it (off the event loop) and drops it: the full
+    /// address, the User-Agent, and the country a trusted proxy named.
+    package struct Observed: Sendable, Hashable {
+        package var address: String?
+        package var userAgent: String?
+        package var proxyCountry: String?
+        package init(address: String? = nil, userAgent: String? = nil, proxyCountry: String? = nil) {
+            (self.address, self.userAgent, self.proxyCountry) = (address, userAgent, proxyCountry)
+        }
+    }
 
     /// A visit of this link at `date`, truncated to the whole second.
     package init(code: String, at date: Date, platform: VisitPlatform, referrerHost: String? = nil, bot: Bool = false, address: String? = nil) {

@@ -50,9 +50,43 @@ public final class GeoDatabase: @unchecked Sendable {
 
     /// Opens `path`; throws a ``GeoError`` with the path and what is wrong: no such file, not a
     /// MaxMind database, a corrupt one (its metadata, or a search tree that does not answer).
-    public init(path: String) throws(GeoError) {
+    public convenience init(path: String) throws(GeoError) {
+        try self.init(opening: path, named: path)
+    }
+
+    /// Opens a copy of `path` in memory of its own (Linux: an unlinked temporary file, mapped),
+    /// so the file may then be replaced or rewritten in place without changing what this
+    /// database answers; elsewhere, the file itself.
+    public convenience init(snapshotOf path: String) throws(GeoError) {
+        #if os(Linux)
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw GeoError(.invalidDatabase, "\(path): \(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")")
+        }
+        var template = Array((NSTemporaryDirectory() + "/switchyard-geo-XXXXXX").utf8CString)
+        let fd = mkstemp(&template)
+        guard fd >= 0 else { throw GeoError(.invalidDatabase, "\(path): no temporary file for its copy (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        unlink(template)
+        let written = data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+        guard written else { throw GeoError(.invalidDatabase, "\(path): its copy cannot be written (\(String(cString: strerror(errno))))") }
+        try self.init(opening: "/proc/self/fd/\(fd)", named: path)
+        #else
+        try self.init(opening: path, named: path)
+        #endif
+    }
+
+    private init(opening file: String, named path: String) throws(GeoError) {
         self.path = path
-        let status = MMDB_open(path, UInt32(MMDB_MODE_MMAP), &mmdb)
+        let status = MMDB_open(file, UInt32(MMDB_MODE_MMAP), &mmdb)
         guard status == MMDB_SUCCESS else {
             let reason = status == MMDB_FILE_OPEN_ERROR ? (FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
                 : "not a usable MaxMind database (\(String(cString: MMDB_strerror(status))))"

@@ -10,33 +10,9 @@ import Testing
     static var writerInstalled: Bool { MMDBWriter.installed }
     static var required: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
 
-    static let networks = """
-        {"ip_version": IPV, "networks": [
-         {"network": "81.2.69.160/27", "data": {"continent": {"code": "EU"}, "country": {"iso_code": "GB"}, "subdivisions": [{"iso_code": "ENG"}, {"iso_code": "LND"}], "city": {"names": {"en": "London"}}}},
-         {"network": "198.51.100.0/24", "data": {"continent": {"code": "EU"}, "country": {"iso_code": "DE"}}}
-         IPV6NETS
-        ]}
-        """
-
     /// Writes a database with the test networks (IPv6 ones too when `ipVersion` is 6); its path.
     static func write(ipVersion: Int = 6) throws -> String {
-        let extra = ipVersion == 6
-            ? #", {"network": "2001:db8:100::/40", "data": {"continent": {"code": "NA"}, "country": {"iso_code": "US"}, "subdivisions": [{"iso_code": "CA"}], "city": {"names": {"en": "San Francisco"}}}}"#
-            : ""
-        let json = networks.replacingOccurrences(of: "IPV6NETS", with: extra).replacingOccurrences(of: "IPV", with: String(ipVersion))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("geo-\(UUID().uuidString).mmdb").path
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/write-mmdb.pl").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/perl")
-        process.arguments = [script, path]
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        input.fileHandleForWriting.write(Data(json.utf8))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "the test database was not written")
-        return path
+        try MMDBWriter.write(MMDBWriter.testNetworks(ipVersion: ipVersion))
     }
 
     @Test(.enabled(if: writerInstalled || required, "libmaxmind-db-writer-perl is not installed (bash .ci/run --setup installs it)"))

@@ -17,6 +17,8 @@ struct LinksController: Sendable {
     let bodies: RequestBodies
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
+    /// Breakdowns (`?by=`), which the stats of one link hand over to.
+    let breakdowns: StatsController
 
     /// How many referrer hosts the stats and the dashboard list.
     static let topReferrers = 20
@@ -100,6 +102,7 @@ struct LinksController: Sendable {
     /// `visits.retentionDays`). Visits of the last second may still be in memory.
     func stats(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let code = try input.code(in: context)
+        if request.uri.queryParameters["by"] != nil { return try await breakdowns.breakdown(request, code: code) }
         var days = 30
         if request.uri.queryParameters.getAll("days").count > 1 {
             throw APIError.badRequest(.invalidDays, "days is given more than once", field: "days")

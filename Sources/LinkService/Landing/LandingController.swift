@@ -28,6 +28,8 @@ struct LandingController: Sendable {
     let firebase: FirebaseController
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
+    /// The header the operator's proxy names the visitor's country in (`visits.countryHeader`).
+    let countryHeader: HTTPField.Name?
 
     var configuration: ServiceConfiguration { pages.configuration }
 
@@ -55,7 +57,9 @@ struct LandingController: Sendable {
         LaneRoute("/i/{code}") { request in
             guard let code = request.parameter else { return nil }
             let fields = request.head.headerFields
-            let landing = LandingRequest(code: String(code), method: .get, fields: fields)
+            let target = request.head.path ?? ""
+            let query = target.firstIndex(of: "?").map { target[target.index(after: $0)...] }
+            let landing = LandingRequest(code: String(code), method: .get, fields: fields, query: query, countryHeader: countryHeader)
             // The address closure is written in place: bound to a local constant it would be a
             // heap context made and freed on every page.
             switch decide(landing, address: { addresses.address(forwardedFor: { fields[values: ClientAddresses.forwardedFor] }, peer: request.client) ?? "unknown" }) {
@@ -68,7 +72,8 @@ struct LandingController: Sendable {
     /// `/i/{code}` in the router: decided from memory unless the lane has done so already, else
     /// from the store.
     func page(_ request: Request, _ context: ServiceContext) async -> Response {
-        let landing = LandingRequest(code: context.parameters.get("code") ?? "", method: request.method, fields: request.headers)
+        let landing = LandingRequest(code: context.parameters.get("code") ?? "", method: request.method, fields: request.headers,
+                                     query: request.uri.query.map { Substring($0) }, countryHeader: countryHeader)
         return await page(landing, laneDeclined: request.headers[LaneRoute.declinedField] != nil, address: { addresses.address(request, context) })
     }
 
@@ -112,7 +117,8 @@ struct LandingController: Sendable {
             guard let cached = hot.servablePage(code, audience, now: date) else { return .needsStore }
             page = cached
         }
-        let visit = hot.visit(code, platform: audience, at: date, bot: landing.preview, referer: landing.referer, address: address)
+        let visit = hot.visit(code, platform: audience, at: date, bot: landing.preview, referer: landing.referer, address: address,
+                              userAgent: landing.userAgent, campaign: landing.campaign, proxyCountry: landing.proxyCountry)
         uses.countLater(code, audience, at: date, preview: landing.preview, visit: visit, address: address)
         return .page(LandingPages.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
     }
@@ -138,7 +144,8 @@ struct LandingController: Sendable {
         }
         if landing.isGet {
             let date = now()
-            let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: landing.referer, address: address)
+            let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: landing.referer, address: address,
+                                  userAgent: landing.userAgent, campaign: landing.campaign, proxyCountry: landing.proxyCountry)
             // A link preview, crawler or prefetch gets the page with its preview tags, never a
             // use: but not the page of a link already used up.
             if preview, let max = link.maxUses, link.clicks >= max { return pages.messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }

@@ -1,7 +1,9 @@
 import Foundation
 import LinkRequests
 import HTTPTypes
+import LinkAudience
 import LinkPages
+import LinkStorage
 
 /// A landing-page request as the decision sees it, read once where it arrives (the lane or the
 /// router) and handed on whole: the code, who is asking (platform, preview or person, in-app
@@ -18,9 +20,14 @@ struct LandingRequest {
     /// The in-app browser a phone's visitor is in (`Instagram`); nil elsewhere.
     let inApp: String?
     let referer: String?
+    /// The `utm_*` parameters of the URL visited.
+    let campaign: Visit.Campaign
+    /// The country the operator's proxy named (`visits.countryHeader`), as sent; nil without one.
+    let proxyCountry: String?
 
     /// `code` as the path carries it: percent escapes are decoded (`/i/%6cane1` is `/i/lane1`).
-    init(code: String, method: HTTPRequest.Method, fields: HTTPFields) {
+    /// `query` is the text after the path's `?`; `countryHeader`, the header the configuration trusts.
+    init(code: String, method: HTTPRequest.Method, fields: HTTPFields, query: Substring? = nil, countryHeader: HTTPField.Name? = nil) {
         self.code = code.contains("%") ? code.removingPercentEncoding ?? code : code
         isGet = method == .get
         userAgent = fields[.userAgent]
@@ -28,5 +35,7 @@ struct LandingRequest {
         preview = LandingPages.isPreview(userAgent: userAgent) { fields[$0] }
         inApp = LandingPages.inAppBrowser(audience, userAgent: userAgent)
         referer = fields[.referer]
+        campaign = query.map { Visit.Campaign(query: $0) } ?? .init()
+        proxyCountry = countryHeader.flatMap { fields[$0] }
     }
 }

@@ -17,7 +17,7 @@ struct LinkUses: Sendable {
     /// `link.clicked` event within the client's budget — and keeps this node's cache in step.
     func countUse(_ code: String, _ audience: LandingPage.Audience, at date: Date, visit: Visit?, address: () -> String?) async throws(StoreError) -> ClickOutcome {
         let use = hot.budgetedUse(code, at: date, visit: visit, address: address)
-        let outcome = try await store.click(code: code, platform: VisitPlatform(audience), at: date, visit: use.visit, clickEvent: use.event)
+        let outcome = try await store.click(code: code, platform: VisitPlatform(audience), at: date, visit: try await hot.madeNow(use.visit, at: date), clickEvent: use.event)
         switch outcome {
         case .counted:
             metrics.clicks.increment()

@@ -1,0 +1,284 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import LinkAudience
+import LinkCache
+import LinkConfiguration
+@testable import LinkService
+@testable import LinkStorage
+import Logging
+import SwitchyardCore
+import SwitchyardGeo
+import SwitchyardTestSupport
+import Testing
+
+/// Who visited (issue 45): the place from a geo database the tests write, or from a trusted
+/// proxy's header; browser, OS and device by uap-core's rules; the campaign; the visitor of the
+/// day; and the breakdowns of `GET /api/stats` and `GET /api/links/{code}/stats?by=`.
+@Suite struct AudienceTests {
+    static var geoReady: Bool { MMDBWriter.installed || Backend.toolsRequired }
+    static var agentsReady: Bool { FileManager.default.fileExists(atPath: VisitSettings.installedUserAgentRegexes) || Backend.toolsRequired }
+    static let iPhone = LandingPageTests.iPhone
+    static let android = VisitTests.android
+    static let xff = HTTPField.Name("X-Forwarded-For")!
+
+    static func settings(geo: String = "city", database: String) -> String {
+        """
+        service: {publicURL: "https://rabble.community", trustForwardedFor: true}
+        visits: {geo: \(geo), geoDatabase: "\(database)"}
+
+        """
+    }
+
+    static func visit(_ client: some TestClientProtocol, _ path: String, from address: String, agent: String) async throws -> HTTPResponse.Status {
+        var headers: HTTPFields = [.userAgent: agent]
+        headers.append(HTTPField(name: xff, value: address))
+        return try await client.call(.get, path, headers: headers).status
+    }
+
+    /// A visit from a London address with an iPhone's Safari and a campaign, twice (one
+    /// visitor), and one from San Francisco with Android's Chrome: each record has its place,
+    /// software, campaign and visitor, and the breakdowns count them, on SQLite and PostgreSQL.
+    @Test(.enabled(if: geoReady && agentsReady, "libmaxmind-db-writer-perl or uap-core is not installed (bash .ci/run --setup installs them)"),
+          arguments: Backend.available)
+    func aVisitIsRecordedWithItsPlaceSoftwareCampaignAndVisitor(_ backend: Backend) async throws {
+        let h = try await Harness.make(extra: Self.settings(database: try MMDBWriter.write()), backend: backend)
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/aud"}"#).json?["code"]?.stringValue)
+            for _ in 0..<2 {
+                #expect(try await Self.visit(client, "/i/\(code)?utm_source=news&utm_medium=email&utm_campaign=spring+sale&utm_term=a%26b&utm_content=hero",
+                                             from: "81.2.69.170", agent: Self.iPhone) == .ok)
+            }
+            #expect(try await Self.visit(client, "/i/\(code)", from: "2001:db8:1ff::1", agent: Self.android) == .ok)
+            try await h.service.flushClicks()
+            let records = try await h.store.visits(code: code)
+            // (The flusher may have run between the two visits: equal records in two rows.)
+            let london = try #require(records.first { $0.visit.place.city == "London" })
+            #expect(records.filter { $0.visit.place.city == "London" }.reduce(0) { $0 + $1.count } == 2)
+            #expect(london.visit.place == .init(continent: "EU", country: "GB", region: "ENG", city: "London"))
+            #expect(london.visit.software == .init(browser: "Mobile Safari", os: "iOS", device: "iPhone"))
+            #expect(london.visit.campaign == .init(source: "news", medium: "email", campaign: "spring sale", term: "a&b", content: "hero"))
+            #expect(london.visit.address == "81.2.69.0", "the stored address is still the network")
+            let sf = try #require(records.first { $0.visit.place.city == "San Francisco" })
+            #expect(sf.visit.place == .init(continent: "NA", country: "US", region: "CA", city: "San Francisco"))
+            #expect(sf.visit.software.browser == "Chrome Mobile" && sf.visit.software.os == "Android")
+            #expect(sf.visit.campaign.isEmpty)
+            let visitors = Set(records.compactMap(\.visit.visitor))
+            #expect(visitors.count == 2, "two visitors, the first counted once")
+            #expect(records.filter { $0.visit.place.city == "London" }.allSatisfy { $0.visit.visitor == london.visit.visitor })
+            #expect(visitors.allSatisfy { $0.count == 22 })
+
+            func stats(_ query: String) async throws -> JSONValue {
+                let answer = try await client.call(.get, "/api/links/\(code)/stats?\(query)", token: h.reader)
+                #expect(answer.status == .ok, "\(answer.text)")
+                return try #require(answer.json)
+            }
+            let countries = try await stats("by=country")
+            #expect(countries["visits"]?.intValue == 3 && countries["uniques"]?.intValue == 2)
+            #expect(countries["rows"]?.arrayValue?.map { $0["value"]?.stringValue ?? "-" } == ["GB", "US"])
+            #expect(countries["rows"]?.arrayValue?.first?["visits"]?.intValue == 2 && countries["rows"]?.arrayValue?.first?["uniques"]?.intValue == 1)
+            let cities = try await stats("by=city")
+            #expect(cities["rows"]?.arrayValue?.first?["value"] == .string("London") && cities["rows"]?.arrayValue?.first?["country"] == .string("GB"))
+            #expect(try await stats("by=region")["rows"]?.arrayValue?.compactMap { $0["value"]?.stringValue } == ["GB-ENG", "US-CA"])
+            #expect(try await stats("by=browser")["rows"]?.arrayValue?.compactMap { $0["value"]?.stringValue } == ["Mobile Safari", "Chrome Mobile"])
+            #expect(try await stats("by=os")["rows"]?.arrayValue?.compactMap { $0["value"]?.stringValue } == ["iOS", "Android"])
+            #expect(try await stats("by=device")["rows"]?.arrayValue?.first?["value"] == .string("iPhone"))
+            let campaigns = try await stats("by=utm_campaign")
+            #expect(campaigns["rows"]?.arrayValue?.map { $0["value"] ?? .null } == [.string("spring sale"), .null], "unknown last")
+            let day = Timestamp.formatDay(ClickDay.day(of: h.clock.today))
+            let days = try await stats("by=day")["rows"]
+            #expect(days?.arrayValue?.count == 1 && days?.arrayValue?.first?["value"] == .string(day) && days?.arrayValue?.first?["visits"]?.intValue == 3 && days?.arrayValue?.first?["uniques"]?.intValue == 2)
+            // Across links, for one campaign.
+            let overall = try #require(try await client.call(.get, "/api/stats?by=platform&campaign=spring%20sale", token: h.reader).json)
+            #expect(overall["code"] == .null && overall["visits"]?.intValue == 2 && overall["rows"]?.arrayValue?.first?["value"] == .string("ios"))
+            // A span before the visits: nothing.
+            #expect(try await stats("by=country&from=2020-01-01&to=2020-01-31")["visits"]?.intValue == 0)
+        }
+    }
+
+    @Test func breakdownRequestsAreCheckedWithTheFieldNamed() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/b"}"#).json?["code"]?.stringValue)
+            let cases: [(String, String)] = [
+                ("by=nation", "by"), ("by=os&from=2026-02-30", "from"), ("by=os&to=yesterday", "to"), ("by=os&from=2026-05-02&to=2026-05-01", "from"),
+                ("by=os&from=2024-01-01&to=2026-01-01", "from"), ("by=os&limit=0", "limit"), ("by=os&limit=1001", "limit"), ("by=os&by=city", "by"),
+                ("by=os&campaign=", "campaign"),
+            ]
+            for (query, field) in cases {
+                let answer = try await client.call(.get, "/api/links/\(code)/stats?\(query)", token: h.reader)
+                #expect(answer.status == .badRequest, "\(query)")
+                #expect(answer.json?.at("error.field") == .string(field), "\(query): \(answer.text)")
+            }
+            #expect(try await client.call(.get, "/api/links/nosuch12/stats?by=os", token: h.reader).status == .notFound)
+            #expect(try await client.call(.get, "/api/stats?by=os").status == .unauthorized)
+        }
+    }
+
+    /// `geo: country` keeps the continent and country only; `geo: off` nothing, even with a database.
+    @Test(.enabled(if: geoReady, "libmaxmind-db-writer-perl is not installed"))
+    func geoCountryKeepsNoRegionOrCity() async throws {
+        let database = try MMDBWriter.write()
+        for (mode, expected) in [("country", Visit.Place(continent: "EU", country: "GB")), ("off", Visit.Place())] {
+            let h = try await Harness.make(extra: Self.settings(geo: mode, database: database))
+            try await h.app().test(.router) { client in
+                let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/c"}"#).json?["code"]?.stringValue)
+                #expect(try await Self.visit(client, "/i/\(code)", from: "81.2.69.170", agent: Self.iPhone) == .ok)
+                try await h.service.flushClicks()
+                #expect(try await h.store.visits(code: code).map(\.visit.place) == [expected], "\(mode)")
+            }
+        }
+    }
+
+    /// Without a database, the country a proxy of the operator's names; a client cannot set it
+    /// (refused at load without trustForwardedFor), and what is no country code is not kept.
+    @Test func aTrustedProxysCountryHeaderIsTheCountry() async throws {
+        let h = try await Harness.make(extra: """
+            service: {publicURL: "https://rabble.community", trustForwardedFor: true}
+            visits: {countryHeader: cf-ipcountry}
+
+            """)
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/p"}"#).json?["code"]?.stringValue)
+            for (value, agent) in [("gb", "A"), ("XX", "B"), ("T1", "C"), ("<script>", "D"), ("", "E")] {
+                var headers: HTTPFields = [.userAgent: "Mozilla/5.0 " + agent]
+                headers.append(HTTPField(name: HTTPField.Name("CF-IPCountry")!, value: value))
+                #expect(try await client.call(.get, "/i/\(code)", headers: headers).status == .ok)
+            }
+            try await h.service.flushClicks()
+            let countries = try await h.store.visits(code: code).map { $0.visit.place.country }
+            #expect(countries.compactMap { $0 } == ["GB"], "\(countries)")
+        }
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await Harness.make(extra: "visits: {countryHeader: CF-IPCountry}\n")
+        }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("visits.countryHeader"))
+        await #expect(throws: ConfigurationError.self) {
+            try await Harness.make(extra: "service: {publicURL: \"https://rabble.community\", trustForwardedFor: true}\nvisits: {countryHeader: X-Client-Says}\n")
+        }
+    }
+
+    /// A missing, empty, truncated or garbage database stops the start with the key, the path
+    /// and what is wrong.
+    @Test(.enabled(if: geoReady, "libmaxmind-db-writer-perl is not installed"))
+    func aBrokenGeoDatabaseIsRefusedAtStart() async throws {
+        let good = try Data(contentsOf: URL(fileURLWithPath: try MMDBWriter.write()))
+        let dir = Backend.temporaryPath("geo")
+        let files: [(String, Data?)] = [("missing.mmdb", nil), ("empty.mmdb", Data()), ("truncated.mmdb", good.prefix(good.count / 2)),
+                                        ("garbage.mmdb", Data(repeating: 0x41, count: 4096))]
+        for (name, bytes) in files {
+            let path = dir + "/" + name
+            if let bytes { try bytes.write(to: URL(fileURLWithPath: path)) }
+            let error = await #expect(throws: ConfigurationError.self, "\(name)") {
+                try await Harness.make(extra: Self.settings(database: path))
+            }
+            let text = error.map { "\($0)" } ?? ""
+            #expect(text.contains("visits.geoDatabase") && text.contains(path), "\(text)")
+        }
+    }
+
+    /// A replaced file is read again; one that cannot be used is logged and the one read before
+    /// keeps answering; a file rewritten in place changes nothing already read.
+    @Test(.enabled(if: geoReady, "libmaxmind-db-writer-perl is not installed"))
+    func aReplacedDatabaseIsReadAgainAndABadOneIsNot() async throws {
+        let dir = Backend.temporaryPath("geo-reload")
+        let path = dir + "/geo.mmdb"
+        _ = try MMDBWriter.write(to: path)
+        var settings = VisitSettings()
+        settings.geo = .country
+        settings.geoDatabase = path
+        settings.uniques = false
+        let audience = try VisitAudience(settings: settings, store: try await Backend.sqlite.freshStore(), logger: Logger(label: "test"))
+        func country(_ address: String) async throws -> String? {
+            var visit = Visit(code: "abc", at: Date(), platform: .desktop)
+            visit.observed = audience.observed(address: { address }, userAgent: nil, proxyCountry: nil)
+            return try await audience.enrich([visit: 1], at: Date()).keys.first?.place.country
+        }
+        #expect(try await country("81.2.69.170") == "GB")
+        // Replaced by rename, as updaters do: 81.2.69.160/27 is now in France.
+        let france = MMDBWriter.testNetworks().replacingOccurrences(of: #""iso_code": "GB""#, with: #""iso_code": "FR""#)
+        let next = try MMDBWriter.write(france, to: dir + "/next.mmdb")
+        #expect(rename(next, path) == 0)
+        audience.geo?.reloadIfReplaced(force: true)
+        #expect(try await country("81.2.69.170") == "FR")
+        // Rewritten in place with garbage: logged, and France still answers (no crash, no stale map).
+        try Data(repeating: 0x42, count: 100).write(to: URL(fileURLWithPath: path))
+        audience.geo?.reloadIfReplaced(force: true)
+        #expect(try await country("81.2.69.170") == "FR")
+        #expect(try await country("198.51.100.9") == "DE")
+    }
+
+    /// The same visitor on the same day is one hash, on any node; another day, another link or
+    /// another browser is another; a day's secret is deleted once the day (and its grace) is over.
+    @Test(arguments: Backend.available)
+    func visitorsAreCountedOncePerLinkAndDayUnderASecretThatGoes(_ backend: Backend) async throws {
+        let location = try await backend.freshLocation()
+        let (a, b) = (try await LinkStore.open(location), try await LinkStore.open(location))
+        var settings = VisitSettings()
+        settings.userAgentRegexes = nil
+        let nodes = try [a, b].map { try VisitAudience(settings: settings, store: $0, logger: Logger(label: "test")) }
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        func visitor(_ node: VisitAudience, code: String = "abc", address: String = "203.0.113.7", agent: String = "UA", at date: Date = day) async throws -> String? {
+            var visit = Visit(code: code, at: date, platform: .desktop)
+            visit.observed = node.observed(address: { address }, userAgent: agent, proxyCountry: nil)
+            return try await node.enrich([visit: 1], at: date).keys.first?.visitor
+        }
+        let first = try #require(try await visitor(nodes[0]))
+        #expect(try await visitor(nodes[1]) == first, "another node, the same day: the same visitor")
+        #expect(try await visitor(nodes[0], code: "xyz") != first)
+        #expect(try await visitor(nodes[0], agent: "Other") != first)
+        #expect(try await visitor(nodes[0], address: "203.0.113.8") != first)
+        let nextDay = day.addingTimeInterval(86_400)
+        #expect(try await visitor(nodes[0], at: nextDay) != first)
+        let today = ClickDay.day(of: day)
+        func secrets() async throws -> [String] {
+            try await a.db.read("SELECT name FROM service_keys WHERE name LIKE 'visitors-%' ORDER BY name", []).compactMap { $0.first?.text }
+        }
+        #expect(try await secrets() == ["visitors-\(today)", "visitors-\(today + 1)"])
+        // Within the grace after the day: kept; after it: gone, and only it.
+        try await a.pruneVisitorSecrets(at: Date(timeIntervalSince1970: Double(today + 1) * 86_400 + 60))
+        #expect(try await secrets().count == 2)
+        try await a.pruneVisitorSecrets(at: Date(timeIntervalSince1970: Double(today + 1) * 86_400 + LinkStore.visitorSecretGrace + 1))
+        #expect(try await secrets() == ["visitors-\(today + 1)"])
+        // `uniques: false`: no visitor.
+        settings.uniques = false
+        let off = try VisitAudience(settings: settings, store: a, logger: Logger(label: "test"))
+        #expect(try await visitor(off) == nil)
+    }
+
+    @Test func campaignsAreReadSafelyFromTheQuery() {
+        #expect(Visit.Campaign(query: "utm_source=a&utm_medium=b&utm_campaign=c%20d&utm_term=e+f&utm_content=g&x=1")
+                == .init(source: "a", medium: "b", campaign: "c d", term: "e f", content: "g"))
+        #expect(Visit.Campaign(query: "utm_source=first&utm_source=second").source == "first")
+        #expect(Visit.Campaign(query: "utm_source=&utm_medium=%20%20&utm_campaign=%ZZ").isEmpty, "empty, blank and undecodable are none")
+        #expect(Visit.Campaign(query: "utm_source=a%00b%0D%0Ac%7F").source == "abc", "control characters dropped")
+        #expect(Visit.Campaign(query: "utm_sourcex=a&xutm_source=b&utm_source").isEmpty)
+        let long = Visit.Campaign(query: Substring("utm_campaign=" + String(repeating: "%C3%A9", count: 50_000)))
+        #expect(long.campaign == String(repeating: "é", count: Visit.Campaign.maximumCharacters))
+        #expect(Visit.Campaign(query: "fbclid=abc&gclid=def").isEmpty)
+    }
+
+    /// Absurd User-Agents and query strings are recorded safely: 100 KB, invalid UTF-8 (as the
+    /// HTTP layer repairs it), control characters.
+    @Test(.enabled(if: agentsReady, "uap-core is not installed"))
+    func absurdUserAgentsAndQueriesAreRecordedSafely() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.live) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/abs"}"#).json?["code"]?.stringValue)
+            let agents = [String(repeating: "Mozilla/5.0 (iPhone) ", count: 3_000), "Mozilla/5.0 \u{FFFD}\u{FFFD} Safari", "Mozilla\t/5.0 ()"]
+            for agent in agents {
+                #expect(try await client.call(.get, "/i/\(code)?utm_campaign=" + String(repeating: "x", count: 4_000), headers: [.userAgent: agent]).status == .ok)
+            }
+            try await h.service.flushClicks()
+            let records = try await h.store.visits(code: code)
+            #expect(records.reduce(0) { $0 + $1.count } == 3)
+            #expect(records.allSatisfy { $0.visit.software.browser != nil && ($0.visit.campaign.campaign?.count ?? 0) == Visit.Campaign.maximumCharacters })
+        }
+    }
+}
+
+extension JSONValue {
+    /// A whole number's value.
+    var intValue: Int? { if case .number(let n, _) = self, n == n.rounded() { return Int(n) } else { return nil } }
+}
