@@ -231,7 +231,7 @@ let package = Package(
         // the command line, not by the running service.
         .target(
             name: "LinkImport",
-            dependencies: ["SwitchyardCore", "LinkRouting", "LinkStorage", "LinkConfiguration", "LinkRequests"],
+            dependencies: ["SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "LinkStorage", "LinkConfiguration", "LinkRequests"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -306,7 +306,7 @@ let package = Package(
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinkServiceTests",
-            dependencies: ["LinkService", "LinkImport", "LinkRequests", "LinkCache", "LinkAudience", "LinkWebhooks", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["LinkService", "LinkImport", "LinkRequests", "LinkCache", "LinkAudience", "SwitchyardDocuments", "LinkWebhooks", "ServiceTransport", "LinkConfiguration", "LinkStorage", "LinkPages", "AssociatedDomains", "SwitchyardQR", "DeferredLinking", "LinkRouting", "SwitchyardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),

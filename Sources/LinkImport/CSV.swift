@@ -83,13 +83,4 @@ package enum CSV {
         if !field.isEmpty || !fields.isEmpty || wasQuoted { endRecord() }
         return records
     }
-
-    /// One record: fields quoted when they hold a comma, quote, line break, or leading/trailing space.
-    /// Judged scalar by scalar: `"\r\n"` is one `Character`, equal to neither `"\r"` nor `"\n"`.
-    package static func record(_ fields: [String]) -> String {
-        fields.map { f in
-            guard f.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || f.first == " " || f.last == " " else { return f }
-            return "\"" + f.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }.joined(separator: ",") + "\r\n"
-    }
 }

@@ -4,6 +4,7 @@ import LinkRequests
 import LinkConfiguration
 import LinkStorage
 import SwitchyardCore
+import SwitchyardDocuments
 import LinkRouting
 
 /// Reads links from CSV, checked exactly as the API checks them: a Firebase Dynamic Links export
@@ -200,7 +201,7 @@ package struct LinkImport: Sendable {
     /// Every link in `store` as CSV with its header, oldest first, read `pageSize` links at a
     /// time; with how many links it holds.
     package static func export(from store: LinkStore, pageSize: Int = 1000) async throws(StoreError) -> (csv: String, count: Int) {
-        var csv = CSV.record(columns)
+        var csv = CSVFields.record(columns)
         var cursor: (Int64, String)?
         var count = 0
         while true {
@@ -214,39 +215,17 @@ package struct LinkImport: Sendable {
 
     /// Links as CSV records, the header first unless `header` is false (a later page).
     package static func export(_ links: [StoredLink], header: Bool = true) -> String {
-        var out = header ? CSV.record(columns) : ""
+        var out = header ? CSVFields.record(columns) : ""
         for link in links {
-            out += CSV.record([
-                Self.spreadsheetSafe(link.code), link.kind.rawValue, link.deepLink ?? "", link.route ?? "",
+            out += CSVFields.record([
+                CSVFields.spreadsheetSafe(link.code), link.kind.rawValue, link.deepLink ?? "", link.route ?? "",
                 link.parameters.isEmpty && link.route == nil ? "" : JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) })),
-                link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", Self.spreadsheetSafe(link.title ?? ""), Self.spreadsheetSafe(link.description ?? ""), link.imageURL ?? "",
+                link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", CSVFields.spreadsheetSafe(link.title ?? ""), CSVFields.spreadsheetSafe(link.description ?? ""), link.imageURL ?? "",
                 link.expiresAt.map(Self.iso) ?? "", link.maxUses.map(String.init) ?? "", Self.iso(link.createdAt), String(link.clicks),
                 link.updatedAt.map(Self.iso) ?? "",
             ])
         }
         return out
-    }
-
-    /// Characters that make a spreadsheet read a cell as a formula when they come first.
-    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r", "\n"]
-
-    /// Free text as export writes it: one more `'` in front of a value that, after any `'` it
-    /// starts with, begins with a character a spreadsheet would run as a formula (`=HYPERLINK(…)`,
-    /// `'=x`, `''-x`), so that ``spreadsheetText(_:)`` gives back exactly the original. Judged by
-    /// scalars (a leading `"\r\n"` is one `Character`).
-    static func spreadsheetSafe(_ text: String) -> String {
-        guaranteedFormula(text) ? "'" + text : text
-    }
-
-    /// The inverse of ``spreadsheetSafe(_:)``: one `'` fewer in front of such a value.
-    static func spreadsheetText(_ text: String) -> String {
-        guard text.unicodeScalars.first == "'", guaranteedFormula(text) else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.dropFirst()))
-    }
-
-    /// Whether the first scalar after the leading `'`s (none or more) starts a formula.
-    private static func guaranteedFormula(_ text: String) -> Bool {
-        text.unicodeScalars.first(where: { $0 != "'" }).map { formulaStarts.contains($0) } ?? false
     }
 
     static func iso(_ date: Date) -> String {
@@ -287,7 +266,7 @@ package struct LinkImport: Sendable {
                 problem("\(record.fields.count) fields where the header has \(header.fields.count)"); continue
             }
             // An imported Firebase code may start with - (a formula to a spreadsheet): export guards it.
-            let code = value("code").map(Self.spreadsheetText) ?? ""
+            let code = value("code").map(CSVFields.spreadsheetText) ?? ""
             let kindText = value("kind") ?? "link"
             guard let kind = LinkKind(rawValue: kindText) else { problem("kind \(JSONWriter.quote(kindText)) is not link, invite or fdl"); continue }
             guard kind == .fdl ? LinkInput.isImportedCode(code) : LinkInput.isChosenCode(code) else {
@@ -302,7 +281,7 @@ package struct LinkImport: Sendable {
             do throws(APIError) {
                 var body: [(String, JSONValue)] = []
                 for name in ["deepLink", "route", "webURL", "appStoreURL", "playStoreURL", "title", "description", "image"] {
-                    if let v = value(name) { body.append((name, .string(name == "title" || name == "description" ? Self.spreadsheetText(v) : v))) }
+                    if let v = value(name) { body.append((name, .string(name == "title" || name == "description" ? CSVFields.spreadsheetText(v) : v))) }
                 }
                 if let p = value("parameters") {
                     guard let parsed = try? JSONParser.parse(bytes: Array(p.utf8), loneSurrogates: .refuse, duplicateKeys: .refuse), parsed.objectMembers != nil else {
@@ -332,7 +311,7 @@ package struct LinkImport: Sendable {
                         else if name != "maxUses" { _ = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: true) }
                     }
                     link.webURL = value("webURL"); link.appStoreURL = value("appStoreURL"); link.playStoreURL = value("playStoreURL")
-                    link.title = value("title").map(Self.spreadsheetText); link.description = value("description").map(Self.spreadsheetText)
+                    link.title = value("title").map(CSVFields.spreadsheetText); link.description = value("description").map(CSVFields.spreadsheetText)
                     link.maxUses = value("maxUses").flatMap { Int64($0) }
                 } else {
                     problem("needs deepLink or route"); continue

@@ -113,6 +113,24 @@ package enum DashboardPages {
         }
     }
 
+    /// A ranked list of the audience: each group with its share of the listed visits; a group
+    /// not known is "Unknown", a country its English name (`United Kingdom (GB)`).
+    package static func ranking(id: String, title: String, _ rows: [(value: String?, visits: Int64, uniques: Int64)], countries: Bool = false) -> LinkView.Ranking {
+        let total = rows.reduce(0) { $0 + $1.visits }
+        return .init(id: id, title: title, rows: rows.map { row in
+            .init(label: row.value.map { countries ? countryName($0) : $0 } ?? "Unknown", visits: row.visits, uniques: row.uniques,
+                  share: total > 0 ? Int((Double(row.visits) / Double(total) * 100).rounded()) : 0)
+        }, empty: rows.isEmpty)
+    }
+
+    /// A country's English name with its code (`United Kingdom (GB)`), or the code alone when it names no country.
+    package static func countryName(_ code: String) -> String {
+        guard let name = englishNames.localizedString(forRegionCode: code), name != code else { return code }
+        return "\(name) (\(code))"
+    }
+
+    private static let englishNames = Locale(identifier: "en_US")
+
     private static func order(_ platform: String) -> Int { platformColours.firstIndex { $0.platform == platform } ?? platformColours.count }
     private static func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
 }

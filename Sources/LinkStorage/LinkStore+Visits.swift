@@ -62,11 +62,12 @@ extension LinkStore {
         case host = "referrer_host", total = "CAST(SUM(visits) AS BIGINT) AS total"
     }
 
-    /// A link's visit records, oldest first (for tests and exports).
-    package func visits(code: String) async throws(StoreError) -> [(visit: Visit, count: Int64)] {
+    /// A link's visit records in seconds `seconds` (all by default), oldest first, at most `limit`.
+    package func visits(code: String, seconds: Range<Int64> = Int64.min..<Int64.max, limit: Int = Int.max) async throws(StoreError) -> [(visit: Visit, count: Int64)] {
         try await db.read(
-            "SELECT \(VisitColumn.list) FROM visits WHERE code = ? "
-                + "ORDER BY second, platform, referrer_host, bot, address, visitor", [.text(code)])
+            "SELECT \(VisitColumn.list) FROM visits WHERE code = ? AND second >= ? AND second < ? "
+                + "ORDER BY second, platform, referrer_host, bot, address, visitor LIMIT ?",
+            [.text(code), .int(seconds.lowerBound), .int(seconds.upperBound), .int(Int64(min(limit, Int(Int64.max))))])
             .map { values in
                 let row = SQLRow<VisitColumn>(values)
                 var v = Visit(code: code, at: Date(timeIntervalSince1970: 0), platform: VisitPlatform(stored: row.text(.platform)),

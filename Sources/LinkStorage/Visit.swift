@@ -79,6 +79,18 @@ package struct Visit: Sendable, Hashable {
         }
     }
 
+    /// Hashes what tells most records apart (link, second, platform, preview flag, network):
+    /// the page path adds each visit to a dictionary of pending records, and hashing the
+    /// User-Agent and the rest there cost more than the rare equal hash does. Equality still
+    /// compares every field.
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(second)
+        hasher.combine(platform)
+        hasher.combine(bot)
+        hasher.combine(address)
+    }
+
     /// A visit of this link at `date`, truncated to the whole second.
     package init(code: String, at date: Date, platform: VisitPlatform, referrerHost: String? = nil, bot: Bool = false, address: String? = nil) {
         self.code = code

@@ -4,6 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 @testable import LinkAudience
 import LinkCache
+import LinkImport
+import SwitchyardDocuments
 import LinkConfiguration
 @testable import LinkService
 @testable import LinkStorage
@@ -281,4 +283,120 @@ import Testing
 extension JSONValue {
     /// A whole number's value.
     var intValue: Int? { if case .number(let n, _) = self, n == n.rounded() { return Int(n) } else { return nil } }
+}
+
+extension AudienceTests {
+    /// Two nodes on one PostgreSQL: a visitor who lands on each in one day is one unique (the
+    /// nodes share the day's secret), and the breakdown either node answers counts both visits.
+    @Test(.enabled(if: Backend.available.contains(.postgres), "no PostgreSQL for the tests"))
+    func twoNodesCountOneVisitorOnce() async throws {
+        try await Harness.twoNodes(extra: "service: {publicURL: \"https://rabble.community\", trustForwardedFor: true}\n") { a, nodeA, nodeB in
+            let code = try #require(try await nodeA.call(.post, "/api/links", token: a.writer, body: #"{"deepLink": "plur://group/two"}"#).json?["code"]?.stringValue)
+            #expect(try await Self.visit(nodeA, "/i/\(code)?utm_campaign=both", from: "203.0.113.7", agent: Self.iPhone) == .ok)
+            #expect(try await Self.visit(nodeB, "/i/\(code)?utm_campaign=both", from: "203.0.113.7", agent: Self.iPhone) == .ok)
+            #expect(try await Self.visit(nodeB, "/i/\(code)?utm_campaign=both", from: "203.0.113.8", agent: Self.iPhone) == .ok)
+            // Each node writes its own batch within a second or so.
+            var answer: JSONValue?
+            for _ in 0..<50 {
+                answer = try await nodeB.call(.get, "/api/links/\(code)/stats?by=utm_campaign", token: a.reader).json
+                if answer?["visits"]?.intValue == 3 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(answer?["visits"]?.intValue == 3 && answer?["uniques"]?.intValue == 2, "\(String(describing: answer))")
+            #expect(answer?["rows"]?.arrayValue?.first?["value"] == .string("both"))
+        }
+    }
+}
+
+extension AudienceTests {
+    /// Breakdowns and a link's raw visits as CSV: every record, a header, and text a visitor
+    /// chose (a campaign of `=HYPERLINK(…)`, a referrer) made inert for spreadsheets.
+    @Test func breakdownsAndVisitsComeAsCSVWithFormulasMadeInert() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/csv"}"#).json?["code"]?.stringValue)
+            for campaign in ["%3DHYPERLINK(%22http%3A%2F%2Fevil%22)", "-2%2B3", "spring"] {
+                #expect(try await client.call(.get, "/i/\(code)?utm_campaign=\(campaign)", headers: [.userAgent: Self.iPhone, .referer: "https://t.co/x"]).status == .ok)
+            }
+            try await h.service.flushClicks()
+            let breakdown = try await client.call(.get, "/api/links/\(code)/stats?by=utm_campaign&format=csv", token: h.reader)
+            #expect(breakdown.status == .ok && breakdown.headers[.contentType] == "text/csv; charset=utf-8")
+            let lines = breakdown.text.split(separator: "\r\n").map(String.init)
+            #expect(lines.first == "utm_campaign,visits,uniques")
+            #expect(Set(lines.dropFirst()) == ["\"'=HYPERLINK(\"\"http://evil\"\")\",1,1", "'-2+3,1,1", "spring,1,1"], "\(lines)")
+            let visits = try await client.call(.get, "/api/links/\(code)/visits", token: h.reader)
+            #expect(visits.status == .ok, "\(visits.text)")
+            let records = try CSV.parse(visits.text).map(\.fields)
+            #expect(records.first == StatsController.visitColumns)
+            #expect(records.count == 4)
+            let column = { (name: String) in try #require(StatsController.visitColumns.firstIndex(of: name)) }
+            let campaignColumn = try column("utm_campaign")
+            let campaigns = records.dropFirst().map { $0[campaignColumn] }
+            #expect(Set(campaigns) == ["'=HYPERLINK(\"http://evil\")", "'-2+3", "spring"])
+            let (browser, referrer, count) = (try column("browser"), try column("referrer"), try column("visits"))
+            #expect(records.dropFirst().allSatisfy { $0[browser] == "Mobile Safari" && $0[referrer] == "t.co" && $0[count] == "1" })
+            for record in records.dropFirst() {
+                for field in record { #expect(!(field.unicodeScalars.first.map(CSVFields.formulaStarts.contains) ?? false), "\(field)") }
+            }
+            #expect(try await client.call(.get, "/api/links/\(code)/stats?by=os&format=xml", token: h.reader).json?.at("error.field") == .string("format"))
+            #expect(try await client.call(.get, "/api/links/nosuch12/visits", token: h.reader).status == .notFound)
+            #expect(try await client.call(.get, "/api/links/\(code)/visits").status == .unauthorized)
+        }
+    }
+
+    /// Raw visits are written page by page, whole seconds per page: more records than a page
+    /// holds, several in one second, all come out once.
+    @Test func aLinksVisitsAreReadPageByPageWithoutLosingOrRepeatingOne() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/pages"}"#).json?["code"]?.stringValue)
+            let base = h.clock.today
+            var visits: [Visit: Int64] = [:]
+            for i in 0..<(StatsController.visitsPerPage * 2 + 7) {
+                var v = Visit(code: code, at: base.addingTimeInterval(Double(i / 3)), platform: .desktop)
+                v.visitor = "v\(i)"
+                visits[v] = 1
+            }
+            try await h.store.addClicks([:], days: [:], clicks: [], visits: visits)
+            let answer = try await client.call(.get, "/api/links/\(code)/visits", token: h.reader)
+            let records = try CSV.parse(answer.text).map(\.fields).dropFirst()
+            let column = try #require(StatsController.visitColumns.firstIndex(of: "visitor"))
+            #expect(records.count == visits.count)
+            #expect(Set(records.map { $0[column] }).count == visits.count)
+        }
+    }
+}
+
+extension AudienceTests {
+    /// A link's dashboard page ranks its audience: countries by name, browsers, OS, devices and
+    /// campaigns, with visits and visitors.
+    @Test(.enabled(if: agentsReady, "uap-core is not installed"))
+    func theDashboardRanksTheAudience() async throws {
+        let h = try await Harness.make(extra: """
+            service: {publicURL: "https://rabble.community", trustForwardedFor: true}
+            visits: {countryHeader: CF-IPCountry}
+
+            """)
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/dash"}"#).json?["code"]?.stringValue)
+            for (country, agent, campaign) in [("GB", Self.iPhone, "spring"), ("GB", Self.iPhone, "spring"), ("DE", Self.android, "autumn")] {
+                var headers: HTTPFields = [.userAgent: agent]
+                headers.append(HTTPField(name: HTTPField.Name("CF-IPCountry")!, value: country))
+                headers.append(HTTPField(name: Self.xff, value: country == "GB" ? "203.0.113.7" : "203.0.113.8"))
+                #expect(try await client.call(.get, "/i/\(code)?utm_campaign=\(campaign)", headers: headers).status == .ok)
+            }
+            try await h.service.flushClicks()
+            var browser = DashboardTests.Browser(client: client)
+            _ = try await browser.signIn(h.reader)
+            let page = try await browser.get("/admin/links/\(code)")
+            #expect(page.status == .ok)
+            #expect(page.text.contains(#"<b>3</b> visits by people, <b id="visitors">2</b> visitors"#), "\(page.text)")
+            for row in ["United Kingdom (GB)<span class=\"meter\"><span style=\"width:67%\"></span></span></td><td class=\"num\">2</td><td class=\"num\">1</td>",
+                        "Germany (DE)<span class=\"meter\"><span style=\"width:33%\"></span></span></td><td class=\"num\">1</td><td class=\"num\">1</td>",
+                        "Mobile Safari<span", "Chrome Mobile<span", ">iOS<span", ">Android<span", ">iPhone<span", ">spring<span", ">autumn<span"] {
+                #expect(page.text.contains(row), "\(row)")
+            }
+            #expect(page.text.contains(#"<table class="ranking" id="cities">"#) && page.text.contains("Unknown<span"), "no city without a database: Unknown")
+        }
+    }
 }

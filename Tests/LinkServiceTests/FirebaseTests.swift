@@ -10,6 +10,7 @@ import HummingbirdTesting
 import LinkConfiguration
 import SwitchyardCore
 import SwitchyardTestSupport
+import SwitchyardDocuments
 import Testing
 
 /// Firebase Dynamic Links compatibility (issue 11, item 2): long links on the service's own
@@ -40,7 +41,7 @@ import Testing
         #expect(throws: CSV.SyntaxError.self) { try CSV.parse("a\"b\n") }
         #expect(throws: CSV.SyntaxError.self) { try CSV.parse("\"a\"b\n") }
         for fields in [["plain", "with,comma", "with \"quote\"", "line\nbreak", " padded ", ""]] {
-            #expect(try CSV.parse(CSV.record(fields)).map(\.fields) == [fields], "written fields read back")
+            #expect(try CSV.parse(CSVFields.record(fields)).map(\.fields) == [fields], "written fields read back")
         }
     }
 
@@ -279,11 +280,11 @@ import Testing
         let codeParameter = try #require(invites.codeParameter)
         let field = try #require(invites.fields.first).parameter
         func row(_ values: [String: String]) -> String {
-            CSV.record(LinkImport.columns.map { values[$0] ?? "" })
+            CSVFields.record(LinkImport.columns.map { values[$0] ?? "" })
         }
         func parameters(_ pairs: [(String, String)]) -> String { JSONWriter.compact(.object(pairs.map { ($0.0, .string($0.1)) })) }
         let future = LinkImport.iso(h.clock.today.addingTimeInterval(86_400))
-        let csv = CSV.record(LinkImport.columns)
+        let csv = CSVFields.record(LinkImport.columns)
             + row(["code": "nvgd2345", "kind": "invite", "route": invites.route, "parameters": parameters([(field, "g-1"), (codeParameter, "nvgd2345")])])
             + row(["code": "nvbd2345", "kind": "invite", "deepLink": "plur://group/x"])
             + row(["code": "nvbd3456", "kind": "invite", "route": invites.route, "parameters": parameters([(field, "g-1"), (codeParameter, "someother")])])
@@ -310,12 +311,12 @@ import Testing
     @Test(arguments: ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=x", "''y", "'plain", "plain", "", "\r\n=1+1", "\r\nnew", "'\r\nx", "-A1",
                        "''=double", "'''-x", "'", "'''", "''-) wink"])
     func exportedTextIsSafeInASpreadsheetAndRoundTrips(_ title: String) throws {
-        let written = LinkImport.spreadsheetSafe(title)
-        #expect(!(written.unicodeScalars.first.map(LinkImport.formulaStarts.contains) ?? false))
-        #expect(LinkImport.spreadsheetText(written) == title)
+        let written = CSVFields.spreadsheetSafe(title)
+        #expect(!(written.unicodeScalars.first.map(CSVFields.formulaStarts.contains) ?? false))
+        #expect(CSVFields.spreadsheetText(written) == title)
         // As a field of a record: quoted when it holds a line break ("\r\n" is one Character),
         // read back as one field.
-        let record = CSV.record(["a", written, "b"])
+        let record = CSVFields.record(["a", written, "b"])
         let parsed = try CSV.parse(record)
         #expect(parsed.count == 1 && parsed.first?.fields == ["a", written, "b"], "\(record.debugDescription)")
     }
@@ -352,7 +353,7 @@ import Testing
         let csv = LinkImport.export([link])
         let records = try CSV.parse(csv)
         #expect(records.count == 2, "\(csv.debugDescription)")
-        for field in records.flatMap(\.fields) { #expect(!(field.unicodeScalars.first.map(LinkImport.formulaStarts.contains) ?? false), "\(field.debugDescription)") }
+        for field in records.flatMap(\.fields) { #expect(!(field.unicodeScalars.first.map(CSVFields.formulaStarts.contains) ?? false), "\(field.debugDescription)") }
         #expect(records.last?.fields.first == "'-2-3")
     }
 }

@@ -4,6 +4,8 @@ import LinkAudience
 import LinkRequests
 import LinkStorage
 import SwitchyardCore
+import SwitchyardDocuments
+import NIOCore
 
 /// Breakdowns of human visits, from the visit records: `GET /api/stats?by=…` over every link
 /// and `GET /api/links/{code}/stats?by=…` for one (``LinksController`` hands those over), by
@@ -11,6 +13,7 @@ import SwitchyardCore
 /// campaign, or day, over whole UTC days `from`–`to`, optionally for one `campaign`.
 struct StatsController: Sendable {
     let store: LinkStore
+    let input: LinkInput
     let now: @Sendable () -> Date
 
     /// Days a breakdown may span, and groups it may list.
@@ -19,6 +22,7 @@ struct StatsController: Sendable {
 
     func addRoutes(reading: RouterGroup<ServiceContext>) {
         reading.get("stats") { request, _ in try await breakdown(request, code: nil) }
+        reading.get("links/{code}/visits") { request, context in try await visits(request, code: try input.code(in: context)) }
     }
 
     struct Answer: Encodable {
@@ -41,18 +45,15 @@ struct StatsController: Sendable {
     /// The breakdown `request` asks for, of link `code` (checked to exist) or of every link.
     func breakdown(_ request: Request, code: String?) async throws -> Response {
         let query = request.uri.queryParameters
-        for name in ["by", "from", "to", "campaign", "limit"] where query.getAll(name).count > 1 {
+        for name in ["by", "from", "to", "campaign", "limit", "format"] where query.getAll(name).count > 1 {
             throw APIError.badRequest(.invalidField, "\(name) is given more than once", field: name)
         }
         let names = LinkStore.Breakdown.allCases.map(\.rawValue)
         guard let byText = query["by"].map(String.init), let by = LinkStore.Breakdown(rawValue: byText) else {
             throw APIError.badRequest(.invalidField, "by must be one of " + names.joined(separator: ", "), field: "by")
         }
-        let today = ClickDay.day(of: now())
-        let to = try query["to"].map { try Self.day(String($0), field: "to") } ?? today
-        let from = try query["from"].map { try Self.day(String($0), field: "from") } ?? (to - 29)
-        guard from <= to else { throw APIError.badRequest(.invalidField, "from (\(Timestamp.formatDay(from))) is after to (\(Timestamp.formatDay(to)))", field: "from") }
-        guard to - from < Self.maximumDays else { throw APIError.badRequest(.invalidField, "from–to spans more than \(Self.maximumDays) days", field: "from") }
+        let csv = try Self.wantsCSV(query)
+        let (from, to) = try span(query)
         var limit = 100
         if let l = query["limit"] {
             guard let n = Int(l), (1...Self.maximumGroups).contains(n) else {
@@ -66,11 +67,99 @@ struct StatsController: Sendable {
         }
         if let code { guard try await store.link(code: code) != nil else { throw APIError.noLink(code) } }
         let result = try await store.breakdown(by, .init(code: code, days: from...to, campaign: campaign), limit: by == .day ? Int(to - from + 1) : limit)
+        if csv {
+            let header = by == .city ? ["city", "country", "visits", "uniques"] : [by.rawValue, "visits", "uniques"]
+            var text = CSVFields.record(header)
+            for row in result.rows {
+                let value = CSVFields.spreadsheetSafe(row.value ?? "")
+                text += CSVFields.record((by == .city ? [value, row.country ?? ""] : [value]) + [String(row.visits), String(row.uniques)])
+            }
+            let name = (code.map { $0 + "-" } ?? "") + by.rawValue + "-\(Timestamp.formatDay(from))-\(Timestamp.formatDay(to)).csv"
+            return Self.csvResponse(ByteBuffer(string: text), name: name)
+        }
         return try Response.json(Answer(
             code: code, by: by.rawValue, from: Timestamp.formatDay(from), to: Timestamp.formatDay(to), campaign: campaign,
             visits: result.visits, uniques: result.uniques,
             rows: result.rows.map { .init(value: $0.value, country: $0.country, visits: $0.visits, uniques: $0.uniques) }),
             nilMembers: .null)
+    }
+
+    /// The first and last UTC day `from` and `to` name (default: the 30 days to today), checked.
+    func span(_ query: Parameters) throws(APIError) -> (Int64, Int64) {
+        let today = ClickDay.day(of: now())
+        let to = try query["to"].map { (t) throws(APIError) in try Self.day(String(t), field: "to") } ?? today
+        let from = try query["from"].map { (f) throws(APIError) in try Self.day(String(f), field: "from") } ?? (to - 29)
+        guard from <= to else { throw APIError.badRequest(.invalidField, "from (\(Timestamp.formatDay(from))) is after to (\(Timestamp.formatDay(to)))", field: "from") }
+        guard to - from < Self.maximumDays else { throw APIError.badRequest(.invalidField, "from–to spans more than \(Self.maximumDays) days", field: "from") }
+        return (from, to)
+    }
+
+    /// Whether `format` asks for CSV (`csv`) rather than JSON (`json`, the default).
+    static func wantsCSV(_ query: Parameters) throws(APIError) -> Bool {
+        switch query["format"].map(String.init) {
+        case nil, "json": return false
+        case "csv": return true
+        case let other?: throw APIError.badRequest(.invalidField, "format must be json or csv, not \(JSONWriter.quote(other))", field: "format")
+        }
+    }
+
+    static func csvResponse(_ body: ResponseBody, name: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(name)\"",
+                                        .cacheControl: "no-store"], body: body)
+    }
+
+    static func csvResponse(_ buffer: ByteBuffer, name: String) -> Response { csvResponse(ResponseBody(byteBuffer: buffer), name: name) }
+
+    /// The columns of a link's raw visits as CSV.
+    static let visitColumns = ["time", "platform", "bot", "referrer", "network", "continent", "country", "region", "city", "browser", "os", "device",
+                               "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "visitor", "visits"]
+    /// Records read from the store per page of the CSV.
+    static let visitsPerPage = 5_000
+
+    /// GET `/api/links/{code}/visits?from=&to=` (`links:read`): the link's visit records (bots
+    /// too) over whole UTC days as CSV, oldest first, written page by page; text a visitor chose
+    /// (referrer, campaign, software names) is made inert for spreadsheets.
+    func visits(_ request: Request, code: String) async throws -> Response {
+        let query = request.uri.queryParameters
+        for name in ["from", "to"] where query.getAll(name).count > 1 {
+            throw APIError.badRequest(.invalidField, "\(name) is given more than once", field: name)
+        }
+        let (from, to) = try span(query)
+        guard try await store.link(code: code) != nil else { throw APIError.noLink(code) }
+        let store = self.store
+        let end = (to + 1) * 86_400
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: CSVFields.record(Self.visitColumns)))
+            var start = from * 86_400
+            while start < end {
+                // Whole seconds per page: the page ends before the last second it reached, which
+                // the next page reads whole (a page of one second alone is read whole too).
+                let page = try await store.visits(code: code, seconds: start..<end, limit: Self.visitsPerPage)
+                var rows = page
+                if page.count == Self.visitsPerPage, let last = page.last?.visit.second, last > start {
+                    rows = page.filter { $0.visit.second < last }
+                    start = last
+                } else if page.count == Self.visitsPerPage, let last = page.last?.visit.second {
+                    rows = try await store.visits(code: code, seconds: last..<(last + 1))
+                    start = last + 1
+                } else {
+                    start = end
+                }
+                var text = ""
+                for (v, n) in rows {
+                    let safe = { (t: String?) in CSVFields.spreadsheetSafe(t ?? "") }
+                    text += CSVFields.record([
+                        Timestamp.format(Date(timeIntervalSince1970: Double(v.second)), fractionalSeconds: false), v.platform.rawValue, v.bot ? "1" : "0",
+                        safe(v.referrerHost), v.address ?? "", v.place.continent ?? "", v.place.country ?? "", safe(v.place.region), safe(v.place.city),
+                        safe(v.software.browser), safe(v.software.os), safe(v.software.device), safe(v.campaign.source), safe(v.campaign.medium),
+                        safe(v.campaign.campaign), safe(v.campaign.term), safe(v.campaign.content), v.visitor ?? "", String(n),
+                    ])
+                }
+                if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+            }
+            try await writer.finish(nil)
+        }
+        return Self.csvResponse(body, name: "\(code)-visits-\(Timestamp.formatDay(from))-\(Timestamp.formatDay(to)).csv")
     }
 
     /// A UTC day written `YYYY-MM-DD`, as days since 1970.

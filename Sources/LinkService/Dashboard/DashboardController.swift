@@ -226,12 +226,27 @@ struct DashboardController: Sendable {
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Links", user: user.header))
     }
 
+    /// The audience's ranked lists on a link's page, and the groups each shows.
+    static let audienceLists: [(LinkStore.Breakdown, String, String)] = [
+        (.country, "countries", "Country"), (.city, "cities", "City"), (.browser, "browsers", "Browser"), (.os, "systems", "OS"),
+        (.device, "devices", "Device"), (.utmCampaign, "campaigns", "Campaign"), (.utmSource, "sources", "Source"),
+    ]
+    static let audienceRows = 8
+
     func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?) async throws -> Response {
         let link = try await adminLink(context)
         let today = ClickDay.day(of: now())
         let days = try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1)
         let platforms = try await store.clicksByPlatform(code: link.code)
         let referrers = try await store.referrers(code: link.code, limit: LinksController.topReferrers)
+        let span = LinkStore.BreakdownFilter(code: link.code, days: (today - Int64(Self.adminChartDays) + 1)...today)
+        var audience: [LinkView.Ranking] = []
+        var audienceTotals: (visits: Int64, uniques: Int64) = (0, 0)
+        for (by, id, title) in Self.audienceLists {
+            let result = try await store.breakdown(by, span, limit: Self.audienceRows)
+            audienceTotals = (result.visits, result.uniques)
+            audience.append(DashboardPages.ranking(id: id, title: title, result.rows.map { ($0.value, $0.visits, $0.uniques) }, countries: by == .country))
+        }
         let url = answers.pageURL(of: link)
         let warning = link.kind == .fdl ? nil : LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration)
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
@@ -264,7 +279,8 @@ struct DashboardController: Sendable {
             clicks: link.clicks, chartDays: Self.adminChartDays, clicksChart: DashboardPages.clicksChart(days.map { ($0.day, $0.platform.rawValue, $0.clicks) }, lastDay: today, days: Self.adminChartDays),
             platformChart: DashboardPages.platformChart(platforms.filter { $0.platform != .bot }.map { ($0.platform.rawValue, $0.clicks) }),
             botVisits: platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks },
-            referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays)
+            referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays,
+            audienceVisits: audienceTotals.visits, audienceVisitors: audienceTotals.uniques, audience: audience)
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(link.code)", user: user.header))
     }
 
