@@ -6,8 +6,7 @@ extension Visit.Campaign {
     package static let maximumCharacters = 200
 
     /// The `utm_source`, `utm_medium`, `utm_campaign`, `utm_term` and `utm_content` of a URL's
-    /// query (the text after `?`), each percent-decoded (`+` is a space), trimmed, with control
-    /// characters dropped and cut to ``maximumCharacters``; the first of a repeated name counts,
+    /// query (the text after `?`), each percent-decoded (`+` is a space) and cleaned (``VisitText``) and cut to ``maximumCharacters``; the first of a repeated name counts,
     /// and an empty or undecodable value is none.
     package init(query: Substring) {
         self.init()
@@ -31,9 +30,7 @@ extension Visit.Campaign {
         // Only what can be kept is decoded: a 100 KB value costs no more than its first part.
         let head = raw.utf8.count > maximumCharacters * 12 ? raw.prefix(maximumCharacters * 12) : raw
         guard let decoded = head.replacingOccurrences(of: "+", with: " ").removingPercentEncoding else { return nil }
-        let cleaned = String(String.UnicodeScalarView(decoded.unicodeScalars.filter { !$0.properties.isNoncharacterCodePoint && !(0...0x1F).contains($0.value) && !(0x7F...0x9F).contains($0.value) }))
-            .trimmingCharacters(in: .whitespaces)
-        guard !cleaned.isEmpty else { return nil }
+        guard let cleaned = VisitText.cleaned(decoded) else { return nil }
         return cleaned.count > maximumCharacters ? String(cleaned.prefix(maximumCharacters)) : cleaned
     }
 }

@@ -98,11 +98,12 @@ package final class VisitAudience: Sendable {
             v.observed = nil
             if settings.geo != .off {
                 if let database, let address = seen.address, let place = try? database.lookup(address) {
-                    v.place.continent = place.continent
-                    v.place.country = place.country
+                    v.place.continent = place.continent.flatMap(VisitText.cleaned)
+                    v.place.country = place.country.flatMap(VisitText.cleaned)
                     if settings.geo == .city {
-                        v.place.region = place.subdivisions.first
-                        v.place.city = place.city
+                        // ISO 3166-2 writes a subdivision with its country: GB-ENG.
+                        v.place.region = place.subdivisions.first.map { code in place.country.map { $0 + "-" + code } ?? code }.flatMap(VisitText.cleaned)
+                        v.place.city = place.city.flatMap(VisitText.cleaned)
                     }
                 } else if let country = seen.proxyCountry {
                     v.place.country = country
@@ -230,10 +231,24 @@ final class AgentSource: Sendable {
     init(path: String, eager: Bool) throws(ConfigurationError) {
         self.path = path
         if eager {
-            do { loaded = Locked(try UserAgentParser(contentsOf: path)) } catch { throw ConfigurationError("visits.userAgents: \(error.message)", cause: error) }
+            do { loaded = Locked(try Self.rules(path)) } catch {
+                throw ConfigurationError("visits.userAgents: " + (error.message.contains(path) ? error.message : "\(path): \(error.message)"), cause: error)
+            }
         } else {
             loaded = Locked(nil)
         }
+    }
+
+    /// Rules read in this process, by path and file signature: services in one process (the
+    /// tests' many) compile a file once.
+    private static let shared = Locked<[String: (FileSignature?, UserAgentParser)]>([:])
+
+    static func rules(_ path: String) throws(UserAgentRulesError) -> UserAgentParser {
+        let signature = FileSignature(path)
+        if let (known, parser) = shared.withLock({ $0[path] }), known == signature { return parser }
+        let parser = try UserAgentParser(contentsOf: path)
+        shared.withLock { $0[path] = (signature, parser) }
+        return parser
     }
 
     /// The parser, read at first use when it was not at start; nil (logged once) when it cannot be read.
@@ -241,7 +256,7 @@ final class AgentSource: Sendable {
         if let parser = loaded.withLock({ $0 }) { return parser }
         guard !failed.withLock({ $0 }) else { return nil }
         do {
-            let parser = try UserAgentParser(contentsOf: path)
+            let parser = try Self.rules(path)
             loaded.withLock { $0 = parser }
             return parser
         } catch {
@@ -260,11 +275,28 @@ final class AgentSource: Sendable {
             return s
         }) { return hit }
         let parsed = parser.parse(agent)
-        let software = Visit.Software(browser: parsed.userAgent.family, os: parsed.os.family, device: parsed.device.family)
+        // ua-parser's "Other" is its name for not known.
+        let family = { (name: String) in name == "Other" ? nil : VisitText.cleaned(name) }
+        let software = Visit.Software(browser: family(parsed.userAgent.family), os: family(parsed.os.family), device: family(parsed.device.family))
         cache.withLock { c in
             if c.current.count >= Self.generationSize { c.older = c.current; c.current = [:] }
             c.current[agent] = software
         }
         return software
+    }
+}
+
+/// Text a visitor's request put in a record (a family parsed from the User-Agent, a campaign
+/// value) as it is kept: without control characters (C0, C1), the marks and overrides that
+/// reorder the text shown after them, and noncharacters; trimmed; nil when nothing is left.
+package enum VisitText {
+    package static func cleaned(_ text: String) -> String? {
+        let kept = text.unicodeScalars.filter { scalar in
+            let v = scalar.value
+            return !(v < 0x20 || (0x7F...0x9F).contains(v) || (0x200E...0x200F).contains(v) || (0x202A...0x202E).contains(v)
+                     || (0x2066...0x2069).contains(v) || v == 0x061C || scalar.properties.isNoncharacterCodePoint)
+        }
+        let out = String(String.UnicodeScalarView(kept)).trimmingCharacters(in: .whitespaces)
+        return out.isEmpty ? nil : out
     }
 }

@@ -444,7 +444,12 @@ package struct ClickFlusher: Service, CustomStringConvertible {
     package func prune() async {
         let date = now()
         do {
-            if hot.visitSettings.record { try await hot.store.pruneVisits(before: date.addingTimeInterval(-Double(hot.visitSettings.retentionDays) * 86_400)) }
+            if hot.visitSettings.record {
+                // Rolled up first: the rollups keep the charts of the records deleted next.
+                let kept = date.addingTimeInterval(-Double(hot.visitSettings.retentionDays) * 86_400)
+                try await hot.store.rollUpVisits(at: date, recordsKeptSince: kept)
+                try await hot.store.pruneVisits(before: kept)
+            }
             try await hot.store.pruneClaims(expiredBefore: date.addingTimeInterval(-DeferredSettings.keptAfterExpiry),
                                             matchesBefore: date.addingTimeInterval(-matchWindow))
             // Webhook deliveries that ended a week ago: the outbox is not an archive.

@@ -369,6 +369,15 @@ public struct ServiceConfiguration: Sendable {
         } else if !host.isEmpty, !router.hosts.contains(where: { $0.lowercased() == host }) {
             out.append("service.publicURL: \(publicURL) is not on the route table's hosts (\(router.hosts.joined(separator: ", "))): the links and pages built on it are no universal links or App Links, so they never open the app; put \(host) in hosts, or give publicURL one of them")
         }
+        if visits.record, visits.geo != .off, visits.geoDatabase == nil, visits.countryHeader == nil, visits.geoExplicit {
+            out.append("visits.geo: \(visits.geo.rawValue) records no place without visits.geoDatabase or visits.countryHeader")
+        }
+        if visits.geo == .off, let path = visits.geoDatabase {
+            out.append("visits.geoDatabase: \(path) is not read, as visits.geo is off")
+        }
+        if !visits.record, visits.geoDatabase != nil || visits.countryHeader != nil || visits.userAgentRegexesConfigured {
+            out.append("visits: nothing of the audience is recorded, as visits.record is false")
+        }
         return out
     }
 

@@ -52,6 +52,8 @@ package struct VisitSettings: Sendable, Equatable {
 
     /// How much of the visitor's place is recorded (`geo`: `off`, `country`, the default, or `city`).
     package var geo = Geo.country
+    /// Whether `geo` was written (a default with nothing to read from is no mistake).
+    package var geoExplicit = false
     /// The MaxMind-format database the place is looked up in (`geoDatabase`), before the address is cut; nil: none.
     package var geoDatabase: String?
     /// The header a proxy of the operator's sets to the visitor's country (`countryHeader`:
@@ -94,6 +96,7 @@ package struct VisitSettings: Sendable, Equatable {
         if let text = section["geo"]?.stringValue {
             guard let g = Geo(rawValue: text) else { throw ConfigurationError("visits.geo: \(JSONWriter.quote(text)) is not one of off, country, city") }
             geo = g
+            geoExplicit = true
         }
         if let path = section["geoDatabase"]?.stringValue {
             guard !path.isEmpty else { throw ConfigurationError("visits.geoDatabase: an empty path") }

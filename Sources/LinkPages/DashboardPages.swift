@@ -115,12 +115,13 @@ package enum DashboardPages {
 
     /// A ranked list of the audience: each group with its share of the listed visits; a group
     /// not known is "Unknown", a country its English name (`United Kingdom (GB)`).
-    package static func ranking(id: String, title: String, _ rows: [(value: String?, visits: Int64, uniques: Int64)], countries: Bool = false) -> LinkView.Ranking {
+    package static func ranking(id: String, title: String, _ rows: [(value: String?, visits: Int64, uniques: Int64)], countries: Bool = false,
+                                countsVisitors: Bool = true) -> LinkView.Ranking {
         let total = rows.reduce(0) { $0 + $1.visits }
         return .init(id: id, title: title, rows: rows.map { row in
-            .init(label: row.value.map { countries ? countryName($0) : $0 } ?? "Unknown", visits: row.visits, uniques: row.uniques,
+            .init(label: row.value.map { countries ? countryName($0) : $0 } ?? "Unknown", visits: row.visits, uniques: countsVisitors ? row.uniques : nil,
                   share: total > 0 ? Int((Double(row.visits) / Double(total) * 100).rounded()) : 0)
-        }, empty: rows.isEmpty)
+        }, empty: rows.isEmpty, countsVisitors: countsVisitors)
     }
 
     /// A country's English name with its code (`United Kingdom (GB)`), or the code alone when it names no country.

@@ -173,13 +173,15 @@ package struct LinkView: DashboardBody {
         package struct Row: Sendable {
             var label: String
             var visits: Int64
-            var uniques: Int64
+            /// Nil when visitors are not counted.
+            var uniques: Int64?
             var share: Int
         }
         var id: String
         var title: String
         var rows: [Row]
         var empty: Bool
+        var countsVisitors: Bool
     }
 
     package var code: String
@@ -203,13 +205,15 @@ package struct LinkView: DashboardBody {
     package var retentionDays: Int
     /// People's visits and visitors (once per day) in the chart's days, from the visit records.
     package var audienceVisits: Int64
-    package var audienceVisitors: Int64
+    /// Nil when visitors are not counted (`visits.uniques: false`).
+    package var audienceVisitors: Int64?
+    package var countsVisitors: Bool
     package var audience: [Ranking]
 
     package init(code: String, pageURL: String, canWrite: Bool, csrf: String, notice: String?, appButtonWarning: String?, gone: Gone?,
                  fields: [Field], clicks: Int64, chartDays: Int, clicksChart: ClicksChart, platformChart: PlatformChart, botVisits: Int64,
-                 referrers: [Referrer], retentionDays: Int, audienceVisits: Int64 = 0, audienceVisitors: Int64 = 0, audience: [Ranking] = []) {
-        (self.audienceVisits, self.audienceVisitors, self.audience) = (audienceVisits, audienceVisitors, audience)
+                 referrers: [Referrer], retentionDays: Int, audienceVisits: Int64 = 0, audienceVisitors: Int64? = nil, audience: [Ranking] = []) {
+        (self.audienceVisits, self.audienceVisitors, self.countsVisitors, self.audience) = (audienceVisits, audienceVisitors, audienceVisitors != nil, audience)
         (self.code, self.pageURL, self.canWrite, self.csrf, self.notice, self.appButtonWarning, self.gone) = (code, pageURL, canWrite, csrf, notice, appButtonWarning, gone)
         (self.fields, self.clicks, self.clicksWord, self.chartDays) = (fields, clicks, clicks == 1 ? "click" : "clicks", chartDays)
         (self.clicksChart, self.legend, self.platformChart, self.botVisits) = (clicksChart, DashboardPages.legend, platformChart, botVisits)

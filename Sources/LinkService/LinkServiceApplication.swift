@@ -106,7 +106,7 @@ public struct LinkService: Sendable {
             association: AssociationController(documents: documents),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
             links: LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now,
-                                   breakdowns: StatsController(store: store, input: input, now: now)),
+                                   breakdowns: StatsController(store: store, input: input, now: now, countsUniques: configuration.visits.uniques)),
             invites: InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses,
                                        limits: limits, tokens: tokens, bodies: bodies, now: now),
             transactions: TransactionsController(store: store, bodies: bodies, now: now),

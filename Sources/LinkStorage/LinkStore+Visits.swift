@@ -122,7 +122,7 @@ extension LinkStore {
         var expression: String {
             switch self {
             case .country: "country"
-            case .region: "CASE WHEN region IS NULL THEN NULL ELSE country || '-' || region END"
+            case .region: "region"
             case .city: "city"
             case .browser: "browser"
             case .os: "os"
@@ -161,22 +161,55 @@ extension LinkStore {
         case value, country, total = "CAST(SUM(visits) AS BIGINT) AS total", uniques = "COUNT(DISTINCT visitor) AS uniques"
     }
 
-    /// Human visits grouped by `by`, most first (days in order), at most `limit` groups; and the
-    /// totals over the same records. From the visit records, so within `visits.retentionDays`.
+    /// Human visits grouped by `by`, most first (days in order, a group not known last), at most
+    /// `limit` groups; and the totals. Days rolled up come from the rollups (kept after the
+    /// records), the others from the visit records; with a campaign, all from the records (so
+    /// within `visits.retentionDays`).
     package func breakdown(_ by: Breakdown, _ filter: BreakdownFilter, limit: Int) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
+        var parts: [(rows: [BreakdownRow], visits: Int64, uniques: Int64)] = []
+        if filter.campaign == nil, let mark = try await rolledThrough(), filter.days.lowerBound <= mark {
+            parts.append(try await rolledBreakdown(by, code: filter.code, days: filter.days.lowerBound...min(mark, filter.days.upperBound)))
+            if filter.days.upperBound > mark {
+                var rest = filter
+                rest.days = (mark + 1)...filter.days.upperBound
+                parts.append(try await recordedBreakdown(by, rest))
+            }
+        } else {
+            parts.append(try await recordedBreakdown(by, filter))
+        }
+        struct Key: Hashable { var value: String?, country: String? }
+        var merged: [Key: (visits: Int64, uniques: Int64)] = [:]
+        for part in parts {
+            for row in part.rows {
+                let key = Key(value: row.value, country: row.country)
+                let sum = merged[key] ?? (0, 0)
+                merged[key] = (sum.visits + row.visits, sum.uniques + row.uniques)
+            }
+        }
+        let rows = merged.map { BreakdownRow(value: $0.key.value, country: $0.key.country, visits: $0.value.visits, uniques: $0.value.uniques) }
+            .sorted { a, b in
+                if by == .day { return (a.value ?? "") < (b.value ?? "") }
+                if (a.value == nil) != (b.value == nil) { return b.value == nil }
+                if a.visits != b.visits { return a.visits > b.visits }
+                return ((a.value ?? ""), (a.country ?? "")) < ((b.value ?? ""), (b.country ?? ""))
+            }
+        return (Array(rows.prefix(limit)), parts.reduce(0) { $0 + $1.visits }, parts.reduce(0) { $0 + $1.uniques })
+    }
+
+    /// The same from the visit records alone, every group, in no order.
+    func recordedBreakdown(_ by: Breakdown, _ filter: BreakdownFilter) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
         var conditions = ["bot = 0", "second >= ?", "second < ?"]
         var binds: [SQLValue] = [.int(filter.days.lowerBound * 86400), .int((filter.days.upperBound + 1) * 86400)]
         if let code = filter.code { conditions.insert("code = ?", at: 0); binds.insert(.text(code), at: 0) }
         if let campaign = filter.campaign { conditions.append("utm_campaign = ?"); binds.append(.text(campaign)) }
         let whereClause = " FROM visits WHERE " + conditions.joined(separator: " AND ")
         // Uniques are per link and day: a visitor's hash is keyed by both.
-        let country = by == .city ? "country" : "NULL"
+        // A city with its country; cities not known are one group.
+        let country = by == .city ? "CASE WHEN city IS NULL THEN NULL ELSE country END" : "NULL"
         let group = by == .city ? "value, country" : "value"
-        // (Unknown last on both databases: PostgreSQL sorts NULL last, SQLite first.)
-        let order = by == .day ? "value" : "total DESC, (\(by.expression)) IS NULL, value"
         let rows = try await db.read(
             "SELECT \(by.expression) AS value, \(country) AS country, CAST(SUM(visits) AS BIGINT) AS total, COUNT(DISTINCT visitor) AS uniques"
-                + whereClause + " GROUP BY \(group) ORDER BY \(order) LIMIT ?", binds + [.int(Int64(limit))])
+                + whereClause + " GROUP BY \(group)", binds)
             .map { SQLRow<BreakdownColumn>($0) }
             .map { row in
                 let value: String? = by == .day ? row.int(.value).map { Timestamp.formatDay($0) } : row.text(.value)

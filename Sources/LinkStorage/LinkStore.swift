@@ -247,6 +247,7 @@ public struct LinkStore: Sendable {
                 try await tx.run("DELETE FROM click_days WHERE code = ?", [.text(code)])
                 try await tx.run("DELETE FROM app_open_days WHERE code = ?", [.text(code)])
                 try await tx.run("DELETE FROM visits WHERE code = ?", [.text(code)])
+                try await tx.run("DELETE FROM visit_rollups WHERE code = ?", [.text(code)])
                 // Its claims go with it: a code used again later is another link.
                 // Claims not yet redeemed go with the link; redeemed ones stay until they are
                 // pruned, so a token used before the link was deleted (and restored by an import

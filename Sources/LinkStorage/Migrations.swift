@@ -198,6 +198,24 @@ enum Migrations {
             // Nodes of the previous version go on writing rows without them (NULL).
         ] + ["continent", "country", "region", "city", "browser", "os", "device",
              "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "visitor"].map { "ALTER TABLE visits ADD COLUMN \($0) TEXT" }),
+        Migration(version: 15, name: "visit rollups", statements: [
+            // People's visits and visitors per link (and `*` for all links), UTC day and group of
+            // each breakdown (`all` for the day's totals; '' for a value not known), made from the
+            // visit records once a day is over, so charts outlive visits.retentionDays.
+            """
+            CREATE TABLE visit_rollups (
+                code TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                dimension TEXT NOT NULL,
+                value TEXT NOT NULL,
+                visits BIGINT NOT NULL,
+                uniques BIGINT NOT NULL,
+                PRIMARY KEY (code, dimension, day, value)
+            )
+            """,
+            // The last day every visit of which is in visit_rollups.
+            "CREATE TABLE visit_rollup_marks (name TEXT PRIMARY KEY, day BIGINT NOT NULL)",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -35,7 +35,7 @@ package struct Visit: Sendable, Hashable {
         package var continent: String?
         /// The ISO 3166-1 country code (`GB`).
         package var country: String?
-        /// The first-level subdivision's ISO 3166-2 code without the country (`ENG`).
+        /// The first-level subdivision's ISO 3166-2 code (`GB-ENG`).
         package var region: String?
         /// The city's English name.
         package var city: String?

@@ -94,12 +94,38 @@ public final class GeoDatabase: @unchecked Sendable {
         }
         databaseType = mmdb.metadata.database_type.map { String(cString: $0) } ?? ""
         ipVersion = Int(mmdb.metadata.ip_version)
-        // A damaged search tree shows on lookups: one of each kind now, so a broken file is
-        // refused when it is opened, not on the first visit.
-        for probe in ipVersion == 6 ? ["1.1.1.1", "2001:db8::1"] : ["1.1.1.1"] {
-            // (deinit closes the file: every property is set by now.)
-            do { _ = try lookup(probe) } catch {
-                throw GeoError(.invalidDatabase, "\(path): \(error.message)")
+        // (deinit closes the file: every property is set by now.)
+        do { try verify() } catch { throw GeoError(.invalidDatabase, "\(path): \(error.message)") }
+    }
+
+    /// Reads every node of the search tree and decodes every record it points to, once each, so
+    /// a damaged tree or data section is refused when the file is opened, not found on the
+    /// visits whose address lands on the damage.
+    func verify() throws(GeoError) {
+        let nodes = mmdb.metadata.node_count
+        var decoded = Set<UInt32>()
+        var node = MMDB_search_node_s()
+        for number in 0..<nodes {
+            let status = MMDB_read_node(&mmdb, number, &node)
+            guard status == MMDB_SUCCESS else {
+                throw GeoError(.invalidDatabase, "the search tree is corrupt: node \(number) cannot be read (\(String(cString: MMDB_strerror(status))))")
+            }
+            for (type, entry) in [(node.left_record_type, node.left_record_entry), (node.right_record_type, node.right_record_entry)] {
+                switch Int32(type) {
+                case MMDB_RECORD_TYPE_INVALID:
+                    throw GeoError(.invalidDatabase, "the search tree is corrupt: node \(number) points outside the file")
+                case MMDB_RECORD_TYPE_DATA:
+                    guard decoded.insert(entry.offset).inserted else { continue }
+                    var list: UnsafeMutablePointer<MMDB_entry_data_list_s>?
+                    var start = entry
+                    let decodeStatus = MMDB_get_entry_data_list(&start, &list)
+                    MMDB_free_entry_data_list(list)
+                    guard decodeStatus == MMDB_SUCCESS else {
+                        throw GeoError(.invalidDatabase, "the data section is corrupt: the record at offset \(entry.offset) cannot be read (\(String(cString: MMDB_strerror(decodeStatus))))")
+                    }
+                default:
+                    continue
+                }
             }
         }
     }

@@ -58,12 +58,12 @@ import Testing
             // (The flusher may have run between the two visits: equal records in two rows.)
             let london = try #require(records.first { $0.visit.place.city == "London" })
             #expect(records.filter { $0.visit.place.city == "London" }.reduce(0) { $0 + $1.count } == 2)
-            #expect(london.visit.place == .init(continent: "EU", country: "GB", region: "ENG", city: "London"))
+            #expect(london.visit.place == .init(continent: "EU", country: "GB", region: "GB-ENG", city: "London"))
             #expect(london.visit.software == .init(browser: "Mobile Safari", os: "iOS", device: "iPhone"))
             #expect(london.visit.campaign == .init(source: "news", medium: "email", campaign: "spring sale", term: "a&b", content: "hero"))
             #expect(london.visit.address == "81.2.69.0", "the stored address is still the network")
             let sf = try #require(records.first { $0.visit.place.city == "San Francisco" })
-            #expect(sf.visit.place == .init(continent: "NA", country: "US", region: "CA", city: "San Francisco"))
+            #expect(sf.visit.place == .init(continent: "NA", country: "US", region: "US-CA", city: "San Francisco"))
             #expect(sf.visit.software.browser == "Chrome Mobile" && sf.visit.software.os == "Android")
             #expect(sf.visit.campaign.isEmpty)
             let visitors = Set(records.compactMap(\.visit.visitor))
@@ -106,7 +106,8 @@ import Testing
             let cases: [(String, String)] = [
                 ("by=nation", "by"), ("by=os&from=2026-02-30", "from"), ("by=os&to=yesterday", "to"), ("by=os&from=2026-05-02&to=2026-05-01", "from"),
                 ("by=os&from=2024-01-01&to=2026-01-01", "from"), ("by=os&limit=0", "limit"), ("by=os&limit=1001", "limit"), ("by=os&by=city", "by"),
-                ("by=os&campaign=", "campaign"),
+                ("by=os&campaign=", "campaign"), ("by=os&campaign=%00", "campaign"), ("by=os&campaign=%E2%80%AEx", "campaign"),
+                ("from=2026-01-01", "by"), ("format=csv", "by"), ("limit=5", "by"), ("campaign=x", "by"),
             ]
             for (query, field) in cases {
                 let answer = try await client.call(.get, "/api/links/\(code)/stats?\(query)", token: h.reader)
@@ -255,6 +256,7 @@ import Testing
         #expect(Visit.Campaign(query: "utm_source=first&utm_source=second").source == "first")
         #expect(Visit.Campaign(query: "utm_source=&utm_medium=%20%20&utm_campaign=%ZZ").isEmpty, "empty, blank and undecodable are none")
         #expect(Visit.Campaign(query: "utm_source=a%00b%0D%0Ac%7F").source == "abc", "control characters dropped")
+        #expect(Visit.Campaign(query: "utm_source=%E2%80%AEevil%E2%81%A6%C2%85").source == "evil", "marks that reorder text, and C1 controls, dropped")
         #expect(Visit.Campaign(query: "utm_sourcex=a&xutm_source=b&utm_source").isEmpty)
         let long = Visit.Campaign(query: Substring("utm_campaign=" + String(repeating: "%C3%A9", count: 50_000)))
         #expect(long.campaign == String(repeating: "é", count: Visit.Campaign.maximumCharacters))
@@ -275,7 +277,8 @@ import Testing
             try await h.service.flushClicks()
             let records = try await h.store.visits(code: code)
             #expect(records.reduce(0) { $0 + $1.count } == 3)
-            #expect(records.allSatisfy { $0.visit.software.browser != nil && ($0.visit.campaign.campaign?.count ?? 0) == Visit.Campaign.maximumCharacters })
+            #expect(records.allSatisfy { ($0.visit.campaign.campaign?.count ?? 0) == Visit.Campaign.maximumCharacters })
+            #expect(records.contains { $0.visit.software.os == "iOS" }, "the 60 KB iPhone User-Agent is read by its first 1,024 bytes")
         }
     }
 }
@@ -398,5 +401,117 @@ extension AudienceTests {
             }
             #expect(page.text.contains(#"<table class="ranking" id="cities">"#) && page.text.contains("Unknown<span"), "no city without a database: Unknown")
         }
+    }
+}
+
+extension AudienceTests {
+    static func record(_ code: String, day: Int64, second: Int64 = 3600, platform: VisitPlatform = .ios, country: String?, city: String? = nil,
+                       browser: String? = "Mobile Safari", campaign: String? = nil, visitor: String?, bot: Bool = false, count: Int64 = 1) -> (Visit, Int64) {
+        var v = Visit(code: code, at: Date(timeIntervalSince1970: Double(day * 86_400 + second)), platform: platform, bot: bot)
+        v.place = .init(continent: nil, country: country, region: city == nil ? nil : "ENG", city: city)
+        v.software = .init(browser: browser, os: "iOS", device: "iPhone")
+        v.campaign.campaign = campaign
+        v.visitor = visitor
+        return (v, count)
+    }
+
+    /// Days that are over are rolled up; a breakdown answers the same from the rollups as from
+    /// the records, for every grouping, one link or all; after the records are deleted the
+    /// rolled days still answer; a late record of a rolled day is taken in on the next run.
+    @Test(arguments: Backend.available)
+    func rollupsAnswerAsTheRecordsDidAndOutliveThem(_ backend: Backend) async throws {
+        let store = try await backend.freshStore()
+        let today: Int64 = 20_700
+        let now = Date(timeIntervalSince1970: Double(today * 86_400 + 3600))
+        for code in ["aaaaaa", "bbbbbb"] {
+            try await store.insert(StoredLink(code: code, createdAt: Date(timeIntervalSince1970: 0)))
+        }
+        var records: [Visit: Int64] = [:]
+        for (v, n) in [
+            Self.record("aaaaaa", day: today - 3, country: "GB", city: "London", campaign: "spring", visitor: "v1", count: 3),
+            Self.record("aaaaaa", day: today - 3, second: 7200, country: "GB", city: "London", visitor: "v1"),
+            Self.record("aaaaaa", day: today - 2, platform: .android, country: "DE", browser: "Chrome Mobile", visitor: "v2"),
+            Self.record("aaaaaa", day: today - 2, country: nil, browser: nil, visitor: "v3"),
+            Self.record("aaaaaa", day: today - 1, country: "GB", city: "Leeds", visitor: "v4", count: 2),
+            Self.record("aaaaaa", day: today - 1, country: "GB", visitor: nil, bot: true, count: 5),
+            Self.record("bbbbbb", day: today - 1, country: "US", city: "Austin", visitor: "v5"),
+            Self.record("bbbbbb", day: today, country: "US", city: "Austin", visitor: "v6"),
+        ] { records[v, default: 0] += n }
+        try await store.addClicks([:], visits: records)
+        let span = LinkStore.BreakdownFilter(days: (today - 10)...today)
+        func all() async throws -> [String] {
+            var out: [String] = []
+            for code in ["aaaaaa", "bbbbbb", nil] as [String?] {
+                for by in LinkStore.Breakdown.allCases {
+                    var filter = span
+                    filter.code = code
+                    let r = try await store.breakdown(by, filter, limit: 100)
+                    out.append("\(code ?? "*") \(by.rawValue) \(r.visits)/\(r.uniques): " + r.rows.map { "\($0.value ?? "-")|\($0.country ?? "")=\($0.visits)/\($0.uniques)" }.joined(separator: " "))
+                }
+            }
+            return out
+        }
+        let fromRecords = try await all()
+        #expect(fromRecords.contains("aaaaaa country 8/4: GB|=6/2 DE|=1/1 -|=1/1"), "\(fromRecords)")
+        #expect(fromRecords.contains("* city 10/6: London|GB=4/1 Austin|US=2/2 Leeds|GB=2/1 -|=2/2"), "\(fromRecords)")
+        func same(_ a: [String], _ b: [String]) { for (x, y) in zip(a, b) where x != y { Issue.record("\(x)\n  ≠ \(y)") } }
+        // Not yet past the grace after yesterday: the day before it is the last rolled.
+        let early = Date(timeIntervalSince1970: Double(today * 86_400 + 60))
+        let longAgo = Date(timeIntervalSince1970: 0)
+        #expect(try await store.rollUpVisits(at: early, recordsKeptSince: longAgo) == [today - 3, today - 2])
+        #expect(try await store.rolledThrough() == today - 2)
+        same(try await all(), fromRecords)
+        #expect(try await store.rollUpVisits(at: now, recordsKeptSince: longAgo) == [today - 3, today - 2, today - 1])
+        #expect(try await store.rolledThrough() == today - 1)
+        same(try await all(), fromRecords)
+        // The records before yesterday go: the rolled days still answer.
+        let yesterday = Date(timeIntervalSince1970: Double((today - 1) * 86_400))
+        try await store.pruneVisits(before: yesterday)
+        same(try await all(), fromRecords)
+        // A late batch of yesterday's visits is taken in on the next run (the last two days are
+        // rolled again), and the day before, whose records are gone, keeps its rollup.
+        try await store.addClicks([:], visits: Dictionary(uniqueKeysWithValues: [Self.record("bbbbbb", day: today - 1, second: 9000, country: "FR", visitor: "v7")]))
+        #expect(try await store.rollUpVisits(at: now, recordsKeptSince: yesterday) == [today - 1])
+        let again = try await store.breakdown(.country, .init(code: "bbbbbb", days: span.days), limit: 100)
+        #expect(again.visits == 3 && again.uniques == 3 && again.rows.map(\.value) == ["US", "FR"], "\(again)")
+        #expect(try await store.breakdown(.country, .init(code: "aaaaaa", days: span.days), limit: 100).visits == 8)
+        // A campaign's breakdown reads the records (within their retention).
+        let campaign = try await store.breakdown(.country, .init(days: span.days, campaign: "spring"), limit: 100)
+        #expect(campaign.visits == 0, "spring's records are gone with their day")
+        try await store.pruneVisits(before: Date(timeIntervalSince1970: Double(today * 86_400)))
+        same(try await all().filter { !$0.hasPrefix("bbbbbb") && !$0.hasPrefix("*") }, fromRecords.filter { !$0.hasPrefix("bbbbbb") && !$0.hasPrefix("*") })
+        // A deleted link's rollups go with it.
+        _ = try await store.delete(code: "aaaaaa")
+        #expect(try await store.breakdown(.country, .init(code: "aaaaaa", days: span.days), limit: 100).visits == 0)
+    }
+}
+
+extension AudienceTests {
+    /// With `uniques: false` the API says visitors are not counted (null), not that there were none.
+    @Test func withoutUniquesVisitorsAreNullNotZero() async throws {
+        let h = try await Harness.make(extra: "visits: {uniques: false}\n")
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/nou"}"#).json?["code"]?.stringValue)
+            #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: Self.iPhone]).status == .ok)
+            try await h.service.flushClicks()
+            let answer = try #require(try await client.call(.get, "/api/links/\(code)/stats?by=platform", token: h.reader).json)
+            #expect(answer["visits"]?.intValue == 1 && answer["uniques"] == .null && answer["rows"]?.arrayValue?.first?["uniques"] == .null, "\(answer)")
+            #expect(try await client.call(.get, "/api/links/\(code)/stats?by=platform&format=csv", token: h.reader).text == "platform,visits\r\nios,1\r\n")
+            var browser = DashboardTests.Browser(client: client)
+            _ = try await browser.signIn(h.reader)
+            let page = try await browser.get("/admin/links/\(code)")
+            #expect(page.text.contains("<b>1</b> visits by people.</p>") && !page.text.contains("Visitors</th>"))
+        }
+    }
+
+    /// Settings that record nothing are said at start.
+    @Test func settingsThatRecordNoPlaceAreWarnedOf() throws {
+        func warnings(_ visits: String) throws -> [String] {
+            try ServiceConfiguration(document: JSONParser.parse(#"{"apple": [{"teamId": "ABCDE12345", "bundleId": "a.b"}], "hosts": ["example.com"], "routes": [], "visits": \#(visits)}"#)).servingWarnings
+        }
+        #expect(try warnings(#"{"geo": "city"}"#).contains { $0.hasPrefix("visits.geo: city records no place") })
+        #expect(try warnings(#"{"geo": "off", "geoDatabase": "x.mmdb"}"#).contains { $0.hasPrefix("visits.geoDatabase:") })
+        #expect(try warnings(#"{"record": false, "geoDatabase": "x.mmdb"}"#).contains { $0.hasPrefix("visits: nothing of the audience") })
+        #expect(try warnings("{}").isEmpty)
     }
 }

@@ -68,4 +68,20 @@ import Testing
                     "\(path): \(String(describing: error))")
         }
     }
+
+    /// A file whose metadata is whole but whose data section is damaged is refused when opened
+    /// (every record is read then), not found on the visits that land on the damage.
+    @Test(.enabled(if: writerInstalled || required, "libmaxmind-db-writer-perl is not installed"))
+    func aDamagedDataSectionIsRefusedWhenOpened() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Self.write())))
+        let marker = Array("\u{AB}\u{CD}\u{EF}MaxMind.com".unicodeScalars.map { UInt8($0.value) })
+        let metadata = try #require((0...(bytes.count - marker.count)).last { bytes[$0..<($0 + marker.count)].elementsEqual(marker) })
+        // The records sit just before the metadata: overwrite the last ones.
+        for i in (metadata - 60)..<metadata { bytes[i] = 0xFF }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString).mmdb").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: GeoError.self) { try GeoDatabase(path: path) }
+        #expect(error?.code == .invalidDatabase && error?.message.hasPrefix(path) == true, "\(String(describing: error))")
+        #expect(throws: GeoError.self) { try GeoDatabase(snapshotOf: path) }
+    }
 }

@@ -102,7 +102,10 @@ struct LinksController: Sendable {
     /// `visits.retentionDays`). Visits of the last second may still be in memory.
     func stats(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let code = try input.code(in: context)
-        if request.uri.queryParameters["by"] != nil { return try await breakdowns.breakdown(request, code: code) }
+        // A breakdown's parameters without `by` are the breakdown's to refuse.
+        if ["by", "from", "to", "campaign", "limit", "format"].contains(where: { request.uri.queryParameters[$0] != nil }) {
+            return try await breakdowns.breakdown(request, code: code)
+        }
         var days = 30
         if request.uri.queryParameters.getAll("days").count > 1 {
             throw APIError.badRequest(.invalidDays, "days is given more than once", field: "days")

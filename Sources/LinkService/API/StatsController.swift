@@ -15,6 +15,8 @@ struct StatsController: Sendable {
     let store: LinkStore
     let input: LinkInput
     let now: @Sendable () -> Date
+    /// Whether visitors are counted (`visits.uniques`): if not, `uniques` is null, not 0.
+    let countsUniques: Bool
 
     /// Days a breakdown may span, and groups it may list.
     static let maximumDays: Int64 = 366
@@ -30,7 +32,7 @@ struct StatsController: Sendable {
             var value: String?
             var country: String?
             var visits: Int64
-            var uniques: Int64
+            var uniques: Int64?
         }
         var code: String?
         var by: String
@@ -38,7 +40,7 @@ struct StatsController: Sendable {
         var to: String
         var campaign: String?
         var visits: Int64
-        var uniques: Int64
+        var uniques: Int64?
         var rows: [Row]
     }
 
@@ -49,6 +51,9 @@ struct StatsController: Sendable {
             throw APIError.badRequest(.invalidField, "\(name) is given more than once", field: name)
         }
         let names = LinkStore.Breakdown.allCases.map(\.rawValue)
+        if query["by"] == nil, let given = ["from", "to", "campaign", "limit", "format"].first(where: { query[$0] != nil }) {
+            throw APIError.badRequest(.invalidField, "\(given) applies to a breakdown: give by too (one of \(names.joined(separator: ", ")))", field: "by")
+        }
         guard let byText = query["by"].map(String.init), let by = LinkStore.Breakdown(rawValue: byText) else {
             throw APIError.badRequest(.invalidField, "by must be one of " + names.joined(separator: ", "), field: "by")
         }
@@ -62,25 +67,25 @@ struct StatsController: Sendable {
             limit = n
         }
         let campaign = query["campaign"].map(String.init)
-        if let campaign, campaign.isEmpty || campaign.count > Visit.Campaign.maximumCharacters {
-            throw APIError.badRequest(.invalidField, "campaign must be 1–\(Visit.Campaign.maximumCharacters) characters", field: "campaign")
+        if let campaign, campaign.isEmpty || campaign.count > Visit.Campaign.maximumCharacters || VisitText.cleaned(campaign) != campaign {
+            throw APIError.badRequest(.invalidField, "campaign must be 1–\(Visit.Campaign.maximumCharacters) characters, as campaigns are kept: no control characters, no spaces around", field: "campaign")
         }
         if let code { guard try await store.link(code: code) != nil else { throw APIError.noLink(code) } }
         let result = try await store.breakdown(by, .init(code: code, days: from...to, campaign: campaign), limit: by == .day ? Int(to - from + 1) : limit)
         if csv {
-            let header = by == .city ? ["city", "country", "visits", "uniques"] : [by.rawValue, "visits", "uniques"]
-            var text = CSVFields.record(header)
+            let counts = countsUniques ? ["visits", "uniques"] : ["visits"]
+            var text = CSVFields.record((by == .city ? ["city", "country"] : [by.rawValue]) + counts)
             for row in result.rows {
                 let value = CSVFields.spreadsheetSafe(row.value ?? "")
-                text += CSVFields.record((by == .city ? [value, row.country ?? ""] : [value]) + [String(row.visits), String(row.uniques)])
+                text += CSVFields.record((by == .city ? [value, row.country ?? ""] : [value]) + [String(row.visits)] + (countsUniques ? [String(row.uniques)] : []))
             }
             let name = (code.map { $0 + "-" } ?? "") + by.rawValue + "-\(Timestamp.formatDay(from))-\(Timestamp.formatDay(to)).csv"
             return Self.csvResponse(ByteBuffer(string: text), name: name)
         }
         return try Response.json(Answer(
             code: code, by: by.rawValue, from: Timestamp.formatDay(from), to: Timestamp.formatDay(to), campaign: campaign,
-            visits: result.visits, uniques: result.uniques,
-            rows: result.rows.map { .init(value: $0.value, country: $0.country, visits: $0.visits, uniques: $0.uniques) }),
+            visits: result.visits, uniques: countsUniques ? result.uniques : nil,
+            rows: result.rows.map { .init(value: $0.value, country: $0.country, visits: $0.visits, uniques: countsUniques ? $0.uniques : nil) }),
             nilMembers: .null)
     }
 

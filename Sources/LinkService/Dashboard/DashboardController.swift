@@ -245,7 +245,8 @@ struct DashboardController: Sendable {
         for (by, id, title) in Self.audienceLists {
             let result = try await store.breakdown(by, span, limit: Self.audienceRows)
             audienceTotals = (result.visits, result.uniques)
-            audience.append(DashboardPages.ranking(id: id, title: title, result.rows.map { ($0.value, $0.visits, $0.uniques) }, countries: by == .country))
+            audience.append(DashboardPages.ranking(id: id, title: title, result.rows.map { ($0.value, $0.visits, $0.uniques) }, countries: by == .country,
+                                                   countsVisitors: configuration.visits.uniques))
         }
         let url = answers.pageURL(of: link)
         let warning = link.kind == .fdl ? nil : LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration)
@@ -280,7 +281,7 @@ struct DashboardController: Sendable {
             platformChart: DashboardPages.platformChart(platforms.filter { $0.platform != .bot }.map { ($0.platform.rawValue, $0.clicks) }),
             botVisits: platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks },
             referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays,
-            audienceVisits: audienceTotals.visits, audienceVisitors: audienceTotals.uniques, audience: audience)
+            audienceVisits: audienceTotals.visits, audienceVisitors: configuration.visits.uniques ? audienceTotals.uniques : nil, audience: audience)
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(link.code)", user: user.header))
     }
 
