@@ -45,6 +45,18 @@ package final class VisitAudience: Sendable {
         secrets = settings.uniques ? VisitorSecrets(store: store) : nil
     }
 
+    /// Where places come from, as the dashboard credits it: the attribution DB-IP's licence (CC
+    /// BY 4.0) and MaxMind's GeoLite2 ask for, another database's type, or the proxy's header.
+    package var placeSource: String? {
+        guard settings.geo != .off else { return nil }
+        if let type = geo?.current.databaseType {
+            if type.hasPrefix("DBIP") { return "Places: IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0." }
+            if type.hasPrefix("GeoLite2") { return "Places: GeoLite2 data created by MaxMind, available from https://www.maxmind.com." }
+            return "Places: \(type.isEmpty ? "a MaxMind-format database" : type)."
+        }
+        return settings.countryHeader.map { "Countries: the \($0) header of your proxy." }
+    }
+
     /// Whether visitors of the day are counted (`visits.uniques`).
     package var countsUniques: Bool { secrets != nil }
 

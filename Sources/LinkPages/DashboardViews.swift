@@ -209,10 +209,13 @@ package struct LinkView: DashboardBody {
     package var audienceVisitors: Int64?
     package var countsVisitors: Bool
     package var audience: [Ranking]
+    /// Where places come from (the attribution a geo database's licence asks for); nil: none recorded.
+    package var placeSource: String?
 
     package init(code: String, pageURL: String, canWrite: Bool, csrf: String, notice: String?, appButtonWarning: String?, gone: Gone?,
                  fields: [Field], clicks: Int64, chartDays: Int, clicksChart: ClicksChart, platformChart: PlatformChart, botVisits: Int64,
-                 referrers: [Referrer], retentionDays: Int, audienceVisits: Int64 = 0, audienceVisitors: Int64? = nil, audience: [Ranking] = []) {
+                 referrers: [Referrer], retentionDays: Int, audienceVisits: Int64 = 0, audienceVisitors: Int64? = nil, audience: [Ranking] = [], placeSource: String? = nil) {
+        self.placeSource = placeSource
         (self.audienceVisits, self.audienceVisitors, self.countsVisitors, self.audience) = (audienceVisits, audienceVisitors, audienceVisitors != nil, audience)
         (self.code, self.pageURL, self.canWrite, self.csrf, self.notice, self.appButtonWarning, self.gone) = (code, pageURL, canWrite, csrf, notice, appButtonWarning, gone)
         (self.fields, self.clicks, self.clicksWord, self.chartDays) = (fields, clicks, clicks == 1 ? "click" : "clicks", chartDays)

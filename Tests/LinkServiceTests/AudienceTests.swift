@@ -400,6 +400,7 @@ extension AudienceTests {
                 #expect(page.text.contains(row), "\(row)")
             }
             #expect(page.text.contains(#"<table class="ranking" id="cities">"#) && page.text.contains("Unknown<span"), "no city without a database: Unknown")
+            #expect(page.text.contains(#"<p id="place-source"><small>Countries: the CF-IPCountry header of your proxy.</small></p>"#))
         }
     }
 }
@@ -513,5 +514,19 @@ extension AudienceTests {
         #expect(try warnings(#"{"geo": "off", "geoDatabase": "x.mmdb"}"#).contains { $0.hasPrefix("visits.geoDatabase:") })
         #expect(try warnings(#"{"record": false, "geoDatabase": "x.mmdb"}"#).contains { $0.hasPrefix("visits: nothing of the audience") })
         #expect(try warnings("{}").isEmpty)
+    }
+}
+
+extension AudienceTests {
+    /// The dashboard credits the geo database as its licence asks: DB-IP's Lite files by name.
+    @Test(.enabled(if: geoReady, "libmaxmind-db-writer-perl is not installed"))
+    func aDBIPDatabaseIsCredited() async throws {
+        let spec = MMDBWriter.testNetworks().replacingOccurrences(of: #"{"ip_version": 6,"#, with: #"{"ip_version": 6, "type": "DBIP-City-Lite","#)
+        var settings = VisitSettings()
+        settings.geoDatabase = try MMDBWriter.write(spec)
+        let audience = try VisitAudience(settings: settings, store: try await Backend.sqlite.freshStore(), logger: Logger(label: "test"))
+        #expect(audience.placeSource == "Places: IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0.")
+        settings.geo = .off
+        #expect(try VisitAudience(settings: settings, store: try await Backend.sqlite.freshStore(), logger: Logger(label: "test")).placeSource == nil)
     }
 }

@@ -1,3 +1,4 @@
+import LinkAudience
 import LinkCache
 import LinkRequests
 import Crypto
@@ -281,7 +282,8 @@ struct DashboardController: Sendable {
             platformChart: DashboardPages.platformChart(platforms.filter { $0.platform != .bot }.map { ($0.platform.rawValue, $0.clicks) }),
             botVisits: platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks },
             referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays,
-            audienceVisits: audienceTotals.visits, audienceVisitors: configuration.visits.uniques ? audienceTotals.uniques : nil, audience: audience)
+            audienceVisits: audienceTotals.visits, audienceVisitors: configuration.visits.uniques ? audienceTotals.uniques : nil, audience: audience,
+            placeSource: hot.audience?.placeSource)
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(link.code)", user: user.header))
     }
 

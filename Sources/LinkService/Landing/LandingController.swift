@@ -58,7 +58,7 @@ struct LandingController: Sendable {
             guard let code = request.parameter else { return nil }
             let fields = request.head.headerFields
             let target = request.head.path ?? ""
-            let query = target.firstIndex(of: "?").map { target[target.index(after: $0)...] }
+            let query = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[target.utf8.index(after: $0)...] }
             let landing = LandingRequest(code: String(code), method: .get, fields: fields, query: query, countryHeader: countryHeader)
             // The address closure is written in place: bound to a local constant it would be a
             // heap context made and freed on every page.
