@@ -26,7 +26,7 @@ package enum DashboardPages {
 
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
-        for name in Page.allCases.map(\.rawValue) + ["dashboard", "dashboard-errors"] {
+        for name in Page.allCases.map(\.rawValue) + ["dashboard", "dashboard-errors", "dashboard-audience"] {
             guard let path = PageResources.path(name + ".mustache"), let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 fatalError(PageResources.missing(name + ".mustache"))
             }
@@ -116,7 +116,7 @@ package enum DashboardPages {
     /// A ranked list of the audience: each group with its share of the listed visits; a group
     /// not known is "Unknown", a country its English name (`United Kingdom (GB)`).
     package static func ranking(id: String, title: String, _ rows: [(value: String?, visits: Int64, uniques: Int64)], countries: Bool = false,
-                                countsVisitors: Bool = true) -> LinkView.Ranking {
+                                countsVisitors: Bool = true) -> AudienceView.Ranking {
         let total = rows.reduce(0) { $0 + $1.visits }
         return .init(id: id, title: title, rows: rows.map { row in
             .init(label: row.value.map { countries ? countryName($0) : $0 } ?? "Unknown", visits: row.visits, uniques: countsVisitors ? row.uniques : nil,

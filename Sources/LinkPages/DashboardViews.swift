@@ -101,9 +101,11 @@ package struct LinksView: DashboardBody {
     package var noMatch: String?
     /// How many are shown when there are more.
     package var shownOnly: Int?
+    /// Every link's audience (on the list without a search).
+    package var audienceSection: AudienceView?
 
-    package init(query: String, canWrite: Bool, links: [Row], shownOnly: Int?) {
-        (self.query, self.canWrite, self.links, self.shownOnly) = (query, canWrite, links, shownOnly)
+    package init(query: String, canWrite: Bool, links: [Row], shownOnly: Int?, audience: AudienceView? = nil) {
+        (self.query, self.canWrite, self.links, self.shownOnly, self.audienceSection) = (query, canWrite, links, shownOnly, audience)
         noLinks = links.isEmpty && query.isEmpty
         noMatch = links.isEmpty && !query.isEmpty ? query : nil
         hasLinks = !links.isEmpty
@@ -168,22 +170,6 @@ package struct LinkView: DashboardBody {
         var share: Int
     }
 
-    /// One ranked list of the audience (countries, browsers, …): most visits first, with bars.
-    package struct Ranking: Sendable {
-        package struct Row: Sendable {
-            var label: String
-            var visits: Int64
-            /// Nil when visitors are not counted.
-            var uniques: Int64?
-            var share: Int
-        }
-        var id: String
-        var title: String
-        var rows: [Row]
-        var empty: Bool
-        var countsVisitors: Bool
-    }
-
     package var code: String
     package var pageURL: String
     package var canWrite: Bool
@@ -203,20 +189,13 @@ package struct LinkView: DashboardBody {
     package var hasReferrers: Bool
     package var noReferrers: Bool
     package var retentionDays: Int
-    /// People's visits and visitors (once per day) in the chart's days, from the visit records.
-    package var audienceVisits: Int64
-    /// Nil when visitors are not counted (`visits.uniques: false`).
-    package var audienceVisitors: Int64?
-    package var countsVisitors: Bool
-    package var audience: [Ranking]
-    /// Where places come from (the attribution a geo database's licence asks for); nil: none recorded.
-    package var placeSource: String?
+    /// Who visited in the chart's days.
+    package var audienceSection: AudienceView
 
     package init(code: String, pageURL: String, canWrite: Bool, csrf: String, notice: String?, appButtonWarning: String?, gone: Gone?,
                  fields: [Field], clicks: Int64, chartDays: Int, clicksChart: ClicksChart, platformChart: PlatformChart, botVisits: Int64,
-                 referrers: [Referrer], retentionDays: Int, audienceVisits: Int64 = 0, audienceVisitors: Int64? = nil, audience: [Ranking] = [], placeSource: String? = nil) {
-        self.placeSource = placeSource
-        (self.audienceVisits, self.audienceVisitors, self.countsVisitors, self.audience) = (audienceVisits, audienceVisitors, audienceVisitors != nil, audience)
+                 referrers: [Referrer], retentionDays: Int, audience: AudienceView) {
+        audienceSection = audience
         (self.code, self.pageURL, self.canWrite, self.csrf, self.notice, self.appButtonWarning, self.gone) = (code, pageURL, canWrite, csrf, notice, appButtonWarning, gone)
         (self.fields, self.clicks, self.clicksWord, self.chartDays) = (fields, clicks, clicks == 1 ? "click" : "clicks", chartDays)
         (self.clicksChart, self.legend, self.platformChart, self.botVisits) = (clicksChart, DashboardPages.legend, platformChart, botVisits)
@@ -275,5 +254,41 @@ package struct LinkFormView: DashboardBody {
     package init(csrf: String, code: String?, fields: [Field], shown: [Shown] = []) {
         (self.csrf, self.code, self.fields, self.shown) = (csrf, code, fields, shown)
         editing = code != nil
+    }
+}
+
+/// Who visited (a link's, or every link's): people's visits and visitors over some days, ranked
+/// lists with bars, and where places come from.
+package struct AudienceView: Sendable {
+    /// One ranked list of the audience (countries, browsers, …): most visits first, with bars.
+    package struct Ranking: Sendable {
+        package struct Row: Sendable {
+            var label: String
+            var visits: Int64
+            /// Nil when visitors are not counted.
+            var uniques: Int64?
+            var share: Int
+        }
+        var id: String
+        var title: String
+        var rows: [Row]
+        var empty: Bool
+        var countsVisitors: Bool
+    }
+
+    package var days: Int
+    /// Of every link (the list page), not one.
+    package var overall: Bool
+    package var visits: Int64
+    /// Nil when visitors are not counted (`visits.uniques: false`).
+    package var visitors: Int64?
+    package var countsVisitors: Bool
+    package var rankings: [Ranking]
+    /// Where places come from (the attribution a geo database's licence asks for); nil: none recorded.
+    package var placeSource: String?
+
+    package init(days: Int, overall: Bool, visits: Int64, visitors: Int64?, rankings: [Ranking], placeSource: String?) {
+        (self.days, self.overall, self.visits, self.visitors, self.countsVisitors) = (days, overall, visits, visitors, visitors != nil)
+        (self.rankings, self.placeSource) = (rankings, placeSource)
     }
 }

@@ -401,6 +401,11 @@ extension AudienceTests {
             }
             #expect(page.text.contains(#"<table class="ranking" id="cities">"#) && page.text.contains("Unknown<span"), "no city without a database: Unknown")
             #expect(page.text.contains(#"<p id="place-source"><small>Countries: the CF-IPCountry header of your proxy.</small></p>"#))
+            // The list of links shows every link's audience; a search shows none.
+            let list = try await browser.get("/admin")
+            #expect(list.text.contains(#"<div class="card" id="audience">"#) && list.text.contains("Last 30 days, every link: <b>3</b> visits by people"), "\(list.text)")
+            #expect(list.text.contains("United Kingdom (GB)<span"))
+            #expect(!(try await browser.get("/admin?q=dash")).text.contains(#"id="audience""#))
         }
     }
 }

@@ -223,7 +223,8 @@ struct DashboardController: Sendable {
         let rows = links.prefix(Self.adminListLimit).map { link in
             LinksView.Row(code: link.code, linkTitle: link.title ?? "", opens: answers.deepLink(of: link) ?? "", clicks: link.clicks, created: Self.isoDate(link.createdAt))
         }
-        let view = LinksView(query: query, canWrite: user.canWrite, links: rows, shownOnly: links.count > Self.adminListLimit ? Self.adminListLimit : nil)
+        let view = LinksView(query: query, canWrite: user.canWrite, links: rows, shownOnly: links.count > Self.adminListLimit ? Self.adminListLimit : nil,
+                             audience: query.isEmpty && !links.isEmpty ? try await audience(code: nil) : nil)
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Links", user: user.header))
     }
 
@@ -234,21 +235,29 @@ struct DashboardController: Sendable {
     ]
     static let audienceRows = 8
 
+    /// Who visited one link (or, with nil, every link) in the chart's days.
+    func audience(code: String?) async throws(StoreError) -> AudienceView {
+        let today = ClickDay.day(of: now())
+        let span = LinkStore.BreakdownFilter(code: code, days: (today - Int64(Self.adminChartDays) + 1)...today)
+        var rankings: [AudienceView.Ranking] = []
+        var totals: (visits: Int64, uniques: Int64) = (0, 0)
+        for (by, id, title) in Self.audienceLists {
+            let result = try await store.breakdown(by, span, limit: Self.audienceRows)
+            totals = (result.visits, result.uniques)
+            rankings.append(DashboardPages.ranking(id: id, title: title, result.rows.map { ($0.value, $0.visits, $0.uniques) }, countries: by == .country,
+                                                   countsVisitors: configuration.visits.uniques))
+        }
+        return AudienceView(days: Self.adminChartDays, overall: code == nil, visits: totals.visits, visitors: configuration.visits.uniques ? totals.uniques : nil,
+                            rankings: rankings, placeSource: hot.audience?.placeSource)
+    }
+
     func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?) async throws -> Response {
         let link = try await adminLink(context)
         let today = ClickDay.day(of: now())
         let days = try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1)
         let platforms = try await store.clicksByPlatform(code: link.code)
         let referrers = try await store.referrers(code: link.code, limit: LinksController.topReferrers)
-        let span = LinkStore.BreakdownFilter(code: link.code, days: (today - Int64(Self.adminChartDays) + 1)...today)
-        var audience: [LinkView.Ranking] = []
-        var audienceTotals: (visits: Int64, uniques: Int64) = (0, 0)
-        for (by, id, title) in Self.audienceLists {
-            let result = try await store.breakdown(by, span, limit: Self.audienceRows)
-            audienceTotals = (result.visits, result.uniques)
-            audience.append(DashboardPages.ranking(id: id, title: title, result.rows.map { ($0.value, $0.visits, $0.uniques) }, countries: by == .country,
-                                                   countsVisitors: configuration.visits.uniques))
-        }
+        let audience = try await audience(code: link.code)
         let url = answers.pageURL(of: link)
         let warning = link.kind == .fdl ? nil : LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration)
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
@@ -281,9 +290,7 @@ struct DashboardController: Sendable {
             clicks: link.clicks, chartDays: Self.adminChartDays, clicksChart: DashboardPages.clicksChart(days.map { ($0.day, $0.platform.rawValue, $0.clicks) }, lastDay: today, days: Self.adminChartDays),
             platformChart: DashboardPages.platformChart(platforms.filter { $0.platform != .bot }.map { ($0.platform.rawValue, $0.clicks) }),
             botVisits: platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks },
-            referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays,
-            audienceVisits: audienceTotals.visits, audienceVisitors: configuration.visits.uniques ? audienceTotals.uniques : nil, audience: audience,
-            placeSource: hot.audience?.placeSource)
+            referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays, audience: audience)
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(link.code)", user: user.header))
     }
 
