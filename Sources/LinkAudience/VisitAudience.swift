@@ -110,11 +110,10 @@ package final class VisitAudience: Sendable {
             v.observed = nil
             if settings.geo != .off {
                 if let database, let address = seen.address, let place = try? database.lookup(address) {
-                    v.place.continent = place.continent.flatMap(VisitText.cleaned)
-                    v.place.country = place.country.flatMap(VisitText.cleaned)
+                    v.place.continent = place.continent.flatMap { VisitText.code($0, letters: 2) }
+                    v.place.country = place.country.flatMap(VisitSettings.countryCode)
                     if settings.geo == .city {
-                        // ISO 3166-2 writes a subdivision with its country: GB-ENG.
-                        v.place.region = place.subdivisions.first.map { code in place.country.map { $0 + "-" + code } ?? code }.flatMap(VisitText.cleaned)
+                        v.place.region = place.subdivisions.first.flatMap { VisitText.region($0, country: v.place.country) }
                         v.place.city = place.city.flatMap(VisitText.cleaned)
                     }
                 } else if let country = seen.proxyCountry {
@@ -298,15 +297,33 @@ final class AgentSource: Sendable {
     }
 }
 
+extension VisitText {
+    /// An upper-cased code of `letters` ASCII letters, or nil.
+    package static func code(_ text: String, letters: Int) -> String? {
+        guard text.utf8.count == letters, text.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return nil }
+        return text.uppercased()
+    }
+
+    /// A subdivision as ISO 3166-2 writes it, with its country (`GB-ENG`): 1–3 letters or digits
+    /// after the country, upper-cased; a code that already names its country keeps it once.
+    package static func region(_ text: String, country: String?) -> String? {
+        var code = text.uppercased()
+        if let country, code.hasPrefix(country + "-") { code.removeFirst(country.count + 1) }
+        guard (1...3).contains(code.utf8.count), code.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }) else { return nil }
+        return country.map { $0 + "-" + code }
+    }
+}
+
 /// Text a visitor's request put in a record (a family parsed from the User-Agent, a campaign
 /// value) as it is kept: without control characters (C0, C1), the marks and overrides that
-/// reorder the text shown after them, and noncharacters; trimmed; nil when nothing is left.
+/// reorder the text shown after them, invisible ones (zero-width spaces and joiners, the BOM),
+/// and noncharacters; trimmed; nil when nothing is left.
 package enum VisitText {
     package static func cleaned(_ text: String) -> String? {
         let kept = text.unicodeScalars.filter { scalar in
             let v = scalar.value
-            return !(v < 0x20 || (0x7F...0x9F).contains(v) || (0x200E...0x200F).contains(v) || (0x202A...0x202E).contains(v)
-                     || (0x2066...0x2069).contains(v) || v == 0x061C || scalar.properties.isNoncharacterCodePoint)
+            return !(v < 0x20 || (0x7F...0x9F).contains(v) || (0x200B...0x200F).contains(v) || (0x202A...0x202E).contains(v)
+                     || (0x2060...0x2069).contains(v) || v == 0x061C || v == 0xFEFF || scalar.properties.isNoncharacterCodePoint)
         }
         let out = String(String.UnicodeScalarView(kept)).trimmingCharacters(in: .whitespaces)
         return out.isEmpty ? nil : out

@@ -116,12 +116,15 @@ package struct VisitSettings: Sendable, Equatable {
         uniques = section["uniques"] != .bool(false)
     }
 
-    /// A country code as a proxy's header gives it: two ASCII letters, upper-cased; nil for
-    /// anything else and for the codes proxies use for "unknown" (`XX`, Cloudflare's `T1` for Tor).
-    package static func proxyCountry(_ value: String?) -> String? {
-        guard let value, value.utf8.count == 2, value.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return nil }
+    /// A country code as a proxy's header gives it (``countryCode(_:)``; Cloudflare's `T1` for Tor is no country either).
+    package static func proxyCountry(_ value: String?) -> String? { value.flatMap(countryCode) }
+
+    /// An ISO 3166-1 country code as kept: two ASCII letters, upper-cased; nil for anything else
+    /// and for the codes databases and proxies use for no country (`XX`, `ZZ`, `EU`, `AP`, `A1`, `T1`).
+    package static func countryCode(_ value: String) -> String? {
+        guard value.utf8.count == 2, value.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return nil }
         let code = value.uppercased()
-        return code == "XX" ? nil : code
+        return ["XX", "ZZ", "EU", "AP"].contains(code) ? nil : code
     }
 
     /// What is kept of `address` (nil: nothing).

@@ -16,9 +16,12 @@ extension LinkStore {
     /// so a rollup is never made again from part of its day. Returns the days rolled. Run before
     /// the records past their retention are deleted.
     @discardableResult
-    package func rollUpVisits(at date: Date, recordsKeptSince kept: Date) async throws(StoreError) -> [Int64] {
+    package func rollUpVisits(at date: Date, recordsKeptSince given: Date) async throws(StoreError) -> [Int64] {
         let lastDone = ClickDay.day(of: date.addingTimeInterval(-Self.rollupGrace)) - 1
         let mark = try await rolledThrough()
+        // Records before the latest deletion's cutoff may be gone, whatever the retention says now.
+        let pruned = try await db.read("SELECT day FROM visit_rollup_marks WHERE name = 'records-deleted-before-second'", []).first?.first?.int
+        let kept = max(given.timeIntervalSince1970, Double(pruned ?? Int64.min))
         let first: Int64
         if let mark {
             first = mark - 1
@@ -30,7 +33,7 @@ extension LinkStore {
         var days: [Int64] = []
         for day in first...lastDone {
             // A rolled day some of whose records may be deleted keeps the rollup it has.
-            if let mark, day <= mark, Double(day * 86_400) < kept.timeIntervalSince1970 { continue }
+            if let mark, day <= mark, Double(day * 86_400) < kept { continue }
             try await rollUp(day: day)
             days.append(day)
         }
@@ -58,7 +61,8 @@ extension LinkStore {
                         try await tx.run(
                             "INSERT INTO visit_rollups (code, day, dimension, value, visits, uniques) "
                                 + "SELECT \(code), \(day), '\(dimension)', COALESCE(\(expression), ''), CAST(SUM(visits) AS BIGINT), COUNT(DISTINCT visitor) "
-                                + "FROM visits WHERE bot = 0 AND second >= ? AND second < ? GROUP BY \(group)COALESCE(\(expression), '') "
+                                + "FROM visits WHERE bot = 0 AND second >= ? AND second < ? AND code IN (SELECT code FROM links) "
+                                + "GROUP BY \(group)COALESCE(\(expression), '') "
                                 + "ON CONFLICT (code, dimension, day, value) DO UPDATE SET visits = excluded.visits, uniques = excluded.uniques",
                             range)
                     }

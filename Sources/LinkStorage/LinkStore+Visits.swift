@@ -41,10 +41,17 @@ extension LinkStore {
         }
     }
 
-    /// Deletes visit records older than `date`.
+    /// Deletes visit records older than `date`, and notes how far records have been deleted
+    /// (the rollups never make a day again from part of its records).
     package func pruneVisits(before date: Date) async throws(StoreError) {
+        let second = Int64(date.timeIntervalSince1970.rounded(.down))
         try await write { () async throws(StoreError) in
-            try await db.run("DELETE FROM visits WHERE second < ?", [.int(Int64(date.timeIntervalSince1970.rounded(.down)))])
+            try await db.transaction { tx throws(StoreError) in
+                try await tx.run("DELETE FROM visits WHERE second < ?", [.int(second)])
+                try await tx.run("INSERT INTO visit_rollup_marks (name, day) VALUES ('records-deleted-before-second', ?) "
+                                    + "ON CONFLICT (name) DO UPDATE SET day = CASE WHEN visit_rollup_marks.day > excluded.day THEN visit_rollup_marks.day ELSE excluded.day END",
+                                 [.int(second)])
+            }
         }
     }
 

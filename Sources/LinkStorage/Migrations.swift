@@ -213,7 +213,8 @@ enum Migrations {
                 PRIMARY KEY (code, dimension, day, value)
             )
             """,
-            // The last day every visit of which is in visit_rollups.
+            // `visits`: the last day every visit of which is in visit_rollups;
+            // `records-deleted-before-second`: how far records have been deleted (a second).
             "CREATE TABLE visit_rollup_marks (name TEXT PRIMARY KEY, day BIGINT NOT NULL)",
         ]),
     ]

@@ -119,9 +119,19 @@ public final class GeoDatabase: @unchecked Sendable {
                     var list: UnsafeMutablePointer<MMDB_entry_data_list_s>?
                     var start = entry
                     let decodeStatus = MMDB_get_entry_data_list(&start, &list)
-                    MMDB_free_entry_data_list(list)
+                    defer { MMDB_free_entry_data_list(list) }
                     guard decodeStatus == MMDB_SUCCESS else {
                         throw GeoError(.invalidDatabase, "the data section is corrupt: the record at offset \(entry.offset) cannot be read (\(String(cString: MMDB_strerror(decodeStatus))))")
+                    }
+                    // libmaxminddb does not check text: a damaged string shows as bytes that are no UTF-8.
+                    var item = list
+                    while let current = item {
+                        let data = current.pointee.entry_data
+                        if data.type == UInt32(MMDB_DATA_TYPE_UTF8_STRING), let text = data.utf8_string,
+                           String(validating: UnsafeRawBufferPointer(start: text, count: Int(data.data_size)), as: UTF8.self) == nil {
+                            throw GeoError(.invalidDatabase, "the data section is corrupt: the record at offset \(entry.offset) holds text that is not UTF-8")
+                        }
+                        item = current.pointee.next
                     }
                 default:
                     continue

@@ -107,7 +107,7 @@ import Testing
                 ("by=nation", "by"), ("by=os&from=2026-02-30", "from"), ("by=os&to=yesterday", "to"), ("by=os&from=2026-05-02&to=2026-05-01", "from"),
                 ("by=os&from=2024-01-01&to=2026-01-01", "from"), ("by=os&limit=0", "limit"), ("by=os&limit=1001", "limit"), ("by=os&by=city", "by"),
                 ("by=os&campaign=", "campaign"), ("by=os&campaign=%00", "campaign"), ("by=os&campaign=%E2%80%AEx", "campaign"),
-                ("from=2026-01-01", "by"), ("format=csv", "by"), ("limit=5", "by"), ("campaign=x", "by"),
+                ("from=2026-01-01", "by"), ("format=csv", "by"), ("limit=5", "by"), ("campaign=x", "by"), ("by=os&days=3", "days"),
             ]
             for (query, field) in cases {
                 let answer = try await client.call(.get, "/api/links/\(code)/stats?\(query)", token: h.reader)
@@ -533,5 +533,45 @@ extension AudienceTests {
         #expect(audience.placeSource == "Places: IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0.")
         settings.geo = .off
         #expect(try VisitAudience(settings: settings, store: try await Backend.sqlite.freshStore(), logger: Logger(label: "test")).placeSource == nil)
+    }
+}
+
+extension AudienceTests {
+    /// A rolled day whose records were partly deleted keeps its rollup even when the retention
+    /// is raised afterwards (the deletion is remembered, not the setting); a code no link has
+    /// (another node's late batch for a deleted link) is not rolled up.
+    @Test(arguments: Backend.available)
+    func aRollupIsNeverMadeAgainFromPartOfItsDay(_ backend: Backend) async throws {
+        let store = try await backend.freshStore()
+        let today: Int64 = 20_700
+        let now = Date(timeIntervalSince1970: Double(today * 86_400 + 3600))
+        try await store.insert(StoredLink(code: "keptkept", createdAt: Date(timeIntervalSince1970: 0)))
+        var records: [Visit: Int64] = [:]
+        for (v, n) in [Self.record("keptkept", day: today - 1, second: 3600, country: "JP", visitor: "a", count: 3),
+                       Self.record("keptkept", day: today - 1, second: 79_200, country: "FR", visitor: "b", count: 2)] { records[v] = n }
+        try await store.addClicks([:], visits: records)
+        #expect(try await store.rollUpVisits(at: now, recordsKeptSince: Date(timeIntervalSince1970: 0)) == [today - 1])
+        // Records deleted up to the middle of yesterday (a retention of about a day)…
+        try await store.pruneVisits(before: Date(timeIntervalSince1970: Double((today - 1) * 86_400 + 43_200)))
+        // …then the retention raised: yesterday is not made again from its evening alone.
+        #expect(try await store.rollUpVisits(at: now, recordsKeptSince: Date(timeIntervalSince1970: 0)).isEmpty)
+        let answer = try await store.breakdown(.country, .init(code: "keptkept", days: (today - 3)...today), limit: 10)
+        #expect(answer.visits == 5 && answer.rows.map(\.value) == ["JP", "FR"], "\(answer)")
+        // Records of a code no link has are not rolled up.
+        let ghost = Self.record("ghost123", day: today - 1, country: "DE", visitor: "g")
+        try await store.db.run("INSERT INTO visits (code, second, platform, bot, visits, country, visitor) VALUES (?, ?, 'ios', 0, 1, 'DE', 'g')",
+                               [.text(ghost.0.code), .int(ghost.0.second)])
+        try await store.rollUpVisits(at: now.addingTimeInterval(86_400), recordsKeptSince: Date(timeIntervalSince1970: 0))
+        #expect(try await store.db.read("SELECT COUNT(*) FROM visit_rollups WHERE code = 'ghost123'", []).first?.first?.int == 0)
+    }
+
+    @Test func placesFromADatabaseAreCodesAsKept() {
+        #expect(VisitSettings.countryCode("gb") == "GB")
+        for none in ["EU", "ZZ", "XX", "AP", "GBR", "G1", "", "\u{202E}G"] { #expect(VisitSettings.countryCode(none) == nil, "\(none)") }
+        #expect(VisitText.region("ENG", country: "GB") == "GB-ENG")
+        #expect(VisitText.region("GB-ENG", country: "GB") == "GB-ENG", "a code that names its country keeps it once")
+        #expect(VisitText.region("ca", country: "US") == "US-CA")
+        #expect(VisitText.region("ENG", country: nil) == nil && VisitText.region("=X", country: "GB") == nil && VisitText.region("ABCD", country: "GB") == nil)
+        #expect(VisitText.cleaned("abc\u{200B}d\u{FEFF}e\u{2060}") == "abcde")
     }
 }

@@ -51,6 +51,9 @@ struct StatsController: Sendable {
             throw APIError.badRequest(.invalidField, "\(name) is given more than once", field: name)
         }
         let names = LinkStore.Breakdown.allCases.map(\.rawValue)
+        if query["by"] != nil, query["days"] != nil {
+            throw APIError.badRequest(.invalidField, "days is the summary's; a breakdown takes from and to", field: "days")
+        }
         if query["by"] == nil, let given = ["from", "to", "campaign", "limit", "format"].first(where: { query[$0] != nil }) {
             throw APIError.badRequest(.invalidField, "\(given) applies to a breakdown: give by too (one of \(names.joined(separator: ", ")))", field: "by")
         }
