@@ -107,22 +107,26 @@ package final class VisitAudience: Sendable {
         for (visit, count) in visits {
             guard let seen = visit.observed else { out[visit, default: 0] += count; continue }
             var v = visit
-            v.observed = nil
-            if settings.geo != .off {
-                if let database, let address = seen.address, let place = try? database.lookup(address) {
-                    v.place.continent = place.continent.flatMap { VisitText.code($0, letters: 2) }
-                    v.place.country = place.country.flatMap(VisitSettings.countryCode)
-                    if settings.geo == .city {
-                        v.place.region = place.subdivisions.first.flatMap { VisitText.region($0, country: v.place.country) }
-                        v.place.city = place.city.flatMap(VisitText.cleaned)
+            let geo = settings.geo
+            let software = parser.flatMap { p in seen.userAgent.map { agents?.software($0, p) ?? .init() } }
+            v.updateAudience { a in
+                a.observed = nil
+                if geo != .off {
+                    if let database, let address = seen.address, let place = try? database.lookup(address) {
+                        a.place.continent = place.continent.flatMap { VisitText.code($0, letters: 2) }
+                        a.place.country = place.country.flatMap(VisitSettings.countryCode)
+                        if geo == .city {
+                            a.place.region = place.subdivisions.first.flatMap { VisitText.region($0, country: a.place.country) }
+                            a.place.city = place.city.flatMap(VisitText.cleaned)
+                        }
+                    } else if let country = seen.proxyCountry {
+                        a.place.country = country
                     }
-                } else if let country = seen.proxyCountry {
-                    v.place.country = country
                 }
-            }
-            if let parser, let agent = seen.userAgent { v.software = agents?.software(agent, parser) ?? .init() }
-            if !v.bot, let address = seen.address, let key = keys[v.second / 86400] {
-                v.visitor = Self.visitor(address: address, userAgent: seen.userAgent ?? "", code: v.code, key: key)
+                if let software { a.software = software }
+                if !visit.bot, let address = seen.address, let key = keys[visit.second / 86400] {
+                    a.visitor = Self.visitor(address: address, userAgent: seen.userAgent ?? "", code: visit.code, key: key)
+                }
             }
             out[v, default: 0] += count
         }

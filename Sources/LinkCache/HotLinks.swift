@@ -200,8 +200,13 @@ package final class HotLinks: Sendable {
         let full = needed ? address() : nil
         var visit = Visit(code: code, at: date, platform: VisitPlatform(platform), referrerHost: VisitSettings.referrerHost(referer), bot: bot,
                           address: visitSettings.kept(full))
-        visit.campaign = campaign
-        visit.observed = audience?.observed(address: { full }, userAgent: userAgent, proxyCountry: proxyCountry)
+        let observed = audience?.observed(address: { full }, userAgent: userAgent, proxyCountry: proxyCountry)
+        if observed != nil || !campaign.isEmpty {
+            visit.updateAudience { a in
+                a.campaign = campaign
+                a.observed = observed
+            }
+        }
         return visit
     }
 
@@ -222,8 +227,7 @@ package final class HotLinks: Sendable {
         guard !withinBudget else { return recordLater(visit) }
         visit.second -= visit.second % 60
         visit.referrerHost = nil
-        visit.observed = nil
-        visit.campaign = .init()
+        visit.updateAudience { $0 = .init() }
         pendingFolded.withLock { $0[visit, default: 0] += 1 }
     }
 

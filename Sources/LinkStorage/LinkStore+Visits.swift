@@ -80,11 +80,13 @@ extension LinkStore {
                 var v = Visit(code: code, at: Date(timeIntervalSince1970: 0), platform: VisitPlatform(stored: row.text(.platform)),
                               referrerHost: row.text(.referrerHost), bot: row.int(.bot) == 1, address: row.text(.address))
                 v.second = row.int(.second) ?? 0
-                v.place = .init(continent: row.text(.continent), country: row.text(.country), region: row.text(.region), city: row.text(.city))
-                v.software = .init(browser: row.text(.browser), os: row.text(.os), device: row.text(.device))
-                v.campaign = .init(source: row.text(.utmSource), medium: row.text(.utmMedium), campaign: row.text(.utmCampaign),
-                                   term: row.text(.utmTerm), content: row.text(.utmContent))
-                v.visitor = row.text(.visitor)
+                v.updateAudience { a in
+                    a.place = .init(continent: row.text(.continent), country: row.text(.country), region: row.text(.region), city: row.text(.city))
+                    a.software = .init(browser: row.text(.browser), os: row.text(.os), device: row.text(.device))
+                    a.campaign = .init(source: row.text(.utmSource), medium: row.text(.utmMedium), campaign: row.text(.utmCampaign),
+                                       term: row.text(.utmTerm), content: row.text(.utmContent))
+                    a.visitor = row.text(.visitor)
+                }
                 return (v, row.int(.visits) ?? 0)
             }
     }

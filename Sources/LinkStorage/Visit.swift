@@ -16,17 +16,67 @@ package struct Visit: Sendable, Hashable {
     package var bot: Bool
     /// The anonymized address, or nil when addresses are not kept.
     package var address: String?
+    /// The audience part, boxed: the page path copies a visit a few times, and a copy of a box
+    /// is one reference where the fields inline were a dozen (nil: all of them empty).
+    private var box: AudienceBox?
+
     /// Where the visitor was, as far as the configuration looks (`visits.geo`).
-    package var place = Place()
+    package var place: Place {
+        get { box?.value.place ?? Place() }
+        set { updateAudience { $0.place = newValue } }
+    }
     /// The browser, OS and device families of the visitor's User-Agent (ua-parser's names).
-    package var software = Software()
+    package var software: Software {
+        get { box?.value.software ?? Software() }
+        set { updateAudience { $0.software = newValue } }
+    }
     /// The `utm_*` parameters of the visited URL.
-    package var campaign = Campaign()
+    package var campaign: Campaign {
+        get { box?.value.campaign ?? Campaign() }
+        set { updateAudience { $0.campaign = newValue } }
+    }
     /// The visitor of the day: a keyed hash of address, User-Agent and link under the day's
     /// secret, which is deleted when the day is over; nil when uniques are not counted.
-    package var visitor: String?
+    package var visitor: String? {
+        get { box?.value.visitor }
+        set { updateAudience { $0.visitor = newValue } }
+    }
     /// What the record is made from before it is written: never stored (see ``Observed``).
-    package var observed: Observed?
+    package var observed: Observed? {
+        get { box?.value.observed }
+        set { updateAudience { $0.observed = newValue } }
+    }
+
+    /// The audience part of a visit.
+    package struct Audience: Sendable, Hashable {
+        package var place = Place()
+        package var software = Software()
+        package var campaign = Campaign()
+        package var visitor: String?
+        package var observed: Observed?
+        package init() {}
+        var isEmpty: Bool { self == Audience() }
+    }
+
+    private final class AudienceBox: Sendable {
+        let value: Audience
+        init(_ value: Audience) { self.value = value }
+    }
+
+    /// Changes the audience part in one step (one new box, not one per field).
+    package mutating func updateAudience(_ change: (inout Audience) -> Void) {
+        var value = box?.value ?? Audience()
+        change(&value)
+        box = value.isEmpty ? nil : AudienceBox(value)
+    }
+
+    /// Every field equal, the audience part by value.
+    package static func == (a: Visit, b: Visit) -> Bool {
+        guard a.code == b.code, a.second == b.second, a.platform == b.platform, a.bot == b.bot, a.address == b.address,
+              a.referrerHost == b.referrerHost else { return false }
+        if a.box === b.box { return true }
+        return (a.box?.value ?? Audience()) == (b.box?.value ?? Audience())
+    }
 
     /// Continent, country, region and city of a visit (codes as the geo database or the trusted
     /// proxy gives them).
