@@ -65,7 +65,7 @@ package final class VisitAudience: Sendable {
 
     /// What the record of a visit is made from, or nil when nothing is looked at.
     package func observed(address: () -> String?, userAgent: String?, proxyCountry: String?) -> Visit.Observed? {
-        let country = settings.geo == .off ? nil : VisitSettings.proxyCountry(proxyCountry)
+        let country = settings.geo == .off ? nil : proxyCountry.flatMap(VisitSettings.countryCode)
         let agent = agents != nil || secrets != nil ? userAgent.map(Self.bounded) : nil
         let full = needsAddress ? address() : nil
         guard full != nil || agent != nil || country != nil else { return nil }
@@ -113,7 +113,7 @@ package final class VisitAudience: Sendable {
                 a.observed = nil
                 if geo != .off {
                     if let database, let address = seen.address, let place = try? database.lookup(address) {
-                        a.place.continent = place.continent.flatMap { VisitText.code($0, letters: 2) }
+                        a.place.continent = place.continent.flatMap { VisitSettings.letterCode($0, count: 2) }
                         a.place.country = place.country.flatMap(VisitSettings.countryCode)
                         if geo == .city {
                             a.place.region = place.subdivisions.first.flatMap { VisitText.region($0, country: a.place.country) }
@@ -302,12 +302,6 @@ final class AgentSource: Sendable {
 }
 
 extension VisitText {
-    /// An upper-cased code of `letters` ASCII letters, or nil.
-    package static func code(_ text: String, letters: Int) -> String? {
-        guard text.utf8.count == letters, text.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return nil }
-        return text.uppercased()
-    }
-
     /// A subdivision as ISO 3166-2 writes it, with its country (`GB-ENG`): 1–3 letters or digits
     /// after the country, upper-cased; a code that already names its country keeps it once.
     package static func region(_ text: String, country: String?) -> String? {

@@ -116,14 +116,17 @@ package struct VisitSettings: Sendable, Equatable {
         uniques = section["uniques"] != .bool(false)
     }
 
-    /// A country code as a proxy's header gives it (``countryCode(_:)``; Cloudflare's `T1` for Tor is no country either).
-    package static func proxyCountry(_ value: String?) -> String? { value.flatMap(countryCode) }
+    /// `count` ASCII letters, upper-cased (a continent's or a country's code); nil for anything else.
+    package static func letterCode(_ value: String, count: Int) -> String? {
+        guard value.utf8.count == count, value.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return nil }
+        return value.uppercased()
+    }
 
-    /// An ISO 3166-1 country code as kept: two ASCII letters, upper-cased; nil for anything else
-    /// and for the codes databases and proxies use for no country (`XX`, `ZZ`, `EU`, `AP`, `A1`, `T1`).
+    /// An ISO 3166-1 country code as kept, from a geo database or a proxy's header: two ASCII
+    /// letters, upper-cased; nil for anything else and for the codes databases and proxies use
+    /// for no country (`XX`, `ZZ`, `EU`, `AP`; Cloudflare's `T1` for Tor is no two letters).
     package static func countryCode(_ value: String) -> String? {
-        guard value.utf8.count == 2, value.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return nil }
-        let code = value.uppercased()
+        guard let code = letterCode(value, count: 2) else { return nil }
         return ["XX", "ZZ", "EU", "AP"].contains(code) ? nil : code
     }
 

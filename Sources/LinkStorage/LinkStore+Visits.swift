@@ -23,10 +23,13 @@ extension LinkStore {
 
     /// Writes visit records in `tx`, many rows per statement, in a stable order.
     static func addVisits(_ visits: [Visit: Int64], in tx: any SQLExecutor) async throws(StoreError) {
-        let rows = visits.map { (values: values($0.key, count: $0.value), key: $0.key) }.sorted { a, b in
-            let (x, y) = (a.key, b.key)
-            if (x.code, x.second) != (y.code, y.second) { return (x.code, x.second) < (y.code, y.second) }
-            return a.values.lexicographicallyPrecedes(b.values) { ($0.text ?? $0.int.map(String.init) ?? "") < ($1.text ?? $1.int.map(String.init) ?? "") }
+        // The order key is made once per row, not on every comparison.
+        let rows = visits.map { visit, count -> (values: [SQLValue], code: String, second: Int64, rest: [String]) in
+            let values = values(visit, count: count)
+            return (values, visit.code, visit.second, values.map { $0.text ?? $0.int.map(String.init) ?? "" })
+        }.sorted { a, b in
+            if (a.code, a.second) != (b.code, b.second) { return (a.code, a.second) < (b.code, b.second) }
+            return a.rest.lexicographicallyPrecedes(b.rest)
         }
         var start = 0
         let placeholders = "(" + Array(repeating: "?", count: VisitColumn.allCases.count).joined(separator: ", ") + ")"

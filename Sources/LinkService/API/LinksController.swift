@@ -103,7 +103,7 @@ struct LinksController: Sendable {
     func stats(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let code = try input.code(in: context)
         // A breakdown's parameters without `by` are the breakdown's to refuse.
-        if ["by", "from", "to", "campaign", "limit", "format"].contains(where: { request.uri.queryParameters[$0] != nil }) {
+        if StatsController.parameters.contains(where: { request.uri.queryParameters[$0] != nil }) {
             return try await breakdowns.breakdown(request, code: code)
         }
         var days = 30

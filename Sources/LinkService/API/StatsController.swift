@@ -18,6 +18,9 @@ struct StatsController: Sendable {
     /// Whether visitors are counted (`visits.uniques`): if not, `uniques` is null, not 0.
     let countsUniques: Bool
 
+    /// The query parameters of a breakdown, `by` first.
+    static let parameters: [Substring] = ["by", "from", "to", "campaign", "limit", "format"]
+
     /// Days a breakdown may span, and groups it may list.
     static let maximumDays: Int64 = 366
     static let maximumGroups = 1000
@@ -47,14 +50,14 @@ struct StatsController: Sendable {
     /// The breakdown `request` asks for, of link `code` (checked to exist) or of every link.
     func breakdown(_ request: Request, code: String?) async throws -> Response {
         let query = request.uri.queryParameters
-        for name in ["by", "from", "to", "campaign", "limit", "format"] where query.getAll(name).count > 1 {
-            throw APIError.badRequest(.invalidField, "\(name) is given more than once", field: name)
+        for name in Self.parameters where query.getAll(String(name)).count > 1 {
+            throw APIError.badRequest(.invalidField, "\(name) is given more than once", field: String(name))
         }
         let names = LinkStore.Breakdown.allCases.map(\.rawValue)
         if query["by"] != nil, query["days"] != nil {
             throw APIError.badRequest(.invalidField, "days is the summary's; a breakdown takes from and to", field: "days")
         }
-        if query["by"] == nil, let given = ["from", "to", "campaign", "limit", "format"].first(where: { query[$0] != nil }) {
+        if query["by"] == nil, let given = Self.parameters.dropFirst().first(where: { query[$0] != nil }) {
             throw APIError.badRequest(.invalidField, "\(given) applies to a breakdown: give by too (one of \(names.joined(separator: ", ")))", field: "by")
         }
         guard let byText = query["by"].map(String.init), let by = LinkStore.Breakdown(rawValue: byText) else {
