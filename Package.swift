@@ -84,7 +84,10 @@ let package = Package(
         .target(name: "SwitchyardQR", dependencies: ["SwitchyardCore", "CQRCode"], swiftSettings: swiftSettings),
         // App-facing: ICU regexes with time budgets, and the required-literal index that tries an
         // input only against the patterns it can match (the rule engine's apps, user agents).
-        .target(name: "PatternMatching", dependencies: ["SwitchyardCore"], swiftSettings: swiftSettings),
+        // On Linux the regexes also run through ICU's C API directly (the ICU Foundation ships);
+        // elsewhere through NSRegularExpression alone.
+        .target(name: "PatternMatching", dependencies: ["SwitchyardCore"], swiftSettings: swiftSettings,
+                linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]),
         // App-facing: browser, OS and device from a User-Agent, by ua-parser's regexes.yaml.
         .target(name: "UserAgents", dependencies: ["SwitchyardCore", "SwitchyardDocuments", "PatternMatching"], swiftSettings: swiftSettings),
         .target(

@@ -8,8 +8,11 @@ struct LiteralScanner: Sendable {
     private let classCount: Int
     /// Dense transition table: state * classCount + class → next state.
     private let next: [Int32]
-    /// For each state, the literal ids it completes (own and via suffix links).
-    private let outputs: [[Int32]]
+    /// The literal ids each state completes (own and via suffix links): state s's are
+    /// `outputIDs[outputStart[s]..<outputStart[s + 1]]`, one flat array rather than an array per
+    /// state, which the scan would retain and release at every byte.
+    private let outputStart: [Int32]
+    private let outputIDs: [Int32]
 
     init(literals: [String]) {
         var classOf = [UInt8](repeating: 0, count: 256)
@@ -64,7 +67,10 @@ struct LiteralScanner: Sendable {
         self.classOf = classOf
         self.classCount = count
         self.next = goto.flatMap { $0 }
-        self.outputs = out
+        var start: [Int32] = [0]
+        for ids in out { start.append(start[start.count - 1] + Int32(ids.count)) }
+        self.outputStart = start
+        self.outputIDs = out.flatMap { $0 }
     }
 
     /// Calls `found` with the id of every literal occurring in `input` (possibly repeatedly).
@@ -72,13 +78,26 @@ struct LiteralScanner: Sendable {
     func scan(_ input: String, _ found: (Int32) -> Void) -> Bool {
         var ascii = true
         var input = input
+        let classCount = classCount
         input.withUTF8 { buffer in
-            var state = 0
-            for b in buffer {
-                if b >= 0x80 { ascii = false }
-                state = Int(next[state &* classCount &+ Int(classOf[Int(b)])])
-                let o = outputs[state]
-                if !o.isEmpty { for id in o { found(id) } }
+            next.withUnsafeBufferPointer { next in
+                classOf.withUnsafeBufferPointer { classOf in
+                    outputStart.withUnsafeBufferPointer { outputStart in
+                        outputIDs.withUnsafeBufferPointer { outputIDs in
+                            var state = 0
+                            for b in buffer {
+                                if b >= 0x80 { ascii = false }
+                                state = Int(next[state &* classCount &+ Int(classOf[Int(b)])])
+                                var k = Int(outputStart[state])
+                                let end = Int(outputStart[state &+ 1])
+                                while k < end {
+                                    found(outputIDs[k])
+                                    k &+= 1
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
         return ascii

@@ -32,6 +32,11 @@ public final class Pattern: @unchecked Sendable {
     /// position it tries, which costs more than the match itself for a short regex that fails.
     public let watched: Bool
 
+    #if canImport(_FoundationICU)
+    /// The regex through ICU's C API, for an unwatched regex on a prepared input.
+    let matchers: ICUMatchers?
+    #endif
+
     /// Compiles `source`; throws the ICU error text when it does not compile. With `watched`
     /// false, evaluations run without the time budget: only for a regex whose shape cannot
     /// backtrack without bound (``catastrophicShape(_:)`` finds none), from a trusted file.
@@ -39,12 +44,18 @@ public final class Pattern: @unchecked Sendable {
         self.source = source
         self.regex = try NSRegularExpression(pattern: source, options: [])
         self.watched = watched
+        #if canImport(_FoundationICU)
+        self.matchers = watched ? nil : ICUMatchers(source)
+        #endif
     }
 
     private init(never source: String) {
         self.source = source
         self.regex = nil
         self.watched = true
+        #if canImport(_FoundationICU)
+        self.matchers = nil
+        #endif
     }
 
     /// A pattern that never matches (stands in for one that failed to compile while linting).

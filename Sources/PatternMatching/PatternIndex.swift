@@ -1,19 +1,25 @@
 import SwitchyardCore
 /// Finds which of an ordered list of patterns match an input, without running all of them.
 ///
-/// Each pattern is filed under the literal text its regex requires (see `RequiredLiterals`);
-/// patterns with no usable literal are always run. One Aho–Corasick pass over the input yields
-/// the candidates, and only those regexes run, in their original order. Inputs with non-ASCII
-/// characters also run every case-insensitive pattern, because ICU case folding can match an
-/// ASCII literal with a non-ASCII character (K, the Kelvin sign).
+/// Each pattern is filed under the literal text its regex requires (see `RequiredLiterals`): up
+/// to eight requirements, each a set of alternatives of which the input must contain one.
+/// Patterns with no usable literal are always run. One Aho–Corasick pass over the input yields
+/// the candidates — the patterns all of whose requirements it meets — and only those regexes
+/// run, in their original order. Inputs with non-ASCII characters also run every
+/// case-insensitive pattern, because ICU case folding can match an ASCII literal with a
+/// non-ASCII character (K, the Kelvin sign).
 ///
 /// The result is the same as `linearMatches` (a property test checks this on real and random URLs).
 public struct PatternIndex: Sendable {
     /// The indexed patterns, in the order given; results are positions in this array.
     public let patterns: [Pattern]
     private let scanner: LiteralScanner
-    /// literal id → pattern indexes.
-    private let owners: [[Int]]
+    /// The patterns each literal serves: literal id l's are `owners[ownerStart[l]..<ownerStart[l + 1]]`,
+    /// each the pattern's index shifted left by 3 with the bit of the requirement it meets.
+    private let ownerStart: [Int32]
+    private let owners: [UInt32]
+    /// pattern index → one bit per requirement (0 for a pattern that always runs).
+    private let required: [UInt8]
     /// Patterns run for every input.
     public let alwaysRun: [Int]
     private let caseInsensitive: [Int]
@@ -23,28 +29,37 @@ public struct PatternIndex: Sendable {
         self.patterns = patterns
         var literalIDs: [String: Int] = [:]
         var literals: [String] = []
-        var owners: [[Int]] = []
+        var owners: [[(pattern: Int32, bit: UInt8)]] = []
+        var required = [UInt8](repeating: 0, count: patterns.count)
         var always: [Int] = []
         var folded: [Int] = []
         for (i, p) in patterns.enumerated() {
             if RequiredLiterals.mayBeCaseInsensitive(p.source) { folded.append(i) }
-            guard let required = RequiredLiterals.of(p.source) else {
+            let requirements = RequiredLiterals.all(p.source)
+            guard !requirements.isEmpty else {
                 always.append(i)
                 continue
             }
-            for literal in required.sorted() {
-                let id: Int
-                if let existing = literalIDs[literal] { id = existing } else {
-                    id = literals.count
-                    literalIDs[literal] = id
-                    literals.append(literal)
-                    owners.append([])
+            for (bit, requirement) in requirements.enumerated() {
+                required[i] |= 1 << UInt8(bit)
+                for literal in requirement.sorted() {
+                    let id: Int
+                    if let existing = literalIDs[literal] { id = existing } else {
+                        id = literals.count
+                        literalIDs[literal] = id
+                        literals.append(literal)
+                        owners.append([])
+                    }
+                    owners[id].append((Int32(i), UInt8(bit)))
                 }
-                owners[id].append(i)
             }
         }
         self.scanner = LiteralScanner(literals: literals)
-        self.owners = owners
+        var start: [Int32] = [0]
+        for list in owners { start.append(start[start.count - 1] + Int32(list.count)) }
+        self.ownerStart = start
+        self.owners = owners.flatMap { $0.map { UInt32($0.pattern) << 3 | UInt32($0.bit) } }
+        self.required = required
         self.alwaysRun = always
         self.caseInsensitive = folded
     }
@@ -74,13 +89,38 @@ public struct PatternIndex: Sendable {
 
     /// The patterns that the literal scan cannot rule out for `input`, ascending.
     public func candidates(_ input: String) -> [Int] {
-        var candidate = [Bool](repeating: false, count: patterns.count)
-        for i in alwaysRun { candidate[i] = true }
-        let ascii = scanner.scan(input) { id in
-            for i in owners[Int(id)] { candidate[i] = true }
+        // Each pattern's requirements met so far, one bit each (a pattern that always runs
+        // needs none), and the patterns the scan touched, so that an ASCII input's answer is
+        // read from those alone rather than from every pattern.
+        var met = [UInt8](repeating: 0, count: patterns.count)
+        var touched: [Int] = []
+        let ascii = met.withUnsafeMutableBufferPointer { met in
+            ownerStart.withUnsafeBufferPointer { starts in
+                owners.withUnsafeBufferPointer { owners in
+                    scanner.scan(input) { id in
+                        var k = Int(starts[Int(id)])
+                        let end = Int(starts[Int(id) + 1])
+                        while k < end {
+                            let owner = owners[k]
+                            let pattern = Int(owner >> 3)
+                            if met[pattern] == 0 { touched.append(pattern) }
+                            met[pattern] |= 1 << UInt8(owner & 7)
+                            k &+= 1
+                        }
+                    }
+                }
+            }
         }
-        if !ascii { for i in caseInsensitive { candidate[i] = true } }
-        return candidate.indices.filter { candidate[$0] }
+        guard ascii else {
+            for i in caseInsensitive { met[i] = required[i] }
+            var found: [Int] = []
+            for i in met.indices where met[i] == required[i] { found.append(i) }
+            return found
+        }
+        var found = alwaysRun
+        for pattern in touched where met[pattern] == required[pattern] { found.append(pattern) }
+        found.sort()
+        return found
     }
 
     /// The first pattern in order whose regex matches `input`, with its match's groups (see
@@ -88,7 +128,16 @@ public struct PatternIndex: Sendable {
     /// is passed over, as one that does not match. `linear` tries every pattern, not only the
     /// candidates (the reference the index must agree with).
     public func firstMatch(_ input: String, budget: Double = Pattern.defaultTimeLimit, linear: Bool = false) -> (index: Int, groups: [String?])? {
-        for i in linear ? Array(patterns.indices) : candidates(input) {
+        firstMatch(PatternInput(input), budget: budget, linear: linear)
+    }
+
+    /// The first pattern in order whose regex matches `input`, with its match's groups (see
+    /// ``Pattern/captures(in:budget:)``); nil when none does. A pattern that runs out of `budget`
+    /// is passed over, as one that does not match. `linear` tries every pattern, not only the
+    /// candidates (the reference the index must agree with).
+    /// ``firstMatch(_:budget:linear:)-(String,_,_)`` for an input prepared once for several indexes.
+    public func firstMatch(_ input: PatternInput, budget: Double = Pattern.defaultTimeLimit, linear: Bool = false) -> (index: Int, groups: [String?])? {
+        for i in linear ? Array(patterns.indices) : candidates(input.text) {
             if case .success(let groups?) = patterns[i].captures(in: input, budget: budget) { return (i, groups) }
         }
         return nil

@@ -2,20 +2,81 @@ import SwitchyardCore
 /// Finds literal text that every match of an ICU regex must contain, so that an index can skip
 /// regexes whose literals are absent from the input.
 ///
-/// The analysis is conservative: whatever it cannot prove required (classes, optional parts,
-/// escapes it does not know, `(?x)` patterns) is treated as unknown, never as a literal. The
-/// result is a set of alternatives — at least one of them occurs (ASCII-lowercased) in any input
-/// the regex matches — or nil when no useful literal is known.
+/// The analysis is conservative: whatever it cannot prove required (classes of more than one
+/// letter's cases, optional parts, escapes it does not know, `(?x)` patterns) is treated as
+/// unknown, never as a literal. A requirement is a set of alternatives — at least one of them
+/// occurs (ASCII-lowercased) in any input the regex matches; a regex may have several, all of
+/// which hold (`all(_:)`), or none when no useful literal is known.
 public enum RequiredLiterals {
+    /// Most requirements kept for one regex (the most selective ones).
+    static let maximumRequirements = 8
+
     /// Literals shorter than this, or common URL fragments, are not selective enough to index.
     static let minimumLength = 3
     static let commonFragments: [String] = ["http://", "https://", "https://www.", "http://www.", "www.", ".com", ".com/", "://", "http", "https"]
+    /// Every piece of text the common fragments contain.
+    static let commonSubstrings: Set<String> = {
+        var pieces: Set<String> = []
+        for fragment in commonFragments {
+            let bytes = Array(fragment.utf8)
+            for start in bytes.indices {
+                for end in (start + 1)...bytes.count { pieces.insert(String(decoding: bytes[start..<end], as: UTF8.self)) }
+            }
+        }
+        return pieces
+    }()
 
-    /// The alternatives that must occur, lowercased, or nil if none could be derived.
+    /// The most selective requirement: alternatives of which one must occur, lowercased, or nil
+    /// if none could be derived.
     public static func of(_ pattern: String) -> Set<String>? {
         var parser = Parser(bytes: Array(pattern.utf8))
         guard let alternatives = parser.parseAlternation(), parser.index == parser.bytes.count, !parser.extended else { return nil }
         return best(ofAlternatives: alternatives.map(\.requirements))
+    }
+
+    /// Every requirement found (up to ``maximumRequirements``, the most selective first): each
+    /// is a set of lowercased alternatives, and an input the regex matches contains one of each
+    /// set. Empty when none could be derived.
+    public static func all(_ pattern: String) -> [Set<String>] {
+        var parser = Parser(bytes: Array(pattern.utf8))
+        guard let alternatives = parser.parseAlternation(), parser.index == parser.bytes.count, !parser.extended else { return [] }
+        return conjunction(ofAlternatives: alternatives.map(\.requirements))
+    }
+
+    /// The useful requirements of a regex or group with these branches, most selective first.
+    /// With several branches, (a ∧ b) ∨ c is kept as (a ∨ c) ∧ (b ∨ c): each requirement takes
+    /// one of each branch's, so every branch meets it. Empty when a branch has none.
+    static func conjunction(ofAlternatives alternatives: [[Set<String>]]) -> [Set<String>] {
+        var result: [Scored]?
+        for branch in alternatives {
+            let own = ranked(branch.map { Scored(literals: $0, score: score($0, minimum: 2)) })
+            guard !own.isEmpty else { return [] }
+            guard let sofar = result else {
+                result = own
+                continue
+            }
+            result = ranked(sofar.flatMap { r in own.map { Scored(literals: r.literals.union($0.literals), score: min(r.score, $0.score)) } })
+        }
+        return (result ?? []).map(\.literals)
+    }
+
+    /// A requirement and its score with two-character literals allowed (see `score`).
+    struct Scored {
+        var literals: Set<String>
+        var score: Int
+    }
+
+    /// `requirements` that say something, without repeats, the most selective first (ties keep
+    /// their order), at most ``maximumRequirements``. A requirement of two-character literals
+    /// counts here (a regex filed under one still runs for fewer inputs than one that always
+    /// runs), though `of` does not offer one.
+    static func ranked(_ requirements: [Scored]) -> [Scored] {
+        var kept: [Scored] = []
+        for r in requirements where r.score > 0 && !kept.contains(where: { $0.literals == r.literals }) { kept.append(r) }
+        let order = kept.enumerated().sorted { a, b in
+            a.element.score != b.element.score ? a.element.score > b.element.score : a.offset < b.offset
+        }
+        return order.prefix(maximumRequirements).map(\.element)
     }
 
     /// True if the pattern turns on case-insensitive matching anywhere (`(?i)` or `(?i:…)`).
@@ -36,13 +97,16 @@ public enum RequiredLiterals {
         return false
     }
 
-    static func score(_ literal: String) -> Int {
-        if literal.utf8.count < minimumLength { return 0 }
-        if commonFragments.contains(where: { $0.contains(literal) }) { return 0 }
+    /// How selective `literal` is: its length, or 0 when shorter than `minimum` or part of a
+    /// common URL fragment.
+    static func score(_ literal: String, minimum: Int = minimumLength) -> Int {
+        if literal.utf8.count < minimum { return 0 }
+        if commonSubstrings.contains(literal) { return 0 }
         return literal.utf8.count
     }
 
-    static func score(_ set: Set<String>) -> Int { set.map(score).min() ?? 0 }
+    /// The score of a set's least selective literal.
+    static func score(_ set: Set<String>, minimum: Int = minimumLength) -> Int { set.map { score($0, minimum: minimum) }.min() ?? 0 }
 
     /// Of a sequence's requirements, the most selective one.
     static func best(_ requirements: [Set<String>]) -> Set<String>? {
@@ -176,7 +240,7 @@ public enum RequiredLiterals {
                         continue  // (?i) and friends consume nothing: the run goes on
                     case .zeroWidth:
                         flush()
-                    case .consuming(let best, let prefixes):
+                    case .consuming(let required, let prefixes):
                         if q != .optional {
                             // The run is immediately followed by one of the branches' leading texts.
                             if !run.isEmpty, let prefixes, prefixes.count <= Self.maximumExpansion {
@@ -184,14 +248,21 @@ public enum RequiredLiterals {
                                 requirements.append(Set(prefixes.map { head + $0 }))
                             }
                             flush()
-                            if let best { requirements.append(best) }
+                            requirements.append(contentsOf: required)
                         } else {
                             flush()
                         }
                     }
                 case UInt8(ascii: "["):
-                    flush()
-                    guard skipClass(), parseQuantifier() != nil else { return nil }
+                    if let single = parseSingleClass() {
+                        // `[x]`, `[\)]`, `[Bb]`: one character, or one letter in either case
+                        // (the literals are lowercased, so both cases are the same literal).
+                        guard let q = parseQuantifier() else { return nil }
+                        literal(single, q)
+                    } else {
+                        flush()
+                        guard skipClass(), parseQuantifier() != nil else { return nil }
+                    }
                 case UInt8(ascii: "\\"):
                     guard let escaped = parseEscape() else { return nil }
                     guard let q = parseQuantifier() else { return nil }
@@ -265,6 +336,38 @@ public enum RequiredLiterals {
             return .some(nil)
         }
 
+        /// Reads a class that matches one ASCII character, or one letter in either case, and
+        /// returns that character; nil (nothing read) for any other class.
+        mutating func parseSingleClass() -> UInt8? {
+            func plain(_ c: UInt8) -> Bool {
+                c < 0x80 && c > 0x20 && !"[]\\^-&:".utf8.contains(c)
+            }
+            func isLetter(_ c: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c | 0x20) }
+            var j = index + 1
+            var members: [UInt8] = []
+            while j < bytes.count, bytes[j] != UInt8(ascii: "]"), members.count < 3 {
+                if bytes[j] == UInt8(ascii: "\\") {
+                    // An escaped punctuation character is itself; \d, \w and the like are not one.
+                    guard j + 1 < bytes.count, bytes[j + 1] < 0x80, bytes[j + 1] > 0x20, !isLetter(bytes[j + 1]),
+                          !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[j + 1]) else { return nil }
+                    members.append(bytes[j + 1])
+                    j += 2
+                } else {
+                    guard plain(bytes[j]) else { return nil }
+                    members.append(bytes[j])
+                    j += 1
+                }
+            }
+            guard j < bytes.count, bytes[j] == UInt8(ascii: "]") else { return nil }
+            switch members.count {
+            case 1: break
+            case 2: guard isLetter(members[0]), members[0] != members[1], members[0] | 0x20 == members[1] | 0x20 else { return nil }
+            default: return nil
+            }
+            index = j + 1
+            return members[0]
+        }
+
         /// Skips a character class, nested sets included.
         mutating func skipClass() -> Bool {
             var level = 0
@@ -292,9 +395,9 @@ public enum RequiredLiterals {
             case flags
             /// Lookarounds: match nothing themselves.
             case zeroWidth
-            /// A group that consumes text: its best requirement, and the leading literal of each
+            /// A group that consumes text: its requirements, and the leading literal of each
             /// branch (nil if some branch has none).
-            case consuming(best: Set<String>?, prefixes: Set<String>?)
+            case consuming(required: [Set<String>], prefixes: Set<String>?)
         }
 
         /// Parses a group.
@@ -346,7 +449,7 @@ public enum RequiredLiterals {
             index += 1
             guard consuming else { return .zeroWidth }
             let prefixes = alternatives.allSatisfy { !$0.leading.isEmpty } ? Set(alternatives.map(\.leading)) : nil
-            return .consuming(best: RequiredLiterals.best(ofAlternatives: alternatives.map(\.requirements)), prefixes: prefixes)
+            return .consuming(required: RequiredLiterals.conjunction(ofAlternatives: alternatives.map(\.requirements)), prefixes: prefixes)
         }
     }
 }

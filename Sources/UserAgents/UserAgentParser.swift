@@ -96,8 +96,8 @@ public struct UserAgentParser: Sendable {
         var index: PatternIndex
 
         /// The first rule matching `text`, with its groups.
-        func first(_ text: String, budget: Double, linear: Bool) -> (rule: Rule, groups: [String?])? {
-            index.firstMatch(text, budget: budget, linear: linear).map { (rules[$0.index], $0.groups) }
+        func first(_ input: PatternInput, budget: Double, linear: Bool) -> (rule: Rule, groups: [String?])? {
+            index.firstMatch(input, budget: budget, linear: linear).map { (rules[$0.index], $0.groups) }
         }
     }
 
@@ -161,19 +161,25 @@ public struct UserAgentParser: Sendable {
     /// Browser, operating system and device of `userAgent`. `linear` tries every rule in order
     /// instead of the indexed candidates (the reference, for tests and benchmarks).
     public func parse(_ userAgent: String, linear: Bool = false) -> Parsed {
-        Parsed(ua: userAgent, userAgent: browser(userAgent, linear: linear), os: system(userAgent, linear: linear), device: device(userAgent, linear: linear))
+        // Prepared once for the three lists.
+        let input = PatternInput(userAgent)
+        return Parsed(ua: userAgent, userAgent: browser(input, linear: linear), os: system(input, linear: linear), device: device(input, linear: linear))
     }
 
     /// The browser: `family_replacement` (its `$1` the first group) or the first group, then the
     /// version parts from `v1_replacement`… or groups 2–5.
-    public func browser(_ userAgent: String, linear: Bool = false) -> Software {
-        guard let (rule, groups) = userAgents.first(userAgent, budget: budget, linear: linear) else { return Software(family: "Other") }
+    public func browser(_ userAgent: String, linear: Bool = false) -> Software { browser(PatternInput(userAgent), linear: linear) }
+
+    func browser(_ input: PatternInput, linear: Bool) -> Software {
+        guard let (rule, groups) = userAgents.first(input, budget: budget, linear: linear) else { return Software(family: "Other") }
         return software(rule, groups, names: ["family_replacement", "v1_replacement", "v2_replacement", "v3_replacement", "v4_replacement"])
     }
 
     /// The operating system, as ``browser(_:linear:)`` with the `os_*` replacements.
-    public func system(_ userAgent: String, linear: Bool = false) -> Software {
-        guard let (rule, groups) = systems.first(userAgent, budget: budget, linear: linear) else { return Software(family: "Other") }
+    public func system(_ userAgent: String, linear: Bool = false) -> Software { system(PatternInput(userAgent), linear: linear) }
+
+    func system(_ input: PatternInput, linear: Bool) -> Software {
+        guard let (rule, groups) = systems.first(input, budget: budget, linear: linear) else { return Software(family: "Other") }
         return software(rule, groups, names: ["os_replacement", "os_v1_replacement", "os_v2_replacement", "os_v3_replacement", "os_v4_replacement"])
     }
 
@@ -188,8 +194,10 @@ public struct UserAgentParser: Sendable {
 
     /// The device: `device_replacement` or the first group as the family, `brand_replacement`,
     /// and `model_replacement` or the first group as the model; each trimmed, empty is none.
-    public func device(_ userAgent: String, linear: Bool = false) -> Device {
-        guard let (rule, groups) = devices.first(userAgent, budget: budget, linear: linear) else { return Device(family: "Other") }
+    public func device(_ userAgent: String, linear: Bool = false) -> Device { device(PatternInput(userAgent), linear: linear) }
+
+    func device(_ input: PatternInput, linear: Bool) -> Device {
+        guard let (rule, groups) = devices.first(input, budget: budget, linear: linear) else { return Device(family: "Other") }
         let family = rule.replacements["device_replacement"].map { Self.filled($0, groups) } ?? Self.group(groups, 1)
         let brand = rule.replacements["brand_replacement"].flatMap { Self.filled($0, groups) }
         let model = rule.replacements["model_replacement"].map { Self.filled($0, groups) } ?? Self.group(groups, 1)
@@ -199,7 +207,7 @@ public struct UserAgentParser: Sendable {
     /// Group `n` trimmed, or nil when it did not take part or is empty.
     static func group(_ groups: [String?], _ n: Int) -> String? {
         guard n < groups.count, let text = groups[n] else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         return trimmed.isEmpty ? nil : trimmed
     }
 
@@ -220,7 +228,7 @@ public struct UserAgentParser: Sendable {
                 pending = next
             }
         }
-        let trimmed = out.trimmingCharacters(in: .whitespaces)
+        let trimmed = out.trimmingSpaces()
         return trimmed.isEmpty ? nil : trimmed
     }
 }

@@ -58,7 +58,7 @@ package final class InputLines: Sequence, IteratorProtocol {
         while let line = reader!.next() {
             switch line {
             case .line(let text, let number):
-                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let trimmed = text.trimmingSpaces(newlines: true)
                 if !trimmed.isEmpty {
                     lineNumber = number
                     return trimmed
