@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "LinkRouting", package: "Switchyard"),
                 .product(name: "AssociatedDomains", package: "Switchyard"),
                 .product(name: "URLRelay", package: "Switchyard"),
+                .product(name: "UserAgents", package: "Switchyard"),
             ],
             path: "Sources/switchyard-bench",
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -91,7 +91,13 @@ case "relay":
     RelayBenchmarks.run()
 case "scripts":
     await ScriptBenchmarks.run()
+case "agents":
+    guard let agents = option("--agents") else {
+        print("usage: switchyard-bench agents --agents FILE [--regexes FILE]")
+        exit(2)
+    }
+    try AgentBenchmark.run(agentsPath: agents, regexes: option("--regexes") ?? "/usr/share/uap-core/regexes.yaml")
 default:
-    print("usage: switchyard-bench rules [--manifest PATH] | resolve [--manifest PATH] [--binary PATH] | aasa | routes | relay | scripts")
+    print("usage: switchyard-bench rules [--manifest PATH] | resolve [--manifest PATH] [--binary PATH] | aasa | routes | relay | scripts | agents --agents FILE [--regexes FILE]")
     exit(2)
 }
