@@ -190,7 +190,8 @@ package final class HotLinks: Sendable {
         }
     }
 
-    /// The record of a visit, or nil when visits are not recorded. `address` is asked (once)
+    /// The record of a visit, or nil when visits are not recorded; its campaign is the visited
+    /// URL's `utm_*`, or else the link's own. `address` is asked (once)
     /// only when addresses are kept or the audience needs it; the User-Agent, the full address
     /// and the proxy's country are held in the record's ``Visit/observed`` until the flush.
     package func visit(_ code: String, platform: LandingPage.Audience, at date: Date, bot: Bool, referer: String?, address: () -> String?,
@@ -201,6 +202,12 @@ package final class HotLinks: Sendable {
         var visit = Visit(code: code, at: date, platform: VisitPlatform(platform), referrerHost: VisitSettings.referrerHost(referer), bot: bot,
                           address: visitSettings.kept(full))
         let observed = audience?.observed(address: { full }, userAgent: userAgent, proxyCountry: proxyCountry)
+        // A URL without utm_* counts under the link's own campaign (the link is in memory: its
+        // page was just made or served from here).
+        var campaign = campaign
+        if campaign.isEmpty, let own = entries.withLock({ $0[code]?.link?.campaign }), !own.isEmpty {
+            campaign = Visit.Campaign(source: own.source, medium: own.medium, campaign: own.campaign, term: own.term, content: own.content)
+        }
         if observed != nil || !campaign.isEmpty {
             visit.updateAudience { a in
                 a.campaign = campaign

@@ -70,6 +70,15 @@ extension ServiceConfiguration {
             defaultImage = try webURL(landing, "image", "landing")
             icon = try webURL(landing, "icon", "landing")
             defaultWebURL = try webURL(landing, "webURL", "landing")
+            campaignParameters = landing["campaignParameters"] == .bool(true)
+            if let token = landing["appStoreProviderToken"] {
+                let number = token.stringValue == nil ? try int(landing, "appStoreProviderToken", "landing") : nil
+                let text = token.stringValue ?? number.map { String($0) } ?? ""
+                guard !text.isEmpty, text.count <= 20, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+                    throw ConfigurationError("landing.appStoreProviderToken: \(JSONWriter.quote(text)) is not a provider token (the digits App Store Connect shows as pt=)")
+                }
+                appStoreProviderToken = text
+            }
             for (name, value) in landing["pages"]?.objectMembers ?? [] {
                 let path = "landing.pages.\(name)"
                 guard let route = router.routes.first(where: { $0.name == name }), route.kind == .universal else {

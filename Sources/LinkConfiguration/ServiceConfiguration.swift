@@ -102,6 +102,11 @@ public struct ServiceConfiguration: Sendable {
     package var icon: String?
     /// Where desktop visitors go when a link has no web fallback (nil: a page with store links).
     package var defaultWebURL: String?
+    /// Whether a link's campaign (`utm`) is handed on to its web page (`utm_*`), the Play Store
+    /// (`referrer`) and the App Store (`ct`, `pt`): `landing.campaignParameters`, off by default.
+    package var campaignParameters = false
+    /// The App Store's provider token for `pt` (`landing.appStoreProviderToken`, digits); nil: no `pt`.
+    package var appStoreProviderToken: String?
     /// The templates of the landing and message pages: the built-in ones, with those of the
     /// directory `landing.templates` names (relative to the configuration file) in their place.
     package var pageTemplates: PageTemplates = .standard
@@ -189,7 +194,7 @@ public struct ServiceConfiguration: Sendable {
             "links": .object(["alphabet": .string, "length": .int]),
             "landing": .object([
                 "title": .string, "description": .string, "image": .string, "icon": .string, "webURL": .string,
-                "templates": .string,
+                "templates": .string, "campaignParameters": .bool, "appStoreProviderToken": .oneOf([.string, .int]),
                 "pages": .map(.oneOf([.string, .object(["app": .string, "title": .string, "description": .string])])),
             ]),
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),

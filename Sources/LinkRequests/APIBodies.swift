@@ -79,9 +79,29 @@ package struct LinkRequest: APIRequestBody, Encodable {
     package var expiresAt: String?
     package var expiresIn: Double?
     package var maxUses: Int64?
+    package var utm: UTM?
+    package var tags: [String]?
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case code, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses
+        case code, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses, utm, tags
+    }
+
+    /// A link's campaign values (`utm` in the API): each its `utm_*` parameter's value.
+    package struct UTM: Codable, Equatable {
+        package var source: String?
+        package var medium: String?
+        package var campaign: String?
+        package var term: String?
+        package var content: String?
+
+        // Listed, so that a member of another name is refused with its path.
+        package enum CodingKeys: String, CodingKey, CaseIterable { case source, medium, campaign, term, content }
+
+        package init() {}
+
+        package init(_ campaign: LinkCampaign) {
+            (source, medium, self.campaign, term, content) = (campaign.source, campaign.medium, campaign.campaign, campaign.term, campaign.content)
+        }
     }
 
     package static func invalidCode(field: String) -> ErrorCode {
@@ -136,6 +156,8 @@ package struct LinkRequest: APIRequestBody, Encodable {
         description = link.description
         image = link.imageURL
         maxUses = link.maxUses
+        utm = link.campaign.isEmpty ? nil : UTM(link.campaign)
+        tags = link.tags.isEmpty ? nil : link.tags
     }
 }
 
@@ -180,6 +202,8 @@ package struct LinkPatch: APIRequestBody {
     package var expiresAt: PatchField<String> = .absent
     package var expiresIn: PatchField<Double> = .absent
     package var maxUses: PatchField<Int64> = .absent
+    package var utm: PatchField<LinkRequest.UTM> = .absent
+    package var tags: PatchField<[String]> = .absent
 
     package typealias CodingKeys = LinkRequest.CodingKeys
 
@@ -200,6 +224,8 @@ package struct LinkPatch: APIRequestBody {
         expiresAt = try c.patchField(String.self, forKey: .expiresAt)
         expiresIn = try c.patchField(Double.self, forKey: .expiresIn)
         maxUses = try c.patchField(Int64.self, forKey: .maxUses)
+        utm = try c.patchField(LinkRequest.UTM.self, forKey: .utm)
+        tags = try c.patchField([String].self, forKey: .tags)
     }
 
     /// `body` with this patch applied: a new `deepLink` replaces the route and its parameters, a
@@ -220,6 +246,9 @@ package struct LinkPatch: APIRequestBody {
         expiresAt.applied(to: &body.expiresAt)
         expiresIn.applied(to: &body.expiresIn)
         maxUses.applied(to: &body.maxUses)
+        // A new `utm` replaces the whole campaign, a new `tags` the whole list.
+        utm.applied(to: &body.utm)
+        tags.applied(to: &body.tags)
         return body
     }
 }
@@ -243,6 +272,9 @@ package struct LinkResponse: Encodable {
     package var createdAt: String
     package var updatedAt: String?
     package var clicks: Int64
+    /// The campaign values set (`{}` when none).
+    package var utm: OrderedMembers<String>
+    package var tags: [String]
     /// What the service could not do for this link as asked (a page without an app button), or nil.
     package var warnings: [String]?
 
@@ -264,6 +296,8 @@ package struct LinkResponse: Encodable {
         createdAt = Timestamp.format(link.createdAt)
         updatedAt = link.updatedAt.map { Timestamp.format($0) }
         clicks = link.clicks
+        utm = OrderedMembers(LinkCampaign.fields.compactMap { f in link.campaign[keyPath: f.path].map { (f.name, $0) } })
+        tags = link.tags
     }
 
     /// The answer as a JSON value (a webhook event's data). Its fields are strings, whole

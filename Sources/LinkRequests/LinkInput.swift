@@ -102,7 +102,49 @@ package struct LinkInput {
             }
             link.maxUses = n
         }
+        if let utm = body.utm { link.campaign = try Self.campaign(utm) }
+        if let tags = body.tags { link.tags = try Self.checkTags(tags) }
         return link
+    }
+
+    /// The longest `utm` value, in characters (what a visit's own `utm_*` keeps).
+    package static let maximumCampaignLength = 200
+    /// Most tags on one link, and the longest tag.
+    package static let mostTags = 20, maximumTagLength = 50
+
+    /// A link's campaign from the `utm` member: each value one line of printable text of at most
+    /// 200 characters; an empty value is none.
+    static func campaign(_ utm: LinkRequest.UTM) throws(APIError) -> LinkCampaign {
+        var campaign = LinkCampaign()
+        for (value, name, path) in [(utm.source, "source", \LinkCampaign.source), (utm.medium, "medium", \.medium), (utm.campaign, "campaign", \.campaign),
+                                    (utm.term, "term", \.term), (utm.content, "content", \.content)] {
+            guard let value, !value.isEmpty else { continue }
+            let field = "utm.\(name)"
+            guard value.count <= maximumCampaignLength else {
+                throw APIError.badRequest(.invalidField, "\(field) is \(value.count) characters; at most \(maximumCampaignLength)", field: field)
+            }
+            try checkText(value, field: field)
+            campaign[keyPath: path] = value
+        }
+        return campaign
+    }
+
+    /// Tags as given, each 1–50 characters of lowercase letters, digits and `-`, `_`, `.`, `:`
+    /// starting with a letter or digit, at most 20, none twice.
+    package static func checkTags(_ tags: [String]) throws(APIError) -> [String] {
+        guard tags.count <= mostTags else { throw APIError.badRequest(.invalidField, "tags has \(tags.count) entries; at most \(mostTags)", field: "tags") }
+        var seen: Set<String> = []
+        for (i, tag) in tags.enumerated() {
+            let field = "tags[\(i)]"
+            let bytes = Array(tag.utf8)
+            let allowed = { (b: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }
+            guard !bytes.isEmpty, bytes.count <= maximumTagLength, allowed(bytes[0]),
+                  bytes.allSatisfy({ allowed($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") }) else {
+                throw APIError.badRequest(.invalidField, "tag \(JSONWriter.quote(tag)) is not 1–\(maximumTagLength) lowercase letters, digits, -, _, . or : starting with a letter or digit", field: field)
+            }
+            guard seen.insert(tag).inserted else { throw APIError.badRequest(.invalidField, "tag \(JSONWriter.quote(tag)) is listed twice", field: field) }
+        }
+        return tags
     }
 
     /// The largest `maxUses`.

@@ -21,28 +21,15 @@ extension LinkStore {
             try await db.transaction { tx throws(StoreError) -> [ImportOutcome] in
                 var outcomes: [ImportOutcome] = []
                 for link in links {
-                    let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
                     guard let existing = try await tx.run("SELECT \(Self.columns) FROM links WHERE code = ?", [.text(link.code)]).first.map(Self.link) else {
-                        try await tx.run("INSERT INTO links (\(Self.columns)) VALUES (\(LinkColumn.placeholders))", [
-                            .text(link.code), .text(link.kind.rawValue), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
-                            SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
-                            SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
-                            SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
-                            SQLValue(link.updatedAt.map(Self.millis)),
-                        ])
+                        try await tx.run(Self.insertSQL, Self.insertBinds(link))
                         if let outbox, outbox.wants("link.created") { try await outbox.enqueue("link.created", data: outbox.render(link), at: now, in: tx) }
                         outcomes.append(.created)
                         continue
                     }
                     guard existing.kind == link.kind else { outcomes.append(.conflict); continue }
                     if Self.sameTarget(existing, link) { outcomes.append(.unchanged); continue }
-                    let updated = try await tx.run(
-                        "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
-                            + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ? WHERE code = ? RETURNING \(Self.columns)", [
-                            SQLValue(link.deepLink), SQLValue(link.route), .text(parameters), SQLValue(link.webURL), SQLValue(link.appStoreURL),
-                            SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
-                            SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), .int(Self.millis(now)), .text(link.code),
-                        ]).first.map(Self.link)
+                    let updated = try await tx.run(Self.updateSQL, Self.updateBinds(link, updatedAt: now)).first.map(Self.link)
                     if let outbox, outbox.wants("link.updated"), let updated { try await outbox.enqueue("link.updated", data: outbox.render(updated), at: now, in: tx) }
                     outcomes.append(.updated)
                 }
@@ -56,5 +43,6 @@ extension LinkStore {
         a.deepLink == b.deepLink && a.route == b.route && a.parameters.elementsEqual(b.parameters, by: ==) && a.webURL == b.webURL
             && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title && a.description == b.description
             && a.imageURL == b.imageURL && a.expiresAt.map(millis) == b.expiresAt.map(millis) && a.maxUses == b.maxUses
+            && a.campaign == b.campaign && a.tags == b.tags
     }
 }

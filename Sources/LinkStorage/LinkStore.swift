@@ -47,6 +47,10 @@ package struct StoredLink: Sendable, Equatable {
     package var createdBy: String?
     /// When it was last edited; nil until the first edit.
     package var updatedAt: Date?
+    /// The campaign its visits count under when the visited URL names none.
+    package var campaign = LinkCampaign()
+    /// The operator's labels, to find and report links by (lowercase, in the order given).
+    package var tags: [String] = []
 
     /// A `link` with this code and creation time, no target yet, and nothing else set.
     package init(code: String, createdAt: Date) {
@@ -64,6 +68,7 @@ package struct StoredLink: Sendable, Equatable {
             && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title
             && a.description == b.description && a.imageURL == b.imageURL && a.expiresAt == b.expiresAt
             && a.maxUses == b.maxUses && a.createdAt == b.createdAt && a.clicks == b.clicks && a.createdBy == b.createdBy && a.updatedAt == b.updatedAt
+            && a.campaign == b.campaign && a.tags == b.tags
     }
 }
 
@@ -167,21 +172,49 @@ public struct LinkStore: Sendable {
         case code, kind, deepLink = "deep_link", route, parameters, webURL = "web_url", appStoreURL = "app_store_url"
         case playStoreURL = "play_store_url", title, description, imageURL = "image_url", expiresAt = "expires_at"
         case maxUses = "max_uses", createdAt = "created_at", clicks, createdBy = "created_by", updatedAt = "updated_at"
+        case utm, tags
     }
 
     static let columns = LinkColumn.list
 
-    /// Inserts a new link; `.duplicate` when its code is taken.
-    package func insert(_ link: StoredLink) async throws(StoreError) {
-        let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
-        let binds: [SQLValue] = [
-            .text(link.code), .text(link.kind.rawValue), SQLValue(link.deepLink), SQLValue(link.route), .text(parameters),
+    /// The statement that inserts a link, and its values (``insertBinds(_:)``).
+    static let insertSQL = "INSERT INTO links (\(columns)) VALUES (\(LinkColumn.placeholders))"
+
+    /// A link's values in ``columns`` order.
+    static func insertBinds(_ link: StoredLink) -> [SQLValue] {
+        [
+            .text(link.code), .text(link.kind.rawValue), SQLValue(link.deepLink), SQLValue(link.route), .text(parametersText(link)),
             SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
             SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
-            SQLValue(link.updatedAt.map(Self.millis)),
+            SQLValue(link.updatedAt.map(Self.millis)), SQLValue(campaignText(link)), SQLValue(tagsText(link)),
         ]
-        let sql = "INSERT INTO links (\(Self.columns)) VALUES (\(LinkColumn.placeholders))"
+    }
+
+    /// The statement that replaces what an edit may change, returning the row; its values are
+    /// ``updateBinds(_:updatedAt:)``.
+    static let updateSQL = "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
+        + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ?, utm = ?, tags = ? WHERE code = ? RETURNING \(columns)"
+
+    static func updateBinds(_ link: StoredLink, updatedAt: Date?) -> [SQLValue] {
+        [
+            SQLValue(link.deepLink), SQLValue(link.route), .text(parametersText(link)), SQLValue(link.webURL), SQLValue(link.appStoreURL),
+            SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
+            SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), SQLValue(updatedAt.map(Self.millis)),
+            SQLValue(campaignText(link)), SQLValue(tagsText(link)), .text(link.code),
+        ]
+    }
+
+    static func parametersText(_ link: StoredLink) -> String { JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) })) }
+    /// The campaign as stored: a JSON object, or NULL when it has no value.
+    static func campaignText(_ link: StoredLink) -> String? { link.campaign.isEmpty ? nil : JSONWriter.compact(link.campaign.json) }
+    /// The tags as stored: a JSON array, or NULL when there are none.
+    static func tagsText(_ link: StoredLink) -> String? { link.tags.isEmpty ? nil : JSONWriter.compact(.array(link.tags.map { .string($0) })) }
+
+    /// Inserts a new link; `.duplicate` when its code is taken.
+    package func insert(_ link: StoredLink) async throws(StoreError) {
+        let binds = Self.insertBinds(link)
+        let sql = Self.insertSQL
         try await write { () async throws(StoreError) in
             try await changing("link.created") { tx throws(StoreError) in
                 try await tx.run(sql, binds)
@@ -209,14 +242,8 @@ public struct LinkStore: Sendable {
     /// `updatedAt`; the code, kind, creation, creator and click count stay. The link as stored
     /// after the edit, or nil when there is no link with that code.
     package func update(_ link: StoredLink) async throws(StoreError) -> StoredLink? {
-        let parameters = JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) }))
-        let sql = "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
-            + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ? WHERE code = ? RETURNING \(Self.columns)"
-        let binds: [SQLValue] = [
-            SQLValue(link.deepLink), SQLValue(link.route), .text(parameters), SQLValue(link.webURL), SQLValue(link.appStoreURL),
-            SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
-            SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), SQLValue(link.updatedAt.map(Self.millis)), .text(link.code),
-        ]
+        let sql = Self.updateSQL
+        let binds = Self.updateBinds(link, updatedAt: link.updatedAt)
         let changed = try await write { () async throws(StoreError) in
             try await changing("link.updated") { tx throws(StoreError) in
                 try await tx.run(sql, binds).first.map { [("link.updated", Self.link($0))] } ?? []
@@ -230,14 +257,22 @@ public struct LinkStore: Sendable {
         try await db.read("SELECT \(Self.columns) FROM links WHERE code = ?", [.text(code)]).first.map(Self.link)
     }
 
-    /// Links in creation order, after the (created, code) cursor of the previous page.
-    package func links(after cursor: (createdAt: Int64, code: String)?, limit: Int) async throws(StoreError) -> [StoredLink] {
+    /// Links in creation order, after the (created, code) cursor of the previous page; with
+    /// `tag`, only those carrying it.
+    package func links(after cursor: (createdAt: Int64, code: String)?, limit: Int, tag: String? = nil) async throws(StoreError) -> [StoredLink] {
+        var conditions: [String] = [], binds: [SQLValue] = []
         if let cursor {
-            return try await db.read(
-                "SELECT \(Self.columns) FROM links WHERE created_at > ? OR (created_at = ? AND code > ?) ORDER BY created_at, code LIMIT ?",
-                [.int(cursor.createdAt), .int(cursor.createdAt), .text(cursor.code), .int(Int64(limit))]).map(Self.link)
+            conditions.append("(created_at > ? OR (created_at = ? AND code > ?))")
+            binds += [.int(cursor.createdAt), .int(cursor.createdAt), .text(cursor.code)]
         }
-        return try await db.read("SELECT \(Self.columns) FROM links ORDER BY created_at, code LIMIT ?", [.int(Int64(limit))]).map(Self.link)
+        if let tag {
+            // The stored array holds the tag quoted; LIKE's own characters are escaped.
+            conditions.append("tags LIKE ? ESCAPE '\\'")
+            let quoted = JSONWriter.compact(.string(tag))
+            binds.append(.text("%" + quoted.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"))
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return try await db.read("SELECT \(Self.columns) FROM links\(filter) ORDER BY created_at, code LIMIT ?", binds + [.int(Int64(limit))]).map(Self.link)
     }
 
     /// Deletes a link; false when there was none.
@@ -359,6 +394,8 @@ public struct LinkStore: Sendable {
         link.clicks = row.int(.clicks) ?? 0
         link.createdBy = row.text(.createdBy)
         link.updatedAt = row.int(.updatedAt).map(date)
+        link.campaign = LinkCampaign(json: row.text(.utm).flatMap { try? JSONParser.parse($0) })
+        if let text = row.text(.tags), case .array(let items)? = try? JSONParser.parse(text) { link.tags = items.compactMap(\.stringValue) }
         return link
     }
 

@@ -217,6 +217,12 @@ enum Migrations {
             // `records-deleted-before-second`: how far records have been deleted (a second).
             "CREATE TABLE visit_rollup_marks (name TEXT PRIMARY KEY, day BIGINT NOT NULL)",
         ]),
+        Migration(version: 16, name: "link campaigns and tags", statements: [
+            // A link's utm_* values (a JSON object) and tags (a JSON array of lowercase text);
+            // NULL when it has none, as the rows nodes of the previous version write have.
+            "ALTER TABLE links ADD COLUMN utm TEXT",
+            "ALTER TABLE links ADD COLUMN tags TEXT",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

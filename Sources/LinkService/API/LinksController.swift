@@ -60,7 +60,13 @@ struct LinksController: Sendable {
             guard let decoded = Self.decodeCursor(String(c)) else { throw APIError.badRequest(.invalidCursor, "cursor is not one this service returned", field: "cursor") }
             cursor = decoded
         }
-        let page = try await store.links(after: cursor, limit: limit + 1)
+        var tag: String?
+        if let t = request.uri.queryParameters["tag"] {
+            do { tag = try LinkInput.checkTags([String(t)]).first } catch {
+                throw APIError.badRequest(.invalidField, error.message, field: "tag")
+            }
+        }
+        let page = try await store.links(after: cursor, limit: limit + 1, tag: tag)
         let links = page.prefix(limit)
         var next: String?
         if page.count > limit, let last = links.last { next = Self.encodeCursor(LinkStore.millis(last.createdAt), last.code) }

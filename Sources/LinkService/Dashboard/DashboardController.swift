@@ -278,6 +278,8 @@ struct DashboardController: Sendable {
             ("Web fallback", link.webURL),
             ("App Store", link.appStoreURL),
             ("Play Store", link.playStoreURL),
+            ("Campaign", link.campaign.isEmpty ? nil : link.campaign.parameters.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")),
+            ("Tags", link.tags.isEmpty ? nil : link.tags.joined(separator: ", ")),
             ("Expires", link.expiresAt.map(Self.isoDate)),
             ("Uses", link.maxUses.map { "\(link.clicks) of \($0)" }),
             ("Created", Self.isoDate(link.createdAt)),

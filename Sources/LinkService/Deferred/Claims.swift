@@ -118,25 +118,9 @@ struct Claims: Sendable {
     /// `publicURL/d/TOKEN`: what the iOS page copies and the app looks for on the pasteboard.
     static func claimURL(_ publicURL: String, _ token: String) -> String { publicURL + "/d/" + token }
 
-    /// A Play Store URL with `referrer=sy_claim%3DTOKEN` (the value URL-encoded, as the Play
-    /// Install Referrer API hands it back decoded: `sy_claim=TOKEN`). A URL that has a `referrer`
-    /// already (a campaign's `utm_source=…`) keeps it, with the claim added to the same value:
-    /// `referrer=utm_source%3Dnews%26sy_claim%3DTOKEN` (the Play Store keeps one `referrer`).
+    /// `url` with the claim token in its Play Store `referrer` (see ``CampaignURLs/withReferrer(_:_:)``).
     static func withReferrer(_ url: String, token: String) -> String {
-        let claim = DeferredSettings.referrerKey + "=" + token
-        var base = Substring(url), fragment = ""
-        if let hash = url.firstIndex(of: "#") { base = url[..<hash]; fragment = String(url[hash...]) }
-        guard let question = base.firstIndex(of: "?") else { return String(base) + "?referrer=" + PercentText.encode(claim) + fragment }
-        var items = base[base.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map(String.init)
-        let earlier = items.indices.filter { items[$0] == "referrer" || items[$0].hasPrefix("referrer=") }
-        guard let first = earlier.first else {
-            return String(base) + (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") + "referrer=" + PercentText.encode(claim) + fragment
-        }
-        let value = (items[first].dropFirst("referrer=".count).removingPercentEncoding ?? "")
-            .split(separator: "&").filter { !$0.hasPrefix(DeferredSettings.referrerKey + "=") }.joined(separator: "&")
-        items[first] = "referrer=" + PercentText.encode(value.isEmpty ? claim : value + "&" + claim)
-        for i in earlier.dropFirst().reversed() { items.remove(at: i) }
-        return String(base[...question]) + items.joined(separator: "&") + fragment
+        CampaignURLs.withReferrer(url, [(DeferredSettings.referrerKey, token)])
     }
 
     /// 256 random bits, base64url (43 characters).

@@ -160,6 +160,11 @@ struct LandingPages: Sendable {
         page.appStoreURL = link.appStoreURL.flatMap { allowedURL($0, "appStoreURL") } ?? page.appStoreURL
         page.playStoreURL = link.playStoreURL.flatMap { allowedURL($0, "playStoreURL") } ?? page.playStoreURL
         page.webURL = link.webURL.flatMap { allowedURL($0, "webURL") } ?? page.webURL
+        if configuration.campaignParameters, !link.campaign.isEmpty {
+            page.webURL = page.webURL.map { CampaignURLs.web($0, link.campaign) }
+            page.playStoreURL = page.playStoreURL.map { CampaignURLs.play($0, link.campaign) }
+            page.appStoreURL = page.appStoreURL.map { CampaignURLs.appStore($0, link.campaign, providerToken: configuration.appStoreProviderToken) }
+        }
         return page
     }
 
