@@ -80,13 +80,22 @@ extension LinkStore {
     }
 
     /// A breakdown from the rollups of `days` (rolled-up days only): groups (all of them) and totals.
-    func rolledBreakdown(_ by: Breakdown, code: String?, days: ClosedRange<Int64>) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
-        let key: [SQLValue] = [.text(code ?? "*"), .int(days.lowerBound), .int(days.upperBound)]
+    /// With `tag` (and no code), the rollups of the links carrying it are added up: a visitor's
+    /// hash is keyed by link, so their uniques add up as the records' do.
+    func rolledBreakdown(_ by: Breakdown, code: String?, tag: String? = nil, days: ClosedRange<Int64>) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
+        let links: String, key: [SQLValue]
+        if code == nil, let tag {
+            links = "code IN (SELECT code FROM links WHERE \(Self.tagCondition))"
+            key = [Self.tagPattern(tag), .int(days.lowerBound), .int(days.upperBound)]
+        } else {
+            links = "code = ?"
+            key = [.text(code ?? "*"), .int(days.lowerBound), .int(days.upperBound)]
+        }
         let dimension = by == .day ? "all" : by.rawValue
         let value = by == .day ? "day" : "value"
         let rows = try await db.read(
             "SELECT \(value), CAST(SUM(visits) AS BIGINT), CAST(SUM(uniques) AS BIGINT) FROM visit_rollups "
-                + "WHERE code = ? AND dimension = '\(dimension)' AND day >= ? AND day <= ? GROUP BY \(value)", key)
+                + "WHERE \(links) AND dimension = '\(dimension)' AND day >= ? AND day <= ? GROUP BY \(value)", key)
             .map { row -> BreakdownRow in
                 let visits = row.count > 1 ? row[1].int ?? 0 : 0, uniques = row.count > 2 ? row[2].int ?? 0 : 0
                 if by == .day { return BreakdownRow(value: row.first?.int.map { Timestamp.formatDay($0) }, country: nil, visits: visits, uniques: uniques) }
@@ -98,7 +107,7 @@ extension LinkStore {
                 return BreakdownRow(value: text.isEmpty ? nil : text, country: nil, visits: visits, uniques: uniques)
             }
         let totals = try await db.read(
-            "SELECT CAST(SUM(visits) AS BIGINT), CAST(SUM(uniques) AS BIGINT) FROM visit_rollups WHERE code = ? AND dimension = 'all' AND day >= ? AND day <= ?", key)
+            "SELECT CAST(SUM(visits) AS BIGINT), CAST(SUM(uniques) AS BIGINT) FROM visit_rollups WHERE \(links) AND dimension = 'all' AND day >= ? AND day <= ?", key)
         return (rows, totals.first?.first?.int ?? 0, totals.first.flatMap { $0.count > 1 ? $0[1].int : nil } ?? 0)
     }
 }

@@ -164,8 +164,10 @@ extension LinkStore {
         /// First and last UTC day (days since 1970), both included.
         package var days: ClosedRange<Int64>
         package var campaign: String?
-        package init(code: String? = nil, days: ClosedRange<Int64>, campaign: String? = nil) {
-            (self.code, self.days, self.campaign) = (code, days, campaign)
+        /// Only the links carrying this tag (with no `code`).
+        package var tag: String?
+        package init(code: String? = nil, days: ClosedRange<Int64>, campaign: String? = nil, tag: String? = nil) {
+            (self.code, self.days, self.campaign, self.tag) = (code, days, campaign, tag)
         }
     }
 
@@ -180,7 +182,7 @@ extension LinkStore {
     package func breakdown(_ by: Breakdown, _ filter: BreakdownFilter, limit: Int) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
         var parts: [(rows: [BreakdownRow], visits: Int64, uniques: Int64)] = []
         if filter.campaign == nil, let mark = try await rolledThrough(), filter.days.lowerBound <= mark {
-            parts.append(try await rolledBreakdown(by, code: filter.code, days: filter.days.lowerBound...min(mark, filter.days.upperBound)))
+            parts.append(try await rolledBreakdown(by, code: filter.code, tag: filter.tag, days: filter.days.lowerBound...min(mark, filter.days.upperBound)))
             if filter.days.upperBound > mark {
                 var rest = filter
                 rest.days = (mark + 1)...filter.days.upperBound
@@ -214,6 +216,10 @@ extension LinkStore {
         var binds: [SQLValue] = [.int(filter.days.lowerBound * 86400), .int((filter.days.upperBound + 1) * 86400)]
         if let code = filter.code { conditions.insert("code = ?", at: 0); binds.insert(.text(code), at: 0) }
         if let campaign = filter.campaign { conditions.append("utm_campaign = ?"); binds.append(.text(campaign)) }
+        if filter.code == nil, let tag = filter.tag {
+            conditions.append("code IN (SELECT code FROM links WHERE \(Self.tagCondition))")
+            binds.append(Self.tagPattern(tag))
+        }
         let whereClause = " FROM visits WHERE " + conditions.joined(separator: " AND ")
         // Uniques are per link and day: a visitor's hash is keyed by both.
         // A city with its country; cities not known are one group.

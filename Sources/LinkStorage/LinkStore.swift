@@ -266,13 +266,21 @@ public struct LinkStore: Sendable {
             binds += [.int(cursor.createdAt), .int(cursor.createdAt), .text(cursor.code)]
         }
         if let tag {
-            // The stored array holds the tag quoted; LIKE's own characters are escaped.
-            conditions.append("tags LIKE ? ESCAPE '\\'")
-            let quoted = JSONWriter.compact(.string(tag))
-            binds.append(.text("%" + quoted.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"))
+            conditions.append(Self.tagCondition)
+            binds.append(Self.tagPattern(tag))
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         return try await db.read("SELECT \(Self.columns) FROM links\(filter) ORDER BY created_at, code LIMIT ?", binds + [.int(Int64(limit))]).map(Self.link)
+    }
+
+    /// The condition on `links` that a row carries a tag, bound to ``tagPattern(_:)``.
+    static let tagCondition = "tags LIKE ? ESCAPE '\\'"
+
+    /// What ``tagCondition`` compares with: the stored array holds the tag quoted, and LIKE's own
+    /// characters are escaped (`_` is a tag character, not a wildcard).
+    static func tagPattern(_ tag: String) -> SQLValue {
+        let quoted = JSONWriter.compact(.string(tag))
+        return .text("%" + quoted.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%")
     }
 
     /// Deletes a link; false when there was none.

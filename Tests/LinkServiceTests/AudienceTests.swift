@@ -429,8 +429,10 @@ extension AudienceTests {
         let store = try await backend.freshStore()
         let today: Int64 = 20_700
         let now = Date(timeIntervalSince1970: Double(today * 86_400 + 3600))
-        for code in ["aaaaaa", "bbbbbb"] {
-            try await store.insert(StoredLink(code: code, createdAt: Date(timeIntervalSince1970: 0)))
+        for (code, tags) in [("aaaaaa", ["team_a"]), ("bbbbbb", ["team-a"])] {
+            var link = StoredLink(code: code, createdAt: Date(timeIntervalSince1970: 0))
+            link.tags = tags
+            try await store.insert(link)
         }
         var records: [Visit: Int64] = [:]
         for (v, n) in [
@@ -447,17 +449,21 @@ extension AudienceTests {
         let span = LinkStore.BreakdownFilter(days: (today - 10)...today)
         func all() async throws -> [String] {
             var out: [String] = []
-            for code in ["aaaaaa", "bbbbbb", nil] as [String?] {
+            // Each link, every link, and the links tagged team_a (aaaaaa alone: `_` is not a wildcard).
+            for (code, tag) in [("aaaaaa", nil), ("bbbbbb", nil), (nil, nil), (nil, "team_a")] as [(String?, String?)] {
                 for by in LinkStore.Breakdown.allCases {
                     var filter = span
                     filter.code = code
+                    filter.tag = tag
                     let r = try await store.breakdown(by, filter, limit: 100)
-                    out.append("\(code ?? "*") \(by.rawValue) \(r.visits)/\(r.uniques): " + r.rows.map { "\($0.value ?? "-")|\($0.country ?? "")=\($0.visits)/\($0.uniques)" }.joined(separator: " "))
+                    out.append("\(code ?? tag.map { "tag:" + $0 } ?? "*") \(by.rawValue) \(r.visits)/\(r.uniques): " + r.rows.map { "\($0.value ?? "-")|\($0.country ?? "")=\($0.visits)/\($0.uniques)" }.joined(separator: " "))
                 }
             }
             return out
         }
         let fromRecords = try await all()
+        #expect(fromRecords.filter { $0.hasPrefix("tag:team_a ") }.map { $0.dropFirst("tag:team_a".count) }
+                == fromRecords.filter { $0.hasPrefix("aaaaaa ") }.map { $0.dropFirst("aaaaaa".count) }, "\(fromRecords)")
         #expect(fromRecords.contains("aaaaaa country 8/4: GB|=6/2 DE|=1/1 -|=1/1"), "\(fromRecords)")
         #expect(fromRecords.contains("* city 10/6: London|GB=4/1 Austin|US=2/2 Leeds|GB=2/1 -|=2/2"), "\(fromRecords)")
         func same(_ a: [String], _ b: [String]) { for (x, y) in zip(a, b) where x != y { Issue.record("\(x)\n  ≠ \(y)") } }

@@ -136,6 +136,19 @@ import Testing
             #expect(rows.first?["visits"]?.intValue == 2)
             let sources = try await client.call(.get, "/api/links/\(code)/stats?by=utm_source", token: h.reader)
             #expect(sources.json?["rows"]?.arrayValue?.first?["value"] == .string("news"), "\(sources.text)")
+            // Across links, by tag: the tagged link's visits, and none for a tag no link has.
+            let other = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/o"}"#).json?["code"]?.stringValue)
+            #expect(try await client.call(.get, "/i/\(other)?utm_campaign=ad").status == .ok)
+            try await h.service.flushClicks()
+            let tagged = try await client.call(.get, "/api/stats?by=utm_campaign&tag=spring", token: h.reader)
+            #expect(tagged.json?["tag"] == .string("spring") && tagged.json?["visits"]?.intValue == 3, "\(tagged.text)")
+            #expect(try await client.call(.get, "/api/stats?by=utm_campaign", token: h.reader).json?["visits"]?.intValue == 4)
+            #expect(try await client.call(.get, "/api/stats?by=os&tag=nobody", token: h.reader).json?["visits"]?.intValue == 0)
+            let perLink = try await client.call(.get, "/api/links/\(code)/stats?by=os&tag=spring", token: h.reader)
+            #expect(perLink.status == .badRequest && perLink.json?.at("error.field") == .string("tag"), "\(perLink.text)")
+            let badTag = try await client.call(.get, "/api/stats?by=os&tag=%25", token: h.reader)
+            #expect(badTag.status == .badRequest && badTag.json?.at("error.field") == .string("tag"), "\(badTag.text)")
+            #expect(try await client.call(.get, "/api/stats?tag=spring", token: h.reader).json?.at("error.field") == .string("by"))
         }
     }
 

@@ -19,7 +19,7 @@ struct StatsController: Sendable {
     let countsUniques: Bool
 
     /// The query parameters of a breakdown, `by` first.
-    static let parameters: [Substring] = ["by", "from", "to", "campaign", "limit", "format"]
+    static let parameters: [Substring] = ["by", "from", "to", "campaign", "tag", "limit", "format"]
 
     /// Days a breakdown may span, and groups it may list.
     static let maximumDays: Int64 = 366
@@ -42,6 +42,7 @@ struct StatsController: Sendable {
         var from: String
         var to: String
         var campaign: String?
+        var tag: String?
         var visits: Int64
         var uniques: Int64?
         var rows: [Row]
@@ -76,8 +77,13 @@ struct StatsController: Sendable {
         if let campaign, campaign.isEmpty || campaign.count > Visit.Campaign.maximumCharacters || VisitText.cleaned(campaign) != campaign {
             throw APIError.badRequest(.invalidField, "campaign must be 1–\(Visit.Campaign.maximumCharacters) characters, as campaigns are kept: no control characters, no spaces around", field: "campaign")
         }
+        var tag: String?
+        if let t = query["tag"] {
+            guard code == nil else { throw APIError.badRequest(.invalidField, "tag chooses links: it applies to GET /api/stats, across links", field: "tag") }
+            do { tag = try LinkInput.checkTags([String(t)]).first } catch { throw APIError.badRequest(.invalidField, error.message, field: "tag") }
+        }
         if let code { guard try await store.link(code: code) != nil else { throw APIError.noLink(code) } }
-        let result = try await store.breakdown(by, .init(code: code, days: from...to, campaign: campaign), limit: by == .day ? Int(to - from + 1) : limit)
+        let result = try await store.breakdown(by, .init(code: code, days: from...to, campaign: campaign, tag: tag), limit: by == .day ? Int(to - from + 1) : limit)
         if csv {
             let counts = countsUniques ? ["visits", "uniques"] : ["visits"]
             var text = CSVFields.record((by == .city ? ["city", "country"] : [by.rawValue]) + counts)
@@ -89,7 +95,7 @@ struct StatsController: Sendable {
             return Self.csvResponse(ByteBuffer(string: text), name: name)
         }
         return try Response.json(Answer(
-            code: code, by: by.rawValue, from: Timestamp.formatDay(from), to: Timestamp.formatDay(to), campaign: campaign,
+            code: code, by: by.rawValue, from: Timestamp.formatDay(from), to: Timestamp.formatDay(to), campaign: campaign, tag: tag,
             visits: result.visits, uniques: countsUniques ? result.uniques : nil,
             rows: result.rows.map { .init(value: $0.value, country: $0.country, visits: $0.visits, uniques: countsUniques ? $0.uniques : nil) }),
             nilMembers: .null)
