@@ -88,6 +88,35 @@ package enum DashboardPages {
                      bars: bars, dayLabels: dayLabels)
     }
 
+    /// People's visits and visitors per day from `firstDay` to `lastDay` (UTC days) as bars;
+    /// `rows` are the `day` breakdown's (days without visits may be missing).
+    package static func dailyChart(_ rows: [(day: Int64, visits: Int64, uniques: Int64)], firstDay: Int64, lastDay: Int64, countsVisitors: Bool) -> AudienceView.DailyChart {
+        let width = 640.0, height = 160.0, left = 36.0, bottom = 22.0, top = 10.0
+        let days = Int(max(1, lastDay - firstDay + 1))
+        var perDay: [Int64: (Int64, Int64)] = [:]
+        for row in rows where row.day >= firstDay && row.day <= lastDay { perDay[row.day] = (row.visits, row.uniques) }
+        let most = max(1, perDay.values.map(\.0).max() ?? 0)
+        let slot = (width - left) / Double(days), plot = height - bottom - top
+        var bars: [AudienceView.DailyChart.Bar] = []
+        for index in 0..<days {
+            let day = firstDay + Int64(index)
+            guard let (visits, uniques) = perDay[day], visits > 0 else { continue }
+            let vh = plot * Double(visits) / Double(most), uh = countsVisitors ? plot * Double(min(uniques, visits)) / Double(most) : 0
+            bars.append(.init(day: Timestamp.formatDay(day), visits: visits, uniques: countsVisitors ? uniques : nil,
+                              x: fmt(left + Double(index) * slot + min(1, slot / 4)), width: fmt(max(0.5, slot - min(2, slot / 2))),
+                              visitsY: fmt(top + plot - vh), visitsHeight: fmt(vh), uniquesY: fmt(top + plot - uh), uniquesHeight: fmt(uh)))
+        }
+        let dayLabels: [AudienceView.DailyChart.DayLabel] = [(0, "start"), (days - 1, "end")].map { index, anchor in
+            .init(x: fmt(left + Double(index) * slot + (anchor == "end" ? slot : 0)), y: "\(height - 6)", anchor: anchor,
+                  day: Timestamp.formatDay(firstDay + Int64(index)))
+        }
+        let total = perDay.values.reduce(0) { $0 + $1.0 }
+        let summary = "Visits per day, \(Timestamp.formatDay(firstDay)) to \(Timestamp.formatDay(lastDay)): \(total) in all"
+            + (countsVisitors ? ", visitors of each day in front" : "")
+        return .init(width: Int(width), height: Int(height), left: "\(left)", axis: "\(top + plot)", labelX: "\(left - 4)", mostY: "\(top + 10)",
+                     most: most, bars: bars, dayLabels: dayLabels, countsVisitors: countsVisitors, summary: summary)
+    }
+
     /// Visits by platform as horizontal bars, with counts and shares.
     package static func platformChart(_ rows: [(platform: String, clicks: Int64)]) -> LinkView.PlatformChart {
         let total = rows.reduce(0) { $0 + $1.clicks }

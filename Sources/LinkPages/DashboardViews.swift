@@ -276,7 +276,32 @@ package struct AudienceView: Sendable {
         var countsVisitors: Bool
     }
 
+    /// People's visits (and visitors) per day of the range, as bars: visits light, the
+    /// day's visitors dark in front of them.
+    package struct DailyChart: Sendable {
+        package struct Bar: Sendable {
+            var day: String, visits: Int64, uniques: Int64?
+            var x, width, visitsY, visitsHeight, uniquesY, uniquesHeight: String
+        }
+        package struct DayLabel: Sendable { var x, y, anchor, day: String }
+        var width, height: Int
+        var left, axis, labelX, mostY: String
+        var most: Int64
+        var bars: [Bar]
+        var dayLabels: [DayLabel]
+        var countsVisitors: Bool
+        var summary: String
+    }
+
     package var days: Int
+    /// "day" or "days", as `days` needs (stored: templates read stored properties).
+    package var dayWord: String
+    /// The range shown: first and last UTC day (`YYYY-MM-DD`, what the date inputs hold).
+    package var from: String
+    package var to: String
+    /// Why the range asked for was not shown (the default is shown instead), or nil.
+    package var rangeError: String?
+    package var dailyChart: DailyChart
     /// Of every link (the list page), not one.
     package var overall: Bool
     package var visits: Int64
@@ -287,8 +312,11 @@ package struct AudienceView: Sendable {
     /// Where places come from (the attribution a geo database's licence asks for); nil: none recorded.
     package var placeSource: String?
 
-    package init(days: Int, overall: Bool, visits: Int64, visitors: Int64?, rankings: [Ranking], placeSource: String?) {
-        (self.days, self.overall, self.visits, self.visitors, self.countsVisitors) = (days, overall, visits, visitors, visitors != nil)
+    package init(from: String, to: String, days: Int, rangeError: String?, dailyChart: DailyChart, overall: Bool, visits: Int64, visitors: Int64?,
+                 rankings: [Ranking], placeSource: String?) {
+        (self.from, self.to, self.days, self.rangeError, self.dailyChart) = (from, to, days, rangeError, dailyChart)
+        dayWord = days == 1 ? "day" : "days"
+        (self.overall, self.visits, self.visitors, self.countsVisitors) = (overall, visits, visitors, visitors != nil)
         (self.rankings, self.placeSource) = (rankings, placeSource)
     }
 }

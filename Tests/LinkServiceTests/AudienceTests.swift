@@ -341,6 +341,13 @@ extension AudienceTests {
             for record in records.dropFirst() {
                 for field in record { #expect(!(field.unicodeScalars.first.map(CSVFields.formulaStarts.contains) ?? false), "\(field)") }
             }
+            // A visitor hash is base64url and may begin with `-`: inert too.
+            var dashed = Visit(code: code, at: h.clock.today, platform: .ios, bot: false)
+            dashed.visitor = "-AbCdEfGhIjKlMnOpQrStUv"
+            try await h.store.addClicks([:], visits: [dashed: 1])
+            let withDash = try CSV.parse(try await client.call(.get, "/api/links/\(code)/visits", token: h.reader).text).map(\.fields)
+            let visitorColumn = try column("visitor")
+            #expect(withDash.dropFirst().contains { $0[visitorColumn] == "'-AbCdEfGhIjKlMnOpQrStUv" }, "\(withDash)")
             #expect(try await client.call(.get, "/api/links/\(code)/stats?by=os&format=xml", token: h.reader).json?.at("error.field") == .string("format"))
             #expect(try await client.call(.get, "/api/links/nosuch12/visits", token: h.reader).status == .notFound)
             #expect(try await client.call(.get, "/api/links/\(code)/visits").status == .unauthorized)
@@ -401,9 +408,19 @@ extension AudienceTests {
             }
             #expect(page.text.contains(#"<table class="ranking" id="cities">"#) && page.text.contains("Unknown<span"), "no city without a database: Unknown")
             #expect(page.text.contains(#"<p id="place-source"><small>Countries: the CF-IPCountry header of your proxy.</small></p>"#))
+            // The days: a bar for today with its visits and visitors, and the range's form.
+            let today = Timestamp.formatDay(ClickDay.day(of: h.clock.today)), first = Timestamp.formatDay(ClickDay.day(of: h.clock.today) - 29)
+            #expect(page.text.contains(#"<g class="day" data-day="\#(today)" data-visits="3" data-visitors="2"><title>\#(today): 3 visits, 2 visitors</title>"#), "\(page.text)")
+            #expect(page.text.contains(#"<input type="date" name="from" value="\#(first)">"#) && page.text.contains(#"<input type="date" name="to" value="\#(today)">"#))
+            // A range of the user's: the days before today have no visits; one that cannot be read says why.
+            let before = try await browser.get("/admin/links/\(code)?from=2020-01-01&to=2020-01-31")
+            #expect(before.text.contains("2020-01-01 to 2020-01-31 (31 days): <b>0</b> visits by people") && !before.text.contains(#"<g class="day""#), "\(before.text)")
+            let wrong = try await browser.get("/admin/links/\(code)?from=2026-13-01")
+            #expect(wrong.status == .ok && wrong.text.contains(#"<p class="error" id="range-error">"#) && wrong.text.contains("showing the last 30 days"), "\(wrong.text)")
+            #expect(wrong.text.contains("<b>3</b> visits by people"))
             // The list of links shows every link's audience; a search shows none.
             let list = try await browser.get("/admin")
-            #expect(list.text.contains(#"<div class="card" id="audience">"#) && list.text.contains("Last 30 days, every link: <b>3</b> visits by people"), "\(list.text)")
+            #expect(list.text.contains(#"<div class="card" id="audience">"#) && list.text.contains("\(first) to \(today) (30 days), every link: <b>3</b> visits by people"), "\(list.text)")
             #expect(list.text.contains("United Kingdom (GB)<span"))
             #expect(!(try await browser.get("/admin?q=dash")).text.contains(#"id="audience""#))
         }

@@ -248,9 +248,22 @@ import Testing
             #expect(Self.number(report.at("visited.qr.naturalWidth")) > 0)
             #expect(report.at("visited.error") == .null)
 
+            // The audience: a bar per day with its visits and visitors (people only), and a range the form chose.
+            let daily = report.at("visited.daily")?.arrayValue ?? []
+            #expect(daily.map { $0.arrayValue?[1] ?? .null } == [.int(2), .int(6)], "people's visits of the two days: \(output)")
+            #expect(daily.allSatisfy { ($0.arrayValue?[2].intValue ?? 0) >= 1 }, "visitors drawn: \(output)")
+            #expect(Self.number(report.at("visited.dailyWidth")) > 300)
+            let firstDay = daily.first?.arrayValue?.first?.stringValue ?? "-"
+            #expect(report.at("ranged.url")?.stringValue == origin + "/admin/links/Seen2345?from=\(firstDay)&to=\(firstDay)", "\(output)")
+            #expect(report.at("ranged.daily")?.arrayValue?.count == 1 && report.at("ranged.rangeError") == .null, "\(output)")
+            #expect(report.at("ranged.audience")?.stringValue?.hasPrefix("\(firstDay) to \(firstDay) (1 day)") == true, "\(output)")
+            #expect(report.at("ranged.range")?.arrayValue == [.string(firstDay), .string(firstDay)])
+            #expect(Self.number(report.at("phone.pageWidth")) <= 390, "nothing wider than a phone: \(output)")
+            #expect(report.at("phone.daily")?.arrayValue?.count == 2)
+
             #expect(report.at("signedOut.url")?.stringValue == origin + "/admin/sign-in")
             #expect(report.at("afterSignOut.url")?.stringValue == origin + "/admin/sign-in")
-            for name in ["dashboard-list.png", "dashboard-refused.png", "dashboard-created.png", "dashboard-link.png"] {
+            for name in ["dashboard-list.png", "dashboard-refused.png", "dashboard-created.png", "dashboard-link.png", "dashboard-link-phone.png"] {
                 let png = try Data(contentsOf: artifacts.appendingPathComponent(name))
                 #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 5000, "\(name)")
             }

@@ -102,8 +102,10 @@ struct StatsController: Sendable {
     }
 
     /// The first and last UTC day `from` and `to` name (default: the 30 days to today), checked.
-    func span(_ query: Parameters) throws(APIError) -> (Int64, Int64) {
-        let today = ClickDay.day(of: now())
+    func span(_ query: Parameters) throws(APIError) -> (Int64, Int64) { try Self.span(query, today: ClickDay.day(of: now())) }
+
+    /// `from` and `to` of `query` as UTC days, checked; the 30 days to `today` when not given.
+    static func span(_ query: Parameters, today: Int64) throws(APIError) -> (Int64, Int64) {
         let to = try query["to"].map { (t) throws(APIError) in try Self.day(String(t), field: "to") } ?? today
         let from = try query["from"].map { (f) throws(APIError) in try Self.day(String(f), field: "from") } ?? (to - 29)
         guard from <= to else { throw APIError.badRequest(.invalidField, "from (\(Timestamp.formatDay(from))) is after to (\(Timestamp.formatDay(to)))", field: "from") }
@@ -135,7 +137,8 @@ struct StatsController: Sendable {
 
     /// GET `/api/links/{code}/visits?from=&to=` (`links:read`): the link's visit records (bots
     /// too) over whole UTC days as CSV, oldest first, written page by page; text a visitor chose
-    /// (referrer, campaign, software names) is made inert for spreadsheets.
+    /// (referrer, campaign, software names) is made inert for spreadsheets, and so is the
+    /// visitor's hash, whose base64url text may begin with `-`.
     func visits(_ request: Request, code: String) async throws -> Response {
         let query = request.uri.queryParameters
         for name in ["from", "to"] where query.getAll(name).count > 1 {
@@ -169,7 +172,7 @@ struct StatsController: Sendable {
                         Timestamp.format(Date(timeIntervalSince1970: Double(v.second)), fractionalSeconds: false), v.platform.rawValue, v.bot ? "1" : "0",
                         safe(v.referrerHost), v.address ?? "", v.place.continent ?? "", v.place.country ?? "", safe(v.place.region), safe(v.place.city),
                         safe(v.software.browser), safe(v.software.os), safe(v.software.device), safe(v.campaign.source), safe(v.campaign.medium),
-                        safe(v.campaign.campaign), safe(v.campaign.term), safe(v.campaign.content), v.visitor ?? "", String(n),
+                        safe(v.campaign.campaign), safe(v.campaign.term), safe(v.campaign.content), safe(v.visitor), String(n),
                     ])
                 }
                 if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }

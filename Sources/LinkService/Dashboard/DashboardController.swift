@@ -81,7 +81,9 @@ struct DashboardController: Sendable {
             try await adminPage(request, context, changes: true) { user, form in try await adminCreate(form, user) }
         }
         admin.get("/admin/links/{code}") { request, context in
-            try await adminPage(request, context) { user, _ in try await adminDetail(context, user, notice: request.uri.queryParameters["saved"] != nil ? "Saved." : nil) }
+            try await adminPage(request, context) { user, _ in
+                try await adminDetail(context, user, notice: request.uri.queryParameters["saved"] != nil ? "Saved." : nil, range: request.uri.queryParameters)
+            }
         }
         admin.get("/admin/links/{code}/edit") { request, context in
             try await adminPage(request, context) { user, _ in try await adminEditForm(context, user) }
@@ -224,7 +226,7 @@ struct DashboardController: Sendable {
             LinksView.Row(code: link.code, linkTitle: link.title ?? "", opens: answers.deepLink(of: link) ?? "", clicks: link.clicks, created: Self.isoDate(link.createdAt))
         }
         let view = LinksView(query: query, canWrite: user.canWrite, links: rows, shownOnly: links.count > Self.adminListLimit ? Self.adminListLimit : nil,
-                             audience: query.isEmpty && !links.isEmpty ? try await audience(code: nil) : nil)
+                             audience: query.isEmpty && !links.isEmpty ? try await audience(code: nil, range: request.uri.queryParameters) : nil)
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Links", user: user.header))
     }
 
@@ -235,10 +237,20 @@ struct DashboardController: Sendable {
     ]
     static let audienceRows = 8
 
-    /// Who visited one link (or, with nil, every link) in the chart's days.
-    func audience(code: String?) async throws(StoreError) -> AudienceView {
+    /// Who visited one link (or, with nil, every link) over the days `range` names (`from`,
+    /// `to`, as the stats API reads them; the chart's 30 days by default, and when they cannot
+    /// be read, with the reason shown).
+    func audience(code: String?, range: Parameters) async throws(StoreError) -> AudienceView {
         let today = ClickDay.day(of: now())
-        let span = LinkStore.BreakdownFilter(code: code, days: (today - Int64(Self.adminChartDays) + 1)...today)
+        var days = (today - Int64(Self.adminChartDays) + 1)...today
+        var rangeError: String?
+        if range["from"] != nil || range["to"] != nil {
+            do {
+                let (from, to) = try StatsController.span(range, today: today)
+                days = from...to
+            } catch { rangeError = error.message + "; showing the last \(Self.adminChartDays) days." }
+        }
+        let span = LinkStore.BreakdownFilter(code: code, days: days)
         var rankings: [AudienceView.Ranking] = []
         var totals: (visits: Int64, uniques: Int64) = (0, 0)
         for (by, id, title) in Self.audienceLists {
@@ -247,17 +259,22 @@ struct DashboardController: Sendable {
             rankings.append(DashboardPages.ranking(id: id, title: title, result.rows.map { ($0.value, $0.visits, $0.uniques) }, countries: by == .country,
                                                    countsVisitors: configuration.visits.uniques))
         }
-        return AudienceView(days: Self.adminChartDays, overall: code == nil, visits: totals.visits, visitors: configuration.visits.uniques ? totals.uniques : nil,
+        let perDay = try await store.breakdown(.day, span, limit: days.count)
+        let dayNumbers = Dictionary(uniqueKeysWithValues: days.map { (Timestamp.formatDay($0), $0) })
+        let daily = DashboardPages.dailyChart(perDay.rows.compactMap { row in row.value.flatMap { dayNumbers[$0] }.map { ($0, row.visits, row.uniques) } },
+                                             firstDay: days.lowerBound, lastDay: days.upperBound, countsVisitors: configuration.visits.uniques)
+        return AudienceView(from: Timestamp.formatDay(days.lowerBound), to: Timestamp.formatDay(days.upperBound), days: days.count, rangeError: rangeError,
+                            dailyChart: daily, overall: code == nil, visits: totals.visits, visitors: configuration.visits.uniques ? totals.uniques : nil,
                             rankings: rankings, placeSource: hot.audience?.placeSource)
     }
 
-    func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?) async throws -> Response {
+    func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?, range: Parameters) async throws -> Response {
         let link = try await adminLink(context)
         let today = ClickDay.day(of: now())
         let days = try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1)
         let platforms = try await store.clicksByPlatform(code: link.code)
         let referrers = try await store.referrers(code: link.code, limit: LinksController.topReferrers)
-        let audience = try await audience(code: link.code)
+        let audience = try await audience(code: link.code, range: range)
         let url = answers.pageURL(of: link)
         let warning = link.kind == .fdl ? nil : LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration)
         // An expired or used-up link answers 410, its QR code too: the page says so instead of

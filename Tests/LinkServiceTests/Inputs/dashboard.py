@@ -87,6 +87,12 @@ class Tab:
               routes: [...document.querySelectorAll('select#f-route option')].map(o => o.value),
               fields: Object.fromEntries([...document.querySelectorAll('dl#fields dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent])),
               visitsLine: ((document.querySelector('#total-clicks') || {}).parentElement || {}).textContent || null,
+              audience: (document.querySelector('#audience-summary') || {}).textContent || null,
+              daily: [...document.querySelectorAll('svg#daily-chart g.day')].map(g => [g.dataset.day, Number(g.dataset.visits), Number(g.dataset.visitors)]),
+              dailyWidth: (() => { const c = document.querySelector('svg#daily-chart'); return c ? c.getBoundingClientRect().width : null; })(),
+              range: [...document.querySelectorAll('form#audience-range input')].map(i => i.value),
+              rangeError: (document.querySelector('#range-error') || {}).textContent || null,
+              pageWidth: document.documentElement.scrollWidth,
             };
         })()""")
 
@@ -119,6 +125,19 @@ def main():
         tab.go(origin + "/admin/links/" + visited)
         report["visited"] = tab.state()
         tab.screenshot(os.path.join(shots, "dashboard-link.png"))
+        # The audience's range, chosen with its form: the first day of the range only.
+        first = report["visited"]["daily"][0][0] if report["visited"]["daily"] else None
+        if first:
+            tab.run("document.querySelector('form#audience-range input[name=from]').value = %s" % json.dumps(first))
+            tab.run("document.querySelector('form#audience-range input[name=to]').value = %s" % json.dumps(first))
+            tab.submit("document.querySelector('form#audience-range button').click()")
+            report["ranged"] = tab.state()
+        # At a phone's width: nothing wider than the screen.
+        tab.send("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+        tab.go(origin + "/admin/links/" + visited)
+        report["phone"] = tab.state()
+        tab.screenshot(os.path.join(shots, "dashboard-link-phone.png"))
+        tab.send("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 1400, "deviceScaleFactor": 1, "mobile": False})
         report["others"] = {}
         for code in others:
             tab.go(origin + "/admin/links/" + code)
