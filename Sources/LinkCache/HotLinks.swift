@@ -126,24 +126,24 @@ package final class HotLinks: Sendable {
     }
 
     /// A page that can be served without the database: fresh entry, page rendered, no use
-    /// limit, not expired.
-    package func servablePage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> ByteBuffer? {
+    /// limit, not expired; with the link's campaign, which its visit counts under.
+    package func servablePage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> (page: ByteBuffer, campaign: LinkCampaign)? {
         let t = now()
-        return entries.withLock { entries -> ByteBuffer? in
+        return entries.withLock { entries -> (ByteBuffer, LinkCampaign)? in
             guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, let page = e.pages[audience] else { return nil }
             if let expiry = link.expiresAt, expiry <= date { return nil }
-            return page
+            return (page, link.campaign)
         }
     }
 
     /// A phone's claim page that can be served without the database (as `servablePage`), with
-    /// the link's creation time for its token.
-    package func servableClaimPage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> (page: ClaimPage, created: Date)? {
+    /// the link's creation time for its token and its campaign.
+    package func servableClaimPage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> (page: ClaimPage, created: Date, campaign: LinkCampaign)? {
         let t = now()
-        return entries.withLock { entries -> (ClaimPage, Date)? in
+        return entries.withLock { entries -> (ClaimPage, Date, LinkCampaign)? in
             guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, let page = e.claimPages[audience] else { return nil }
             if let expiry = link.expiresAt, expiry <= date { return nil }
-            return (page, link.createdAt)
+            return (page, link.createdAt, link.campaign)
         }
     }
 
@@ -191,21 +191,21 @@ package final class HotLinks: Sendable {
     }
 
     /// The record of a visit, or nil when visits are not recorded; its campaign is the visited
-    /// URL's `utm_*`, or else the link's own. `address` is asked (once)
+    /// URL's `utm_*`, or else `linkCampaign` (the link's own). `address` is asked (once)
     /// only when addresses are kept or the audience needs it; the User-Agent, the full address
     /// and the proxy's country are held in the record's ``Visit/observed`` until the flush.
     package func visit(_ code: String, platform: LandingPage.Audience, at date: Date, bot: Bool, referer: String?, address: () -> String?,
-                       userAgent: String? = nil, campaign: Visit.Campaign = .init(), proxyCountry: String? = nil) -> Visit? {
+                       userAgent: String? = nil, campaign: Visit.Campaign = .init(), linkCampaign: LinkCampaign = .init(), proxyCountry: String? = nil) -> Visit? {
         guard visitSettings.record else { return nil }
         let needed = visitSettings.addresses != .none || audience?.needsAddress == true
         let full = needed ? address() : nil
         var visit = Visit(code: code, at: date, platform: VisitPlatform(platform), referrerHost: VisitSettings.referrerHost(referer), bot: bot,
                           address: visitSettings.kept(full))
         let observed = audience?.observed(address: { full }, userAgent: userAgent, proxyCountry: proxyCountry)
-        // A URL without utm_* counts under the link's own campaign (the link is in memory: its
-        // page was just made or served from here).
+        // A URL without utm_* counts under the link's own campaign.
         var campaign = campaign
-        if campaign.isEmpty, let own = entries.withLock({ $0[code]?.link?.campaign }), !own.isEmpty {
+        if campaign.isEmpty, !linkCampaign.isEmpty {
+            let own = linkCampaign
             campaign = Visit.Campaign(source: own.source, medium: own.medium, campaign: own.campaign, term: own.term, content: own.content)
         }
         if observed != nil || !campaign.isEmpty {

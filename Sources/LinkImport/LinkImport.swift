@@ -42,6 +42,9 @@ package struct LinkImport: Sendable {
         package var ignoredColumns: [String] = []
         /// Things worth knowing that are not errors (short links on another host).
         package var notes: [String] = []
+        /// What an existing link keeps because the file has no column for it (an export of an
+        /// earlier version has no `utm` and `tags`).
+        package var keeping: LinkStore.ImportKeeping = []
     }
 
     /// A file that cannot be imported at all (`invalid-import`): not CSV, no header, missing
@@ -196,7 +199,7 @@ package struct LinkImport: Sendable {
 
     /// The columns of `switchyard export csv`, in order.
     package static let columns = ["code", "kind", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
-                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt"]
+                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt", "utm", "tags"]
 
     /// Every link in `store` as CSV with its header, oldest first, read `pageSize` links at a
     /// time; with how many links it holds.
@@ -223,6 +226,8 @@ package struct LinkImport: Sendable {
                 link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", CSVFields.spreadsheetSafe(link.title ?? ""), CSVFields.spreadsheetSafe(link.description ?? ""), link.imageURL ?? "",
                 link.expiresAt.map(Self.iso) ?? "", link.maxUses.map(String.init) ?? "", Self.iso(link.createdAt), String(link.clicks),
                 link.updatedAt.map(Self.iso) ?? "",
+                // The campaign as the API writes it (a JSON object), the tags space-separated.
+                link.campaign.isEmpty ? "" : CSVFields.spreadsheetSafe(JSONWriter.compact(link.campaign.json)), link.tags.joined(separator: " "),
             ])
         }
         return out
@@ -252,6 +257,8 @@ package struct LinkImport: Sendable {
             if Self.columns.contains(name) { index[name] = i } else if !name.isEmpty { plan.ignoredColumns.append(name) }
         }
         guard index["code"] != nil else { throw Failure("line \(header.line): no code column; the header is \(Self.columns.joined(separator: ","))") }
+        if index["utm"] == nil { plan.keeping.insert(.campaign) }
+        if index["tags"] == nil { plan.keeping.insert(.tags) }
         var seen: [String: Int] = [:]
         for record in records.dropFirst() {
             plan.rows += 1
@@ -295,6 +302,14 @@ package struct LinkImport: Sendable {
                     guard let n = Int64(m), n > 0 else { problem("maxUses must be a whole number above 0"); continue }
                     body.append(("maxUses", .number(Double(n), text: m)))
                 }
+                if let u = value("utm") {
+                    guard let parsed = try? JSONParser.parse(bytes: Array(CSVFields.spreadsheetText(u).utf8), loneSurrogates: .refuse, duplicateKeys: .refuse),
+                          parsed.objectMembers != nil else {
+                        problem("utm must be a JSON object (each name once), as export writes it"); continue
+                    }
+                    body.append(("utm", parsed))
+                }
+                if let t = value("tags") { body.append(("tags", .array(t.split(separator: " ").map { .string(String($0)) }))) }
                 if body.contains(where: { $0.0 == "deepLink" || $0.0 == "route" }) {
                     link = try input.read(.object(body), now: now)
                 } else if kind == .fdl {
@@ -313,6 +328,13 @@ package struct LinkImport: Sendable {
                     link.webURL = value("webURL"); link.appStoreURL = value("appStoreURL"); link.playStoreURL = value("playStoreURL")
                     link.title = value("title").map(CSVFields.spreadsheetText); link.description = value("description").map(CSVFields.spreadsheetText)
                     link.maxUses = value("maxUses").flatMap { Int64($0) }
+                    if let u = body.first(where: { $0.0 == "utm" })?.1 {
+                        guard let utm = try? JSONValueDecoder().decode(LinkRequest.UTM.self, from: u) else {
+                            throw APIError.badRequest(.invalidField, "utm must be an object of source, medium, campaign, term and content, each text", field: "utm")
+                        }
+                        link.campaign = try LinkInput.campaign(utm)
+                    }
+                    if case .array(let tags)? = body.first(where: { $0.0 == "tags" })?.1 { link.tags = try LinkInput.checkTags(tags.compactMap(\.stringValue)) }
                 } else {
                     problem("needs deepLink or route"); continue
                 }

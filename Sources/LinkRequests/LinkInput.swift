@@ -113,17 +113,24 @@ package struct LinkInput {
     package static let mostTags = 20, maximumTagLength = 50
 
     /// A link's campaign from the `utm` member: each value one line of printable text of at most
-    /// 200 characters; an empty value is none.
-    static func campaign(_ utm: LinkRequest.UTM) throws(APIError) -> LinkCampaign {
+    /// 200 characters (Unicode scalars), written as a visit's `utm_*` is kept — no spaces around,
+    /// no invisible marks — so that a campaign is one group in the stats however it arrives; an
+    /// empty or null value is none.
+    package static func campaign(_ utm: LinkRequest.UTM) throws(APIError) -> LinkCampaign {
         var campaign = LinkCampaign()
         for (value, name, path) in [(utm.source, "source", \LinkCampaign.source), (utm.medium, "medium", \.medium), (utm.campaign, "campaign", \.campaign),
                                     (utm.term, "term", \.term), (utm.content, "content", \.content)] {
             guard let value, !value.isEmpty else { continue }
             let field = "utm.\(name)"
-            guard value.count <= maximumCampaignLength else {
-                throw APIError.badRequest(.invalidField, "\(field) is \(value.count) characters; at most \(maximumCampaignLength)", field: field)
+            let length = value.unicodeScalars.count
+            guard length <= maximumCampaignLength else {
+                throw APIError.badRequest(.invalidField, "\(field) is \(length) characters (Unicode scalars); at most \(maximumCampaignLength)", field: field)
             }
             try checkText(value, field: field)
+            guard let kept = VisitText.cleaned(value), kept == value else {
+                let shown = VisitText.cleaned(value).map { "; give \(JSONWriter.quote($0))" } ?? ""
+                throw APIError.badRequest(.invalidField, "\(field) has spaces around it or invisible characters (zero-width, direction marks) that a visit's utm_* drops\(shown)", field: field)
+            }
             campaign[keyPath: path] = value
         }
         return campaign
@@ -140,7 +147,7 @@ package struct LinkInput {
             let allowed = { (b: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }
             guard !bytes.isEmpty, bytes.count <= maximumTagLength, allowed(bytes[0]),
                   bytes.allSatisfy({ allowed($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") }) else {
-                throw APIError.badRequest(.invalidField, "tag \(JSONWriter.quote(tag)) is not 1–\(maximumTagLength) lowercase letters, digits, -, _, . or : starting with a letter or digit", field: field)
+                throw APIError.badRequest(.invalidField, "tag \(tag.displayExcerpt()) is not 1–\(maximumTagLength) lowercase letters, digits, -, _, . or : starting with a letter or digit", field: field)
             }
             guard seen.insert(tag).inserted else { throw APIError.badRequest(.invalidField, "tag \(JSONWriter.quote(tag)) is listed twice", field: field) }
         }

@@ -9,12 +9,22 @@ extension LinkStore {
         case conflict
     }
 
+    /// What an imported link leaves as the stored link has it.
+    package struct ImportKeeping: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+        /// The campaign (`utm`).
+        package static let campaign = ImportKeeping(rawValue: 1)
+        package static let tags = ImportKeeping(rawValue: 2)
+    }
+
     /// Stores imported links in one transaction: new codes are created (with their creation
     /// time and clicks), a link of the same kind under the same code is updated to the imported
     /// fields (its clicks kept) or left as it is when nothing differs, and a link of another kind
-    /// is never touched (`conflict`). Running the same import again changes nothing. With
+    /// is never touched (`conflict`); what `keeping` names stays as the existing link has it.
+    /// Running the same import again changes nothing. With
     /// webhooks, `link.created` and `link.updated` are written in the same transaction.
-    package func importLinks(_ links: [StoredLink]) async throws(StoreError) -> [ImportOutcome] {
+    package func importLinks(_ links: [StoredLink], keeping: ImportKeeping = []) async throws(StoreError) -> [ImportOutcome] {
         let outbox = self.outbox
         let now = Date()
         return try await write { () async throws(StoreError) -> [ImportOutcome] in
@@ -28,6 +38,9 @@ extension LinkStore {
                         continue
                     }
                     guard existing.kind == link.kind else { outcomes.append(.conflict); continue }
+                    var link = link
+                    if keeping.contains(.campaign) { link.campaign = existing.campaign }
+                    if keeping.contains(.tags) { link.tags = existing.tags }
                     if Self.sameTarget(existing, link) { outcomes.append(.unchanged); continue }
                     let updated = try await tx.run(Self.updateSQL, Self.updateBinds(link, updatedAt: now)).first.map(Self.link)
                     if let outbox, outbox.wants("link.updated"), let updated { try await outbox.enqueue("link.updated", data: outbox.render(updated), at: now, in: tx) }

@@ -52,7 +52,7 @@ struct ImportOptions: ParsableArguments {
         if !dryRun && !plan.links.isEmpty {
             if (try? DatabaseLocation(argument: databaseOption.database))?.isMissingFile == true { report.newDatabase = databaseOption.shown }
             (report.storeKind, report.outcomes) = try await databaseOption.withStore(describe: { "nothing was imported: \($0)" }) {
-                (String?.some($0.kind), try await $0.importLinks(plan.links))
+                (String?.some($0.kind), try await $0.importLinks(plan.links, keeping: plan.keeping))
             }
         }
         Output.report(json: json, report.json, lines: report.lines)
@@ -105,7 +105,7 @@ struct ExportCSV: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "csv",
         abstract: "Write every link as CSV (oldest first), for `switchyard import csv`.",
-        discussion: "Columns: \(LinkImport.columns.joined(separator: ",")). Times are ISO 8601 UTC; parameters a JSON object."
+        discussion: "Columns: \(LinkImport.columns.joined(separator: ",")). Times are ISO 8601 UTC; parameters and utm JSON objects; tags separated by spaces."
     )
 
     @Option(name: [.short, .long], help: "File to write (default: stdout).") var output = "-"

@@ -84,6 +84,10 @@ import Testing
                 (#"{"deepLink": "plur://g/1", "utm": {"source": "a\u0007b"}}"#, "utm.source"),
                 (#"{"deepLink": "plur://g/1", "utm": {"channel": "x"}}"#, "utm.channel"),
                 (#"{"deepLink": "plur://g/1", "utm": "spring"}"#, "utm"),
+                (#"{"deepLink": "plur://g/1", "utm": {"campaign": " spaced "}}"#, "utm.campaign"),
+                (#"{"deepLink": "plur://g/1", "utm": {"source": "  "}}"#, "utm.source"),
+                (#"{"deepLink": "plur://g/1", "utm": {"campaign": "a\u200fb"}}"#, "utm.campaign"),
+                (#"{"deepLink": "plur://g/1", "utm": {"campaign": "a\#(String(repeating: "\\u0301", count: 200))"}}"#, "utm.campaign"),
             ]
             for (body, field) in cases {
                 let answer = try await client.call(.post, "/api/links", token: h.writer, body: body)
@@ -203,5 +207,12 @@ import Testing
         #expect(url == "https://apps.apple.com/app/id1?mt=8&ct=" + String(repeating: "s", count: 40))
         #expect(CampaignURLs.appStore("https://apps.apple.com/app/id1?ct=own", Self.campaign, providerToken: "9") == "https://apps.apple.com/app/id1?ct=own&pt=9")
         #expect(CampaignURLs.appStore("https://apps.apple.com/app/id1", LinkCampaign(), providerToken: nil) == "https://apps.apple.com/app/id1")
+        var mediumOnly = LinkCampaign()
+        mediumOnly.medium = "email"
+        #expect(CampaignURLs.appStore("https://apps.apple.com/app/id1", mediumOnly, providerToken: "9") == "https://apps.apple.com/app/id1", "pt goes with ct only")
+        // Cut by Unicode scalars: a campaign of combining marks is not one character of any length.
+        var marks = LinkCampaign()
+        marks.campaign = "a" + String(repeating: "\u{301}", count: 100)
+        #expect(CampaignURLs.appStore("https://x.example/a", marks, providerToken: nil).count < 400)
     }
 }

@@ -86,6 +86,40 @@ import Testing
         #expect(pages[0].body.contains(#"<meta property="og:title" content="Group 42, &quot;quoted&quot;">"#), "\(pages[0].body.prefix(600))")
     }
 
+    /// A link's campaign and tags go through export and import; a file from before they were
+    /// exported (no `utm`, no `tags` column) leaves an existing link's as they are.
+    @Test func campaignsAndTagsRoundTripAndAnOlderExportLeavesThem() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let header = "code,kind,deepLink,route,parameters,webURL,appStoreURL,playStoreURL,title,description,image,expiresAt,maxUses,createdAt,clicks,updatedAt"
+        let made = directory.appendingPathComponent("made.csv")
+        try Data((header + ",utm,tags\n" + #"spring01,link,plur://group/s,,,,,,Spring,,,,,2026-01-02T03:04:05Z,7,,"{""source"":""news"",""campaign"":""a,b""}",spring email_2026"# + "\n").utf8).write(to: made)
+        let first = try await CLITests.run(["import", "csv", made.path, "--database", database])
+        #expect(first.status == 0 && first.stdout.contains("1 created"), "\(first.stdout)\(first.stderr)")
+        let exported = try await CLITests.run(["export", "csv", "--database", database])
+        #expect(exported.stdout.hasPrefix(header + ",utm,tags\r\n"), "\(exported.stdout)")
+        #expect(exported.stdout.contains(#","{""source"":""news"",""campaign"":""a,b""}",spring email_2026"#), "\(exported.stdout)")
+        // Into another database and out again: the same file.
+        let file = directory.appendingPathComponent("links.csv")
+        try Data(exported.stdout.utf8).write(to: file)
+        let copy = "sqlite:" + directory.appendingPathComponent("copy.sqlite").path
+        #expect(try await CLITests.run(["import", "csv", file.path, "--database", copy]).status == 0)
+        #expect(try await CLITests.run(["export", "csv", "--database", copy]).stdout == exported.stdout)
+        // An older export with a new title: the title changes, the campaign and tags stay.
+        let older = directory.appendingPathComponent("older.csv")
+        try Data((header + "\nspring01,link,plur://group/s,,,,,,Spring again,,,,,2026-01-02T03:04:05Z,7,\n").utf8).write(to: older)
+        let update = try await CLITests.run(["import", "csv", older.path, "--database", database])
+        #expect(update.status == 0 && update.stdout.contains("1 updated"), "\(update.stdout)\(update.stderr)")
+        let after = try await CLITests.run(["export", "csv", "--database", database]).stdout
+        #expect(after.contains("Spring again") && after.contains(#""{""source"":""news"",""campaign"":""a,b""}",spring email_2026"#), "\(after)")
+        // A bad campaign or tag in a row is that row's problem, with its line.
+        let bad = directory.appendingPathComponent("bad.csv")
+        try Data((header + ",utm,tags\nbad00001,link,plur://g/1,,,,,,,,,,,,,,\"{\"\"channel\"\":\"\"x\"\"}\",\nbad00002,link,plur://g/2,,,,,,,,,,,,,,,Spring\n").utf8).write(to: bad)
+        let refused = try await CLITests.run(["import", "csv", bad.path, "--database", database])
+        let said = refused.stdout + refused.stderr
+        #expect(refused.status == 1 && said.contains("bad.csv:2: unknown field \"channel\"") && said.contains("bad.csv:3: tag 'Spring' is not"), "\(said)")
+    }
+
     /// An export's file name, columns and values are the sender's text: the report prints their
     /// control and invisible format characters escaped, never raw.
     @Test func theReportNeverPrintsTheFilesTextRaw() async throws {

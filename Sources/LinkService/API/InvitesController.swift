@@ -96,7 +96,7 @@ struct InvitesController: Sendable {
             let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
             let address = { limits.addresses.address(request, context) }
             let visit = uses.hot.visit(code, platform: audience, at: date, bot: false, referer: request.headers[.referer], address: address,
-                                       userAgent: request.headers[.userAgent])
+                                       userAgent: request.headers[.userAgent], linkCampaign: link.campaign)
             switch try await uses.countUse(code, audience, at: date, visit: visit, address: address) {
             case .counted: break
             case .exhausted: throw APIError(.gone, .usedUp, "invite \(code) has been used \(link.maxUses ?? 0) times, its limit")

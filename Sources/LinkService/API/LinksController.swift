@@ -61,6 +61,7 @@ struct LinksController: Sendable {
             cursor = decoded
         }
         var tag: String?
+        if request.uri.queryParameters.getAll("tag").count > 1 { throw APIError.badRequest(.invalidField, "tag is given more than once", field: "tag") }
         if let t = request.uri.queryParameters["tag"] {
             do { tag = try LinkInput.checkTags([String(t)]).first } catch {
                 throw APIError.badRequest(.invalidField, error.message, field: "tag")

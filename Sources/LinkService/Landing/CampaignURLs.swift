@@ -21,11 +21,12 @@ enum CampaignURLs {
     /// Apple's longest campaign token, in characters.
     static let campaignTokenLength = 40
 
-    /// The App Store URL with `ct` (the campaign, or else the source, cut to 40 characters) and
-    /// `pt` (the provider token), each unless the URL has it.
+    /// The App Store URL with `ct` (the campaign, or else the source, cut to 40 Unicode scalars)
+    /// and with it `pt` (the provider token), each unless the URL has it; nothing without a
+    /// campaign or source.
     static func appStore(_ url: String, _ campaign: LinkCampaign, providerToken: String?) -> String {
-        var items: [(String, String)] = []
-        if let token = (campaign.campaign ?? campaign.source).map({ String($0.prefix(campaignTokenLength)) }) { items.append(("ct", token)) }
+        guard let named = campaign.campaign ?? campaign.source else { return url }
+        var items = [("ct", String(String.UnicodeScalarView(named.unicodeScalars.prefix(campaignTokenLength))))]
         if let providerToken { items.append(("pt", providerToken)) }
         return appending(url, items)
     }

@@ -95,17 +95,18 @@ struct LandingController: Sendable {
         // An in-app browser gets its own buttons: a page of its own, made from the store.
         guard landing.inApp == nil else { return .needsStore }
         let date = now()
-        let page: ByteBuffer
+        let page: ByteBuffer, linkCampaign: LinkCampaign
         if claims.offersClaim(audience, preview: landing.preview) {
             // Shared claim budgets (PostgreSQL) need a round trip: the store path takes them.
             guard !configuration.deferred.probabilisticMatching, !claims.store.sharesRateLimits, let key = claims.keys.known?.first,
-                  let (claimPage, created) = hot.servableClaimPage(code, audience, now: date) else { return .needsStore }
+                  let (claimPage, created, campaign) = hot.servableClaimPage(code, audience, now: date) else { return .needsStore }
+            linkCampaign = campaign
             if claims.limits.claimOnThisNode(address()) {
                 guard let platform = AppPlatform(audience),
                       let token = SignedClaimToken(code: code, created: created, platform: platform, issuedAt: date).token(signedWith: key) else { return .needsStore }
                 metrics.claimsIssued.increment()
                 page = claimPage.with(token: token)
-            } else if let plain = hot.servablePage(code, audience, now: date) {
+            } else if let (plain, _) = hot.servablePage(code, audience, now: date) {
                 // Past the visitor's claim budget: the page without a token, as the store path
                 // made it for an earlier visitor past theirs.
                 metrics.claimsRefused.increment()
@@ -114,11 +115,12 @@ struct LandingController: Sendable {
                 return .needsStore
             }
         } else {
-            guard let cached = hot.servablePage(code, audience, now: date) else { return .needsStore }
+            guard let (cached, campaign) = hot.servablePage(code, audience, now: date) else { return .needsStore }
             page = cached
+            linkCampaign = campaign
         }
         let visit = hot.visit(code, platform: audience, at: date, bot: landing.preview, referer: landing.referer, address: address,
-                              userAgent: landing.userAgent, campaign: landing.campaign, proxyCountry: landing.proxyCountry)
+                              userAgent: landing.userAgent, campaign: landing.campaign, linkCampaign: linkCampaign, proxyCountry: landing.proxyCountry)
         uses.countLater(code, audience, at: date, preview: landing.preview, visit: visit, address: address)
         return .page(LandingPages.htmlHeaders(cache: "private, no-store", length: page.readableBytes), page)
     }
@@ -145,7 +147,7 @@ struct LandingController: Sendable {
         if landing.isGet {
             let date = now()
             let visit = hot.visit(code, platform: audience, at: date, bot: preview, referer: landing.referer, address: address,
-                                  userAgent: landing.userAgent, campaign: landing.campaign, proxyCountry: landing.proxyCountry)
+                                  userAgent: landing.userAgent, campaign: landing.campaign, linkCampaign: link.campaign, proxyCountry: landing.proxyCountry)
             // A link preview, crawler or prefetch gets the page with its preview tags, never a
             // use: but not the page of a link already used up.
             if preview, let max = link.maxUses, link.clicks >= max { return pages.messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }
