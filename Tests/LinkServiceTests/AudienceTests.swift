@@ -290,14 +290,16 @@ extension JSONValue {
 
 extension AudienceTests {
     /// Two nodes on one PostgreSQL: a visitor who lands on each in one day is one unique (the
-    /// nodes share the day's secret), and the breakdown either node answers counts both visits.
-    @Test(.enabled(if: Backend.available.contains(.postgres), "no PostgreSQL for the tests"))
+    /// nodes share the day's secret), and the breakdown either node answers counts both visits;
+    /// the place (from a database the test writes), browser, OS, device and campaign show in
+    /// the other node's API, CSV and dashboard.
+    @Test(.enabled(if: Backend.available.contains(.postgres) && geoReady && agentsReady, "no PostgreSQL, geo writer or uap-core for the tests"))
     func twoNodesCountOneVisitorOnce() async throws {
-        try await Harness.twoNodes(extra: "service: {publicURL: \"https://rabble.community\", trustForwardedFor: true}\n") { a, nodeA, nodeB in
+        try await Harness.twoNodes(extra: Self.settings(database: try MMDBWriter.write())) { a, nodeA, nodeB in
             let code = try #require(try await nodeA.call(.post, "/api/links", token: a.writer, body: #"{"deepLink": "plur://group/two"}"#).json?["code"]?.stringValue)
-            #expect(try await Self.visit(nodeA, "/i/\(code)?utm_campaign=both", from: "203.0.113.7", agent: Self.iPhone) == .ok)
-            #expect(try await Self.visit(nodeB, "/i/\(code)?utm_campaign=both", from: "203.0.113.7", agent: Self.iPhone) == .ok)
-            #expect(try await Self.visit(nodeB, "/i/\(code)?utm_campaign=both", from: "203.0.113.8", agent: Self.iPhone) == .ok)
+            #expect(try await Self.visit(nodeA, "/i/\(code)?utm_campaign=both", from: "81.2.69.170", agent: Self.iPhone) == .ok)
+            #expect(try await Self.visit(nodeB, "/i/\(code)?utm_campaign=both", from: "81.2.69.170", agent: Self.iPhone) == .ok)
+            #expect(try await Self.visit(nodeB, "/i/\(code)?utm_campaign=both", from: "2001:db8:1ff::1", agent: Self.iPhone) == .ok)
             // Each node writes its own batch within a second or so.
             var answer: JSONValue?
             for _ in 0..<50 {
@@ -307,6 +309,22 @@ extension AudienceTests {
             }
             #expect(answer?["visits"]?.intValue == 3 && answer?["uniques"]?.intValue == 2, "\(String(describing: answer))")
             #expect(answer?["rows"]?.arrayValue?.first?["value"] == .string("both"))
+            let cities = try #require(try await nodeB.call(.get, "/api/links/\(code)/stats?by=city", token: a.reader).json)
+            let london = cities["rows"]?.arrayValue?.first
+            #expect(london?["value"] == .string("London") && london?["country"] == .string("GB") && london?["visits"]?.intValue == 2 && london?["uniques"]?.intValue == 1, "\(cities)")
+            for (by, value) in [("browser", "Mobile Safari"), ("os", "iOS"), ("device", "iPhone")] {
+                #expect(try await nodeB.call(.get, "/api/links/\(code)/stats?by=\(by)", token: a.reader).json?["rows"]?.arrayValue?.first?["value"] == .string(value), "\(by)")
+            }
+            let records = try CSV.parse(try await nodeA.call(.get, "/api/links/\(code)/visits", token: a.reader).text).map(\.fields)
+            let header = try #require(records.first)
+            let column = { (name: String) in try #require(header.firstIndex(of: name)) }
+            let (city, browser, campaign) = (try column("city"), try column("browser"), try column("utm_campaign"))
+            #expect(records.dropFirst().contains { $0[city] == "London" && $0[browser] == "Mobile Safari" && $0[campaign] == "both" }, "\(records)")
+            var dashboard = DashboardTests.Browser(client: nodeB)
+            _ = try await dashboard.signIn(a.reader)
+            let page = try await dashboard.get("/admin/links/\(code)")
+            #expect(page.text.contains("United Kingdom (GB)<span") && page.text.contains(">London<span") && page.text.contains(">both<span"), "\(page.text)")
+            #expect(page.text.contains(#"<b>3</b> visits by people, <b id="visitors">2</b> visitors"#))
         }
     }
 }
