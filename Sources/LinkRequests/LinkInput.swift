@@ -149,7 +149,7 @@ package struct LinkInput {
                   bytes.allSatisfy({ allowed($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") }) else {
                 throw APIError.badRequest(.invalidField, "tag \(tag.displayExcerpt()) is not 1–\(maximumTagLength) lowercase letters, digits, -, _, . or : starting with a letter or digit", field: field)
             }
-            guard seen.insert(tag).inserted else { throw APIError.badRequest(.invalidField, "tag \(JSONWriter.quote(tag)) is listed twice", field: field) }
+            guard seen.insert(tag).inserted else { throw APIError.badRequest(.invalidField, "tag \(tag.displayExcerpt()) is listed twice", field: field) }
         }
         return tags
     }

@@ -43,13 +43,16 @@ struct AgentsParseCommand: ParsableCommand {
             Output.error("error: \(error)")
             throw ExitCode(2)
         }
-        let inputs = Output.inputs(agents, maximumLineBytes: lineLimit.maxLineBytes)
+        // An over-long line gets its line-too-long error line, so output lines match input lines.
+        let inputs = Output.inputs(agents, maximumLineBytes: lineLimit.maxLineBytes, placeholders: true)
         var lines: [String] = []
         // A log holds few distinct User-Agents, each many times: each is parsed once (the last
         // 10,000 kept).
         var known: [String: String] = [:]
         for agent in inputs {
-            if let line = known[agent] { lines.append(line) } else {
+            if let problem = inputs.tooLong(agent) {
+                lines.append(jsonl ? JSONWriter.compact(InputLines.refusal(agent, problem, key: "ua")) : "error: \(InputLines.shown(agent)): \(problem.message)")
+            } else if let line = known[agent] { lines.append(line) } else {
                 let parsed = parser.parse(agent, linear: linear)
                 let line = jsonl ? JSONWriter.compact(Self.json(parsed)) : Self.text(parsed).terminalEscaped
                 if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }

@@ -44,6 +44,21 @@ import Testing
         #expect(try JSONParser.parse(String(lines[3]))["device"]?["family"]?.stringValue == "Spider")
     }
 
+    /// An over-long line is not kept; it gets its line-too-long error line in its place, so the
+    /// output's lines still match the input's, and the status is 1.
+    @Test(.enabled(if: installed || required, "uap-core is not installed (bash .ci/run --setup installs it)"))
+    func anOverLongLineGetsAnErrorLineInItsPlace() async throws {
+        let input = "curl/8.5.0\n" + "Mozilla/5.0 " + String(repeating: "A", count: 100_000) + "\n" + Self.iPhone + "\n"
+        let run = try await CLITests.run(["agents", "parse", "--jsonl"], stdin: input)
+        #expect(run.status == 1)
+        let lines = run.stdout.split(separator: "\n").map { try? JSONParser.parse(String($0)) }
+        #expect(lines.count == 3, "\(run.stdout.prefix(600))")
+        #expect(lines[0]?["ua"]?.stringValue == "curl/8.5.0" && lines[2]?["os"]?["family"]?.stringValue == "iOS")
+        #expect(lines[1]?["ua"] == .null && lines[1]?["line"] == .number(2, text: "2") && lines[1]?["error"]?["code"]?.stringValue == "line-too-long", "\(run.stdout.prefix(600))")
+        let text = try await CLITests.run(["agents", "parse"], stdin: input)
+        #expect(text.status == 1 && text.stdout.split(separator: "\n").count == 3 && text.stdout.contains("error: stdin line 2: "), "\(text.stdout)")
+    }
+
     @Test func rulesThatCannotBeReadExitTwoSayingWhy() async throws {
         let missing = try await CLITests.run(["agents", "parse", "--regexes", "/nonexistent/regexes.yaml", "x"])
         #expect(missing.status == 2 && missing.stderr.contains("/nonexistent/regexes.yaml") && missing.stdout.isEmpty, "\(missing.stderr)")

@@ -244,7 +244,9 @@ struct DashboardController: Sendable {
         let today = ClickDay.day(of: now())
         var days = (today - Int64(Self.adminChartDays) + 1)...today
         var rangeError: String?
-        if range["from"] != nil || range["to"] != nil {
+        if let repeated = ["from", "to"].first(where: { range.getAll($0).count > 1 }) {
+            rangeError = "\(repeated) is given more than once; showing the last \(Self.adminChartDays) days."
+        } else if range["from"] != nil || range["to"] != nil {
             do {
                 let (from, to) = try StatsController.span(range, today: today)
                 days = from...to

@@ -82,6 +82,12 @@ package final class InputLines: Sequence, IteratorProtocol {
     /// Why `input` cannot be used: `line-too-long` for the placeholder of an over-long line
     /// (asked once per placeholder), `invalid-url` for text that is not an absolute URL
     /// (`URLInput.problem`), or nil.
+    /// The `line-too-long` problem of a placeholder input (an over-long line), or nil: for
+    /// commands whose inputs are not URLs.
+    package func tooLong(_ input: String) -> (code: ErrorCode, message: String)? {
+        overlong.removeValue(forKey: input).map { (.lineTooLong, $0.message) }
+    }
+
     package func problem(_ input: String) -> (code: ErrorCode, message: String)? {
         if let entry = overlong.removeValue(forKey: input) { return (.lineTooLong, entry.message) }
         return URLInput.problem(input).map { (.invalidURL, $0) }
