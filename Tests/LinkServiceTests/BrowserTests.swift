@@ -200,6 +200,8 @@ import Testing
             imported.kind = .fdl
             imported.deepLink = "plur://group/s"
             try await h.store.insert(imported)
+            // A campaign of 200 letters with no break, on the imported link: the lists wrap it.
+            #expect(try await client.call(.get, "/summer?utm_campaign=" + String(repeating: "A", count: 200), headers: [.userAgent: LandingPageTests.iPhone]).status == .ok)
             try await h.service.flushClicks()
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/dashboard.py").path
             let output = try await blocking(limited: false) { try Self.python([script, chromium, origin, h.writer, "Seen2345", artifacts.path, "Once2345", "summer"]) }
@@ -260,6 +262,9 @@ import Testing
             #expect(report.at("ranged.range")?.arrayValue == [.string(firstDay), .string(firstDay)])
             #expect(Self.number(report.at("phone.pageWidth")) <= 390, "nothing wider than a phone: \(output)")
             #expect(report.at("phone.daily")?.arrayValue?.count == 2)
+            #expect(Self.number(report.at("phoneList.pageWidth")) <= 390, "the list's long campaign wraps on a phone: \(output)")
+            #expect(report.at("phoneList.campaigns")?.arrayValue?.contains(.string(String(repeating: "A", count: 200))) == true,
+                    "the imported link's visit counts under its URL's campaign: \(output)")
 
             #expect(report.at("signedOut.url")?.stringValue == origin + "/admin/sign-in")
             #expect(report.at("afterSignOut.url")?.stringValue == origin + "/admin/sign-in")

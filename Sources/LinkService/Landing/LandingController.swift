@@ -271,7 +271,8 @@ struct LandingController: Sendable {
         let code = String(path.dropFirst())
         guard !code.contains("/"), pages.input.isStoredCode(code) else { return nil }
         guard let link = try? await hot.link(code), link.kind == .fdl else { return nil }
-        let landing = LandingRequest(code: code, method: request.method, fields: request.headers)
+        let landing = LandingRequest(code: code, method: request.method, fields: request.headers, query: request.uri.query.map { Substring($0) },
+                                     countryHeader: countryHeader)
         return await page(landing, laneDeclined: false, address: { addresses.address(request, context) })
     }
 }

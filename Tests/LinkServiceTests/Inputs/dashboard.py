@@ -93,6 +93,7 @@ class Tab:
               range: [...document.querySelectorAll('form#audience-range input')].map(i => i.value),
               rangeError: (document.querySelector('#range-error') || {}).textContent || null,
               pageWidth: document.documentElement.scrollWidth,
+              campaigns: [...document.querySelectorAll('table#campaigns tbody td:first-child')].map(td => td.textContent),
             };
         })()""")
 
@@ -137,6 +138,9 @@ def main():
         tab.go(origin + "/admin/links/" + visited)
         report["phone"] = tab.state()
         tab.screenshot(os.path.join(shots, "dashboard-link-phone.png"))
+        tab.go(origin + "/admin")
+        report["phoneList"] = tab.state()
+        tab.screenshot(os.path.join(shots, "dashboard-list-phone.png"))
         tab.send("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 1400, "deviceScaleFactor": 1, "mobile": False})
         report["others"] = {}
         for code in others:
