@@ -31,7 +31,7 @@ public struct PatternInput: Sendable {
 }
 
 extension Pattern {
-    /// The groups of the first match in `input`, as ``captures(in:budget:)-(String,_)`` gives
+    /// The groups of the first match in `input`, as `captures(in:budget:)` on a string gives
     /// them for `input.text`. An unwatched regex runs on the prepared code units through ICU's C
     /// API where Foundation's ICU can be linked (Linux): the same engine NSRegularExpression
     /// runs there, with the same options (none), without its copies and result objects.

@@ -124,18 +124,14 @@ public struct PatternIndex: Sendable {
     }
 
     /// The first pattern in order whose regex matches `input`, with its match's groups (see
-    /// ``Pattern/captures(in:budget:)``); nil when none does. A pattern that runs out of `budget`
+    /// `Pattern.captures(in:budget:)`); nil when none does. A pattern that runs out of `budget`
     /// is passed over, as one that does not match. `linear` tries every pattern, not only the
     /// candidates (the reference the index must agree with).
     public func firstMatch(_ input: String, budget: Double = Pattern.defaultTimeLimit, linear: Bool = false) -> (index: Int, groups: [String?])? {
         firstMatch(PatternInput(input), budget: budget, linear: linear)
     }
 
-    /// The first pattern in order whose regex matches `input`, with its match's groups (see
-    /// ``Pattern/captures(in:budget:)``); nil when none does. A pattern that runs out of `budget`
-    /// is passed over, as one that does not match. `linear` tries every pattern, not only the
-    /// candidates (the reference the index must agree with).
-    /// ``firstMatch(_:budget:linear:)-(String,_,_)`` for an input prepared once for several indexes.
+    /// `firstMatch` for an input prepared once for several indexes.
     public func firstMatch(_ input: PatternInput, budget: Double = Pattern.defaultTimeLimit, linear: Bool = false) -> (index: Int, groups: [String?])? {
         for i in linear ? Array(patterns.indices) : candidates(input.text) {
             if case .success(let groups?) = patterns[i].captures(in: input, budget: budget) { return (i, groups) }

@@ -34,7 +34,7 @@ public enum RequiredLiterals {
         return best(ofAlternatives: alternatives.map(\.requirements))
     }
 
-    /// Every requirement found (up to ``maximumRequirements``, the most selective first): each
+    /// Every requirement found (up to `maximumRequirements`, the most selective first): each
     /// is a set of lowercased alternatives, and an input the regex matches contains one of each
     /// set. Empty when none could be derived.
     public static func all(_ pattern: String) -> [Set<String>] {
@@ -67,7 +67,7 @@ public enum RequiredLiterals {
     }
 
     /// `requirements` that say something, without repeats, the most selective first (ties keep
-    /// their order), at most ``maximumRequirements``. A requirement of two-character literals
+    /// their order), at most `maximumRequirements`. A requirement of two-character literals
     /// counts here (a regex filed under one still runs for fewer inputs than one that always
     /// runs), though `of` does not offer one.
     static func ranked(_ requirements: [Scored]) -> [Scored] {
