@@ -54,67 +54,78 @@ package enum DashboardPages {
     /// The chart's key: each platform's colour and name.
     package static var legend: [LinkView.LegendItem] { platformColours.map { .init(colour: $0.colour, label: $0.label) } }
 
+    /// Where the bars of a chart with one bar per day go (640 wide, the counts' axis on the
+    /// left), and the day labels under it: what the clicks chart and the audience's daily chart share.
+    struct DayBars {
+        static let width = 640.0, left = 36.0, bottom = 22.0, top = 10.0
+        let height: Double, firstDay: Int64, days: Int
+        /// The width each day has.
+        var slot: Double { (Self.width - Self.left) / Double(days) }
+        /// The height a day with the most visits fills.
+        var plot: Double { height - Self.bottom - Self.top }
+        /// The y of the baseline.
+        var axis: Double { Self.top + plot }
+        /// The left edge of day `index`'s slot.
+        func x(_ index: Int) -> Double { Self.left + Double(index) * slot }
+        /// The first day under the start of the axis, the last under its end.
+        var dayLabels: [DayLabel] {
+            [(0, "start"), (days - 1, "end")].map { index, anchor in
+                .init(x: fmt(x(index) + (anchor == "end" ? slot : 0)), y: "\(height - 6)", anchor: anchor, day: Timestamp.formatDay(firstDay + Int64(index)))
+            }
+        }
+    }
+
     /// Visits per day over `days` days ending with `lastDay`, one bar per day stacked by platform.
     package static func clicksChart(_ rows: [(day: Int64, platform: String, clicks: Int64)], lastDay: Int64, days: Int = 30) -> LinkView.ClicksChart {
-        let width = 640.0, height = 180.0, left = 36.0, bottom = 22.0, top = 10.0
         let firstDay = lastDay - Int64(days) + 1
+        let frame = DayBars(height: 180, firstDay: firstDay, days: days)
         var perDay: [Int64: [(String, Int64)]] = [:]
         for row in rows where row.day >= firstDay && row.day <= lastDay { perDay[row.day, default: []].append((row.platform, row.clicks)) }
         let most = max(1, perDay.values.map { $0.reduce(0) { $0 + $1.1 } }.max() ?? 0)
         let total = perDay.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.1 } }
-        let slot = (width - left) / Double(days), plot = height - bottom - top
         var bars: [LinkView.ClicksChart.Bar] = []
         for index in 0..<days {
             let day = firstDay + Int64(index)
-            let x = left + Double(index) * slot + 1
-            var y = top + plot
+            let x = frame.x(index) + 1
+            var y = frame.axis
             let parts = (perDay[day] ?? []).sorted { order($0.0) < order($1.0) }
             let sum = parts.reduce(0) { $0 + $1.1 }
             guard sum > 0 else { continue }
             var rects: [LinkView.ClicksChart.Rect] = []
             for (platform, n) in parts {
-                let h = plot * Double(n) / Double(most)
+                let h = frame.plot * Double(n) / Double(most)
                 y -= h
-                rects.append(.init(x: fmt(x), y: fmt(y), width: fmt(slot - 2), height: fmt(h), colour: colour(platform)))
+                rects.append(.init(x: fmt(x), y: fmt(y), width: fmt(frame.slot - 2), height: fmt(h), colour: colour(platform)))
             }
             bars.append(.init(day: Timestamp.formatDay(day), clicks: sum, detail: parts.map { "\(label($0.0)) \($0.1)" }.joined(separator: ", "), rects: rects))
         }
-        let dayLabels: [LinkView.ClicksChart.DayLabel] = [(0, "start"), (days - 1, "end")].map { index, anchor in
-            .init(x: fmt(left + Double(index) * slot + (anchor == "end" ? slot : 0)), y: "\(height - 6)", anchor: anchor,
-                  day: Timestamp.formatDay(firstDay + Int64(index)))
-        }
-        return .init(width: Int(width), height: Int(height), left: "\(left)", axis: "\(top + plot)", labelX: "\(left - 4)",
-                     mostY: "\(top + 10)", most: most, total: total, first: Timestamp.formatDay(firstDay), last: Timestamp.formatDay(lastDay),
-                     bars: bars, dayLabels: dayLabels)
+        return .init(width: Int(DayBars.width), height: Int(frame.height), left: "\(DayBars.left)", axis: "\(frame.axis)", labelX: "\(DayBars.left - 4)",
+                     mostY: "\(DayBars.top + 10)", most: most, total: total, first: Timestamp.formatDay(firstDay), last: Timestamp.formatDay(lastDay),
+                     bars: bars, dayLabels: frame.dayLabels)
     }
 
     /// People's visits and visitors per day from `firstDay` to `lastDay` (UTC days) as bars;
     /// `rows` are the `day` breakdown's (days without visits may be missing).
     package static func dailyChart(_ rows: [(day: Int64, visits: Int64, uniques: Int64)], firstDay: Int64, lastDay: Int64, countsVisitors: Bool) -> AudienceView.DailyChart {
-        let width = 640.0, height = 160.0, left = 36.0, bottom = 22.0, top = 10.0
-        let days = Int(max(1, lastDay - firstDay + 1))
+        let frame = DayBars(height: 160, firstDay: firstDay, days: Int(max(1, lastDay - firstDay + 1)))
         var perDay: [Int64: (Int64, Int64)] = [:]
         for row in rows where row.day >= firstDay && row.day <= lastDay { perDay[row.day] = (row.visits, row.uniques) }
         let most = max(1, perDay.values.map(\.0).max() ?? 0)
-        let slot = (width - left) / Double(days), plot = height - bottom - top
+        let (slot, plot) = (frame.slot, frame.plot)
         var bars: [AudienceView.DailyChart.Bar] = []
-        for index in 0..<days {
+        for index in 0..<frame.days {
             let day = firstDay + Int64(index)
             guard let (visits, uniques) = perDay[day], visits > 0 else { continue }
             let vh = plot * Double(visits) / Double(most), uh = countsVisitors ? plot * Double(min(uniques, visits)) / Double(most) : 0
             bars.append(.init(day: Timestamp.formatDay(day), visits: visits, uniques: countsVisitors ? uniques : nil,
-                              x: fmt(left + Double(index) * slot + min(1, slot / 4)), width: fmt(max(0.5, slot - min(2, slot / 2))),
-                              visitsY: fmt(top + plot - vh), visitsHeight: fmt(vh), uniquesY: fmt(top + plot - uh), uniquesHeight: fmt(uh)))
-        }
-        let dayLabels: [AudienceView.DailyChart.DayLabel] = [(0, "start"), (days - 1, "end")].map { index, anchor in
-            .init(x: fmt(left + Double(index) * slot + (anchor == "end" ? slot : 0)), y: "\(height - 6)", anchor: anchor,
-                  day: Timestamp.formatDay(firstDay + Int64(index)))
+                              x: fmt(frame.x(index) + min(1, slot / 4)), width: fmt(max(0.5, slot - min(2, slot / 2))),
+                              visitsY: fmt(frame.axis - vh), visitsHeight: fmt(vh), uniquesY: fmt(frame.axis - uh), uniquesHeight: fmt(uh)))
         }
         let total = perDay.values.reduce(0) { $0 + $1.0 }
         let summary = "Visits per day, \(Timestamp.formatDay(firstDay)) to \(Timestamp.formatDay(lastDay)): \(total) in all"
             + (countsVisitors ? ", visitors of each day in front" : "")
-        return .init(width: Int(width), height: Int(height), left: "\(left)", axis: "\(top + plot)", labelX: "\(left - 4)", mostY: "\(top + 10)",
-                     most: most, bars: bars, dayLabels: dayLabels, countsVisitors: countsVisitors, summary: summary)
+        return .init(width: Int(DayBars.width), height: Int(frame.height), left: "\(DayBars.left)", axis: "\(frame.axis)", labelX: "\(DayBars.left - 4)",
+                     mostY: "\(DayBars.top + 10)", most: most, bars: bars, dayLabels: frame.dayLabels, countsVisitors: countsVisitors, summary: summary)
     }
 
     /// Visits by platform as horizontal bars, with counts and shares.

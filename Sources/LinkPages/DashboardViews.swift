@@ -141,7 +141,6 @@ package struct LinkView: DashboardBody {
     package struct ClicksChart: Sendable {
         package struct Rect: Sendable { var x, y, width, height, colour: String }
         package struct Bar: Sendable { var day: String; var clicks: Int64; var detail: String; var rects: [Rect] }
-        package struct DayLabel: Sendable { var x, y, anchor, day: String }
         var width, height: Int
         var left, axis, labelX, mostY: String
         var most, total: Int64
@@ -283,7 +282,6 @@ package struct AudienceView: Sendable {
             var day: String, visits: Int64, uniques: Int64?
             var x, width, visitsY, visitsHeight, uniquesY, uniquesHeight: String
         }
-        package struct DayLabel: Sendable { var x, y, anchor, day: String }
         var width, height: Int
         var left, axis, labelX, mostY: String
         var most: Int64
@@ -320,3 +318,6 @@ package struct AudienceView: Sendable {
         (self.rankings, self.placeSource) = (rankings, placeSource)
     }
 }
+
+/// The first or last day written under a chart with a bar per day.
+package struct DayLabel: Sendable { var x, y, anchor, day: String }

@@ -136,6 +136,11 @@ package struct LinkInput {
         return campaign
     }
 
+    /// A `tag` query parameter, checked as a link's tags are (400 naming `tag`).
+    package static func tagFilter(_ value: Substring) throws(APIError) -> String {
+        do { return try checkTags([String(value)])[0] } catch { throw APIError.badRequest(.invalidField, error.message, field: "tag") }
+    }
+
     /// Tags as given, each 1–50 characters of lowercase letters, digits and `-`, `_`, `.`, `:`
     /// starting with a letter or digit, at most 20, none twice.
     package static func checkTags(_ tags: [String]) throws(APIError) -> [String] {

@@ -60,13 +60,8 @@ struct LinksController: Sendable {
             guard let decoded = Self.decodeCursor(String(c)) else { throw APIError.badRequest(.invalidCursor, "cursor is not one this service returned", field: "cursor") }
             cursor = decoded
         }
-        var tag: String?
         if request.uri.queryParameters.getAll("tag").count > 1 { throw APIError.badRequest(.invalidField, "tag is given more than once", field: "tag") }
-        if let t = request.uri.queryParameters["tag"] {
-            do { tag = try LinkInput.checkTags([String(t)]).first } catch {
-                throw APIError.badRequest(.invalidField, error.message, field: "tag")
-            }
-        }
+        let tag = try request.uri.queryParameters["tag"].map { (t) throws(APIError) in try LinkInput.tagFilter(t) }
         let page = try await store.links(after: cursor, limit: limit + 1, tag: tag)
         let links = page.prefix(limit)
         var next: String?

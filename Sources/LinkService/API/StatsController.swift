@@ -80,7 +80,7 @@ struct StatsController: Sendable {
         var tag: String?
         if let t = query["tag"] {
             guard code == nil else { throw APIError.badRequest(.invalidField, "tag chooses links: it applies to GET /api/stats, across links", field: "tag") }
-            do { tag = try LinkInput.checkTags([String(t)]).first } catch { throw APIError.badRequest(.invalidField, error.message, field: "tag") }
+            tag = try LinkInput.tagFilter(t)
         }
         if let code { guard try await store.link(code: code) != nil else { throw APIError.noLink(code) } }
         let result = try await store.breakdown(by, .init(code: code, days: from...to, campaign: campaign, tag: tag), limit: by == .day ? Int(to - from + 1) : limit)
