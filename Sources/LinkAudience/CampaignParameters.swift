@@ -2,9 +2,6 @@ import Foundation
 import LinkStorage
 
 extension Visit.Campaign {
-    /// At most this many characters of a `utm_*` value are kept.
-    package static let maximumCharacters = 200
-
     /// The `utm_source`, `utm_medium`, `utm_campaign`, `utm_term` and `utm_content` of a URL's
     /// query (the text after `?`), each percent-decoded (`+` is a space) and cleaned (``VisitText``) and cut to ``maximumCharacters``; the first of a repeated name counts,
     /// and an empty or undecodable value is none.

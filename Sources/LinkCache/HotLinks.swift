@@ -204,10 +204,7 @@ package final class HotLinks: Sendable {
         let observed = audience?.observed(address: { full }, userAgent: userAgent, proxyCountry: proxyCountry)
         // A URL without utm_* counts under the link's own campaign.
         var campaign = campaign
-        if campaign.isEmpty, !linkCampaign.isEmpty {
-            let own = linkCampaign
-            campaign = Visit.Campaign(source: own.source, medium: own.medium, campaign: own.campaign, term: own.term, content: own.content)
-        }
+        if campaign.isEmpty { campaign = linkCampaign }
         if observed != nil || !campaign.isEmpty {
             visit.updateAudience { a in
                 a.campaign = campaign

@@ -108,7 +108,7 @@ package struct LinkInput {
     }
 
     /// The longest `utm` value, in characters (what a visit's own `utm_*` keeps).
-    package static let maximumCampaignLength = 200
+    package static let maximumCampaignLength = Visit.Campaign.maximumCharacters
     /// Most tags on one link, and the longest tag.
     package static let mostTags = 20, maximumTagLength = 50
 
