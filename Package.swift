@@ -313,7 +313,7 @@ let package = Package(
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LinkConfigurationTests", dependencies: ["LinkConfiguration", "SwitchyardCore", "SwitchyardDocuments"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkConfigurationTests", dependencies: ["LinkConfiguration", "SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkPagesTests", dependencies: ["LinkPages", "SwitchyardCore"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport", "DeferredLinking"], swiftSettings: swiftSettings),
         .testTarget(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # wrk against the release build of `switchyard serve` (AASA file and /i/{code}) and against nginx
 # serving the same AASA bytes, in one run, on loopback. Prints requests/s, p50/p99 and ratios.
-#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH] [--nio-floor PATH]
+#   bash Benchmarks/service-wrk.sh [--duration 10] [--connections 64] [--rounds 3] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH] [--nio-floor PATH] [--config FILE] [--before-config FILE] [--host NAME]
 # --binary measures that build of switchyard instead of building the release binary.
 # --before PATH also runs that build (an older commit's release binary, with its resources beside
 # it) as a second service and measures it in the same rounds, so a change is measured before and
@@ -23,11 +23,15 @@
 # --nio-floor PATH also runs SwiftNIO alone (`--product nio-floor`: NIO's HTTP/1 pipeline and one
 # handler answering the same AASA bytes) and measures it as the lane's AASA is measured: the floor
 # for anything built on NIO, against which the lane's AASA and desktop page are given as ratios.
+# --config FILE serves that configuration instead of the example (its rateLimit replaced as the
+# example's is), --before-config FILE gives the older build its own (default: the example), and
+# --host NAME sends every request to the services with that Host: a configuration with several
+# domains, measured against the single-domain build, measures what deciding the domain costs.
 # Installs wrk and nginx from Debian's packages when missing. wrk, nginx and the service share
 # the machine's cores, as they do on a small host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""; BEFORE_DATABASE=""; FLOOR=""; NIO_FLOOR=""
+DURATION=10; CONNECTIONS=64; ROUNDS=3; DATABASE=""; BIN=""; BEFORE=""; BEFORE_DATABASE=""; FLOOR=""; NIO_FLOOR=""; GIVEN_CONFIG=""; BEFORE_CONFIG=""; HOST_NAME=""
 while (($#)); do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
@@ -39,7 +43,10 @@ while (($#)); do
     --before-database) BEFORE_DATABASE=$2; shift 2 ;;
     --floor) FLOOR=$2; shift 2 ;;
     --nio-floor) NIO_FLOOR=$2; shift 2 ;;
-    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH] [--nio-floor PATH]" >&2; exit 2 ;;
+    --config) GIVEN_CONFIG=$2; shift 2 ;;
+    --before-config) BEFORE_CONFIG=$2; shift 2 ;;
+    --host) HOST_NAME=$2; shift 2 ;;
+    *) echo "usage: $0 [--duration S] [--connections N] [--rounds N] [--database URL] [--binary PATH] [--before PATH] [--before-database URL] [--floor PATH] [--nio-floor PATH] [--config FILE] [--before-config FILE] [--host NAME]" >&2; exit 2 ;;
   esac
 done
 
@@ -61,39 +68,45 @@ DATABASE=${DATABASE:-sqlite:$WORK/links.sqlite}
 cleanup() { [[ -n "${SY_PID:-}" ]] && kill "$SY_PID" 2>/dev/null; [[ -n "${FLOOR_PID:-}" ]] && kill "$FLOOR_PID" 2>/dev/null; [[ -n "${NIO_PID:-}" ]] && kill "$NIO_PID" 2>/dev/null; [[ -n "${OLD_PID:-}" ]] && kill "$OLD_PID" 2>/dev/null; [[ -f $WORK/nginx.pid ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-# The example configuration with the API's rate limits out of the way (one token and one address
-# send every request here).
-CONFIG=$WORK/config.yaml
-awk '/^[A-Za-z]/{keep = ($0 !~ /^rateLimit:/)} keep' "$(dirname "$BIN")/Switchyard_LinkService.resources/example-config.yaml" > "$CONFIG"
-printf 'rateLimit:\n  perToken: {perMinute: 100000000, burst: 1000000}\n  perAddress: {perMinute: 100000000, burst: 1000000}\n' >> "$CONFIG"
+# The example configuration (or --config's) with the API's rate limits out of the way (one token
+# and one address send every request here).
+unlimited() {
+  awk '/^[A-Za-z]/{keep = ($0 !~ /^rateLimit:/)} keep' "$1" > "$2"
+  printf 'rateLimit:\n  perToken: {perMinute: 100000000, burst: 1000000}\n  perAddress: {perMinute: 100000000, burst: 1000000}\n' >> "$2"
+}
+EXAMPLE="$(dirname "$BIN")/Switchyard_LinkService.resources/example-config.yaml"
+CONFIG=$WORK/config.yaml; unlimited "${GIVEN_CONFIG:-$EXAMPLE}" "$CONFIG"
+OLD_CONFIG=$WORK/before-config.yaml; unlimited "${BEFORE_CONFIG:-$EXAMPLE}" "$OLD_CONFIG"
+# The Host every request to the services names (wrk's and curl's default: the address).
+HOST_ARGS=(); [[ -n $HOST_NAME ]] && HOST_ARGS=(-H "Host: $HOST_NAME")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 SY_PORT=$(free_port); NG_PORT=$(free_port)
 
-# start BINARY PORT DATABASE LOG: runs a service, waits until it answers, makes the link to
+# start BINARY PORT DATABASE LOG CONFIG: runs a service, waits until it answers, makes the link to
 # measure; sets STARTED_PID and STARTED_CODE.
 start() {
   local token
   token=$("$1" token create --name wrk --database "$3" 2>/dev/null | tail -1)
   STARTED_TOKEN=$token
-  "$1" serve --config "$CONFIG" --port "$2" --database "$3" --log-level warning 2>"$4" &
+  "$1" serve --config "$5" --port "$2" --database "$3" --log-level warning 2>"$4" &
   STARTED_PID=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$2/healthz" >/dev/null && break; sleep 0.1; done
   STARTED_CODE=$(curl -sf -X POST "http://127.0.0.1:$2/api/links" -H "Authorization: Bearer $token" \
     -d '{"route":"appGroup","parameters":{"groupId":"bench"},"title":"Benchmark"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
 }
-start "$BIN" "$SY_PORT" "$DATABASE" "$WORK/serve.log"; SY_PID=$STARTED_PID; CODE=$STARTED_CODE; TOKEN=$STARTED_TOKEN
+start "$BIN" "$SY_PORT" "$DATABASE" "$WORK/serve.log" "$CONFIG"; SY_PID=$STARTED_PID; CODE=$STARTED_CODE; TOKEN=$STARTED_TOKEN
 
 # The older build, beside it, with a database of its own.
 if [[ -n $BEFORE ]]; then
   OLD_PORT=$(free_port)
-  start "$BEFORE" "$OLD_PORT" "${BEFORE_DATABASE:-sqlite:$WORK/before.sqlite}" "$WORK/before.log"; OLD_PID=$STARTED_PID; OLD_CODE=$STARTED_CODE; OLD_TOKEN=$STARTED_TOKEN
-  wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" >/dev/null
-  wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" >/dev/null
+  start "$BEFORE" "$OLD_PORT" "${BEFORE_DATABASE:-sqlite:$WORK/before.sqlite}" "$WORK/before.log" "$OLD_CONFIG"; OLD_PID=$STARTED_PID; OLD_CODE=$STARTED_CODE; OLD_TOKEN=$STARTED_TOKEN
+  wrk -t2 -c"$CONNECTIONS" -d2s "${HOST_ARGS[@]}" "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" >/dev/null
+  wrk -t2 -c"$CONNECTIONS" -d2s "${HOST_ARGS[@]}" "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" >/dev/null
 fi
 
 # nginx serves the very bytes the service serves.
 mkdir -p "$WORK/www/.well-known"
-curl -sf "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" > "$WORK/www/.well-known/apple-app-site-association"
+curl -sf "${HOST_ARGS[@]}" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" > "$WORK/www/.well-known/apple-app-site-association"
 chmod -R a+rX "$WORK/www"
 cat > "$WORK/nginx.conf" <<NGINX
 worker_processes auto;
@@ -157,17 +170,17 @@ print(f"{rps:.0f} {lat['50']:.2f} {lat['99']:.2f} {errors.group(1) if errors els
 PY
 }
 echo "warming up…" >&2
-wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" >/dev/null
-wrk -t2 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$SY_PORT/i/$CODE" >/dev/null
+wrk -t2 -c"$CONNECTIONS" -d2s "${HOST_ARGS[@]}" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" >/dev/null
+wrk -t2 -c"$CONNECTIONS" -d2s "${HOST_ARGS[@]}" "http://127.0.0.1:$SY_PORT/i/$CODE" >/dev/null
 echo "measuring ${DURATION}s each at $CONNECTIONS connections, $ROUNDS rounds…" >&2
 RESULTS=$WORK/results.txt; : > "$RESULTS"
 for r in $(seq "$ROUNDS"); do
   echo "$r nginx $(run "$NG_WORKERS" "http://127.0.0.1:$NG_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
-  echo "$r aasa $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
-  echo "$r link $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
-  echo "$r phone $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
-  echo "$r api $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/api/links/$CODE" -H "Authorization: Bearer $TOKEN")" >> "$RESULTS"
-  echo "$r routed $(run "$SY_PID" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
+  echo "$r aasa $(run "$SY_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+  echo "$r link $(run "$SY_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
+  echo "$r phone $(run "$SY_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$SY_PORT/i/$CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+  echo "$r api $(run "$SY_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$SY_PORT/api/links/$CODE" -H "Authorization: Bearer $TOKEN")" >> "$RESULTS"
+  echo "$r routed $(run "$SY_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$SY_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
   if [[ -n $NIO_FLOOR ]]; then
     echo "$r nio $(run "$NIO_PID" "http://127.0.0.1:$NIO_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
   fi
@@ -175,11 +188,11 @@ for r in $(seq "$ROUNDS"); do
     echo "$r floor $(run "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
   fi
   if [[ -n $BEFORE ]]; then
-    echo "$r old-aasa $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
-    echo "$r old-link $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
-    echo "$r old-phone $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
-    echo "$r old-api $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/api/links/$OLD_CODE" -H "Authorization: Bearer $OLD_TOKEN")" >> "$RESULTS"
-    echo "$r old-routed $(run "$OLD_PID" "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
+    echo "$r old-aasa $(run "$OLD_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association")" >> "$RESULTS"
+    echo "$r old-link $(run "$OLD_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $DESKTOP")" >> "$RESULTS"
+    echo "$r old-phone $(run "$OLD_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$OLD_PORT/i/$OLD_CODE" -H "User-Agent: $IPHONE")" >> "$RESULTS"
+    echo "$r old-api $(run "$OLD_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$OLD_PORT/api/links/$OLD_CODE" -H "Authorization: Bearer $OLD_TOKEN")" >> "$RESULTS"
+    echo "$r old-routed $(run "$OLD_PID" "${HOST_ARGS[@]}" "http://127.0.0.1:$OLD_PORT/.well-known/apple-app-site-association" -H "Connection: x-bench")" >> "$RESULTS"
   fi
 done
 

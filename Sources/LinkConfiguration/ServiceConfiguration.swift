@@ -75,6 +75,14 @@ public struct ServiceConfiguration: Sendable {
         }
     }
 
+    /// The name of the domain these apps, routes and pages are (`domains[].name`; by default
+    /// the route table's first host, or `default` without hosts).
+    package var domainName: String
+    /// Each domain of a configuration that lists `domains`, as a configuration of its own: its
+    /// apps, route table, public URL, landing pages and invites, with the service-wide sections
+    /// of this one. Empty for a configuration of one domain (written at the top level). This
+    /// configuration's own apps, routes and pages are the first domain's.
+    package var domains: [ServiceConfiguration]
     /// The iOS apps (`apple`; none by default).
     package var apple: [AppleApp]
     /// The Android apps (`android`; none by default).
@@ -182,34 +190,48 @@ public struct ServiceConfiguration: Sendable {
     package static let shape: DocumentShape = {
         let rateLimit = DocumentShape.object(["perMinute": .int, "burst": .int])
         var keys: [String: DocumentShape] = [
-            "apple": .array(.object([
-                "teamId": .string, "bundleId": .string, "appStoreId": .oneOf([.string, .int]), "scheme": .string, "appClipBundleId": .string,
-            ])),
-            "android": .array(.object(["package": .string, "fingerprints": .array(.string)])),
-            "webcredentials": .bool,
             "service": .object([
                 "publicURL": .string, "redirectHosts": .array(.string), "deepLinkSchemes": .array(.string), "trustForwardedFor": .oneOf([.bool, .int]),
                 "maximumBodyBytes": .int, "connectionsPerAddress": .int,
             ]),
             "links": .object(["alphabet": .string, "length": .int]),
+            "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit]),
+            "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
+                                 "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int,
+                                 "scriptIsolation": .string]),
+            "webhooks": WebhookSettings.shape,
+            "visits": VisitSettings.shape,
+            "deferred": DeferredSettings.shape,
+            "appleCDN": AppleCDNSettings.shape,
+        ]
+        keys.merge(domainKeys) { a, _ in a }
+        var domain = domainKeys
+        domain["name"] = .string
+        domain["publicURL"] = .string
+        keys["domains"] = .array(.object(domain))
+        return .object(keys)
+    }()
+
+    /// The keys of one domain's settings: its apps, its route table, its landing pages and its
+    /// invites. At the top level of a configuration of one domain, or in each of `domains`
+    /// (which adds `name` and `publicURL`).
+    static let domainKeys: [String: DocumentShape] = {
+        var keys: [String: DocumentShape] = [
+            "apple": .array(.object([
+                "teamId": .string, "bundleId": .string, "appStoreId": .oneOf([.string, .int]), "scheme": .string, "appClipBundleId": .string,
+            ])),
+            "android": .array(.object(["package": .string, "fingerprints": .array(.string)])),
+            "webcredentials": .bool,
             "landing": .object([
                 "title": .string, "description": .string, "image": .string, "icon": .string, "webURL": .string,
                 "templates": .string, "campaignParameters": .bool, "appStoreProviderToken": .oneOf([.string, .int]),
                 "pages": .map(.oneOf([.string, .object(["app": .string, "title": .string, "description": .string])])),
             ]),
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),
-            "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit]),
-            "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
-                                 "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int,
-                                 "scriptIsolation": .string]),
             "routeTable": .string,
-            "webhooks": WebhookSettings.shape,
-            "visits": VisitSettings.shape,
-            "deferred": DeferredSettings.shape,
-            "appleCDN": AppleCDNSettings.shape,
         ]
         keys.merge(LinkRouter.tableKeys) { a, _ in a }
-        return .object(keys)
+        return keys
     }()
 
     /// The service's own paths as AASA patterns, each with a path it covers: a catch-all route
@@ -243,6 +265,10 @@ public struct ServiceConfiguration: Sendable {
         let problems = Self.shape.problems(in: document)
         if let first = problems.first {
             throw ConfigurationError(first + (problems.count > 1 ? " (and \(problems.count - 1) more: \(problems.dropFirst().joined(separator: "; ")))" : ""))
+        }
+        if let list = document["domains"] {
+            self = try Self(domains: list, in: document, relativeTo: directory)
+            return
         }
         apple = []
         for (i, a) in (document["apple"]?.arrayValue ?? []).enumerated() {
@@ -286,6 +312,8 @@ public struct ServiceConfiguration: Sendable {
             }
         }
         publicURL = "https://" + (router.hosts.first ?? "localhost")
+        domainName = router.hosts.first ?? "default"
+        domains = []
         codeAlphabet = Array("23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ")
         codeLength = 8
         landingPages = [:]
@@ -367,13 +395,8 @@ public struct ServiceConfiguration: Sendable {
 
     /// What `serve` warns of at start: settings that work but are probably not meant.
     public var servingWarnings: [String] {
-        var out: [String] = []
-        let host = publicHost
-        if !publicURL.hasPrefix("https://") {
-            out.append("service.publicURL: \(publicURL) is not https: universal links and App Links are https only, so the links and pages built on it never open the app")
-        } else if !host.isEmpty, !router.hosts.contains(where: { $0.lowercased() == host }) {
-            out.append("service.publicURL: \(publicURL) is not on the route table's hosts (\(router.hosts.joined(separator: ", "))): the links and pages built on it are no universal links or App Links, so they never open the app; put \(host) in hosts, or give publicURL one of them")
-        }
+        var out = domains.isEmpty ? publicURLWarnings
+            : domains.enumerated().flatMap { i, domain in domain.publicURLWarnings.map { Self.domainMessage($0, at: "domains[\(i)]") } }
         if visits.record, visits.geo != .off, visits.geoDatabase == nil, visits.countryHeader == nil, visits.geoExplicit {
             out.append("visits.geo: \(visits.geo.rawValue) records no place without visits.geoDatabase or visits.countryHeader")
         }
@@ -384,6 +407,17 @@ public struct ServiceConfiguration: Sendable {
             out.append("visits: nothing of the audience is recorded, as visits.record is false")
         }
         return out
+    }
+
+    /// What `serve` warns of in the domain's public URL: links built on it that never open the app.
+    var publicURLWarnings: [String] {
+        let host = publicHost
+        if !publicURL.hasPrefix("https://") {
+            return ["service.publicURL: \(publicURL) is not https: universal links and App Links are https only, so the links and pages built on it never open the app"]
+        } else if !host.isEmpty, !router.hosts.contains(where: { $0.lowercased() == host }) {
+            return ["service.publicURL: \(publicURL) is not on the route table's hosts (\(router.hosts.joined(separator: ", "))): the links and pages built on it are no universal links or App Links, so they never open the app; put \(host) in hosts, or give publicURL one of them"]
+        }
+        return []
     }
 
     /// A path the configuration names: absolute as written, else relative to `directory` (the

@@ -90,6 +90,7 @@ public struct LinkService: Sendable {
         _ = LandingPages.prefetchHeaderNames
         DashboardPages.load()
         let documents = AssociationController.documents(configuration)
+        let hosts = configuration.domainHosts
 
         let limits = RequestLimits(configuration: configuration, store: store, metrics: metrics, clock: clock)
         let tokens = TokenVerifier(store: store, limits: limits)
@@ -102,8 +103,8 @@ public struct LinkService: Sendable {
         let addresses = limits.addresses
         routes = ServiceRoutes(
             limits: limits, tokens: tokens, metrics: metrics,
-            endpoints: ServiceEndpoints(openAPI: documents["/openapi.json"].map { String(buffer: $0.body) }),
-            association: AssociationController(documents: documents),
+            endpoints: ServiceEndpoints(openAPI: AssociationController.openAPIDocument.map { String(buffer: $0.body) }),
+            association: AssociationController(documents: documents, openAPI: AssociationController.openAPIDocument, hosts: hosts),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
             links: LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now,
                                    breakdowns: StatsController(store: store, input: input, now: now, countsUniques: configuration.visits.uniques)),
@@ -113,8 +114,15 @@ public struct LinkService: Sendable {
             resolve: ResolveController(engine: engine, gate: AdmissionGate(limit: configuration.resolveThreads * 4)),
             landing: LandingController(pages: pages, claims: claims, hot: hot, uses: uses, addresses: addresses,
                                        firebase: FirebaseController(pages: pages, claims: claims, addresses: addresses), metrics: metrics, now: now,
-                                       countryHeader: configuration.visits.countryHeader.flatMap { HTTPField.Name($0) }),
-            qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now),
+                                       countryHeader: configuration.visits.countryHeader.flatMap { HTTPField.Name($0) },
+                                       hosts: hosts, routeDomains: [.init(pages: pages, claims: claims)] + configuration.servedDomains.dropFirst().map { domain in
+                                           let input = LinkInput(configuration: domain)
+                                           return LandingController.RouteDomain(
+                                               pages: LandingPages(answers: LinkAnswers(configuration: domain, input: input), logger: logger),
+                                               claims: Claims(configuration: domain, input: input, store: store, keys: claims.keys, limits: limits,
+                                                              metrics: metrics, now: now, logger: logger))
+                                       }),
+            qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now, hosts: hosts),
             deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now),
             dashboard: DashboardController(store: store, hot: hot, answers: answers, newLinks: newLinks, tokens: tokens, limits: limits,
                                            bodies: bodies, metrics: metrics, now: now),

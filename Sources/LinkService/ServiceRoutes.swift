@@ -32,6 +32,7 @@ struct ServiceRoutes: Sendable {
         let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ObservabilityMiddleware(metrics: metrics, endpoints: endpoints))
         router.add(middleware: StoreFailures())
+        router.add(middleware: DomainGuard(hosts: association.hosts))
         association.addRoutes(to: router)
         health.addRoutes(to: router)
         // The API's guards: the per-address limit, then the token and its scope.

@@ -8,36 +8,62 @@ import NIOCore
 import ServiceTransport
 import SwitchyardCore
 
-/// The association files (`apple-app-site-association` at both paths, `assetlinks.json`) and
-/// the OpenAPI document: generated and encoded once, at start, and answered whole, with an ETag.
+/// The association files (`apple-app-site-association` at both paths, `assetlinks.json`) of
+/// each domain, and the OpenAPI document: generated and encoded once, at start, and answered
+/// whole, with an ETag. A request gets the files of the domain its `Host` names.
 struct AssociationController: Sendable {
-    /// The documents by path.
-    let documents: [String: StaticDocument]
+    /// Each association file's path, with the file of each domain by index (nil: that domain
+    /// has no such file, 404).
+    let documents: [String: [StaticDocument?]]
+    /// The OpenAPI document, the same on every host.
+    let openAPI: StaticDocument?
+    /// Which domain a request is for.
+    let hosts: DomainHosts
 
     func addRoutes(to router: Router<ServiceContext>) {
-        for (path, document) in documents { router.get(document.route(path)) { request, _ in document.response(for: request) } }
+        for route in laneRoutes {
+            router.get(route) { request, _ in
+                guard let document = document(route.pattern, authority: request.head.authority) else { throw HTTPError(.notFound) }
+                return document.response(for: request)
+            }
+        }
     }
 
-    /// The association files and the OpenAPI document, generated and encoded once, by path. A
-    /// platform without an app gets no file (404), not one that names no app.
-    static func documents(_ configuration: ServiceConfiguration) -> [String: StaticDocument] {
-        var documents: [String: StaticDocument] = [:]
-        if !configuration.apple.isEmpty {
-            let aasa = StaticDocument(JSONWriter.compact(configuration.appSiteAssociation))
+    /// The document at `path` for the domain `authority` names; nil when that domain has none
+    /// (or no domain is named: ``DomainGuard`` answers that request first).
+    func document(_ path: String, authority: String?) -> StaticDocument? {
+        if path == Self.openAPIPath { return openAPI }
+        guard let byDomain = documents[path], let domain = hosts.domain(authority: authority), domain < byDomain.count else { return nil }
+        return byDomain[domain]
+    }
+
+    /// Each domain's association files, by path. A domain whose platform has no app gets no file (404), not one that names no app.
+    static func documents(_ configuration: ServiceConfiguration) -> [String: [StaticDocument?]] {
+        let domains = configuration.servedDomains
+        let aasa = domains.map { $0.apple.isEmpty ? nil : StaticDocument(JSONWriter.compact($0.appSiteAssociation)) }
+        let assetLinks = domains.map { $0.android.isEmpty ? nil : StaticDocument(JSONWriter.compact($0.assetLinks.json)) }
+        var documents: [String: [StaticDocument?]] = [:]
+        if aasa.contains(where: { $0 != nil }) {
             documents["/.well-known/apple-app-site-association"] = aasa
             documents["/apple-app-site-association"] = aasa
         }
-        if !configuration.android.isEmpty {
-            documents["/.well-known/assetlinks.json"] = StaticDocument(JSONWriter.compact(configuration.assetLinks.json))
-        }
-        documents["/openapi.json"] = openAPIDocument
+        if assetLinks.contains(where: { $0 != nil }) { documents["/.well-known/assetlinks.json"] = assetLinks }
         return documents
     }
 
-    /// The documents as lane routes: always answered whole, on the lane or by the router.
+    /// The documents as lane routes: answered whole on the lane when the request's domain has
+    /// the file; anything else (a host no domain names, a domain without the file) goes to the
+    /// router, which says so.
     var laneRoutes: [LaneRoute] {
-        documents.sorted { $0.key < $1.key }.map { $0.value.route($0.key) }
+        (documents.keys.sorted() + (openAPI == nil ? [] : [Self.openAPIPath])).map { path in
+            LaneRoute(path) { request in
+                document(path, authority: request.head.authority)?.answer(ifNoneMatch: request.head.headerFields[.ifNoneMatch])
+            }
+        }
     }
+
+    /// Where the OpenAPI document is served.
+    static let openAPIPath = "/openapi.json"
 
     /// The OpenAPI 3.1 document of every route (`Resources/openapi.json`), served at /openapi.json.
     static let openAPIDocument: StaticDocument? = ServiceResources.path("openapi.json")

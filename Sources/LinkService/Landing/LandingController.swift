@@ -15,6 +15,10 @@ import ServiceTransport
 /// The landing pages: `/i/{code}` of a stored link (and the path an imported Firebase short
 /// link had), and the page of every universal-link route of the table.
 ///
+/// Each domain's route pages are its own (its route table, apps and landing settings). Stored
+/// links, Firebase long links and imported Firebase paths are the first domain's: on another
+/// domain's hosts a code is not found.
+///
 /// A stored link's page is decided once (``decide(_:address:)``): from memory when the link is
 /// in the hot cache with a page for this visitor, on the lane or first in the router; else, with
 /// the same ``LandingRequest``, from the store (``storedPage(_:address:)``). The router does not
@@ -30,8 +34,21 @@ struct LandingController: Sendable {
     let now: @Sendable () -> Date
     /// The header the operator's proxy names the visitor's country in (`visits.countryHeader`).
     let countryHeader: HTTPField.Name?
+    /// Which domain a request is for.
+    let hosts: DomainHosts
+    /// Each domain's route pages, by domain index; the first is the links' (`pages`, `claims`).
+    let routeDomains: [RouteDomain]
+
+    /// What a domain's route pages are made with.
+    struct RouteDomain: Sendable {
+        let pages: LandingPages
+        let claims: Claims
+    }
 
     var configuration: ServiceConfiguration { pages.configuration }
+
+    /// Whether a request for `authority` is for the domain the stored links live on (the first).
+    func isLinksDomain(_ authority: String?) -> Bool { !hosts.strict || hosts.domain(authority: authority) == 0 }
 
     /// The answer the hot cache gives, or that only the store can.
     enum Decision {
@@ -55,7 +72,7 @@ struct LandingController: Sendable {
     /// `/i/{code}` on the lane: the page when ``decide(_:address:)`` has it complete.
     var laneRoute: LaneRoute {
         LaneRoute("/i/{code}") { request in
-            guard let code = request.parameter else { return nil }
+            guard let code = request.parameter, isLinksDomain(request.head.authority) else { return nil }
             let fields = request.head.headerFields
             let target = request.head.path ?? ""
             let query = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[target.utf8.index(after: $0)...] }
@@ -72,6 +89,7 @@ struct LandingController: Sendable {
     /// `/i/{code}` in the router: decided from memory unless the lane has done so already, else
     /// from the store.
     func page(_ request: Request, _ context: ServiceContext) async -> Response {
+        guard isLinksDomain(request.head.authority) else { return pages.messagePage(.notFound, "Link not found", "This link does not exist.") }
         let landing = LandingRequest(code: context.parameters.get("code") ?? "", method: request.method, fields: request.headers,
                                      query: request.uri.query.map { Substring($0) }, countryHeader: countryHeader)
         return await page(landing, laneDeclined: request.headers[LaneRoute.declinedField] != nil, address: { addresses.address(request, context) })
@@ -214,13 +232,17 @@ struct LandingController: Sendable {
         if request.uri.path.hasPrefix("/api/") || request.uri.path == "/api" {
             return APIError(.notFound, .notFound, "no API endpoint at \(request.uri.path)").response
         }
+        // The request's domain (``DomainGuard`` has answered a host no domain names).
+        let domain = hosts.domain(authority: request.head.authority) ?? 0
+        let (pages, claims) = (routeDomains[domain].pages, routeDomains[domain].claims)
+        let configuration = pages.configuration
         guard let host = configuration.router.hosts.first else { return pages.messagePage(.notFound, "Not found", "Nothing here.") }
         var url = "https://" + host + request.uri.path
         if let q = request.uri.query, !q.isEmpty { url += "?" + q }
-        if request.uri.path == "/", request.uri.queryParameters["link"] != nil { return await firebase.longLink(request, context) }
+        if domain == 0, request.uri.path == "/", request.uri.queryParameters["link"] != nil { return await firebase.longLink(request, context) }
         guard let match = configuration.router.route(url).match,
               let route = configuration.router.routes.first(where: { $0.name == match.route }), route.kind == .universal, !route.exclude else {
-            if let imported = await importedLinkPage(request, context) { return imported }
+            if domain == 0, let imported = await importedLinkPage(request, context) { return imported }
             return pages.messagePage(.notFound, "Not found", "Nothing here.")
         }
         let settings = configuration.landingPages[route.name]

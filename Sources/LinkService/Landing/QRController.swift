@@ -3,6 +3,7 @@ import LinkRequests
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LinkConfiguration
 import LinkStorage
 import NIOCore
 import NIOPosix
@@ -27,6 +28,8 @@ struct QRController: Sendable {
     let answers: LinkAnswers
     let addresses: ClientAddresses
     let now: @Sendable () -> Date
+    /// Which domain a request is for: the links, and so their codes, are the first domain's.
+    let hosts: DomainHosts
 
     func addRoutes(to router: Router<ServiceContext>) {
         router.get("/i/{code}/qr.svg") { request, context in try await image(request, context, png: false) }
@@ -41,7 +44,9 @@ struct QRController: Sendable {
         // Like the page: a code that cannot exist is simply not found.
         let raw = context.parameters.get("code") ?? ""
         let code = raw.contains("%") ? raw.removingPercentEncoding ?? raw : raw
-        guard input.isStoredCode(code) else { throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))", field: "code") }
+        guard input.isStoredCode(code), !hosts.strict || hosts.domain(authority: request.head.authority) == 0 else {
+            throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))", field: "code")
+        }
         var size = LinkService.defaultQRSize
         if png, let s = request.uri.queryParameters["size"], !s.isEmpty {
             guard let n = Int(s), LinkService.qrSizes.contains(n) else {

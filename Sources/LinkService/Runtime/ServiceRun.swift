@@ -1,12 +1,13 @@
 #if canImport(Glibc)
-import LinkRequests
-import ServiceTransport
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 import Hummingbird
 import LinkConfiguration
+import LinkRequests
+import LinkRouting
+import ServiceTransport
 import LinkRules
 import LinkStorage
 import Logging
@@ -90,11 +91,15 @@ package struct ServiceRun {
         if limits.maximumConnections < 1024 {
             logger.warning("the open-file limit allows only \(limits.maximumConnections) connections; raise it (ulimit -n, LimitNOFILE=) for a public service")
         }
+        // With a domains list, each domain's name and hosts.
+        let domains = configuration.domains.map { "\($0.domainName) (\($0.router.hosts.joined(separator: ", ")))" }.joined(separator: "; ")
         let app = service.application(host: host, port: port, connectionLimits: limits) { channel in
-            logger.notice("listening", metadata: [
+            var metadata: Logger.Metadata = [
                 "url": "http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)", "config": "\(path)", "database": "\(shown)",
                 "connections": "\(limits.maximumConnections)", "perAddress": "\(limits.maximumPerAddress.map(String.init) ?? "no limit")",
-            ])
+            ]
+            if !domains.isEmpty { metadata["domains"] = "\(domains)" }
+            logger.notice("listening", metadata: metadata)
         }
         do { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint, .sighup]) } catch {
             await store.close()
