@@ -83,7 +83,7 @@ extension ServiceConfiguration {
 
     /// Why `name` cannot name a domain, or nil: 1–63 lower-case letters, digits, `.` and `-`,
     /// as it is written in API requests, exports and the dashboard's addresses.
-    static func domainNameProblem(_ name: String) -> String? {
+    package static func domainNameProblem(_ name: String) -> String? {
         guard !name.isEmpty, name.utf8.count <= 63 else { return "is not 1 to 63 characters long" }
         guard name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2E }) else {
             return "may hold lower-case letters, digits, '.' and '-' only"

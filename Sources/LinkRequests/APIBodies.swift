@@ -67,6 +67,8 @@ extension Response {
 /// `POST /api/links` (and the fields `PATCH` may change): see `LinkInput.read`.
 package struct LinkRequest: APIRequestBody, Encodable {
     package var code: String?
+    /// The name of the domain the link is made on (a `domains` list's `name`); nil: the first.
+    package var domain: String?
     package var deepLink: String?
     package var route: String?
     package var parameters: OrderedMembers<ParameterValue>?
@@ -83,7 +85,7 @@ package struct LinkRequest: APIRequestBody, Encodable {
     package var tags: [String]?
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case code, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses, utm, tags
+        case code, domain, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses, utm, tags
     }
 
     /// A link's campaign values (`utm` in the API): each its `utm_*` parameter's value.
@@ -256,6 +258,8 @@ package struct LinkPatch: APIRequestBody {
 /// A link as the API answers it, and as webhook events carry it.
 package struct LinkResponse: Encodable {
     package var code: String
+    /// The name of the link's domain.
+    package var domain: String
     package var kind: String
     package var url: String
     package var deepLink: String?
@@ -278,8 +282,9 @@ package struct LinkResponse: Encodable {
     /// What the service could not do for this link as asked (a page without an app button), or nil.
     package var warnings: [String]?
 
-    package init(_ link: StoredLink, url: String, deepLink: String?) {
-        code = link.code
+    package init(_ link: StoredLink, domain: String, url: String, deepLink: String?) {
+        code = LinkKey.code(of: link.code)
+        self.domain = domain
         kind = link.kind.rawValue
         self.url = url
         self.deepLink = deepLink

@@ -40,6 +40,8 @@ extension ErrorCode {
     public static let invalidDays = ErrorCode("invalid-days")
     /// A deep link on a scheme that is not an app scheme of the configuration, or an https one off its hosts.
     public static let invalidDeepLink = ErrorCode("invalid-deep-link")
+    /// A `domain` (in a body or a query) that names no configured domain, or one the token may not use.
+    public static let invalidDomain = ErrorCode("invalid-domain")
     /// A bad `expiresAt` or `expiresIn`: not RFC 3339, in the past, over ten years ahead, not positive, or both given.
     public static let invalidExpiry = ErrorCode("invalid-expiry")
     /// A request field of the wrong type or out of its bounds (too long, out of range).

@@ -170,14 +170,16 @@ package struct LinkInput {
     package func edit(_ link: StoredLink, with patch: [(key: String, value: JSONValue)], now: Date) throws(APIError) -> StoredLink {
         guard !patch.isEmpty else { throw APIError.badRequest(.emptyEdit, "the body names no field to change") }
         for (key, _) in patch {
-            if key == "code" { throw APIError.badRequest(.immutableField, "a link's code cannot change (printed codes would break); create a new link", field: key) }
+            if key == "code" || key == "domain" {
+                throw APIError.badRequest(.immutableField, "a link's \(key) cannot change (printed \(key == "code" ? "codes" : "links") would break); create a new link", field: key)
+            }
             // An invite is its fields (the Plur API answers them): its target cannot become
             // something its fields do not describe.
             if link.kind == .invite && ["deepLink", "route", "parameters"].contains(key) {
                 throw APIError.badRequest(.immutableField, "an invite's \(key) cannot change (the invite API answers its fields from it); create a new invite", field: key)
             }
             guard LinkRequest.fields.contains(key) else {
-                let known = LinkRequest.fields.filter { $0 != "code" }
+                let known = LinkRequest.fields.filter { $0 != "code" && $0 != "domain" }
                 let meant = DocumentShape.suggestion(for: key, among: known).map { "; did you mean \(JSONWriter.quote($0))?" } ?? ""
                 throw APIError.badRequest(.unknownField, "unknown field \(JSONWriter.quote(key))\(meant) (known: \(known.joined(separator: ", ")))", field: key)
             }

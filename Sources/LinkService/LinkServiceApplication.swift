@@ -57,12 +57,15 @@ public struct LinkService: Sendable {
                 now: @escaping @Sendable () -> Date = { Date() },
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) throws(ConfigurationError) {
         self.configuration = configuration
-        let input = LinkInput(configuration: configuration)
-        let answers = LinkAnswers(configuration: configuration, input: input)
+        let domains = LinkDomains(configuration)
+        let input = domains.inputs[0]
+        let answers = LinkAnswers(configuration: configuration, input: input, domains: domains)
         // Link changes and clicks write their webhook events in their own transactions.
         let store = store.withOutbox(WebhookOutbox(
             endpoints: configuration.webhooks.endpointNames, render: { answers.response($0).json },
-            pageURL: { LinkAnswers.pageURL(code: $0, kind: $1, publicURL: configuration.publicURL) }))
+            pageURL: { key, kind in
+                LinkAnswers.pageURL(code: LinkKey.code(of: key), kind: kind, publicURL: domains.configurations[domains.index(ofKey: key) ?? 0].publicURL)
+            }))
         self.store = store
         self.logger = logger
         self.now = now
@@ -90,7 +93,7 @@ public struct LinkService: Sendable {
         _ = LandingPages.prefetchHeaderNames
         DashboardPages.load()
         let documents = AssociationController.documents(configuration)
-        let hosts = configuration.domainHosts
+        let hosts = domains.hosts
 
         let limits = RequestLimits(configuration: configuration, store: store, metrics: metrics, clock: clock)
         let tokens = TokenVerifier(store: store, limits: limits)
@@ -106,7 +109,7 @@ public struct LinkService: Sendable {
             endpoints: ServiceEndpoints(openAPI: AssociationController.openAPIDocument.map { String(buffer: $0.body) }),
             association: AssociationController(documents: documents, openAPI: AssociationController.openAPIDocument, hosts: hosts),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
-            links: LinksController(store: store, hot: hot, input: input, answers: answers, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now,
+            links: LinksController(store: store, hot: hot, answers: answers, domains: domains, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now,
                                    breakdowns: StatsController(store: store, input: input, now: now, countsUniques: configuration.visits.uniques)),
             invites: InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses,
                                        limits: limits, tokens: tokens, bodies: bodies, now: now),
@@ -115,14 +118,13 @@ public struct LinkService: Sendable {
             landing: LandingController(pages: pages, claims: claims, hot: hot, uses: uses, addresses: addresses,
                                        firebase: FirebaseController(pages: pages, claims: claims, addresses: addresses), metrics: metrics, now: now,
                                        countryHeader: configuration.visits.countryHeader.flatMap { HTTPField.Name($0) },
-                                       hosts: hosts, routeDomains: [.init(pages: pages, claims: claims)] + configuration.servedDomains.dropFirst().map { domain in
-                                           let input = LinkInput(configuration: domain)
-                                           return LandingController.RouteDomain(
-                                               pages: LandingPages(answers: LinkAnswers(configuration: domain, input: input), logger: logger),
+                                       domains: domains, routeDomains: [.init(pages: pages, claims: claims)] + zip(domains.configurations, domains.inputs).dropFirst().map { domain, input in
+                                           LandingController.RouteDomain(
+                                               pages: LandingPages(answers: LinkAnswers(configuration: domain, input: input, domains: domains), logger: logger),
                                                claims: Claims(configuration: domain, input: input, store: store, keys: claims.keys, limits: limits,
                                                               metrics: metrics, now: now, logger: logger))
                                        }),
-            qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now, hosts: hosts),
+            qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now, domains: domains),
             deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now),
             dashboard: DashboardController(store: store, hot: hot, answers: answers, newLinks: newLinks, tokens: tokens, limits: limits,
                                            bodies: bodies, metrics: metrics, now: now),

@@ -34,13 +34,17 @@ public enum APIToken {
     static let idAlphabet = Array("abcdefghijkmnopqrstuvwxyz23456789")
 
     /// Makes a new token with a random 12-character id and a 256-bit secret; a scope given twice is kept once.
-    public static func issue(name: String, scopes: [TokenScope], now: Date = Date()) -> Issued {
+    /// With `domains`, the link scopes (`links:read`, `links:write`) are granted on those domains
+    /// only, each as `scope@domain` (see ``domains(_:_:)``); the others are every domain's.
+    public static func issue(name: String, scopes: [TokenScope], domains: [String] = [], now: Date = Date()) -> Issued {
         var rng = SystemRandomNumberGenerator()
         let id = String((0..<12).map { _ in idAlphabet[Int(rng.next(upperBound: UInt(idAlphabet.count)))] })
         let secret = Base64URL.random(bytes: 32)
-        var given: Set<TokenScope> = []
-        let record = StoredToken(id: id, name: name, secretHash: hash(secret), scopes: scopes.filter { given.insert($0).inserted }.map(\.rawValue),
-                                 createdAt: now, revokedAt: nil)
+        var given: Set<String> = []
+        let granted = scopes.flatMap { scope in
+            domains.isEmpty || !domainScopes.contains(scope) ? [scope.rawValue] : domains.map { scope.rawValue + "@" + $0 }
+        }.filter { given.insert($0).inserted }
+        let record = StoredToken(id: id, name: name, secretHash: hash(secret), scopes: granted, createdAt: now, revokedAt: nil)
         return Issued(token: "sy_\(id)_\(secret)", record: record)
     }
 
@@ -96,7 +100,19 @@ public enum APIToken {
     /// Equal-length comparison whose time does not depend on where the bytes differ.
     package static func constantTimeEquals(_ a: String, _ b: String) -> Bool { ConstantTime.equals(a, b) }
 
-    /// Whether `record` grants `scope`.
+    /// The scopes a token can be limited to some domains for.
+    public static let domainScopes: Set<TokenScope> = [.linksRead, .linksWrite]
+
+    /// The domains `record` may use `scope` on: nil for every domain (the scope granted as
+    /// itself, or `admin`), else the names its `scope@name` grants give (empty: none). A node of
+    /// an older version reads `links:read@shop` as no scope it knows, and refuses the token.
+    package static func domains(_ record: StoredToken, _ scope: TokenScope) -> Set<String>? {
+        if grants(record, scope) { return nil }
+        let prefix = scope.rawValue + "@"
+        return Set(record.scopes.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+    }
+
+    /// Whether `record` grants `scope` on every domain.
     package static func grants(_ record: StoredToken, _ scope: TokenScope) -> Bool {
         record.scopes.contains(scope.rawValue) || record.scopes.contains(TokenScope.admin.rawValue)
             // A token that may make any link may make one through Firebase's API too.

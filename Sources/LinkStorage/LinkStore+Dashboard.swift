@@ -84,11 +84,14 @@ extension LinkStore {
     // MARK: Search
 
     /// The newest links first; with `query`, those whose code, title, deep link, route or route
-    /// parameters contain it (ignoring ASCII case).
-    package func searchLinks(_ query: String, limit: Int) async throws(StoreError) -> [StoredLink] {
+    /// parameters contain it (ignoring ASCII case); with `domains`, of those domains only (nil
+    /// in it: the first domain; see ``LinkKey``).
+    package func searchLinks(_ query: String, limit: Int, domains: [String?]? = nil) async throws(StoreError) -> [StoredLink] {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
+        let (domainFilter, domainValues) = domains.map(Self.domainCondition) ?? ("1 = 1", [])
         guard !trimmed.isEmpty else {
-            return try await db.read("SELECT \(Self.columns) FROM links ORDER BY created_at DESC, code DESC LIMIT ?", [.int(Int64(limit))]).map(Self.link)
+            return try await db.read("SELECT \(Self.columns) FROM links WHERE \(domainFilter) ORDER BY created_at DESC, code DESC LIMIT ?",
+                                     domainValues + [.int(Int64(limit))]).map(Self.link)
         }
         // LIKE with its wildcards escaped; LOWER on both sides, as PostgreSQL's LIKE is case-sensitive.
         var pattern = "%"
@@ -99,8 +102,8 @@ extension LinkStore {
         pattern += "%"
         let columns = ["code", "title", "deep_link", "route", "parameters"]
         let condition = columns.map { "LOWER(COALESCE(\($0), '')) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ")
-        return try await db.read("SELECT \(Self.columns) FROM links WHERE \(condition) ORDER BY created_at DESC, code DESC LIMIT ?",
-                                 Array(repeating: SQLValue.text(pattern), count: columns.count) + [.int(Int64(limit))]).map(Self.link)
+        return try await db.read("SELECT \(Self.columns) FROM links WHERE (\(condition)) AND \(domainFilter) ORDER BY created_at DESC, code DESC LIMIT ?",
+                                 Array(repeating: SQLValue.text(pattern), count: columns.count) + domainValues + [.int(Int64(limit))]).map(Self.link)
     }
 
     // MARK: Dashboard sessions

@@ -258,8 +258,10 @@ public struct LinkStore: Sendable {
     }
 
     /// Links in creation order, after the (created, code) cursor of the previous page; with
-    /// `tag`, only those carrying it.
-    package func links(after cursor: (createdAt: Int64, code: String)?, limit: Int, tag: String? = nil) async throws(StoreError) -> [StoredLink] {
+    /// `tag`, only those carrying it; with `domains`, only those of the domains named (nil in
+    /// it: the first domain; see ``LinkKey``).
+    package func links(after cursor: (createdAt: Int64, code: String)?, limit: Int, tag: String? = nil,
+                       domains: [String?]? = nil) async throws(StoreError) -> [StoredLink] {
         var conditions: [String] = [], binds: [SQLValue] = []
         if let cursor {
             conditions.append("(created_at > ? OR (created_at = ? AND code > ?))")
@@ -269,8 +271,29 @@ public struct LinkStore: Sendable {
             conditions.append(Self.tagCondition)
             binds.append(Self.tagPattern(tag))
         }
+        if let domains {
+            let (condition, values) = Self.domainCondition(domains)
+            conditions.append(condition)
+            binds += values
+        }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         return try await db.read("SELECT \(Self.columns) FROM links\(filter) ORDER BY created_at, code LIMIT ?", binds + [.int(Int64(limit))]).map(Self.link)
+    }
+
+    /// The condition on a table's `code` that a link is of one of `domains` (nil: the first
+    /// domain, whose keys hold no `/`), with its values. Domain names hold no LIKE wildcard.
+    static func domainCondition(_ domains: [String?]) -> (String, [SQLValue]) {
+        guard !domains.isEmpty else { return ("1 = 0", []) }
+        var parts: [String] = [], values: [SQLValue] = []
+        for domain in domains {
+            if let domain {
+                parts.append("code LIKE ?")
+                values.append(.text(domain + "/%"))
+            } else {
+                parts.append("code NOT LIKE '%/%'")
+            }
+        }
+        return ("(" + parts.joined(separator: " OR ") + ")", values)
     }
 
     /// The condition on `links` that a row carries a tag, bound to ``tagPattern(_:)``.

@@ -102,6 +102,7 @@ struct TokenCreate: AsyncParsableCommand {
 
     @Option(help: "A name to recognise the token by.") var name: String
     @Option(help: "links:read, links:write, transactions, fdl:create (Firebase's REST API only) or admin (repeatable; default links:write and links:read).") var scope: [String] = []
+    @Option(help: "Limit links:read and links:write to the domain of this name (a domains list's name; repeatable; default: every domain).") var domain: [String] = []
     @OptionGroup var databaseOption: DatabaseOption
 
     func validate() throws {
@@ -111,11 +112,19 @@ struct TokenCreate: AsyncParsableCommand {
             throw ValidationError("unknown scope '\(s)'\(meant) (known: \(known.joined(separator: ", ")))")
         }
         if let problem = APIToken.nameProblem(name) { throw ValidationError("--name \(problem)") }
+        for d in domain {
+            if let problem = ServiceConfiguration.domainNameProblem(d) { throw ValidationError("--domain \(JSONWriter.quote(d)) \(problem)") }
+        }
+        if !domain.isEmpty, let other = scopes.first(where: { !APIToken.domainScopes.contains($0) }) {
+            throw ValidationError("--domain limits links:read and links:write; a token with \(other.rawValue) acts on every domain, so make it a token of its own without --domain")
+        }
     }
 
+    /// The scopes asked for (links:write and links:read when none is).
+    var scopes: [TokenScope] { scope.isEmpty ? [.linksWrite, .linksRead] : scope.compactMap(TokenScope.init(rawValue:)) }
+
     func run() async throws {
-        let scopes = scope.isEmpty ? [TokenScope.linksWrite, .linksRead] : scope.compactMap(TokenScope.init(rawValue:))
-        let issued = APIToken.issue(name: name, scopes: scopes)
+        let issued = APIToken.issue(name: name, scopes: scopes, domains: domain)
         try await databaseOption.withStore { try await $0.insert(issued.record) }
         Output.error("created token \(issued.record.id) (\(name); scopes: \(issued.record.scopes.joined(separator: " "))) in \(databaseOption.shown). It is shown once:")
         Output.line(issued.token)

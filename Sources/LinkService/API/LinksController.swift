@@ -2,6 +2,7 @@ import LinkCache
 import LinkRequests
 import Foundation
 import Hummingbird
+import LinkConfiguration
 import LinkStorage
 import Prometheus
 import SwitchyardCore
@@ -11,8 +12,9 @@ import SwitchyardCore
 struct LinksController: Sendable {
     let store: LinkStore
     let hot: HotLinks
-    let input: LinkInput
     let answers: LinkAnswers
+    /// The domains links are made on: each one's input checks, and the keys of their codes.
+    let domains: LinkDomains
     let newLinks: NewLinks
     let bodies: RequestBodies
     let metrics: ServiceMetrics
@@ -25,31 +27,70 @@ struct LinksController: Sendable {
 
     /// The reading routes on `reading` (behind `links:read`), the writing ones on `writing`.
     func addRoutes(reading: RouterGroup<ServiceContext>, writing: RouterGroup<ServiceContext>) {
-        reading.get("links") { request, _ in try await list(request) }
-        reading.get("links/{code}") { _, context in try await get(context) }
+        reading.get("links") { request, context in try await list(request, context) }
+        reading.get("links/{code}") { request, context in try await get(request, context) }
         reading.get("links/{code}/stats") { request, context in try await stats(request, context) }
+        reading.get("links/{code}/visits") { request, context in
+            let (code, key, _) = try link(request, context, .linksRead)
+            return try await breakdowns.visits(request, key: key, code: code)
+        }
         writing.post("links") { request, context in try await create(request, context) }
         writing.patch("links/{code}") { request, context in try await patch(request, context) }
-        writing.delete("links/{code}") { _, context in try await delete(context) }
+        writing.delete("links/{code}") { request, context in try await delete(request, context) }
+    }
+
+    /// The domain a request names (`name`, from a body's `domain` or the `domain` query
+    /// parameter) as an index, checked against what the token may do there: 400 for a name no
+    /// domain has, 403 for a domain the token's `scope` does not reach. Without a name: the
+    /// token's one domain when it is limited to one, else the first.
+    func domain(named name: String?, field: String, _ context: ServiceContext, _ scope: TokenScope) throws(APIError) -> Int {
+        let token = try context.verifiedToken()
+        let allowed = APIToken.domains(token, scope)
+        let index: Int
+        if let name { index = try domains.index(named: name, field: field) } else if let only = allowed, only.count == 1, let one = only.first,
+                                                                                 let i = domains.indexes[one] { index = i } else { index = 0 }
+        let named = domains.configurations[index].domainName
+        if let allowed, !allowed.contains(named) {
+            throw APIError(.forbidden, .insufficientScope, "token \(token.name) may use \(scope.rawValue) on \(allowed.sorted().joined(separator: ", ")) only, not on \(named)", field: field)
+        }
+        return index
+    }
+
+    /// The `domain` query parameter, given once at most.
+    static func domainParameter(_ request: Request) throws(APIError) -> String? {
+        let given = request.uri.queryParameters.getAll("domain")
+        if given.count > 1 { throw APIError.badRequest(.invalidDomain, "domain is given more than once", field: "domain") }
+        return given.first.map { String($0) }
+    }
+
+    /// The `{code}` of a request on the domain its `domain` query parameter names: the code as
+    /// the API shows it, its stored key, and the domain's index.
+    func link(_ request: Request, _ context: ServiceContext, _ scope: TokenScope) throws(APIError) -> (code: String, key: String, domain: Int) {
+        let index = try domain(named: try Self.domainParameter(request), field: "domain", context, scope)
+        let code = try domains.inputs[index].code(in: context)
+        return (code, domains.key(code: code, domain: index), index)
     }
 
     func create(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let token = try context.verifiedToken()
         let body = try await bodies.json(request)
-        var link = try input.read(body, now: now())
+        // The domain first: the link is checked against that domain's routes and hosts.
+        let asked = try LinkRequest.decode(body)
+        let index = try domain(named: asked.domain, field: "domain", context, .linksWrite)
+        var link = try domains.inputs[index].read(asked, now: now())
         link.createdBy = token.id
-        try await newLinks.insert(&link, chosenCode: !link.code.isEmpty)
+        try await newLinks.insert(&link, chosenCode: !link.code.isEmpty, domain: domains.keyName(index))
         metrics.linksCreated.increment()
         return try Response.json(answers.response(link), status: .created)
     }
 
-    func get(_ context: ServiceContext) async throws -> Response {
-        let code = try input.code(in: context)
-        guard let link = try await store.link(code: code) else { throw APIError.noLink(code) }
+    func get(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let (code, key, _) = try link(request, context, .linksRead)
+        guard let link = try await store.link(code: key) else { throw APIError.noLink(code) }
         return try Response.json(answers.response(link))
     }
 
-    func list(_ request: Request) async throws -> Response {
+    func list(_ request: Request, _ context: ServiceContext) async throws -> Response {
         var limit = 50
         if let l = request.uri.queryParameters["limit"] {
             guard let n = Int(l), (1...200).contains(n) else { throw APIError.badRequest(.invalidLimit, "limit must be 1–200", field: "limit") }
@@ -62,7 +103,15 @@ struct LinksController: Sendable {
         }
         if request.uri.queryParameters.getAll("tag").count > 1 { throw APIError.badRequest(.invalidField, "tag is given more than once", field: "tag") }
         let tag = try request.uri.queryParameters["tag"].map { (t) throws(APIError) in try LinkInput.tagFilter(t) }
-        let page = try await store.links(after: cursor, limit: limit + 1, tag: tag)
+        // One domain when one is named; else every domain the token may read.
+        let token = try context.verifiedToken()
+        var only: [String?]?
+        if let name = try Self.domainParameter(request) {
+            only = [domains.keyName(try domain(named: name, field: "domain", context, .linksRead))]
+        } else if let allowed = APIToken.domains(token, .linksRead) {
+            only = domains.configurations.indices.filter { allowed.contains(domains.configurations[$0].domainName) }.map(domains.keyName)
+        }
+        let page = try await store.links(after: cursor, limit: limit + 1, tag: tag, domains: only)
         let links = page.prefix(limit)
         var next: String?
         if page.count > limit, let last = links.last { next = Self.encodeCursor(LinkStore.millis(last.createdAt), last.code) }
@@ -73,16 +122,16 @@ struct LinksController: Sendable {
     /// cache forgets the link at once; other nodes when the change is announced (PostgreSQL), or
     /// else when their cached copy expires (`HotLinks.ttl`, 5 s).
     func patch(_ request: Request, _ context: ServiceContext) async throws -> Response {
-        let code = try input.code(in: context)
+        let (code, key, index) = try link(request, context, .linksWrite)
         let body = try await bodies.json(request)
         guard let members = body.objectMembers else { throw APIError.badRequest(.notAnObject, "the body must be a JSON object") }
         // Clicks still counted in memory are written first: a new `maxUses` is weighed against
         // every use so far, and the answer's `clicks` is the real count.
         try await hot.flush()
-        guard let current = try await store.link(code: code) else { throw APIError.noLink(code) }
-        let edited = try input.edit(current, with: members, now: now())
+        guard let current = try await store.link(code: key) else { throw APIError.noLink(code) }
+        let edited = try domains.inputs[index].edit(current, with: members, now: now())
         let stored = try await store.update(edited)
-        hot.forget(code)
+        hot.forget(key)
         // Clicks the lane counted while the edit ran are written too, so a use limit set
         // just now is weighed against them from the next visit on.
         try? await hot.flush()
@@ -90,10 +139,10 @@ struct LinksController: Sendable {
         return try Response.json(answers.response(stored))
     }
 
-    func delete(_ context: ServiceContext) async throws -> Response {
-        let code = try input.code(in: context)
-        let deleted = try await store.delete(code: code)
-        hot.forget(code)
+    func delete(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let (code, key, _) = try link(request, context, .linksWrite)
+        let deleted = try await store.delete(code: key)
+        hot.forget(key)
         guard deleted else { throw APIError.noLink(code) }
         return Response(status: .noContent)
     }
@@ -103,10 +152,10 @@ struct LinksController: Sendable {
     /// today (UTC), and the hosts people came from (from the visit records, so within
     /// `visits.retentionDays`). Visits of the last second may still be in memory.
     func stats(_ request: Request, _ context: ServiceContext) async throws -> Response {
-        let code = try input.code(in: context)
+        let (code, key, _) = try link(request, context, .linksRead)
         // A breakdown's parameters without `by` are the breakdown's to refuse.
         if StatsController.parameters.contains(where: { request.uri.queryParameters[$0] != nil }) {
-            return try await breakdowns.breakdown(request, code: code)
+            return try await breakdowns.breakdown(request, code: key)
         }
         var days = 30
         if request.uri.queryParameters.getAll("days").count > 1 {
@@ -116,12 +165,12 @@ struct LinksController: Sendable {
             guard let n = Int(d), (1...366).contains(n) else { throw APIError.badRequest(.invalidDays, "days must be a whole number from 1 to 366", field: "days") }
             days = n
         }
-        guard let link = try await store.link(code: code) else { throw APIError.noLink(code) }
+        guard let link = try await store.link(code: key) else { throw APIError.noLink(code) }
         let today = ClickDay.day(of: now())
         let firstDay = today - Int64(days) + 1
-        let rows = try await store.clickDays(code: code, from: firstDay)
-        let platforms = try await store.clicksByPlatform(code: code)
-        let referrers = try await store.referrers(code: code, limit: Self.topReferrers)
+        let rows = try await store.clickDays(code: key, from: firstDay)
+        let platforms = try await store.clicksByPlatform(code: key)
+        let referrers = try await store.referrers(code: key, limit: Self.topReferrers)
         var human = [Int64](repeating: 0, count: days), bot = [Int64](repeating: 0, count: days)
         for row in rows where row.day >= firstDay && row.day <= today {
             let i = Int(row.day - firstDay)
@@ -129,7 +178,7 @@ struct LinksController: Sendable {
         }
         let botTotal = platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks }
         return try Response.json(LinkStatsResponse(
-            code: link.code,
+            code: code,
             clicks: .init(human: link.clicks, bot: botTotal),
             byPlatform: OrderedMembers(platforms.filter { $0.platform != .bot }.map { ($0.platform.rawValue, $0.clicks) }),
             byDay: (0..<days).map { i in .init(day: Timestamp.formatDay(firstDay + Int64(i)), human: human[i], bot: bot[i]) },

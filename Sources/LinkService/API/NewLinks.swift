@@ -14,16 +14,19 @@ struct NewLinks: Sendable {
     let configuration: ServiceConfiguration
     let logger: Logger
 
-    /// Stores `link`; with `chosenCode` false it gets a random code first (an invite's code
-    /// parameter too). 409 `code-taken` for a chosen code another link has.
-    func insert(_ link: inout StoredLink, chosenCode: Bool) async throws {
+    /// Stores `link` on the domain named `domain` (nil: the first; see ``LinkKey``); with
+    /// `chosenCode` false it gets a random code first (an invite's code parameter too). 409
+    /// `code-taken` for a chosen code another link of the domain has.
+    func insert(_ link: inout StoredLink, chosenCode: Bool, domain: String? = nil) async throws {
         var rng = SystemRandomNumberGenerator()
+        if chosenCode { link.code = LinkKey.key(code: link.code, domain: domain) }
         for _ in 0..<8 {
             if !chosenCode {
-                link.code = String((0..<configuration.codeLength).map { _ in configuration.codeAlphabet.randomElement(using: &rng)! })
+                let code = String((0..<configuration.codeLength).map { _ in configuration.codeAlphabet.randomElement(using: &rng)! })
+                link.code = LinkKey.key(code: code, domain: domain)
                 if let invites = configuration.invites, link.kind == .invite, let p = invites.codeParameter {
                     link.parameters.removeAll { $0.0 == p }
-                    link.parameters.append((p, link.code))
+                    link.parameters.append((p, code))
                 }
             }
             do {
@@ -33,7 +36,7 @@ struct NewLinks: Sendable {
             } catch {
                 // Anything but a taken code is the store failing (answered 503 by `StoreFailures`).
                 guard error.code == .duplicate else { throw error }
-                if chosenCode { throw APIError(.conflict, .codeTaken, "code \(link.code) is already taken", field: "code") }
+                if chosenCode { throw APIError(.conflict, .codeTaken, "code \(LinkKey.code(of: link.code)) is already taken", field: "code") }
                 logger.notice("short code collision; drawing another", metadata: ["code": "\(link.code)"])
             }
         }

@@ -26,8 +26,14 @@ struct StatsController: Sendable {
     static let maximumGroups = 1000
 
     func addRoutes(reading: RouterGroup<ServiceContext>) {
-        reading.get("stats") { request, _ in try await breakdown(request, code: nil) }
-        reading.get("links/{code}/visits") { request, context in try await visits(request, code: try input.code(in: context)) }
+        reading.get("stats") { request, context in
+            // Across links is across every domain: a token limited to some cannot have it.
+            let token = try context.verifiedToken()
+            if let allowed = APIToken.domains(token, .linksRead) {
+                throw APIError(.forbidden, .insufficientScope, "token \(token.name) may read the links of \(allowed.sorted().joined(separator: ", ")) only, and the stats across links cover every domain; ask for one link's (GET /api/links/{code}/stats?domain=)")
+            }
+            return try await breakdown(request, code: nil)
+        }
     }
 
     struct Answer: Encodable {
@@ -91,11 +97,11 @@ struct StatsController: Sendable {
                 let value = CSVFields.spreadsheetSafe(row.value ?? "")
                 text += CSVFields.record((by == .city ? [value, row.country ?? ""] : [value]) + [String(row.visits)] + (countsUniques ? [String(row.uniques)] : []))
             }
-            let name = (code.map { $0 + "-" } ?? "") + by.rawValue + "-\(Timestamp.formatDay(from))-\(Timestamp.formatDay(to)).csv"
+            let name = (code.map { LinkKey.code(of: $0) + "-" } ?? "") + by.rawValue + "-\(Timestamp.formatDay(from))-\(Timestamp.formatDay(to)).csv"
             return Self.csvResponse(ByteBuffer(string: text), name: name)
         }
         return try Response.json(Answer(
-            code: code, by: by.rawValue, from: Timestamp.formatDay(from), to: Timestamp.formatDay(to), campaign: campaign, tag: tag,
+            code: code.map(LinkKey.code(of:)), by: by.rawValue, from: Timestamp.formatDay(from), to: Timestamp.formatDay(to), campaign: campaign, tag: tag,
             visits: result.visits, uniques: countsUniques ? result.uniques : nil,
             rows: result.rows.map { .init(value: $0.value, country: $0.country, visits: $0.visits, uniques: countsUniques ? $0.uniques : nil) }),
             nilMembers: .null)
@@ -139,13 +145,13 @@ struct StatsController: Sendable {
     /// too) over whole UTC days as CSV, oldest first, written page by page; text a visitor chose
     /// (referrer, campaign, software names) is made inert for spreadsheets, and so is the
     /// visitor's hash, whose base64url text may begin with `-`.
-    func visits(_ request: Request, code: String) async throws -> Response {
+    func visits(_ request: Request, key: String, code: String) async throws -> Response {
         let query = request.uri.queryParameters
         for name in ["from", "to"] where query.getAll(name).count > 1 {
             throw APIError.badRequest(.invalidField, "\(name) is given more than once", field: name)
         }
         let (from, to) = try span(query)
-        guard try await store.link(code: code) != nil else { throw APIError.noLink(code) }
+        guard try await store.link(code: key) != nil else { throw APIError.noLink(code) }
         let store = self.store
         let end = (to + 1) * 86_400
         let body = ResponseBody { writer in
@@ -154,13 +160,13 @@ struct StatsController: Sendable {
             while start < end {
                 // Whole seconds per page: the page ends before the last second it reached, which
                 // the next page reads whole (a page of one second alone is read whole too).
-                let page = try await store.visits(code: code, seconds: start..<end, limit: Self.visitsPerPage)
+                let page = try await store.visits(code: key, seconds: start..<end, limit: Self.visitsPerPage)
                 var rows = page
                 if page.count == Self.visitsPerPage, let last = page.last?.visit.second, last > start {
                     rows = page.filter { $0.visit.second < last }
                     start = last
                 } else if page.count == Self.visitsPerPage, let last = page.last?.visit.second {
-                    rows = try await store.visits(code: code, seconds: last..<(last + 1))
+                    rows = try await store.visits(code: key, seconds: last..<(last + 1))
                     start = last + 1
                 } else {
                     start = end

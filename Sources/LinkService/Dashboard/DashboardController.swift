@@ -221,7 +221,8 @@ struct DashboardController: Sendable {
     func adminList(_ request: Request, _ user: AdminUser) async throws -> Response {
         // The search form is a GET form: its query is form-encoded (`+` is a space).
         let query = request.uri.query.flatMap { AdminForm($0)?["q"] } ?? ""
-        let links = try await store.searchLinks(query, limit: Self.adminListLimit + 1)
+        // The first domain's links: the dashboard does not switch between domains yet.
+        let links = try await store.searchLinks(query, limit: Self.adminListLimit + 1, domains: [nil])
         let rows = links.prefix(Self.adminListLimit).map { link in
             LinksView.Row(code: link.code, linkTitle: link.title ?? "", opens: answers.deepLink(of: link) ?? "", clicks: link.clicks, created: Self.isoDate(link.createdAt))
         }

@@ -15,9 +15,9 @@ import ServiceTransport
 /// The landing pages: `/i/{code}` of a stored link (and the path an imported Firebase short
 /// link had), and the page of every universal-link route of the table.
 ///
-/// Each domain's route pages are its own (its route table, apps and landing settings). Stored
-/// links, Firebase long links and imported Firebase paths are the first domain's: on another
-/// domain's hosts a code is not found.
+/// Each domain's pages are its own (its route table, apps and landing settings): a code on a
+/// domain's hosts is that domain's link (``LinkKey``), never another's. Firebase long links and
+/// imported Firebase paths are the first domain's.
 ///
 /// A stored link's page is decided once (``decide(_:address:)``): from memory when the link is
 /// in the hot cache with a page for this visitor, on the lane or first in the router; else, with
@@ -34,9 +34,9 @@ struct LandingController: Sendable {
     let now: @Sendable () -> Date
     /// The header the operator's proxy names the visitor's country in (`visits.countryHeader`).
     let countryHeader: HTTPField.Name?
-    /// Which domain a request is for.
-    let hosts: DomainHosts
-    /// Each domain's route pages, by domain index; the first is the links' (`pages`, `claims`).
+    /// The domains, and which one a request's host names.
+    let domains: LinkDomains
+    /// Each domain's pages, by domain index; the first's are `pages` and `claims`.
     let routeDomains: [RouteDomain]
 
     /// What a domain's route pages are made with.
@@ -47,8 +47,16 @@ struct LandingController: Sendable {
 
     var configuration: ServiceConfiguration { pages.configuration }
 
-    /// Whether a request for `authority` is for the domain the stored links live on (the first).
-    func isLinksDomain(_ authority: String?) -> Bool { !hosts.strict || hosts.domain(authority: authority) == 0 }
+    var hosts: DomainHosts { domains.hosts }
+
+    /// The stored key of `code` on the domain `authority` names; nil when it names none.
+    func key(_ code: String, authority: String?) -> String? {
+        guard let index = hosts.domain(authority: authority) else { return nil }
+        return index == 0 ? code : domains.key(code: code, domain: index)
+    }
+
+    /// What the pages of the link stored under `key` are made with: its domain's.
+    func serving(_ key: String) -> RouteDomain? { domains.index(ofKey: key).map { routeDomains[$0] } }
 
     /// The answer the hot cache gives, or that only the store can.
     enum Decision {
@@ -72,11 +80,11 @@ struct LandingController: Sendable {
     /// `/i/{code}` on the lane: the page when ``decide(_:address:)`` has it complete.
     var laneRoute: LaneRoute {
         LaneRoute("/i/{code}") { request in
-            guard let code = request.parameter, isLinksDomain(request.head.authority) else { return nil }
+            guard let parameter = request.parameter, let code = key(String(parameter), authority: request.head.authority) else { return nil }
             let fields = request.head.headerFields
             let target = request.head.path ?? ""
             let query = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[target.utf8.index(after: $0)...] }
-            let landing = LandingRequest(code: String(code), method: .get, fields: fields, query: query, countryHeader: countryHeader)
+            let landing = LandingRequest(code: code, method: .get, fields: fields, query: query, countryHeader: countryHeader)
             // The address closure is written in place: bound to a local constant it would be a
             // heap context made and freed on every page.
             switch decide(landing, address: { addresses.address(forwardedFor: { fields[values: ClientAddresses.forwardedFor] }, peer: request.client) ?? "unknown" }) {
@@ -89,8 +97,11 @@ struct LandingController: Sendable {
     /// `/i/{code}` in the router: decided from memory unless the lane has done so already, else
     /// from the store.
     func page(_ request: Request, _ context: ServiceContext) async -> Response {
-        guard isLinksDomain(request.head.authority) else { return pages.messagePage(.notFound, "Link not found", "This link does not exist.") }
-        let landing = LandingRequest(code: context.parameters.get("code") ?? "", method: request.method, fields: request.headers,
+        // ``DomainGuard`` has answered a host no domain names.
+        guard let code = key(context.parameters.get("code") ?? "", authority: request.head.authority) else {
+            return pages.messagePage(.notFound, "Link not found", "This link does not exist.")
+        }
+        let landing = LandingRequest(code: code, method: request.method, fields: request.headers,
                                      query: request.uri.query.map { Substring($0) }, countryHeader: countryHeader)
         return await page(landing, laneDeclined: request.headers[LaneRoute.declinedField] != nil, address: { addresses.address(request, context) })
     }
@@ -109,7 +120,7 @@ struct LandingController: Sendable {
     /// kept, or for a claim's budget.
     func decide(_ landing: LandingRequest, address: () -> String?) -> Decision {
         let code = landing.code, audience = landing.audience
-        guard pages.input.isStoredCode(code) else { return .needsStore }
+        guard pages.input.isStoredCode(LinkKey.code(of: code)) else { return .needsStore }
         // An in-app browser gets its own buttons: a page of its own, made from the store.
         guard landing.inApp == nil else { return .needsStore }
         let date = now()
@@ -148,7 +159,11 @@ struct LandingController: Sendable {
     /// used-up link's page is 410 with the way on it had.
     func storedPage(_ landing: LandingRequest, address: () -> String?) async -> Response {
         let code = landing.code, audience = landing.audience, preview = landing.preview, inApp = landing.inApp
-        guard pages.input.isStoredCode(code) else { return pages.messagePage(.notFound, "Link not found", "This link does not exist.") }
+        // The link's own domain's pages and claims (a key of a domain no longer configured: none).
+        guard pages.input.isStoredCode(LinkKey.code(of: code)), let serving = serving(code) else {
+            return pages.messagePage(.notFound, "Link not found", "This link does not exist.")
+        }
+        let (pages, claims) = (serving.pages, serving.claims)
         let link: StoredLink?
         do { link = try await hot.link(code) } catch {
             return pages.storeFailurePage(error, logger: claims.logger)
@@ -208,7 +223,7 @@ struct LandingController: Sendable {
                     body = claimPage.with(token: signed)
                 } else {
                     // A template that does not show the token as written: rendered with the token itself.
-                    body = await pages.pageBody(Claims.carrying(signed, base, audience: audience, publicURL: configuration.publicURL), for: audience, inApp: inApp)
+                    body = await pages.pageBody(Claims.carrying(signed, base, audience: audience, publicURL: pages.configuration.publicURL), for: audience, inApp: inApp)
                 }
             }
         } else if inApp != nil {

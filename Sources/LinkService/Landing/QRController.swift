@@ -28,8 +28,8 @@ struct QRController: Sendable {
     let answers: LinkAnswers
     let addresses: ClientAddresses
     let now: @Sendable () -> Date
-    /// Which domain a request is for: the links, and so their codes, are the first domain's.
-    let hosts: DomainHosts
+    /// The domains: a code is looked up on the domain the request's host names.
+    let domains: LinkDomains
 
     func addRoutes(to router: Router<ServiceContext>) {
         router.get("/i/{code}/qr.svg") { request, context in try await image(request, context, png: false) }
@@ -43,10 +43,12 @@ struct QRController: Sendable {
     func image(_ request: Request, _ context: ServiceContext, png: Bool) async throws -> Response {
         // Like the page: a code that cannot exist is simply not found.
         let raw = context.parameters.get("code") ?? ""
-        let code = raw.contains("%") ? raw.removingPercentEncoding ?? raw : raw
-        guard input.isStoredCode(code), !hosts.strict || hosts.domain(authority: request.head.authority) == 0 else {
-            throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))", field: "code")
+        let shown = raw.contains("%") ? raw.removingPercentEncoding ?? raw : raw
+        // ``DomainGuard`` has answered a host no domain names.
+        guard input.isStoredCode(shown), let domain = domains.hosts.domain(authority: request.head.authority) else {
+            throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(shown))", field: "code")
         }
+        let code = domains.key(code: shown, domain: domain)
         var size = LinkService.defaultQRSize
         if png, let s = request.uri.queryParameters["size"], !s.isEmpty {
             guard let n = Int(s), LinkService.qrSizes.contains(n) else {
@@ -55,14 +57,14 @@ struct QRController: Sendable {
             size = n
         }
         guard let link = try await hot.link(code) else {
-            throw APIError(.notFound, .notFound, "no link with code \(code)", field: "code")
+            throw APIError(.notFound, .notFound, "no link with code \(shown)", field: "code")
         }
         // A use-limited link's count is the database's (the cache may be seconds behind it).
         var current = link
         if link.maxUses != nil { current.clicks = try await store.link(code: code)?.clicks ?? .max }
         switch LinkService.gone(current, at: now()) {
-        case .expired?: throw APIError(.gone, .expired, "the link with code \(code) has expired")
-        case .usedUp(let max)?: throw APIError(.gone, .usedUp, "the link with code \(code) has been used \(max) times, its limit")
+        case .expired?: throw APIError(.gone, .expired, "the link with code \(shown) has expired")
+        case .usedUp(let max)?: throw APIError(.gone, .usedUp, "the link with code \(shown) has been used \(max) times, its limit")
         case nil: break
         }
         let key = QRImages.key(code: code, size: png ? size : 0, png: png)
