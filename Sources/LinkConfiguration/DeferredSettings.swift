@@ -76,8 +76,10 @@ package struct DeferredSettings: Sendable, Equatable {
 
     /// What a visit is matched by: SHA-256 of the platform and the full address (kept only
     /// while the visit can be matched, and only with probabilistic matching on).
-    package static func matchKey(platform: AppPlatform, address: String) -> String {
-        APIToken.hash("match-v1|" + platform.rawValue + "|" + address)
+    /// With `domain` (a domain's name other than the first's), that domain's key: a visit on one
+    /// domain's page is matched only by a request to that domain.
+    package static func matchKey(platform: AppPlatform, address: String, domain: String? = nil) -> String {
+        APIToken.hash("match-v1|" + platform.rawValue + "|" + address + (domain.map { "|" + $0 } ?? ""))
     }
 
     /// The key of the Play Store `referrer` value the app reads: `sy_claim=TOKEN`.

@@ -33,6 +33,12 @@ extension ServiceConfiguration {
         for (i, entry) in entries.enumerated() {
             let at = "domains[\(i)]"
             guard case .object(let keys) = entry else { throw ConfigurationError("\(at): an object (hosts, apple, android, routes, …)") }
+            guard entry["hosts"]?.arrayValue?.isEmpty == false || entry["routeTable"] != nil else {
+                throw ConfigurationError("\(at).hosts: a domain needs its host names (hosts, or those of its routeTable)")
+            }
+            if i > 0, entry["invites"] != nil {
+                throw ConfigurationError("\(at).invites: the invite API makes the first domain's links; move invites to domains[0]")
+            }
             var merged = shared.filter { $0.key != "service" }
             var service: [(key: String, value: JSONValue)] = {
                 if case .object(let s)? = document["service"] { return s }
@@ -48,6 +54,18 @@ extension ServiceConfiguration {
             }
             guard !view.router.hosts.isEmpty else {
                 throw ConfigurationError("\(at).hosts: a domain needs its host names (hosts, or those of its routeTable)")
+            }
+            // A request's host is matched as browsers send it: each configured host must be one,
+            // written so (a trailing dot, a wildcard or a host a browser would rewrite matches
+            // no request, or another domain's).
+            let written = entry["hosts"]?.arrayValue?.compactMap(\.stringValue)
+            for (j, host) in view.router.hosts.enumerated() {
+                let raw = written.map { j < $0.count ? $0[j] : host } ?? host
+                let place = written == nil ? "\(at).routeTable: host \(JSONWriter.quote(raw))" : "\(at).hosts[\(j)]: \(JSONWriter.quote(raw))"
+                if let problem = WebURL.hostProblem(host, allowingPunycode: true) { throw ConfigurationError("\(place) \(problem)") }
+                if raw.utf8.allSatisfy({ $0 < 0x80 }), raw.lowercased() != host {
+                    throw ConfigurationError("\(place) is not a host as browsers send it (they would send \(host)); write \(host)")
+                }
             }
             if let name = keys.first(where: { $0.key == "name" })?.value.stringValue {
                 if let problem = Self.domainNameProblem(name) { throw ConfigurationError("\(at).name: \(JSONWriter.quote(name)) \(problem)") }
@@ -69,6 +87,14 @@ extension ServiceConfiguration {
             if let problem = view.servingProblem { throw ConfigurationError(Self.domainMessage(problem, at: at)) }
             views.append(view)
         }
+        // A Firebase URL prefix is one domain's, and is served on its host by that host's domain.
+        for (i, view) in views.enumerated() {
+            for (j, prefix) in view.fdlPrefixes.enumerated() {
+                if let other = views.indices.first(where: { $0 != i && (views[$0].fdlPrefixes.contains(prefix) || views[$0].router.hosts.contains(prefix.host) || views[$0].publicHost == prefix.host) }) {
+                    throw ConfigurationError("domains[\(i)].fdlPrefixes[\(j)]: \(prefix.text) is on a host or prefix of domains[\(other)] (\(views[other].domainName)); a prefix is served on its host, by that host's domain")
+                }
+            }
+        }
         self = views[0]
         domains = views
     }
@@ -81,14 +107,39 @@ extension ServiceConfiguration {
         return "\(path).\(message)"
     }
 
-    /// Why `name` cannot name a domain, or nil: 1–63 lower-case letters, digits, `.` and `-`,
-    /// as it is written in API requests, exports and the dashboard's addresses.
+    /// Why `name` cannot name a domain, or nil: 1–253 lower-case letters, digits, `.` and `-`,
+    /// starting with a letter or digit (a host name is one), as API requests and tokens write it.
     package static func domainNameProblem(_ name: String) -> String? {
-        guard !name.isEmpty, name.utf8.count <= 63 else { return "is not 1 to 63 characters long" }
-        guard name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2E }) else {
-            return "may hold lower-case letters, digits, '.' and '-' only"
+        guard !name.isEmpty, name.utf8.count <= 253 else { return "is not 1 to 253 characters long" }
+        guard name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2E }),
+              let first = name.utf8.first, (0x61...0x7A).contains(first) || (0x30...0x39).contains(first) else {
+            return "may hold lower-case letters, digits, '.' and '-' only, starting with a letter or digit"
         }
         return nil
+    }
+
+    /// The domain and code of a short link at `host` and `path` (as a browser sends them): under
+    /// the longest of the domains' `fdlPrefixes` it falls under, else at the root of a domain's
+    /// host; nil when no domain has it. A code is one path segment after the prefix's path
+    /// (`prefixPath`, empty at the root).
+    package func shortLink(host: String, path: String) -> (domain: Int, code: String, prefixPath: String)? {
+        var best: (domain: Int, code: String, prefixPath: String)?
+        for (d, domain) in servedDomains.enumerated() {
+            for prefix in domain.fdlPrefixes where prefix.host == host {
+                guard let code = prefix.code(in: path), prefix.path.count > (best?.prefixPath.count ?? -1) else { continue }
+                best = (d, code, prefix.path)
+            }
+        }
+        if let best { return best }
+        guard let d = servedDomains.firstIndex(where: { $0.router.hosts.contains(host) || $0.publicHost == host }),
+              path.hasPrefix("/"), case let code = path.dropFirst(), !code.isEmpty, !code.contains("/") else { return nil }
+        return (d, String(code), "")
+    }
+
+    /// Where this domain's imported Firebase links are: its first URL prefix on one of its hosts,
+    /// else its public URL.
+    package var fdlBase: String {
+        fdlPrefixes.first { router.hosts.contains($0.host) || publicHost == $0.host }?.text ?? publicURL
     }
 
     /// Which domain serves a request, by its `Host`: see ``DomainHosts``.
@@ -121,5 +172,45 @@ package struct DomainHosts: Sendable {
         guard let authority else { return nil }
         if let index = owners[authority] { return index }
         return RequestHost.normalized(authority).flatMap { owners[$0] }
+    }
+}
+
+/// A Firebase Dynamic Links URL prefix (`domainUriPrefix`): an https host and a path of zero or
+/// more segments, such as `https://example.page.link` or `https://go.example.com/invite`.
+package struct FDLPrefix: Sendable, Equatable {
+    /// The host, lower-case.
+    package let host: String
+    /// The path: empty, or `/` and segments, without a trailing slash.
+    package let path: String
+    /// The prefix as written in links: `https://host/path`.
+    package var text: String { "https://" + host + path }
+
+    /// The code of a short link whose path is this prefix's and one segment more; nil otherwise.
+    package func code(in requestPath: String) -> String? {
+        guard requestPath.hasPrefix(path + "/") else { return nil }
+        let code = requestPath.dropFirst(path.count + 1)
+        return code.isEmpty || code.contains("/") ? nil : String(code)
+    }
+
+    /// Reads `text`, refusing at `key` what is not an https host with an optional plain path.
+    package init(_ text: String, at key: String) throws(ConfigurationError) {
+        guard let parts = URLComponents(string: text), parts.scheme?.lowercased() == "https", let host = parts.host?.lowercased(), !host.isEmpty,
+              parts.port == nil, parts.user == nil, parts.password == nil, parts.query == nil, parts.fragment == nil else {
+            throw ConfigurationError("\(key): \(JSONWriter.quote(text)) is not a Dynamic Links URL prefix (https://HOST or https://HOST/PATH, as Firebase's domainUriPrefix)")
+        }
+        if let problem = WebURL.hostProblem(host, allowingPunycode: true) { throw ConfigurationError("\(key): \(JSONWriter.quote(text)) \(problem)") }
+        var path = parts.percentEncodedPath
+        if path == "/" { path = "" }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard path.isEmpty || (path.hasPrefix("/") && segments.allSatisfy { s in
+            !s.isEmpty && s.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }
+        }) else {
+            throw ConfigurationError("\(key): \(JSONWriter.quote(text)) has a path of other than letters, digits, '-', '_' and '.' segments")
+        }
+        if let first = segments.first, ServiceConfiguration.isServicePath("/" + first) || first.lowercased() == "i" || first.lowercased() == "d" {
+            throw ConfigurationError("\(key): \(JSONWriter.quote(text)) starts with /\(first), a path the service answers itself")
+        }
+        self.host = host
+        self.path = path
     }
 }

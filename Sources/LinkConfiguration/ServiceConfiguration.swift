@@ -120,6 +120,10 @@ public struct ServiceConfiguration: Sendable {
     package var pageTemplates: PageTemplates = .standard
     /// The invite API's mapping (`invites`); nil when the section is absent, and the invite endpoints answer 404.
     package var invites: Invites?
+    /// The Firebase Dynamic Links URL prefixes whose short links are this domain's
+    /// (`fdlPrefixes`): `import fdl` and the REST API map a short link under one to this domain,
+    /// and a prefix on one of the domain's hosts serves its links (`https://PREFIX/CODE`).
+    package var fdlPrefixes: [FDLPrefix] = []
     /// Hosts, beyond the configuration's own and the two stores, that fallbacks may send people to.
     package var redirectHosts: [String]
     /// Custom schemes deep links may use, beyond the apps' own.
@@ -229,6 +233,7 @@ public struct ServiceConfiguration: Sendable {
             ]),
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),
             "routeTable": .string,
+            "fdlPrefixes": .array(.string),
         ]
         keys.merge(LinkRouter.tableKeys) { a, _ in a }
         return keys
@@ -336,7 +341,13 @@ public struct ServiceConfiguration: Sendable {
                 throw ConfigurationError("landing.templates: \(error)", cause: error)
             }
         }
+        for (i, value) in (document["fdlPrefixes"]?.arrayValue ?? []).enumerated() {
+            let prefix = try FDLPrefix(value.stringValue ?? "", at: "fdlPrefixes[\(i)]")
+            if fdlPrefixes.contains(prefix) { throw ConfigurationError("fdlPrefixes[\(i)]: \(prefix.text) is listed already") }
+            fdlPrefixes.append(prefix)
+        }
         if let path = visits.geoDatabase { visits.geoDatabase = Self.file(path, relativeTo: directory) }
+        if let path = appleCDN.caFile { appleCDN.caFile = Self.file(path, relativeTo: directory) }
         if visits.userAgentRegexesConfigured, let path = visits.userAgentRegexes { visits.userAgentRegexes = Self.file(path, relativeTo: directory) }
         if let header = visits.countryHeader, trustedProxies == 0 {
             throw ConfigurationError("visits.countryHeader: \(header) is believed only from a proxy of yours, and service.trustForwardedFor says there is none; any client could send it")

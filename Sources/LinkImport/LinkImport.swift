@@ -124,7 +124,9 @@ package struct LinkImport: Sendable {
             throw Failure("line \(header.line): needs a longLink or a link column besides shortLink")
         }
         let lastColumnRead = columns.map(\.index).max() ?? 0
-        let ownHost = URLComponents(string: input.configuration.publicURL)?.host?.lowercased()
+        let configuration = input.configuration
+        let ownHost = URLComponents(string: configuration.publicURL)?.host?.lowercased()
+        let domains = configuration.servedDomains
         var otherHosts: [String: Int] = [:]
         var seen: [String: Int] = [:]
         for record in records.dropFirst() {
@@ -146,14 +148,23 @@ package struct LinkImport: Sendable {
                   let host = components.host?.lowercased(), !host.isEmpty else {
                 problem("shortLink \(LinkInput.excerpt(short)) is not an http(s) URL"); continue
             }
-            let code = String(components.path.dropFirst())
-            guard components.path.hasPrefix("/"), !code.contains("/"), LinkInput.isImportedCode(code) else {
-                problem("shortLink \(LinkInput.excerpt(short)): its path must be one segment of 1–64 letters, digits, - or _"); continue
+            // The domain whose URL prefix (or host) the short link is under, its code the segment
+            // after that; a link on no domain's prefix or host is the first domain's, at the root.
+            let mapped = configuration.shortLink(host: host, path: components.percentEncodedPath)
+            let domain = mapped?.domain ?? 0
+            let code = mapped?.code ?? String(components.path.dropFirst())
+            let underPrefix = !(mapped?.prefixPath.isEmpty ?? true)
+            guard mapped != nil || components.path.hasPrefix("/") && !code.contains("/"), LinkInput.isImportedCode(code) else {
+                problem("shortLink \(LinkInput.excerpt(short)): its path must be one segment of 1–64 letters, digits, - or _ (after a URL prefix of fdlPrefixes)"); continue
             }
-            if let reason = reservedPath(code) {
+            if !underPrefix, let reason = (domain == 0 ? input : LinkInput(configuration: domains[domain])).rootPathProblem(code) {
                 problem("shortLink path /\(code) \(reason), so the link could never be served there; give it another path"); continue
             }
-            if let first = seen[code] { problem("shortLink path /\(code) is on line \(first) already"); continue }
+            let key = LinkKey.key(code: code, domain: domain == 0 ? nil : domains[domain].domainName)
+            if let first = seen[key] {
+                problem(domain == 0 && !underPrefix ? "shortLink path /\(code) is on line \(first) already"
+                        : "shortLink \(LinkInput.excerpt(short)): its code \(code) on \(domains[domain].domainName) is on line \(first) already"); continue
+            }
             if components.query != nil || components.fragment != nil {
                 plan.notes.append("line \(record.line): shortLink \(LinkInput.excerpt(short)) has a query or fragment; the link is served at /\(code), and what follows the path is not part of it")
             }
@@ -168,12 +179,12 @@ package struct LinkImport: Sendable {
             let given = columns.compactMap { _, name in name != "shortLink" && name != "longLink" && name != "name" ? values[name].map { (name, $0) } : nil }
             pairs = pairs.filter { pair in !given.contains { $0.0 == pair.0 } } + given
             let link: FirebaseLink
-            do { link = try FirebaseLink(pairs, input: input) } catch {
+            do { link = try FirebaseLink(pairs, input: domain == 0 ? input : LinkInput(configuration: domains[domain])) } catch {
                 // Every refusal of a Firebase link's parameters names the parameter it is about.
                 problem(error.message)
                 continue
             }
-            var stored = link.storedLink(code: code, now: now)
+            var stored = link.storedLink(code: key, now: now)
             if stored.title == nil, let name = values["name"] {
                 // The name stands in for the title: the title's limit holds.
                 guard name.count <= LinkInput.maximumTitleLength else {
@@ -182,8 +193,8 @@ package struct LinkImport: Sendable {
                 do { try LinkInput.checkText(name, field: "name") } catch { problem(error.message); continue }
                 stored.title = name
             }
-            seen[code] = record.line
-            if host != ownHost { otherHosts[host, default: 0] += 1 }
+            seen[key] = record.line
+            if mapped == nil, host != ownHost { otherHosts[host, default: 0] += 1 }
             plan.links.append(stored)
             plan.lines.append(record.line)
         }

@@ -64,7 +64,8 @@ public struct LinkService: Sendable {
         let store = store.withOutbox(WebhookOutbox(
             endpoints: configuration.webhooks.endpointNames, render: { answers.response($0).json },
             pageURL: { key, kind in
-                LinkAnswers.pageURL(code: LinkKey.code(of: key), kind: kind, publicURL: domains.configurations[domains.index(ofKey: key) ?? 0].publicURL)
+                let domain = domains.configurations[domains.index(ofKey: key) ?? 0]
+                return LinkAnswers.pageURL(code: LinkKey.code(of: key), kind: kind, publicURL: kind == .fdl ? domain.fdlBase : domain.publicURL)
             }))
         self.store = store
         self.logger = logger
@@ -104,6 +105,12 @@ public struct LinkService: Sendable {
         let claims = Claims(configuration: configuration, input: input, store: store, keys: ClaimKeys(configuration.deferred.signingKeys),
                             limits: limits, metrics: metrics, now: now, logger: logger)
         let addresses = limits.addresses
+        // Each domain's pages and claims: the first's are `pages` and `claims`.
+        let served = [DomainPages(pages: pages, claims: claims)] + zip(domains.configurations, domains.inputs).enumerated().dropFirst().map { i, domain in
+            var claims = Claims(configuration: domain.0, input: domain.1, store: store, keys: claims.keys, limits: limits, metrics: metrics, now: now, logger: logger)
+            claims.matchDomain = domains.keyName(i)
+            return DomainPages(pages: LandingPages(answers: LinkAnswers(configuration: domain.0, input: domain.1, domains: domains), logger: logger), claims: claims)
+        }
         routes = ServiceRoutes(
             limits: limits, tokens: tokens, metrics: metrics,
             endpoints: ServiceEndpoints(openAPI: AssociationController.openAPIDocument.map { String(buffer: $0.body) }),
@@ -116,19 +123,15 @@ public struct LinkService: Sendable {
             transactions: TransactionsController(store: store, bodies: bodies, now: now),
             resolve: ResolveController(engine: engine, gate: AdmissionGate(limit: configuration.resolveThreads * 4)),
             landing: LandingController(pages: pages, claims: claims, hot: hot, uses: uses, addresses: addresses,
-                                       firebase: FirebaseController(pages: pages, claims: claims, addresses: addresses), metrics: metrics, now: now,
+                                       firebase: served.map { FirebaseController(pages: $0.pages, claims: $0.claims, addresses: addresses) }, metrics: metrics, now: now,
                                        countryHeader: configuration.visits.countryHeader.flatMap { HTTPField.Name($0) },
-                                       domains: domains, routeDomains: [.init(pages: pages, claims: claims)] + zip(domains.configurations, domains.inputs).dropFirst().map { domain, input in
-                                           LandingController.RouteDomain(
-                                               pages: LandingPages(answers: LinkAnswers(configuration: domain, input: input, domains: domains), logger: logger),
-                                               claims: Claims(configuration: domain, input: input, store: store, keys: claims.keys, limits: limits,
-                                                              metrics: metrics, now: now, logger: logger))
-                                       }),
+                                       domains: domains, routeDomains: served),
             qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now, domains: domains),
-            deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now),
+            deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now,
+                                         domains: domains, served: served),
             dashboard: DashboardController(store: store, hot: hot, answers: answers, newLinks: newLinks, tokens: tokens, limits: limits,
                                            bodies: bodies, metrics: metrics, now: now),
-            firebaseAPI: FirebaseAPIController(store: store, input: input, tokens: tokens, limits: limits, bodies: bodies, now: now, metrics: metrics))
+            firebaseAPI: FirebaseAPIController(store: store, domains: domains, tokens: tokens, limits: limits, bodies: bodies, now: now, metrics: metrics))
     }
 
     /// The rule manifest `resolve.manifest` names, or the embedded default rules; a manifest that

@@ -40,7 +40,7 @@ extension DeferredClaim {
         package var platform: AppPlatform?
 
         package init(_ claim: DeferredClaim, match: String? = nil, platform: AppPlatform? = nil) {
-            code = claim.code
+            code = claim.code.map(LinkKey.code(of:))
             deepLink = claim.deepLink
             route = claim.route
             parameters = OrderedMembers(claim.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })

@@ -64,6 +64,22 @@ import Testing
         ("domains:\n\(plur)\n  - {name: plur, hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}", "domains[1].name: \"plur\" names domains[0] already"),
         ("domains:\n  - {name: Plur!, hosts: [a.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}", "domains[0].name: \"Plur!\" may hold lower-case letters"),
         ("domains:\n  - {apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}", "domains[0].hosts: a domain needs its host names"),
+        ("domains:\n  - {hosts: [], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [{name: p, pattern: \"/p/{id}\"}]}", "domains[0].hosts: a domain needs its host names"),
+        ("domains:\n\(plur)\n  - {hosts: [go.shop.example, rabble.community.], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}",
+         "domains[1].hosts[1]: \"rabble.community.\" has an empty label in its host"),
+        ("domains:\n\(plur)\n  - {hosts: [\"*.shop.example\"], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}",
+         "domains[1].hosts[0]: \"*.shop.example\" has a character in its host that browsers reject or rewrite (*)"),
+        ("domains:\n\(plur)\n  - {hosts: [\"shop.example?x\"], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}",
+         "domains[1].hosts[0]: \"shop.example?x\" is not a host as browsers send it (they would send shop.example); write shop.example"),
+        ("domains:\n\(plur)\n  - {hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [{name: p, pattern: \"/p/{id}\"}, {name: a, pattern: \"shop://p/{id}\"}], invites: {route: a, fields: {id: id}}}",
+         "domains[1].invites: the invite API makes the first domain's links; move invites to domains[0]"),
+        ("domains:\n\(plur)\n    fdlPrefixes: [\"http://plur.page.link\"]", "domains[0].fdlPrefixes[0]: \"http://plur.page.link\" is not a Dynamic Links URL prefix"),
+        ("domains:\n\(plur)\n    fdlPrefixes: [\"https://rabble.community/api\"]", "domains[0].fdlPrefixes[0]: \"https://rabble.community/api\" starts with /api"),
+        ("domains:\n\(plur)\n    fdlPrefixes: [\"https://go.shop.example/invite\"]\n  - {hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}",
+         "domains[0].fdlPrefixes[0]: https://go.shop.example/invite is on a host or prefix of domains[1] (go.shop.example)"),
+        ("domains:\n\(plur)\n    fdlPrefixes: [\"https://x.page.link\"]\n  - {hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [], fdlPrefixes: [\"https://X.page.link/\"]}",
+         "domains[0].fdlPrefixes[0]: https://x.page.link is on a host or prefix of domains[1]"),
+        ("domains:\n  - {name: \"-x\", hosts: [a.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}", "domains[0].name: \"-x\" may hold"),
         ("domains:\n  - {hosts: [a.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [], rateLimit: {}}", "domains[0].rateLimit: unknown key"),
         ("rateLimit: {perAddress: {perMinute: -1}}\ndomains:\n\(plur)", "rateLimit.perAddress"),
     ] as [(String, String)])
@@ -88,7 +104,7 @@ import Testing
             """).domainHosts
         #expect(hosts.strict)
         let cases: [(String?, Int?)] = [
-            ("rabble.community", 0), ("Rabble.COMMUNITY", 0), ("rabble.community.", 0), ("rabble.community:8443", 0), ("RABBLE.community.:443", 0),
+            ("rabble.community", 0), ("Rabble.COMMUNITY", 0), ("rabble.community..", 0), ("rabble.community.", 0), ("rabble.community:8443", 0), ("RABBLE.community.:443", 0),
             ("xn--bcher-kva.example", 1), ("bücher.example", 1), ("BÜCHER.example:80", 1),
             ("www.rabble.community", nil), ("evil.example", nil), ("", nil), (nil, nil), ("rabble.community:x", nil),
             ("user@rabble.community", nil), ("rabble.community/x", nil), ("[::1]:8080", nil),

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LinkConfiguration
+import LinkImport
 @testable import LinkRequests
 @testable import LinkService
 @testable import LinkStorage
@@ -17,9 +18,54 @@ import Testing
     static let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Examples/domains-config.yaml").standardized.path
 
-    static func service(backend: Backend = .sqlite) async throws -> LinkService {
-        let configuration = try ServiceConfiguration(contentsOf: config)
+    static func service(backend: Backend = .sqlite, extra: String = "") async throws -> LinkService {
+        var configuration = try ServiceConfiguration(contentsOf: config)
+        if !extra.isEmpty {
+            let path = Backend.temporaryPath("domains") + "/config.yaml"
+            try (try String(contentsOfFile: config, encoding: .utf8) + "\n" + extra + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            configuration = try ServiceConfiguration(contentsOf: path)
+        }
         return try LinkService(configuration: configuration, store: try await backend.freshStore())
+    }
+
+    static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
+
+    /// The claim token a phone's page carries (its `/d/…` URL), and that URL's host.
+    static func claim(in page: String) throws -> (host: String, token: String) {
+        let match = try #require(page.firstMatch(of: /https:\/\/([a-z.]+)\/d\/([A-Za-z0-9_-]{43})/), "no claim URL in the page")
+        return (String(match.1), String(match.2))
+    }
+
+    /// A phone's visit to one domain's page gets a claim of that domain: its claim page answers on
+    /// that domain's hosts only, with that domain's app; a probabilistic match is made only by
+    /// the domain the app asks, so one domain's app never takes another's visit.
+    @Test(arguments: [false, true])
+    func claimsStayOnTheirDomain(probabilistic: Bool) async throws {
+        let service = try await Self.service(extra: "deferred: {probabilisticMatching: \(probabilistic)}")
+        let all = APIToken.issue(name: "all", scopes: [.linksWrite, .linksRead])
+        try await service.store.insert(all.record)
+        try await service.application(port: 0).test(.live) { client in
+            let port = try #require(client.port)
+            #expect(try await Self.send(port, "POST", "/api/links", token: all.token, body: #"{"code": "shoplnk", "domain": "shop", "deepLink": "shop://product/l1"}"#).status == 201)
+            // A route page's claim (stored) and a link page's claim (signed, without matching).
+            for path in ["/p/sku-9", "/i/shoplnk"] {
+                let page = try await Self.get(port, path, host: "go.shop.example", userAgent: Self.iPhone)
+                #expect(page.status == 200, "\(path)")
+                let (host, token) = try Self.claim(in: page.body)
+                #expect(host == "go.shop.example")
+                let own = try await Self.get(port, "/d/\(token)", host: "go.shop.example", userAgent: Self.iPhone)
+                #expect(own.status == 200 && own.body.contains("shop://product/") && !own.body.contains("rabble.community") && !own.body.contains("1234567890"),
+                        "\(path): \(own.status) \(own.body.prefix(300))")
+                let other = try await Self.get(port, "/d/\(token)", host: "rabble.community", userAgent: Self.iPhone)
+                #expect(other.status == 404 && !other.body.contains("shop://"), "\(path): \(other.status)")
+            }
+            guard probabilistic else { return }
+            // The shop page's visit is the shop's: Plur's app finds nothing, the shop's app finds it.
+            let plurAsks = try await Self.send(port, "POST", "/api/deferred/match", host: "rabble.community", body: #"{"platform": "ios"}"#)
+            #expect(plurAsks.status == 404 && plurAsks.body.contains("no-match"), "\(plurAsks.body)")
+            let shopAsks = try await Self.send(port, "POST", "/api/deferred/match", host: "go.shop.example", body: #"{"platform": "ios"}"#)
+            #expect(shopAsks.status == 200 && shopAsks.body.contains("shop://product/") && shopAsks.body.contains(#""match":"probabilistic""#), "\(shopAsks.body)")
+        }
     }
 
     /// One GET of `path` on `host`, answered over a new connection: status and body.
@@ -27,6 +73,72 @@ import Testing
         let raw = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUser-Agent: \(userAgent)\r\nConnection: close\r\n\r\n"
         let answers = try await blocking(limited: false) { try RawConnection.exchange(port: port, raw, expecting: 1) }
         return try #require(answers.first, "no answer to \(path) on \(host)")
+    }
+
+    /// Firebase short links map to the domain whose URL prefix (or host) they are under, their
+    /// code the segment after it: imported, they answer at their old path on that domain's
+    /// hosts; the REST API makes them under the prefix asked; long links answer at a prefix too.
+    @Test func firebasePrefixesMapToTheirDomain() async throws {
+        let service = try await Self.service()
+        let plan = try LinkImport(configuration: service.configuration).firebase("""
+            shortLink,longLink
+            https://shop.page.link/abc,https://shop.page.link/?link=https://go.shop.example/p/1&ibi=example.shop.app
+            https://go.shop.example/invite/xyz,https://go.shop.example/invite?link=https://go.shop.example/p/2&ibi=example.shop.app
+            https://rabble.page.link/abc,https://rabble.page.link/?link=https://rabble.community/g/1&ibi=community.rabble.plur
+            https://go.shop.example/root1,https://go.shop.example/?link=https://go.shop.example/p/3&ibi=example.shop.app
+            https://elsewhere.page.link/q1,https://elsewhere.page.link/?link=https://rabble.community/g/2
+            https://shop.page.link/deep/er,https://shop.page.link/?link=https://go.shop.example/p/4
+            """, now: Date())
+        #expect(plan.links.map(\.code) == ["shop/abc", "shop/xyz", "abc", "shop/root1", "q1"], "\(plan.problems)")
+        #expect(plan.problems.map(\.line) == [7])
+        #expect(plan.notes.contains { $0.contains("elsewhere.page.link") } && !plan.notes.contains { $0.contains("shop.page.link") })
+        _ = try await service.store.importLinks(plan.links)
+        let all = APIToken.issue(name: "all", scopes: [.linksWrite, .linksRead])
+        try await service.store.insert(all.record)
+        try await service.application(port: 0).test(.live) { client in
+            let port = try #require(client.port)
+            // Imported links at their old paths, on their domain's hosts only.
+            for (path, host, status) in [("/abc", "go.shop.example", 200), ("/invite/xyz", "go.shop.example", 200), ("/root1", "go.shop.example", 200),
+                                         ("/abc", "rabble.community", 200), ("/invite/xyz", "rabble.community", 404), ("/xyz", "rabble.community", 404),
+                                         ("/root1", "rabble.community", 404), ("/invite/abc", "go.shop.example", 200)] {
+                let page = try await Self.get(port, path, host: host)
+                #expect(page.status == status, "\(host)\(path): \(page.status)")
+            }
+            let shopAbc = try await Self.get(port, "/abc", host: "go.shop.example")
+            #expect(shopAbc.body.contains("go.shop.example/p/1") && !shopAbc.body.contains("rabble.community/g/1"))
+            // The API shows an imported link at its domain's first prefix on its hosts.
+            let read = try Self.json(try await Self.send(port, "GET", "/api/links/xyz?domain=shop", token: all.token).body)
+            #expect(read["url"] == .string("https://go.shop.example/invite/xyz") && read["kind"] == .string("fdl"))
+
+            // Firebase's REST API: a short link under the prefix asked, served there.
+            for (prefix, host, path) in [("https://go.shop.example/invite", "go.shop.example", "/invite/"), ("https://go.shop.example", "go.shop.example", "/")] {
+                let made = try await Self.send(port, "POST", "/v1/shortLinks?key=\(all.token)", body: """
+                    {"dynamicLinkInfo": {"domainUriPrefix": "\(prefix)", "link": "https://go.shop.example/p/9", "iosInfo": {"iosBundleId": "example.shop.app"}}}
+                    """)
+                #expect(made.status == 200, "\(made.body)")
+                let short = try #require(try Self.json(made.body)["shortLink"]?.stringValue)
+                #expect(short.hasPrefix(prefix + "/"))
+                let code = String(short.dropFirst(prefix.count + 1))
+                #expect(try await Self.get(port, path + code, host: host).status == 200, "\(short)")
+                #expect(try await Self.get(port, path + code, host: "rabble.community").status == 404)
+                let stats = try await Self.send(port, "GET", "/v1/\(short.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)/linkStats?durationDays=7&key=\(all.token)")
+                #expect(stats.status == 200, "\(stats.body)")
+            }
+            let unknown = try await Self.send(port, "POST", "/v1/shortLinks?key=\(all.token)", body: #"{"longDynamicLink": "https://nope.page.link/?link=https://go.shop.example/p/1"}"#)
+            #expect(unknown.status == 400 && unknown.body.contains("does not serve the Dynamic Links domain"), "\(unknown.body)")
+
+            // A long link at a prefix's path is the domain's.
+            let long = try await Self.get(port, "/invite?link=https%3A%2F%2Fgo.shop.example%2Fp%2F5&ibi=example.shop.app", host: "go.shop.example")
+            #expect(long.status == 200 && long.body.contains("shop://product/5") || long.body.contains("go.shop.example/p/5"), "\(long.status) \(long.body.prefix(300))")
+        }
+    }
+
+    /// The comparison with Apple's CDN covers every host of every domain, each with its own AASA.
+    @Test func appleCDNComparisonCoversEveryDomainsHosts() throws {
+        let configuration = try ServiceConfiguration(contentsOf: Self.config)
+        let watch = AppleCDNWatch(settings: AppleCDNSettings(), configuration: configuration, metrics: ServiceMetrics())
+        #expect(watch.health.hosts.map(\.host) == ["rabble.community", "www.rabble.community", "go.shop.example"])
+        #expect(watch.health.hosts.allSatisfy { $0.state == "not checked yet" })
     }
 
     /// One request over a new connection: status and body.
@@ -46,8 +158,9 @@ import Testing
     /// each with its own domain's URL, routes and page, found only on its own hosts; a token
     /// limited to one domain makes, reads and lists that domain's links and is refused (403) on
     /// the other's.
-    @Test func linksBelongToTheDomainTheyAreMadeOn() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.available)
+    func linksBelongToTheDomainTheyAreMadeOn(backend: Backend) async throws {
+        let service = try await Self.service(backend: backend)
         let all = APIToken.issue(name: "all", scopes: [.linksWrite, .linksRead])
         let shopOnly = APIToken.issue(name: "shop-only", scopes: [.linksWrite, .linksRead], domains: ["shop"])
         try await service.store.insert(all.record)
@@ -165,7 +278,7 @@ import Testing
             // A host no domain names: 421 for the domains' paths, never another domain's answer.
             for path in ["/.well-known/apple-app-site-association", "/.well-known/assetlinks.json", "/i/plurlnk1", "/g/abc", "/", "/i/plurlnk1/qr.svg"] {
                 let stranger = try await Self.get(port, path, host: "evil.example")
-                #expect(stranger.status == 421 && stranger.body == "421 Misdirected Request: this service serves no domain at evil.example.\n", "\(path): \(stranger)")
+                #expect(stranger.status == 421 && stranger.body == "421 Misdirected Request: this service serves no domain at the host \"evil.example\"\n", "\(path): \(stranger)")
             }
             // The service's own paths answer on any host.
             #expect(try await Self.get(port, "/healthz", host: "evil.example").status == 200)

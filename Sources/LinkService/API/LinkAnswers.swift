@@ -23,9 +23,11 @@ struct LinkAnswers: Sendable {
     /// domain renamed since, is shown on the first).
     func domainIndex(of link: StoredLink) -> Int { domains.index(ofKey: link.code) ?? 0 }
 
-    /// Where a stored link's page is: an imported Firebase link at its old path, others at /i/.
+    /// Where a stored link's page is: an imported Firebase link at its old path (under its
+    /// domain's first URL prefix on its hosts), others at /i/.
     func pageURL(of link: StoredLink) -> String {
-        Self.pageURL(code: LinkKey.code(of: link.code), kind: link.kind, publicURL: domains.configurations[domainIndex(of: link)].publicURL)
+        let domain = domains.configurations[domainIndex(of: link)]
+        return Self.pageURL(code: LinkKey.code(of: link.code), kind: link.kind, publicURL: link.kind == .fdl ? domain.fdlBase : domain.publicURL)
     }
 
     /// The one definition of a page URL.

@@ -29,16 +29,23 @@ final class AppleCDNWatch: Sendable {
     let settings: AppleCDNSettings
     private let results = Locked<[String: HostResult]>([:])
     private let gauges: [String: Gauge]
+    /// Every host of every domain, in order, each once.
     private let hosts: [String]
-    private let served: AppSiteAssociation?
-    private let router: LinkRouter
+    /// Each host's domain: the AASA it serves (nil without an iOS app) and its route table.
+    private let domains: [String: (served: AppSiteAssociation?, router: LinkRouter)]
 
     init(settings: AppleCDNSettings, configuration: ServiceConfiguration, metrics: ServiceMetrics) {
         self.settings = settings
-        router = configuration.router
-        var seen = Set<String>()
-        hosts = configuration.router.hosts.map { $0.lowercased() }.filter { seen.insert($0).inserted }
-        served = configuration.apple.isEmpty ? nil : AppSiteAssociation.read(configuration.appSiteAssociation).0
+        var hosts: [String] = [], domains: [String: (served: AppSiteAssociation?, router: LinkRouter)] = [:]
+        for domain in configuration.servedDomains {
+            let served = domain.apple.isEmpty ? nil : AppSiteAssociation.read(domain.appSiteAssociation).0
+            for host in domain.router.hosts.map({ $0.lowercased() }) where domains[host] == nil {
+                hosts.append(host)
+                domains[host] = (served, domain.router)
+            }
+        }
+        self.hosts = hosts
+        self.domains = domains
         var gauges: [String: Gauge] = [:]
         for host in hosts {
             gauges[host] = metrics.registry.makeGauge(
@@ -70,6 +77,7 @@ final class AppleCDNWatch: Sendable {
 
     func check(_ host: String, fetcher: HostingCheck, now: Date) async -> HostResult {
         // The routes' examples, on this host: what devices will be asked about.
+        guard let (served, router) = domains[host] else { return HostResult(host: host, checked: now, state: "unavailable", urls: 0, differences: []) }
         let canonical = "https://" + (router.hosts.first?.lowercased() ?? host)
         let urls = PlatformComparison.sampleURLs(router).map { $0.hasPrefix(canonical) ? "https://" + host + $0.dropFirst(canonical.count) : $0 }
         let comparison = CDNComparison.compare(served: served, cdn: await fetcher.fetch(settings.base + host), urls: urls, domain: host)

@@ -26,6 +26,8 @@ struct Claims: Sendable {
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
     let logger: Logger
+    /// The name of this domain in a probabilistic match's key: nil for the first domain.
+    var matchDomain: String? = nil
 
     /// Whether this visit may get a claim token: deferred links on, a person (never a preview,
     /// crawler or prefetch), on a phone or tablet (where the visit can end in an install).
@@ -67,7 +69,7 @@ struct Claims: Sendable {
             let claim = claim(for: page, code: code, route: route, parameters: parameters, platform: platform)
             do {
                 let matchKey = configuration.deferred.probabilisticMatching
-                    ? visitor.map { DeferredSettings.matchKey(platform: platform, address: $0) } : nil
+                    ? visitor.map { DeferredSettings.matchKey(platform: platform, address: $0, domain: matchDomain) } : nil
                 try await store.insertClaim(tokenHash: APIToken.hash(token), claim, at: date, expiresAt: expiresAt, matchKey: matchKey)
             } catch {
                 logger.error("claim token not stored; the page is shown without it", metadata: ["error": "\(error)"])

@@ -24,6 +24,10 @@ struct DeferredController: Sendable {
     let addresses: ClientAddresses
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
+    /// The domains: a claim page is its own domain's, and a match is made within the domain asked.
+    let domains: LinkDomains
+    /// Each domain's pages and claims, by index.
+    let served: [DomainPages]
 
     var configuration: ServiceConfiguration { claims.configuration }
 
@@ -36,11 +40,13 @@ struct DeferredController: Sendable {
     /// What a signed token's stored link stands for now, as its page shows it: nil when the link
     /// is gone (`deleted`: not there, or made again under its code after the token was issued).
     func signedClaim(_ signed: SignedClaimToken, at date: Date) async throws -> (claim: DeferredClaim?, deleted: Bool) {
-        guard let link = try await store.link(code: signed.code),
+        guard let link = try await store.link(code: signed.code), let domain = domains.index(ofKey: link.code),
               SignedClaimToken.instance(of: link.createdAt) == signed.instance else { return (nil, true) }
         if let expiry = link.expiresAt, expiry <= date { return (nil, false) }
         let parameters = Dictionary(link.parameters, uniquingKeysWith: { first, _ in first })
-        return (claims.claim(for: pages.page(for: link), code: link.code, route: link.route, parameters: parameters, platform: signed.platform), false)
+        // The link's page as its own domain makes it (its deep link checked against its apps).
+        let page = served[domain].pages.page(for: link)
+        return (claims.claim(for: page, code: link.code, route: link.route, parameters: parameters, platform: signed.platform), false)
     }
 
 
@@ -97,7 +103,9 @@ struct DeferredController: Sendable {
         guard let platform = try await bodies.decode(MatchRequest.self, request).platform.flatMap(AppPlatform.init(rawValue:)) else {
             throw APIError.badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
         }
-        let key = DeferredSettings.matchKey(platform: platform, address: addresses.address(request, context))
+        // Within the domain the app asks (its own host): a visit to another domain's page is not its.
+        let domain = domains.hosts.domain(authority: request.head.authority) ?? 0
+        let key = DeferredSettings.matchKey(platform: platform, address: addresses.address(request, context), domain: domains.keyName(domain))
         let date = now()
         guard let claim = try await store.redeemMatch(matchKey: key, since: date.addingTimeInterval(-settings.matchWindow), at: date) else {
             throw APIError(.notFound, .noMatch, "no unredeemed visit from this address on \(platform.rawValue) in the last \(Int(settings.matchWindow)) s")
@@ -110,6 +118,9 @@ struct DeferredController: Sendable {
     /// URL was pasted): a page with the app link and the store, which does not redeem the token.
     func claimPage(_ request: Request, _ context: ServiceContext) async -> Response {
         let token = context.parameters.get("token") ?? ""
+        // The request's domain's page (``DomainGuard`` has answered a host no domain names).
+        let domain = domains.hosts.domain(authority: request.head.authority) ?? 0
+        let pages = served[domain].pages
         guard Claims.isClaimToken(token) else { return pages.messagePage(.notFound, "Link not found", "This link does not exist.") }
         var claim: DeferredClaim?
         var known: Bool
@@ -119,6 +130,8 @@ struct DeferredController: Sendable {
             if let signed = SignedClaimToken.read(token, keys: await claims.keys.keys(store, now: date)) {
                 // Known (as gone, once used or expired) from the moment it was issued.
                 known = true
+                // Another domain's link's token is not found here.
+                guard domains.index(ofKey: signed.code) == domain else { return pages.messagePage(.notFound, "Link not found", "This link does not exist.") }
                 if claims.expiry(of: signed) > date, !(try await store.claimIsKnown(tokenHash: hash)) {
                     let found = try await signedClaim(signed, at: date)
                     claim = found.claim
@@ -138,7 +151,11 @@ struct DeferredController: Sendable {
             return known ? pages.messagePage(.gone, "Link gone", "This link was used already or has expired.")
                 : pages.messagePage(.notFound, "Link not found", "This link does not exist.")
         }
-        var page = pages.basePage(pageURL: Claims.claimURL(configuration.publicURL, token))
+        // A claim whose app link this domain would not offer is another domain's: not found here.
+        if domains.hosts.strict, let deepLink = claim.deepLink, pages.allowedDeepLink(deepLink) == nil {
+            return pages.messagePage(.notFound, "Link not found", "This link does not exist.")
+        }
+        var page = pages.basePage(pageURL: Claims.claimURL(pages.configuration.publicURL, token))
         page.deepLink = claim.deepLink.flatMap(pages.allowedDeepLink)
         let audience = LandingPage.Audience(userAgent: request.headers[.userAgent])
         return pages.htmlResponse(.ok, await pages.pageBody(page, for: audience, inApp: LandingPages.inAppBrowser(audience, userAgent: request.headers[.userAgent])), cache: "private, no-store")

@@ -2,6 +2,7 @@ import Hummingbird
 import HTTPTypes
 import LinkConfiguration
 import NIOCore
+import SwitchyardCore
 
 /// Refuses, with 421 Misdirected Request, a request for a domain's paths (association files,
 /// landing pages, QR codes, claim pages) whose `Host` no configured domain names, so one domain's
@@ -26,14 +27,13 @@ struct DomainGuard: RouterMiddleware {
         return first != ".well-known" && first != "apple-app-site-association" && ServiceConfiguration.servicePaths.contains(first)
     }
 
-    /// The 421: a short plain-text body naming the host as sent (printable ASCII, at most 100
-    /// characters; anything else is left out).
+    /// The 421: a short plain-text body naming the host as sent, quoted (the first 100
+    /// characters, escaped as JSON escapes them), never read as anything but text.
     static func misdirected(authority: String?) -> Response {
-        let shown = String((authority ?? "").unicodeScalars.filter { (0x21...0x7E).contains($0.value) }.prefix(100).map(Character.init))
-        let text = shown.isEmpty
-            ? "421 Misdirected Request: the request names no host; this service answers only for its configured domains.\n"
-            : "421 Misdirected Request: this service serves no domain at \(shown).\n"
-        return Response(status: .misdirectedRequest, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+        let text = authority.map { "421 Misdirected Request: this service serves no domain at the host \(JSONWriter.quote(String($0.prefix(100))))\n" }
+            ?? "421 Misdirected Request: the request names no host; this service answers only for its configured domains\n"
+        return Response(status: .misdirectedRequest,
+                        headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store", .xContentTypeOptions: "nosniff"],
                         body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }

@@ -6,6 +6,8 @@ import SwitchyardCore
 /// The domains links are made on, and how a link's stored key (``LinkKey``) names its domain:
 /// the first domain's links are keyed by their code alone, another domain's by `name/code`.
 struct LinkDomains: Sendable {
+    /// The whole configuration (its own keys are the first domain's).
+    let configuration: ServiceConfiguration
     /// Each served domain's configuration, by index.
     let configurations: [ServiceConfiguration]
     /// Each domain's input checks (its routes, schemes and hosts), by index.
@@ -16,6 +18,7 @@ struct LinkDomains: Sendable {
     let indexes: [String: Int]
 
     init(_ configuration: ServiceConfiguration) {
+        self.configuration = configuration
         configurations = configuration.servedDomains
         inputs = configurations.map { LinkInput(configuration: $0) }
         hosts = configuration.domainHosts
@@ -40,4 +43,10 @@ struct LinkDomains: Sendable {
         }
         return index
     }
+}
+
+/// What one domain's pages are made with: its landing pages and its claims.
+struct DomainPages: Sendable {
+    let pages: LandingPages
+    let claims: Claims
 }

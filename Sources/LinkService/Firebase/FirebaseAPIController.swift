@@ -23,7 +23,8 @@ import SwitchyardCore
 /// Errors have Google's shape, `{"error": {"code", "message", "status"}}`.
 struct FirebaseAPIController: Sendable {
     let store: LinkStore
-    let input: LinkInput
+    /// The domains short links are made on: a `domainUriPrefix` names one (by its URL prefixes or hosts).
+    let domains: LinkDomains
     let tokens: TokenVerifier
     let limits: RequestLimits
     let bodies: RequestBodies
@@ -62,48 +63,52 @@ struct FirebaseAPIController: Sendable {
     func shortLinks(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let token = try await token(request, context, .fdlCreate)
         let asked = try FirebaseShortLinkRequest(try await bodies.json(request))
-        let host = try ownHost(of: asked.prefix)
-        var link = try FirebaseLink(asked.parameters, input: input).storedLink(code: "", now: now())
+        let (domain, base) = try prefix(asked.prefix)
+        var link = try FirebaseLink(asked.parameters, input: domains.inputs[domain]).storedLink(code: "", now: now())
         link.createdBy = token.id
-        try await insert(&link, suffix: asked.suffix)
+        try await insert(&link, suffix: asked.suffix, domain: domain, atRoot: base.utf8.filter { $0 == UInt8(ascii: "/") }.count == 2)
         metrics.linksCreated.increment()
-        let short = "https://\(host)/\(link.code)"
+        let short = base + "/" + LinkKey.code(of: link.code)
         return try Response.json(FirebaseShortLinkResponse(shortLink: short, warning: asked.warnings))
     }
 
-    /// The host of `prefix` when the service serves it: one of the route table's hosts or the
-    /// public URL's, with no path (a link's code stands at the root).
-    func ownHost(of prefix: String) throws(APIError) -> String {
-        let hosts = ownHosts
+    /// The domain `prefix` (a `domainUriPrefix`) is, and the prefix as short links are written
+    /// on it: one of a domain's `fdlPrefixes`, or the root of one of its hosts (or its public
+    /// URL's host) when it has no path.
+    func prefix(_ prefix: String) throws(APIError) -> (domain: Int, base: String) {
         guard let parts = URLComponents(string: prefix), parts.scheme?.lowercased() == "https", let host = parts.host?.lowercased(), !host.isEmpty,
               parts.query == nil, parts.fragment == nil, parts.user == nil, parts.password == nil else {
-            throw APIError.badRequest(.invalidField, "the Dynamic Links domain \(LinkInput.excerpt(prefix)) is not https://HOST")
+            throw APIError.badRequest(.invalidField, "the Dynamic Links domain \(LinkInput.excerpt(prefix)) is not https://HOST or https://HOST/PATH")
         }
-        guard hosts.contains(host), parts.port == nil else {
-            throw APIError.badRequest(.unknownDomain, "this service does not serve the Dynamic Links domain \(LinkInput.excerpt(prefix)); its hosts: \(hosts.sorted().joined(separator: ", "))")
+        let path = parts.percentEncodedPath == "/" ? "" : parts.percentEncodedPath
+        if parts.port == nil {
+            for (d, domain) in domains.configurations.enumerated() {
+                if let configured = domain.fdlPrefixes.first(where: { $0.host == host && $0.path == path }) { return (d, configured.text) }
+            }
+            if let d = domains.configurations.firstIndex(where: { $0.router.hosts.contains(host) || $0.publicHost == host }) {
+                guard path.isEmpty else {
+                    throw APIError.badRequest(.unknownDomain, "the Dynamic Links domain \(LinkInput.excerpt(prefix)) has a path that is none of the fdlPrefixes of \(domains.configurations[d].domainName); short links on \(host) are at its root (https://\(host)/CODE), or list the prefix in fdlPrefixes")
+                }
+                return (d, "https://" + host)
+            }
         }
-        guard parts.path.isEmpty || parts.path == "/" else {
-            throw APIError.badRequest(.unknownDomain, "the Dynamic Links domain \(LinkInput.excerpt(prefix)) has a path; this service serves short links at the root of its hosts (https://\(host)/CODE)")
-        }
-        return host
-    }
-
-    /// The hosts short links are made on: the route table's and the public URL's.
-    var ownHosts: Set<String> {
-        let configuration = input.configuration
-        return Set(configuration.router.hosts.map { $0.lowercased() } + [URLComponents(string: configuration.publicURL)?.host?.lowercased()].compactMap { $0 })
+        let known = domains.configurations.flatMap { domain in domain.fdlPrefixes.map(\.text) + domain.router.hosts.map { "https://" + $0 } }
+        throw APIError.badRequest(.unknownDomain, "this service does not serve the Dynamic Links domain \(LinkInput.excerpt(prefix)); it serves \(Array(Set(known)).sorted().joined(separator: ", ")) (a domain's hosts, and its fdlPrefixes)")
     }
 
     /// Stores `link` under a random base62 code: 17 characters for `UNGUESSABLE`, and for
     /// `SHORT` the shortest free one from 4 characters up. A code the service answers itself, or
     /// that a route of the configuration takes, is drawn again.
-    func insert(_ link: inout StoredLink, suffix: FirebaseShortLinkRequest.Suffix) async throws {
+    /// On the domain at `domain`; `atRoot`: the link's path is its code alone, so a code a
+    /// route or the service takes there is drawn again.
+    func insert(_ link: inout StoredLink, suffix: FirebaseShortLinkRequest.Suffix, domain: Int, atRoot: Bool) async throws {
         var rng = SystemRandomNumberGenerator()
         let lengths = suffix == .short ? Array(4...17) : [17]
         for length in lengths {
             for _ in 0..<8 {
-                link.code = String((0..<length).map { _ in Self.base62.randomElement(using: &rng)! })
-                guard input.rootPathProblem(link.code) == nil else { continue }
+                let code = String((0..<length).map { _ in Self.base62.randomElement(using: &rng)! })
+                guard !atRoot || domains.inputs[domain].rootPathProblem(code) == nil else { continue }
+                link.code = domains.key(code: code, domain: domain)
                 do {
                     try await store.insert(link)
                     return
@@ -127,7 +132,7 @@ struct FirebaseAPIController: Sendable {
         let given = request.uri.queryParameters.getAll("durationDays")
         guard given.count <= 1 else { throw APIError.badRequest(.invalidField, "durationDays is given more than once", field: "durationDays") }
         let days = try Self.duration(given.first.map { String($0) })
-        let code = try ownCode(of: shortLink)
+        let code = try ownKey(of: shortLink)
         guard try await store.link(code: code) != nil else {
             throw APIError(.notFound, .notFound, "no short link \(LinkInput.excerpt(shortLink)) on this service")
         }
@@ -163,18 +168,20 @@ struct FirebaseAPIController: Sendable {
         return days
     }
 
-    /// The code of a short link of this service: `https://HOST/CODE` or `https://HOST/i/CODE` on one of its hosts.
-    func ownCode(of shortLink: String) throws(APIError) -> String {
-        let hosts = ownHosts
-        guard let parts = URLComponents(string: shortLink), let host = parts.host?.lowercased(), hosts.contains(host) else {
-            throw APIError(.notFound, .notFound, "no short link \(LinkInput.excerpt(shortLink)) on this service (its hosts: \(hosts.sorted().joined(separator: ", ")))")
+    /// The stored key of a short link of this service: `https://HOST/CODE` (or under one of a
+    /// domain's `fdlPrefixes`) or `https://HOST/i/CODE` on one of a domain's hosts.
+    func ownKey(of shortLink: String) throws(APIError) -> String {
+        let notFound = APIError(.notFound, .notFound, "no short link \(LinkInput.excerpt(shortLink)) on this service")
+        guard let parts = URLComponents(string: shortLink), let host = parts.host?.lowercased() else { throw notFound }
+        let path = parts.percentEncodedPath
+        let found: (domain: Int, code: String)?
+        if path.hasPrefix("/i/"), let d = domains.configurations.firstIndex(where: { $0.router.hosts.contains(host) || $0.publicHost == host }) {
+            found = (d, String(path.dropFirst(3)))
+        } else {
+            found = domains.configuration.shortLink(host: host, path: path).map { ($0.domain, $0.code) }
         }
-        let segments = parts.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        let code = segments.count == 2 && segments[0] == "i" ? segments[1] : segments.count == 1 ? segments[0] : ""
-        guard input.isStoredCode(code) || LinkInput.isImportedCode(code) else {
-            throw APIError(.notFound, .notFound, "no short link \(LinkInput.excerpt(shortLink)) on this service")
-        }
-        return code
+        guard let (domain, code) = found, domains.inputs[domain].isStoredCode(code) || LinkInput.isImportedCode(code) else { throw notFound }
+        return domains.key(code: code, domain: domain)
     }
 }
 

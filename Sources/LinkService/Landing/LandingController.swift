@@ -16,8 +16,8 @@ import ServiceTransport
 /// link had), and the page of every universal-link route of the table.
 ///
 /// Each domain's pages are its own (its route table, apps and landing settings): a code on a
-/// domain's hosts is that domain's link (``LinkKey``), never another's. Firebase long links and
-/// imported Firebase paths are the first domain's.
+/// domain's hosts is that domain's link (``LinkKey``), never another's, and so are Firebase long
+/// links and imported Firebase links, at the root or under the domain's `fdlPrefixes` paths.
 ///
 /// A stored link's page is decided once (``decide(_:address:)``): from memory when the link is
 /// in the hot cache with a page for this visitor, on the lane or first in the router; else, with
@@ -29,7 +29,8 @@ struct LandingController: Sendable {
     let hot: HotLinks
     let uses: LinkUses
     let addresses: ClientAddresses
-    let firebase: FirebaseController
+    /// Each domain's Firebase long links, by index.
+    let firebase: [FirebaseController]
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
     /// The header the operator's proxy names the visitor's country in (`visits.countryHeader`).
@@ -37,13 +38,7 @@ struct LandingController: Sendable {
     /// The domains, and which one a request's host names.
     let domains: LinkDomains
     /// Each domain's pages, by domain index; the first's are `pages` and `claims`.
-    let routeDomains: [RouteDomain]
-
-    /// What a domain's route pages are made with.
-    struct RouteDomain: Sendable {
-        let pages: LandingPages
-        let claims: Claims
-    }
+    let routeDomains: [DomainPages]
 
     var configuration: ServiceConfiguration { pages.configuration }
 
@@ -56,7 +51,7 @@ struct LandingController: Sendable {
     }
 
     /// What the pages of the link stored under `key` are made with: its domain's.
-    func serving(_ key: String) -> RouteDomain? { domains.index(ofKey: key).map { routeDomains[$0] } }
+    func serving(_ key: String) -> DomainPages? { domains.index(ofKey: key).map { routeDomains[$0] } }
 
     /// The answer the hot cache gives, or that only the store can.
     enum Decision {
@@ -160,8 +155,9 @@ struct LandingController: Sendable {
     func storedPage(_ landing: LandingRequest, address: () -> String?) async -> Response {
         let code = landing.code, audience = landing.audience, preview = landing.preview, inApp = landing.inApp
         // The link's own domain's pages and claims (a key of a domain no longer configured: none).
-        guard pages.input.isStoredCode(LinkKey.code(of: code)), let serving = serving(code) else {
-            return pages.messagePage(.notFound, "Link not found", "This link does not exist.")
+        guard let serving = serving(code) else { return pages.messagePage(.notFound, "Link not found", "This link does not exist.") }
+        guard serving.pages.input.isStoredCode(LinkKey.code(of: code)) else {
+            return serving.pages.messagePage(.notFound, "Link not found", "This link does not exist.")
         }
         let (pages, claims) = (serving.pages, serving.claims)
         let link: StoredLink?
@@ -254,10 +250,13 @@ struct LandingController: Sendable {
         guard let host = configuration.router.hosts.first else { return pages.messagePage(.notFound, "Not found", "Nothing here.") }
         var url = "https://" + host + request.uri.path
         if let q = request.uri.query, !q.isEmpty { url += "?" + q }
-        if domain == 0, request.uri.path == "/", request.uri.queryParameters["link"] != nil { return await firebase.longLink(request, context) }
+        // A Firebase long link: at the root, or at one of the domain's URL prefixes.
+        if request.uri.queryParameters["link"] != nil, request.uri.path == "/" || configuration.fdlPrefixes.contains(where: { $0.path == request.uri.path }) {
+            return await firebase[domain].longLink(request, context)
+        }
         guard let match = configuration.router.route(url).match,
               let route = configuration.router.routes.first(where: { $0.name == match.route }), route.kind == .universal, !route.exclude else {
-            if domain == 0, let imported = await importedLinkPage(request, context) { return imported }
+            if let imported = await importedLinkPage(request, context, domain: domain) { return imported }
             return pages.messagePage(.notFound, "Not found", "Nothing here.")
         }
         let settings = configuration.landingPages[route.name]
@@ -300,15 +299,17 @@ struct LandingController: Sendable {
     }
 
 
-    /// A link imported from Firebase Dynamic Links keeps its short link's path (`/abc`): a
-    /// one-segment path that no route takes is looked up as such a link.
-    func importedLinkPage(_ request: Request, _ context: ServiceContext) async -> Response? {
+    /// A link imported from Firebase Dynamic Links keeps its short link's path (`/abc`, or
+    /// `/invite/abc` under a URL prefix of the domain's): such a path that no route takes is
+    /// looked up as the domain's imported link.
+    func importedLinkPage(_ request: Request, _ context: ServiceContext, domain: Int) async -> Response? {
         let path = request.uri.path
-        guard path.utf8.count > 1, path.hasPrefix("/") else { return nil }
-        let code = String(path.dropFirst())
-        guard !code.contains("/"), pages.input.isStoredCode(code) else { return nil }
-        guard let link = try? await hot.link(code), link.kind == .fdl else { return nil }
-        let landing = LandingRequest(code: code, method: request.method, fields: request.headers, query: request.uri.query.map { Substring($0) },
+        let prefixed = routeDomains[domain].pages.configuration.fdlPrefixes.lazy.compactMap { $0.path.isEmpty ? nil : $0.code(in: path) }.first
+        guard let code = prefixed ?? (path.utf8.count > 1 && path.hasPrefix("/") && !path.dropFirst().contains("/") ? String(path.dropFirst()) : nil),
+              pages.input.isStoredCode(code) else { return nil }
+        let key = domains.key(code: code, domain: domain)
+        guard let link = try? await hot.link(key), link.kind == .fdl else { return nil }
+        let landing = LandingRequest(code: key, method: request.method, fields: request.headers, query: request.uri.query.map { Substring($0) },
                                      countryHeader: countryHeader)
         return await page(landing, laneDeclined: false, address: { addresses.address(request, context) })
     }
