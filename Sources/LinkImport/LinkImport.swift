@@ -155,7 +155,8 @@ package struct LinkImport: Sendable {
             let code = mapped?.code ?? String(components.path.dropFirst())
             let underPrefix = !(mapped?.prefixPath.isEmpty ?? true)
             guard mapped != nil || components.path.hasPrefix("/") && !code.contains("/"), LinkInput.isImportedCode(code) else {
-                problem("shortLink \(LinkInput.excerpt(short)): its path must be one segment of 1–64 letters, digits, - or _ (after a URL prefix of fdlPrefixes)"); continue
+                let prefixes = domains.contains { !$0.fdlPrefixes.isEmpty } ? " (after the URL prefix, under one of fdlPrefixes)" : ""
+                problem("shortLink \(LinkInput.excerpt(short)): its path must be one segment of 1–64 letters, digits, - or _\(prefixes)"); continue
             }
             if !underPrefix, let reason = (domain == 0 ? input : LinkInput(configuration: domains[domain])).rootPathProblem(code) {
                 problem("shortLink path /\(code) \(reason), so the link could never be served there; give it another path"); continue
@@ -208,9 +209,10 @@ package struct LinkImport: Sendable {
 
     // MARK: Switchyard's own CSV
 
-    /// The columns of `switchyard export csv`, in order.
+    /// The columns of `switchyard export csv`, in order. `domain` is the name of the link's
+    /// domain, empty for the first (every link of a configuration of one domain).
     package static let columns = ["code", "kind", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
-                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt", "utm", "tags"]
+                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt", "utm", "tags", "domain"]
 
     /// Every link in `store` as CSV with its header, oldest first, read `pageSize` links at a
     /// time; with how many links it holds.
@@ -232,13 +234,14 @@ package struct LinkImport: Sendable {
         var out = header ? CSVFields.record(columns) : ""
         for link in links {
             out += CSVFields.record([
-                CSVFields.spreadsheetSafe(link.code), link.kind.rawValue, link.deepLink ?? "", link.route ?? "",
+                CSVFields.spreadsheetSafe(LinkKey.code(of: link.code)), link.kind.rawValue, link.deepLink ?? "", link.route ?? "",
                 link.parameters.isEmpty && link.route == nil ? "" : JSONWriter.compact(.object(link.parameters.map { ($0.0, .string($0.1)) })),
                 link.webURL ?? "", link.appStoreURL ?? "", link.playStoreURL ?? "", CSVFields.spreadsheetSafe(link.title ?? ""), CSVFields.spreadsheetSafe(link.description ?? ""), link.imageURL ?? "",
                 link.expiresAt.map(Self.iso) ?? "", link.maxUses.map(String.init) ?? "", Self.iso(link.createdAt), String(link.clicks),
                 link.updatedAt.map(Self.iso) ?? "",
                 // The campaign as the API writes it (a JSON object), the tags space-separated.
                 link.campaign.isEmpty ? "" : CSVFields.spreadsheetSafe(JSONWriter.compact(link.campaign.json)), link.tags.joined(separator: " "),
+                LinkKey.domain(of: link.code) ?? "",
             ])
         }
         return out
@@ -270,6 +273,10 @@ package struct LinkImport: Sendable {
         guard index["code"] != nil else { throw Failure("line \(header.line): no code column; the header is \(Self.columns.joined(separator: ","))") }
         if index["utm"] == nil { plan.keeping.insert(.campaign) }
         if index["tags"] == nil { plan.keeping.insert(.tags) }
+        // Each domain's checks, made once: a row is read as a link of its `domain` (empty: the first).
+        let domains = input.configuration.servedDomains
+        let inputs = [input] + domains.dropFirst().map { LinkInput(configuration: $0) }
+        let domainIndexes = Dictionary(domains.enumerated().map { ($1.domainName, $0) }) { first, _ in first }
         var seen: [String: Int] = [:]
         for record in records.dropFirst() {
             plan.rows += 1
@@ -283,6 +290,11 @@ package struct LinkImport: Sendable {
             guard record.fields.count == header.fields.count else {
                 problem("\(record.fields.count) fields where the header has \(header.fields.count)"); continue
             }
+            let domainName = value("domain")
+            guard let domain = domainName.map({ domainIndexes[$0] }) ?? 0 else {
+                problem("domain \(JSONWriter.quote(domainName ?? "")) is no domain of this configuration (domains: \(domains.map(\.domainName).joined(separator: ", ")))"); continue
+            }
+            let input = inputs[domain]
             // An imported Firebase code may start with - (a formula to a spreadsheet): export guards it.
             let code = value("code").map(CSVFields.spreadsheetText) ?? ""
             let kindText = value("kind") ?? "link"
@@ -291,10 +303,11 @@ package struct LinkImport: Sendable {
                 problem(kind == .fdl ? "code \(JSONWriter.quote(code)) is not 1–64 ASCII letters, digits, \"-\" and \"_\"" : LinkInput.chosenCodeProblem(code)); continue
             }
             // A Firebase link is served at /code: not on a path the service or a route owns.
-            if kind == .fdl, let reason = reservedPath(code) {
+            if kind == .fdl, let reason = input.rootPathProblem(code) {
                 problem("code \(code): the path /\(code) \(reason), so the link could never be served there"); continue
             }
-            if let first = seen[code] { problem("code \(code) is on line \(first) already"); continue }
+            let key = LinkKey.key(code: code, domain: domain == 0 ? nil : domains[domain].domainName)
+            if let first = seen[key] { problem("code \(code)\(domain == 0 ? "" : " on \(domains[domain].domainName)") is on line \(first) already"); continue }
             var link: StoredLink
             do throws(APIError) {
                 var body: [(String, JSONValue)] = []
@@ -352,7 +365,7 @@ package struct LinkImport: Sendable {
             } catch {
                 problem("\(error.message)"); continue
             }
-            link.code = code
+            link.code = key
             link.kind = kind
             if kind == .invite {
                 // What POST /api/invite makes, and nothing else: the invites route, its fields'
@@ -390,7 +403,7 @@ package struct LinkImport: Sendable {
                 guard d >= link.createdAt else { problem("updatedAt \(u) is before createdAt"); continue }
                 link.updatedAt = d
             }
-            seen[code] = record.line
+            seen[key] = record.line
             plan.links.append(link)
             plan.lines.append(record.line)
         }

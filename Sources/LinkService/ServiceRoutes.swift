@@ -36,11 +36,12 @@ struct ServiceRoutes: Sendable {
         association.addRoutes(to: router)
         health.addRoutes(to: router)
         // The API's guards: the per-address limit, then the token and its scope.
-        let reading = router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead))
+        // The links API checks each request's domain against a token limited to some.
+        let reading = router.group("/api").add(middleware: RequiresToken(tokens: tokens, scope: .linksRead, someDomains: true))
         links.breakdowns.addRoutes(reading: reading)
         links.addRoutes(reading: reading,
                         writing: router.group("/api").add(middleware: AddressLimit(limits: limits))
-                            .add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite)))
+                            .add(middleware: RequiresToken(tokens: tokens, scope: .linksWrite, someDomains: true)))
         invites.addRoutes(to: router)
         transactions.addRoutes(to: router.group("/api").add(middleware: AddressLimit(limits: limits))
             .add(middleware: RequiresToken(tokens: tokens, scope: .transactions)))

@@ -90,7 +90,8 @@ struct ImportCSV: AsyncParsableCommand {
         discussion: """
             Header: \(LinkImport.columns.joined(separator: ",")). Every row is checked as POST /api/links checks a link; \
             rows that cannot be used are reported and left out, the others stored in one transaction. A link with the \
-            same code and kind is updated to the file's fields; importing the same file again changes nothing.
+            same code and kind is updated to the file's fields; importing the same file again changes nothing. A row's \
+            domain (empty, or a file without the column: the first) must be one of the configuration's.
             """
     )
 
@@ -105,7 +106,7 @@ struct ExportCSV: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "csv",
         abstract: "Write every link as CSV (oldest first), for `switchyard import csv`.",
-        discussion: "Columns: \(LinkImport.columns.joined(separator: ",")). Times are ISO 8601 UTC; parameters and utm JSON objects; tags separated by spaces."
+        discussion: "Columns: \(LinkImport.columns.joined(separator: ",")). Times are ISO 8601 UTC; parameters and utm JSON objects; tags separated by spaces; domain the name of the link's domain, empty for the first (every link, with one domain)."
     )
 
     @Option(name: [.short, .long], help: "File to write (default: stdout).") var output = "-"

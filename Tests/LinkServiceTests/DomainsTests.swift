@@ -133,6 +133,30 @@ import Testing
         }
     }
 
+    /// `export csv` writes each link's domain beside its code, and `import csv` puts it back on
+    /// that domain (a file without the column, or an empty cell, is the first domain's).
+    @Test func exportsKeepEachLinksDomain() async throws {
+        let service = try await Self.service()
+        let configuration = service.configuration
+        var plur = try LinkInput(configuration: configuration).read(try JSONParser.parse(#"{"deepLink": "plur://group/e"}"#), now: Date())
+        plur.code = "same1"
+        var shop = try LinkInput(configuration: configuration.servedDomains[1]).read(try JSONParser.parse(#"{"route": "appProduct", "parameters": {"sku": "e1"}}"#), now: Date())
+        shop.code = "shop/same1"
+        try await service.store.insert(plur)
+        try await service.store.insert(shop)
+        let (csv, count) = try await LinkImport.export(from: service.store)
+        #expect(count == 2)
+        let rows = csv.split(separator: "\r\n").map(String.init)
+        #expect(rows[0].hasSuffix(",tags,domain"))
+        #expect(rows.dropFirst().contains { $0.hasPrefix("same1,link,plur://group/e,") && $0.hasSuffix(",") })
+        #expect(rows.dropFirst().contains { $0.hasPrefix("same1,link,,appProduct,") && $0.hasSuffix(",shop") })
+        let plurRow = try #require(rows.first { $0.hasPrefix("same1,link,plur://") })
+        let plan = try LinkImport(configuration: configuration).ownLinks(csv + plurRow.replacingOccurrences(of: "same1", with: "other1") + "\r\n"
+            + plurRow.replacingOccurrences(of: "same1", with: "lost1") + "nope\r\n", now: Date())
+        #expect(Set(plan.links.map(\.code)) == ["same1", "shop/same1", "other1"], "\(plan.problems)")
+        #expect(plan.problems.map(\.message) == [#"domain "nope" is no domain of this configuration (domains: plur, shop)"#])
+    }
+
     /// The comparison with Apple's CDN covers every host of every domain, each with its own AASA.
     @Test func appleCDNComparisonCoversEveryDomainsHosts() throws {
         let configuration = try ServiceConfiguration(contentsOf: Self.config)
@@ -226,6 +250,17 @@ import Testing
             let listed = try Self.json(try await Self.send(port, "GET", "/api/links", token: shopOnly.token).body)
             #expect(listed["links"]?.arrayValue?.allSatisfy { $0["domain"] == .string("shop") } == true && listed["links"]?.arrayValue?.count == 3)
             #expect(try await Self.send(port, "GET", "/api/stats?by=platform", token: shopOnly.token).status == 403)
+            // What covers every domain refuses it: the invite API, Firebase's REST API, the dashboard.
+            let invite = try await Self.send(port, "POST", "/api/invite", token: shopOnly.token, body: #"{"groupId": "g"}"#)
+            #expect(invite.status == 403 && invite.body.contains("has links:write on shop only"), "\(invite.body)")
+            #expect(try await Self.send(port, "POST", "/v1/shortLinks?key=\(shopOnly.token)", body: #"{"longDynamicLink": "https://go.shop.example/?link=https://go.shop.example/p/1"}"#).status == 403)
+            #expect(try await Self.send(port, "GET", "/v1/https%3A%2F%2Frabble.community%2Fsame1/linkStats?durationDays=7&key=\(shopOnly.token)").status == 403)
+            var signIn = "POST /admin/sign-in HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            let form = "token=" + shopOnly.token
+            signIn += "Content-Length: \(form.utf8.count)\r\nSec-Fetch-Site: same-origin\r\n\r\n" + form
+            let request = signIn
+            let signedIn = try await blocking(limited: false) { try RawConnection.exchange(port: port, request, expecting: 1) }.first
+            #expect(signedIn?.status == 403 && signedIn?.body.contains("has links:read on shop only") == true, "\(signedIn?.status ?? 0) \(signedIn?.body.prefix(200) ?? "")")
 
             // Deleting one domain's link leaves the other's.
             #expect(try await Self.send(port, "DELETE", "/api/links/same1?domain=shop", token: all.token).status == 204)

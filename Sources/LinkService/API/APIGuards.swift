@@ -23,12 +23,14 @@ struct RequiresToken: RouterMiddleware {
     let tokens: TokenVerifier
     let scope: TokenScope
     var header: HTTPField.Name?
+    /// Whether a token with `scope` on some domains only passes (the routes check the domain).
+    var someDomains = false
 
     func handle(_ request: Request, context: ServiceContext, next: (Request, ServiceContext) async throws -> Response) async throws -> Response {
         var context = context
         // Refused tokens count against the address's limit, also on the reading routes (which
         // have no address limit): guessing tokens is bounded, reading with one is not.
-        context.token = try await tokens.authenticateCounted(request, context, scope, header: header)
+        context.token = try await tokens.authenticateCounted(request, context, scope, header: header, someDomains: someDomains)
         return try await next(request, context)
     }
 }
