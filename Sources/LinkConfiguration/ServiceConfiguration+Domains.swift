@@ -77,7 +77,8 @@ extension ServiceConfiguration {
             nameOwners[view.domainName] = i
             for host in view.router.hosts + [view.publicHost] where !host.isEmpty {
                 if let other = hostOwners[host], other != i {
-                    throw ConfigurationError("\(at).hosts: \(host) is a host of domains[\(other)] (\(views[other].domainName)) already; a host belongs to one domain")
+                    let key = view.router.hosts.contains(host) ? "hosts" : "publicURL"
+                    throw ConfigurationError("\(at).\(key): \(host) is a host of domains[\(other)] (\(views[other].domainName)) already; a host belongs to one domain")
                 }
                 hostOwners[host] = i
             }
@@ -194,18 +195,19 @@ package struct FDLPrefix: Sendable, Equatable {
 
     /// Reads `text`, refusing at `key` what is not an https host with an optional plain path.
     package init(_ text: String, at key: String) throws(ConfigurationError) {
-        guard let parts = URLComponents(string: text), parts.scheme?.lowercased() == "https", let host = parts.host?.lowercased(), !host.isEmpty,
+        // The host as written (URLComponents would decode a punycode host on Linux).
+        guard let parts = URLComponents(string: text), parts.scheme?.lowercased() == "https", let host = BrowserURL.host(text), !host.isEmpty,
               parts.port == nil, parts.user == nil, parts.password == nil, parts.query == nil, parts.fragment == nil else {
             throw ConfigurationError("\(key): \(JSONWriter.quote(text)) is not a Dynamic Links URL prefix (https://HOST or https://HOST/PATH, as Firebase's domainUriPrefix)")
         }
         if let problem = WebURL.hostProblem(host, allowingPunycode: true) { throw ConfigurationError("\(key): \(JSONWriter.quote(text)) \(problem)") }
         var path = parts.percentEncodedPath
-        if path == "/" { path = "" }
+        while path.hasSuffix("/") { path.removeLast() }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         guard path.isEmpty || (path.hasPrefix("/") && segments.allSatisfy { s in
-            !s.isEmpty && s.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }
+            !s.isEmpty && s != "." && s != ".." && s.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }
         }) else {
-            throw ConfigurationError("\(key): \(JSONWriter.quote(text)) has a path of other than letters, digits, '-', '_' and '.' segments")
+            throw ConfigurationError("\(key): \(JSONWriter.quote(text)) has a path of other than segments of letters, digits, '-', '_' and '.' (and no . or ..)")
         }
         if let first = segments.first, ServiceConfiguration.isServicePath("/" + first) || first.lowercased() == "i" || first.lowercased() == "d" {
             throw ConfigurationError("\(key): \(JSONWriter.quote(text)) starts with /\(first), a path the service answers itself")

@@ -344,6 +344,11 @@ public struct ServiceConfiguration: Sendable {
         for (i, value) in (document["fdlPrefixes"]?.arrayValue ?? []).enumerated() {
             let prefix = try FDLPrefix(value.stringValue ?? "", at: "fdlPrefixes[\(i)]")
             if fdlPrefixes.contains(prefix) { throw ConfigurationError("fdlPrefixes[\(i)]: \(prefix.text) is listed already") }
+            // A link under a route's path would be that route's page, never the link.
+            if !prefix.path.isEmpty, router.hosts.contains(prefix.host) || publicHost == prefix.host,
+               let owner = router.routesMatchingPath("https://\(router.hosts.first ?? prefix.host)\(prefix.path)/x").first {
+                throw ConfigurationError("fdlPrefixes[\(i)]: \(prefix.text) is under the route \(JSONWriter.quote(owner))'s path, so its links would be that route's page, never served; choose another path")
+            }
             fdlPrefixes.append(prefix)
         }
         if let path = visits.geoDatabase { visits.geoDatabase = Self.file(path, relativeTo: directory) }

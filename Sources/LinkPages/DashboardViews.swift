@@ -103,9 +103,25 @@ package struct LinksView: DashboardBody {
     package var shownOnly: Int?
     /// Every link's audience (on the list without a search).
     package var audienceSection: AudienceView?
+    /// A domain of the service, as the list's switch between domains shows it.
+    package struct DomainTab: Sendable {
+        var name: String
+        var href: String
+        var current: Bool
+        package init(name: String, href: String, current: Bool) { (self.name, self.href, self.current) = (name, href, current) }
+    }
+    /// The domains to switch between (none with one domain).
+    package var domainTabs: [DomainTab]
+    package var hasDomainTabs: Bool
+    /// The domain listed, in the search form and the new link's address; nil: the first.
+    package var domain: String?
+    /// `/admin/new` with the domain listed.
+    package var newLink: String
 
-    package init(query: String, canWrite: Bool, links: [Row], shownOnly: Int?, audience: AudienceView? = nil) {
+    package init(query: String, canWrite: Bool, links: [Row], shownOnly: Int?, audience: AudienceView? = nil, domainTabs: [DomainTab] = [], domain: String? = nil) {
         (self.query, self.canWrite, self.links, self.shownOnly, self.audienceSection) = (query, canWrite, links, shownOnly, audience)
+        (self.domainTabs, self.hasDomainTabs, self.domain) = (domainTabs, !domainTabs.isEmpty, domain)
+        newLink = "/admin/new" + (domain.map { "?domain=" + $0 } ?? "")
         noLinks = links.isEmpty && query.isEmpty
         noMatch = links.isEmpty && !query.isEmpty ? query : nil
         hasLinks = !links.isEmpty
@@ -171,6 +187,10 @@ package struct LinkView: DashboardBody {
 
     package var code: String
     package var pageURL: String
+    /// Where the link's QR images are: `/i/CODE` on this host, or on its own domain's.
+    package var qrBase: String
+    /// The file name of a downloaded QR image, without extension.
+    package var qrName: String
     package var canWrite: Bool
     package var csrf: String
     package var notice: String?
@@ -191,10 +211,12 @@ package struct LinkView: DashboardBody {
     /// Who visited in the chart's days.
     package var audienceSection: AudienceView
 
-    package init(code: String, pageURL: String, canWrite: Bool, csrf: String, notice: String?, appButtonWarning: String?, gone: Gone?,
+    package init(code: String, pageURL: String, qrBase: String? = nil, canWrite: Bool, csrf: String, notice: String?, appButtonWarning: String?, gone: Gone?,
                  fields: [Field], clicks: Int64, chartDays: Int, clicksChart: ClicksChart, platformChart: PlatformChart, botVisits: Int64,
                  referrers: [Referrer], retentionDays: Int, audience: AudienceView) {
         audienceSection = audience
+        self.qrBase = qrBase ?? "/i/" + code
+        qrName = String(code.map { $0 == ":" ? "-" : $0 })
         (self.code, self.pageURL, self.canWrite, self.csrf, self.notice, self.appButtonWarning, self.gone) = (code, pageURL, canWrite, csrf, notice, appButtonWarning, gone)
         (self.fields, self.clicks, self.clicksWord, self.chartDays) = (fields, clicks, clicks == 1 ? "click" : "clicks", chartDays)
         (self.clicksChart, self.legend, self.platformChart, self.botVisits) = (clicksChart, DashboardPages.legend, platformChart, botVisits)
@@ -250,8 +272,11 @@ package struct LinkFormView: DashboardBody {
     package var fields: [Field]
     package var shown: [Shown]
 
-    package init(csrf: String, code: String?, fields: [Field], shown: [Shown] = []) {
-        (self.csrf, self.code, self.fields, self.shown) = (csrf, code, fields, shown)
+    /// The domain a new link is made on (a hidden field); nil: the first.
+    package var domain: String?
+
+    package init(csrf: String, code: String?, fields: [Field], shown: [Shown] = [], domain: String? = nil) {
+        (self.csrf, self.code, self.fields, self.shown, self.domain) = (csrf, code, fields, shown, domain)
         editing = code != nil
     }
 }

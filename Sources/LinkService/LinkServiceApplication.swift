@@ -66,7 +66,7 @@ public struct LinkService: Sendable {
             pageURL: { key, kind in
                 let domain = domains.configurations[domains.index(ofKey: key) ?? 0]
                 return LinkAnswers.pageURL(code: LinkKey.code(of: key), kind: kind, publicURL: kind == .fdl ? domain.fdlBase : domain.publicURL)
-            }))
+            }, domainName: domains.name(ofKey:)))
         self.store = store
         self.logger = logger
         self.now = now
@@ -130,7 +130,7 @@ public struct LinkService: Sendable {
             deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now,
                                          domains: domains, served: served),
             dashboard: DashboardController(store: store, hot: hot, answers: answers, newLinks: newLinks, tokens: tokens, limits: limits,
-                                           bodies: bodies, metrics: metrics, now: now),
+                                           bodies: bodies, metrics: metrics, now: now, domains: domains),
             firebaseAPI: FirebaseAPIController(store: store, domains: domains, tokens: tokens, limits: limits, bodies: bodies, now: now, metrics: metrics))
     }
 

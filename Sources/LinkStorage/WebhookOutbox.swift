@@ -9,15 +9,19 @@ package struct WebhookOutbox: Sendable {
     let endpoints: [String: [String]]
     /// A link as the API shows it (the `data` of link events).
     let render: @Sendable (StoredLink) -> JSONValue
-    /// The public page URL of a code and link kind.
-    let pageURL: @Sendable (_ code: String, _ kind: LinkKind) -> String
+    /// The public page URL of a link's stored key and kind.
+    let pageURL: @Sendable (_ key: String, _ kind: LinkKind) -> String
+    /// The name of the domain of a link's stored key.
+    let domainName: @Sendable (_ key: String) -> String
 
     /// An outbox writing each event for the endpoints `endpoints[event]` names.
     package init(endpoints: [String: [String]], render: @escaping @Sendable (StoredLink) -> JSONValue,
-                 pageURL: @escaping @Sendable (_ code: String, _ kind: LinkKind) -> String) {
+                 pageURL: @escaping @Sendable (_ key: String, _ kind: LinkKind) -> String,
+                 domainName: @escaping @Sendable (_ key: String) -> String) {
         self.endpoints = endpoints.filter { !$0.value.isEmpty }
         self.render = render
         self.pageURL = pageURL
+        self.domainName = domainName
     }
 
     /// Whether some endpoint wants `event`.
@@ -25,7 +29,8 @@ package struct WebhookOutbox: Sendable {
 
     /// The `data` of a `link.clicked` event.
     package func clickData(code: String, kind: LinkKind, platform: VisitPlatform?) -> JSONValue {
-        .object([("code", .string(code)), ("url", .string(pageURL(code, kind))), ("platform", platform.map { .string($0.rawValue) } ?? .null)])
+        .object([("code", .string(LinkKey.code(of: code))), ("domain", .string(domainName(code))), ("url", .string(pageURL(code, kind))),
+                 ("platform", platform.map { .string($0.rawValue) } ?? .null)])
     }
 
     /// Writes `event` for every endpoint that wants it, inside the caller's transaction.

@@ -24,6 +24,7 @@ struct LinkQR: AsyncParsableCommand {
     )
 
     @Argument(help: "The link's code.") var code: String
+    @Option(help: "The link's domain: a domains list's name (default: the first).") var domain: String?
     @Option(name: [.short, .long], help: "File to write (- for stdout).") var output: String
     @Option(help: "svg or png (default: from the file's extension).") var format: String?
     @Option(parsing: .unconditional, help: "PNG size in pixels, 64–2048 (default 512): the largest whole number of pixels per module that fits.") var size: Int?
@@ -38,7 +39,7 @@ struct LinkQR: AsyncParsableCommand {
         let configuration = try Output.orExit { try ServiceConfiguration.located(config) }.configuration
         let (png, pixels) = try LinkService.qrFormat(output: output, format: format, size: size).get()
         let image = try await databaseOption.withStore(existing: true, describe: { "\($0)\(($0 as? QRRefusal)?.code == .notFound ? " in \(databaseOption.shown)" : "")" }) {
-            try await LinkService.qrImage(code: code, in: $0, configuration: configuration, png: png, pixels: pixels)
+            try await LinkService.qrImage(code: code, domain: domain, in: $0, configuration: configuration, png: png, pixels: pixels)
         }
         try Output.writeFile(output, image.bytes, note: "wrote \(output) (\(image.width.map { "PNG, \($0)×\($0) px" } ?? "SVG")): \(image.url)")
     }

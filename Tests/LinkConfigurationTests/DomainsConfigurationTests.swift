@@ -39,6 +39,18 @@ import Testing
         #expect(domains[1].assetLinks.statements.map(\.target.packageName) == ["example.shop.app"])
     }
 
+    /// A prefix is read as browsers read it: a trailing slash is the prefix, a punycode host stays one.
+    @Test func firebasePrefixesAreReadAsWritten() throws {
+        let configuration = try Self.read("""
+            domains:
+            \(Self.plur)
+                fdlPrefixes: ["https://go.rabble.example/invite/", "https://xn--bcher-kva.example", "https://Plur.Page.Link"]
+            """)
+        #expect(configuration.fdlPrefixes.map(\.text) == ["https://go.rabble.example/invite", "https://xn--bcher-kva.example", "https://plur.page.link"])
+        #expect(configuration.shortLink(host: "go.rabble.example", path: "/invite/abc")?.code == "abc")
+        #expect(configuration.shortLink(host: "plur.page.link", path: "/x/abc") == nil)
+    }
+
     @Test func aConfigurationOfOneDomainIsThatDomain() throws {
         let one = try Self.read("""
             hosts: [Links.Example.com]
@@ -58,8 +70,6 @@ import Testing
         ("domains:\n\(plur)\n  - {hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [], publicURL: \"ftp://x\"}", "domains[1].publicURL: \"ftp://x\""),
         ("domains:\n\(plur)\n  - {hosts: [www.example, Rabble.Community], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}",
          "domains[1].hosts: rabble.community is a host of domains[0] (plur) already; a host belongs to one domain"),
-        ("domains:\n\(plur)\n  - {hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [], publicURL: \"https://rabble.community\"}",
-         "domains[1].hosts: rabble.community is a host of domains[0] (plur) already"),
         ("domains:\n\(plur)\n  - {hosts: [go.shop.example], routes: []}", "domains[1]: no app (apple or android)"),
         ("domains:\n\(plur)\n  - {name: plur, hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}", "domains[1].name: \"plur\" names domains[0] already"),
         ("domains:\n  - {name: Plur!, hosts: [a.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}", "domains[0].name: \"Plur!\" may hold lower-case letters"),
@@ -79,6 +89,10 @@ import Testing
          "domains[0].fdlPrefixes[0]: https://go.shop.example/invite is on a host or prefix of domains[1] (go.shop.example)"),
         ("domains:\n\(plur)\n    fdlPrefixes: [\"https://x.page.link\"]\n  - {hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [], fdlPrefixes: [\"https://X.page.link/\"]}",
          "domains[0].fdlPrefixes[0]: https://x.page.link is on a host or prefix of domains[1]"),
+        ("domains:\n\(plur)\n    fdlPrefixes: [\"https://rabble.community/g\"]", "domains[0].fdlPrefixes[0]: https://rabble.community/g is under the route \"group\"'s path"),
+        ("domains:\n\(plur)\n    fdlPrefixes: [\"https://rabble.community/a/..\"]", "domains[0].fdlPrefixes[0]: \"https://rabble.community/a/..\" has a path of other than segments"),
+        ("domains:\n\(plur)\n  - {hosts: [go.shop.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [], publicURL: \"https://rabble.community\"}",
+         "domains[1].publicURL: rabble.community is a host of domains[0] (plur) already"),
         ("domains:\n  - {name: \"-x\", hosts: [a.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: []}", "domains[0].name: \"-x\" may hold"),
         ("domains:\n  - {hosts: [a.example], apple: [{teamId: FGHIJ67890, bundleId: x.y}], routes: [], rateLimit: {}}", "domains[0].rateLimit: unknown key"),
         ("rateLimit: {perAddress: {perMinute: -1}}\ndomains:\n\(plur)", "rateLimit.perAddress"),

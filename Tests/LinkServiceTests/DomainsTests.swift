@@ -1,5 +1,6 @@
 import AssociatedDomains
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LinkConfiguration
@@ -63,6 +64,8 @@ import Testing
             // The shop page's visit is the shop's: Plur's app finds nothing, the shop's app finds it.
             let plurAsks = try await Self.send(port, "POST", "/api/deferred/match", host: "rabble.community", body: #"{"platform": "ios"}"#)
             #expect(plurAsks.status == 404 && plurAsks.body.contains("no-match"), "\(plurAsks.body)")
+            let strangerAsks = try await Self.send(port, "POST", "/api/deferred/match", host: "evil.example", body: #"{"platform": "ios"}"#)
+            #expect(strangerAsks.status == 404 && strangerAsks.body.contains("no domain is served at this request's host"), "\(strangerAsks.body)")
             let shopAsks = try await Self.send(port, "POST", "/api/deferred/match", host: "go.shop.example", body: #"{"platform": "ios"}"#)
             #expect(shopAsks.status == 200 && shopAsks.body.contains("shop://product/") && shopAsks.body.contains(#""match":"probabilistic""#), "\(shopAsks.body)")
         }
@@ -124,6 +127,8 @@ import Testing
                 let stats = try await Self.send(port, "GET", "/v1/\(short.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)/linkStats?durationDays=7&key=\(all.token)")
                 #expect(stats.status == 200, "\(stats.body)")
             }
+            let pageLink = try await Self.send(port, "POST", "/v1/shortLinks?key=\(all.token)", body: #"{"longDynamicLink": "https://shop.page.link/?link=https://go.shop.example/p/1"}"#)
+            #expect(pageLink.status == 400 && pageLink.body.contains("not on one of its hosts"), "\(pageLink.body)")
             let unknown = try await Self.send(port, "POST", "/v1/shortLinks?key=\(all.token)", body: #"{"longDynamicLink": "https://nope.page.link/?link=https://go.shop.example/p/1"}"#)
             #expect(unknown.status == 400 && unknown.body.contains("does not serve the Dynamic Links domain"), "\(unknown.body)")
 
@@ -155,6 +160,52 @@ import Testing
             + plurRow.replacingOccurrences(of: "same1", with: "lost1") + "nope\r\n", now: Date())
         #expect(Set(plan.links.map(\.code)) == ["same1", "shop/same1", "other1"], "\(plan.problems)")
         #expect(plan.problems.map(\.message) == [#"domain "nope" is no domain of this configuration (domains: plur, shop)"#])
+    }
+
+    /// The dashboard lists one domain's links at a time and switches between them; another
+    /// domain's link is `name:code` in its paths, shown, made, edited and deleted as its own
+    /// domain has it (its routes, its QR images).
+    @Test func theDashboardSwitchesBetweenDomains() async throws {
+        let service = try await Self.service()
+        let all = APIToken.issue(name: "all", scopes: [.linksWrite, .linksRead])
+        try await service.store.insert(all.record)
+        var plur = try LinkInput(configuration: service.configuration).read(try JSONParser.parse(#"{"deepLink": "plur://group/d", "title": "Plur same"}"#), now: Date())
+        plur.code = "same1"
+        var shop = try LinkInput(configuration: service.configuration.servedDomains[1]).read(try JSONParser.parse(#"{"deepLink": "shop://product/d", "title": "Shop same"}"#), now: Date())
+        shop.code = "shop/same1"
+        try await service.store.insert(plur)
+        try await service.store.insert(shop)
+        try await service.application(port: 0).test(.router) { client in
+            var browser = DashboardTests.Browser(client: client)
+            try await browser.signIn(all.token)
+            let plurList = try await browser.get("/admin")
+            #expect(plurList.text.contains(#"href="/admin/links/same1""#) && plurList.text.contains("Plur same") && !plurList.text.contains("Shop same"))
+            #expect(plurList.text.contains(#"<b aria-current="page">plur</b> <a href="/admin?domain=shop">shop</a>"#), "\(plurList.text)")
+            let shopList = try await browser.get("/admin?domain=shop")
+            #expect(shopList.text.contains(#"href="/admin/links/shop:same1""#) && shopList.text.contains("Shop same") && !shopList.text.contains("Plur same"))
+            #expect(shopList.text.contains(#"<input type="hidden" name="domain" value="shop">"#) && shopList.text.contains(#"href="/admin/new?domain=shop""#))
+            let detail = try await browser.get("/admin/links/shop:same1")
+            #expect(detail.status == .ok && detail.text.contains("Shop same") && detail.text.contains(#"src="https://go.shop.example/i/same1/qr.svg""#))
+            #expect(detail.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("img-src 'self' https://go.shop.example;") == true)
+            #expect(try await browser.get("/admin/links/same1").text.contains("Plur same"))
+            #expect(try await browser.get("/admin?domain=nope").status == .notFound)
+
+            // Made, edited and deleted on its domain, with its domain's routes.
+            let form = try await browser.get("/admin/new?domain=shop")
+            #expect(form.text.contains("New link on shop") && form.text.contains(#"<option value="appProduct">"#) && !form.text.contains(#"<option value="appGroup">"#))
+            let csrf = try await browser.csrf("/admin/new?domain=shop")
+            let made = try await browser.post("/admin/links", [("csrf", csrf), ("domain", "shop"), ("code", "made1"), ("route", "appProduct"), ("parameters", "sku=9")])
+            #expect(made.status == .seeOther && made.headers[.location] == "/admin/links/shop:made1?saved=1", "\(made.status) \(made.text.prefix(400))")
+            let stored = try await service.store.link(code: "shop/made1")
+            #expect(stored?.route == "appProduct" && stored?.parameters.first?.1 == "9")
+            let edited = try await browser.post("/admin/links/shop:made1", [("csrf", csrf), ("title", "Edited")])
+            let after = try await service.store.link(code: "shop/made1")
+            #expect(edited.status == .seeOther && after?.title == "Edited")
+            let deleted = try await browser.post("/admin/links/shop:made1/delete", [("csrf", csrf), ("confirm", "yes")])
+            #expect(deleted.status == .seeOther && deleted.headers[.location] == "/admin?deleted=shop:made1")
+            let gone = try await service.store.link(code: "shop/made1"), kept = try await service.store.link(code: "same1")
+            #expect(gone == nil && kept != nil)
+        }
     }
 
     /// The comparison with Apple's CDN covers every host of every domain, each with its own AASA.
@@ -250,6 +301,11 @@ import Testing
             let listed = try Self.json(try await Self.send(port, "GET", "/api/links", token: shopOnly.token).body)
             #expect(listed["links"]?.arrayValue?.allSatisfy { $0["domain"] == .string("shop") } == true && listed["links"]?.arrayValue?.count == 3)
             #expect(try await Self.send(port, "GET", "/api/stats?by=platform", token: shopOnly.token).status == 403)
+            #expect(try await Self.send(port, "GET", "/api/stats?by=platform&domain=shop", token: all.token).body.contains("invalid-domain"))
+            // The QR code `link qr` writes is the link's, on its domain.
+            let qr = try await LinkService.qrImage(code: "same1", domain: "shop", in: service.store, configuration: service.configuration, png: false)
+            #expect(qr.url == "https://go.shop.example/i/same1")
+            await #expect(throws: QRRefusal.self) { try await LinkService.qrImage(code: "shop/same1", in: service.store, configuration: service.configuration, png: false) }
             // What covers every domain refuses it: the invite API, Firebase's REST API, the dashboard.
             let invite = try await Self.send(port, "POST", "/api/invite", token: shopOnly.token, body: #"{"groupId": "g"}"#)
             #expect(invite.status == 403 && invite.body.contains("has links:write on shop only"), "\(invite.body)")

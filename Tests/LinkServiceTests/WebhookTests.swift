@@ -219,6 +219,7 @@ final class HookReceiver: @unchecked Sendable {
                 let clicks = events.filter { $0["type"]?.stringValue == "link.clicked" && $0.at("data.code")?.stringValue == code }
                 #expect(Set(clicks.compactMap { $0.at("data.platform")?.stringValue }) == ["ios", "desktop"])
                 #expect(clicks.first?.at("data.url")?.stringValue == "https://rabble.community/i/\(code)")
+                #expect(clicks.first?.at("data.domain")?.stringValue == "rabble.community")
                 let updated = try #require(events.first { $0["type"]?.stringValue == "link.updated" })
                 #expect(updated.at("data.title")?.stringValue == "Edited")
                 let exhausted = try #require(events.first { $0["type"]?.stringValue == "link.exhausted" })

@@ -32,6 +32,9 @@ struct StatsController: Sendable {
             if let allowed = APIToken.domains(token, .linksRead) {
                 throw APIError(.forbidden, .insufficientScope, "token \(token.name) may read the links of \(allowed.sorted().joined(separator: ", ")) only, and the stats across links cover every domain; ask for one link's (GET /api/links/{code}/stats?domain=)")
             }
+            if request.uri.queryParameters["domain"] != nil {
+                throw APIError.badRequest(.invalidDomain, "the stats across links cover every domain; one domain's are not broken out yet (ask per link: GET /api/links/{code}/stats?domain=)", field: "domain")
+            }
             return try await breakdown(request, code: nil)
         }
     }

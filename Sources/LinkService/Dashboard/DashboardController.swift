@@ -33,6 +33,9 @@ struct DashboardController: Sendable {
     let bodies: RequestBodies
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
+    /// The domains: the list shows one at a time, and a link of another domain than the first is
+    /// `name:code` in the dashboard's paths.
+    let domains: LinkDomains
 
     var configuration: ServiceConfiguration { answers.configuration }
     var input: LinkInput { answers.input }
@@ -75,7 +78,9 @@ struct DashboardController: Sendable {
         admin.post("/admin/sign-in") { request, context in try await adminSignIn(request, context) }
         admin.post("/admin/sign-out") { request, context in try await adminSignOut(request, context) }
         admin.get("/admin/new") { request, context in
-            try await adminPage(request, context) { user, _ in try adminNewForm(user, values: [:], errors: [], status: .ok) }
+            try await adminPage(request, context) { user, _ in
+                try adminNewForm(user, values: [:], errors: [], status: .ok, domain: try listedDomain(request))
+            }
         }
         admin.post("/admin/links") { request, context in
             try await adminPage(request, context, changes: true) { user, form in try await adminCreate(form, user) }
@@ -221,13 +226,18 @@ struct DashboardController: Sendable {
     func adminList(_ request: Request, _ user: AdminUser) async throws -> Response {
         // The search form is a GET form: its query is form-encoded (`+` is a space).
         let query = request.uri.query.flatMap { AdminForm($0)?["q"] } ?? ""
-        // The first domain's links: the dashboard does not switch between domains yet.
-        let links = try await store.searchLinks(query, limit: Self.adminListLimit + 1, domains: [nil])
+        // One domain's links at a time (`?domain=`, the first by default), with a switch between them.
+        let domain = try listedDomain(request)
+        let links = try await store.searchLinks(query, limit: Self.adminListLimit + 1, domains: [domains.keyName(domain)])
         let rows = links.prefix(Self.adminListLimit).map { link in
-            LinksView.Row(code: link.code, linkTitle: link.title ?? "", opens: answers.deepLink(of: link) ?? "", clicks: link.clicks, created: Self.isoDate(link.createdAt))
+            LinksView.Row(code: Self.shown(link.code), linkTitle: link.title ?? "", opens: answers.deepLink(of: link) ?? "", clicks: link.clicks, created: Self.isoDate(link.createdAt))
+        }
+        let tabs = domains.configurations.count < 2 ? [] : domains.configurations.enumerated().map { i, d in
+            LinksView.DomainTab(name: d.domainName, href: i == 0 ? "/admin" : "/admin?domain=" + d.domainName, current: i == domain)
         }
         let view = LinksView(query: query, canWrite: user.canWrite, links: rows, shownOnly: links.count > Self.adminListLimit ? Self.adminListLimit : nil,
-                             audience: query.isEmpty && !links.isEmpty ? try await audience(code: nil, range: request.uri.queryParameters) : nil)
+                             audience: query.isEmpty && !links.isEmpty ? try await audience(code: nil, range: request.uri.queryParameters) : nil,
+                             domainTabs: tabs, domain: domain == 0 ? nil : domains.configurations[domain].domainName)
         return Self.adminHTML(.ok, DashboardPages.render(view, title: "Links", user: user.header))
     }
 
@@ -272,7 +282,8 @@ struct DashboardController: Sendable {
     }
 
     func adminDetail(_ context: ServiceContext, _ user: AdminUser, notice: String?, range: Parameters) async throws -> Response {
-        let link = try await adminLink(context)
+        let (link, domain) = try await adminLink(context)
+        let configuration = domains.configurations[domain]
         let today = ClickDay.day(of: now())
         let days = try await store.clickDays(code: link.code, from: today - Int64(Self.adminChartDays) + 1)
         let platforms = try await store.clicksByPlatform(code: link.code)
@@ -306,32 +317,41 @@ struct DashboardController: Sendable {
             ("Changed", link.updatedAt.map(Self.isoDate)),
         ]
         // The platform split is of people; previews and bots are counted beside it.
+        // Another domain's link has its QR images on its own domain's hosts.
+        let qrBase = domain == 0 ? nil : configuration.publicURL + "/i/" + LinkKey.code(of: link.code)
         let view = LinkView(
-            code: link.code, pageURL: url, canWrite: user.canWrite, csrf: user.session.csrf, notice: notice, appButtonWarning: warning, gone: gone,
+            code: Self.shown(link.code), pageURL: url, qrBase: qrBase, canWrite: user.canWrite, csrf: user.session.csrf, notice: notice, appButtonWarning: warning, gone: gone,
             fields: fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : LinkView.Field(label: label, value: $0) } },
             clicks: link.clicks, chartDays: Self.adminChartDays, clicksChart: DashboardPages.clicksChart(days.map { ($0.day, $0.platform.rawValue, $0.clicks) }, lastDay: today, days: Self.adminChartDays),
             platformChart: DashboardPages.platformChart(platforms.filter { $0.platform != .bot }.map { ($0.platform.rawValue, $0.clicks) }),
             botVisits: platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks },
             referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays, audience: audience)
-        return Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(link.code)", user: user.header))
+        var page = Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(Self.shown(link.code))", user: user.header))
+        if domain != 0 { page.headers[HTTPField.Name("Content-Security-Policy")!] = Self.contentSecurityPolicy(images: configuration.publicURL) }
+        return page
     }
 
-    func adminNewForm(_ user: AdminUser, values: [String: String], errors: [String], status: HTTPResponse.Status) throws(APIError) -> Response {
+    func adminNewForm(_ user: AdminUser, values: [String: String], errors: [String], status: HTTPResponse.Status, domain: Int) throws(APIError) -> Response {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
-        let fields = [field("code", "Code", "empty: a random one", values["code"])] + Self.adminFields.map { field($0.name, $0.label, hint($0), values[$0.name]) }
-        return Self.adminHTML(status, DashboardPages.render(LinkFormView(csrf: user.session.csrf, code: nil, fields: fields), title: "New link", user: user.header, errors: errors))
+        let routes = domains.configurations[domain].router
+        let fields = [field("code", "Code", "empty: a random one", values["code"], routes: routes)]
+            + Self.adminFields.map { field($0.name, $0.label, hint($0), values[$0.name], routes: routes) }
+        let view = LinkFormView(csrf: user.session.csrf, code: nil, fields: fields, domain: domain == 0 ? nil : domains.configurations[domain].domainName)
+        return Self.adminHTML(status, DashboardPages.render(view, title: "New link", user: user.header, errors: errors))
     }
 
     func adminEditForm(_ context: ServiceContext, _ user: AdminUser, values: [String: String]? = nil, errors: [String] = [],
                        status: HTTPResponse.Status = .ok) async throws -> Response {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
-        let link = try await adminLink(context)
+        let (link, domain) = try await adminLink(context)
         let stored = Self.formValues(link)
         let shown = values ?? stored
+        let routes = domains.configurations[domain].router
         // What the form showed goes back with it, so only the fields the user changed become the edit.
-        let view = LinkFormView(csrf: user.session.csrf, code: link.code, fields: Self.adminFields.map { field($0.name, $0.label, hint($0), shown[$0.name]) },
+        let view = LinkFormView(csrf: user.session.csrf, code: Self.shown(link.code),
+                                fields: Self.adminFields.map { field($0.name, $0.label, hint($0), shown[$0.name], routes: routes) },
                                 shown: Self.adminFields.map { LinkFormView.Shown(name: $0.name, value: stored[$0.name] ?? "") })
-        return Self.adminHTML(status, DashboardPages.render(view, title: "Edit \(link.code)", user: user.header, errors: errors))
+        return Self.adminHTML(status, DashboardPages.render(view, title: "Edit \(Self.shown(link.code))", user: user.header, errors: errors))
     }
 
     /// A field's hint; the deep link's names this configuration's own scheme.
@@ -340,14 +360,19 @@ struct DashboardController: Sendable {
         return "a URL with one of the app's schemes, such as \(scheme)… — or give a route instead"
     }
 
-    /// One field of the link form, with this configuration's routes to pick from.
-    func field(_ name: String, _ label: String, _ hint: String, _ value: String?) -> LinkFormView.Field {
-        LinkFormView.Field(name: name, label: label, hint: hint, value: value, routeNames: configuration.router.routes.filter { !$0.exclude }.map(\.name))
+    /// One field of the link form, with the domain's routes (`routes`) to pick from.
+    func field(_ name: String, _ label: String, _ hint: String, _ value: String?, routes: LinkRouter) -> LinkFormView.Field {
+        LinkFormView.Field(name: name, label: label, hint: hint, value: value, routeNames: routes.routes.filter { !$0.exclude }.map(\.name))
     }
 
     // MARK: Changes
 
     func adminCreate(_ form: AdminForm, _ user: AdminUser) async throws -> Response {
+        let domain = try form["domain"].map { (name) throws(APIError) in
+            guard let index = domains.indexes[name] else { throw APIError(.notFound, .notFound, "no domain is named \(JSONWriter.quote(name))") }
+            return index
+        } ?? 0
+        let input = domains.inputs[domain]
         var values: [String: String] = [:]
         var body: [(key: String, value: JSONValue)] = []
         var errors = FormErrors(of: form)
@@ -359,20 +384,21 @@ struct DashboardController: Sendable {
         }
         let read = errors.collect(from: body, standIn: formStandIn) { (fields) throws(APIError) in try input.read(.object(fields), now: now()) }
         guard errors.isEmpty, var link = read else {
-            return try adminNewForm(user, values: values, errors: errors.messages, status: .badRequest)
+            return try adminNewForm(user, values: values, errors: errors.messages, status: .badRequest, domain: domain)
         }
         do {
             link.createdBy = user.token.id
-            try await newLinks.insert(&link, chosenCode: !link.code.isEmpty)
+            try await newLinks.insert(&link, chosenCode: !link.code.isEmpty, domain: domains.keyName(domain))
         } catch let error as APIError where error.status == .badRequest || error.status == .conflict {
-            return try adminNewForm(user, values: values, errors: [Self.describe(error)], status: error.status)
+            return try adminNewForm(user, values: values, errors: [Self.describe(error)], status: error.status, domain: domain)
         }
         metrics.linksCreated.increment()
-        return Self.seeOther("/admin/links/\(link.code)?saved=1")
+        return Self.seeOther("/admin/links/\(Self.shown(link.code))?saved=1")
     }
 
     func adminUpdate(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws -> Response {
-        let current = try await adminLink(context)
+        let (current, domain) = try await adminLink(context)
+        let input = domains.inputs[domain]
         let shown = Self.formValues(current)
         var values = shown
         var patch: [(key: String, value: JSONValue)] = []
@@ -385,40 +411,58 @@ struct DashboardController: Sendable {
             if submitted.isEmpty { patch.append((f.name, .null)); continue }
             do { patch.append((f.name, try Self.formJSON(f.name, submitted))) } catch { errors.add(error) }
         }
-        guard !patch.isEmpty || !errors.isEmpty else { return Self.seeOther("/admin/links/\(current.code)") }
+        guard !patch.isEmpty || !errors.isEmpty else { return Self.seeOther("/admin/links/\(Self.shown(current.code))") }
         let edited = errors.collect(from: patch, standIn: formStandIn) { (fields) throws(APIError) in try input.edit(current, with: fields, now: now()) }
         guard errors.isEmpty, let edited else {
             return try await adminEditForm(context, user, values: values, errors: errors.messages, status: .badRequest)
         }
         let stored = try await store.update(edited)
         hot.forget(current.code)
-        guard stored != nil else { throw APIError(.notFound, .notFound, "no link with code \(current.code) (it was deleted meanwhile)") }
-        return Self.seeOther("/admin/links/\(current.code)?saved=1")
+        guard stored != nil else { throw APIError(.notFound, .notFound, "no link with code \(Self.shown(current.code)) (it was deleted meanwhile)") }
+        return Self.seeOther("/admin/links/\(Self.shown(current.code))?saved=1")
     }
 
     func adminDelete(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws -> Response {
-        let code = try adminCode(context)
+        let (code, _) = try adminKey(context)
         guard form["confirm"] == "yes" else { throw APIError.badRequest(.notConfirmed, "tick the box to confirm the deletion") }
         let deleted = try await store.delete(code: code)
         hot.forget(code)
-        guard deleted else { throw APIError(.notFound, .notFound, "no link with code \(code)") }
-        return Self.seeOther("/admin?deleted=\(code)")
+        guard deleted else { throw APIError(.notFound, .notFound, "no link with code \(Self.shown(code))") }
+        return Self.seeOther("/admin?deleted=\(Self.shown(code))")
     }
 
     // MARK: Helpers
 
-    func adminCode(_ context: ServiceContext) throws(APIError) -> String {
-        let code = context.parameters.get("code") ?? ""
-        guard input.isStoredCode(code) else { throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(code))") }
-        return code
+    /// A link's code as the dashboard's paths and pages write it: the code itself on the first
+    /// domain, `name:code` on another (a code holds no `:`).
+    static func shown(_ key: String) -> String { key.replacingOccurrences(of: "/", with: ":") }
+
+    /// The stored key and the domain of a dashboard path's `{code}` (`code` or `name:code`);
+    /// 404 when it could name no link.
+    func adminKey(_ context: ServiceContext) throws(APIError) -> (key: String, domain: Int) {
+        let shown = context.parameters.get("code") ?? ""
+        let parts = shown.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let code = String(parts.last ?? "")
+        guard let domain = parts.count == 2 ? domains.indexes[String(parts[0])] : 0, domains.inputs[domain].isStoredCode(code) else {
+            throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(shown))")
+        }
+        return (domains.key(code: code, domain: domain), domain)
     }
 
-    func adminLink(_ context: ServiceContext) async throws -> StoredLink {
-        let code = try adminCode(context)
+    func adminLink(_ context: ServiceContext) async throws -> (StoredLink, Int) {
+        let (code, domain) = try adminKey(context)
         guard let link = try await store.link(code: code) else {
-            throw APIError(.notFound, .notFound, "no link with code \(code)")
+            throw APIError(.notFound, .notFound, "no link with code \(Self.shown(code))")
         }
-        return link
+        return (link, domain)
+    }
+
+    /// The domain a list or new-link page is for (`?domain=`, the first when none); 404 for a
+    /// name no domain has.
+    func listedDomain(_ request: Request) throws(APIError) -> Int {
+        guard let name = request.uri.query.flatMap({ AdminForm($0)?["domain"] }), !name.isEmpty else { return 0 }
+        guard let index = domains.indexes[name] else { throw APIError(.notFound, .notFound, "no domain is named \(JSONWriter.quote(name))") }
+        return index
     }
 
     /// A form field as typed, without surrounding whitespace; line ends as \n.
@@ -562,11 +606,17 @@ struct DashboardController: Sendable {
         return response
     }
 
+    /// The dashboard's Content-Security-Policy: nothing but its own images (and, on the page of
+    /// another domain's link, that domain's origin's: its QR images), inline styles and forms to
+    /// itself.
+    static func contentSecurityPolicy(images origin: String?) -> String {
+        "default-src 'none'; img-src 'self'\(origin.map { " " + $0 } ?? ""); style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    }
+
     static func adminHTML(_ status: HTTPResponse.Status, _ html: String) -> Response {
         let body = ByteBuffer(string: html)
         var headers = LandingPages.htmlHeaders(cache: "no-store", length: body.readableBytes)
-        headers[HTTPField.Name("Content-Security-Policy")!] =
-            "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy(images: nil)
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         // Not no-referrer: under it browsers send `Origin: null` with a form, and the same-site
         // check needs the real origin. Referrers still never leave the site.

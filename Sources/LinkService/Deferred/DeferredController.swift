@@ -104,7 +104,9 @@ struct DeferredController: Sendable {
             throw APIError.badRequest(.invalidPlatform, "platform must be \"ios\" or \"android\"", field: "platform")
         }
         // Within the domain the app asks (its own host): a visit to another domain's page is not its.
-        let domain = domains.hosts.domain(authority: request.head.authority) ?? 0
+        guard let domain = domains.hosts.domain(authority: request.head.authority) else {
+            throw APIError(.notFound, .noMatch, "no domain is served at this request's host; ask at the host of your app's domain")
+        }
         let key = DeferredSettings.matchKey(platform: platform, address: addresses.address(request, context), domain: domains.keyName(domain))
         let date = now()
         guard let claim = try await store.redeemMatch(matchKey: key, since: date.addingTimeInterval(-settings.matchWindow), at: date) else {

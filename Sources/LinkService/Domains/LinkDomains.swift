@@ -35,6 +35,12 @@ struct LinkDomains: Sendable {
     /// (a domain renamed or removed since).
     func index(ofKey key: String) -> Int? { LinkKey.domain(of: key).map { indexes[$0] ?? -1 }.map { $0 < 0 ? nil : $0 } ?? 0 }
 
+    /// The name of the domain a stored key belongs to: its configured domain's, or the name it
+    /// carries when no configured domain has that name any more (renamed or removed).
+    func name(ofKey key: String) -> String {
+        index(ofKey: key).map { configurations[$0].domainName } ?? LinkKey.domain(of: key) ?? configurations[0].domainName
+    }
+
     /// The index of the domain named `name` in a request (`domain` in a body or a query); a
     /// name no domain has is the request's mistake, said with the names there are.
     func index(named name: String, field: String) throws(APIError) -> Int {

@@ -83,7 +83,13 @@ struct FirebaseAPIController: Sendable {
         let path = parts.percentEncodedPath == "/" ? "" : parts.percentEncodedPath
         if parts.port == nil {
             for (d, domain) in domains.configurations.enumerated() {
-                if let configured = domain.fdlPrefixes.first(where: { $0.host == host && $0.path == path }) { return (d, configured.text) }
+                if let configured = domain.fdlPrefixes.first(where: { $0.host == host && $0.path == path }) {
+                    // Links are served on the domain's hosts: a prefix elsewhere (a *.page.link) maps imports only.
+                    guard domain.router.hosts.contains(host) || domain.publicHost == host else {
+                        throw APIError.badRequest(.unknownDomain, "the Dynamic Links domain \(LinkInput.excerpt(prefix)) is one of \(domain.domainName)'s fdlPrefixes but not on one of its hosts, so a link made under it could not be served; ask for \(domain.fdlBase)")
+                    }
+                    return (d, configured.text)
+                }
             }
             if let d = domains.configurations.firstIndex(where: { $0.router.hosts.contains(host) || $0.publicHost == host }) {
                 guard path.isEmpty else {

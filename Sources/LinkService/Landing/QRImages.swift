@@ -92,7 +92,9 @@ extension LinkService {
     /// `pixels`; with the page URL it encodes and the PNG's width.
     package static func qrImage(of link: StoredLink, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize)
         throws(QRCode.EncodingError) -> (bytes: [UInt8], url: String, width: Int?) {
-        let url = LinkAnswers.pageURL(code: link.code, kind: link.kind, publicURL: configuration.publicURL)
+        // The page URL the API gives the link: on its own domain, an imported one at its old path.
+        let domains = LinkDomains(configuration)
+        let url = LinkAnswers(configuration: configuration, input: domains.inputs[0], domains: domains).pageURL(of: link)
         let image = try QRImages.image(of: url, png: png, pixels: pixels)
         return (image.bytes, url, image.width)
     }
@@ -100,10 +102,16 @@ extension LinkService {
     /// The QR code of the stored link `code` in `store`, as ``qrImage(of:configuration:png:pixels:)``
     /// draws it; refused, with the reason, for a link that is not there or whose page answers
     /// 410 (expired, used up), as `GET /i/{code}/qr.png` refuses it.
-    package static func qrImage(code: String, in store: LinkStore, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize,
-                                now: Date = Date()) async throws(QRRefusal) -> (bytes: [UInt8], url: String, width: Int?) {
+    /// `domain`: the name of the link's domain (nil: the first).
+    package static func qrImage(code: String, domain: String? = nil, in store: LinkStore, configuration: ServiceConfiguration, png: Bool,
+                                pixels: Int = defaultQRSize, now: Date = Date()) async throws(QRRefusal) -> (bytes: [UInt8], url: String, width: Int?) {
+        let domains = LinkDomains(configuration)
+        guard let index = domain.map({ domains.indexes[$0] }) ?? 0 else {
+            throw QRRefusal(.invalidDomain, "no domain is named '\(domain ?? "")' (domains: \(domains.configurations.map(\.domainName).joined(separator: ", ")))")
+        }
+        guard !code.contains("/") else { throw QRRefusal(.notFound, "no link with code '\(code)'") }
         let found: StoredLink?
-        do { found = try await store.link(code: code) } catch { throw QRRefusal(error.code, error.message) }
+        do { found = try await store.link(code: domains.key(code: code, domain: index)) } catch { throw QRRefusal(error.code, error.message) }
         guard let link = found else { throw QRRefusal(.notFound, "no link with code '\(code)'") }
         switch gone(link, at: now) {
         case .expired(let expiry)?:
