@@ -216,12 +216,13 @@ package struct LinkImport: Sendable {
 
     /// Every link in `store` as CSV with its header, oldest first, read `pageSize` links at a
     /// time; with how many links it holds.
-    package static func export(from store: LinkStore, pageSize: Int = 1000) async throws(StoreError) -> (csv: String, count: Int) {
+    /// With `domains`, only the links of those domains (nil in it: the first; see ``LinkKey``).
+    package static func export(from store: LinkStore, domains: [String?]? = nil, pageSize: Int = 1000) async throws(StoreError) -> (csv: String, count: Int) {
         var csv = CSVFields.record(columns)
         var cursor: (Int64, String)?
         var count = 0
         while true {
-            let page = try await store.links(after: cursor, limit: pageSize)
+            let page = try await store.links(after: cursor, limit: pageSize, domains: domains)
             csv += export(page, header: false)
             count += page.count
             guard page.count == pageSize, let last = page.last else { return (csv, count) }

@@ -117,7 +117,7 @@ public struct LinkService: Sendable {
             association: AssociationController(documents: documents, openAPI: AssociationController.openAPIDocument, hosts: hosts),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
             links: LinksController(store: store, hot: hot, answers: answers, domains: domains, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now,
-                                   breakdowns: StatsController(store: store, input: input, now: now, countsUniques: configuration.visits.uniques)),
+                                   breakdowns: StatsController(store: store, input: input, now: now, countsUniques: configuration.visits.uniques, domains: domains)),
             invites: InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses,
                                        limits: limits, tokens: tokens, bodies: bodies, now: now),
             transactions: TransactionsController(store: store, bodies: bodies, now: now),

@@ -80,16 +80,17 @@ extension LinkStore {
     }
 
     /// A breakdown from the rollups of `days` (rolled-up days only): groups (all of them) and totals.
-    /// With `tag` (and no code), the rollups of the links carrying it are added up: a visitor's
-    /// hash is keyed by link, so their uniques add up as the records' do.
-    func rolledBreakdown(_ by: Breakdown, code: String?, tag: String? = nil, days: ClosedRange<Int64>) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
+    /// With a tag or domains (and no code), the rollups of the links carrying it, of those
+    /// domains, are added up: a visitor's hash is keyed by link, so their uniques add up as the
+    /// records' do.
+    func rolledBreakdown(_ by: Breakdown, filter: BreakdownFilter, days: ClosedRange<Int64>) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
         let links: String, key: [SQLValue]
-        if code == nil, let tag {
-            links = "code IN (SELECT code FROM links WHERE \(Self.tagCondition))"
-            key = [Self.tagPattern(tag), .int(days.lowerBound), .int(days.upperBound)]
+        if let (condition, values) = filter.linksCondition {
+            links = condition
+            key = values + [.int(days.lowerBound), .int(days.upperBound)]
         } else {
             links = "code = ?"
-            key = [.text(code ?? "*"), .int(days.lowerBound), .int(days.upperBound)]
+            key = [.text(filter.code ?? "*"), .int(days.lowerBound), .int(days.upperBound)]
         }
         let dimension = by == .day ? "all" : by.rawValue
         let value = by == .day ? "day" : "value"

@@ -166,8 +166,20 @@ extension LinkStore {
         package var campaign: String?
         /// Only the links carrying this tag (with no `code`).
         package var tag: String?
-        package init(code: String? = nil, days: ClosedRange<Int64>, campaign: String? = nil, tag: String? = nil) {
-            (self.code, self.days, self.campaign, self.tag) = (code, days, campaign, tag)
+        /// Only the links of these domains (with no `code`; nil in it: the first; see ``LinkKey``).
+        package var domains: [String?]?
+        package init(code: String? = nil, days: ClosedRange<Int64>, campaign: String? = nil, tag: String? = nil, domains: [String?]? = nil) {
+            (self.code, self.days, self.campaign, self.tag, self.domains) = (code, days, campaign, tag, domains)
+        }
+
+        /// The condition on a `code` column that a link carries the tag and is of the domains,
+        /// with its values; nil with neither (or with a code).
+        var linksCondition: (String, [SQLValue])? {
+            guard code == nil, tag != nil || domains != nil else { return nil }
+            var conditions: [String] = [], values: [SQLValue] = []
+            if let tag { conditions.append(LinkStore.tagCondition); values.append(LinkStore.tagPattern(tag)) }
+            if let domains { let (c, v) = LinkStore.domainCondition(domains); conditions.append(c); values += v }
+            return ("code IN (SELECT code FROM links WHERE " + conditions.joined(separator: " AND ") + ")", values)
         }
     }
 
@@ -182,7 +194,7 @@ extension LinkStore {
     package func breakdown(_ by: Breakdown, _ filter: BreakdownFilter, limit: Int) async throws(StoreError) -> (rows: [BreakdownRow], visits: Int64, uniques: Int64) {
         var parts: [(rows: [BreakdownRow], visits: Int64, uniques: Int64)] = []
         if filter.campaign == nil, let mark = try await rolledThrough(), filter.days.lowerBound <= mark {
-            parts.append(try await rolledBreakdown(by, code: filter.code, tag: filter.tag, days: filter.days.lowerBound...min(mark, filter.days.upperBound)))
+            parts.append(try await rolledBreakdown(by, filter: filter, days: filter.days.lowerBound...min(mark, filter.days.upperBound)))
             if filter.days.upperBound > mark {
                 var rest = filter
                 rest.days = (mark + 1)...filter.days.upperBound
@@ -216,9 +228,9 @@ extension LinkStore {
         var binds: [SQLValue] = [.int(filter.days.lowerBound * 86400), .int((filter.days.upperBound + 1) * 86400)]
         if let code = filter.code { conditions.insert("code = ?", at: 0); binds.insert(.text(code), at: 0) }
         if let campaign = filter.campaign { conditions.append("utm_campaign = ?"); binds.append(.text(campaign)) }
-        if filter.code == nil, let tag = filter.tag {
-            conditions.append("code IN (SELECT code FROM links WHERE \(Self.tagCondition))")
-            binds.append(Self.tagPattern(tag))
+        if let (condition, values) = filter.linksCondition {
+            conditions.append(condition)
+            binds += values
         }
         let whereClause = " FROM visits WHERE " + conditions.joined(separator: " AND ")
         // Uniques are per link and day: a visitor's hash is keyed by both.

@@ -110,10 +110,22 @@ struct ExportCSV: AsyncParsableCommand {
     )
 
     @Option(name: [.short, .long], help: "File to write (default: stdout).") var output = "-"
+    @Option(help: "Only the links of the domain of this name (a domains list's name; needs the configuration that names it).") var domain: String?
+    @Option(help: "The service's configuration, for --domain (default: ./switchyard.yaml if there is one, else the example).") var config: String?
     @OptionGroup var databaseOption: DatabaseOption
 
     func run() async throws {
-        let (text, count) = try await databaseOption.withStore(existing: true) { try await LinkImport.export(from: $0) }
+        var only: [String?]?
+        if let domain {
+            let configuration = try Output.orExit { try ServiceConfiguration.located(config) }.configuration
+            let names = configuration.servedDomains.map(\.domainName)
+            guard let index = names.firstIndex(of: domain) else {
+                Output.error("error: --domain \(domain.debugDescription): no domain of the configuration is named so (domains: \(names.joined(separator: ", ")))")
+                throw ExitCode(2)
+            }
+            only = [index == 0 ? nil : domain]
+        }
+        let (text, count) = try await databaseOption.withStore(existing: true) { try await LinkImport.export(from: $0, domains: only) }
         try Output.writeFile(output, Array(text.utf8), note: "wrote \(output): \(count) link\(count == 1 ? "" : "s")")
     }
 }

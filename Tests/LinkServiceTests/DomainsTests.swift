@@ -187,7 +187,9 @@ import Testing
             let detail = try await browser.get("/admin/links/shop:same1")
             #expect(detail.status == .ok && detail.text.contains("Shop same") && detail.text.contains(#"src="https://go.shop.example/i/same1/qr.svg""#))
             #expect(detail.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("img-src 'self' https://go.shop.example;") == true)
-            #expect(try await browser.get("/admin/links/same1").text.contains("Plur same"))
+            // With several domains every link's QR image is on its own domain's host, the first's too.
+            let plurDetail = try await browser.get("/admin/links/same1")
+            #expect(plurDetail.text.contains("Plur same") && plurDetail.text.contains(#"src="https://rabble.community/i/same1/qr.svg""#))
             #expect(try await browser.get("/admin?domain=nope").status == .notFound)
 
             // Made, edited and deleted on its domain, with its domain's routes.
@@ -202,9 +204,70 @@ import Testing
             let after = try await service.store.link(code: "shop/made1")
             #expect(edited.status == .seeOther && after?.title == "Edited")
             let deleted = try await browser.post("/admin/links/shop:made1/delete", [("csrf", csrf), ("confirm", "yes")])
-            #expect(deleted.status == .seeOther && deleted.headers[.location] == "/admin?deleted=shop:made1")
+            #expect(deleted.status == .seeOther && deleted.headers[.location] == "/admin?deleted=shop:made1&domain=shop")
             let gone = try await service.store.link(code: "shop/made1"), kept = try await service.store.link(code: "same1")
             #expect(gone == nil && kept != nil)
+        }
+    }
+
+    /// Two nodes on one PostgreSQL database: a link made on one domain through one node is that
+    /// domain's on the other (its page on its hosts only), and a deletion on either reaches both.
+    @Test(.enabled(if: Backend.available.contains(.postgres), "needs PostgreSQL (SWITCHYARD_TEST_POSTGRES)"))
+    func twoNodesServeEachDomainsLinks() async throws {
+        let location = try await Backend.postgres.freshLocation()
+        let configuration = try ServiceConfiguration(contentsOf: Self.config)
+        let a = try LinkService(configuration: configuration, store: try await LinkStore.open(location))
+        let b = try LinkService(configuration: configuration, store: try await LinkStore.open(location))
+        let all = APIToken.issue(name: "all", scopes: [.linksWrite, .linksRead])
+        try await a.store.insert(all.record)
+        try await a.application(port: 0).test(.live) { nodeA in
+            try await b.application(port: 0).test(.live) { nodeB in
+                let (portA, portB) = (try #require(nodeA.port), try #require(nodeB.port))
+                for (domain, deepLink) in [("plur", "plur://group/two"), ("shop", "shop://product/two")] {
+                    let made = try await Self.send(portA, "POST", "/api/links", token: all.token, body: #"{"code": "twonode1", "domain": "\#(domain)", "deepLink": "\#(deepLink)"}"#)
+                    #expect(made.status == 201, "\(made.body)")
+                }
+                let shopPage = try await Self.get(portB, "/i/twonode1", host: "go.shop.example")
+                #expect(shopPage.status == 200 && shopPage.body.contains("shop://product/two"))
+                let plurPage = try await Self.get(portB, "/i/twonode1", host: "rabble.community")
+                #expect(plurPage.status == 200 && plurPage.body.contains("plur://group/two"))
+                let read = try Self.json(try await Self.send(portB, "GET", "/api/links/twonode1?domain=shop", token: all.token).body)
+                #expect(read["domain"] == .string("shop") && read["url"] == .string("https://go.shop.example/i/twonode1"))
+                #expect(try await Self.send(portB, "DELETE", "/api/links/twonode1?domain=shop", token: all.token).status == 204)
+                // Node A forgets it when the deletion is announced (or its cached copy expires).
+                var status = 200
+                for _ in 0..<50 where status == 200 {
+                    status = try await Self.get(portA, "/i/twonode1", host: "go.shop.example").status
+                    if status == 200 { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(status == 404)
+                #expect(try await Self.get(portA, "/i/twonode1", host: "rabble.community").status == 200)
+            }
+        }
+        await a.store.close()
+        await b.store.close()
+    }
+
+    /// Firebase's REST API takes a domain's punycode host as browsers write it.
+    @Test func theRESTAPITakesAPunycodeHost() async throws {
+        let path = Backend.temporaryPath("puny") + "/config.yaml"
+        try """
+            domains:
+              - {name: plur, hosts: [rabble.community], apple: [{teamId: ABCDE12345, bundleId: community.rabble.plur, scheme: plur}], routes: [{name: g, pattern: "plur://g/{id}"}]}
+              - {name: books, hosts: [bücher.example], apple: [{teamId: FGHIJ67890, bundleId: example.books, scheme: books}], routes: [{name: b, pattern: "books://b/{id}"}],
+                 fdlPrefixes: ["https://bücher.example/go"]}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let service = try LinkService(configuration: try ServiceConfiguration(contentsOf: path), store: try await Backend.sqlite.freshStore())
+        let all = APIToken.issue(name: "all", scopes: [.linksWrite, .linksRead])
+        try await service.store.insert(all.record)
+        try await service.application(port: 0).test(.live) { client in
+            let port = try #require(client.port)
+            for prefix in ["https://xn--bcher-kva.example", "https://xn--bcher-kva.example/go"] {
+                let made = try await Self.send(port, "POST", "/v1/shortLinks?key=\(all.token)", body: """
+                    {"dynamicLinkInfo": {"domainUriPrefix": "\(prefix)", "link": "https://xn--bcher-kva.example/x", "iosInfo": {"iosBundleId": "example.books"}}}
+                    """)
+                #expect(made.status == 200 && made.body.contains(#""shortLink":"\#(prefix)/"#), "\(made.body)")
+            }
         }
     }
 
@@ -300,8 +363,16 @@ import Testing
             #expect(made["domain"] == .string("shop"))
             let listed = try Self.json(try await Self.send(port, "GET", "/api/links", token: shopOnly.token).body)
             #expect(listed["links"]?.arrayValue?.allSatisfy { $0["domain"] == .string("shop") } == true && listed["links"]?.arrayValue?.count == 3)
-            #expect(try await Self.send(port, "GET", "/api/stats?by=platform", token: shopOnly.token).status == 403)
-            #expect(try await Self.send(port, "GET", "/api/stats?by=platform&domain=shop", token: all.token).body.contains("invalid-domain"))
+            // The stats across links: one domain's with `domain`, a limited token's domains only.
+            try await service.flushClicks()
+            func visits(_ query: String, _ token: String) async throws -> Int64? {
+                guard case .number(let n, _)? = try Self.json(try await Self.send(port, "GET", "/api/stats?by=platform" + query, token: token).body)["visits"] else { return nil }
+                return Int64(n)
+            }
+            let (everyDomain, shopVisits, plurVisits) = (try await visits("", all.token), try await visits("&domain=shop", all.token), try await visits("&domain=plur", all.token))
+            #expect((shopVisits ?? 0) > 0 && (plurVisits ?? 0) > 0 && everyDomain == (shopVisits ?? 0) + (plurVisits ?? 0), "\(String(describing: everyDomain)) \(String(describing: shopVisits)) \(String(describing: plurVisits))")
+            #expect(try await visits("", shopOnly.token) == shopVisits)
+            #expect(try await Self.send(port, "GET", "/api/stats?by=platform&domain=plur", token: shopOnly.token).status == 403)
             // The QR code `link qr` writes is the link's, on its domain.
             let qr = try await LinkService.qrImage(code: "same1", domain: "shop", in: service.store, configuration: service.configuration, png: false)
             #expect(qr.url == "https://go.shop.example/i/same1")

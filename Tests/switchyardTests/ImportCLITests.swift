@@ -86,6 +86,25 @@ import Testing
         #expect(pages[0].body.contains(#"<meta property="og:title" content="Group 42, &quot;quoted&quot;">"#), "\(pages[0].body.prefix(600))")
     }
 
+    /// With several domains, a row's `domain` puts the link on that domain, and `export csv
+    /// --domain` writes one domain's links only.
+    @Test func linksGoBackToTheirDomainAndExportOneDomain() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let config = CLITests.root.appendingPathComponent("Examples/domains-config.yaml").path
+        let header = "code,kind,deepLink,route,parameters,webURL,appStoreURL,playStoreURL,title,description,image,expiresAt,maxUses,createdAt,clicks,updatedAt,utm,tags,domain"
+        let made = directory.appendingPathComponent("made.csv")
+        try Data((header + "\npromo1,link,plur://group/p,,,,,,Plur promo,,,,,,,,,,\npromo1,link,shop://product/p,,,,,,Shop promo,,,,,,,,,,shop\n").utf8).write(to: made)
+        let imported = try await CLITests.run(["import", "csv", made.path, "--config", config, "--database", database])
+        #expect(imported.status == 0 && imported.stdout.contains("2 created"), "\(imported.stdout)\(imported.stderr)")
+        let shop = try await CLITests.run(["export", "csv", "--domain", "shop", "--config", config, "--database", database])
+        #expect(shop.status == 0 && shop.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 2 && shop.stdout.contains("Shop promo,") && !shop.stdout.contains("Plur promo"), "\(shop.stdout)\(shop.stderr)")
+        let plur = try await CLITests.run(["export", "csv", "--domain", "plur", "--config", config, "--database", database])
+        #expect(plur.stdout.contains("Plur promo,") && !plur.stdout.contains("Shop promo"), "\(plur.stdout)")
+        let nowhere = try await CLITests.run(["export", "csv", "--domain", "nope", "--config", config, "--database", database])
+        #expect(nowhere.status == 2 && nowhere.stderr.contains("no domain of the configuration is named so (domains: plur, shop)"), "\(nowhere.stderr)")
+    }
+
     /// A link's campaign and tags go through export and import; a file from before they were
     /// exported (no `utm`, no `tags` column) leaves an existing link's as they are.
     @Test func campaignsAndTagsRoundTripAndAnOlderExportLeavesThem() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkAudience
+import LinkConfiguration
 import LinkRequests
 import LinkStorage
 import SwitchyardCore
@@ -17,6 +18,8 @@ struct StatsController: Sendable {
     let now: @Sendable () -> Date
     /// Whether visitors are counted (`visits.uniques`): if not, `uniques` is null, not 0.
     let countsUniques: Bool
+    /// The domains `domain` names, and a token's limits.
+    let domains: LinkDomains
 
     /// The query parameters of a breakdown, `by` first.
     static let parameters: [Substring] = ["by", "from", "to", "campaign", "tag", "limit", "format"]
@@ -27,15 +30,20 @@ struct StatsController: Sendable {
 
     func addRoutes(reading: RouterGroup<ServiceContext>) {
         reading.get("stats") { request, context in
-            // Across links is across every domain: a token limited to some cannot have it.
+            // One domain's links with `domain`; a token limited to some domains reads theirs only.
             let token = try context.verifiedToken()
-            if let allowed = APIToken.domains(token, .linksRead) {
-                throw APIError(.forbidden, .insufficientScope, "token \(token.name) may read the links of \(allowed.sorted().joined(separator: ", ")) only, and the stats across links cover every domain; ask for one link's (GET /api/links/{code}/stats?domain=)")
+            let allowed = APIToken.domains(token, .linksRead)
+            var only: [String?]?
+            if let name = try LinksController.domainParameter(request) {
+                let index = try domains.index(named: name, field: "domain")
+                if let allowed, !allowed.contains(name) {
+                    throw APIError(.forbidden, .insufficientScope, "token \(token.name) may use links:read on \(allowed.sorted().joined(separator: ", ")) only, not on \(name)", field: "domain")
+                }
+                only = [domains.keyName(index)]
+            } else if let allowed {
+                only = domains.configurations.indices.filter { allowed.contains(domains.configurations[$0].domainName) }.map(domains.keyName)
             }
-            if request.uri.queryParameters["domain"] != nil {
-                throw APIError.badRequest(.invalidDomain, "the stats across links cover every domain; one domain's are not broken out yet (ask per link: GET /api/links/{code}/stats?domain=)", field: "domain")
-            }
-            return try await breakdown(request, code: nil)
+            return try await breakdown(request, code: nil, domains: only)
         }
     }
 
@@ -58,7 +66,8 @@ struct StatsController: Sendable {
     }
 
     /// The breakdown `request` asks for, of link `code` (checked to exist) or of every link.
-    func breakdown(_ request: Request, code: String?) async throws -> Response {
+    /// `domains`: with no code, only the links of these domains (see ``LinkKey``).
+    func breakdown(_ request: Request, code: String?, domains: [String?]? = nil) async throws -> Response {
         let query = request.uri.queryParameters
         for name in Self.parameters where query.getAll(String(name)).count > 1 {
             throw APIError.badRequest(.invalidField, "\(name) is given more than once", field: String(name))
@@ -91,8 +100,9 @@ struct StatsController: Sendable {
             guard code == nil else { throw APIError.badRequest(.invalidField, "tag chooses links: it applies to GET /api/stats, across links", field: "tag") }
             tag = try LinkInput.tagFilter(t)
         }
-        if let code { guard try await store.link(code: code) != nil else { throw APIError.noLink(code) } }
-        let result = try await store.breakdown(by, .init(code: code, days: from...to, campaign: campaign, tag: tag), limit: by == .day ? Int(to - from + 1) : limit)
+        if let code { guard try await store.link(code: code) != nil else { throw APIError.noLink(LinkKey.code(of: code)) } }
+        let result = try await store.breakdown(by, .init(code: code, days: from...to, campaign: campaign, tag: tag, domains: domains),
+                                               limit: by == .day ? Int(to - from + 1) : limit)
         if csv {
             let counts = countsUniques ? ["visits", "uniques"] : ["visits"]
             var text = CSVFields.record((by == .city ? ["city", "country"] : [by.rawValue]) + counts)

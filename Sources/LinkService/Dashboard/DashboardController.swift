@@ -317,8 +317,9 @@ struct DashboardController: Sendable {
             ("Changed", link.updatedAt.map(Self.isoDate)),
         ]
         // The platform split is of people; previews and bots are counted beside it.
-        // Another domain's link has its QR images on its own domain's hosts.
-        let qrBase = domain == 0 ? nil : configuration.publicURL + "/i/" + LinkKey.code(of: link.code)
+        // With several domains a link's QR images are on its own domain's hosts (the dashboard
+        // may be on another host, where the same code is another domain's link, or on none).
+        let qrBase = domains.hosts.strict ? configuration.publicURL + "/i/" + LinkKey.code(of: link.code) : nil
         let view = LinkView(
             code: Self.shown(link.code), pageURL: url, qrBase: qrBase, canWrite: user.canWrite, csrf: user.session.csrf, notice: notice, appButtonWarning: warning, gone: gone,
             fields: fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : LinkView.Field(label: label, value: $0) } },
@@ -327,7 +328,7 @@ struct DashboardController: Sendable {
             botVisits: platforms.filter { $0.platform == .bot }.reduce(0) { $0 + $1.clicks },
             referrers: DashboardPages.referrers(referrers), retentionDays: configuration.visits.retentionDays, audience: audience)
         var page = Self.adminHTML(.ok, DashboardPages.render(view, title: "Link \(Self.shown(link.code))", user: user.header))
-        if domain != 0 { page.headers[HTTPField.Name("Content-Security-Policy")!] = Self.contentSecurityPolicy(images: configuration.publicURL) }
+        if qrBase != nil { page.headers[HTTPField.Name("Content-Security-Policy")!] = Self.contentSecurityPolicy(images: configuration.publicURL) }
         return page
     }
 
@@ -335,7 +336,7 @@ struct DashboardController: Sendable {
         guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
         let routes = domains.configurations[domain].router
         let fields = [field("code", "Code", "empty: a random one", values["code"], routes: routes)]
-            + Self.adminFields.map { field($0.name, $0.label, hint($0), values[$0.name], routes: routes) }
+            + Self.adminFields.map { field($0.name, $0.label, hint($0, domain), values[$0.name], routes: routes) }
         let view = LinkFormView(csrf: user.session.csrf, code: nil, fields: fields, domain: domain == 0 ? nil : domains.configurations[domain].domainName)
         return Self.adminHTML(status, DashboardPages.render(view, title: "New link", user: user.header, errors: errors))
     }
@@ -349,14 +350,14 @@ struct DashboardController: Sendable {
         let routes = domains.configurations[domain].router
         // What the form showed goes back with it, so only the fields the user changed become the edit.
         let view = LinkFormView(csrf: user.session.csrf, code: Self.shown(link.code),
-                                fields: Self.adminFields.map { field($0.name, $0.label, hint($0), shown[$0.name], routes: routes) },
+                                fields: Self.adminFields.map { field($0.name, $0.label, hint($0, domain), shown[$0.name], routes: routes) },
                                 shown: Self.adminFields.map { LinkFormView.Shown(name: $0.name, value: stored[$0.name] ?? "") })
         return Self.adminHTML(status, DashboardPages.render(view, title: "Edit \(Self.shown(link.code))", user: user.header, errors: errors))
     }
 
-    /// A field's hint; the deep link's names this configuration's own scheme.
-    func hint(_ f: (name: String, label: String, hint: String)) -> String {
-        guard f.name == "deepLink", let scheme = formStandIn else { return f.hint }
+    /// A field's hint; the deep link's names the domain's own scheme.
+    func hint(_ f: (name: String, label: String, hint: String), _ domain: Int) -> String {
+        guard f.name == "deepLink", let scheme = formStandIn(domain) else { return f.hint }
         return "a URL with one of the app's schemes, such as \(scheme)… — or give a route instead"
     }
 
@@ -382,7 +383,7 @@ struct DashboardController: Sendable {
             guard !text.isEmpty else { continue }
             do { body.append((name, try Self.formJSON(name, text))) } catch { errors.add(error) }
         }
-        let read = errors.collect(from: body, standIn: formStandIn) { (fields) throws(APIError) in try input.read(.object(fields), now: now()) }
+        let read = errors.collect(from: body, standIn: formStandIn(domain)) { (fields) throws(APIError) in try input.read(.object(fields), now: now()) }
         guard errors.isEmpty, var link = read else {
             return try adminNewForm(user, values: values, errors: errors.messages, status: .badRequest, domain: domain)
         }
@@ -412,7 +413,7 @@ struct DashboardController: Sendable {
             do { patch.append((f.name, try Self.formJSON(f.name, submitted))) } catch { errors.add(error) }
         }
         guard !patch.isEmpty || !errors.isEmpty else { return Self.seeOther("/admin/links/\(Self.shown(current.code))") }
-        let edited = errors.collect(from: patch, standIn: formStandIn) { (fields) throws(APIError) in try input.edit(current, with: fields, now: now()) }
+        let edited = errors.collect(from: patch, standIn: formStandIn(domain)) { (fields) throws(APIError) in try input.edit(current, with: fields, now: now()) }
         guard errors.isEmpty, let edited else {
             return try await adminEditForm(context, user, values: values, errors: errors.messages, status: .badRequest)
         }
@@ -428,7 +429,7 @@ struct DashboardController: Sendable {
         let deleted = try await store.delete(code: code)
         hot.forget(code)
         guard deleted else { throw APIError(.notFound, .notFound, "no link with code \(Self.shown(code))") }
-        return Self.seeOther("/admin?deleted=\(Self.shown(code))")
+        return Self.seeOther("/admin?deleted=\(Self.shown(code))" + (LinkKey.domain(of: code).map { "&domain=" + $0 } ?? ""))
     }
 
     // MARK: Helpers
@@ -579,10 +580,11 @@ struct DashboardController: Sendable {
         }
     }
 
-    /// An app link this configuration accepts, standing in for a wrong target while a form's
+    /// An app link the domain at `domain` accepts, standing in for a wrong target while a form's
     /// other fields are read: the first app scheme's bare link.
-    var formStandIn: String? {
-        (configuration.apple.compactMap(\.scheme) + configuration.deepLinkSchemes).first.map { "\($0)://" }
+    func formStandIn(_ domain: Int = 0) -> String? {
+        let configuration = domains.configurations[domain]
+        return (configuration.apple.compactMap(\.scheme) + configuration.deepLinkSchemes).first.map { "\($0)://" }
     }
 
     /// An API error as a form shows it: the field's label, then the message (without the

@@ -76,7 +76,8 @@ struct FirebaseAPIController: Sendable {
     /// on it: one of a domain's `fdlPrefixes`, or the root of one of its hosts (or its public
     /// URL's host) when it has no path.
     func prefix(_ prefix: String) throws(APIError) -> (domain: Int, base: String) {
-        guard let parts = URLComponents(string: prefix), parts.scheme?.lowercased() == "https", let host = parts.host?.lowercased(), !host.isEmpty,
+        // The host as browsers send it (URLComponents would decode a punycode host on Linux).
+        guard let parts = URLComponents(string: prefix), parts.scheme?.lowercased() == "https", let host = BrowserURL.host(prefix), !host.isEmpty,
               parts.query == nil, parts.fragment == nil, parts.user == nil, parts.password == nil else {
             throw APIError.badRequest(.invalidField, "the Dynamic Links domain \(LinkInput.excerpt(prefix)) is not https://HOST or https://HOST/PATH")
         }
@@ -178,7 +179,7 @@ struct FirebaseAPIController: Sendable {
     /// domain's `fdlPrefixes`) or `https://HOST/i/CODE` on one of a domain's hosts.
     func ownKey(of shortLink: String) throws(APIError) -> String {
         let notFound = APIError(.notFound, .notFound, "no short link \(LinkInput.excerpt(shortLink)) on this service")
-        guard let parts = URLComponents(string: shortLink), let host = parts.host?.lowercased() else { throw notFound }
+        guard let parts = URLComponents(string: shortLink), let host = BrowserURL.host(shortLink) else { throw notFound }
         let path = parts.percentEncodedPath
         let found: (domain: Int, code: String)?
         if path.hasPrefix("/i/"), let d = domains.configurations.firstIndex(where: { $0.router.hosts.contains(host) || $0.publicHost == host }) {

@@ -107,7 +107,7 @@ extension LinkService {
                                 pixels: Int = defaultQRSize, now: Date = Date()) async throws(QRRefusal) -> (bytes: [UInt8], url: String, width: Int?) {
         let domains = LinkDomains(configuration)
         guard let index = domain.map({ domains.indexes[$0] }) ?? 0 else {
-            throw QRRefusal(.invalidDomain, "no domain is named '\(domain ?? "")' (domains: \(domains.configurations.map(\.domainName).joined(separator: ", ")))")
+            throw QRRefusal(.invalidDomain, "no domain is named '\(domain ?? "")' (domains: \(domains.configurations.map(\.domainName).joined(separator: ", ")); give --config the configuration that lists it)")
         }
         guard !code.contains("/") else { throw QRRefusal(.notFound, "no link with code '\(code)'") }
         let found: StoredLink?
