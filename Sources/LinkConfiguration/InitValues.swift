@@ -119,6 +119,23 @@ package struct InitValues: Sendable {
 }
 
 extension InitValues {
+    /// Adds the domain these values make, named `name`, to `directory`'s switchyard.yaml
+    /// (``ConfigurationTemplate/add(as:to:replacing:)``) and returns what to tell the person.
+    package func add(named name: String, into directory: String, replacing: Bool) throws(InitValuesError) -> [String] {
+        let template = try template().get()
+        guard !directory.isEmpty else { throw InitValuesError("--directory is empty: give a directory (. for this one)") }
+        do { _ = try template.files() } catch { throw InitValuesError(Self.flagged(error.message), usage: false) }
+        let path = (directory as NSString).appendingPathComponent("switchyard.yaml")
+        let written: (configuration: String, routes: String)
+        do { written = try template.add(as: name, to: path, replacing: replacing) } catch { throw InitValuesError(error.message, usage: false) }
+        return [
+            "added the domain \(name) (\(template.domain.lowercased())) to \(written.configuration), and wrote its route table \(written.routes)",
+            template.apple == nil && template.scheme != nil
+                ? "its app's scheme \(template.scheme ?? ""): is not in service.deepLinkSchemes; add it there for the domain's links to use it" : nil,
+            "next: restart switchyard serve (it reads the configuration once)",
+        ].compactMap { $0 }
+    }
+
     /// Writes the files these values make into `directory` (``ConfigurationTemplate/write(into:replacing:)``)
     /// and returns what to tell the person: what was written, and what to run next. A value
     /// missing is a usage error; a value the files refuse is named by its option.

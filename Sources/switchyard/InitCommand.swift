@@ -28,12 +28,17 @@ struct InitCommand: ParsableCommand {
     @Option(help: "The app's name, for the landing pages (default: from the bundle ID or package, com.acme.app → Acme).") var name: String?
     @Option(help: "Where to write the files (made if missing).") var directory = "."
     @Flag(help: "Replace existing files.") var force = false
+    @Option(help: "Add this app's domain, under this name, to the switchyard.yaml already in --directory (a domains list; a configuration of one domain becomes its first entry) instead of writing a new one.") var addDomain: String?
 
     func run() throws {
         var values = InitValues(domain: domain, teamID: teamId, bundleID: bundleId, appStoreID: appStoreId, package: package,
                                 fingerprints: fingerprint, scheme: scheme, name: name)
         if isatty(STDIN_FILENO) == 1 { values.askForMissing(Self.ask) }
-        do { Output.write(try values.write(into: directory, replacing: force).map(\.terminalEscaped)) } catch {
+        do throws(InitValuesError) {
+            let lines: [String]
+            if let addDomain { lines = try values.add(named: addDomain, into: directory, replacing: force) } else { lines = try values.write(into: directory, replacing: force) }
+            Output.write(lines.map(\.terminalEscaped))
+        } catch {
             // A usage error says where to read more; either way, status 2.
             Output.error("error: \(error.message)" + (error.usage ? "\n  See 'switchyard init --help'." : ""))
             throw ExitCode(2)

@@ -45,6 +45,53 @@ import Testing
         #expect(checkedLinks.status == 0 && checkedLinks.stdout.contains("valid, 0 errors"), "\(checkedLinks.stdout)")
     }
 
+    /// `init --add-domain` adds an app's domain to a configuration already there: a configuration
+    /// of one domain becomes a domains list whose first entry is what it was, and `serve` then
+    /// answers each domain's association files by host. A name or host already there changes
+    /// nothing.
+    @Test func addingADomainToAConfiguration() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let first = try await CLITests.run(["init", "--domain", "links.rabble.example", "--team-id", "ABCDE12345", "--bundle-id", "community.rabble.plur",
+                                            "--scheme", "plur", "--directory", directory.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        let added = try await CLITests.run(["init", "--add-domain", "shop", "--domain", "go.shop.example", "--team-id", "FGHIJ67890",
+                                            "--bundle-id", "example.shop.app", "--scheme", "shop", "--directory", directory.path])
+        #expect(added.status == 0 && added.stdout.hasPrefix("added the domain shop (go.shop.example) to \(directory.path)/switchyard.yaml"), "\(added.stdout)\(added.stderr)")
+        let books = try await CLITests.run(["init", "--add-domain", "books", "--domain", "books.example", "--package", "example.books",
+                                            "--fingerprint", Self.fingerprint, "--directory", directory.path])
+        #expect(books.status == 0, "\(books.stderr)")
+        let path = directory.appendingPathComponent("switchyard.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("domains:\n  - name: links.rabble.example\n    publicURL: \"https://links.rabble.example\""), "\(text)")
+        #expect(text.contains("  - name: shop\n") && text.contains("  - name: books\n") && !text.contains("\nservice:"), "\(text)")
+        // The file's own closing comment stays at the top level.
+        #expect(text.contains("\n# The other sections"), "\(text)")
+
+        // Refused, and nothing changed: a name taken, a host another domain has.
+        for (arguments, message) in [
+            (["--add-domain", "shop", "--domain", "x.example", "--team-id", "FGHIJ67890", "--bundle-id", "example.x"], "has a domain named shop already"),
+            (["--add-domain", "dup", "--domain", "go.shop.example", "--team-id", "FGHIJ67890", "--bundle-id", "example.y"], "go.shop.example is a host of domains[1] (shop) already"),
+        ] {
+            let refused = try await CLITests.run(["init"] + arguments + ["--directory", directory.path])
+            #expect(refused.status == 2 && refused.stderr.contains(message), "\(refused.stderr)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("routes-dup.yaml").path))
+
+        // Served by host: each domain's AASA names its own app.
+        let served = try await blocking {
+            try CLITests.withService(CLITests.binary, ["serve", "--port", "0"], in: directory) { origin in
+                (HTTP.send("GET", origin + "/.well-known/apple-app-site-association", headers: ["Host": "links.rabble.example"]),
+                 HTTP.send("GET", origin + "/.well-known/apple-app-site-association", headers: ["Host": "go.shop.example"]),
+                 HTTP.send("GET", origin + "/.well-known/assetlinks.json", headers: ["Host": "books.example"]))
+            }
+        }
+        let (plur, shop, booksLinks) = try #require(served.result, "serve did not start: \(served.log)")
+        #expect(plur.status == 200 && plur.body.contains("ABCDE12345.community.rabble.plur") && !plur.body.contains("FGHIJ67890"))
+        #expect(shop.status == 200 && shop.body.contains("FGHIJ67890.example.shop.app") && !shop.body.contains("ABCDE12345"))
+        #expect(booksLinks.status == 200 && booksLinks.body.contains("example.books"))
+    }
+
     /// The examples the written files carry in comments work once uncommented: the product
     /// route's page offers the app route it names.
     @Test func theCommentedExamplesWorkUncommented() async throws {
