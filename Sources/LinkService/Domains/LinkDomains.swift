@@ -33,7 +33,10 @@ struct LinkDomains: Sendable {
 
     /// The index of the domain a stored key belongs to; nil when it names no configured domain
     /// (a domain renamed or removed since).
-    func index(ofKey key: String) -> Int? { LinkKey.domain(of: key).map { indexes[$0] ?? -1 }.map { $0 < 0 ? nil : $0 } ?? 0 }
+    func index(ofKey key: String) -> Int? {
+        guard let name = LinkKey.domain(of: key) else { return 0 }
+        return indexes[name]
+    }
 
     /// The name of the domain a stored key belongs to: its configured domain's, or the name it
     /// carries when no configured domain has that name any more (renamed or removed).
