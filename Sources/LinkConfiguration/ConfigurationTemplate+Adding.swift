@@ -116,8 +116,11 @@ extension ConfigurationTemplate {
                         publicURL = body[i].trimmingCharacters(in: .whitespaces)
                         body.remove(at: i)
                     }
-                    // A service section left with nothing in it goes: an empty one is no object.
-                    if !body.dropFirst().contains(where: { let t = $0.trimmingCharacters(in: .whitespaces); return !t.isEmpty && !t.hasPrefix("#") }) { continue }
+                    // A service section left with nothing in it is no object: its key becomes a
+                    // comment, and its comments stay.
+                    if !body.dropFirst().contains(where: { let t = $0.trimmingCharacters(in: .whitespaces); return !t.isEmpty && !t.hasPrefix("#") }) {
+                        body[0] = "# " + body[0]
+                    }
                 } else if head.contains("publicURL") {
                     throw ConfigurationError("service: written on one line ({…}), so its publicURL cannot be moved into the first domain; write service as a block (one key per line) and try again")
                 }

@@ -103,6 +103,7 @@ struct TokenCreate: AsyncParsableCommand {
     @Option(help: "A name to recognise the token by.") var name: String
     @Option(help: "links:read, links:write, transactions, fdl:create (Firebase's REST API only) or admin (repeatable; default links:write and links:read).") var scope: [String] = []
     @Option(help: "Limit links:read and links:write to the domain of this name (a domains list's name; repeatable; default: every domain).") var domain: [String] = []
+    @Option(help: "The service's configuration, whose domains --domain names (default: ./switchyard.yaml if there is one, else the example).") var config: String?
     @OptionGroup var databaseOption: DatabaseOption
 
     func validate() throws {
@@ -124,6 +125,15 @@ struct TokenCreate: AsyncParsableCommand {
     var scopes: [TokenScope] { scope.isEmpty ? [.linksWrite, .linksRead] : scope.compactMap(TokenScope.init(rawValue:)) }
 
     func run() async throws {
+        if !domain.isEmpty {
+            // A name no domain has would make a token nothing accepts.
+            let located = try Output.orExit { try ServiceConfiguration.located(config) }
+            let names = located.configuration.servedDomains.map(\.domainName)
+            if let unknown = domain.first(where: { !names.contains($0) }) {
+                Output.error("error: --domain \(JSONWriter.quote(unknown)): no domain of \(located.path) is named so (domains: \(names.joined(separator: ", "))); give --config the configuration that lists it")
+                throw ExitCode(2)
+            }
+        }
         let issued = APIToken.issue(name: name, scopes: scopes, domains: domain)
         try await databaseOption.withStore { try await $0.insert(issued.record) }
         Output.error("created token \(issued.record.id) (\(name); scopes: \(issued.record.scopes.joined(separator: " "))) in \(databaseOption.shown). It is shown once:")

@@ -325,6 +325,11 @@ import Testing
             #expect(wrongRoute.status == 400 && wrongRoute.body.contains("invalid-route"), "\(wrongRoute.body)")
             let nowhere = try await Self.send(port, "POST", "/api/links", token: all.token, body: #"{"domain": "nope", "deepLink": "plur://group/x"}"#)
             #expect(nowhere.status == 400 && nowhere.body.contains(#""code":"invalid-domain""#) && nowhere.body.contains("domains: plur, shop"), "\(nowhere.body)")
+            // The domain in the query, as the other endpoints take it; one that disagrees with the body is refused.
+            let queried = try Self.json(try await Self.send(port, "POST", "/api/links?domain=shop", token: all.token, body: #"{"deepLink": "shop://product/q"}"#).body)
+            #expect(queried["domain"] == .string("shop"))
+            let disagreeing = try await Self.send(port, "POST", "/api/links?domain=shop", token: all.token, body: #"{"domain": "plur", "deepLink": "plur://group/q"}"#)
+            #expect(disagreeing.status == 400 && disagreeing.body.contains("in the body and"), "\(disagreeing.body)")
             // A generated code on another domain.
             let generated = try Self.json(try await Self.send(port, "POST", "/api/links", token: all.token, body: #"{"domain": "shop", "deepLink": "shop://product/g"}"#).body)
             let generatedCode = try #require(generated["code"]?.stringValue)
@@ -345,7 +350,7 @@ import Testing
             let readPlur = try Self.json(try await Self.send(port, "GET", "/api/links/same1", token: all.token).body)
             #expect(readPlur["title"] == .string("Plur same"))
             let listShop = try Self.json(try await Self.send(port, "GET", "/api/links?domain=shop", token: all.token).body)
-            #expect(listShop["links"]?.arrayValue?.compactMap { $0["domain"]?.stringValue } == ["shop", "shop"])
+            #expect(listShop["links"]?.arrayValue?.compactMap { $0["domain"]?.stringValue } == ["shop", "shop", "shop"])
             let listAll = try Self.json(try await Self.send(port, "GET", "/api/links", token: all.token).body)
             #expect(Set(listAll["links"]?.arrayValue?.compactMap { $0["domain"]?.stringValue } ?? []) == ["plur", "shop"])
             #expect(try await Self.send(port, "PATCH", "/api/links/same1?domain=shop", token: all.token, body: #"{"domain": "plur"}"#).body.contains("immutable-field"))
@@ -362,7 +367,7 @@ import Testing
             let made = try Self.json(try await Self.send(port, "POST", "/api/links", token: shopOnly.token, body: #"{"deepLink": "shop://product/own"}"#).body)
             #expect(made["domain"] == .string("shop"))
             let listed = try Self.json(try await Self.send(port, "GET", "/api/links", token: shopOnly.token).body)
-            #expect(listed["links"]?.arrayValue?.allSatisfy { $0["domain"] == .string("shop") } == true && listed["links"]?.arrayValue?.count == 3)
+            #expect(listed["links"]?.arrayValue?.allSatisfy { $0["domain"] == .string("shop") } == true && listed["links"]?.arrayValue?.count == 4)
             // The stats across links: one domain's with `domain`, a limited token's domains only.
             try await service.flushClicks()
             func visits(_ query: String, _ token: String) async throws -> Int64? {
@@ -380,7 +385,8 @@ import Testing
             // What covers every domain refuses it: the invite API, Firebase's REST API, the dashboard.
             let invite = try await Self.send(port, "POST", "/api/invite", token: shopOnly.token, body: #"{"groupId": "g"}"#)
             #expect(invite.status == 403 && invite.body.contains("has links:write on shop only"), "\(invite.body)")
-            #expect(try await Self.send(port, "POST", "/v1/shortLinks?key=\(shopOnly.token)", body: #"{"longDynamicLink": "https://go.shop.example/?link=https://go.shop.example/p/1"}"#).status == 403)
+            let rest = try await Self.send(port, "POST", "/v1/shortLinks?key=\(shopOnly.token)", body: #"{"longDynamicLink": "https://go.shop.example/?link=https://go.shop.example/p/1"}"#)
+            #expect(rest.status == 403 && rest.body.contains("it has links:write@shop links:read@shop only, and this covers every domain"), "\(rest.body)")
             #expect(try await Self.send(port, "GET", "/v1/https%3A%2F%2Frabble.community%2Fsame1/linkStats?durationDays=7&key=\(shopOnly.token)").status == 403)
             var signIn = "POST /admin/sign-in HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\n"
             let form = "token=" + shopOnly.token

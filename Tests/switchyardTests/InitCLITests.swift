@@ -64,8 +64,11 @@ import Testing
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.contains("domains:\n  - name: links.rabble.example\n    publicURL: \"https://links.rabble.example\""), "\(text)")
         #expect(text.contains("  - name: shop\n") && text.contains("  - name: books\n") && !text.contains("\nservice:"), "\(text)")
-        // The file's own closing comment stays at the top level.
-        #expect(text.contains("\n# The other sections"), "\(text)")
+        // The file's own closing comment stays at the top level, and the emptied service section's comments stay too.
+        #expect(text.contains("\n# The other sections") && text.contains("# service:\n") && text.contains("# trustForwardedFor: true"), "\(text)")
+        // A token limited to a domain the configuration has not is refused.
+        let token = try await CLITests.run(["token", "create", "--name", "t", "--domain", "nosuch", "--config", path, "--database", "sqlite:" + directory.appendingPathComponent("t.sqlite").path])
+        #expect(token.status == 2 && token.stderr.contains(#"--domain "nosuch": no domain of \#(path) is named so (domains: links.rabble.example, shop, books)"#), "\(token.stderr)")
 
         // Refused, and nothing changed: a name taken, a host another domain has.
         for (arguments, message) in [

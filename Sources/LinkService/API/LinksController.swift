@@ -76,7 +76,12 @@ struct LinksController: Sendable {
         let body = try await bodies.json(request)
         // The domain first: the link is checked against that domain's routes and hosts.
         let asked = try LinkRequest.decode(body)
-        let index = try domain(named: asked.domain, field: "domain", context, .linksWrite)
+        // The domain in the body, or in the query as every other /api/links endpoint takes it.
+        let queried = try Self.domainParameter(request)
+        if let queried, let given = asked.domain, queried != given {
+            throw APIError.badRequest(.invalidDomain, "domain is \(JSONWriter.quote(given)) in the body and \(JSONWriter.quote(queried)) in the query; give one", field: "domain")
+        }
+        let index = try domain(named: asked.domain ?? queried, field: "domain", context, .linksWrite)
         var link = try domains.inputs[index].read(asked, now: now())
         link.createdBy = token.id
         try await newLinks.insert(&link, chosenCode: !link.code.isEmpty, domain: domains.keyName(index))

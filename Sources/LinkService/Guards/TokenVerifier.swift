@@ -48,7 +48,12 @@ struct TokenVerifier: Sendable {
         let expected = record?.secretHash ?? String(repeating: "0", count: 64)
         guard APIToken.constantTimeEquals(APIToken.hash(secret), expected), let record, record.revokedAt == nil else { throw invalid }
         if let domains = APIToken.domains(record, scope) {
-            guard !domains.isEmpty else { throw APIError(.forbidden, .insufficientScope, "token \(record.name) lacks the \(scope.rawValue) scope") }
+            guard !domains.isEmpty else {
+                // A token limited to domains is told so, not only that it lacks this scope.
+                let limited = record.scopes.filter { $0.contains("@") }
+                throw APIError(.forbidden, .insufficientScope, limited.isEmpty ? "token \(record.name) lacks the \(scope.rawValue) scope"
+                               : "token \(record.name) lacks the \(scope.rawValue) scope: it has \(limited.joined(separator: " ")) only, and this covers every domain; use a token without --domain")
+            }
             // Only what names a domain (a link's) can check it: everything else covers every domain.
             guard someDomains else {
                 throw APIError(.forbidden, .insufficientScope, "token \(record.name) has \(scope.rawValue) on \(domains.sorted().joined(separator: ", ")) only, and this covers every domain; use a token without --domain")

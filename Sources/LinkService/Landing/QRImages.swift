@@ -112,7 +112,10 @@ extension LinkService {
         guard !code.contains("/") else { throw QRRefusal(.notFound, "no link with code '\(code)'") }
         let found: StoredLink?
         do { found = try await store.link(code: domains.key(code: code, domain: index)) } catch { throw QRRefusal(error.code, error.message) }
-        guard let link = found else { throw QRRefusal(.notFound, "no link with code '\(code)'") }
+        guard let link = found else {
+            let hint = domain == nil && domains.configurations.count > 1 ? " on \(domains.configurations[0].domainName) (give --domain for another domain's)" : ""
+            throw QRRefusal(.notFound, "no link with code '\(code)'\(hint)")
+        }
         switch gone(link, at: now) {
         case .expired(let expiry)?:
             throw QRRefusal(.expired, "the link '\(code)' expired at \(Timestamp.format(expiry)); its page answers 410, so no QR code was made")
