@@ -91,7 +91,7 @@ extension ServiceConfiguration {
         // A Firebase URL prefix is one domain's, and is served on its host by that host's domain.
         for (i, view) in views.enumerated() {
             for (j, prefix) in view.fdlPrefixes.enumerated() {
-                if let other = views.indices.first(where: { $0 != i && (views[$0].fdlPrefixes.contains(prefix) || views[$0].router.hosts.contains(prefix.host) || views[$0].publicHost == prefix.host) }) {
+                if let other = views.indices.first(where: { $0 != i && (views[$0].fdlPrefixes.contains(prefix) || views[$0].servesHost(prefix.host)) }) {
                     throw ConfigurationError("domains[\(i)].fdlPrefixes[\(j)]: \(prefix.text) is on a host or prefix of domains[\(other)] (\(views[other].domainName)); a prefix is served on its host, by that host's domain")
                 }
             }
@@ -132,7 +132,7 @@ extension ServiceConfiguration {
             }
         }
         if let best { return best }
-        guard let d = servedDomains.firstIndex(where: { $0.router.hosts.contains(host) || $0.publicHost == host }),
+        guard let d = servedDomains.firstIndex(where: { $0.servesHost(host) }),
               path.hasPrefix("/"), case let code = path.dropFirst(), !code.isEmpty, !code.contains("/") else { return nil }
         return (d, String(code), "")
     }
@@ -140,8 +140,12 @@ extension ServiceConfiguration {
     /// Where this domain's imported Firebase links are: its first URL prefix on one of its hosts,
     /// else its public URL.
     package var fdlBase: String {
-        fdlPrefixes.first { router.hosts.contains($0.host) || publicHost == $0.host }?.text ?? publicURL
+        fdlPrefixes.first { servesHost($0.host) }?.text ?? publicURL
     }
+
+    /// Whether `host` (as browsers send it) is this domain's: one of its route table's hosts, or
+    /// its public URL's.
+    package func servesHost(_ host: String) -> Bool { router.hosts.contains(host) || publicHost == host }
 
     /// Which domain serves a request, by its `Host`: see ``DomainHosts``.
     package var domainHosts: DomainHosts { DomainHosts(servedDomains, listed: !domains.isEmpty) }

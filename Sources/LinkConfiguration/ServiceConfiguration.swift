@@ -345,7 +345,7 @@ public struct ServiceConfiguration: Sendable {
             let prefix = try FDLPrefix(value.stringValue ?? "", at: "fdlPrefixes[\(i)]")
             if fdlPrefixes.contains(prefix) { throw ConfigurationError("fdlPrefixes[\(i)]: \(prefix.text) is listed already") }
             // A link under a route's path would be that route's page, never the link.
-            if !prefix.path.isEmpty, router.hosts.contains(prefix.host) || publicHost == prefix.host,
+            if !prefix.path.isEmpty, servesHost(prefix.host),
                let owner = router.routesMatchingPath("https://\(router.hosts.first ?? prefix.host)\(prefix.path)/x").first {
                 throw ConfigurationError("fdlPrefixes[\(i)]: \(prefix.text) is under the route \(JSONWriter.quote(owner))'s path, so its links would be that route's page, never served; choose another path")
             }

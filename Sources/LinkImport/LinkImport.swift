@@ -126,7 +126,7 @@ package struct LinkImport: Sendable {
         let lastColumnRead = columns.map(\.index).max() ?? 0
         let configuration = input.configuration
         let ownHost = URLComponents(string: configuration.publicURL)?.host?.lowercased()
-        let domains = configuration.servedDomains
+        let domains = LinkDomains(configuration)
         var otherHosts: [String: Int] = [:]
         var seen: [String: Int] = [:]
         for record in records.dropFirst() {
@@ -155,16 +155,16 @@ package struct LinkImport: Sendable {
             let code = mapped?.code ?? String(components.path.dropFirst())
             let underPrefix = !(mapped?.prefixPath.isEmpty ?? true)
             guard mapped != nil || components.path.hasPrefix("/") && !code.contains("/"), LinkInput.isImportedCode(code) else {
-                let prefixes = domains.contains { !$0.fdlPrefixes.isEmpty } ? " (after the URL prefix, under one of fdlPrefixes)" : ""
+                let prefixes = domains.configurations.contains { !$0.fdlPrefixes.isEmpty } ? " (after the URL prefix, under one of fdlPrefixes)" : ""
                 problem("shortLink \(LinkInput.excerpt(short)): its path must be one segment of 1–64 letters, digits, - or _\(prefixes)"); continue
             }
-            if !underPrefix, let reason = (domain == 0 ? input : LinkInput(configuration: domains[domain])).rootPathProblem(code) {
+            if !underPrefix, let reason = domains.inputs[domain].rootPathProblem(code) {
                 problem("shortLink path /\(code) \(reason), so the link could never be served there; give it another path"); continue
             }
-            let key = LinkKey.key(code: code, domain: domain == 0 ? nil : domains[domain].domainName)
+            let key = domains.key(code: code, domain: domain)
             if let first = seen[key] {
                 problem(domain == 0 && !underPrefix ? "shortLink path /\(code) is on line \(first) already"
-                        : "shortLink \(LinkInput.excerpt(short)): its code \(code) on \(domains[domain].domainName) is on line \(first) already"); continue
+                        : "shortLink \(LinkInput.excerpt(short)): its code \(code) on \(domains.configurations[domain].domainName) is on line \(first) already"); continue
             }
             if components.query != nil || components.fragment != nil {
                 plan.notes.append("line \(record.line): shortLink \(LinkInput.excerpt(short)) has a query or fragment; the link is served at /\(code), and what follows the path is not part of it")
@@ -180,7 +180,7 @@ package struct LinkImport: Sendable {
             let given = columns.compactMap { _, name in name != "shortLink" && name != "longLink" && name != "name" ? values[name].map { (name, $0) } : nil }
             pairs = pairs.filter { pair in !given.contains { $0.0 == pair.0 } } + given
             let link: FirebaseLink
-            do { link = try FirebaseLink(pairs, input: domain == 0 ? input : LinkInput(configuration: domains[domain])) } catch {
+            do { link = try FirebaseLink(pairs, input: domains.inputs[domain]) } catch {
                 // Every refusal of a Firebase link's parameters names the parameter it is about.
                 problem(error.message)
                 continue
@@ -275,9 +275,7 @@ package struct LinkImport: Sendable {
         if index["utm"] == nil { plan.keeping.insert(.campaign) }
         if index["tags"] == nil { plan.keeping.insert(.tags) }
         // Each domain's checks, made once: a row is read as a link of its `domain` (empty: the first).
-        let domains = input.configuration.servedDomains
-        let inputs = [input] + domains.dropFirst().map { LinkInput(configuration: $0) }
-        let domainIndexes = Dictionary(domains.enumerated().map { ($1.domainName, $0) }) { first, _ in first }
+        let domains = LinkDomains(input.configuration)
         var seen: [String: Int] = [:]
         for record in records.dropFirst() {
             plan.rows += 1
@@ -292,10 +290,10 @@ package struct LinkImport: Sendable {
                 problem("\(record.fields.count) fields where the header has \(header.fields.count)"); continue
             }
             let domainName = value("domain")
-            guard let domain = domainName.map({ domainIndexes[$0] }) ?? 0 else {
-                problem("domain \(JSONWriter.quote(domainName ?? "")) is no domain of this configuration (domains: \(domains.map(\.domainName).joined(separator: ", ")))"); continue
+            guard let domain = domainName.map({ domains.indexes[$0] }) ?? 0 else {
+                problem("domain \(JSONWriter.quote(domainName ?? "")) is no domain of this configuration (domains: \(domains.configurations.map(\.domainName).joined(separator: ", ")))"); continue
             }
-            let input = inputs[domain]
+            let input = domains.inputs[domain]
             // An imported Firebase code may start with - (a formula to a spreadsheet): export guards it.
             let code = value("code").map(CSVFields.spreadsheetText) ?? ""
             let kindText = value("kind") ?? "link"
@@ -307,8 +305,8 @@ package struct LinkImport: Sendable {
             if kind == .fdl, let reason = input.rootPathProblem(code) {
                 problem("code \(code): the path /\(code) \(reason), so the link could never be served there"); continue
             }
-            let key = LinkKey.key(code: code, domain: domain == 0 ? nil : domains[domain].domainName)
-            if let first = seen[key] { problem("code \(code)\(domain == 0 ? "" : " on \(domains[domain].domainName)") is on line \(first) already"); continue }
+            let key = domains.key(code: code, domain: domain)
+            if let first = seen[key] { problem("code \(code)\(domain == 0 ? "" : " on \(domains.configurations[domain].domainName)") is on line \(first) already"); continue }
             var link: StoredLink
             do throws(APIError) {
                 var body: [(String, JSONValue)] = []

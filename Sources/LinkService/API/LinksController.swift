@@ -39,21 +39,9 @@ struct LinksController: Sendable {
         writing.delete("links/{code}") { request, context in try await delete(request, context) }
     }
 
-    /// The domain a request names (`name`, from a body's `domain` or the `domain` query
-    /// parameter) as an index, checked against what the token may do there: 400 for a name no
-    /// domain has, 403 for a domain the token's `scope` does not reach. Without a name: the
-    /// token's one domain when it is limited to one, else the first.
+    /// The domain a request names, checked against the verified token (``LinkDomains/index(named:field:token:_:)``).
     func domain(named name: String?, field: String, _ context: ServiceContext, _ scope: TokenScope) throws(APIError) -> Int {
-        let token = try context.verifiedToken()
-        let allowed = APIToken.domains(token, scope)
-        let index: Int
-        if let name { index = try domains.index(named: name, field: field) } else if let only = allowed, only.count == 1, let one = only.first,
-                                                                                 let i = domains.indexes[one] { index = i } else { index = 0 }
-        let named = domains.configurations[index].domainName
-        if let allowed, !allowed.contains(named) {
-            throw APIError(.forbidden, .insufficientScope, "token \(token.name) may use \(scope.rawValue) on \(allowed.sorted().joined(separator: ", ")) only, not on \(named)", field: field)
-        }
-        return index
+        try domains.index(named: name, field: field, token: try context.verifiedToken(), scope)
     }
 
     /// The `domain` query parameter, given once at most.
@@ -110,12 +98,8 @@ struct LinksController: Sendable {
         let tag = try request.uri.queryParameters["tag"].map { (t) throws(APIError) in try LinkInput.tagFilter(t) }
         // One domain when one is named; else every domain the token may read.
         let token = try context.verifiedToken()
-        var only: [String?]?
-        if let name = try Self.domainParameter(request) {
-            only = [domains.keyName(try domain(named: name, field: "domain", context, .linksRead))]
-        } else if let allowed = APIToken.domains(token, .linksRead) {
-            only = domains.configurations.indices.filter { allowed.contains(domains.configurations[$0].domainName) }.map(domains.keyName)
-        }
+        let only = try Self.domainParameter(request).map { name throws(APIError) in [domains.keyName(try domain(named: name, field: "domain", context, .linksRead))] }
+            ?? domains.keyNames(for: token, .linksRead)
         let page = try await store.links(after: cursor, limit: limit + 1, tag: tag, domains: only)
         let links = page.prefix(limit)
         var next: String?

@@ -32,17 +32,9 @@ struct StatsController: Sendable {
         reading.get("stats") { request, context in
             // One domain's links with `domain`; a token limited to some domains reads theirs only.
             let token = try context.verifiedToken()
-            let allowed = APIToken.domains(token, .linksRead)
-            var only: [String?]?
-            if let name = try LinksController.domainParameter(request) {
-                let index = try domains.index(named: name, field: "domain")
-                if let allowed, !allowed.contains(name) {
-                    throw APIError(.forbidden, .insufficientScope, "token \(token.name) may use links:read on \(allowed.sorted().joined(separator: ", ")) only, not on \(name)", field: "domain")
-                }
-                only = [domains.keyName(index)]
-            } else if let allowed {
-                only = domains.configurations.indices.filter { allowed.contains(domains.configurations[$0].domainName) }.map(domains.keyName)
-            }
+            let only = try LinksController.domainParameter(request).map { name throws(APIError) in
+                [domains.keyName(try domains.index(named: name, field: "domain", token: token, .linksRead))]
+            } ?? domains.keyNames(for: token, .linksRead)
             return try await breakdown(request, code: nil, domains: only)
         }
     }

@@ -63,10 +63,10 @@ struct FirebaseAPIController: Sendable {
     func shortLinks(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let token = try await token(request, context, .fdlCreate)
         let asked = try FirebaseShortLinkRequest(try await bodies.json(request))
-        let (domain, base) = try prefix(asked.prefix)
+        let (domain, base, atRoot) = try prefix(asked.prefix)
         var link = try FirebaseLink(asked.parameters, input: domains.inputs[domain]).storedLink(code: "", now: now())
         link.createdBy = token.id
-        try await insert(&link, suffix: asked.suffix, domain: domain, atRoot: base.utf8.filter { $0 == UInt8(ascii: "/") }.count == 2)
+        try await insert(&link, suffix: asked.suffix, domain: domain, atRoot: atRoot)
         metrics.linksCreated.increment()
         let short = base + "/" + LinkKey.code(of: link.code)
         return try Response.json(FirebaseShortLinkResponse(shortLink: short, warning: asked.warnings))
@@ -74,8 +74,8 @@ struct FirebaseAPIController: Sendable {
 
     /// The domain `prefix` (a `domainUriPrefix`) is, and the prefix as short links are written
     /// on it: one of a domain's `fdlPrefixes`, or the root of one of its hosts (or its public
-    /// URL's host) when it has no path.
-    func prefix(_ prefix: String) throws(APIError) -> (domain: Int, base: String) {
+    /// URL's host) when it has no path; and whether links under it are at the root of the host.
+    func prefix(_ prefix: String) throws(APIError) -> (domain: Int, base: String, atRoot: Bool) {
         // The host as browsers send it (URLComponents would decode a punycode host on Linux).
         guard let parts = URLComponents(string: prefix), parts.scheme?.lowercased() == "https", let host = BrowserURL.host(prefix), !host.isEmpty,
               parts.query == nil, parts.fragment == nil, parts.user == nil, parts.password == nil else {
@@ -86,17 +86,17 @@ struct FirebaseAPIController: Sendable {
             for (d, domain) in domains.configurations.enumerated() {
                 if let configured = domain.fdlPrefixes.first(where: { $0.host == host && $0.path == path }) {
                     // Links are served on the domain's hosts: a prefix elsewhere (a *.page.link) maps imports only.
-                    guard domain.router.hosts.contains(host) || domain.publicHost == host else {
+                    guard domain.servesHost(host) else {
                         throw APIError.badRequest(.unknownDomain, "the Dynamic Links domain \(LinkInput.excerpt(prefix)) is one of \(domain.domainName)'s fdlPrefixes but not on one of its hosts, so a link made under it could not be served; ask for \(domain.fdlBase)")
                     }
-                    return (d, configured.text)
+                    return (d, configured.text, configured.path.isEmpty)
                 }
             }
-            if let d = domains.configurations.firstIndex(where: { $0.router.hosts.contains(host) || $0.publicHost == host }) {
+            if let d = domains.configurations.firstIndex(where: { $0.servesHost(host) }) {
                 guard path.isEmpty else {
                     throw APIError.badRequest(.unknownDomain, "the Dynamic Links domain \(LinkInput.excerpt(prefix)) has a path that is none of the fdlPrefixes of \(domains.configurations[d].domainName); short links on \(host) are at its root (https://\(host)/CODE), or list the prefix in fdlPrefixes")
                 }
-                return (d, "https://" + host)
+                return (d, "https://" + host, true)
             }
         }
         let known = domains.configurations.flatMap { domain in domain.fdlPrefixes.map(\.text) + domain.router.hosts.map { "https://" + $0 } }
@@ -182,7 +182,7 @@ struct FirebaseAPIController: Sendable {
         guard let parts = URLComponents(string: shortLink), let host = BrowserURL.host(shortLink) else { throw notFound }
         let path = parts.percentEncodedPath
         let found: (domain: Int, code: String)?
-        if path.hasPrefix("/i/"), let d = domains.configurations.firstIndex(where: { $0.router.hosts.contains(host) || $0.publicHost == host }) {
+        if path.hasPrefix("/i/"), let d = domains.configurations.firstIndex(where: { $0.servesHost(host) }) {
             found = (d, String(path.dropFirst(3)))
         } else {
             found = domains.configuration.shortLink(host: host, path: path).map { ($0.domain, $0.code) }
