@@ -304,7 +304,7 @@ let package = Package(
         .testTarget(name: "SwitchyardGeoTests", dependencies: ["SwitchyardGeo", "SwitchyardCore", "SwitchyardTestSupport"], exclude: ["Inputs"], swiftSettings: swiftSettings),
         .testTarget(name: "UserAgentsTests", dependencies: ["UserAgents", "SwitchyardCore", "SwitchyardDocuments", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRulesTests", dependencies: ["LinkRules", "PatternMatching", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "SwitchyardDocumentsTests", dependencies: ["SwitchyardDocuments", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AssociatedDomainsTests", dependencies: ["AssociatedDomains", "LinkRouting", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
@@ -313,8 +313,8 @@ let package = Package(
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LinkConfigurationTests", dependencies: ["LinkConfiguration", "SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains"], swiftSettings: swiftSettings),
-        .testTarget(name: "LinkPagesTests", dependencies: ["LinkPages", "SwitchyardCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkConfigurationTests", dependencies: ["LinkConfiguration", "SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkPagesTests", dependencies: ["LinkPages", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport", "DeferredLinking"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTransportTests",
@@ -323,8 +323,8 @@ let package = Package(
         ),
         .testTarget(name: "URLRelayTests", dependencies: ["URLRelay", "URLRelayService", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SwitchyardNetworkTests", dependencies: ["SwitchyardNetwork", "LinkRules", "AssociatedDomains", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "DeferredLinkingTests", dependencies: ["DeferredLinking", "LinkRouting"], swiftSettings: swiftSettings),
-        .testTarget(name: "CallbackURLTests", dependencies: ["CallbackURL", "URLRelay"], swiftSettings: swiftSettings),
+        .testTarget(name: "DeferredLinkingTests", dependencies: ["DeferredLinking", "LinkRouting", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CallbackURLTests", dependencies: ["CallbackURL", "URLRelay", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "switchyardTests", dependencies: ["switchyard", "SwitchyardTestSupport"], exclude: ["Inputs", "Golden"], swiftSettings: swiftSettings),
     ]
 )

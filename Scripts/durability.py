@@ -6,7 +6,7 @@ restart it on the same database, and check that every link whose create returned
 
 Prints one JSON summary line; exits 1 if any acknowledged link is missing or wrong.
 """
-import argparse, json, os, random, re, signal, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
+import argparse, atexit, json, os, random, re, shutil, signal, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 
@@ -21,8 +21,15 @@ def config_with_open_limits(binary):
         if keep:
             lines.append(line)
     lines += ["rateLimit:", "  perToken: {perMinute: 6000000, burst: 100000}", "  perAddress: {perMinute: 6000000, burst: 100000}"]
-    path = os.path.join(tempfile.mkdtemp(prefix="switchyard-durability-"), "config.yaml")
+    path = os.path.join(temporary_directory(), "config.yaml")
     open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+    return path
+
+
+def temporary_directory():
+    """A new directory, removed when the script exits."""
+    path = tempfile.mkdtemp(prefix="switchyard-durability-")
+    atexit.register(shutil.rmtree, path, True)
     return path
 
 
@@ -64,7 +71,7 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    database = args.database or "sqlite:" + os.path.join(tempfile.mkdtemp(prefix="switchyard-durability-"), "links.sqlite")
+    database = args.database or "sqlite:" + os.path.join(temporary_directory(), "links.sqlite")
     config = config_with_open_limits(args.binary)
     token = subprocess.run([args.binary, "token", "create", "--name", "durability-%d" % os.getpid(), "--database", database],
                            check=True, capture_output=True, text=True).stdout.strip().split("\n")[-1]

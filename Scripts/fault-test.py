@@ -359,6 +359,10 @@ def main():
     for f in failures:
         print("FAILED: " + f)
     print("fault-test: %s" % ("passed" if not failures else "%d checks failed" % len(failures)))
+    if failures:
+        print("fault-test: the nodes' logs are kept in %s" % work)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if failures else 0)
 
 

@@ -8,7 +8,7 @@ handled, and no request recorded twice.
 
 Prints one JSON summary line; exits 1 on a lost or doubly handled request.
 """
-import argparse, json, os, random, signal, subprocess, sys, tempfile, threading, time
+import argparse, atexit, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
 
 def main():
@@ -21,6 +21,7 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     work = tempfile.mkdtemp(prefix="switchyard-relay-crash-")
+    atexit.register(shutil.rmtree, work, True)
     inbox, record = os.path.join(work, "inbox"), os.path.join(work, "handled.jsonl")
     env = dict(os.environ, SWITCHYARD_INBOX=inbox)
 

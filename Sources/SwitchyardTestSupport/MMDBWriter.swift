@@ -32,7 +32,7 @@ public enum MMDBWriter {
     /// Writes a database of `networks` (the JSON `write-mmdb.pl` reads) to `path`, or to a new
     /// temporary file; its path.
     public static func write(_ networks: String = testNetworks(), to path: String? = nil) throws -> String {
-        let out = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("geo-\(UUID().uuidString).mmdb").path
+        let out = path ?? TestTemporary.root.appendingPathComponent("geo-\(UUID().uuidString).mmdb").path
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Tests/SwitchyardGeoTests/Inputs/write-mmdb.pl").path
         let process = Process()

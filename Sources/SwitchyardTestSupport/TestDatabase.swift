@@ -48,7 +48,7 @@ public enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable
 
     /// A new, empty directory under the temporary directory, named after `tag`.
     public static func temporaryPath(_ tag: String) -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(tag)-\(UUID().uuidString)").path
+        let path = TestTemporary.root.appendingPathComponent("switchyard-\(tag)-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import AssociatedDomains
 import Foundation
@@ -5,7 +6,7 @@ import Testing
 
 @Suite struct PlistTests {
     static func temp() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString)")
+        let dir = TestTemporary.root.appendingPathComponent("switchyard-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }

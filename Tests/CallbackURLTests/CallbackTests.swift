@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import CallbackURL
 import Foundation
@@ -73,7 +74,7 @@ import Testing
     }
 
     @Test func pendingRequestsSurviveAndAnswerOnce() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID().uuidString)").path
+        let dir = TestTemporary.root.appendingPathComponent("pending-\(UUID().uuidString)").path
         let store = try PendingRequests(directory: dir)
         try store.register(PendingRequest(id: "req-1", action: "export", expires: Date(timeIntervalSince1970: 1_900_000_000)))
         // A new instance (the app was killed and relaunched) sees the same state.
@@ -145,7 +146,7 @@ import Testing
     }
 
     @Test func anExpiredRequestIsNotAnsweredAndIsCleanedUp() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID().uuidString)").path
+        let dir = TestTemporary.root.appendingPathComponent("pending-\(UUID().uuidString)").path
         let store = try PendingRequests(directory: dir)
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         try store.register(PendingRequest(id: "soon", action: "export", expires: t0.addingTimeInterval(10)))
@@ -212,7 +213,7 @@ import Testing
     @Test(arguments: ["abc\n9999999999 k1/victimnonce0123456", "short", "has space in it 0123456", String(repeating: "n", count: 65), "ünïcode-0123456789abcdef"])
     func aNonceOutsideTheAlphabetIsMalformedAndWritesNothing(_ nonce: String) throws {
         let key = Array("0123456789abcdef0123456789abcdef".utf8)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nonces-\(UUID().uuidString)").path
+        let file = TestTemporary.root.appendingPathComponent("nonces-\(UUID().uuidString)").path
         let verifier = CallbackVerifier(keys: ["k1": key], seen: SeenNonces(path: file))
         let signed = CallbackSigner(keyID: "k1", secret: key).sign(XCallbackURL(scheme: "helper", action: "export"), requestID: "r", expires: Date().addingTimeInterval(60), nonce: nonce)
         do { try verifier.verify(try XCallbackURL(parsing: signed.url)); Issue.record("accepted nonce \(nonce)") } catch {
@@ -229,7 +230,7 @@ import Testing
 /// Keys named `ID=FILE`: the shape, a printable id, a readable file of at least 16 bytes.
 @Suite struct CallbackKeyTests {
     @Test func aKeyIsReadFromItsFileAndEveryRefusalSaysWhy() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)").path
+        let file = TestTemporary.root.appendingPathComponent("key-\(UUID().uuidString)").path
         try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: file))
         let key = try CallbackKey(argument: "k1=\(file)")
         #expect(key.id == "k1" && key.secret == [UInt8](repeating: 7, count: 32))
@@ -311,7 +312,7 @@ import Testing
     }
 
     @Test func aSignedRequestVerifiesWithTheSameKeysAndIsRefusedOnce() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("callback-cli-\(UUID().uuidString)").path
+        let directory = TestTemporary.root.appendingPathComponent("callback-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Data(repeating: 9, count: 32).write(to: URL(fileURLWithPath: directory + "/k"))
         let unsigned = try arguments(parameters: ["a=1"]).request(now: Date())

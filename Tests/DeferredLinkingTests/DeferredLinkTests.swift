@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import DeferredLinking
 import Foundation
@@ -29,7 +30,7 @@ struct Offline: Error {}
     static let service = URL(string: "https://rabble.community")!
 
     func client(_ transport: FakeTransport) -> DeferredLink {
-        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("deferred-\(UUID().uuidString)/checked")
+        let marker = TestTemporary.root.appendingPathComponent("deferred-\(UUID().uuidString)/checked")
         return DeferredLink(service: Self.service, markerFile: marker, transport: transport)
     }
 

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 import LinkConfiguration
 import SwitchyardDocuments
@@ -85,7 +86,7 @@ import Testing
         ("rabble.community", "http://rabble.community", "is not https: "),
     ] as [(String, String, String?)])
     func aPublicURLThatBuildsNoAppLinksIsWarned(host: String, publicURL: String, warning: String?) throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("warn-\(UUID().uuidString).yaml").path
+        let path = TestTemporary.root.appendingPathComponent("warn-\(UUID().uuidString).yaml").path
         try """
             apple: [{teamId: ABCDE12345, bundleId: com.example.app}]
             hosts: [\(host)]

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 @testable import LinkConfiguration
 import SwitchyardCore
@@ -9,7 +10,7 @@ import Testing
     /// Signing keys are read as webhook secrets are: `env:NAME`, `file:PATH` or the text itself;
     /// a short or blank key, or a variable that is not set, stops the configuration.
     @Test func signingKeysComeFromTheEnvironmentOrAFile() throws {
-        let file = NSTemporaryDirectory() + "sy-key-" + UUID().uuidString
+        let file = TestTemporary.root.path + "/sy-key-" + UUID().uuidString
         try "a-signing-key-from-a-file-of-32-or-more-bytes\n".write(toFile: file, atomically: true, encoding: .utf8)
         let section = try JSONParser.parse(#"{"signingKeys": ["env:SY_TEST_KEY", "file:\#(file)", "a-literal-signing-key-of-32-characters!"]}"#)
         let settings = try DeferredSettings(section, environment: ["SY_TEST_KEY": "a-signing-key-from-the-environment-32+"])
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test func secretsComeFromTheEnvironmentOrAFile() throws {
-        let file = NSTemporaryDirectory() + "sy-hook-" + UUID().uuidString
+        let file = TestTemporary.root.path + "/sy-hook-" + UUID().uuidString
         try "from-a-file-0123456789\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try WebhookSettings.secret("file:" + file, "s", environment: [:]) == Array("from-a-file-0123456789".utf8))
         #expect(try WebhookSettings.secret("env:HOOK", "s", environment: ["HOOK": "from-the-environment"]) == Array("from-the-environment".utf8))

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 @testable import LinkPages
 import SwitchyardCore
@@ -7,7 +8,7 @@ import Testing
 /// refused at load (with the file and line).
 @Suite struct PageTemplatesTests {
     static func directory(_ files: [String: String]) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-templates-\(UUID().uuidString)").path
+        let path = TestTemporary.root.appendingPathComponent("switchyard-templates-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
         return path

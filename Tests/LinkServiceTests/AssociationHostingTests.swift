@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import AssociatedDomains
 import Foundation
 import Hummingbird
@@ -130,7 +131,7 @@ import Testing
     func unknownKeysAndWrongTypesAreRefusedAtAnyDepth(_ c: RefusedCase) throws {
         var yaml = "hosts: [e.com]\n" + c.yaml + "\n"
         if !c.yaml.hasPrefix("routes") { yaml += "routes: [{name: a, pattern: /a}]\n" }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+        let file = TestTemporary.root.appendingPathComponent("config-\(UUID().uuidString).yaml")
         try Data(yaml.utf8).write(to: file)
         #expect(throws: ConfigurationError(c.message, location: SourceLocation(file: file.path))) { try ServiceConfiguration(contentsOf: file.path) }
     }
@@ -138,7 +139,7 @@ import Testing
     /// A route on a scheme listed in `service.deepLinkSchemes` (in any case) is an app route.
     @Test func aRouteOnADeepLinkSchemeIsAccepted() throws {
         let yaml = "hosts: [e.com]\napple: [{teamId: ABCDE12345, bundleId: com.example.app}]\nservice: {deepLinkSchemes: [Shop]}\nroutes: [{name: a, pattern: /a}, {name: p, pattern: \"shop://p/{id}\"}]\n"
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+        let file = TestTemporary.root.appendingPathComponent("config-\(UUID().uuidString).yaml")
         try Data(yaml.utf8).write(to: file)
         let configuration = try ServiceConfiguration(contentsOf: file.path)
         #expect(configuration.allowedSchemes == ["shop"])
@@ -153,7 +154,7 @@ import Testing
             ("hosts: [e.com]\nwebhooks: {endpoints: [{name: x, secret: TOPSECRET-0123}\n", "line 3"),
             ("hosts: [e.com]\nroutes: " + String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000) + "\n", "nested too deeply"),
         ] {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+            let file = TestTemporary.root.appendingPathComponent("config-\(UUID().uuidString).yaml")
             try Data(yaml.utf8).write(to: file)
             do {
                 _ = try ServiceConfiguration(contentsOf: file.path)
@@ -195,7 +196,7 @@ import Testing
             webhooks: {firstRetryDelay: 2., maxRetryDelay: 1.5e2}
 
             """
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+        let file = TestTemporary.root.appendingPathComponent("config-\(UUID().uuidString).yaml")
         try Data(yaml.utf8).write(to: file)
         let configuration = try ServiceConfiguration(contentsOf: file.path)
         #expect(configuration.resolveScriptTimeLimit == 0.5)

@@ -133,7 +133,7 @@ import Testing
             #expect(Self.attribute("href", of: "fallback", in: again.text).flatMap(Self.token(inPlayLink:)) != token)
 
             // The app, on its first launch: the Install Referrer API gives the decoded value.
-            let marker = FileManager.default.temporaryDirectory.appendingPathComponent("sy-deferred-\(UUID().uuidString)/checked")
+            let marker = TestTemporary.root.appendingPathComponent("sy-deferred-\(UUID().uuidString)/checked")
             let app = DeferredLink(service: URL(string: "http://127.0.0.1:\(port)")!, markerFile: marker)
             let outcome = try await app.runOnFirstLaunch(installReferrer: "utm_source=google-play&sy_claim=\(token)")
             guard case .claimed(let claim) = outcome else { Issue.record("\(outcome)"); return }
@@ -440,7 +440,7 @@ import Testing
             let keys = try await h.store.db.read("SELECT match_key FROM deferred_claims", []).compactMap { $0[0].text }
             #expect(keys.count == 1 && keys[0].utf8.count == 64 && !keys[0].contains("127.0.0.1"), "a hash, not the address: \(keys)")
 
-            let marker = FileManager.default.temporaryDirectory.appendingPathComponent("sy-match-\(UUID().uuidString)/checked")
+            let marker = TestTemporary.root.appendingPathComponent("sy-match-\(UUID().uuidString)/checked")
             let app = DeferredLink(service: URL(string: "http://127.0.0.1:\(port)")!, markerFile: marker)
             #expect(try await app.match(platform: "android") == .refused(status: 404, code: ErrorCode("no-match")), "another platform")
             let outcome = try await app.runOnFirstLaunch(pasteboard: { "no claim URL here" }, matchingPlatform: "ios")

@@ -21,7 +21,7 @@ import Testing
     }
 
     static func decodeBlocking(_ zbarimg: String, _ bytes: [UInt8], suffix: String) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).\(suffix)")
+        let file = TestTemporary.root.appendingPathComponent("qr-\(UUID().uuidString).\(suffix)")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let process = ChildProcess()

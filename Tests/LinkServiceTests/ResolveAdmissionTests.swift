@@ -14,7 +14,7 @@ import Testing
 /// regexes come from the configuration.
 @Suite struct ResolveAdmissionTests {
     @Test func requestsBeyondTheAdmissionLimitAreTurnedAwayAtOnce() async throws {
-        let manifest = FileManager.default.temporaryDirectory.appendingPathComponent("slow-\(UUID().uuidString).json")
+        let manifest = TestTemporary.root.appendingPathComponent("slow-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: manifest) }
         try Data(#"""
             {"apps": [{"identifier": "app", "name": "App", "scheme": "app"}],
@@ -84,7 +84,7 @@ import Testing
             ("resolve: {scriptMemoryMB: 1}", "resolve.scriptMemoryMB: from 16 to 65536"),
             ("resolve: {regexTimeLimit: 0}", "resolve.regexTimeLimit: a number of seconds from 0.001 to 3600"),
         ] {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml")
+            let file = TestTemporary.root.appendingPathComponent("config-\(UUID().uuidString).yaml")
             defer { try? FileManager.default.removeItem(at: file) }
             try Data("hosts: [e.com]\nroutes: [{name: a, pattern: /a}]\n\(yaml)\n".utf8).write(to: file)
             #expect(throws: ConfigurationError(message, location: SourceLocation(file: file.path))) { try ServiceConfiguration(contentsOf: file.path) }

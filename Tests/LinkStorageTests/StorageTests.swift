@@ -128,7 +128,7 @@ import Testing
     /// A new SQLite database, which holds the claim-token signing key, is readable by its owner
     /// only, and so are the -wal and -shm files SQLite makes beside it.
     @Test func aNewSQLiteDatabaseIsTheOwnersOnly() async throws {
-        let directory = NSTemporaryDirectory() + "sy-mode-" + UUID().uuidString
+        let directory = TestTemporary.root.path + "/sy-mode-" + UUID().uuidString
         let path = directory + "/links.sqlite"
         let store = try await LinkStore.open(DatabaseLocation(argument: "sqlite:" + path))
         try await store.insert(APIToken.issue(name: "ci", scopes: [.linksRead]).record)
@@ -146,7 +146,7 @@ import Testing
         await opened.close()
 
         // Through a symbolic link, the file SQLite opens is the one judged.
-        let link = NSTemporaryDirectory() + "sy-mode-link-" + UUID().uuidString + ".sqlite"
+        let link = TestTemporary.root.path + "/sy-mode-link-" + UUID().uuidString + ".sqlite"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
         let linked = try await LinkStore.open(DatabaseLocation(argument: "sqlite:" + link))
         #expect(linked.exposure?.hasPrefix("sqlite:\(link) may be read by other users (mode 644)") == true, "\(linked.exposure ?? "nil")")
@@ -154,7 +154,7 @@ import Testing
 
         // The mend is a command a shell runs as it reads: a path with a space or a quote is quoted.
         #expect(SQLiteStore.exposure(of: path).map { $0.contains("run chmod 600 \(path) (") } == true)
-        let odd = NSTemporaryDirectory() + "sy mode 'x'-" + UUID().uuidString + ".sqlite"
+        let odd = TestTemporary.root.path + "/sy mode 'x'-" + UUID().uuidString + ".sqlite"
         FileManager.default.createFile(atPath: odd, contents: Data(), attributes: [.posixPermissions: 0o644])
         #expect(SQLiteStore.exposure(of: odd).map { $0.contains(#"run chmod 600 '"# + odd.replacingOccurrences(of: "'", with: #"'\''"#) + "' (") } == true,
                 "\(SQLiteStore.exposure(of: odd) ?? "nil")")

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 @testable import SwitchyardCore
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// read it, and the file a symbolic link names is the one written.
 @Suite struct DurableFileOutputTests {
     func directory() throws -> String {
-        let path = NSTemporaryDirectory() + "sy-output-" + UUID().uuidString
+        let path = TestTemporary.root.path + "/sy-output-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

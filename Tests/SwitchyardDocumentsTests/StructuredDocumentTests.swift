@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 import SwitchyardCore
 import SwitchyardDocuments
@@ -5,7 +6,7 @@ import Testing
 
 @Suite struct StructuredDocumentTests {
     static func file(_ text: String, _ name: String) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("documents-\(UUID().uuidString)")
+        let directory = TestTemporary.root.appendingPathComponent("documents-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
@@ -68,7 +69,7 @@ import Testing
     /// replacement character); a tag for a value this reader does not make is refused with its
     /// line, while the tags YAML implies for plain values, and !!str, are read.
     @Test func bytesThatAreNotUTF8AndUnknownTagsAreRefused() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("documents-\(UUID().uuidString)")
+        let directory = TestTemporary.root.appendingPathComponent("documents-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let latin1 = directory.appendingPathComponent("latin1.yaml")
         try Data("hosts: [x.example]\nname: \"a".utf8 + [0xFF] + Data("\"\n".utf8)).write(to: latin1)

@@ -49,7 +49,7 @@ import Testing
         let good = try Self.write()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
         func file(_ data: Data) throws -> String {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("geo-bad-\(UUID().uuidString).mmdb").path
+            let path = TestTemporary.root.appendingPathComponent("geo-bad-\(UUID().uuidString).mmdb").path
             try data.write(to: URL(fileURLWithPath: path))
             return path
         }
@@ -78,7 +78,7 @@ import Testing
         let metadata = try #require((0...(bytes.count - marker.count)).last { bytes[$0..<($0 + marker.count)].elementsEqual(marker) })
         // The records sit just before the metadata: overwrite the last ones.
         for i in (metadata - 60)..<metadata { bytes[i] = 0xFF }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString).mmdb").path
+        let path = TestTemporary.root.appendingPathComponent("damaged-\(UUID().uuidString).mmdb").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: GeoError.self) { try GeoDatabase(path: path) }
         #expect(error?.code == .invalidDatabase && error?.message.hasPrefix(path) == true, "\(String(describing: error))")

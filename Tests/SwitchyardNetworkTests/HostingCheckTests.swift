@@ -10,7 +10,7 @@ import Testing
 /// types, statuses.
 @Suite struct HostingCheckTests {
     static func temp() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString)")
+        let dir = TestTemporary.root.appendingPathComponent("switchyard-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }

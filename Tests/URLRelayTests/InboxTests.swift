@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -6,7 +7,7 @@ import URLRelayService
 
 @Suite struct InboxTests {
     static func inbox() throws -> Inbox {
-        try Inbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString)").path)
+        try Inbox(directory: TestTemporary.root.appendingPathComponent("relay-\(UUID().uuidString)").path)
     }
 
     /// A stream of URLs is committed in groups of `batch`, empty lines skipped and refused URLs
@@ -29,7 +30,7 @@ import URLRelayService
     /// An inbox that is not there, or cannot be made, names the component at fault; an app
     /// that opens its inbox gets the reasons the CLI prints.
     @Test func aMissingOrUnmakeableInboxNamesTheComponentAtFault() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-paths-\(UUID().uuidString)").path
+        let base = TestTemporary.root.appendingPathComponent("inbox-paths-\(UUID().uuidString)").path
         do { _ = try Inbox(directory: base + "/a/inbox", creating: false); Issue.record("a missing inbox was opened") } catch {
             #expect(error.code == .io)
             #expect(error.message == "there is no inbox at '\(base)/a/inbox': \(base) does not exist (it is made by the first relay send or watch)", "\(error)")
@@ -59,7 +60,7 @@ import URLRelayService
     /// The inbox's own folders are its own: one that is a symbolic link is refused, so nothing
     /// (a refused request, its reason) is written where it points.
     @Test func aFolderOfTheInboxThatIsALinkIsRefused() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-links-\(UUID().uuidString)").path
+        let base = TestTemporary.root.appendingPathComponent("inbox-links-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: base + "/outside", withIntermediateDirectories: true)
         for part in ["requests", "tmp", "rejected", "journal", "attempts"] {
             let inbox = base + "/inbox-" + part
@@ -228,7 +229,7 @@ import URLRelayService
     }
 
     @Test func recordingHandlerRecordsEachIdOnceAndSurvivesATornLine() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString).jsonl").path
+        let path = TestTemporary.root.appendingPathComponent("record-\(UUID().uuidString).jsonl").path
         let a = RelayRequest(source: "t", url: "plur://a"), b = RelayRequest(source: "t", url: "plur://b")
         let first = try RecordingHandler(path: path)
         #expect(first.record(a))
@@ -243,9 +244,9 @@ import URLRelayService
         #expect(records.map(\.id) == [a.id, b.id])
         #expect(lines.lines.count == 1 && lines.lines[0].contains("delivered again"))
         // A file that cannot be written stops the handler before any request is taken.
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-dir-\(UUID().uuidString)/record.jsonl").path
+        let missing = TestTemporary.root.appendingPathComponent("no-dir-\(UUID().uuidString)/record.jsonl").path
         #expect(throws: RelayError.self) { try RecordingHandler(path: missing) }
-        #expect(throws: RelayError.self) { try RecordingHandler(path: FileManager.default.temporaryDirectory.path) }
+        #expect(throws: RelayError.self) { try RecordingHandler(path: TestTemporary.root.path) }
     }
 
     /// Drains `inbox`, trying again for up to 5 s while it is locked; the count handled.

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 import Testing
 @testable import URLRelay
@@ -19,7 +20,7 @@ import Testing
         #expect(lines.output == [String(request.record.dropLast())])
 
         // Recorded: appended once, a repeated delivery acknowledged without a second line.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("watch-delivery-\(UUID().uuidString)")
+        let directory = TestTemporary.root.appendingPathComponent("watch-delivery-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("record.jsonl").path
         let record = WatchDelivery.record(try RecordingHandler(path: file))
@@ -39,7 +40,7 @@ import Testing
     /// The options choose: a record file, else a command split into words, else printing; a
     /// record file that cannot be used is refused with the reason.
     @Test func theOptionsChooseTheDelivery() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("watch-choice-\(UUID().uuidString)").path
+        let directory = TestTemporary.root.appendingPathComponent("watch-choice-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         guard case .record(let recorder) = try WatchDelivery.chosen(record: directory + "/r.jsonl", openWith: nil, handlerTimeout: 5, log: { _ in }) else {
             Issue.record("a record file was not chosen"); return

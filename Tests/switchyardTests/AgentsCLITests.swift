@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import Foundation
 import SwitchyardCore
 import Testing
@@ -62,7 +63,7 @@ import Testing
     @Test func rulesThatCannotBeReadExitTwoSayingWhy() async throws {
         let missing = try await CLITests.run(["agents", "parse", "--regexes", "/nonexistent/regexes.yaml", "x"])
         #expect(missing.status == 2 && missing.stderr.contains("/nonexistent/regexes.yaml") && missing.stdout.isEmpty, "\(missing.stderr)")
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("regexes-\(UUID().uuidString).yaml")
+        let file = TestTemporary.root.appendingPathComponent("regexes-\(UUID().uuidString).yaml")
         try "user_agent_parsers: [{regex: '('}]\nos_parsers: []\ndevice_parsers: []\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let broken = try await CLITests.run(["agents", "parse", "--regexes", file.path, "x"])

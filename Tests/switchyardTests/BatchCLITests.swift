@@ -28,7 +28,7 @@ import Testing
     }
 
     static func runBlocking(_ arguments: [String], input: [String], stride: Int, timeLimit: Double, environment: [String: String] = [:]) throws -> Outcome {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-batch-\(UUID().uuidString)")
+        let directory = TestTemporary.root.appendingPathComponent("switchyard-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let inFile = directory.appendingPathComponent("in.txt"), outFile = directory.appendingPathComponent("out.txt")

@@ -214,7 +214,7 @@ import Glibc
     /// An AASA pattern cannot say what a typed parameter accepts: `/p/*` for `/p/{id:int}` hands
     /// the app `/p/x` too. `routes check` says so as a warning (exit 0), with the URL and why.
     @Test func routesCheckWarnsWhereAPatternIsWiderThanItsTypedRoute() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wider-\(UUID().uuidString)")
+        let directory = TestTemporary.root.appendingPathComponent("wider-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let routes = directory.appendingPathComponent("routes.yaml").path
         try "hosts: [shop.example]\nroutes:\n  - {name: product, pattern: \"/p/{id:int}\"}\n  - {name: shelf, pattern: \"/s/{name}\"}\n"

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// the reason in plain words, never internal text, and the README's exit statuses.
 @Suite struct ErrorPathCLITests {
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-err-\(UUID().uuidString)")
+        let url = TestTemporary.root.appendingPathComponent("switchyard-err-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -178,7 +179,7 @@ import Testing
 
     @Test(arguments: [["relay", "watch", "--max-attempts", "-1"], ["relay", "watch", "--handler-timeout", "-1"]])
     func aNegativeRelayOptionIsSaidToBeOutOfRange(_ arguments: [String]) async throws {
-        let inbox = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID().uuidString)").path
+        let inbox = TestTemporary.root.appendingPathComponent("inbox-\(UUID().uuidString)").path
         let r = try await CLITests.run(arguments + ["--inbox", inbox])
         #expect(r.status == 2, "\(r.status)")
         #expect(r.stderr.contains("\(arguments[2]) must be"), "\(r.stderr)")
@@ -251,7 +252,7 @@ import Testing
     /// Stdin that cannot be read is not an empty input: a directory or a closed stdin ends the
     /// batch commands with status 2 and the reason (it was 0, as if nothing had been asked).
     @Test(arguments: [["resolve", "--offline"], ["unwrap"], ["route", "--routes", "../../Examples/plur-routes.yaml"], ["aasa", "decide", "--jsonl"],
-                      ["relay", "send", "--stdin", "--inbox", FileManager.default.temporaryDirectory.path + "/switchyard-stdin-inbox"]])
+                      ["relay", "send", "--stdin", "--inbox", TestTemporary.root.path + "/switchyard-stdin-inbox"]])
     func stdinThatCannotBeReadIsStatus2(_ command: [String]) async throws {
         let quoted = command.map { "'\($0)'" }.joined(separator: " ")
         for (redirect, reason) in [("< /", "it is a directory"), ("<&-", "it is closed")] {

@@ -9,7 +9,7 @@ import Testing
     static var required: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
 
     static func database() async throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("geo-cli-\(UUID().uuidString).mmdb").path
+        let path = TestTemporary.root.appendingPathComponent("geo-cli-\(UUID().uuidString).mmdb").path
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../SwitchyardGeoTests/Inputs/write-mmdb.pl").standardized.path
         let spec = #"{"ip_version": 6, "networks": [{"network": "81.2.69.160/27", "data": {"continent": {"code": "EU"}, "country": {"iso_code": "GB"}, "subdivisions": [{"iso_code": "ENG"}], "city": {"names": {"en": "London"}}}}]}"#
         let run = try await CLITests.run(["/usr/bin/perl", script, path], stdin: spec, shell: true)
@@ -36,7 +36,7 @@ import Testing
     @Test func aDatabaseThatCannotBeUsedIsExitTwoWithThePath() async throws {
         let missing = try await CLITests.run(["geo", "lookup", "--database", "/nonexistent/city.mmdb", "81.2.69.170"])
         #expect(missing.status == 2 && missing.stderr == "error: /nonexistent/city.mmdb: no such file\n" && missing.stdout.isEmpty, "\(missing.stderr)")
-        let junk = FileManager.default.temporaryDirectory.appendingPathComponent("junk-\(UUID().uuidString).mmdb")
+        let junk = TestTemporary.root.appendingPathComponent("junk-\(UUID().uuidString).mmdb")
         try Data("not a database\n".utf8).write(to: junk)
         defer { try? FileManager.default.removeItem(at: junk) }
         let bad = try await CLITests.run(["geo", "lookup", "--database", junk.path, "81.2.69.170"])

@@ -1,3 +1,4 @@
+import SwitchyardTestSupport
 import SwitchyardCore
 import Foundation
 import Testing
@@ -139,7 +140,7 @@ import Testing
 
     @Test(arguments: ["aasa", "assetlinks"])
     func validateStopsReadingAHugeFileAndSaysItIsTooLarge(_ command: String) async throws {
-        let big = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID().uuidString).json")
+        let big = TestTemporary.root.appendingPathComponent("huge-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: big) }
         // 50 MB of valid-looking JSON: only the size is reported, nothing past twice the limit is read.
         var text = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": ["#

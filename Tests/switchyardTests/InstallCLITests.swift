@@ -10,7 +10,7 @@ import Testing
 
     /// A copy of the binary under test in a directory of its own, and that directory.
     static func installedCopy() throws -> (binary: String, directory: URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("install-\(UUID().uuidString)/opt/bin")
+        let directory = TestTemporary.root.appendingPathComponent("install-\(UUID().uuidString)/opt/bin")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let binary = directory.appendingPathComponent("switchyard").path
         try FileManager.default.copyItem(atPath: CLITests.binary.path, toPath: binary)

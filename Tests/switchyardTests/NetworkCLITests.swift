@@ -87,7 +87,7 @@ struct TestCA: Sendable {
 /// crash (the process exits normally), the documented exit status, and the output.
 @Suite(.serialized) struct NetworkCLITests {
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-net-\(UUID().uuidString)")
+        let url = TestTemporary.root.appendingPathComponent("switchyard-net-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

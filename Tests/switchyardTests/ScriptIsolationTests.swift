@@ -238,7 +238,7 @@ import Testing
     }
 
     @Test func theServiceAnswersAroundARunawayScriptAndStopsOnSIGTERM() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-isolation-\(UUID().uuidString)")
+        let directory = TestTemporary.root.appendingPathComponent("switchyard-isolation-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)

@@ -13,7 +13,7 @@ import Testing
     static var toolsRequired: Bool { ProcessInfo.processInfo.environment["SWITCHYARD_REQUIRE_TOOLS"] != nil }
 
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-cli-\(UUID().uuidString)")
+        let url = TestTemporary.root.appendingPathComponent("switchyard-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -140,7 +140,7 @@ import Testing
     /// SIGHUP stops `serve` as SIGTERM does: gracefully, with the clicks held in memory written
     /// (it does not reload: the configuration and templates are read at start).
     @Test func sighupStopsServeGracefully() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hup-\(UUID().uuidString)")
+        let directory = TestTemporary.root.appendingPathComponent("hup-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let counted = try await Self.clicksAfterAStop(database: "sqlite:" + directory.appendingPathComponent("links.sqlite").path, stoppedBy: SIGHUP, tag: "hup")
         #expect(counted?.contains(#""clicks":3"#) == true, "the clicks held in memory were written at SIGHUP: \(counted ?? "nothing")")

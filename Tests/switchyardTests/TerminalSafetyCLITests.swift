@@ -8,7 +8,7 @@ import Testing
 /// with them (C1 included) are refused.
 @Suite struct TerminalSafetyCLITests {
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-term-\(UUID().uuidString)")
+        let url = TestTemporary.root.appendingPathComponent("switchyard-term-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
