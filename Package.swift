@@ -169,7 +169,7 @@ let package = Package(
                         .copy("Resources/dashboard.mustache"), .copy("Resources/dashboard-errors.mustache"),
                         .copy("Resources/dashboard-sign-in.mustache"), .copy("Resources/dashboard-message.mustache"),
                         .copy("Resources/dashboard-links.mustache"), .copy("Resources/dashboard-link.mustache"), .copy("Resources/dashboard-audience.mustache"),
-                        .copy("Resources/dashboard-form.mustache"), .copy("Resources/launcher.mustache"),
+                        .copy("Resources/dashboard-form.mustache"), .copy("Resources/dashboard-bulk.mustache"), .copy("Resources/launcher.mustache"),
                         .copy("Resources/preview-agents.json"), .copy("Resources/in-app-browsers.json")],
             swiftSettings: swiftSettings
         ),

@@ -49,6 +49,10 @@ extension ServiceConfiguration {
                 guard n >= 256 else { throw ConfigurationError("service.maximumBodyBytes: at least 256") }
                 maximumBodyBytes = n
             }
+            if let n = try int(service, "maximumBulkBodyBytes", "service") {
+                guard n >= maximumBodyBytes else { throw ConfigurationError("service.maximumBulkBodyBytes: at least service.maximumBodyBytes (\(maximumBodyBytes))") }
+                maximumBulkBodyBytes = n
+            }
         }
         if let links = document["links"] {
             if let alphabet = try string(links, "alphabet", "links") {
@@ -70,6 +74,7 @@ extension ServiceConfiguration {
             defaultImage = try webURL(landing, "image", "landing")
             icon = try webURL(landing, "icon", "landing")
             defaultWebURL = try webURL(landing, "webURL", "landing")
+            expiredURL = try webURL(landing, "expiredURL", "landing")
             campaignParameters = landing["campaignParameters"] == .bool(true)
             if let token = landing["appStoreProviderToken"] {
                 let number = token.stringValue == nil ? try int(landing, "appStoreProviderToken", "landing") : nil

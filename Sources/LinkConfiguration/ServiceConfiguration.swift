@@ -110,6 +110,9 @@ public struct ServiceConfiguration: Sendable {
     package var icon: String?
     /// Where desktop visitors go when a link has no web fallback (nil: a page with store links).
     package var defaultWebURL: String?
+    /// Where visitors of an ended link (expired or used up) go when the link names no
+    /// `expiredURL` of its own (`landing.expiredURL`); nil: a 410 page with the way on the link had.
+    package var expiredURL: String?
     /// Whether a link's campaign (`utm`) is handed on to its web page (`utm_*`), the Play Store
     /// (`referrer`) and the App Store (`ct`, `pt`): `landing.campaignParameters`, off by default.
     package var campaignParameters = false
@@ -147,6 +150,9 @@ public struct ServiceConfiguration: Sendable {
     package var connectionsPerAddress: Int?
     /// Largest request body accepted by the API, in bytes.
     package var maximumBodyBytes: Int
+    /// Largest body of `POST /api/links/bulk` (`service.maximumBulkBodyBytes`, default 2 MiB):
+    /// up to 1,000 links.
+    package var maximumBulkBodyBytes = 2 << 20
     /// The Opener manifest behind /api/resolve (`resolve.manifest`; nil: Switchyard's default rules).
     package var manifestPath: String?
     /// Whether resolve scripts are kept off the network (`resolve.offline`; off by default).
@@ -196,7 +202,7 @@ public struct ServiceConfiguration: Sendable {
         var keys: [String: DocumentShape] = [
             "service": .object([
                 "publicURL": .string, "redirectHosts": .array(.string), "deepLinkSchemes": .array(.string), "trustForwardedFor": .oneOf([.bool, .int]),
-                "maximumBodyBytes": .int, "connectionsPerAddress": .int,
+                "maximumBodyBytes": .int, "maximumBulkBodyBytes": .int, "connectionsPerAddress": .int,
             ]),
             "links": .object(["alphabet": .string, "length": .int]),
             "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit]),
@@ -227,7 +233,7 @@ public struct ServiceConfiguration: Sendable {
             "android": .array(.object(["package": .string, "fingerprints": .array(.string)])),
             "webcredentials": .bool,
             "landing": .object([
-                "title": .string, "description": .string, "image": .string, "icon": .string, "webURL": .string,
+                "title": .string, "description": .string, "image": .string, "icon": .string, "webURL": .string, "expiredURL": .string,
                 "templates": .string, "campaignParameters": .bool, "appStoreProviderToken": .oneOf([.string, .int]),
                 "pages": .map(.oneOf([.string, .object(["app": .string, "title": .string, "description": .string])])),
             ]),

@@ -212,7 +212,7 @@ package struct LinkImport: Sendable {
     /// The columns of `switchyard export csv`, in order. `domain` is the name of the link's
     /// domain, empty for the first (every link of a configuration of one domain).
     package static let columns = ["code", "kind", "deepLink", "route", "parameters", "webURL", "appStoreURL", "playStoreURL",
-                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt", "utm", "tags", "domain"]
+                                 "title", "description", "image", "expiresAt", "maxUses", "createdAt", "clicks", "updatedAt", "utm", "tags", "expiredURL", "domain"]
 
     /// Every link in `store` as CSV with its header, oldest first, read `pageSize` links at a
     /// time; with how many links it holds.
@@ -242,7 +242,7 @@ package struct LinkImport: Sendable {
                 link.updatedAt.map(Self.iso) ?? "",
                 // The campaign as the API writes it (a JSON object), the tags space-separated.
                 link.campaign.isEmpty ? "" : CSVFields.spreadsheetSafe(JSONWriter.compact(link.campaign.json)), link.tags.joined(separator: " "),
-                LinkKey.domain(of: link.code) ?? "",
+                link.expiredURL ?? "", LinkKey.domain(of: link.code) ?? "",
             ])
         }
         return out
@@ -310,7 +310,7 @@ package struct LinkImport: Sendable {
             var link: StoredLink
             do throws(APIError) {
                 var body: [(String, JSONValue)] = []
-                for name in ["deepLink", "route", "webURL", "appStoreURL", "playStoreURL", "title", "description", "image"] {
+                for name in ["deepLink", "route", "webURL", "appStoreURL", "playStoreURL", "title", "description", "image", "expiredURL"] {
                     if let v = value(name) { body.append((name, .string(name == "title" || name == "description" ? CSVFields.spreadsheetText(v) : v))) }
                 }
                 if let p = value("parameters") {
@@ -349,6 +349,7 @@ package struct LinkImport: Sendable {
                         else if name != "maxUses" { _ = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: true) }
                     }
                     link.webURL = value("webURL"); link.appStoreURL = value("appStoreURL"); link.playStoreURL = value("playStoreURL")
+                    link.expiredURL = value("expiredURL")
                     link.title = value("title").map(CSVFields.spreadsheetText); link.description = value("description").map(CSVFields.spreadsheetText)
                     link.maxUses = value("maxUses").flatMap { Int64($0) }
                     if let u = body.first(where: { $0.0 == "utm" })?.1 {

@@ -18,6 +18,8 @@ package enum DashboardPages {
         case link = "dashboard-link"
         /// The form that creates or edits a link.
         case form = "dashboard-form"
+        /// The form that creates several links from CSV, with what became of each.
+        case bulk = "dashboard-bulk"
     }
 
     /// Reads and compiles the dashboard's templates now (the service does so at start, so no

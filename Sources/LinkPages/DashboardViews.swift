@@ -117,11 +117,14 @@ package struct LinksView: DashboardBody {
     package var domain: String?
     /// `/admin/new` with the domain listed.
     package var newLink: String
+    /// `/admin/bulk` with the domain listed.
+    package var bulkLinks: String
 
     package init(query: String, canWrite: Bool, links: [Row], shownOnly: Int?, audience: AudienceView? = nil, domainTabs: [DomainTab] = [], domain: String? = nil) {
         (self.query, self.canWrite, self.links, self.shownOnly, self.audienceSection) = (query, canWrite, links, shownOnly, audience)
         (self.domainTabs, self.hasDomainTabs, self.domain) = (domainTabs, !domainTabs.isEmpty, domain)
         newLink = "/admin/new" + (domain.map { "?domain=" + $0 } ?? "")
+        bulkLinks = "/admin/bulk" + (domain.map { "?domain=" + $0 } ?? "")
         noLinks = links.isEmpty && query.isEmpty
         noMatch = links.isEmpty && !query.isEmpty ? query : nil
         hasLinks = !links.isEmpty
@@ -278,6 +281,43 @@ package struct LinkFormView: DashboardBody {
     package init(csrf: String, code: String?, fields: [Field], shown: [Shown] = [], domain: String? = nil) {
         (self.csrf, self.code, self.fields, self.shown, self.domain) = (csrf, code, fields, shown, domain)
         editing = code != nil
+    }
+}
+
+/// The form that creates several links from CSV, and what became of each.
+package struct BulkFormView: DashboardBody {
+    package static var page: DashboardPages.Page { .bulk }
+
+    /// One link of the CSV: made (its code and page), or why not.
+    package struct Result: Sendable {
+        var line: Int
+        var code: String?
+        var href: String?
+        var problem: String?
+        package init(line: Int, code: String?, href: String?, problem: String?) {
+            (self.line, self.code, self.href, self.problem) = (line, code, href, problem)
+        }
+    }
+
+    package var csrf: String
+    /// The domain the links are made on (a hidden field); nil: the first.
+    package var domain: String?
+    /// The CSV as submitted, shown again.
+    package var csv: String
+    /// The columns the header may name.
+    package var columns: String
+    /// The most links at once.
+    package var most: Int
+    package var results: [Result]
+    package let hasResults: Bool
+    package let created: Int
+    package let failed: Int
+
+    package init(csrf: String, domain: String?, csv: String, columns: [String], most: Int, results: [Result] = []) {
+        (self.csrf, self.domain, self.csv, self.columns, self.most, self.results) = (csrf, domain, csv, columns.joined(separator: ","), most, results)
+        hasResults = !results.isEmpty
+        created = results.count { $0.code != nil }
+        failed = results.count - created
     }
 }
 

@@ -83,9 +83,12 @@ package struct LinkRequest: APIRequestBody, Encodable {
     package var maxUses: Int64?
     package var utm: UTM?
     package var tags: [String]?
+    /// Where visitors go once the link has expired or been used up.
+    package var expiredURL: String?
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case code, domain, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses, utm, tags
+        case expiredURL
     }
 
     /// A link's campaign values (`utm` in the API): each its `utm_*` parameter's value.
@@ -160,6 +163,7 @@ package struct LinkRequest: APIRequestBody, Encodable {
         maxUses = link.maxUses
         utm = link.campaign.isEmpty ? nil : UTM(link.campaign)
         tags = link.tags.isEmpty ? nil : link.tags
+        expiredURL = link.expiredURL
     }
 }
 
@@ -206,6 +210,7 @@ package struct LinkPatch: APIRequestBody {
     package var maxUses: PatchField<Int64> = .absent
     package var utm: PatchField<LinkRequest.UTM> = .absent
     package var tags: PatchField<[String]> = .absent
+    package var expiredURL: PatchField<String> = .absent
 
     package typealias CodingKeys = LinkRequest.CodingKeys
 
@@ -228,6 +233,7 @@ package struct LinkPatch: APIRequestBody {
         maxUses = try c.patchField(Int64.self, forKey: .maxUses)
         utm = try c.patchField(LinkRequest.UTM.self, forKey: .utm)
         tags = try c.patchField([String].self, forKey: .tags)
+        expiredURL = try c.patchField(String.self, forKey: .expiredURL)
     }
 
     /// `body` with this patch applied: a new `deepLink` replaces the route and its parameters, a
@@ -251,6 +257,7 @@ package struct LinkPatch: APIRequestBody {
         // A new `utm` replaces the whole campaign, a new `tags` the whole list.
         utm.applied(to: &body.utm)
         tags.applied(to: &body.tags)
+        expiredURL.applied(to: &body.expiredURL)
         return body
     }
 }
@@ -279,10 +286,15 @@ package struct LinkResponse: Encodable {
     /// The campaign values set (`{}` when none).
     package var utm: OrderedMembers<String>
     package var tags: [String]
+    /// Where visitors go once the link has ended (nil: the domain's default, or the 410 page).
+    package var expiredURL: String?
+    /// `active`, `expired` (past `expiresAt`) or `used-up` (clicked `maxUses` times): an ended
+    /// link is still found, told apart from one that never existed (404).
+    package var state: String
     /// What the service could not do for this link as asked (a page without an app button), or nil.
     package var warnings: [String]?
 
-    package init(_ link: StoredLink, domain: String, url: String, deepLink: String?) {
+    package init(_ link: StoredLink, domain: String, url: String, deepLink: String?, now: Date) {
         code = LinkKey.code(of: link.code)
         self.domain = domain
         kind = link.kind.rawValue
@@ -303,6 +315,8 @@ package struct LinkResponse: Encodable {
         clicks = link.clicks
         utm = OrderedMembers(LinkCampaign.fields.compactMap { f in link.campaign[keyPath: f.path].map { (f.name, $0) } })
         tags = link.tags
+        expiredURL = link.expiredURL
+        state = (LinkEnd(link, at: now)?.state).map(\.rawValue) ?? "active"
     }
 
     /// The answer as a JSON value (a webhook event's data). Its fields are strings, whole

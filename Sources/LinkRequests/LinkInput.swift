@@ -63,7 +63,8 @@ package struct LinkInput {
         case (_?, _?): throw APIError.badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route")
         }
         for (value, field, path) in [(body.webURL, "webURL", \StoredLink.webURL), (body.appStoreURL, "appStoreURL", \.appStoreURL),
-                                     (body.playStoreURL, "playStoreURL", \.playStoreURL), (body.image, "image", \.imageURL)] {
+                                     (body.playStoreURL, "playStoreURL", \.playStoreURL), (body.image, "image", \.imageURL),
+                                     (body.expiredURL, "expiredURL", \.expiredURL)] {
             if let u = try Self.bounded(value, field) {
                 link[keyPath: path] = try checkFallback(u, field: field, requireAllowedHost: field != "image")
             }

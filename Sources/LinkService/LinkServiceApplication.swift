@@ -62,7 +62,7 @@ public struct LinkService: Sendable {
         let answers = LinkAnswers(configuration: configuration, input: input, domains: domains)
         // Link changes and clicks write their webhook events in their own transactions.
         let store = store.withOutbox(WebhookOutbox(
-            endpoints: configuration.webhooks.endpointNames, render: { answers.response($0).json },
+            endpoints: configuration.webhooks.endpointNames, render: { answers.response($0, now: now()).json },
             pageURL: { key, kind in
                 let domain = domains.configurations[domains.index(ofKey: key) ?? 0]
                 return LinkAnswers.pageURL(code: LinkKey.code(of: key), kind: kind, publicURL: kind == .fdl ? domain.fdlBase : domain.publicURL)
@@ -98,8 +98,9 @@ public struct LinkService: Sendable {
 
         let limits = RequestLimits(configuration: configuration, store: store, metrics: metrics, clock: clock)
         let tokens = TokenVerifier(store: store, limits: limits)
-        let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger)
+        let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger, domains: domains)
         let bodies = RequestBodies(maximumBytes: configuration.maximumBodyBytes)
+        let bulkBodies = RequestBodies(maximumBytes: max(configuration.maximumBulkBodyBytes, configuration.maximumBodyBytes))
         let uses = LinkUses(hot: hot, store: store, metrics: metrics)
         let pages = LandingPages(answers: answers, logger: logger)
         let claims = Claims(configuration: configuration, input: input, store: store, keys: ClaimKeys(configuration.deferred.signingKeys),
@@ -116,7 +117,8 @@ public struct LinkService: Sendable {
             endpoints: ServiceEndpoints(openAPI: AssociationController.openAPIDocument.map { String(buffer: $0.body) }),
             association: AssociationController(documents: documents, openAPI: AssociationController.openAPIDocument, hosts: hosts),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
-            links: LinksController(store: store, hot: hot, answers: answers, domains: domains, newLinks: newLinks, bodies: bodies, metrics: metrics, now: now,
+            links: LinksController(store: store, hot: hot, answers: answers, domains: domains, newLinks: newLinks, bodies: bodies,
+                                   bulkBodies: bulkBodies, metrics: metrics, now: now,
                                    breakdowns: StatsController(store: store, input: input, now: now, countsUniques: configuration.visits.uniques, domains: domains)),
             invites: InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses,
                                        limits: limits, tokens: tokens, bodies: bodies, now: now),
@@ -130,7 +132,7 @@ public struct LinkService: Sendable {
             deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now,
                                          domains: domains, served: served),
             dashboard: DashboardController(store: store, hot: hot, answers: answers, newLinks: newLinks, tokens: tokens, limits: limits,
-                                           bodies: bodies, metrics: metrics, now: now, domains: domains),
+                                           bodies: bodies, bulkBodies: bulkBodies, metrics: metrics, now: now, domains: domains),
             firebaseAPI: FirebaseAPIController(store: store, domains: domains, tokens: tokens, limits: limits, bodies: bodies, now: now, metrics: metrics))
     }
 

@@ -56,6 +56,6 @@ extension LinkStore {
         a.deepLink == b.deepLink && a.route == b.route && a.parameters.elementsEqual(b.parameters, by: ==) && a.webURL == b.webURL
             && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title && a.description == b.description
             && a.imageURL == b.imageURL && a.expiresAt.map(millis) == b.expiresAt.map(millis) && a.maxUses == b.maxUses
-            && a.campaign == b.campaign && a.tags == b.tags
+            && a.campaign == b.campaign && a.tags == b.tags && a.expiredURL == b.expiredURL
     }
 }

@@ -51,6 +51,9 @@ package struct StoredLink: Sendable, Equatable {
     package var campaign = LinkCampaign()
     /// The operator's labels, to find and report links by (lowercase, in the order given).
     package var tags: [String] = []
+    /// Where the link sends visitors once it has expired or been used up (a 302); nil: the
+    /// domain's `landing.expiredURL`, else a 410 page with the way on the link had.
+    package var expiredURL: String?
 
     /// A `link` with this code and creation time, no target yet, and nothing else set.
     package init(code: String, createdAt: Date) {
@@ -68,7 +71,7 @@ package struct StoredLink: Sendable, Equatable {
             && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title
             && a.description == b.description && a.imageURL == b.imageURL && a.expiresAt == b.expiresAt
             && a.maxUses == b.maxUses && a.createdAt == b.createdAt && a.clicks == b.clicks && a.createdBy == b.createdBy && a.updatedAt == b.updatedAt
-            && a.campaign == b.campaign && a.tags == b.tags
+            && a.campaign == b.campaign && a.tags == b.tags && a.expiredURL == b.expiredURL
     }
 }
 
@@ -172,7 +175,7 @@ public struct LinkStore: Sendable {
         case code, kind, deepLink = "deep_link", route, parameters, webURL = "web_url", appStoreURL = "app_store_url"
         case playStoreURL = "play_store_url", title, description, imageURL = "image_url", expiresAt = "expires_at"
         case maxUses = "max_uses", createdAt = "created_at", clicks, createdBy = "created_by", updatedAt = "updated_at"
-        case utm, tags
+        case utm, tags, expiredURL = "expired_url"
     }
 
     static let columns = LinkColumn.list
@@ -187,21 +190,21 @@ public struct LinkStore: Sendable {
             SQLValue(link.webURL), SQLValue(link.appStoreURL), SQLValue(link.playStoreURL), SQLValue(link.title),
             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
             SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
-            SQLValue(link.updatedAt.map(Self.millis)), SQLValue(campaignText(link)), SQLValue(tagsText(link)),
+            SQLValue(link.updatedAt.map(Self.millis)), SQLValue(campaignText(link)), SQLValue(tagsText(link)), SQLValue(link.expiredURL),
         ]
     }
 
     /// The statement that replaces what an edit may change, returning the row; its values are
     /// ``updateBinds(_:updatedAt:)``.
     static let updateSQL = "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
-        + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ?, utm = ?, tags = ? WHERE code = ? RETURNING \(columns)"
+        + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ?, utm = ?, tags = ?, expired_url = ? WHERE code = ? RETURNING \(columns)"
 
     static func updateBinds(_ link: StoredLink, updatedAt: Date?) -> [SQLValue] {
         [
             SQLValue(link.deepLink), SQLValue(link.route), .text(parametersText(link)), SQLValue(link.webURL), SQLValue(link.appStoreURL),
             SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
             SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), SQLValue(updatedAt.map(Self.millis)),
-            SQLValue(campaignText(link)), SQLValue(tagsText(link)), .text(link.code),
+            SQLValue(campaignText(link)), SQLValue(tagsText(link)), SQLValue(link.expiredURL), .text(link.code),
         ]
     }
 
@@ -427,6 +430,7 @@ public struct LinkStore: Sendable {
         link.updatedAt = row.int(.updatedAt).map(date)
         link.campaign = LinkCampaign(json: row.text(.utm).flatMap { try? JSONParser.parse($0) })
         if let text = row.text(.tags), case .array(let items)? = try? JSONParser.parse(text) { link.tags = items.compactMap(\.stringValue) }
+        link.expiredURL = row.text(.expiredURL)
         return link
     }
 

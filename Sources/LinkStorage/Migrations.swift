@@ -223,6 +223,11 @@ enum Migrations {
             "ALTER TABLE links ADD COLUMN utm TEXT",
             "ALTER TABLE links ADD COLUMN tags TEXT",
         ]),
+        Migration(version: 17, name: "where ended links go", statements: [
+            // Where a link sends visitors once expired or used up; NULL: the domain's default,
+            // as rows nodes of the previous version write have (they leave it as it is on edits).
+            "ALTER TABLE links ADD COLUMN expired_url TEXT",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 @testable import LinkAudience
 import LinkCache
 import LinkImport
+import LinkRequests
 import SwitchyardDocuments
 import LinkConfiguration
 @testable import LinkService

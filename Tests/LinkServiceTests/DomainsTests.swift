@@ -152,7 +152,7 @@ import Testing
         let (csv, count) = try await LinkImport.export(from: service.store)
         #expect(count == 2)
         let rows = csv.split(separator: "\r\n").map(String.init)
-        #expect(rows[0].hasSuffix(",tags,domain"))
+        #expect(rows[0].hasSuffix(",tags,expiredURL,domain"))
         #expect(rows.dropFirst().contains { $0.hasPrefix("same1,link,plur://group/e,") && $0.hasSuffix(",") })
         #expect(rows.dropFirst().contains { $0.hasPrefix("same1,link,,appProduct,") && $0.hasSuffix(",shop") })
         let plurRow = try #require(rows.first { $0.hasPrefix("same1,link,plur://") })

@@ -89,7 +89,7 @@ import Testing
             let document = try #require(try await client.call(.get, "/openapi.json").json)
             var browser = DashboardTests.Browser(client: client)
             _ = try await browser.signIn(h.writer)
-            let big = [("token", String(repeating: "a", count: 2_000_000))]
+            let big = [("token", String(repeating: "a", count: 3_000_000))]  // over the bulk form's 2 MiB too
             var checked = 0
             for (path, item) in document["paths"]?.objectMembers ?? [] where path.hasPrefix("/admin") {
                 guard let operation = item["post"] else { continue }
@@ -98,7 +98,7 @@ import Testing
                 #expect(operation["responses"]?["413"] != nil, "POST \(path) answers 413 but its document does not say so")
                 checked += 1
             }
-            #expect(checked == 5)
+            #expect(checked == 6)
         }
     }
 

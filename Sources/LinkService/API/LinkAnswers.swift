@@ -1,3 +1,4 @@
+import Foundation
 import LinkRequests
 import LinkConfiguration
 import LinkStorage
@@ -43,10 +44,10 @@ struct LinkAnswers: Sendable {
     }
 
     /// A link as the API answers it, with a warning when its page can show no "Open in the app".
-    func response(_ link: StoredLink) -> LinkResponse {
+    func response(_ link: StoredLink, now: Date) -> LinkResponse {
         let domain = domains.configurations[domainIndex(of: link)]
         // A link of a domain no longer configured says the name it was made under.
-        var body = LinkResponse(link, domain: domains.name(ofKey: link.code), url: pageURL(of: link), deepLink: deepLink(of: link))
+        var body = LinkResponse(link, domain: domains.name(ofKey: link.code), url: pageURL(of: link), deepLink: deepLink(of: link), now: now)
         if link.kind != .fdl, let warning = LandingPages.appButtonWarning(for: body.deepLink, route: link.route, configuration: domain) {
             body.warnings = [warning]
         }

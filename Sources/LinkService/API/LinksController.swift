@@ -17,6 +17,8 @@ struct LinksController: Sendable {
     let domains: LinkDomains
     let newLinks: NewLinks
     let bodies: RequestBodies
+    /// Bodies of `POST /api/links/bulk`, up to `service.maximumBulkBodyBytes`.
+    let bulkBodies: RequestBodies
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
     /// Breakdowns (`?by=`), which the stats of one link hand over to.
@@ -35,6 +37,7 @@ struct LinksController: Sendable {
             return try await breakdowns.visits(request, key: key, code: code)
         }
         writing.post("links") { request, context in try await create(request, context) }
+        writing.post("links/bulk") { request, context in try await bulk(request, context) }
         writing.patch("links/{code}") { request, context in try await patch(request, context) }
         writing.delete("links/{code}") { request, context in try await delete(request, context) }
     }
@@ -69,18 +72,15 @@ struct LinksController: Sendable {
         if let queried, let given = asked.domain, queried != given {
             throw APIError.badRequest(.invalidDomain, "domain is \(JSONWriter.quote(given)) in the body and \(JSONWriter.quote(queried)) in the query; give one", field: "domain")
         }
-        let index = try domain(named: asked.domain ?? queried, field: "domain", context, .linksWrite)
-        var link = try domains.inputs[index].read(asked, now: now())
-        link.createdBy = token.id
-        try await newLinks.insert(&link, chosenCode: !link.code.isEmpty, domain: domains.keyName(index))
+        let link = try await newLinks.create(asked, domain: queried, token: token, now: now())
         metrics.linksCreated.increment()
-        return try Response.json(answers.response(link), status: .created)
+        return try Response.json(answers.response(link, now: now()), status: .created)
     }
 
     func get(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let (code, key, _) = try link(request, context, .linksRead)
         guard let link = try await store.link(code: key) else { throw APIError.noLink(code) }
-        return try Response.json(answers.response(link))
+        return try Response.json(answers.response(link, now: now()))
     }
 
     func list(_ request: Request, _ context: ServiceContext) async throws -> Response {
@@ -104,7 +104,8 @@ struct LinksController: Sendable {
         let links = page.prefix(limit)
         var next: String?
         if page.count > limit, let last = links.last { next = Self.encodeCursor(LinkStore.millis(last.createdAt), last.code) }
-        return try Response.json(LinkListResponse(links: links.map(answers.response), nextCursor: next))
+        let date = now()
+        return try Response.json(LinkListResponse(links: links.map { answers.response($0, now: date) }, nextCursor: next))
     }
 
     /// PATCH `/api/links/{code}`: changes some fields of a link, checked as on create. This node's
@@ -125,7 +126,7 @@ struct LinksController: Sendable {
         // just now is weighed against them from the next visit on.
         try? await hot.flush()
         guard let stored else { throw APIError(.notFound, .notFound, "no link with code \(code) (it was deleted meanwhile)", field: "code") }
-        return try Response.json(answers.response(stored))
+        return try Response.json(answers.response(stored, now: now()))
     }
 
     func delete(_ request: Request, _ context: ServiceContext) async throws -> Response {

@@ -31,6 +31,8 @@ struct DashboardController: Sendable {
     let tokens: TokenVerifier
     let limits: RequestLimits
     let bodies: RequestBodies
+    /// Bodies of the "Create several" form, up to `service.maximumBulkBodyBytes`.
+    let bulkBodies: RequestBodies
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
     /// The domains: the list shows one at a time, and a link of another domain than the first is
@@ -68,6 +70,7 @@ struct DashboardController: Sendable {
         ("playStoreURL", "Play Store URL", ""),
         ("expiresAt", "Expires at", "a day (2027-01-31: the link works through that day, UTC) or a time (2027-01-31T12:00:00Z); empty: never"),
         ("maxUses", "Maximum uses", "empty: unlimited"),
+        ("expiredURL", "Once ended, go to", "where visitors go once it has expired or is used up; empty: the domain's landing.expiredURL, else a page that says so"),
     ]
 
     func addRoutes(to router: Router<ServiceContext>) {
@@ -84,6 +87,12 @@ struct DashboardController: Sendable {
         }
         admin.post("/admin/links") { request, context in
             try await adminPage(request, context, changes: true) { user, form in try await adminCreate(form, user) }
+        }
+        admin.get("/admin/bulk") { request, context in
+            try await adminPage(request, context) { user, _ in try adminBulkForm(user, domain: try listedDomain(request), csv: "") }
+        }
+        admin.post("/admin/bulk") { request, context in
+            try await adminPage(request, context, changes: true, bodies: bulkBodies) { user, form in try await adminBulkCreate(form, user) }
         }
         admin.get("/admin/links/{code}") { request, context in
             try await adminPage(request, context) { user, _ in
@@ -105,7 +114,7 @@ struct DashboardController: Sendable {
 
     /// Runs `body` for a signed-in user: signed out (or expired, or revoked) goes to the sign-in
     /// page; `changes` also requires `links:write`, a request from this site and the form token.
-    func adminPage(_ request: Request, _ context: ServiceContext, changes: Bool = false,
+    func adminPage(_ request: Request, _ context: ServiceContext, changes: Bool = false, bodies: RequestBodies? = nil,
                    _ body: (AdminUser, AdminForm) async throws -> Response) async throws -> Response {
         guard let user = try await adminUser(request) else { return Self.seeOther("/admin/sign-in") }
         guard changes else { return try await body(user, AdminForm(fields: [])) }
@@ -114,7 +123,7 @@ struct DashboardController: Sendable {
         guard user.canWrite else {
             throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope; sign in with one that has it to change links")
         }
-        let form = try await bodies.form(request)
+        let form = try await (bodies ?? self.bodies).form(request)
         guard let csrf = form["csrf"], ConstantTime.equals(csrf, user.session.csrf) else {
             throw APIError(.forbidden, .badFormToken, "the form is not one this sign-in showed (reload the page and try again)")
         }
@@ -313,6 +322,7 @@ struct DashboardController: Sendable {
             ("Tags", link.tags.isEmpty ? nil : link.tags.joined(separator: ", ")),
             ("Expires", link.expiresAt.map(Self.isoDate)),
             ("Uses", link.maxUses.map { "\(link.clicks) of \($0)" }),
+            ("Once ended", link.expiredURL),
             ("Created", Self.isoDate(link.createdAt)),
             ("Changed", link.updatedAt.map(Self.isoDate)),
         ]
@@ -395,6 +405,41 @@ struct DashboardController: Sendable {
         }
         metrics.linksCreated.increment()
         return Self.seeOther("/admin/links/\(Self.shown(link.code))?saved=1")
+    }
+
+    func adminBulkForm(_ user: AdminUser, domain: Int, csv: String, results: [BulkFormView.Result] = [], errors: [String] = [],
+                       status: HTTPResponse.Status = .ok) throws(APIError) -> Response {
+        guard user.canWrite else { throw APIError(.forbidden, .insufficientScope, "token \(user.token.name) lacks the links:write scope") }
+        let view = BulkFormView(csrf: user.session.csrf, domain: domain == 0 ? nil : domains.configurations[domain].domainName, csv: csv,
+                                columns: NewLinksCSV.columns, most: LinksController.mostBulkLinks, results: results)
+        return Self.adminHTML(status, DashboardPages.render(view, title: "Create several links", user: user.header, errors: errors))
+    }
+
+    /// The "Create several" form: each CSV record made as `POST /api/links/bulk` makes an item
+    /// (``NewLinks/createEach(_:domain:token:now:)``), on the form's domain unless the record
+    /// names one; the page lists what became of each, with the CSV kept for another try.
+    func adminBulkCreate(_ form: AdminForm, _ user: AdminUser) async throws -> Response {
+        let domain = try form["domain"].map { name throws(APIError) in
+            guard let index = domains.indexes[name] else { throw APIError(.notFound, .notFound, "no domain is named \(JSONWriter.quote(name))") }
+            return index
+        } ?? 0
+        let csv = form["csv"] ?? ""
+        let rows: [NewLinksCSV.Row]
+        do { rows = try NewLinksCSV.rows(csv, most: LinksController.mostBulkLinks) } catch {
+            return try adminBulkForm(user, domain: domain, csv: csv, errors: [error.message], status: .badRequest)
+        }
+        let outcomes = await newLinks.createEach(rows.map(\.body), domain: domains.configurations[domain].domainName, token: user.token, now: now)
+        var results: [BulkFormView.Result] = []
+        for (row, outcome) in zip(rows, outcomes) {
+            switch outcome {
+            case .success(let link):
+                metrics.linksCreated.increment()
+                results.append(.init(line: row.line, code: Self.shown(link.code), href: "/admin/links/\(Self.shown(link.code))", problem: nil))
+            case .failure(let error):
+                results.append(.init(line: row.line, code: nil, href: nil, problem: Self.describe(error)))
+            }
+        }
+        return try adminBulkForm(user, domain: domain, csv: csv, results: results)
     }
 
     func adminUpdate(_ form: AdminForm, _ context: ServiceContext, _ user: AdminUser) async throws -> Response {
@@ -522,6 +567,7 @@ struct DashboardController: Sendable {
             "title": link.title ?? "", "description": link.description ?? "", "image": link.imageURL ?? "",
             "webURL": link.webURL ?? "", "appStoreURL": link.appStoreURL ?? "", "playStoreURL": link.playStoreURL ?? "",
             "expiresAt": link.expiresAt.map(isoDate) ?? "", "maxUses": link.maxUses.map { String($0) } ?? "",
+            "expiredURL": link.expiredURL ?? "",
         ]
     }
 

@@ -165,13 +165,12 @@ struct LandingController: Sendable {
             return pages.storeFailurePage(error, logger: claims.logger)
         }
         guard let link else { return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
-        if let e = link.expiresAt, e <= now() {
-            return preview || !landing.isGet ? pages.messagePage(.gone, "Link expired", "This link has expired.")
-                : await pages.gonePage(link, audience, title: "Link expired", message: "This link has expired.")
+        if case .expired? = LinkEnd(link, at: now()) {
+            return await pages.endedPage(link, .expired(link.expiresAt ?? .distantPast), audience, fullPage: !preview && landing.isGet)
         }
         // A HEAD uses nothing up, and answers as a GET would for a link already used up.
         if !landing.isGet, let max = link.maxUses, link.clicks >= max {
-            return pages.messagePage(.gone, "Link used up", "This link has been used the maximum number of times.")
+            return await pages.endedPage(link, .usedUp(max), audience, fullPage: false)
         }
         if landing.isGet {
             let date = now()
@@ -179,13 +178,13 @@ struct LandingController: Sendable {
                                   userAgent: landing.userAgent, campaign: landing.campaign, linkCampaign: link.campaign, proxyCountry: landing.proxyCountry)
             // A link preview, crawler or prefetch gets the page with its preview tags, never a
             // use: but not the page of a link already used up.
-            if preview, let max = link.maxUses, link.clicks >= max { return pages.messagePage(.gone, "Link used up", "This link has been used the maximum number of times.") }
+            if preview, let max = link.maxUses, link.clicks >= max { return await pages.endedPage(link, .usedUp(max), audience, fullPage: false) }
             if !preview && link.maxUses != nil {
                 // Limited links are counted in the database at once, atomically, with their record.
                 do {
                     switch try await uses.countUse(code, audience, at: date, visit: visit, address: address) {
                     case .counted: break
-                    case .exhausted: return await pages.gonePage(link, audience, title: "Link used up", message: "This link has been used the maximum number of times.")
+                    case .exhausted: return await pages.endedPage(link, .usedUp(link.maxUses ?? 0), audience, fullPage: true)
                     case .missing: return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.")
                     }
                 } catch {

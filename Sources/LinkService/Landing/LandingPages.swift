@@ -19,6 +19,9 @@ struct LandingPages: Sendable {
     let answers: LinkAnswers
     /// What every landing page starts from: the configured defaults, each checked once, at start.
     let defaults: LandingPage
+    /// Where an ended link without an `expiredURL` of its own sends visitors
+    /// (`landing.expiredURL`, checked at start as a link's would be); nil: the 410 page.
+    let expiredURL: String?
     /// The thread pages are rendered on.
     let renders: PageRenders
 
@@ -27,6 +30,7 @@ struct LandingPages: Sendable {
         input = answers.input
         self.answers = answers
         defaults = Self.checkedDefaults(answers.configuration, input: answers.input, logger: logger)
+        expiredURL = Self.checkedDefault(answers.configuration.expiredURL, "landing.expiredURL", "expiredURL", input: answers.input, logger: logger)
         renders = PageRenders()
     }
 
@@ -171,6 +175,20 @@ struct LandingPages: Sendable {
     /// The 410 page of an expired or used-up link for a person: the landing page without the app
     /// link (nor the link's own title, description or image, which a used-up invite keeps to
     /// itself), but with the web page and the store buttons the link had, so there is a way on.
+    /// An ended link's answer: a 302 to its `expiredURL`, or the domain's; else the 410 page
+    /// with the way on it had (a preview, crawler or HEAD: the short message page).
+    func endedPage(_ link: StoredLink, _ end: LinkEnd, _ audience: LandingPage.Audience, fullPage: Bool) async -> Response {
+        // The link's own, checked again (the configuration's hosts may have changed since).
+        if let target = link.expiredURL.flatMap({ allowedURL($0, "expiredURL") }) ?? expiredURL {
+            return Response(status: .found, headers: [.location: target, .cacheControl: "no-store"])
+        }
+        let (title, message) = switch end {
+        case .expired: ("Link expired", "This link has expired.")
+        case .usedUp: ("Link used up", "This link has been used the maximum number of times.")
+        }
+        return fullPage ? await gonePage(link, audience, title: title, message: message) : messagePage(.gone, title, message)
+    }
+
     func gonePage(_ link: StoredLink, _ audience: LandingPage.Audience, title: String, message: String) async -> Response {
         var page = page(for: link)
         let base = basePage(pageURL: page.pageURL)
@@ -189,15 +207,20 @@ struct LandingPages: Sendable {
         return page
     }
 
-    /// The configured landing defaults, each checked as a link's own would be; one the checks
-    /// refuse (a web page on a host `redirectHosts` does not allow) is left out and said once.
+    /// A configured URL checked as a link's own `field` would be; one the checks refuse (a web
+    /// page on a host `redirectHosts` does not allow) is left out and said once.
+    static func checkedDefault(_ url: String?, _ key: String, _ field: String, requireHost: Bool = true, input: LinkInput, logger: Logger) -> String? {
+        guard let url else { return nil }
+        do { return try input.checkFallback(url, field: field, requireAllowedHost: requireHost) } catch {
+            logger.warning("a landing default is left out of every page", metadata: ["key": "\(key)", "reason": "\(error.message)"])
+            return nil
+        }
+    }
+
+    /// The configured landing defaults, each checked as a link's own would be (``checkedDefault(_:_:_:requireHost:input:logger:)``).
     static func checkedDefaults(_ configuration: ServiceConfiguration, input: LinkInput, logger: Logger) -> LandingPage {
         func checked(_ url: String?, _ key: String, _ field: String, requireHost: Bool = true) -> String? {
-            guard let url else { return nil }
-            do { return try input.checkFallback(url, field: field, requireAllowedHost: requireHost) } catch {
-                logger.warning("a landing default is left out of every page", metadata: ["key": "\(key)", "reason": "\(error.message)"])
-                return nil
-            }
+            checkedDefault(url, key, field, requireHost: requireHost, input: input, logger: logger)
         }
         return LandingPage(
             title: configuration.defaultTitle, description: configuration.defaultDescription,

@@ -62,7 +62,7 @@ struct QRController: Sendable {
         // A use-limited link's count is the database's (the cache may be seconds behind it).
         var current = link
         if link.maxUses != nil { current.clicks = try await store.link(code: code)?.clicks ?? .max }
-        switch LinkService.gone(current, at: now()) {
+        switch LinkEnd(current, at: now()) {
         case .expired?: throw APIError(.gone, .expired, "the link with code \(shown) has expired")
         case .usedUp(let max)?: throw APIError(.gone, .usedUp, "the link with code \(shown) has been used \(max) times, its limit")
         case nil: break

@@ -73,20 +73,6 @@ final class QRImages: Sendable {
 }
 
 extension LinkService {
-    /// Why a stored link's page answers 410 at `now`: one rule for its QR images and `switchyard link qr`.
-    package enum Gone: Equatable, Sendable {
-        /// Past its expiry.
-        case expired(Date)
-        /// Used as often as it may be.
-        case usedUp(Int64)
-    }
-
-    /// Why `link`'s page is gone at `now`, or nil while it is served.
-    package static func gone(_ link: StoredLink, at now: Date) -> Gone? {
-        if let expiry = link.expiresAt, expiry <= now { return .expired(expiry) }
-        if let max = link.maxUses, link.clicks >= max { return .usedUp(max) }
-        return nil
-    }
 
     /// The QR code of a stored link's page as the service draws it: SVG, or a PNG fitting
     /// `pixels`; with the page URL it encodes and the PNG's width.
@@ -116,11 +102,11 @@ extension LinkService {
             let hint = domain == nil && domains.configurations.count > 1 ? " on \(domains.configurations[0].domainName) (give --domain for another domain's)" : ""
             throw QRRefusal(.notFound, "no link with code '\(code)'\(hint)")
         }
-        switch gone(link, at: now) {
+        switch LinkEnd(link, at: now) {
         case .expired(let expiry)?:
-            throw QRRefusal(.expired, "the link '\(code)' expired at \(Timestamp.format(expiry)); its page answers 410, so no QR code was made")
+            throw QRRefusal(.expired, "the link '\(code)' expired at \(Timestamp.format(expiry)); an ended link gets no QR code")
         case .usedUp(let max)?:
-            throw QRRefusal(.usedUp, "the link '\(code)' has been used \(max) time\(max == 1 ? "" : "s"), its limit; its page answers 410, so no QR code was made")
+            throw QRRefusal(.usedUp, "the link '\(code)' has been used \(max) time\(max == 1 ? "" : "s"), its limit; an ended link gets no QR code")
         case nil: break
         }
         do { return try qrImage(of: link, configuration: configuration, png: png, pixels: pixels) } catch { throw QRRefusal(.qrFailed, "\(error)") }

@@ -1,7 +1,5 @@
-import LinkRequests
-import SwitchyardCore
 import Foundation
-import LinkRequests
+import SwitchyardCore
 
 /// Comma-separated values as RFC 4180 writes them: fields separated by commas, records by CRLF
 /// or LF, a field in double quotes may hold commas, line breaks and `""` for a quote. A UTF-8
