@@ -256,11 +256,17 @@ package final class HotLinks: Sendable {
 
     /// For a use the store counts at once (a use-limited link): within the client's budget, its
     /// record for the store's transaction and a `link.clicked` event; past it, no event, and the
-    /// record folded into the batched ones (none goes to the store).
-    package func budgetedUse(_ code: String, at date: Date, visit: Visit?, address: () -> String?) -> (visit: Visit?, event: Bool) {
-        guard !withinBudget(code, at: date, visit: visit, event: recordsClicks, address: address) else { return (visit, true) }
+    /// record (`overBudget`) to fold into the batched ones once the use is counted
+    /// (``recordOverBudget(_:)``), none going to the store.
+    package func budgetedUse(_ code: String, at date: Date, visit: Visit?, address: () -> String?) -> (visit: Visit?, event: Bool, overBudget: Visit?) {
+        guard !withinBudget(code, at: date, visit: visit, event: recordsClicks, address: address) else { return (visit, true, nil) }
+        return (nil, false, visit)
+    }
+
+    /// Records a use's visit that was past its client's budget (``budgetedUse(_:at:visit:address:)``),
+    /// folded, once the use is counted: a visit to a link already used up is no visit.
+    package func recordOverBudget(_ visit: Visit?) {
         recordLater(visit, withinBudget: false)
-        return (nil, false)
     }
 
     /// Counts a click later (links without a use limit), with its visit record and event, both

@@ -34,8 +34,12 @@ extension LinkImport {
         /// Rows left out, in line order: the plan's problems and the links whose code belongs
         /// to a link of another kind.
         package var problems: [Problem] {
-            let conflicts = zip(plan.links, zip(plan.lines, outcomes)).filter { $0.1.1 == .conflict }
-                .map { Problem(line: $0.1.0, message: "code \($0.0.code) belongs to a link of another kind in the database; not imported") }
+            let conflicts = zip(plan.links, zip(plan.lines, outcomes)).filter { $0.1.1 == .conflict }.map { link, place in
+                let code = LinkKey.code(of: link.code), on = LinkKey.domain(of: link.code).map { " on \($0)" } ?? ""
+                return Problem(line: place.0, message: plan.existing == .keep
+                    ? "code \(code)\(on) is taken by a stored link that differs; not imported (nothing stored is overwritten)"
+                    : "code \(code)\(on) belongs to a link of another kind in the database; not imported")
+            }
             return (plan.problems + conflicts).sorted { $0.line < $1.line }
         }
 
@@ -43,11 +47,11 @@ extension LinkImport {
         package var json: JSONValue {
             var members: [(String, JSONValue)] = [("file", .string(source)), ("rows", .int(plan.rows)), ("dryRun", .bool(dryRun))]
             if dryRun {
-                members.append(("valid", .int(plan.links.count)))
+                members.append(("valid", .int(plan.links.count - count(.conflict))))
             } else {
                 members += [("created", .int(count(.created))), ("updated", .int(count(.updated))), ("unchanged", .int(count(.unchanged)))]
             }
-            members.append(("problems", .array(problems.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })))
+            members.append(("problems", .array(problems.map { .object([(plan.linesAreItems ? "item" : "line", .int($0.line)), ("message", .string($0.message))]) })))
             members.append(("ignoredColumns", .array(plan.ignoredColumns.map(JSONValue.string))))
             members.append(("notes", .array(plan.notes.map(JSONValue.string))))
             if !dryRun { members.append(("newDatabase", newDatabase.map(JSONValue.string) ?? .null)) }
@@ -58,11 +62,11 @@ extension LinkImport {
         /// a summary. The file's name and values are quoted as they are: escape the lines before
         /// they reach a terminal.
         package var lines: [String] {
-            var lines = problems.map { "\(source):\($0.line): \($0.message)" }
+            var lines = problems.map { plan.linesAreItems ? "\(source): item \($0.line): \($0.message)" : "\(source):\($0.line): \($0.message)" }
             if !plan.ignoredColumns.isEmpty { lines.append("ignored columns: \(plan.ignoredColumns.joined(separator: ", "))") }
             lines += plan.notes.map { "note: \($0)" }
             if dryRun {
-                lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(plan.links.count) would be imported, \(plan.problems.count) left out (dry run: nothing stored)")
+                lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(plan.links.count - count(.conflict)) would be imported, \(problems.count) left out (dry run: nothing stored)")
             } else {
                 lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(count(.created)) created, \(count(.updated)) updated, \(count(.unchanged)) unchanged, "
                     + "\(problems.count) left out\(plan.links.isEmpty ? "" : " (\(storeKind ?? "none"), one transaction)")"

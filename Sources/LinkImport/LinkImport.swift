@@ -45,6 +45,11 @@ package struct LinkImport: Sendable {
         /// What an existing link keeps because the file has no column for it (an export of an
         /// earlier version has no `utm` and `tags`).
         package var keeping: LinkStore.ImportKeeping = []
+        /// What storing does with a code a stored link has (another shortener's links never
+        /// overwrite one).
+        package var existing: LinkStore.ImportExisting = .update
+        /// Whether each problem's `line` is the place of an item in a JSON list (from 1), not a line.
+        package var linesAreItems = false
     }
 
     /// A file that cannot be imported at all (`invalid-import`): not CSV, no header, missing
@@ -297,12 +302,12 @@ package struct LinkImport: Sendable {
             // An imported Firebase code may start with - (a formula to a spreadsheet): export guards it.
             let code = value("code").map(CSVFields.spreadsheetText) ?? ""
             let kindText = value("kind") ?? "link"
-            guard let kind = LinkKind(rawValue: kindText) else { problem("kind \(JSONWriter.quote(kindText)) is not link, invite or fdl"); continue }
-            guard kind == .fdl ? LinkInput.isImportedCode(code) : LinkInput.isChosenCode(code) else {
-                problem(kind == .fdl ? "code \(JSONWriter.quote(code)) is not 1–64 ASCII letters, digits, \"-\" and \"_\"" : LinkInput.chosenCodeProblem(code)); continue
+            guard let kind = LinkKind(rawValue: kindText) else { problem("kind \(JSONWriter.quote(kindText)) is not link, invite, fdl or imported"); continue }
+            guard kind.keepsItsPath ? LinkInput.isImportedCode(code) : LinkInput.isChosenCode(code) else {
+                problem(kind.keepsItsPath ? "code \(JSONWriter.quote(code)) is not 1–64 ASCII letters, digits, \"-\" and \"_\"" : LinkInput.chosenCodeProblem(code)); continue
             }
             // A Firebase link is served at /code: not on a path the service or a route owns.
-            if kind == .fdl, let reason = input.rootPathProblem(code) {
+            if kind.keepsItsPath, let reason = input.rootPathProblem(code) {
                 problem("code \(code): the path /\(code) \(reason), so the link could never be served there"); continue
             }
             let key = domains.key(code: code, domain: domain)
@@ -335,7 +340,7 @@ package struct LinkImport: Sendable {
                 if let t = value("tags") { body.append(("tags", .array(t.split(separator: " ").map { .string(String($0)) }))) }
                 if body.contains(where: { $0.0 == "deepLink" || $0.0 == "route" }) {
                     link = try input.read(.object(body), now: now)
-                } else if kind == .fdl {
+                } else if kind.keepsItsPath {
                     // An imported Firebase link whose link is not on a configured host: fallbacks only.
                     link = StoredLink(code: code, createdAt: now)
                     for (name, v) in body {

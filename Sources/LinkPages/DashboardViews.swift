@@ -140,7 +140,11 @@ package struct LinkView: DashboardBody {
         package var why: String
         package var state: String
         package var remedy: String
-        package init(why: String, state: String, remedy: String) { (self.why, self.state, self.remedy) = (why, state, remedy) }
+        /// Where its page sends visitors instead (its `expiredURL`, or the domain's); nil: 410.
+        package var sentTo: String?
+        package init(why: String, state: String, remedy: String, sentTo: String? = nil) {
+            (self.why, self.state, self.remedy, self.sentTo) = (why, state, remedy, sentTo)
+        }
     }
 
     /// A stored field, labelled.

@@ -249,11 +249,16 @@ package struct LinkInput {
     /// Generated codes use the configured alphabet, which leaves out look-alike characters; a
     /// person choosing `blog` or `promo1` has read it already.
     package static func isChosenCode(_ code: String) -> Bool {
-        code.utf8.count >= 3 && isImportedCode(code)
+        code.utf8.count >= 3 && isImportedCode(code) && !reservedCodes.contains(code)
     }
+
+    /// Codes the links API's own paths take (`/api/links/bulk`): no link could be read, changed
+    /// or deleted under one.
+    package static let reservedCodes: Set<String> = ["bulk"]
 
     /// Why `code` cannot be chosen.
     package static func chosenCodeProblem(_ code: String) -> String {
+        if reservedCodes.contains(code) { return "code \(JSONWriter.quote(code)) is the links API's own path (/api/links/\(code)); choose another" }
         let outside = Array(Set(code.filter { c in !(c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_")) })).sorted().prefix(10)
         let why = outside.isEmpty ? "has \(code.utf8.count) characters" : "has \(outside.map { JSONWriter.quote(String($0)) }.joined(separator: ", "))"
         return "code \(JSONWriter.quote(code)) \(why); a chosen code is 3–64 ASCII letters, digits, \"-\" and \"_\""
@@ -361,6 +366,7 @@ package struct LinkInput {
             // Serialised as a browser would: `"`, `<`, `>`, spaces and the like percent-encoded.
             checked = URLText.encodingDisallowed(url)
         }
+        _ = try Self.withinLength(checked, field: field)
         guard let match = configuration.router.route(checked).match else { return checked }
         for value in match.parameters.values {
             guard case .url(let embedded, _) = value else { continue }
@@ -393,7 +399,15 @@ package struct LinkInput {
         if requireAllowedHost, let problem = storeProblem(web) {
             throw APIError.fieldProblem(.unknownApp, field, "\(problem)")
         }
-        return web.href
+        return try Self.withinLength(web.href, field: field)
+    }
+
+    /// A URL as it is stored (written as a browser sends it: non-ASCII and other characters
+    /// percent-encoded, three characters each) held to ``maximumURLLength``, so that what is
+    /// accepted is also what every later check and edit accepts.
+    static func withinLength(_ stored: String, field: String) throws(APIError) -> String {
+        guard stored.count > maximumURLLength else { return stored }
+        throw APIError.badRequest(.invalidField, "\(field) is \(stored.count) characters once written as browsers send it (characters other than ASCII percent-encoded); at most \(maximumURLLength)", field: field)
     }
 
     /// Why a store URL may not be a fallback: the App Store and Google Play are allowed for this

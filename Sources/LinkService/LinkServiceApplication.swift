@@ -100,7 +100,7 @@ public struct LinkService: Sendable {
         let tokens = TokenVerifier(store: store, limits: limits)
         let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger, domains: domains)
         let bodies = RequestBodies(maximumBytes: configuration.maximumBodyBytes)
-        let bulkBodies = RequestBodies(maximumBytes: max(configuration.maximumBulkBodyBytes, configuration.maximumBodyBytes))
+        let bulkBodies = RequestBodies(maximumBytes: max(configuration.maximumBulkBodyBytes, configuration.maximumBodyBytes), setting: "service.maximumBulkBodyBytes")
         let uses = LinkUses(hot: hot, store: store, metrics: metrics)
         let pages = LandingPages(answers: answers, logger: logger)
         let claims = Claims(configuration: configuration, input: input, store: store, keys: ClaimKeys(configuration.deferred.signingKeys),
@@ -118,7 +118,7 @@ public struct LinkService: Sendable {
             association: AssociationController(documents: documents, openAPI: AssociationController.openAPIDocument, hosts: hosts),
             health: HealthController(store: store, metrics: metrics, changesArrive: changesArrive, appleCDN: appleCDN, now: now),
             links: LinksController(store: store, hot: hot, answers: answers, domains: domains, newLinks: newLinks, bodies: bodies,
-                                   bulkBodies: bulkBodies, metrics: metrics, now: now,
+                                   bulkBodies: bulkBodies, limits: limits, metrics: metrics, now: now,
                                    breakdowns: StatsController(store: store, input: input, now: now, countsUniques: configuration.visits.uniques, domains: domains)),
             invites: InvitesController(invites: configuration.invites, store: store, newLinks: newLinks, answers: answers, uses: uses,
                                        limits: limits, tokens: tokens, bodies: bodies, now: now),

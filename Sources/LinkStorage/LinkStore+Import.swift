@@ -18,13 +18,23 @@ extension LinkStore {
         package static let tags = ImportKeeping(rawValue: 2)
     }
 
+    /// What an import does with a code a stored link already has.
+    package enum ImportExisting: Sendable {
+        /// A link of the same kind is updated to the imported fields (Switchyard's own exports,
+        /// Firebase's: the same file imported again).
+        case update
+        /// Nothing stored is changed: the same link (kind and fields) is `unchanged`, anything
+        /// else a `conflict` (another shortener's links: a clash is reported, never overwritten).
+        case keep
+    }
+
     /// Stores imported links in one transaction: new codes are created (with their creation
     /// time and clicks), a link of the same kind under the same code is updated to the imported
     /// fields (its clicks kept) or left as it is when nothing differs, and a link of another kind
     /// is never touched (`conflict`); what `keeping` names stays as the existing link has it.
     /// Running the same import again changes nothing. With
     /// webhooks, `link.created` and `link.updated` are written in the same transaction.
-    package func importLinks(_ links: [StoredLink], keeping: ImportKeeping = []) async throws(StoreError) -> [ImportOutcome] {
+    package func importLinks(_ links: [StoredLink], keeping: ImportKeeping = [], existing mode: ImportExisting = .update) async throws(StoreError) -> [ImportOutcome] {
         let outbox = self.outbox
         let now = Date()
         return try await write { () async throws(StoreError) -> [ImportOutcome] in
@@ -38,6 +48,10 @@ extension LinkStore {
                         continue
                     }
                     guard existing.kind == link.kind else { outcomes.append(.conflict); continue }
+                    if mode == .keep {
+                        outcomes.append(Self.sameTarget(existing, link) ? .unchanged : .conflict)
+                        continue
+                    }
                     var link = link
                     if keeping.contains(.campaign) { link.campaign = existing.campaign }
                     if keeping.contains(.tags) { link.tags = existing.tags }
@@ -49,6 +63,21 @@ extension LinkStore {
                 return outcomes
             }
         }
+    }
+
+    /// What ``importLinks(_:keeping:existing:)`` would do with `links` in `.keep` mode, read
+    /// without writing anything (a dry run's clashes).
+    package func importOutcomes(_ links: [StoredLink]) async throws(StoreError) -> [ImportOutcome] {
+        var outcomes: [ImportOutcome] = []
+        outcomes.reserveCapacity(links.count)
+        for link in links {
+            guard let existing = try await db.read("SELECT \(Self.columns) FROM links WHERE code = ?", [.text(link.code)]).first.map(Self.link) else {
+                outcomes.append(.created)
+                continue
+            }
+            outcomes.append(existing.kind == link.kind && Self.sameTarget(existing, link) ? .unchanged : .conflict)
+        }
+        return outcomes
     }
 
     /// Whether two links send people to the same places with the same texts and limits.

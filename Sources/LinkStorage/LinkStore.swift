@@ -10,6 +10,12 @@ package enum LinkKind: String, Sendable, CaseIterable {
     case invite
     /// Imported from Firebase Dynamic Links: its page keeps the short link's path, `/{code}`.
     case fdl
+    /// Imported from another shortener (Shlink, Kutt, YOURLS): its page keeps the short link's
+    /// path, `/{code}`, on its domain's public URL.
+    case imported
+
+    /// Whether the link is served at the path it had before (`/{code}`), not `/i/{code}`.
+    package var keepsItsPath: Bool { self == .fdl || self == .imported }
 }
 
 /// A stored invite or short link.

@@ -9,8 +9,8 @@ import SwitchyardCore
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import links into the service's database: a Firebase Dynamic Links export, or Switchyard's own CSV.",
-        subcommands: [ImportFirebase.self, ImportCSV.self]
+        abstract: "Import links into the service's database: Switchyard's own CSV, or an export of Firebase Dynamic Links, Shlink, Kutt or YOURLS.",
+        subcommands: [ImportFirebase.self, ImportCSV.self, ImportShlink.self, ImportKutt.self, ImportYOURLS.self]
     )
 }
 
@@ -49,10 +49,16 @@ struct ImportOptions: ParsableArguments {
     /// imported, 1 when a row was left out or conflicted.
     func run(_ plan: LinkImport.Plan, source: String) async throws {
         var report = LinkImport.Report(source: source, plan: plan, dryRun: dryRun)
+        let missing = (try? DatabaseLocation(argument: databaseOption.database))?.isMissingFile == true
         if !dryRun && !plan.links.isEmpty {
-            if (try? DatabaseLocation(argument: databaseOption.database))?.isMissingFile == true { report.newDatabase = databaseOption.shown }
+            if missing { report.newDatabase = databaseOption.shown }
             (report.storeKind, report.outcomes) = try await databaseOption.withStore(describe: { "nothing was imported: \($0)" }) {
-                (String?.some($0.kind), try await $0.importLinks(plan.links, keeping: plan.keeping))
+                (String?.some($0.kind), try await $0.importLinks(plan.links, keeping: plan.keeping, existing: plan.existing))
+            }
+        } else if dryRun && plan.existing == .keep && !plan.links.isEmpty && !missing {
+            // A dry run of links that never overwrite says which codes clash, reading only.
+            report.outcomes = try await databaseOption.withStore(existing: true, describe: { "nothing was checked: \($0)" }) {
+                try await $0.importOutcomes(plan.links)
             }
         }
         Output.report(json: json, report.json, lines: report.lines)
@@ -100,6 +106,107 @@ struct ImportCSV: AsyncParsableCommand {
     func run() async throws {
         try await options.run { importer, text throws(LinkImport.Failure) in try importer.ownLinks(text, now: Date()) }
     }
+}
+
+/// What the imports of other shorteners share: the format (told from the file unless given) and
+/// the domain the links go to.
+struct ForeignImportOptions: ParsableArguments {
+    @Option(help: "The domain the links go to (a domains list's name; default: the domain that serves the host each link had, else the first).") var domain: String?
+
+    /// Reads `product`'s export in `format` (nil: told from the file) and imports it.
+    func run(_ options: ImportOptions, product: String, format given: ForeignFormat?) async throws {
+        let bytes = try Output.readFile(options.file == "-" ? "/dev/stdin" : options.file)
+        let configuration = try options.configuration()
+        let names = configuration.servedDomains.map(\.domainName)
+        var index: Int?
+        if let domain {
+            guard let i = names.firstIndex(of: domain) else {
+                Output.error("error: --domain \(domain.debugDescription): no domain of the configuration is named so (domains: \(names.joined(separator: ", ")))")
+                throw ExitCode(2)
+            }
+            index = i
+        }
+        let plan: LinkImport.Plan
+        do {
+            let text = try LinkImport.text(bytes)
+            guard let format = given ?? ForeignFormat.detect(product: product, text: text) else {
+                throw LinkImport.Failure("not an export this command reads")
+            }
+            plan = LinkImport(configuration: configuration).foreign(try format.read(text), format: format, domain: index, now: Date())
+        } catch let error as LinkImport.Failure {
+            Output.error("error: \(options.file): \(error)".terminalEscaped)
+            throw ExitCode(2)
+        }
+        try await options.run(plan, source: options.file)
+    }
+}
+
+/// Text shared by the imports of other shorteners.
+private let foreignDiscussion = """
+    Each link becomes an imported link served at its old path (https://your-domain/CODE), checked as the API checks a \
+    link: its target must be on the configuration's hosts or service.redirectHosts (add the hosts your links point to \
+    there first; --dry-run lists what is refused); a target the app's route table routes also opens the app. Title, \
+    tags, creation time, clicks, expiry and use limit are kept where the export has them. A code a stored link \
+    already has on that domain is reported and left as it is (never overwritten); importing the same file again \
+    changes nothing. Exit 0 when every row was imported, 1 when a row was left out or clashed, 2 when the file cannot \
+    be read or the database cannot be written. See docs/migrating.md.
+    """
+
+struct ImportShlink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shlink",
+        abstract: "Import Shlink's short URLs: the web client's CSV export, or the REST API's JSON.",
+        discussion: """
+            Reads the CSV the Shlink web client exports (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits; \
+            the earlier client's createdAt,shortUrl,longUrl,title,tags,visits too), or the answer of \
+            GET /rest/v3/short-urls?itemsPerPage=-1 (shortCode, longUrl, dateCreated, tags, meta.validUntil, \
+            meta.maxVisits, domain, title, visitsSummary.total). JSON is told from CSV by its first character.
+
+            \(foreignDiscussion)
+            """
+    )
+    @OptionGroup var options: ImportOptions
+    @OptionGroup var foreign: ForeignImportOptions
+
+    func run() async throws { try await foreign.run(options, product: "shlink", format: nil) }
+}
+
+struct ImportKutt: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kutt",
+        abstract: "Import Kutt's links: the answer of its API's GET /api/v2/links.",
+        discussion: """
+            Reads {"total", "limit", "skip", "data": [...]} (or the data list alone): address (the code), target, \
+            description (kept as the title), created_at, expire_in, visit_count, domain. Kutt answers 50 links at a time: \
+            import each page's file, or join their data lists. Banned and password-protected links are reported and \
+            left out (the export does not carry the password).
+
+            \(foreignDiscussion)
+            """
+    )
+    @OptionGroup var options: ImportOptions
+    @OptionGroup var foreign: ForeignImportOptions
+
+    func run() async throws { try await foreign.run(options, product: "kutt", format: nil) }
+}
+
+struct ImportYOURLS: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "yourls",
+        abstract: "Import YOURLS's links: a mysqldump of its yourls_url table, or CSV.",
+        discussion: """
+            Reads a mysqldump of the links table (yourls_url, or another prefix's …url: keyword, url, title, \
+            timestamp, clicks; times read as UTC, as mysqldump writes them), or CSV: the Import/Export plugin's \
+            source,target,hits, or the table's own columns keyword,url,title,timestamp,ip,clicks. A file starting \
+            with SQL (--, /*, CREATE, INSERT, …) is read as a dump. YOURLS has no tags, expiry or use limit.
+
+            \(foreignDiscussion)
+            """
+    )
+    @OptionGroup var options: ImportOptions
+    @OptionGroup var foreign: ForeignImportOptions
+
+    func run() async throws { try await foreign.run(options, product: "yourls", format: nil) }
 }
 
 struct ExportCSV: AsyncParsableCommand {

@@ -78,8 +78,30 @@ import Testing
             #expect(made.status == .ok && made.json?["created"] == .int(1000), "\(made.text.prefix(300))")
             let tooLarge = try await client.call(.post, "/api/links/bulk", token: h.writer, body: "{\"links\": [" + String(repeating: " ", count: 3 << 20) + "]}")
             #expect(tooLarge.status == .contentTooLarge && tooLarge.json?.at("error.code")?.stringValue == "body-too-large", "\(tooLarge.text)")
+            #expect(tooLarge.json?.at("error.message")?.stringValue?.hasSuffix("the service.maximumBulkBodyBytes of the configuration") == true, "\(tooLarge.text)")
+            // One link is held to the size POST /api/links takes, in a bulk too.
+            let big = #"{"deepLink": "plur://group/big", "description": ""# + String(repeating: "d", count: 20_000) + "\"}"
+            let sized = try await client.call(.post, "/api/links/bulk", token: h.writer, body: "{\"links\": [\(big), \(link)]}")
+            #expect(sized.json?["results"]?.arrayValue?.map { $0["status"] } == [.int(413), .int(201)], "\(sized.text.prefix(400))")
+            // The links API's own path is no code.
+            let reserved = try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/x", "code": "bulk"}"#)
+            #expect(reserved.status == .badRequest && reserved.json?.at("error.message")?.stringValue == #"code "bulk" is the links API's own path (/api/links/bulk); choose another"#, "\(reserved.text)")
             let reader = try await client.call(.post, "/api/links/bulk", token: h.reader, body: "{\"links\": [\(link)]}")
             #expect(reader.status == .forbidden, "\(reader.text)")
+        }
+    }
+
+    /// Every 100 links of a bulk request count as one request against the token's limit.
+    @Test func aBulkRequestDrawsOnTheTokensLimitPerHundredLinks() async throws {
+        let h = try await Harness.make(extra: "rateLimit:\n  perToken: {perMinute: 6, burst: 4}\n  perAddress: {perMinute: 100000, burst: 100000}\n")
+        try await h.app().test(.router) { client in
+            let links = { (n: Int, tag: String) in "{\"links\": [" + (0..<n).map { #"{"deepLink": "plur://group/\#(tag)-\#($0)"}"# }.joined(separator: ",") + "]}" }
+            let first = try await client.call(.post, "/api/links/bulk", token: h.writer, body: links(250, "a"))
+            #expect(first.status == .ok && first.json?["created"] == .int(250), "\(first.text.prefix(300))")
+            // Three of the four taken: a second of 250 needs three more.
+            let second = try await client.call(.post, "/api/links/bulk", token: h.writer, body: links(250, "b"))
+            #expect(second.status == .tooManyRequests && second.headers[.retryAfter] != nil, "\(second.text.prefix(300))")
+            #expect(try await h.store.searchLinks("plur://group/b", limit: 10).isEmpty)
         }
     }
 }

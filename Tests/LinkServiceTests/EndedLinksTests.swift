@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LinkCache
 import LinkImport
 import LinkRequests
 @testable import LinkStorage
@@ -40,6 +41,11 @@ import Testing
             let listed = try await client.call(.get, "/api/links", token: h.reader)
             #expect(listed.json?["links"]?.arrayValue?.first(where: { $0["code"]?.stringValue == code })?["state"]?.stringValue == "expired", "\(listed.text)")
 
+            // Its own page is no place to send its visitors: the 410 page.
+            let itself = try await client.call(.patch, "/api/links/\(code)", token: h.writer, body: #"{"expiredURL": "https://rabble.community/i/\#(code)"}"#)
+            #expect(itself.status == .ok, "\(itself.text)")
+            #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: LandingPageTests.desktop]).status == .gone)
+
             // Cleared (null): the 410 page with the way on again.
             let cleared = try await client.call(.patch, "/api/links/\(code)", token: h.writer, body: #"{"expiredURL": null}"#)
             #expect(cleared.status == .ok && cleared.json?["expiredURL"] == .null, "\(cleared.text)")
@@ -56,6 +62,29 @@ import Testing
             h.clock.advance(5)
             let state = try await client.call(.get, "/api/links/\(once)", token: h.reader)
             #expect(state.json?["state"]?.stringValue == "used-up", "\(state.text)")
+            // The dashboard says where its page sends visitors now.
+            var browser = DashboardTests.Browser(client: client)
+            _ = try await browser.signIn(h.reader)
+            let page = try await browser.get("/admin/links/\(once)")
+            #expect(page.text.contains("so its page sends visitors to https://rabble.community/invites/used and its QR code answers 410 Gone."), "\(page.text)")
+        }
+    }
+
+    /// A used-up link's visits are no visits, however many: past the client's visit budget too
+    /// (a red-team find: those were folded into the records before the use was refused).
+    @Test func visitsToAUsedUpLinkAreNotRecorded() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer,
+                body: #"{"deepLink": "plur://group/x", "maxUses": 1, "expiredURL": "https://rabble.community/used"}"#).json?["code"]?.stringValue)
+            #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: LandingPageTests.iPhone]).status == .ok)
+            for _ in 0..<(VisitBudget.perMinute + 30) {
+                #expect(try await client.call(.get, "/i/\(code)", headers: [.userAgent: LandingPageTests.iPhone]).status == .found)
+            }
+            try await h.service.flushClicks()
+            let records = try await h.store.visits(code: code)
+            #expect(records.reduce(0) { $0 + $1.count } == 1, "\(records)")
+            #expect(try await h.store.link(code: code)?.clicks == 1)
         }
     }
 
@@ -70,6 +99,12 @@ import Testing
                 #expect(r.status == .badRequest, "\(url): \(r.text)")
                 #expect(r.json?.at("error.field")?.stringValue == "expiredURL", "\(url): \(r.text)")
             }
+            // Held to 4,096 characters as it is stored: every é is %C3%A9.
+            let long = try await client.call(.post, "/api/links", token: h.writer, body: JSONWriter.compact(.object([
+                ("deepLink", .string("plur://group/s")), ("expiredURL", .string("https://rabble.community/" + String(repeating: "é", count: 2000))),
+            ])))
+            #expect(long.status == .badRequest && long.json?.at("error.message")?.stringValue
+                == "expiredURL is 12025 characters once written as browsers send it (characters other than ASCII percent-encoded); at most 4096", "\(long.text)")
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: #"{"deepLink": "plur://group/s"}"#).json?["code"]?.stringValue)
             let patched = try await client.call(.patch, "/api/links/\(code)", token: h.writer, body: #"{"expiredURL": "https://evil.example/x"}"#)
             #expect(patched.status == .badRequest && patched.json?.at("error.field")?.stringValue == "expiredURL", "\(patched.text)")

@@ -182,3 +182,63 @@ import Testing
         #expect(exported.stdout.contains("ok1,fdl,") && exported.stdout.contains("ok2,fdl,") && !exported.stdout.contains("ok3"), "the dry run stored nothing")
     }
 }
+
+/// `switchyard import shlink|kutt|yourls` through the built binary: stdin, --dry-run reading
+/// the clashes, --json, --domain, the exit statuses, and 100,000 rows of a YOURLS dump.
+@Suite struct ForeignImportCLITests {
+    static func config(_ directory: URL) throws -> String {
+        let base = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
+        let path = directory.appendingPathComponent("config.yaml").path
+        try base.replacingOccurrences(of: "  publicURL: https://rabble.community\n", with: "  publicURL: https://rabble.community\n  redirectHosts: [blog.example.org]\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func importsFromStdinReportClashesAndNeverOverwrite() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let config = try Self.config(directory)
+        let shlink = "createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits\n"
+            + "2023-04-05T11:15:00+02:00,s.example.net,cafe,https://s.example.net/cafe,https://blog.example.org/cafe,\"Café, guide\",food,42\n"
+            + "2023-04-05T11:15:00+02:00,s.example.net,bad1,https://s.example.net/bad1,https://evil.example/x,,,0\n"
+        let first = try await CLITests.run(["import", "shlink", "-", "--config", config, "--database", database], stdin: shlink)
+        #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
+        #expect(first.stdout.contains("-:3: bad1: longUrl: host evil.example is not in the configuration's hosts or service.redirectHosts"), "\(first.stdout)")
+        #expect(first.stdout.contains("2 rows: 1 created, 0 updated, 0 unchanged, 1 left out"), "\(first.stdout)")
+        // Kutt's answer with the same code and another target: a dry run reads the clash, storing nothing.
+        let kutt = #"{"total": 2, "limit": 50, "skip": 0, "data": [{"address": "cafe", "target": "https://blog.example.org/other", "visit_count": 1}, {"address": "k2", "target": "https://blog.example.org/k2", "visit_count": 0}]}"#
+        let dry = try await CLITests.run(["import", "kutt", "-", "--config", config, "--database", database, "--dry-run", "--json"], stdin: kutt)
+        #expect(dry.status == 1, "\(dry.stdout)\(dry.stderr)")
+        let report = try JSONParser.parse(dry.stdout)
+        #expect(report["valid"] == .int(1), "\(dry.stdout)")
+        #expect(report["problems"]?.arrayValue?.first?["item"] == .int(1), "\(dry.stdout)")
+        #expect(report["problems"]?.arrayValue?.first?["message"]?.stringValue == "code cafe is taken by a stored link that differs; not imported (nothing stored is overwritten)")
+        let stored = try await CLITests.run(["import", "kutt", "-", "--config", config, "--database", database], stdin: kutt)
+        #expect(stored.status == 1 && stored.stdout.contains("1 created"), "\(stored.stdout)")
+        let exported = try await CLITests.run(["export", "csv", "--database", database])
+        #expect(exported.stdout.contains("cafe,imported,,,,https://blog.example.org/cafe,,,\"Café, guide\""), "\(exported.stdout)")
+        #expect(exported.stdout.contains("k2,imported,"))
+        // The same Shlink file again changes nothing; a file that is not such an export is exit 2.
+        let again = try await CLITests.run(["import", "shlink", "-", "--config", config, "--database", database], stdin: shlink)
+        #expect(again.stdout.contains("0 created, 0 updated, 1 unchanged, 1 left out"), "\(again.stdout)")
+        let wrong = try await CLITests.run(["import", "kutt", "-", "--config", config, "--database", database], stdin: "a,b\n1,2\n")
+        #expect(wrong.status == 2 && wrong.stderr == "error: -: not an export this command reads\n", "\(wrong.stderr)")
+        let domain = try await CLITests.run(["import", "yourls", "-", "--config", config, "--database", database, "--domain", "nope"], stdin: "source,target,hits\n")
+        #expect(domain.status == 2 && domain.stderr.contains("no domain of the configuration is named so (domains: rabble.community)"), "\(domain.stderr)")
+    }
+
+    @Test func aYOURLSDumpOf100000LinksInOneExtendedInsert() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let config = try Self.config(directory)
+        var dump = "/*!40103 SET TIME_ZONE='+00:00' */;\nINSERT INTO `yourls_url` VALUES "
+        dump += (0..<100_000).map { "('k\($0)','https://blog.example.org/p?id=\($0)','It\\'s \($0)','2024-01-01 00:00:00','127.0.0.1',\($0 % 10))" }.joined(separator: ",")
+        dump += ",('k/1','https://blog.example.org/x',NULL,'2024-01-01 00:00:00','::1',0);\n"
+        let file = directory.appendingPathComponent("yourls.sql")
+        try Data(dump.utf8).write(to: file)
+        let run = try await CLITests.run(["import", "yourls", file.path, "--config", config, "--database", database])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdout.hasSuffix("100001 rows: 100000 created, 0 updated, 0 unchanged, 1 left out (sqlite, one transaction); a new database: \(database)\n"), "\(run.stdout.suffix(400))")
+        #expect(run.stdout.contains(#":2: code "k/1" is not 1–64 ASCII letters"#), "\(run.stdout.prefix(400))")
+    }
+}

@@ -31,6 +31,8 @@ struct BulkLinksResponse: Encodable {
 extension LinksController {
     /// The most links one bulk request may carry (the dashboard's CSV form too).
     static let mostBulkLinks = 1000
+    /// Links of a bulk request that count as one request against `rateLimit.perToken`.
+    static let linksPerRequest = 100
 
     /// `POST /api/links/bulk` with `{"links": [item, …]}`: each item a `POST /api/links` body,
     /// made by ``NewLinks/createEach(_:domain:token:now:)`` (its domain from the item, else
@@ -40,8 +42,18 @@ extension LinksController {
         let token = try context.verifiedToken()
         let items = try Self.bulkItems(try await bulkBodies.json(request))
         let queried = try Self.domainParameter(request)
-        let bodies = items.map { item in Swift.Result { () throws(APIError) in try LinkRequest.decode(item) } }
-        let outcomes = await newLinks.createEach(bodies, domain: queried, token: token, now: now)
+        // Every 100 links count as one request of the token's (the guard took the first).
+        for _ in 1..<((items.count + Self.linksPerRequest - 1) / Self.linksPerRequest) { try await limits.token(token) }
+        // Each link is held to the size POST /api/links takes.
+        let most = self.bodies.maximumBytes
+        let requests = items.map { item in Swift.Result { () throws(APIError) in
+            let size = JSONWriter.compact(item).utf8.count
+            guard size <= most else {
+                throw APIError(.contentTooLarge, .bodyTooLarge, "this link is \(size) bytes as JSON, more than \(most) (service.maximumBodyBytes), the most one link may be")
+            }
+            return try LinkRequest.decode(item)
+        } }
+        let outcomes = await newLinks.createEach(requests, domain: queried, token: token, now: now)
         var results: [BulkLinksResponse.Result] = []
         for (index, outcome) in outcomes.enumerated() {
             switch outcome {

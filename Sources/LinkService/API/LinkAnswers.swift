@@ -33,7 +33,7 @@ struct LinkAnswers: Sendable {
 
     /// The one definition of a page URL.
     static func pageURL(code: String, kind: LinkKind, publicURL: String) -> String {
-        publicURL + (kind == .fdl ? "/" : "/i/") + code
+        publicURL + (kind.keepsItsPath ? "/" : "/i/") + code
     }
 
     /// The deep link a stored link stands for: its own, or the one its domain's route builds.
@@ -48,7 +48,7 @@ struct LinkAnswers: Sendable {
         let domain = domains.configurations[domainIndex(of: link)]
         // A link of a domain no longer configured says the name it was made under.
         var body = LinkResponse(link, domain: domains.name(ofKey: link.code), url: pageURL(of: link), deepLink: deepLink(of: link), now: now)
-        if link.kind != .fdl, let warning = LandingPages.appButtonWarning(for: body.deepLink, route: link.route, configuration: domain) {
+        if !link.kind.keepsItsPath, let warning = LandingPages.appButtonWarning(for: body.deepLink, route: link.route, configuration: domain) {
             body.warnings = [warning]
         }
         return body

@@ -19,6 +19,8 @@ struct LinksController: Sendable {
     let bodies: RequestBodies
     /// Bodies of `POST /api/links/bulk`, up to `service.maximumBulkBodyBytes`.
     let bulkBodies: RequestBodies
+    /// The token's limit, which a bulk request draws on once for each 100 links it carries.
+    let limits: RequestLimits
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
     /// Breakdowns (`?by=`), which the stats of one link hand over to.

@@ -68,6 +68,7 @@ struct NewLinks: Sendable {
         for _ in 0..<8 {
             if !chosenCode {
                 let code = String((0..<configuration.codeLength).map { _ in configuration.codeAlphabet.randomElement(using: &rng)! })
+                if LinkInput.reservedCodes.contains(code) { continue }
                 link.code = LinkKey.key(code: code, domain: domain)
                 if let invites = configuration.invites, link.kind == .invite, let p = invites.codeParameter {
                     link.parameters.removeAll { $0.0 == p }

@@ -9,6 +9,8 @@ import SwitchyardCore
 /// refused before any of it is read when the Content-Length says so.
 struct RequestBodies: Sendable {
     let maximumBytes: Int
+    /// The configuration key of the limit, as a 413 names it.
+    var setting = "service.maximumBodyBytes"
 
     /// The body read as `T`.
     func decode<T: APIRequestBody>(_ type: T.Type, _ request: Request) async throws -> T {
@@ -44,7 +46,7 @@ struct RequestBodies: Sendable {
     }
 
     private func bytes(_ request: Request, _ what: String) async throws(APIError) -> ByteBuffer {
-        let tooLarge = APIError(.contentTooLarge, .bodyTooLarge, "the \(what) is larger than \(maximumBytes) bytes, the service.maximumBodyBytes of the configuration")
+        let tooLarge = APIError(.contentTooLarge, .bodyTooLarge, "the \(what) is larger than \(maximumBytes) bytes, the \(setting) of the configuration")
         if Self.declaresMore(request, than: maximumBytes) { throw tooLarge }
         var request = request
         do { return try await request.collectBody(upTo: maximumBytes) } catch { throw tooLarge }

@@ -299,14 +299,17 @@ struct DashboardController: Sendable {
         let referrers = try await store.referrers(code: link.code, limit: LinksController.topReferrers)
         let audience = try await audience(code: link.code, range: range)
         let url = answers.pageURL(of: link)
-        let warning = link.kind == .fdl ? nil : LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration)
+        let warning = link.kind.keepsItsPath ? nil : LandingPages.appButtonWarning(for: answers.deepLink(of: link), route: link.route, configuration: configuration)
         // An expired or used-up link answers 410, its QR code too: the page says so instead of
         // showing a dead image (and a maxUses set below the clicks already counted shows here).
         var gone: LinkView.Gone?
-        if let e = link.expiresAt, e <= now() {
-            gone = LinkView.Gone(why: "This link expired on \(Self.isoDate(e)).", state: "expired", remedy: "Extend its expiry")
-        } else if let max = link.maxUses, link.clicks >= max {
-            gone = LinkView.Gone(why: "This link is used up: \(link.clicks) of \(max) uses.", state: "used up", remedy: "Raise its uses")
+        let sentTo = LandingPages.endedTarget(link, input: domains.inputs[domain], domainDefault: configuration.expiredURL)
+        switch LinkEnd(link, at: now()) {
+        case .expired(let e)?:
+            gone = LinkView.Gone(why: "This link expired on \(Self.isoDate(e)).", state: "expired", remedy: "Extend its expiry", sentTo: sentTo)
+        case .usedUp(let max)?:
+            gone = LinkView.Gone(why: "This link is used up: \(link.clicks) of \(max) uses.", state: "used up", remedy: "Raise its uses", sentTo: sentTo)
+        case nil: break
         }
         let fields: [(String, String?)] = [
             ("Page", url),

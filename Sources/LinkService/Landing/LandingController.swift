@@ -194,6 +194,11 @@ struct LandingController: Sendable {
                 uses.countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
             }
         }
+        // A link imported from another shortener whose target no app opens does what it did
+        // there (counted as any visit above): it sends people on, with no page between.
+        if link.kind == .imported, link.deepLink == nil, link.route == nil, let target = link.webURL.flatMap({ pages.allowedURL($0, "webURL") }) {
+            return Response(status: .found, headers: [.location: target, .cacheControl: "private, no-store"])
+        }
         var body: ByteBuffer
         if preview && link.maxUses != nil {
             // A use-limited link's app link is its secret (an invite code): a preview or crawler
@@ -307,7 +312,7 @@ struct LandingController: Sendable {
         guard let code = prefixed ?? (path.utf8.count > 1 && path.hasPrefix("/") && !path.dropFirst().contains("/") ? String(path.dropFirst()) : nil),
               pages.input.isStoredCode(code) else { return nil }
         let key = domains.key(code: code, domain: domain)
-        guard let link = try? await hot.link(key), link.kind == .fdl else { return nil }
+        guard let link = try? await hot.link(key), link.kind.keepsItsPath else { return nil }
         let landing = LandingRequest(code: key, method: request.method, fields: request.headers, query: request.uri.query.map { Substring($0) },
                                      countryHeader: countryHeader)
         return await page(landing, laneDeclined: false, address: { addresses.address(request, context) })

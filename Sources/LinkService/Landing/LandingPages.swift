@@ -155,7 +155,7 @@ struct LandingPages: Sendable {
         page.deepLink = answers.deepLink(of: link).flatMap(allowedDeepLink)
         // A link imported from Firebase keeps `link`, an https URL: its page opens the app with the
         // app link a route of this service gives it, as a long link's page does.
-        if link.kind == .fdl, let d = page.deepLink, let app = appLink(forPageURL: d) { page.deepLink = app }
+        if link.kind.keepsItsPath, let d = page.deepLink, let app = appLink(forPageURL: d) { page.deepLink = app }
         // A web route's link (https, maybe of this very domain) opens the app only through its app
         // route or another domain; else the page has no app button (the API warned when it was
         // made). The link itself stays what a deferred claim hands the app.
@@ -178,8 +178,8 @@ struct LandingPages: Sendable {
     /// An ended link's answer: a 302 to its `expiredURL`, or the domain's; else the 410 page
     /// with the way on it had (a preview, crawler or HEAD: the short message page).
     func endedPage(_ link: StoredLink, _ end: LinkEnd, _ audience: LandingPage.Audience, fullPage: Bool) async -> Response {
-        // The link's own, checked again (the configuration's hosts may have changed since).
-        if let target = link.expiredURL.flatMap({ allowedURL($0, "expiredURL") }) ?? expiredURL {
+        // Never to the link's own page (it would send the browser round until it gives up).
+        if let target = Self.endedTarget(link, input: input, domainDefault: expiredURL), target != answers.pageURL(of: link) {
             return Response(status: .found, headers: [.location: target, .cacheControl: "no-store"])
         }
         let (title, message) = switch end {
@@ -187,6 +187,14 @@ struct LandingPages: Sendable {
         case .usedUp: ("Link used up", "This link has been used the maximum number of times.")
         }
         return fullPage ? await gonePage(link, audience, title: title, message: message) : messagePage(.gone, title, message)
+    }
+
+    /// Where an ended link sends visitors: its own `expiredURL`, else `domainDefault` (the
+    /// domain's `landing.expiredURL`), each checked again as a link's would be (the
+    /// configuration's hosts may have changed since it was stored); nil: nowhere, the 410 page.
+    static func endedTarget(_ link: StoredLink, input: LinkInput, domainDefault: String?) -> String? {
+        let check = { (url: String) in try? input.checkFallback(url, field: "expiredURL", requireAllowedHost: true) }
+        return link.expiredURL.flatMap(check) ?? domainDefault.flatMap(check)
     }
 
     func gonePage(_ link: StoredLink, _ audience: LandingPage.Audience, title: String, message: String) async -> Response {

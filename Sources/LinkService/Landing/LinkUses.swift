@@ -21,6 +21,7 @@ struct LinkUses: Sendable {
         switch outcome {
         case .counted:
             metrics.clicks.increment()
+            hot.recordOverBudget(use.overBudget)
             hot.usedOnce(code)
         case .exhausted: hot.usedUp(code)
         case .missing: hot.forget(code)

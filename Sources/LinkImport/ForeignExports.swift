@@ -1,0 +1,352 @@
+import Foundation
+import LinkRequests
+import SwitchyardCore
+
+/// A link as another shortener's export writes it, read but not yet checked: what Switchyard
+/// keeps of it.
+package struct ForeignLink: Sendable, Equatable {
+    /// Where the link is in the file: its line (CSV, SQL) or its place in the list (JSON, from 1).
+    package var line: Int
+    /// The short link's path: the code it keeps.
+    package var code: String
+    /// Where the short link sent people.
+    package var target: String
+    package var title: String?
+    package var tags: [String] = []
+    package var createdAt: Date?
+    package var clicks: Int64?
+    package var expiresAt: Date?
+    package var maxUses: Int64?
+    /// The host the short link was served on, when the export says (nil: the product's default).
+    package var host: String?
+
+    package init(line: Int, code: String, target: String) {
+        (self.line, self.code, self.target) = (line, code, target)
+    }
+}
+
+/// What reading an export gave: its links, the rows that could not be read, and notes about what
+/// was not kept.
+package struct ForeignExport: Sendable {
+    package var links: [ForeignLink] = []
+    package var problems: [LinkImport.Problem] = []
+    /// Records read (a CSV's header not counted).
+    package var rows = 0
+    package var notes: [String] = []
+    /// Columns of a CSV that were not used.
+    package var ignoredColumns: [String] = []
+}
+
+/// The shorteners whose exports `switchyard import` reads, and how it reads each, from the
+/// products' own documentation and code (docs/migrating.md says what each keeps).
+package enum ForeignFormat: String, CaseIterable, Sendable {
+    /// Shlink's web client export (`short_urls.csv`).
+    case shlinkCSV = "shlink-csv"
+    /// Shlink's REST API answer, `GET /rest/v3/short-urls`.
+    case shlinkJSON = "shlink-json"
+    /// Kutt's API answer, `GET /api/v2/links`.
+    case kuttJSON = "kutt-json"
+    /// YOURLS: the Import/Export plugin's CSV (`source,target,hits`), or the `yourls_url` table as CSV.
+    case yourlsCSV = "yourls-csv"
+    /// YOURLS: a mysqldump of the `yourls_url` table.
+    case yourlsSQL = "yourls-sql"
+
+    /// The product's name.
+    package var product: String {
+        switch self {
+        case .shlinkCSV, .shlinkJSON: "Shlink"
+        case .kuttJSON: "Kutt"
+        case .yourlsCSV, .yourlsSQL: "YOURLS"
+        }
+    }
+
+    /// The format of a file of `product`'s, told from its first characters: JSON starts with `{`
+    /// or `[`, a dump with SQL (`--`, `/*`, `CREATE`, `INSERT`, …), anything else is CSV.
+    package static func detect(product: String, text: String) -> ForeignFormat? {
+        let start = text.unicodeScalars.drop { $0 == "\u{FEFF}" || $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        let first = start.first.map(Character.init)
+        let head = String(String.UnicodeScalarView(start.prefix(12))).uppercased()
+        let json = first == "{" || first == "["
+        let sql = head.hasPrefix("--") || head.hasPrefix("/*") || head.hasPrefix("CREATE") || head.hasPrefix("INSERT")
+            || head.hasPrefix("DROP") || head.hasPrefix("LOCK") || head.hasPrefix("SET ") || head.hasPrefix("USE ")
+        switch product {
+        case "shlink": return json ? .shlinkJSON : .shlinkCSV
+        case "kutt": return json ? .kuttJSON : nil
+        case "yourls": return sql ? .yourlsSQL : .yourlsCSV
+        default: return nil
+        }
+    }
+
+    /// Reads `text` in this format.
+    package func read(_ text: String) throws(LinkImport.Failure) -> ForeignExport {
+        switch self {
+        case .shlinkCSV: try ForeignExports.shlinkCSV(text)
+        case .shlinkJSON: try ForeignExports.shlinkJSON(ForeignExports.json(text))
+        case .kuttJSON: try ForeignExports.kuttJSON(ForeignExports.json(text))
+        case .yourlsCSV: try ForeignExports.yourlsCSV(text)
+        case .yourlsSQL: try ForeignExports.yourlsSQL(text)
+        }
+    }
+}
+
+/// The readers of ``ForeignFormat``.
+enum ForeignExports {
+    typealias Failure = LinkImport.Failure
+
+    // MARK: Shlink
+
+    /// The web client's CSV: `createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits`
+    /// (tags joined with `|`), or the earlier `createdAt,shortUrl,longUrl,title,tags,visits`
+    /// (tags joined with `,`). The code is `shortCode`, else the path of `shortUrl`.
+    static func shlinkCSV(_ text: String) throws(Failure) -> ForeignExport {
+        let table = try CSVTable(text, product: "Shlink", required: [["longUrl"], ["shortCode", "shortUrl"]])
+        var export = ForeignExport(rows: table.records.count, ignoredColumns: table.ignored(["createdAt", "domain", "shortCode", "shortUrl", "longUrl", "title", "tags", "visits"]))
+        // The current client joins tags with |, the earlier one (without domain and shortCode) with ,.
+        let separator: Character = table.has("shortCode") ? "|" : ","
+        for record in table.records {
+            guard let fields = table.fields(record, &export) else { continue }
+            let shortURL = fields["shortUrl"].flatMap { URLComponents(string: $0) }
+            guard let code = fields["shortCode"] ?? shortURL.map({ String($0.path.drop { $0 == "/" }) }), !code.isEmpty else {
+                export.problem(record.line, "no shortCode, and no path in shortUrl"); continue
+            }
+            guard let target = fields["longUrl"] else { export.problem(record.line, "no longUrl"); continue }
+            var link = ForeignLink(line: record.line, code: code, target: target)
+            link.title = fields["title"]
+            link.tags = fields["tags"].map { $0.split(separator: separator).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
+            link.host = fields["domain"] ?? shortURL?.host
+            do throws(Failure) {
+                link.createdAt = try fields["createdAt"].map { t throws(Failure) in try date(t, "createdAt") }
+                link.clicks = try fields["visits"].map { t throws(Failure) in try count(t, "visits") }
+            } catch { export.problem(record.line, error.message); continue }
+            export.links.append(link)
+        }
+        return export
+    }
+
+    /// `GET /rest/v3/short-urls`: `{"shortUrls": {"data": [ShortUrl, …], "pagination": …}}` (or
+    /// the list of ShortUrls alone). Each: `shortCode`, `longUrl`, `dateCreated`, `tags`,
+    /// `meta.validUntil` (the expiry), `meta.maxVisits`, `domain`, `title`, and the visits as
+    /// `visitsSummary.total` (Shlink 3.4 and later) or `visitsCount` (earlier).
+    static func shlinkJSON(_ document: JSONValue) throws(Failure) -> ForeignExport {
+        let items: [JSONValue]
+        if let list = document.arrayValue { items = list }
+        else if let data = document["shortUrls"]?["data"]?.arrayValue { items = data }
+        else { throw Failure("not a Shlink API answer: no shortUrls.data list (GET /rest/v3/short-urls answers {\"shortUrls\": {\"data\": […]}})") }
+        if let pages = document["shortUrls"]?["pagination"], let count = pages["pagesCount"]?.wholeNumber, count > 1 {
+            throw Failure("page \(pages["currentPage"]?.wholeNumber ?? 1) of \(count): ask the API for every link on one page (itemsPerPage=-1), or import each page's file")
+        }
+        var export = ForeignExport(rows: items.count)
+        var validSince = 0
+        for (i, item) in items.enumerated() {
+            let line = i + 1
+            guard item.objectMembers != nil else { export.problem(line, "not an object"); continue }
+            guard let code = item["shortCode"]?.stringValue, !code.isEmpty else { export.problem(line, "no shortCode"); continue }
+            guard let target = item["longUrl"]?.stringValue else { export.problem(line, "\(code): no longUrl"); continue }
+            var link = ForeignLink(line: line, code: code, target: target)
+            link.title = item["title"]?.stringValue
+            link.tags = item["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            link.host = item["domain"]?.stringValue
+            link.clicks = item["visitsSummary"]?["total"]?.wholeNumber ?? item["visitsCount"]?.wholeNumber
+            link.maxUses = item["meta"]?["maxVisits"]?.wholeNumber
+            if item["meta"]?["validSince"]?.stringValue != nil { validSince += 1 }
+            do throws(Failure) {
+                link.createdAt = try item["dateCreated"]?.stringValue.map { t throws(Failure) in try date(t, "dateCreated") }
+                link.expiresAt = try item["meta"]?["validUntil"]?.stringValue.map { t throws(Failure) in try date(t, "meta.validUntil") }
+            } catch { export.problem(line, "\(code): \(error.message)"); continue }
+            export.links.append(link)
+        }
+        if validSince > 0 { export.notes.append("\(validSince) link\(validSince == 1 ? " has" : "s have") a validSince: Switchyard links work from their creation, so they work at once") }
+        return export
+    }
+
+    // MARK: Kutt
+
+    /// `GET /api/v2/links`: `{"total", "limit", "skip", "data": [Link, …]}` (or the list alone).
+    /// Each: `address` (the code), `target`, `description` (kept as the title), `created_at`,
+    /// `expire_in`, `visit_count`, `domain` (nil: the instance's own). Banned and
+    /// password-protected links are left out, each said.
+    static func kuttJSON(_ document: JSONValue) throws(Failure) -> ForeignExport {
+        let items: [JSONValue]
+        if let list = document.arrayValue { items = list }
+        else if let data = document["data"]?.arrayValue { items = data }
+        else { throw Failure("not a Kutt API answer: no data list (GET /api/v2/links answers {\"total\", \"limit\", \"skip\", \"data\": […]})") }
+        if let total = document["total"]?.wholeNumber, total > Int64(items.count) {
+            throw Failure("\(items.count) of \(total) links: Kutt answers at most 50 at a time; save each page (skip=0, 50, 100, …) and import each file, or join their data lists into one")
+        }
+        var export = ForeignExport(rows: items.count)
+        for (i, item) in items.enumerated() {
+            let line = i + 1
+            guard item.objectMembers != nil else { export.problem(line, "not an object"); continue }
+            guard let code = item["address"]?.stringValue, !code.isEmpty else { export.problem(line, "no address"); continue }
+            guard let target = item["target"]?.stringValue else { export.problem(line, "\(code): no target"); continue }
+            if item["banned"] == .bool(true) { export.problem(line, "\(code): banned in Kutt; not imported"); continue }
+            if item["password"] == .bool(true) {
+                export.problem(line, "\(code): protected by a password in Kutt, which its export does not carry; not imported, so that it is not opened to everyone"); continue
+            }
+            var link = ForeignLink(line: line, code: code, target: target)
+            link.title = item["description"]?.stringValue
+            link.host = item["domain"]?.stringValue
+            link.clicks = item["visit_count"]?.wholeNumber
+            do throws(Failure) {
+                link.createdAt = try item["created_at"]?.stringValue.map { t throws(Failure) in try date(t, "created_at") }
+                link.expiresAt = try item["expire_in"]?.stringValue.map { t throws(Failure) in try date(t, "expire_in") }
+            } catch { export.problem(line, "\(code): \(error.message)"); continue }
+            export.links.append(link)
+        }
+        return export
+    }
+
+    // MARK: YOURLS
+
+    /// The Import/Export plugin's `source,target,hits` (source `/keyword/`), or the `yourls_url`
+    /// table's own columns `keyword,url,title,timestamp,ip,clicks` (times read as UTC).
+    static func yourlsCSV(_ text: String) throws(Failure) -> ForeignExport {
+        let plugin = (try? CSV.parse(text))?.first.map { Set($0.fields.map { $0.trimmingCharacters(in: .whitespaces) }).contains("source") } ?? false
+        let table = try CSVTable(text, product: "YOURLS", required: plugin ? [["source"], ["target"]] : [["keyword"], ["url"]])
+        let used = plugin ? ["source", "target", "hits"] : ["keyword", "url", "title", "timestamp", "ip", "clicks"]
+        var export = ForeignExport(rows: table.records.count, ignoredColumns: table.ignored(used))
+        for record in table.records {
+            guard let fields = table.fields(record, &export) else { continue }
+            let code = (plugin ? fields["source"] : fields["keyword"])?.trimmingCharacters(in: CharacterSet(charactersIn: "/")) ?? ""
+            guard !code.isEmpty else { export.problem(record.line, "no keyword"); continue }
+            guard let target = plugin ? fields["target"] : fields["url"] else { export.problem(record.line, "no target URL"); continue }
+            var link = ForeignLink(line: record.line, code: code, target: target)
+            link.title = fields["title"]
+            do throws(Failure) {
+                link.clicks = try (plugin ? fields["hits"] : fields["clicks"]).map { t throws(Failure) in try count(t, plugin ? "hits" : "clicks") }
+                link.createdAt = try fields["timestamp"].map { t throws(Failure) in try date(t, "timestamp") }
+            } catch { export.problem(record.line, error.message); continue }
+            export.links.append(link)
+        }
+        if !plugin && table.has("timestamp") { export.notes.append("YOURLS's timestamps are read as UTC") }
+        return export
+    }
+
+    /// A mysqldump of YOURLS's links table (`yourls_url`, or the table of another prefix ending
+    /// in `url`): its `INSERT INTO` rows, by the dump's column list, else by its `CREATE TABLE`,
+    /// else in YOURLS's order (`keyword`, `url`, `title`, `timestamp`, `ip`, `clicks`). Times are
+    /// read as UTC, as mysqldump writes them by default (`SET TIME_ZONE='+00:00'`).
+    static func yourlsSQL(_ text: String) throws(Failure) -> ForeignExport {
+        var dump = SQLDump(text)
+        var columns: [String]? = nil
+        var table: String?
+        var export = ForeignExport()
+        // mysqldump says so in a version comment: /*!40103 SET TIME_ZONE='+00:00' */
+        let utc = text.contains("SET TIME_ZONE='+00:00'")
+        while let statement = try dump.nextStatement() {
+            let words = statement.text.prefix(200).split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { $0.uppercased() }
+            if words.starts(with: ["CREATE", "TABLE"]), let name = SQLDump.tableName(statement.text), name.hasSuffix("url") {
+                table = name
+                columns = SQLDump.createColumns(statement.text)
+            } else if words.starts(with: ["INSERT", "INTO"]) || words.starts(with: ["INSERT", "IGNORE", "INTO"]) || words.starts(with: ["REPLACE", "INTO"]) {
+                guard let name = SQLDump.tableName(statement.text), name.hasSuffix("url") else { continue }
+                guard table == nil || table == name else { continue }
+                table = name
+                let rows: (columns: [String]?, rows: [(line: Int, values: [String?])])
+                do { rows = try SQLDump.insertRows(statement) } catch {
+                    throw Failure("line \(error.line): \(error.message)")
+                }
+                let names = rows.columns ?? columns ?? ["keyword", "url", "title", "timestamp", "ip", "clicks"]
+                for row in rows.rows {
+                    export.rows += 1
+                    guard row.values.count == names.count else {
+                        export.problem(row.line, "\(row.values.count) values where the table has \(names.count) columns"); continue
+                    }
+                    let value = { (name: String) -> String? in names.firstIndex(of: name).flatMap { row.values[$0] } }
+                    guard let code = value("keyword"), !code.isEmpty else { export.problem(row.line, "no keyword"); continue }
+                    guard let target = value("url") else { export.problem(row.line, "\(code): no url"); continue }
+                    var link = ForeignLink(line: row.line, code: code, target: target)
+                    link.title = value("title").flatMap { $0.isEmpty ? nil : $0 }
+                    do throws(Failure) {
+                        link.clicks = try value("clicks").map { t throws(Failure) in try count(t, "clicks") }
+                        link.createdAt = try value("timestamp").map { t throws(Failure) in try date(t, "timestamp") }
+                    } catch { export.problem(row.line, "\(code): \(error.message)"); continue }
+                    export.links.append(link)
+                }
+            }
+        }
+        guard table != nil else { throw Failure("no YOURLS links table in the dump: no CREATE TABLE or INSERT INTO of a table named yourls_url (or another prefix's …url)") }
+        if export.rows > 0 && !utc { export.notes.append("the dump does not say SET TIME_ZONE='+00:00'; its timestamps are read as UTC") }
+        return export
+    }
+
+    // MARK: Shared
+
+    static func json(_ text: String) throws(Failure) -> JSONValue {
+        do { return try JSONParser.parse(bytes: Array(text.utf8), loneSurrogates: .refuse, duplicateKeys: .refuse) } catch {
+            throw Failure("not JSON: \(error)")
+        }
+    }
+
+    /// A time as the exports write it: RFC 3339 with `Z`, `+02:00` or `+0000`, with or without
+    /// fractions of a second, or `YYYY-MM-DD HH:MM:SS` (UTC); read strictly (``Timestamp``).
+    static func date(_ text: String, _ field: String) throws(Failure) -> Date {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        var candidates = [trimmed]
+        let b = Array(trimmed.utf8)
+        if b.count == 19, b[10] == UInt8(ascii: " ") || b[10] == UInt8(ascii: "T") {
+            // No offset: UTC, as YOURLS's table (and Kutt's on SQLite) hold it.
+            candidates = [String(trimmed.prefix(10)) + "T" + String(trimmed.suffix(8)) + "Z"]
+        } else if b.count > 5, let sign = trimmed.dropLast(4).last, sign == "+" || sign == "-", trimmed.suffix(4).allSatisfy(\.isASCII), trimmed.suffix(4).allSatisfy(\.isNumber) {
+            // +0000 (no colon), as some PHP and Bitly dates write the offset.
+            candidates.append(String(trimmed.dropLast(2)) + ":" + String(trimmed.suffix(2)))
+        }
+        for candidate in candidates { if case .success(let date) = Timestamp.parse(candidate) { return date } }
+        throw Failure("\(field) \(JSONWriter.quote(text)) is not a time (ISO 8601, or YYYY-MM-DD HH:MM:SS)")
+    }
+
+    static func count(_ text: String, _ field: String) throws(Failure) -> Int64 {
+        guard let n = Int64(text.trimmingCharacters(in: .whitespaces)), n >= 0 else { throw Failure("\(field) \(JSONWriter.quote(text)) is not a whole number of 0 or more") }
+        return n
+    }
+}
+
+extension ForeignExport {
+    mutating func problem(_ line: Int, _ message: String) { problems.append(LinkImport.Problem(line: line, message: message)) }
+}
+
+extension JSONValue {
+    /// A whole number of 0 or more, or nil.
+    var wholeNumber: Int64? {
+        guard case .number(let n, _) = self, n >= 0, n <= 9.0e15, n == n.rounded() else { return nil }
+        return Int64(n)
+    }
+}
+
+/// A CSV file read by its header: which columns it has, and each record's value by name.
+struct CSVTable {
+    let header: [String]
+    let records: [(line: Int, fields: [String])]
+
+    init(_ text: String, product: String, required: [[String]]) throws(LinkImport.Failure) {
+        let all: [(line: Int, fields: [String])]
+        do { all = try CSV.parse(text) } catch { throw LinkImport.Failure("not CSV: \(error)", cause: error) }
+        let nonEmpty = all.filter { !($0.fields.count == 1 && $0.fields[0].isEmpty) }
+        guard let first = nonEmpty.first else { throw LinkImport.Failure("the file is empty") }
+        header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        for name in header where header.filter({ $0 == name }).count > 1 {
+            throw LinkImport.Failure("line \(first.line): the column \(name) appears twice in the header")
+        }
+        for choices in required where !choices.contains(where: header.contains) {
+            throw LinkImport.Failure("line \(first.line): no \(choices.joined(separator: " or ")) column; this is not \(product)'s export as documented (header: \(header.joined(separator: ",")))")
+        }
+        records = Array(nonEmpty.dropFirst())
+    }
+
+    func has(_ name: String) -> Bool { header.contains(name) }
+
+    /// The header's names this reader does not use.
+    func ignored(_ used: [String]) -> [String] { header.filter { !$0.isEmpty && !used.contains($0) } }
+
+    /// A record's non-empty values by column name; nil (and a problem) when it has more or fewer
+    /// fields than the header.
+    func fields(_ record: (line: Int, fields: [String]), _ export: inout ForeignExport) -> [String: String]? {
+        guard record.fields.count == header.count else {
+            export.problem(record.line, "\(record.fields.count) fields where the header has \(header.count)")
+            return nil
+        }
+        var values: [String: String] = [:]
+        for (name, value) in zip(header, record.fields) where !value.isEmpty { values[name] = value }
+        return values
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LinkConfiguration
+import LinkRequests
+import LinkStorage
+import SwitchyardCore
+
+extension LinkImport {
+    /// The plan for another shortener's links (``ForeignFormat``): each becomes an `imported`
+    /// link served at its old path (`/{code}`), checked as the API checks a link — its target on
+    /// the configuration's hosts or `service.redirectHosts` (a target on a host whose route table
+    /// routes it also opens the app) — keeping its title, tags, creation time, clicks, expiry and
+    /// use limit. A link goes to the domain named `domain`, else to the domain that serves the
+    /// host it had, else to the first (said in a note). Stored links are never overwritten: a
+    /// code another link has on that domain is a clash (``LinkStore/ImportExisting/keep``).
+    package func foreign(_ export: ForeignExport, format: ForeignFormat, domain named: Int?, now: Date) -> Plan {
+        var plan = Plan()
+        plan.rows = export.rows
+        plan.problems = export.problems
+        plan.ignoredColumns = export.ignoredColumns
+        plan.notes = export.notes
+        plan.existing = .keep
+        plan.linesAreItems = format == .shlinkJSON || format == .kuttJSON
+        let domains = LinkDomains(input.configuration)
+        let targetField = switch format {
+        case .shlinkCSV, .shlinkJSON: "longUrl"
+        case .kuttJSON: "target"
+        case .yourlsCSV, .yourlsSQL: "url"
+        }
+        var seen: [String: Int] = [:]
+        var elsewhere: [String: Int] = [:]
+        var retagged = 0
+        for foreign in export.links {
+            func problem(_ message: String) { plan.problems.append(Problem(line: foreign.line, message: message)) }
+            let host = foreign.host.map { $0.lowercased() }
+            let index = named ?? host.flatMap { h in domains.configurations.firstIndex { $0.servesHost(h) } } ?? 0
+            let input = domains.inputs[index]
+            let code = foreign.code
+            guard LinkInput.isImportedCode(code) else {
+                problem("code \(JSONWriter.quote(code)) is not 1–64 ASCII letters, digits, \"-\" and \"_\"; Switchyard cannot serve it at its old path"); continue
+            }
+            if let reason = input.rootPathProblem(code) { problem("code \(code): the path /\(code) \(reason), so the link could never be served there"); continue }
+            let key = domains.key(code: code, domain: index)
+            if let first = seen[key] { problem("code \(code) is on line \(first) already"); continue }
+            var link = StoredLink(code: key, createdAt: foreign.createdAt ?? now)
+            link.kind = .imported
+            do throws(APIError) {
+                let target = try input.checkFallback(foreign.target, field: targetField, requireAllowedHost: true)
+                link.webURL = target
+                // A target the app opens (an https link its route table routes) is its app link too.
+                link.deepLink = try? input.checkDeepLink(target, field: targetField)
+                if let title = foreign.title?.trimmingCharacters(in: .whitespacesAndNewlines), !title.isEmpty {
+                    guard title.count <= LinkInput.maximumTitleLength else {
+                        throw APIError.badRequest(.invalidField, "title is longer than \(LinkInput.maximumTitleLength) characters", field: "title")
+                    }
+                    try LinkInput.checkText(title, field: "title")
+                    link.title = title
+                }
+                let tags = Self.tags(foreign.tags)
+                if tags != foreign.tags { retagged += 1 }
+                link.tags = try LinkInput.checkTags(tags)
+                if let max = foreign.maxUses {
+                    guard (1...LinkInput.mostUses).contains(max) else { throw APIError.badRequest(.invalidMaxUses, "the use limit \(max) is not 1 to \(LinkInput.mostUses)", field: "maxUses") }
+                    link.maxUses = max
+                }
+            } catch {
+                problem("\(code): \(error.message)"); continue
+            }
+            link.clicks = foreign.clicks ?? 0
+            link.expiresAt = foreign.expiresAt
+            seen[key] = foreign.line
+            if named == nil, let host, !domains.configurations[index].servesHost(host) { elsewhere[host, default: 0] += 1 }
+            plan.links.append(link)
+            plan.lines.append(foreign.line)
+        }
+        if !elsewhere.isEmpty {
+            let hosts = elsewhere.keys.sorted()
+            let count = elsewhere.values.reduce(0, +)
+            plan.notes.append("\(count) link\(count == 1 ? " was" : "s were") on \(hosts.prefix(5).joined(separator: ", "))\(hosts.count > 5 ? " and \(hosts.count - 5) more hosts" : ""), which no domain of the configuration serves: imported on \(domains.configurations[0].domainName) (give --domain to choose; serve them once the host is one of a domain's)")
+        }
+        if retagged > 0 { plan.notes.append("the tags of \(retagged) link\(retagged == 1 ? "" : "s") were written as Switchyard's tags are: lowercase, other characters as -") }
+        return plan
+    }
+
+    /// Another shortener's tags as Switchyard's: lowercase letters, digits, `-`, `_`, `.` and `:`,
+    /// starting with a letter or digit (every other character a `-`), each once.
+    static func tags(_ tags: [String]) -> [String] {
+        var out: [String] = []
+        for tag in tags {
+            var text = String(tag.lowercased().unicodeScalars.map { s -> Character in
+                let ok = (s >= "a" && s <= "z") || (s >= "0" && s <= "9") || s == "-" || s == "_" || s == "." || s == ":"
+                return ok ? Character(s) : "-"
+            })
+            while let first = text.unicodeScalars.first, !((first >= "a" && first <= "z") || (first >= "0" && first <= "9")) { text.removeFirst() }
+            text = String(text.prefix(LinkInput.maximumTagLength))
+            if !text.isEmpty && !out.contains(text) { out.append(text) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LinkConfiguration
+import LinkImport
+import LinkRequests
+@testable import LinkStorage
+@testable import LinkService
+import SwitchyardCore
+import SwitchyardTestSupport
+import Testing
+
+/// `switchyard import shlink|kutt|yourls`: each product's export as its documentation and code
+/// write it, read into imported links served at their old paths, checked as the API checks a
+/// link, and never overwriting a stored one.
+@Suite struct ForeignImportTests {
+    /// The example configuration with the hosts the files' links point to allowed.
+    static func importer(extra: String = "") throws -> LinkImport {
+        let base = try String(contentsOfFile: CLITestsPaths.exampleConfig, encoding: .utf8)
+        let text = base.replacingOccurrences(of: "  publicURL: https://rabble.community\n", with: "  publicURL: https://rabble.community\n  redirectHosts: [blog.example.org, shop.example.com]\n") + extra
+        let path = Backend.temporaryPath("foreign") + "/config.yaml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return LinkImport(configuration: try ServiceConfiguration(contentsOf: path))
+    }
+
+    static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+
+    @Test func shlinksWebClientCSVBothGenerations() throws {
+        // The current client: every value quoted, tags joined with |, a domain and shortCode column.
+        let current = """
+        "createdAt","domain","shortCode","shortUrl","longUrl","title","tags","visits"
+        "2023-04-05T11:15:00+02:00","s.example.net","cafe","https://s.example.net/cafe","https://blog.example.org/caf%C3%A9","Café guide, part 1","Food|Travel Tips",42
+        "2024-01-02T23:59:59-05:00","s.example.net","q1","https://s.example.net/q1","https://evil.example/x","","",0
+        "2024-02-29T12:00:00+01:00","s.example.net","a/b","https://s.example.net/a/b","https://blog.example.org/deep","","",3
+        """
+        let export = try ForeignFormat.shlinkCSV.read(current)
+        #expect(export.rows == 3 && export.links.count == 3 && export.problems.isEmpty)
+        #expect(export.links[0] == {
+            var l = ForeignLink(line: 2, code: "cafe", target: "https://blog.example.org/caf%C3%A9")
+            l.title = "Café guide, part 1"; l.tags = ["Food", "Travel Tips"]; l.createdAt = Self.date("2023-04-05T09:15:00Z"); l.clicks = 42; l.host = "s.example.net"
+            return l
+        }())
+        let plan = try Self.importer().foreign(export, format: .shlinkCSV, domain: nil, now: Date())
+        #expect(plan.links.map(\.code) == ["cafe"] && plan.links[0].kind == .imported && plan.links[0].tags == ["food", "travel-tips"])
+        #expect(plan.links[0].webURL == "https://blog.example.org/caf%C3%A9" && plan.links[0].deepLink == nil && plan.links[0].clicks == 42)
+        #expect(plan.existing == .keep)
+        #expect(plan.problems.map(\.description) == [
+            "line 3: q1: longUrl: host evil.example is not in the configuration's hosts or service.redirectHosts",
+            #"line 4: code "a/b" is not 1–64 ASCII letters, digits, "-" and "_"; Switchyard cannot serve it at its old path"#,
+        ])
+        #expect(plan.notes.contains { $0.hasPrefix("1 link was on s.example.net, which no domain of the configuration serves") }, "\(plan.notes)")
+        #expect(plan.notes.contains("the tags of 1 link were written as Switchyard's tags are: lowercase, other characters as -"))
+
+        // The earlier client: no domain or shortCode (the code is shortUrl's path), tags joined with ,.
+        let earlier = "createdAt,shortUrl,longUrl,title,tags,visits\r\n2022-01-01T00:00:00+00:00,https://s.example.net/old,https://shop.example.com/p,Old,\"a,b\",5\r\n"
+        let old = try ForeignFormat.shlinkCSV.read(earlier)
+        #expect(old.links.map(\.code) == ["old"] && old.links[0].tags == ["a", "b"] && old.links[0].host == "s.example.net")
+        // Not Shlink's export: said, with the header it has.
+        #expect(throws: LinkImport.Failure.self) { try ForeignFormat.shlinkCSV.read("code,url\nx,https://a.example\n") }
+    }
+
+    @Test func shlinksAPIAnswerKeepsExpiryUseLimitAndVisits() throws {
+        let page = """
+        {"shortUrls": {"data": [
+          {"shortCode": "cafe", "shortUrl": "https://s.example.net/cafe", "longUrl": "https://blog.example.org/cafe", "dateCreated": "2023-04-05T11:15:00+02:00",
+           "tags": ["food"], "meta": {"validSince": "2023-04-06T00:00:00+00:00", "validUntil": "2030-12-31T23:59:59+01:00", "maxVisits": 500},
+           "domain": null, "title": null, "visitsSummary": {"total": 42, "nonBots": 40, "bots": 2}},
+          {"shortCode": "v3", "longUrl": "https://blog.example.org/v3", "dateCreated": "2021-01-01T00:00:00+00:00", "tags": [], "meta": {}, "visitsCount": 7},
+          {"longUrl": "https://blog.example.org/none"}
+        ], "pagination": {"currentPage": 1, "pagesCount": 1, "itemsPerPage": -1, "itemsInCurrentPage": 3, "totalItems": 3}}}
+        """
+        let export = try ForeignFormat.shlinkJSON.read(page)
+        #expect(export.links.map(\.code) == ["cafe", "v3"] && export.links.map(\.clicks) == [42, 7])
+        #expect(export.links[0].expiresAt == Self.date("2030-12-31T22:59:59Z") && export.links[0].maxUses == 500)
+        #expect(export.problems.map(\.description) == ["line 3: no shortCode"])
+        #expect(export.notes == ["1 link has a validSince: Switchyard links work from their creation, so they work at once"])
+        let plan = try Self.importer().foreign(export, format: .shlinkJSON, domain: nil, now: Date())
+        #expect(plan.linesAreItems && plan.links.map(\.maxUses) == [500, nil])
+        // One page of several is refused: the rest would be missing unseen.
+        let partial = page.replacingOccurrences(of: #""pagesCount": 1"#, with: #""pagesCount": 4"#)
+        do { _ = try ForeignFormat.shlinkJSON.read(partial); Issue.record("one page of four was read") } catch {
+            #expect(error.message == "page 1 of 4: ask the API for every link on one page (itemsPerPage=-1), or import each page's file")
+        }
+    }
+
+    @Test func kuttsAPIAnswerLeavesOutBannedAndProtectedLinks() throws {
+        let answer = """
+        {"total": 3, "limit": 50, "skip": 0, "data": [
+          {"id": "0b6f3c1e-6f1d-4a57-9b0e-2f4f2d6a9c11", "address": "cafe", "banned": false, "created_at": "2023-04-05T09:15:00.000Z",
+           "updated_at": "2023-04-05T09:15:00.000Z", "password": false, "description": "Café", "expire_in": "2031-01-01 00:00:00",
+           "target": "https://blog.example.org/cafe", "visit_count": 42, "domain": null, "link": "https://kutt.example/cafe"},
+          {"address": "secret", "banned": false, "password": true, "target": "https://blog.example.org/s", "visit_count": 1},
+          {"address": "spam", "banned": true, "password": false, "target": "https://blog.example.org/x", "visit_count": 0}
+        ]}
+        """
+        let export = try ForeignFormat.kuttJSON.read(answer)
+        #expect(export.links.map(\.code) == ["cafe"] && export.links[0].title == "Café" && export.links[0].clicks == 42)
+        #expect(export.links[0].expiresAt == Self.date("2031-01-01T00:00:00Z"))
+        #expect(export.problems.map(\.message) == [
+            "secret: protected by a password in Kutt, which its export does not carry; not imported, so that it is not opened to everyone",
+            "spam: banned in Kutt; not imported",
+        ])
+        #expect(throws: LinkImport.Failure.self) { try ForeignFormat.kuttJSON.read(answer.replacingOccurrences(of: #""total": 3"#, with: #""total": 120"#)) }
+    }
+
+    @Test func yourlsCSVAndADumpWithEveryEscape() throws {
+        let plugin = "source,target,hits\r\n/cafe/,https://blog.example.org/cafe,42\r\n/q1/,\"https://blog.example.org/s?q=a,b\",0\r\n"
+        let csv = try ForeignFormat.yourlsCSV.read(plugin)
+        #expect(csv.links.map(\.code) == ["cafe", "q1"] && csv.links.map(\.target) == ["https://blog.example.org/cafe", "https://blog.example.org/s?q=a,b"])
+        #expect(csv.links.map(\.clicks) == [42, 0])
+
+        let dump = """
+        -- MySQL dump 10.13
+        /*!40103 SET TIME_ZONE='+00:00' */;
+        DROP TABLE IF EXISTS `yourls_url`;
+        CREATE TABLE `yourls_url` (
+          `keyword` varchar(100) COLLATE utf8mb4_bin NOT NULL DEFAULT '',
+          `url` text COLLATE utf8mb4_bin NOT NULL,
+          `title` text COLLATE utf8mb4_unicode_ci,
+          `timestamp` timestamp NOT NULL DEFAULT current_timestamp(),
+          `ip` varchar(41) COLLATE utf8mb4_bin NOT NULL,
+          `clicks` int(10) unsigned NOT NULL,
+          PRIMARY KEY (`keyword`)
+        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+        LOCK TABLES `yourls_url` WRITE;
+        INSERT INTO `yourls_url` VALUES ('cafe','https://blog.example.org/cafe','Caf\\xC3 it\\'s \\"quoted\\", a \\\\ and;\\nline two','2023-04-05 09:15:00','127.0.0.1',42),('nt','https://blog.example.org/nt',NULL,'2024-02-29 11:00:00','::1',3),
+        ('dq','https://blog.example.org/dq','It''s doubled','2024-03-01 00:00:00','10.0.0.1',0);
+        INSERT INTO `yourls_options` VALUES (1,'version','1.9.2','yes');
+        UNLOCK TABLES;
+        """
+        let export = try ForeignFormat.yourlsSQL.read(dump)
+        #expect(export.problems.isEmpty && export.notes.isEmpty, "\(export.problems) \(export.notes)")
+        #expect(export.links.map(\.code) == ["cafe", "nt", "dq"])
+        #expect(export.links[0].title == "CafxC3 it's \"quoted\", a \\ and;\nline two")
+        #expect(export.links[1].title == nil && export.links[2].title == "It's doubled")
+        #expect(export.links.map(\.line) == [14, 14, 15] && export.links[0].createdAt == Self.date("2023-04-05T09:15:00Z"))
+        // A column list, in another order, wins over the table's; a dump without the table is said.
+        let listed = try ForeignFormat.yourlsSQL.read("INSERT INTO yourls_url (`url`, `keyword`, `clicks`) VALUES ('https://blog.example.org/a','a1',5);")
+        #expect(listed.links.map(\.code) == ["a1"] && listed.links[0].clicks == 5 && listed.notes.count == 1)
+        #expect(throws: LinkImport.Failure.self) { try ForeignFormat.yourlsSQL.read("INSERT INTO `wp_posts` VALUES (1);") }
+        #expect(throws: LinkImport.Failure.self) { try ForeignFormat.yourlsSQL.read("INSERT INTO `yourls_url` VALUES ('cut") }
+        #expect(ForeignFormat.detect(product: "yourls", text: dump) == .yourlsSQL && ForeignFormat.detect(product: "yourls", text: plugin) == .yourlsCSV)
+        #expect(ForeignFormat.detect(product: "shlink", text: " \n{\"shortUrls\"") == .shlinkJSON && ForeignFormat.detect(product: "kutt", text: "a,b") == nil)
+    }
+
+    /// Stored links are never overwritten: the same link again is unchanged, a different one
+    /// with the code a clash, reported; a dry run reads the clashes without writing.
+    @Test(arguments: Backend.available)
+    func aClashIsReportedAndNothingStoredIsOverwritten(_ backend: Backend) async throws {
+        let store = try await backend.freshStore()
+        let importer = try Self.importer()
+        let first = importer.foreign(try ForeignFormat.yourlsCSV.read("source,target,hits\n/cafe/,https://blog.example.org/cafe,42\n"), format: .yourlsCSV, domain: nil, now: Date())
+        #expect(try await store.importLinks(first.links, existing: first.existing) == [.created])
+        #expect(try await store.importLinks(first.links, existing: first.existing) == [.unchanged])
+        let other = importer.foreign(try ForeignFormat.yourlsCSV.read("source,target,hits\n/cafe/,https://blog.example.org/elsewhere,1\n/new1/,https://blog.example.org/n,0\n"),
+                                     format: .yourlsCSV, domain: nil, now: Date())
+        #expect(try await store.importOutcomes(other.links) == [.conflict, .created])
+        #expect(try await store.link(code: "new1") == nil)
+        let outcomes = try await store.importLinks(other.links, existing: other.existing)
+        #expect(outcomes == [.conflict, .created])
+        #expect(try await store.link(code: "cafe")?.webURL == "https://blog.example.org/cafe")
+        let report = LinkImport.Report(source: "y.csv", plan: other, dryRun: false, outcomes: outcomes)
+        #expect(report.problems.map(\.message) == ["code cafe is taken by a stored link that differs; not imported (nothing stored is overwritten)"])
+    }
+
+    /// An imported link whose target no app opens sends people on (302, counted); one whose
+    /// target the app's route table routes gets the landing page with "Open in the app".
+    @Test func importedLinksAreServedAtTheirOldPaths() async throws {
+        let h = try await Harness.make(extra: "service:\n  publicURL: https://rabble.community\n  redirectHosts: [blog.example.org]\n")
+        let importer = LinkImport(configuration: h.service.configuration)
+        let csv = "source,target,hits\n/blog1/,https://blog.example.org/post,4\n/group1/,https://rabble.community/g/ravers,0\n"
+        let plan = importer.foreign(try ForeignFormat.yourlsCSV.read(csv), format: .yourlsCSV, domain: nil, now: Date())
+        #expect(plan.problems.isEmpty, "\(plan.problems)")
+        #expect(plan.links.map(\.deepLink) == [nil, "https://rabble.community/g/ravers"])
+        _ = try await h.store.importLinks(plan.links, existing: plan.existing)
+        try await h.app().test(.router) { client in
+            let web = try await client.call(.get, "/blog1", headers: [.userAgent: LandingPageTests.desktop])
+            #expect(web.status == .found && web.headers[.location] == "https://blog.example.org/post", "\(web.status) \(web.text)")
+            let app = try await client.call(.get, "/group1", headers: [.userAgent: LandingPageTests.iPhone])
+            #expect(app.status == .ok && app.text.contains(#"id="open-app""#), "\(app.text)")
+            let read = try await client.call(.get, "/api/links/blog1", token: h.reader)
+            #expect(read.json?["kind"]?.stringValue == "imported" && read.json?["url"]?.stringValue == "https://rabble.community/blog1", "\(read.text)")
+            #expect(try await client.call(.get, "/i/nothing-here", headers: [.userAgent: LandingPageTests.desktop]).status == .notFound)
+        }
+    }
+}
+
+/// Paths of the repository the tests read.
+enum CLITestsPaths {
+    static let exampleConfig = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Sources/LinkService/Resources/example-config.yaml").standardized.path
+}
