@@ -382,10 +382,7 @@ struct DashboardController: Sendable {
     // MARK: Changes
 
     func adminCreate(_ form: AdminForm, _ user: AdminUser) async throws -> Response {
-        let domain = try form["domain"].map { (name) throws(APIError) in
-            guard let index = domains.indexes[name] else { throw APIError(.notFound, .notFound, "no domain is named \(JSONWriter.quote(name))") }
-            return index
-        } ?? 0
+        let domain = try domainIndex(named: form["domain"])
         let input = domains.inputs[domain]
         var values: [String: String] = [:]
         var body: [(key: String, value: JSONValue)] = []
@@ -422,10 +419,7 @@ struct DashboardController: Sendable {
     /// (``NewLinks/createEach(_:domain:token:now:)``), on the form's domain unless the record
     /// names one; the page lists what became of each, with the CSV kept for another try.
     func adminBulkCreate(_ form: AdminForm, _ user: AdminUser) async throws -> Response {
-        let domain = try form["domain"].map { name throws(APIError) in
-            guard let index = domains.indexes[name] else { throw APIError(.notFound, .notFound, "no domain is named \(JSONWriter.quote(name))") }
-            return index
-        } ?? 0
+        let domain = try domainIndex(named: form["domain"])
         let csv = form["csv"] ?? ""
         let rows: [NewLinksCSV.Row]
         do { rows = try NewLinksCSV.rows(csv, most: LinksController.mostBulkLinks) } catch {
@@ -509,7 +503,13 @@ struct DashboardController: Sendable {
     /// The domain a list or new-link page is for (`?domain=`, the first when none); 404 for a
     /// name no domain has.
     func listedDomain(_ request: Request) throws(APIError) -> Int {
-        guard let name = request.uri.query.flatMap({ AdminForm($0)?["domain"] }), !name.isEmpty else { return 0 }
+        try domainIndex(named: request.uri.query.flatMap { AdminForm($0)?["domain"] })
+    }
+
+    /// The domain a form or query names (`domain`; none or empty: the first); 404 for a name no
+    /// domain has.
+    func domainIndex(named name: String?) throws(APIError) -> Int {
+        guard let name, !name.isEmpty else { return 0 }
         guard let index = domains.indexes[name] else { throw APIError(.notFound, .notFound, "no domain is named \(JSONWriter.quote(name))") }
         return index
     }

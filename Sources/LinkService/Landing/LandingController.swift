@@ -165,8 +165,8 @@ struct LandingController: Sendable {
             return pages.storeFailurePage(error, logger: claims.logger)
         }
         guard let link else { return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
-        if case .expired? = LinkEnd(link, at: now()) {
-            return await pages.endedPage(link, .expired(link.expiresAt ?? .distantPast), audience, fullPage: !preview && landing.isGet)
+        if let end = LinkEnd(link, at: now()), case .expired = end {
+            return await pages.endedPage(link, end, audience, fullPage: !preview && landing.isGet)
         }
         // A HEAD uses nothing up, and answers as a GET would for a link already used up.
         if !landing.isGet, let max = link.maxUses, link.clicks >= max {
