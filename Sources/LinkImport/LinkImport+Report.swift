@@ -48,6 +48,8 @@ extension LinkImport {
             var members: [(String, JSONValue)] = [("file", .string(source)), ("rows", .int(plan.rows)), ("dryRun", .bool(dryRun))]
             if dryRun {
                 members.append(("valid", .int(plan.links.count - count(.conflict))))
+                // A dry run that read the database (links that never overwrite) says what each would be.
+                if !outcomes.isEmpty { members += [("created", .int(count(.created))), ("unchanged", .int(count(.unchanged)))] }
             } else {
                 members += [("created", .int(count(.created))), ("updated", .int(count(.updated))), ("unchanged", .int(count(.unchanged)))]
             }
@@ -65,8 +67,10 @@ extension LinkImport {
             var lines = problems.map { plan.linesAreItems ? "\(source): item \($0.line): \($0.message)" : "\(source):\($0.line): \($0.message)" }
             if !plan.ignoredColumns.isEmpty { lines.append("ignored columns: \(plan.ignoredColumns.joined(separator: ", "))") }
             lines += plan.notes.map { "note: \($0)" }
-            if dryRun {
-                lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(plan.links.count - count(.conflict)) would be imported, \(problems.count) left out (dry run: nothing stored)")
+            if dryRun && !outcomes.isEmpty {
+                lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(count(.created)) would be created, \(count(.unchanged)) unchanged, \(problems.count) left out (dry run: nothing stored)")
+            } else if dryRun {
+                lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(plan.links.count) would be imported, \(problems.count) left out (dry run: nothing stored)")
             } else {
                 lines.append("\(plan.rows) row\(plan.rows == 1 ? "" : "s"): \(count(.created)) created, \(count(.updated)) updated, \(count(.unchanged)) unchanged, "
                     + "\(problems.count) left out\(plan.links.isEmpty ? "" : " (\(storeKind ?? "none"), one transaction)")"

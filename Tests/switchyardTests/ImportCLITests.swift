@@ -210,7 +210,7 @@ import Testing
         let dry = try await CLITests.run(["import", "kutt", "-", "--config", config, "--database", database, "--dry-run", "--json"], stdin: kutt)
         #expect(dry.status == 1, "\(dry.stdout)\(dry.stderr)")
         let report = try JSONParser.parse(dry.stdout)
-        #expect(report["valid"] == .int(1), "\(dry.stdout)")
+        #expect(report["valid"] == .int(1) && report["created"] == .int(1) && report["unchanged"] == .int(0), "\(dry.stdout)")
         #expect(report["problems"]?.arrayValue?.first?["item"] == .int(1), "\(dry.stdout)")
         #expect(report["problems"]?.arrayValue?.first?["message"]?.stringValue == "code cafe is taken by a stored link that differs; not imported (nothing stored is overwritten)")
         let stored = try await CLITests.run(["import", "kutt", "-", "--config", config, "--database", database], stdin: kutt)
