@@ -35,6 +35,8 @@ package struct ForeignExport: Sendable {
     package var notes: [String] = []
     /// Columns of a CSV that were not used.
     package var ignoredColumns: [String] = []
+    /// Click counts and creation times that could not be read: the links are kept without them.
+    var unreadableCounts = 0, unreadableTimes = 0
 }
 
 /// The shorteners whose exports `switchyard import` reads, and how it reads each, from the
@@ -68,7 +70,7 @@ package enum ForeignFormat: String, CaseIterable, Sendable {
         let head = String(String.UnicodeScalarView(start.prefix(12))).uppercased()
         let json = first == "{" || first == "["
         let sql = head.hasPrefix("--") || head.hasPrefix("/*") || head.hasPrefix("CREATE") || head.hasPrefix("INSERT")
-            || head.hasPrefix("DROP") || head.hasPrefix("LOCK") || head.hasPrefix("SET ") || head.hasPrefix("USE ")
+            || head.hasPrefix("DROP") || head.hasPrefix("LOCK") || head.hasPrefix("SET ") || head.hasPrefix("USE ") || head.hasPrefix("REPLACE")
         switch product {
         case "shlink": return json ? .shlinkJSON : .shlinkCSV
         case "kutt": return json ? .kuttJSON : nil
@@ -114,12 +116,11 @@ enum ForeignExports {
             link.title = fields["title"]
             link.tags = fields["tags"].map { $0.split(separator: separator).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
             link.host = fields["domain"] ?? shortURL?.host
-            do throws(Failure) {
-                link.createdAt = try fields["createdAt"].map { t throws(Failure) in try date(t, "createdAt") }
-                link.clicks = try fields["visits"].map { t throws(Failure) in try count(t, "visits") }
-            } catch { export.problem(record.line, error.message); continue }
+            link.createdAt = export.time(fields["createdAt"])
+            link.clicks = export.clicks(fields["visits"])
             export.links.append(link)
         }
+        export.noteUnreadable()
         return export
     }
 
@@ -132,10 +133,10 @@ enum ForeignExports {
         if let list = document.arrayValue { items = list }
         else if let data = document["shortUrls"]?["data"]?.arrayValue { items = data }
         else { throw Failure("not a Shlink API answer: no shortUrls.data list (GET /rest/v3/short-urls answers {\"shortUrls\": {\"data\": […]}})") }
-        if let pages = document["shortUrls"]?["pagination"], let count = pages["pagesCount"]?.wholeNumber, count > 1 {
-            throw Failure("page \(pages["currentPage"]?.wholeNumber ?? 1) of \(count): ask the API for every link on one page (itemsPerPage=-1), or import each page's file")
-        }
         var export = ForeignExport(rows: items.count)
+        if let pages = document["shortUrls"]?["pagination"], let count = pages["pagesCount"]?.wholeNumber, count > 1 {
+            export.notes.append("this file is page \(pages["currentPage"]?.wholeNumber ?? 1) of \(count): import every page's file (or ask the API for every link on one page, itemsPerPage=-1)")
+        }
         var validSince = 0
         for (i, item) in items.enumerated() {
             let line = i + 1
@@ -146,15 +147,16 @@ enum ForeignExports {
             link.title = item["title"]?.stringValue
             link.tags = item["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []
             link.host = item["domain"]?.stringValue
-            link.clicks = item["visitsSummary"]?["total"]?.wholeNumber ?? item["visitsCount"]?.wholeNumber
+            link.clicks = export.clicks(item["visitsSummary"]?["total"] ?? item["visitsCount"])
             link.maxUses = item["meta"]?["maxVisits"]?.wholeNumber
             if item["meta"]?["validSince"]?.stringValue != nil { validSince += 1 }
+            link.createdAt = export.time(item["dateCreated"]?.stringValue)
             do throws(Failure) {
-                link.createdAt = try item["dateCreated"]?.stringValue.map { t throws(Failure) in try date(t, "dateCreated") }
                 link.expiresAt = try item["meta"]?["validUntil"]?.stringValue.map { t throws(Failure) in try date(t, "meta.validUntil") }
-            } catch { export.problem(line, "\(code): \(error.message)"); continue }
+            } catch { export.problem(line, "\(code): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)"); continue }
             export.links.append(link)
         }
+        export.noteUnreadable()
         if validSince > 0 { export.notes.append("\(validSince) link\(validSince == 1 ? " has" : "s have") a validSince: Switchyard links work from their creation, so they work at once") }
         return export
     }
@@ -170,10 +172,11 @@ enum ForeignExports {
         if let list = document.arrayValue { items = list }
         else if let data = document["data"]?.arrayValue { items = data }
         else { throw Failure("not a Kutt API answer: no data list (GET /api/v2/links answers {\"total\", \"limit\", \"skip\", \"data\": […]})") }
-        if let total = document["total"]?.wholeNumber, total > Int64(items.count) {
-            throw Failure("\(items.count) of \(total) links: Kutt answers at most 50 at a time; save each page (skip=0, 50, 100, …) and import each file, or join their data lists into one")
-        }
         var export = ForeignExport(rows: items.count)
+        if let total = document["total"]?.wholeNumber, total > Int64(items.count) {
+            let skip = document["skip"]?.wholeNumber ?? 0
+            export.notes.append("this file holds links \(skip + 1)–\(skip + Int64(items.count)) of \(total) (Kutt answers at most 50 at a time): import every page's file (skip=0, 50, 100, …)")
+        }
         for (i, item) in items.enumerated() {
             let line = i + 1
             guard item.objectMembers != nil else { export.problem(line, "not an object"); continue }
@@ -186,13 +189,14 @@ enum ForeignExports {
             var link = ForeignLink(line: line, code: code, target: target)
             link.title = item["description"]?.stringValue
             link.host = item["domain"]?.stringValue
-            link.clicks = item["visit_count"]?.wholeNumber
+            link.clicks = export.clicks(item["visit_count"])
+            link.createdAt = export.time(item["created_at"]?.stringValue)
             do throws(Failure) {
-                link.createdAt = try item["created_at"]?.stringValue.map { t throws(Failure) in try date(t, "created_at") }
                 link.expiresAt = try item["expire_in"]?.stringValue.map { t throws(Failure) in try date(t, "expire_in") }
-            } catch { export.problem(line, "\(code): \(error.message)"); continue }
+            } catch { export.problem(line, "\(code): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)"); continue }
             export.links.append(link)
         }
+        export.noteUnreadable()
         return export
     }
 
@@ -212,12 +216,11 @@ enum ForeignExports {
             guard let target = plugin ? fields["target"] : fields["url"] else { export.problem(record.line, "no target URL"); continue }
             var link = ForeignLink(line: record.line, code: code, target: target)
             link.title = fields["title"]
-            do throws(Failure) {
-                link.clicks = try (plugin ? fields["hits"] : fields["clicks"]).map { t throws(Failure) in try count(t, plugin ? "hits" : "clicks") }
-                link.createdAt = try fields["timestamp"].map { t throws(Failure) in try date(t, "timestamp") }
-            } catch { export.problem(record.line, error.message); continue }
+            link.clicks = export.clicks(plugin ? fields["hits"] : fields["clicks"])
+            link.createdAt = export.time(fields["timestamp"])
             export.links.append(link)
         }
+        export.noteUnreadable()
         if !plugin && table.has("timestamp") { export.notes.append("YOURLS's timestamps are read as UTC") }
         return export
     }
@@ -242,6 +245,9 @@ enum ForeignExports {
                 guard let name = SQLDump.tableName(statement.text), name.hasSuffix("url") else { continue }
                 guard table == nil || table == name else { continue }
                 table = name
+                guard statement.terminated else {
+                    throw Failure("line \(statement.line): the dump ends inside this INSERT (no closing ;): it was cut short; dump the table again")
+                }
                 let rows: (columns: [String]?, rows: [(line: Int, values: [String?])])
                 do { rows = try SQLDump.insertRows(statement) } catch {
                     throw Failure("line \(error.line): \(error.message)")
@@ -257,15 +263,14 @@ enum ForeignExports {
                     guard let target = value("url") else { export.problem(row.line, "\(code): no url"); continue }
                     var link = ForeignLink(line: row.line, code: code, target: target)
                     link.title = value("title").flatMap { $0.isEmpty ? nil : $0 }
-                    do throws(Failure) {
-                        link.clicks = try value("clicks").map { t throws(Failure) in try count(t, "clicks") }
-                        link.createdAt = try value("timestamp").map { t throws(Failure) in try date(t, "timestamp") }
-                    } catch { export.problem(row.line, "\(code): \(error.message)"); continue }
+                    link.clicks = export.clicks(value("clicks"))
+                    link.createdAt = export.time(value("timestamp"))
                     export.links.append(link)
                 }
             }
         }
         guard table != nil else { throw Failure("no YOURLS links table in the dump: no CREATE TABLE or INSERT INTO of a table named yourls_url (or another prefix's …url)") }
+        export.noteUnreadable()
         if export.rows > 0 && !utc { export.notes.append("the dump does not say SET TIME_ZONE='+00:00'; its timestamps are read as UTC") }
         return export
     }
@@ -284,7 +289,10 @@ enum ForeignExports {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         var candidates = [trimmed]
         let b = Array(trimmed.utf8)
-        if b.count == 19, b[10] == UInt8(ascii: " ") || b[10] == UInt8(ascii: "T") {
+        if b.count == 10 {
+            // A day alone: its midnight, UTC.
+            candidates = [trimmed + "T00:00:00Z"]
+        } else if b.count == 19, b[10] == UInt8(ascii: " ") || b[10] == UInt8(ascii: "T") {
             // No offset: UTC, as YOURLS's table (and Kutt's on SQLite) hold it.
             candidates = [String(trimmed.prefix(10)) + "T" + String(trimmed.suffix(8)) + "Z"]
         } else if b.count > 5, let sign = trimmed.dropLast(4).last, sign == "+" || sign == "-", trimmed.suffix(4).allSatisfy(\.isASCII), trimmed.suffix(4).allSatisfy(\.isNumber) {
@@ -295,20 +303,56 @@ enum ForeignExports {
         throw Failure("\(field) \(JSONWriter.quote(text)) is not a time (ISO 8601, or YYYY-MM-DD HH:MM:SS)")
     }
 
-    static func count(_ text: String, _ field: String) throws(Failure) -> Int64 {
-        guard let n = Int64(text.trimmingCharacters(in: .whitespaces)), n >= 0 else { throw Failure("\(field) \(JSONWriter.quote(text)) is not a whole number of 0 or more") }
+    /// A count as exports write it (`1234`, `1,234`, `1 234`), 0 to ``LinkInput/mostUses``; nil otherwise.
+    static func count(_ text: String) -> Int64? {
+        let digits = text.filter { $0 != "," && $0 != " " && $0 != "_" && $0 != "'" && $0 != "\u{A0}" }
+        guard let n = Int64(digits), (0...LinkInput.mostUses).contains(n) else { return nil }
         return n
     }
 }
 
 extension ForeignExport {
     mutating func problem(_ line: Int, _ message: String) { problems.append(LinkImport.Problem(line: line, message: message)) }
+
+    /// A click count (text or a JSON number); one that cannot be read is counted and nil.
+    mutating func clicks(_ text: String?) -> Int64? {
+        guard let text, !text.isEmpty else { return nil }
+        if let n = ForeignExports.count(text) { return n }
+        unreadableCounts += 1
+        return nil
+    }
+
+    mutating func clicks(_ value: JSONValue?) -> Int64? {
+        guard let value, value != .null else { return nil }
+        if let n = value.wholeNumber { return n }
+        unreadableCounts += 1
+        return nil
+    }
+
+    /// A creation time; one that cannot be read (MySQL's `0000-00-00 00:00:00`, `2025-02-30`)
+    /// is counted and nil: the link is dated when it is imported.
+    mutating func time(_ text: String?) -> Date? {
+        guard let text, !text.isEmpty else { return nil }
+        if let date = try? ForeignExports.date(text, "") { return date }
+        unreadableTimes += 1
+        return nil
+    }
+
+    /// Says how many counts and times were not read.
+    mutating func noteUnreadable() {
+        if unreadableCounts > 0 {
+            notes.append("\(unreadableCounts) click count\(unreadableCounts == 1 ? "" : "s") could not be read (not a whole number from 0 to \(LinkInput.mostUses)): \(unreadableCounts == 1 ? "its link starts" : "those links start") at 0")
+        }
+        if unreadableTimes > 0 {
+            notes.append("\(unreadableTimes) creation time\(unreadableTimes == 1 ? "" : "s") could not be read (such as 0000-00-00 00:00:00): \(unreadableTimes == 1 ? "its link is" : "those links are") dated when imported")
+        }
+    }
 }
 
 extension JSONValue {
     /// A whole number of 0 or more, or nil.
     var wholeNumber: Int64? {
-        guard case .number(let n, _) = self, n >= 0, n <= 9.0e15, n == n.rounded() else { return nil }
+        guard case .number(let n, _) = self, n >= 0, n <= Double(LinkInput.mostUses), n == n.rounded() else { return nil }
         return Int64(n)
     }
 }
@@ -324,6 +368,9 @@ struct CSVTable {
         let nonEmpty = all.filter { !($0.fields.count == 1 && $0.fields[0].isEmpty) }
         guard let first = nonEmpty.first else { throw LinkImport.Failure("the file is empty") }
         header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        if header.count == 1, header[0].contains(";") {
+            throw LinkImport.Failure("line \(first.line): the header's names are separated by ; — export the file with commas (comma-separated values)")
+        }
         for name in header where header.filter({ $0 == name }).count > 1 {
             throw LinkImport.Failure("line \(first.line): the column \(name) appears twice in the header")
         }

@@ -343,6 +343,7 @@ package struct LinkImport: Sendable {
                 } else if kind.keepsItsPath {
                     // An imported Firebase link whose link is not on a configured host: fallbacks only.
                     link = StoredLink(code: code, createdAt: now)
+                    let urls: [String: WritableKeyPath<StoredLink, String?>] = ["webURL": \.webURL, "appStoreURL": \.appStoreURL, "playStoreURL": \.playStoreURL, "expiredURL": \.expiredURL]
                     for (name, v) in body {
                         if name == "title" || name == "description" {
                             let text = v.stringValue ?? ""
@@ -351,10 +352,9 @@ package struct LinkImport: Sendable {
                             try LinkInput.checkText(text, field: name, lineBreaks: name == "description")
                         }
                         else if name == "image" { link.imageURL = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: false) }
-                        else if name != "maxUses" { _ = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: true) }
+                        else if let path = urls[name] { link[keyPath: path] = try input.checkFallback(v.stringValue ?? "", field: name, requireAllowedHost: true) }
+                        // maxUses, utm and tags are read below.
                     }
-                    link.webURL = value("webURL"); link.appStoreURL = value("appStoreURL"); link.playStoreURL = value("playStoreURL")
-                    link.expiredURL = value("expiredURL")
                     link.title = value("title").map(CSVFields.spreadsheetText); link.description = value("description").map(CSVFields.spreadsheetText)
                     link.maxUses = value("maxUses").flatMap { Int64($0) }
                     if let u = body.first(where: { $0.0 == "utm" })?.1 {
@@ -399,7 +399,7 @@ package struct LinkImport: Sendable {
                 link.createdAt = d
             }
             if let c = value("clicks") {
-                guard let n = Int64(c), n >= 0 else { problem("clicks must be a whole number, 0 or more"); continue }
+                guard let n = Int64(c), n >= 0, n <= LinkInput.mostUses else { problem("clicks must be a whole number from 0 to \(LinkInput.mostUses)"); continue }
                 link.clicks = n
             }
             if let u = value("updatedAt") {

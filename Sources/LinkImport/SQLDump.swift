@@ -11,6 +11,8 @@ struct SQLDump {
     struct Statement {
         var bytes: ArraySlice<UInt8>
         var line: Int
+        /// False for the dump's last statement when no `;` ends it (a cut dump).
+        var terminated = true
         var text: String { String(decoding: bytes, as: UTF8.self) }
     }
 
@@ -58,7 +60,7 @@ struct SQLDump {
             index += 1
         }
         if quote != nil { throw LinkImport.Failure("line \(startLine): a quoted value of the statement starting here is never closed (the dump is cut?)") }
-        return Statement(bytes: bytes[start..<bytes.count], line: startLine)
+        return Statement(bytes: bytes[start..<bytes.count], line: startLine, terminated: false)
     }
 
     private mutating func skipSpaceAndComments() {

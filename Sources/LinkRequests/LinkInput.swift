@@ -31,7 +31,9 @@ package struct LinkInput {
     }
 
     /// A link from a decoded body, every field checked; the first problem found names its field.
-    package func read(_ body: LinkRequest, now: Date) throws(APIError) -> StoredLink {
+    /// With `webTarget`, a link may have its `webURL` as its only target (one imported at its
+    /// old path, whose short link led to a web page).
+    package func read(_ body: LinkRequest, now: Date, webTarget: Bool = false) throws(APIError) -> StoredLink {
         var link = StoredLink(code: "", createdAt: now)
         if let code = body.code {
             guard Self.isChosenCode(code) else { throw APIError.badRequest(.invalidCode, Self.chosenCodeProblem(code), field: "code") }
@@ -44,7 +46,8 @@ package struct LinkInput {
             link.parameters.append((name, value.text))
         }
         switch (link.deepLink, link.route) {
-        case (nil, nil): throw APIError.badRequest(.missingTarget, "give deepLink (a custom-scheme URL) or route (+ parameters)", field: "deepLink")
+        case (nil, nil) where webTarget && body.webURL != nil: break
+        case (nil, nil): throw APIError.badRequest(.missingTarget, "give deepLink (a custom-scheme URL) or route (+ parameters)\(webTarget ? ", or webURL" : "")", field: "deepLink")
         case (let d?, nil):
             guard link.parameters.isEmpty else { throw APIError.badRequest(.invalidParameters, "parameters go with route, not with deepLink", field: "parameters") }
             link.deepLink = try checkDeepLink(d, field: "deepLink")
@@ -190,7 +193,7 @@ package struct LinkInput {
         if named("deepLink") && named("route") { throw APIError.badRequest(.ambiguousTarget, "give deepLink or route, not both", field: "route") }
         // Applied to the link's own fields, typed: nothing is encoded and decoded again.
         let changes = try LinkPatch.decode(.object(patch))
-        var edited = try read(changes.applied(to: LinkRequest(link)), now: now)
+        var edited = try read(changes.applied(to: LinkRequest(link)), now: now, webTarget: link.kind.keepsItsPath)
         edited.code = link.code
         edited.kind = link.kind
         edited.createdAt = link.createdAt

@@ -202,7 +202,9 @@ final class SQLiteStore: SQLDatabase {
                     switch column.data {
                     case .integer(let v): return .int(Int64(v))
                     case .text(let s): return .text(s)
-                    case .float(let d): return .int(Int64(d))
+                    // A real where an integer was (SQLite turns an integer sum past Int64 into one):
+                    // clamped to the integers, never a trap.
+                    case .float(let d): return .int(d.isNaN ? 0 : d >= 9.2e18 ? .max : d <= -9.2e18 ? .min : Int64(d))
                     case .blob(let b): return .text(String(buffer: b))
                     case .null: return .null
                     }

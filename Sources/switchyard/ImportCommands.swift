@@ -25,7 +25,7 @@ struct ExportCommand: AsyncParsableCommand {
 /// What both imports share: the file, the configuration the links are checked against, the
 /// database, --dry-run and --json, and the report.
 struct ImportOptions: ParsableArguments {
-    @Argument(help: "The CSV file (- for stdin).") var file: String
+    @Argument(help: "The export file (- for stdin).") var file: String
     @Option(help: "The service's configuration: links are checked against its hosts, schemes and apps (default: ./switchyard.yaml if there is one, else the example).") var config: String?
     @Flag(help: "Check and report, store nothing.") var dryRun = false
     @Flag(help: "Print the report as JSON.") var json = false

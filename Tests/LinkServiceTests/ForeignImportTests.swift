@@ -50,7 +50,7 @@ import Testing
             #"line 4: code "a/b" is not 1–64 ASCII letters, digits, "-" and "_"; Switchyard cannot serve it at its old path"#,
         ])
         #expect(plan.notes.contains { $0.hasPrefix("1 link was on s.example.net, which no domain of the configuration serves") }, "\(plan.notes)")
-        #expect(plan.notes.contains("the tags of 1 link were written as Switchyard's tags are: lowercase, other characters as -"))
+        #expect(plan.notes.contains("the tags of 1 link were written as Switchyard's tags are: lowercase, other characters as -, at most 20 of 50 characters"))
 
         // The earlier client: no domain or shortCode (the code is shortUrl's path), tags joined with ,.
         let earlier = "createdAt,shortUrl,longUrl,title,tags,visits\r\n2022-01-01T00:00:00+00:00,https://s.example.net/old,https://shop.example.com/p,Old,\"a,b\",5\r\n"
@@ -77,11 +77,9 @@ import Testing
         #expect(export.notes == ["1 link has a validSince: Switchyard links work from their creation, so they work at once"])
         let plan = try Self.importer().foreign(export, format: .shlinkJSON, domain: nil, now: Date())
         #expect(plan.linesAreItems && plan.links.map(\.maxUses) == [500, nil])
-        // One page of several is refused: the rest would be missing unseen.
-        let partial = page.replacingOccurrences(of: #""pagesCount": 1"#, with: #""pagesCount": 4"#)
-        do { _ = try ForeignFormat.shlinkJSON.read(partial); Issue.record("one page of four was read") } catch {
-            #expect(error.message == "page 1 of 4: ask the API for every link on one page (itemsPerPage=-1), or import each page's file")
-        }
+        // One page of several is read, and said to be one.
+        let partial = try ForeignFormat.shlinkJSON.read(page.replacingOccurrences(of: #""pagesCount": 1"#, with: #""pagesCount": 4"#))
+        #expect(partial.links.count == 2 && partial.notes.contains("this file is page 1 of 4: import every page's file (or ask the API for every link on one page, itemsPerPage=-1)"), "\(partial.notes)")
     }
 
     @Test func kuttsAPIAnswerLeavesOutBannedAndProtectedLinks() throws {
@@ -101,7 +99,8 @@ import Testing
             "secret: protected by a password in Kutt, which its export does not carry; not imported, so that it is not opened to everyone",
             "spam: banned in Kutt; not imported",
         ])
-        #expect(throws: LinkImport.Failure.self) { try ForeignFormat.kuttJSON.read(answer.replacingOccurrences(of: #""total": 3"#, with: #""total": 120"#)) }
+        let page = try ForeignFormat.kuttJSON.read(answer.replacingOccurrences(of: #""total": 3"#, with: #""total": 120"#))
+        #expect(page.links.count == 1 && page.notes == ["this file holds links 1–3 of 120 (Kutt answers at most 50 at a time): import every page's file (skip=0, 50, 100, …)"], "\(page.notes)")
     }
 
     @Test func yourlsCSVAndADumpWithEveryEscape() throws {
@@ -144,6 +143,53 @@ import Testing
         #expect(ForeignFormat.detect(product: "shlink", text: " \n{\"shortUrls\"") == .shlinkJSON && ForeignFormat.detect(product: "kutt", text: "a,b") == nil)
     }
 
+    /// What an export says of a link beyond its code and target is kept when it can be, cleaned
+    /// or left out when it cannot — the link is imported either way; counts past any real one
+    /// (a red-team file's Int64.max, which overflowed the database) are not kept.
+    @Test func metadataThatCannotBeKeptAsWrittenNeverCostsTheLink() throws {
+        let csv = "keyword,url,title,timestamp,ip,clicks\n"
+            + "k1,https://blog.example.org/1,\"Line one\nline\ttwo \u{202E}txt\",0000-00-00 00:00:00,::1,\"1,234\"\n"
+            + "k2,https://blog.example.org/2,\(String(repeating: "t", count: 400)),2025-03-01,::1,9223372036854775807\n"
+            + "k3,https://blog.example.org/3,,2099-01-01 00:00:00,::1,-5\n"
+        let export = try ForeignFormat.yourlsCSV.read(csv)
+        #expect(export.links.map(\.clicks) == [1234, nil, nil] && export.links.map(\.createdAt) == [nil, Self.date("2025-03-01T00:00:00Z"), Self.date("2099-01-01T00:00:00Z")])
+        #expect(export.notes.contains("2 click counts could not be read (not a whole number from 0 to 999999999999999): those links start at 0"), "\(export.notes)")
+        #expect(export.notes.contains("1 creation time could not be read (such as 0000-00-00 00:00:00): its link is dated when imported"), "\(export.notes)")
+        let now = Date()
+        var shlink = try ForeignFormat.shlinkJSON.read(##"[{"shortCode": "t1", "longUrl": "https://blog.example.org/t", "dateCreated": "2024-05-01T00:00:00Z", "tags": ["A", "b", "日本語", "#x", "Événements"], "meta": {"validUntil": "2020-01-01T00:00:00Z"}}]"##)
+        shlink.links[0].tags += (0..<30).map { "t\($0)" }
+        let plan = try Self.importer().foreign(export, format: .yourlsCSV, domain: nil, now: now)
+        #expect(plan.links.map(\.code) == ["k1", "k2", "k3"] && plan.problems.isEmpty, "\(plan.problems)")
+        #expect(plan.links[0].title == "Line one line two txt" && plan.links[1].title?.count == 300 && plan.links[1].title?.hasSuffix("…") == true)
+        #expect(plan.links[2].createdAt == now && plan.links.map(\.clicks) == [1234, 0, 0])
+        #expect(plan.notes.contains("1 creation time was in the future: dated when imported"), "\(plan.notes)")
+        let tagged = try Self.importer().foreign(shlink, format: .shlinkJSON, domain: nil, now: now)
+        #expect(tagged.links[0].tags.prefix(4) == ["a", "b", "x", "evenements"] && tagged.links[0].tags.count == 20, "\(tagged.links[0].tags)")
+        #expect(tagged.links[0].expiresAt == tagged.links[0].createdAt, "expired before it was made: expired at creation")
+        #expect(tagged.notes.contains("1 link lost tags with no letter or digit Switchyard's tags take (a-z, 0-9), or past the first 20"), "\(tagged.notes)")
+        // A file that is not CSV as these products write it is said, not half read.
+        do { _ = try ForeignFormat.yourlsCSV.read("keyword;url;clicks\nk;https://blog.example.org/;1\n"); Issue.record("a semicolon file was read") } catch {
+            #expect(error.message == "line 1: the header's names are separated by ; — export the file with commas (comma-separated values)")
+        }
+        do { _ = try ForeignFormat.yourlsSQL.read("INSERT INTO `yourls_url` VALUES ('a','https://blog.example.org/a',NULL,'2024-01-01 00:00:00','::1',1)"); Issue.record("a cut dump was read") } catch {
+            #expect(error.message == "line 1: the dump ends inside this INSERT (no closing ;): it was cut short; dump the table again")
+        }
+        #expect(ForeignFormat.detect(product: "yourls", text: "REPLACE INTO `yourls_url` VALUES ('a','b',NULL,'x','y',1);") == .yourlsSQL)
+        #expect(try ForeignFormat.yourlsSQL.read("REPLACE INTO `yourls_url` VALUES ('a','https://blog.example.org/a',NULL,'2024-01-01 00:00:00','::1',1);").links.map(\.code) == ["a"])
+    }
+
+    /// A count SQLite turned into a real (an integer sum past Int64) reads as the largest count,
+    /// never a trap: once, one such link stopped the service at every start.
+    @Test func aCountPastWhatSQLiteHoldsIsReadNotATrap() async throws {
+        let store = try await Backend.sqlite.freshStore()
+        var link = StoredLink(code: "big1", createdAt: Date())
+        link.deepLink = "plur://group/x"
+        link.clicks = .max
+        try await store.insert(link)
+        _ = try await store.db.run("UPDATE links SET clicks = clicks + 1 WHERE code = ?", [.text("big1")])
+        #expect(try await store.link(code: "big1")?.clicks == .max)
+    }
+
     /// Stored links are never overwritten: the same link again is unchanged, a different one
     /// with the code a clash, reported; a dry run reads the clashes without writing.
     @Test(arguments: Backend.available)
@@ -169,11 +215,19 @@ import Testing
     @Test func importedLinksAreServedAtTheirOldPaths() async throws {
         let h = try await Harness.make(extra: "service:\n  publicURL: https://rabble.community\n  redirectHosts: [blog.example.org]\n")
         let importer = LinkImport(configuration: h.service.configuration)
-        let csv = "source,target,hits\n/blog1/,https://blog.example.org/post,4\n/group1/,https://rabble.community/g/ravers,0\n"
+        let csv = "source,target,hits\n/blog1/,https://blog.example.org/post,4\n/group1/,https://rabble.community/g/ravers,0\n/about1/,https://rabble.community/about,0\n"
         let plan = importer.foreign(try ForeignFormat.yourlsCSV.read(csv), format: .yourlsCSV, domain: nil, now: Date())
         #expect(plan.problems.isEmpty, "\(plan.problems)")
-        #expect(plan.links.map(\.deepLink) == [nil, "https://rabble.community/g/ravers"])
+        #expect(plan.links.map(\.deepLink) == [nil, "https://rabble.community/g/ravers", "https://rabble.community/about"])
         _ = try await h.store.importLinks(plan.links, existing: plan.existing)
+        // Through export csv and import csv, tags and all, into another database.
+        var tagged = try #require(try await h.store.link(code: "blog1"))
+        tagged.tags = ["blog", "old"]
+        _ = try await h.store.update(tagged)
+        let (exported, _) = try await LinkImport.export(from: h.store)
+        let again = try importer.ownLinks(exported, now: Date())
+        #expect(again.problems.isEmpty && again.links.count == 3, "\(again.problems)")
+        #expect(again.links.first { $0.code == "blog1" }?.tags == ["blog", "old"] && again.links.allSatisfy { $0.kind == .imported })
         try await h.app().test(.router) { client in
             let web = try await client.call(.get, "/blog1", headers: [.userAgent: LandingPageTests.desktop])
             #expect(web.status == .found && web.headers[.location] == "https://blog.example.org/post", "\(web.status) \(web.text)")
@@ -181,6 +235,14 @@ import Testing
             #expect(app.status == .ok && app.text.contains(#"id="open-app""#), "\(app.text)")
             let read = try await client.call(.get, "/api/links/blog1", token: h.reader)
             #expect(read.json?["kind"]?.stringValue == "imported" && read.json?["url"]?.stringValue == "https://rabble.community/blog1", "\(read.text)")
+            // A link of the service's own host that no route takes opens no app: sent on too.
+            let own = try await client.call(.get, "/about1", headers: [.userAgent: LandingPageTests.iPhone])
+            #expect(own.status == .found && own.headers[.location] == "https://rabble.community/about", "\(own.status) \(own.text)")
+            // Edited as any link, its web page its only target.
+            let edited = try await client.call(.patch, "/api/links/blog1", token: h.writer, body: #"{"title": "New", "tags": ["blog"]}"#)
+            #expect(edited.status == .ok && edited.json?["title"]?.stringValue == "New", "\(edited.text)")
+            let emptied = try await client.call(.patch, "/api/links/blog1", token: h.writer, body: #"{"webURL": null}"#)
+            #expect(emptied.status == .badRequest && emptied.json?.at("error.code")?.stringValue == "missing-target", "\(emptied.text)")
             #expect(try await client.call(.get, "/i/nothing-here", headers: [.userAgent: LandingPageTests.desktop]).status == .notFound)
         }
     }

@@ -194,9 +194,12 @@ struct LandingController: Sendable {
                 uses.countLater(code, audience, at: date, preview: preview, visit: visit, address: address)
             }
         }
-        // A link imported from another shortener whose target no app opens does what it did
-        // there (counted as any visit above): it sends people on, with no page between.
-        if link.kind == .imported, link.deepLink == nil, link.route == nil, let target = link.webURL.flatMap({ pages.allowedURL($0, "webURL") }) {
+        // A link imported from another shortener whose target no app opens (none, or a link of
+        // this domain its page could offer no "Open in the app" for) does what it did there
+        // (counted as any visit above): it sends people on, with no page between.
+        if link.kind == .imported, link.route == nil,
+           link.deepLink.map({ LandingPages.appButton(for: $0, configuration: pages.configuration) == nil }) ?? true,
+           let target = link.webURL.flatMap({ pages.allowedURL($0, "webURL") }) {
             return Response(status: .found, headers: [.location: target, .cacheControl: "private, no-store"])
         }
         var body: ByteBuffer
