@@ -200,7 +200,7 @@ struct LandingController: Sendable {
         if link.kind == .imported, link.route == nil,
            link.deepLink.map({ LandingPages.appButton(for: $0, configuration: pages.configuration) == nil }) ?? true,
            let target = link.webURL.flatMap({ pages.allowedURL($0, "webURL") }) {
-            return Response(status: .found, headers: [.location: target, .cacheControl: "private, no-store"])
+            return Response(status: .found, headers: [.location: Self.forwarding(landing.query, to: target, pages: pages), .cacheControl: "private, no-store"])
         }
         var body: ByteBuffer
         if preview && link.maxUses != nil {
@@ -305,6 +305,19 @@ struct LandingController: Sendable {
         return pages.htmlResponse(.ok, await pages.pageBody(landing, for: audience, inApp: inApp), cache: "public, max-age=300")
     }
 
+
+    /// `target` with the visited URL's query added to its own (before any fragment), as the
+    /// shorteners links are imported from hand it on (Shlink's `forwardQuery`, on by default):
+    /// `/promo?utm_source=mail` → `https://example.org/deal?id=1&utm_source=mail`. Checked as a
+    /// link's web page is; a result that would not pass is `target` alone.
+    static func forwarding(_ query: Substring?, to target: String, pages: LandingPages) -> String {
+        guard let query, !query.isEmpty else { return target }
+        let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let base = String(parts[0])
+        let joined = base + (base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?") + query
+            + (parts.count > 1 ? "#" + parts[1] : "")
+        return pages.allowedURL(joined, "webURL") ?? target
+    }
 
     /// A link imported from Firebase Dynamic Links keeps its short link's path (`/abc`, or
     /// `/invite/abc` under a URL prefix of the domain's): such a path that no route takes is

@@ -24,6 +24,8 @@ struct LandingRequest {
     let campaign: Visit.Campaign
     /// The country the operator's proxy named (`visits.countryHeader`), as sent; nil without one.
     let proxyCountry: String?
+    /// The text after the path's `?`, as sent; nil without one.
+    let query: Substring?
 
     /// `code` as the path carries it: percent escapes are decoded (`/i/%6cane1` is `/i/lane1`).
     /// `query` is the text after the path's `?`; `countryHeader`, the header the configuration trusts.
@@ -37,5 +39,6 @@ struct LandingRequest {
         referer = fields[.referer]
         campaign = query.map { Visit.Campaign(query: $0) } ?? .init()
         proxyCountry = countryHeader.flatMap { fields[$0] }
+        self.query = query
     }
 }
