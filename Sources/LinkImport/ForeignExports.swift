@@ -205,8 +205,9 @@ enum ForeignExports {
     /// The Import/Export plugin's `source,target,hits` (source `/keyword/`), or the `yourls_url`
     /// table's own columns `keyword,url,title,timestamp,ip,clicks` (times read as UTC).
     static func yourlsCSV(_ text: String) throws(Failure) -> ForeignExport {
-        let plugin = (try? CSV.parse(text))?.first.map { Set($0.fields.map { $0.trimmingCharacters(in: .whitespaces) }).contains("source") } ?? false
-        let table = try CSVTable(text, product: "YOURLS", required: plugin ? [["source"], ["target"]] : [["keyword"], ["url"]])
+        let table = try CSVTable(text, product: "YOURLS", required: [])
+        let plugin = table.has("source")
+        try table.require(plugin ? [["source"], ["target"]] : [["keyword"], ["url"]], product: "YOURLS")
         let used = plugin ? ["source", "target", "hits"] : ["keyword", "url", "title", "timestamp", "ip", "clicks"]
         var export = ForeignExport(rows: table.records.count, ignoredColumns: table.ignored(used))
         for record in table.records {
@@ -237,12 +238,14 @@ enum ForeignExports {
         // mysqldump says so in a version comment: /*!40103 SET TIME_ZONE='+00:00' */
         let utc = text.contains("SET TIME_ZONE='+00:00'")
         while let statement = try dump.nextStatement() {
-            let words = statement.text.prefix(200).split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { $0.uppercased() }
-            if words.starts(with: ["CREATE", "TABLE"]), let name = SQLDump.tableName(statement.text), name.hasSuffix("url") {
+            // What the statement is and names, from its start (an INSERT may be megabytes long).
+            let head = statement.head
+            let words = head.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { $0.uppercased() }
+            if words.starts(with: ["CREATE", "TABLE"]), let name = SQLDump.tableName(head), name.hasSuffix("url") {
                 table = name
                 columns = SQLDump.createColumns(statement.text)
             } else if words.starts(with: ["INSERT", "INTO"]) || words.starts(with: ["INSERT", "IGNORE", "INTO"]) || words.starts(with: ["REPLACE", "INTO"]) {
-                guard let name = SQLDump.tableName(statement.text), name.hasSuffix("url") else { continue }
+                guard let name = SQLDump.tableName(head), name.hasSuffix("url") else { continue }
                 guard table == nil || table == name else { continue }
                 table = name
                 guard statement.terminated else {
@@ -360,6 +363,7 @@ extension JSONValue {
 /// A CSV file read by its header: which columns it has, and each record's value by name.
 struct CSVTable {
     let header: [String]
+    let headerLine: Int
     let records: [(line: Int, fields: [String])]
 
     init(_ text: String, product: String, required: [[String]]) throws(LinkImport.Failure) {
@@ -374,10 +378,16 @@ struct CSVTable {
         for name in header where header.filter({ $0 == name }).count > 1 {
             throw LinkImport.Failure("line \(first.line): the column \(name) appears twice in the header")
         }
-        for choices in required where !choices.contains(where: header.contains) {
-            throw LinkImport.Failure("line \(first.line): no \(choices.joined(separator: " or ")) column; this is not \(product)'s export as documented (header: \(header.joined(separator: ",")))")
-        }
+        headerLine = first.line
         records = Array(nonEmpty.dropFirst())
+        try require(required, product: product)
+    }
+
+    /// Refuses a header without one of each list of `required` columns.
+    func require(_ required: [[String]], product: String) throws(LinkImport.Failure) {
+        for choices in required where !choices.contains(where: header.contains) {
+            throw LinkImport.Failure("line \(headerLine): no \(choices.joined(separator: " or ")) column; this is not \(product)'s export as documented (header: \(header.joined(separator: ",")))")
+        }
     }
 
     func has(_ name: String) -> Bool { header.contains(name) }

@@ -14,6 +14,8 @@ struct SQLDump {
         /// False for the dump's last statement when no `;` ends it (a cut dump).
         var terminated = true
         var text: String { String(decoding: bytes, as: UTF8.self) }
+        /// Its first 256 bytes: enough for what it is and the table it names.
+        var head: String { String(decoding: bytes.prefix(256), as: UTF8.self) }
     }
 
     /// A dump that cannot be read, at a line.

@@ -47,11 +47,8 @@ extension LinkStore {
                         outcomes.append(.created)
                         continue
                     }
+                    if mode == .keep { outcomes.append(Self.keptOutcome(existing, link)); continue }
                     guard existing.kind == link.kind else { outcomes.append(.conflict); continue }
-                    if mode == .keep {
-                        outcomes.append(Self.sameTarget(existing, link) ? .unchanged : .conflict)
-                        continue
-                    }
                     var link = link
                     if keeping.contains(.campaign) { link.campaign = existing.campaign }
                     if keeping.contains(.tags) { link.tags = existing.tags }
@@ -75,9 +72,15 @@ extension LinkStore {
                 outcomes.append(.created)
                 continue
             }
-            outcomes.append(existing.kind == link.kind && Self.sameTarget(existing, link) ? .unchanged : .conflict)
+            outcomes.append(Self.keptOutcome(existing, link))
         }
         return outcomes
+    }
+
+    /// What `.keep` makes of `link` where `existing` has its code: the same link is unchanged,
+    /// anything else a conflict.
+    static func keptOutcome(_ existing: StoredLink, _ link: StoredLink) -> ImportOutcome {
+        existing.kind == link.kind && sameTarget(existing, link) ? .unchanged : .conflict
     }
 
     /// Whether two links send people to the same places with the same texts and limits.

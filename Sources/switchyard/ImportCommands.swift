@@ -34,11 +34,12 @@ struct ImportOptions: ParsableArguments {
     func configuration() throws -> ServiceConfiguration { try Output.orExit { try ServiceConfiguration.located(config) }.configuration }
 
     /// Reads the file, maps it with `read` (a file that is not such an export, or not UTF-8
-    /// text, exits 2), then stores and reports the plan as ``run(_:source:)`` does.
-    func run(_ read: (LinkImport, String) throws(LinkImport.Failure) -> LinkImport.Plan) async throws {
+    /// text, exits 2), then stores and reports the plan as ``run(_:source:)`` does. The links
+    /// are checked against `loaded`, else the configuration `--config` locates.
+    func run(configuration loaded: ServiceConfiguration? = nil, _ read: (LinkImport, String) throws(LinkImport.Failure) -> LinkImport.Plan) async throws {
         let bytes = try Output.readFile(file == "-" ? "/dev/stdin" : file)
         let plan: LinkImport.Plan
-        do { plan = try read(LinkImport(configuration: try configuration()), try LinkImport.text(bytes)) } catch let error as LinkImport.Failure {
+        do { plan = try read(LinkImport(configuration: try loaded ?? configuration()), try LinkImport.text(bytes)) } catch let error as LinkImport.Failure {
             Output.error("error: \(file): \(error)".terminalEscaped)
             throw ExitCode(2)
         }
@@ -113,31 +114,14 @@ struct ImportCSV: AsyncParsableCommand {
 struct ForeignImportOptions: ParsableArguments {
     @Option(help: "The domain the links go to (a domains list's name; default: the domain that serves the host each link had, else the first).") var domain: String?
 
-    /// Reads `product`'s export in `format` (nil: told from the file) and imports it.
-    func run(_ options: ImportOptions, product: String, format given: ForeignFormat?) async throws {
-        let bytes = try Output.readFile(options.file == "-" ? "/dev/stdin" : options.file)
+    /// Reads `product`'s export (its format told from the file) and imports it.
+    func run(_ options: ImportOptions, product: String) async throws {
         let configuration = try options.configuration()
-        let names = configuration.servedDomains.map(\.domainName)
-        var index: Int?
-        if let domain {
-            guard let i = names.firstIndex(of: domain) else {
-                Output.error("error: --domain \(domain.debugDescription): no domain of the configuration is named so (domains: \(names.joined(separator: ", ")))")
-                throw ExitCode(2)
-            }
-            index = i
+        let index = try domain.map { try ExportCSV.domainIndex(named: $0, in: configuration) }
+        try await options.run(configuration: configuration) { importer, text throws(LinkImport.Failure) in
+            guard let format = ForeignFormat.detect(product: product, text: text) else { throw LinkImport.Failure("not an export this command reads") }
+            return importer.foreign(try format.read(text), format: format, domain: index, now: Date())
         }
-        let plan: LinkImport.Plan
-        do {
-            let text = try LinkImport.text(bytes)
-            guard let format = given ?? ForeignFormat.detect(product: product, text: text) else {
-                throw LinkImport.Failure("not an export this command reads")
-            }
-            plan = LinkImport(configuration: configuration).foreign(try format.read(text), format: format, domain: index, now: Date())
-        } catch let error as LinkImport.Failure {
-            Output.error("error: \(options.file): \(error)".terminalEscaped)
-            throw ExitCode(2)
-        }
-        try await options.run(plan, source: options.file)
     }
 }
 
@@ -168,7 +152,7 @@ struct ImportShlink: AsyncParsableCommand {
     @OptionGroup var options: ImportOptions
     @OptionGroup var foreign: ForeignImportOptions
 
-    func run() async throws { try await foreign.run(options, product: "shlink", format: nil) }
+    func run() async throws { try await foreign.run(options, product: "shlink") }
 }
 
 struct ImportKutt: AsyncParsableCommand {
@@ -187,7 +171,7 @@ struct ImportKutt: AsyncParsableCommand {
     @OptionGroup var options: ImportOptions
     @OptionGroup var foreign: ForeignImportOptions
 
-    func run() async throws { try await foreign.run(options, product: "kutt", format: nil) }
+    func run() async throws { try await foreign.run(options, product: "kutt") }
 }
 
 struct ImportYOURLS: AsyncParsableCommand {
@@ -206,7 +190,7 @@ struct ImportYOURLS: AsyncParsableCommand {
     @OptionGroup var options: ImportOptions
     @OptionGroup var foreign: ForeignImportOptions
 
-    func run() async throws { try await foreign.run(options, product: "yourls", format: nil) }
+    func run() async throws { try await foreign.run(options, product: "yourls") }
 }
 
 struct ExportCSV: AsyncParsableCommand {
@@ -225,14 +209,20 @@ struct ExportCSV: AsyncParsableCommand {
         var only: [String?]?
         if let domain {
             let configuration = try Output.orExit { try ServiceConfiguration.located(config) }.configuration
-            let names = configuration.servedDomains.map(\.domainName)
-            guard let index = names.firstIndex(of: domain) else {
-                Output.error("error: --domain \(domain.debugDescription): no domain of the configuration is named so (domains: \(names.joined(separator: ", ")))")
-                throw ExitCode(2)
-            }
-            only = [index == 0 ? nil : domain]
+            only = [try Self.domainIndex(named: domain, in: configuration) == 0 ? nil : domain]
         }
         let (text, count) = try await databaseOption.withStore(existing: true) { try await LinkImport.export(from: $0, domains: only) }
         try Output.writeFile(output, Array(text.utf8), note: "wrote \(output): \(count) link\(count == 1 ? "" : "s")")
+    }
+
+    /// The index of the domain `--domain` names in `configuration`; exit 2 naming the domains
+    /// there are when none is named so (`export csv` and the imports of other shorteners).
+    static func domainIndex(named name: String, in configuration: ServiceConfiguration) throws -> Int {
+        let names = configuration.servedDomains.map(\.domainName)
+        guard let index = names.firstIndex(of: name) else {
+            Output.error("error: --domain \(name.debugDescription): no domain of the configuration is named so (domains: \(names.joined(separator: ", ")))")
+            throw ExitCode(2)
+        }
+        return index
     }
 }
