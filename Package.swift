@@ -81,7 +81,13 @@ let package = Package(
         // glibc's posix_spawn file actions that Swift's Glibc module leaves out (Linux only).
         .target(name: "CSpawn"),
         // Adapter: QR codes (libqrencode, libpng) for the link service and the command line.
-        .target(name: "SwitchyardQR", dependencies: ["SwitchyardCore", "CQRCode"], swiftSettings: swiftSettings),
+        .target(name: "SwitchyardQR", dependencies: ["SwitchyardCore", "CQRCode", "CSVG"], swiftSettings: swiftSettings),
+        // SVG logos drawn into PNG QR codes (librsvg and cairo).
+        .systemLibrary(
+            name: "CSVG",
+            pkgConfig: "librsvg-2.0",
+            providers: [.apt(["librsvg2-dev"]), .brew(["librsvg"])]
+        ),
         // App-facing: ICU regexes with time budgets, and the required-literal index that tries an
         // input only against the patterns it can match (the rule engine's apps, user agents).
         // On Linux the regexes also run through ICU's C API directly (the ICU Foundation ships);
@@ -157,6 +163,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -165,7 +172,7 @@ let package = Package(
         .target(
             name: "LinkPages",
             dependencies: ["SwitchyardCore", .product(name: "Mustache", package: "swift-mustache")],
-            resources: [.copy("Resources/landing.mustache"), .copy("Resources/message.mustache"),
+            resources: [.copy("Resources/landing.mustache"), .copy("Resources/message.mustache"), .copy("Resources/password.mustache"),
                         .copy("Resources/dashboard.mustache"), .copy("Resources/dashboard-errors.mustache"),
                         .copy("Resources/dashboard-sign-in.mustache"), .copy("Resources/dashboard-message.mustache"),
                         .copy("Resources/dashboard-links.mustache"), .copy("Resources/dashboard-link.mustache"), .copy("Resources/dashboard-audience.mustache"),
@@ -178,7 +185,7 @@ let package = Package(
         // starter configuration. No server stack: a tool can read and check a configuration.
         .target(
             name: "LinkConfiguration",
-            dependencies: ["SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages"],
+            dependencies: ["SwitchyardCore", "SwitchyardDocuments", "LinkRules", "LinkRouting", "AssociatedDomains", "LinkStorage", "LinkPages", "SwitchyardQR"],
             swiftSettings: swiftSettings
         ),
         // Adapter: webhook delivery — the outbox (LinkStorage) sent, signed, through the guarded fetcher.
@@ -313,7 +320,7 @@ let package = Package(
             exclude: ["Inputs"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LinkConfigurationTests", dependencies: ["LinkConfiguration", "SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LinkConfigurationTests", dependencies: ["LinkConfiguration", "SwitchyardCore", "SwitchyardDocuments", "LinkRouting", "AssociatedDomains", "SwitchyardQR", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkPagesTests", dependencies: ["LinkPages", "SwitchyardCore", "SwitchyardTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LinkStorageTests", dependencies: ["LinkStorage", "SwitchyardCore", "SwitchyardTestSupport", "DeferredLinking"], swiftSettings: swiftSettings),
         .testTarget(

@@ -27,7 +27,7 @@ LAYERS = {
     "SwitchyardCore": 0, "SwitchyardDocuments": 0,
     "LinkRouting": 1, "AssociatedDomains": 1, "URLRelay": 1, "CallbackURL": 1, "PatternMatching": 1, "UserAgents": 1, "LinkRules": 1, "DeferredLinking": 1,
     "CJavaScriptCore": 1, "CSpawn": 0,
-    "SwitchyardNetwork": 2, "URLRelayService": 2, "RelayLauncher": 2, "SwitchyardQR": 2, "CQRCode": 2, "SwitchyardGeo": 2, "CMaxMindDB": 2, "ServiceTransport": 2, "LinkImport": 2, "LinkRequests": 2, "LinkCache": 2, "LinkAudience": 2, "LinkWebhooks": 2,
+    "SwitchyardNetwork": 2, "URLRelayService": 2, "RelayLauncher": 2, "SwitchyardQR": 2, "CQRCode": 2, "CSVG": 2, "SwitchyardGeo": 2, "CMaxMindDB": 2, "ServiceTransport": 2, "LinkImport": 2, "LinkRequests": 2, "LinkCache": 2, "LinkAudience": 2, "LinkWebhooks": 2,
     "LinkStorage": 2, "LinkPages": 2, "LinkConfiguration": 2, "LinkService": 2,
     "switchyard": 3,
     "SwitchyardTestSupport": 4,

@@ -7,4 +7,7 @@
 #include <qrencode.h>
 #include <png.h>
 
+// PNG_FORMAT_RGBA is a macro of two flags, which Swift does not import.
+static const png_uint_32 switchyard_png_format_rgba = PNG_FORMAT_RGBA;
+
 #endif

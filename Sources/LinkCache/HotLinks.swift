@@ -126,11 +126,11 @@ package final class HotLinks: Sendable {
     }
 
     /// A page that can be served without the database: fresh entry, page rendered, no use
-    /// limit, not expired; with the link's campaign, which its visit counts under.
+    /// limit, not protected, not expired; with the link's campaign, which its visit counts under.
     package func servablePage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> (page: ByteBuffer, campaign: LinkCampaign)? {
         let t = now()
         return entries.withLock { entries -> (ByteBuffer, LinkCampaign)? in
-            guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, let page = e.pages[audience] else { return nil }
+            guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, link.passwordHash == nil, let page = e.pages[audience] else { return nil }
             if let expiry = link.expiresAt, expiry <= date { return nil }
             return (page, link.campaign)
         }
@@ -141,7 +141,7 @@ package final class HotLinks: Sendable {
     package func servableClaimPage(_ code: String, _ audience: LandingPage.Audience, now date: Date) -> (page: ClaimPage, created: Date, campaign: LinkCampaign)? {
         let t = now()
         return entries.withLock { entries -> (ClaimPage, Date, LinkCampaign)? in
-            guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, let page = e.claimPages[audience] else { return nil }
+            guard let e = entries[code], t - e.loaded < ttl, let link = e.link, link.maxUses == nil, link.passwordHash == nil, let page = e.claimPages[audience] else { return nil }
             if let expiry = link.expiresAt, expiry <= date { return nil }
             return (page, link.createdAt, link.campaign)
         }

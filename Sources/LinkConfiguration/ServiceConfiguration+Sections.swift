@@ -126,6 +126,8 @@ extension ServiceConfiguration {
         if let limits = document["rateLimit"] {
             if let t = limits["perToken"] { perTokenLimit = try rateLimit(t, "rateLimit.perToken") }
             if let a = limits["perAddress"] { perAddressLimit = try rateLimit(a, "rateLimit.perAddress") }
+            if let p = limits["passwordPerAddress"] { passwordPerAddressLimit = try rateLimit(p, "rateLimit.passwordPerAddress") }
+            if let p = limits["passwordPerLink"] { passwordPerLinkLimit = try rateLimit(p, "rateLimit.passwordPerLink") }
         }
         if let resolve = document["resolve"] {
             manifestPath = try string(resolve, "manifest", "resolve")

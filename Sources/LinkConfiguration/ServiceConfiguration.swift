@@ -4,6 +4,7 @@ import LinkPages
 import LinkRouting
 import SwitchyardCore
 import SwitchyardDocuments
+import SwitchyardQR
 
 /// What the link service serves: the apps, and the route table that drives both the app and
 /// the association files.
@@ -113,6 +114,8 @@ public struct ServiceConfiguration: Sendable {
     /// Where visitors of an ended link (expired or used up) go when the link names no
     /// `expiredURL` of its own (`landing.expiredURL`); nil: a 410 page with the way on the link had.
     package var expiredURL: String?
+    /// How the domain's QR codes are drawn (`qr`); the plain style when absent.
+    package var qrStyle = QRStyle()
     /// Whether a link's campaign (`utm`) is handed on to its web page (`utm_*`), the Play Store
     /// (`referrer`) and the App Store (`ct`, `pt`): `landing.campaignParameters`, off by default.
     package var campaignParameters = false
@@ -135,6 +138,10 @@ public struct ServiceConfiguration: Sendable {
     package var perTokenLimit: RateLimit
     /// The rate limit per client address (`rateLimit.perAddress`; default 300 a minute, burst 30).
     package var perAddressLimit: RateLimit
+    /// Password attempts at protected links per client network (`rateLimit.passwordPerAddress`).
+    package var passwordPerAddressLimit = RateLimit(perMinute: 10, burst: 5)
+    /// Password attempts per protected link, from all networks (`rateLimit.passwordPerLink`).
+    package var passwordPerLinkLimit = RateLimit(perMinute: 60, burst: 20)
     /// How many proxies of your own stand in front of the service (`service.trustForwardedFor`:
     /// `true` is one, a number says how many; 0: none). The client's address is then the entry of
     /// X-Forwarded-For that many from the right, the one the outermost of them added: every entry
@@ -205,7 +212,7 @@ public struct ServiceConfiguration: Sendable {
                 "maximumBodyBytes": .int, "maximumBulkBodyBytes": .int, "connectionsPerAddress": .int,
             ]),
             "links": .object(["alphabet": .string, "length": .int]),
-            "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit]),
+            "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit, "passwordPerAddress": rateLimit, "passwordPerLink": rateLimit]),
             "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
                                  "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int,
                                  "scriptIsolation": .string]),
@@ -240,6 +247,7 @@ public struct ServiceConfiguration: Sendable {
             "invites": .object(["route": .string, "codeParameter": .string, "fields": .map(.string), "required": .array(.string)]),
             "routeTable": .string,
             "fdlPrefixes": .array(.string),
+            "qr": qrShape,
         ]
         keys.merge(LinkRouter.tableKeys) { a, _ in a }
         return keys
@@ -357,6 +365,7 @@ public struct ServiceConfiguration: Sendable {
             }
             fdlPrefixes.append(prefix)
         }
+        qrStyle = try Self.qrStyle(document["qr"], relativeTo: directory)
         if let path = visits.geoDatabase { visits.geoDatabase = Self.file(path, relativeTo: directory) }
         if let path = appleCDN.caFile { appleCDN.caFile = Self.file(path, relativeTo: directory) }
         if visits.userAgentRegexesConfigured, let path = visits.userAgentRegexes { visits.userAgentRegexes = Self.file(path, relativeTo: directory) }

@@ -281,9 +281,11 @@ package struct LinkFormView: DashboardBody {
 
     /// The domain a new link is made on (a hidden field); nil: the first.
     package var domain: String?
+    /// Whether the link being edited asks for a password (the form offers to remove it).
+    package var protected: Bool
 
-    package init(csrf: String, code: String?, fields: [Field], shown: [Shown] = [], domain: String? = nil) {
-        (self.csrf, self.code, self.fields, self.shown, self.domain) = (csrf, code, fields, shown, domain)
+    package init(csrf: String, code: String?, fields: [Field], shown: [Shown] = [], domain: String? = nil, protected: Bool = false) {
+        (self.csrf, self.code, self.fields, self.shown, self.domain, self.protected) = (csrf, code, fields, shown, domain, protected)
         editing = code != nil
     }
 }

@@ -22,6 +22,8 @@ package struct PageTemplates: Sendable {
         case landing
         /// A short page saying why there is no landing page (`message.mustache`).
         case message
+        /// A protected link's form, until its password is given (`password.mustache`).
+        case password
 
         /// The built-in template's name as a parent (`switchyard-landing`): an operator's template
         /// can extend it, `{{<switchyard-landing}}{{$style}}…{{/style}}{{/switchyard-landing}}`,
@@ -36,11 +38,13 @@ package struct PageTemplates: Sendable {
             switch self {
             case .landing: return Self.landingShape
             case .message: return Self.messageShape
+            case .password: return Self.passwordShape
             }
         }
 
         private static let landingShape = ViewShape(of: LandingView.specimen)
         private static let messageShape = ViewShape(of: MessageView.specimen)
+        private static let passwordShape = ViewShape(of: PasswordView.specimen)
 
         /// The names the page's view holds at its top level.
         package var variables: Set<String> { shape.variables }

@@ -196,3 +196,30 @@ package struct MessageView: PageView, Equatable {
 
     package static var specimen: MessageView { MessageView(title: "t", message: "m", status: 404) }
 }
+
+/// What a protected link shows until its password is given (`password.mustache`): nothing of
+/// the link itself — no title, description, image or destination — only a form.
+package struct PasswordView: PageView, Equatable {
+    package static var page: PageTemplates.Page { .password }
+    /// The page's heading ("Protected link").
+    package var title: String
+    /// What to do, for people.
+    package var message: String
+    /// Where the form posts the password: the link's `/i/{code}` path.
+    package var action: PageURL
+    /// The visited URL's query (after `?`), posted back so the link opens with it; nil without one.
+    package var query: String?
+    /// Why the last try failed ("That password is not right."); nil on the first visit.
+    package var problem: String?
+    /// The HTTP status (`200`, or `403` after a wrong password).
+    package var status: Int
+
+    package init(title: String = "Protected link", message: String = "This link is protected. Enter its password to open it.",
+                 action: PageURL, query: String? = nil, problem: String? = nil, status: Int = 200) {
+        (self.title, self.message, self.action, self.query, self.problem, self.status) = (title, message, action, query, problem, status)
+    }
+
+    package static var specimen: PasswordView {
+        PasswordView(action: PageURL(checked: "/i/code"), query: "q=1", problem: "p", status: 200)
+    }
+}

@@ -69,8 +69,8 @@ struct TemplateCheck {
             throw PageError(.invalidTemplate, "\(directory): holds \(names.count) templates; at most \(mostFiles) are read")
         }
         guard names.contains(where: { PageTemplates.Page(rawValue: String($0.dropLast(".mustache".count))) != nil }) else {
-            let known = PageTemplates.Page.allCases.map { "\($0.rawValue).mustache" }.joined(separator: " or ")
-            throw PageError(.invalidTemplate, "\(directory): holds no \(known), so it would change no page")
+            let known = PageTemplates.Page.allCases.map { "\($0.rawValue).mustache" }
+            throw PageError(.invalidTemplate, "\(directory): holds none of \(known.dropLast().joined(separator: ", ")) and \(known.last ?? ""), so it would change no page")
         }
         let inside = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path + "/"
         var files: [File] = []

@@ -85,10 +85,13 @@ package struct LinkRequest: APIRequestBody, Encodable {
     package var tags: [String]?
     /// Where visitors go once the link has expired or been used up.
     package var expiredURL: String?
+    /// The password the link's page asks for before anything of the link is shown; kept only
+    /// as a hash, never answered.
+    package var password: String?
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case code, domain, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses, utm, tags
-        case expiredURL
+        case expiredURL, password
     }
 
     /// A link's campaign values (`utm` in the API): each its `utm_*` parameter's value.
@@ -115,6 +118,7 @@ package struct LinkRequest: APIRequestBody, Encodable {
         case "parameters": return .invalidParameters
         case "expiresAt", "expiresIn": return .invalidExpiry
         case "maxUses": return .invalidMaxUses
+        case "password": return .invalidPassword
         default: return .invalidField
         }
     }
@@ -211,6 +215,8 @@ package struct LinkPatch: APIRequestBody {
     package var utm: PatchField<LinkRequest.UTM> = .absent
     package var tags: PatchField<[String]> = .absent
     package var expiredURL: PatchField<String> = .absent
+    /// A new password (hashed by the caller), or `null` to remove the link's.
+    package var password: PatchField<String> = .absent
 
     package typealias CodingKeys = LinkRequest.CodingKeys
 
@@ -234,6 +240,15 @@ package struct LinkPatch: APIRequestBody {
         utm = try c.patchField(LinkRequest.UTM.self, forKey: .utm)
         tags = try c.patchField([String].self, forKey: .tags)
         expiredURL = try c.patchField(String.self, forKey: .expiredURL)
+        password = try c.patchField(String.self, forKey: .password)
+    }
+
+    /// The password a patch's members ask for (the last `password` named): a new one, `null`
+    /// (remove it) or absent. Its text is checked by the edit (``LinkInput/edit(_:with:now:)``).
+    package static func passwordChange(_ members: [(key: String, value: JSONValue)]) -> PatchField<String> {
+        guard let value = members.last(where: { $0.key == "password" })?.value else { return .absent }
+        if value == .null { return .null }
+        return value.stringValue.map { .value($0) } ?? .absent
     }
 
     /// `body` with this patch applied: a new `deepLink` replaces the route and its parameters, a
@@ -258,6 +273,7 @@ package struct LinkPatch: APIRequestBody {
         utm.applied(to: &body.utm)
         tags.applied(to: &body.tags)
         expiredURL.applied(to: &body.expiredURL)
+        password.applied(to: &body.password)
         return body
     }
 }
@@ -291,6 +307,8 @@ package struct LinkResponse: Encodable {
     /// `active`, `expired` (past `expiresAt`) or `used-up` (clicked `maxUses` times): an ended
     /// link is still found, told apart from one that never existed (404).
     package var state: String
+    /// Whether the link's page asks for a password (the password itself is never answered).
+    package var protected: Bool
     /// What the service could not do for this link as asked (a page without an app button), or nil.
     package var warnings: [String]?
 
@@ -317,6 +335,7 @@ package struct LinkResponse: Encodable {
         tags = link.tags
         expiredURL = link.expiredURL
         state = (LinkEnd(link, at: now)?.state).map(\.rawValue) ?? "active"
+        protected = link.passwordHash != nil
     }
 
     /// The answer as a JSON value (a webhook event's data). Its fields are strings, whole

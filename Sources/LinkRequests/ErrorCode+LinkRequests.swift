@@ -58,8 +58,13 @@ extension ErrorCode {
     public static let invalidPlatform = ErrorCode("invalid-platform")
     /// A `route` the configuration does not have, or parameters that do not fit it.
     public static let invalidRoute = ErrorCode("invalid-route")
+    /// A link `password` that is empty, too long or holds control characters.
+    public static let invalidPassword = ErrorCode("invalid-password")
     /// A QR code `size` outside the accepted range of pixels.
     public static let invalidSize = ErrorCode("invalid-size")
+    /// QR code options (`foreground`, `background`, `margin`, `errorCorrection`, `logo`) that are
+    /// not values, or that give a code phones read badly (contrast below 3:1, an inverted code).
+    public static let invalidQRStyle = ErrorCode("invalid-qr-style")
     /// A text field that contains a control character it does not allow.
     public static let invalidText = ErrorCode("invalid-text")
     /// An API token that is unknown, revoked or mistyped, or an `Authorization` header not of the form `Bearer <token>`.

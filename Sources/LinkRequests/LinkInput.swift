@@ -108,6 +108,10 @@ package struct LinkInput {
         }
         if let utm = body.utm { link.campaign = try Self.campaign(utm) }
         if let tags = body.tags { link.tags = try Self.checkTags(tags) }
+        // Checked here; hashed by the caller off the event loop (``LinkPassword``).
+        if let password = body.password, let problem = LinkPassword.problem(password) {
+            throw APIError.badRequest(.invalidPassword, problem, field: "password")
+        }
         return link
     }
 
@@ -182,6 +186,10 @@ package struct LinkInput {
             if link.kind == .invite && ["deepLink", "route", "parameters"].contains(key) {
                 throw APIError.badRequest(.immutableField, "an invite's \(key) cannot change (the invite API answers its fields from it); create a new invite", field: key)
             }
+            // The app reads an invite's fields through GET /api/invite/{code}, which asks for no password.
+            if link.kind == .invite && key == "password" {
+                throw APIError.badRequest(.immutableField, "an invite cannot be protected (the app reads its fields through /api/invite/{code}); create a link with a password instead", field: key)
+            }
             guard LinkRequest.fields.contains(key) else {
                 let known = LinkRequest.fields.filter { $0 != "code" && $0 != "domain" }
                 let meant = DocumentShape.suggestion(for: key, among: known).map { "; did you mean \(JSONWriter.quote($0))?" } ?? ""
@@ -199,6 +207,9 @@ package struct LinkInput {
         edited.createdAt = link.createdAt
         edited.createdBy = link.createdBy
         edited.clicks = link.clicks
+        // The password's hash is made by the caller, off the event loop, when the patch names
+        // one (``LinkPassword``); else the link keeps its own.
+        edited.passwordHash = link.passwordHash
         if !patch.contains(where: { $0.key == "expiresAt" || $0.key == "expiresIn" }) { edited.expiresAt = link.expiresAt }
         edited.updatedAt = now
         return edited

@@ -98,7 +98,8 @@ public struct LinkService: Sendable {
 
         let limits = RequestLimits(configuration: configuration, store: store, metrics: metrics, clock: clock)
         let tokens = TokenVerifier(store: store, limits: limits)
-        let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger, domains: domains)
+        let passwords = LinkPasswords(perAddress: configuration.passwordPerAddressLimit, perLink: configuration.passwordPerLinkLimit, clock: clock)
+        let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger, domains: domains, passwords: passwords)
         let bodies = RequestBodies(maximumBytes: configuration.maximumBodyBytes)
         let bulkBodies = RequestBodies(maximumBytes: max(configuration.maximumBulkBodyBytes, configuration.maximumBodyBytes), setting: "service.maximumBulkBodyBytes")
         let uses = LinkUses(hot: hot, store: store, metrics: metrics)
@@ -127,7 +128,7 @@ public struct LinkService: Sendable {
             landing: LandingController(pages: pages, claims: claims, hot: hot, uses: uses, addresses: addresses,
                                        firebase: served.map { FirebaseController(pages: $0.pages, claims: $0.claims, addresses: addresses) }, metrics: metrics, now: now,
                                        countryHeader: configuration.visits.countryHeader.flatMap { HTTPField.Name($0) },
-                                       domains: domains, routeDomains: served),
+                                       domains: domains, routeDomains: served, passwords: passwords),
             qr: QRController(qr: QRImages(clock: clock), hot: hot, store: store, input: input, answers: answers, addresses: addresses, now: now, domains: domains),
             deferred: DeferredController(claims: claims, pages: pages, store: store, bodies: bodies, addresses: addresses, metrics: metrics, now: now,
                                          domains: domains, served: served),

@@ -60,6 +60,9 @@ package struct StoredLink: Sendable, Equatable {
     /// Where the link sends visitors once it has expired or been used up (a 302); nil: the
     /// domain's `landing.expiredURL`, else a 410 page with the way on the link had.
     package var expiredURL: String?
+    /// The scrypt hash of the password its page asks for (``LinkPassword``); nil: none. Never
+    /// in an answer, a list, an export or an event.
+    package var passwordHash: String?
 
     /// A `link` with this code and creation time, no target yet, and nothing else set.
     package init(code: String, createdAt: Date) {
@@ -77,7 +80,7 @@ package struct StoredLink: Sendable, Equatable {
             && a.appStoreURL == b.appStoreURL && a.playStoreURL == b.playStoreURL && a.title == b.title
             && a.description == b.description && a.imageURL == b.imageURL && a.expiresAt == b.expiresAt
             && a.maxUses == b.maxUses && a.createdAt == b.createdAt && a.clicks == b.clicks && a.createdBy == b.createdBy && a.updatedAt == b.updatedAt
-            && a.campaign == b.campaign && a.tags == b.tags && a.expiredURL == b.expiredURL
+            && a.campaign == b.campaign && a.tags == b.tags && a.expiredURL == b.expiredURL && a.passwordHash == b.passwordHash
     }
 }
 
@@ -181,7 +184,7 @@ public struct LinkStore: Sendable {
         case code, kind, deepLink = "deep_link", route, parameters, webURL = "web_url", appStoreURL = "app_store_url"
         case playStoreURL = "play_store_url", title, description, imageURL = "image_url", expiresAt = "expires_at"
         case maxUses = "max_uses", createdAt = "created_at", clicks, createdBy = "created_by", updatedAt = "updated_at"
-        case utm, tags, expiredURL = "expired_url"
+        case utm, tags, expiredURL = "expired_url", passwordHash = "password_hash"
     }
 
     static let columns = LinkColumn.list
@@ -197,20 +200,21 @@ public struct LinkStore: Sendable {
             SQLValue(link.description), SQLValue(link.imageURL), SQLValue(link.expiresAt.map(Self.millis)),
             SQLValue(link.maxUses), .int(Self.millis(link.createdAt)), .int(link.clicks), SQLValue(link.createdBy),
             SQLValue(link.updatedAt.map(Self.millis)), SQLValue(campaignText(link)), SQLValue(tagsText(link)), SQLValue(link.expiredURL),
+            SQLValue(link.passwordHash),
         ]
     }
 
     /// The statement that replaces what an edit may change, returning the row; its values are
     /// ``updateBinds(_:updatedAt:)``.
     static let updateSQL = "UPDATE links SET deep_link = ?, route = ?, parameters = ?, web_url = ?, app_store_url = ?, play_store_url = ?, "
-        + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ?, utm = ?, tags = ?, expired_url = ? WHERE code = ? RETURNING \(columns)"
+        + "title = ?, description = ?, image_url = ?, expires_at = ?, max_uses = ?, updated_at = ?, utm = ?, tags = ?, expired_url = ?, password_hash = ? WHERE code = ? RETURNING \(columns)"
 
     static func updateBinds(_ link: StoredLink, updatedAt: Date?) -> [SQLValue] {
         [
             SQLValue(link.deepLink), SQLValue(link.route), .text(parametersText(link)), SQLValue(link.webURL), SQLValue(link.appStoreURL),
             SQLValue(link.playStoreURL), SQLValue(link.title), SQLValue(link.description), SQLValue(link.imageURL),
             SQLValue(link.expiresAt.map(Self.millis)), SQLValue(link.maxUses), SQLValue(updatedAt.map(Self.millis)),
-            SQLValue(campaignText(link)), SQLValue(tagsText(link)), SQLValue(link.expiredURL), .text(link.code),
+            SQLValue(campaignText(link)), SQLValue(tagsText(link)), SQLValue(link.expiredURL), SQLValue(link.passwordHash), .text(link.code),
         ]
     }
 
@@ -437,6 +441,7 @@ public struct LinkStore: Sendable {
         link.campaign = LinkCampaign(json: row.text(.utm).flatMap { try? JSONParser.parse($0) })
         if let text = row.text(.tags), case .array(let items)? = try? JSONParser.parse(text) { link.tags = items.compactMap(\.stringValue) }
         link.expiredURL = row.text(.expiredURL)
+        link.passwordHash = row.text(.passwordHash)
         return link
     }
 

@@ -228,6 +228,11 @@ enum Migrations {
             // as rows nodes of the previous version write have (they leave it as it is on edits).
             "ALTER TABLE links ADD COLUMN expired_url TEXT",
         ]),
+        Migration(version: 18, name: "protected links", statements: [
+            // The scrypt hash of the password a link's page asks for; NULL: none, as rows nodes
+            // of the previous version write have (they leave it as it is on edits).
+            "ALTER TABLE links ADD COLUMN password_hash TEXT",
+        ]),
     ]
 
     static var latest: Int64 { all.last?.version ?? 0 }

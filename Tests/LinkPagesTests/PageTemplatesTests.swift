@@ -19,7 +19,7 @@ import Testing
 
     @Test func theBuiltInTemplatesMakeTheLandingAndMessagePages() throws {
         let templates = PageTemplates.standard
-        #expect(templates.sources == [.landing: "built-in", .message: "built-in"])
+        #expect(templates.sources == [.landing: "built-in", .message: "built-in", .password: "built-in"])
         let html = Self.page.html(for: .iOS, templates: templates)
         #expect(html.hasPrefix("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"))
         #expect(html.contains("<h1>Summer &lt;rave&gt; &amp; &quot;friends&quot;</h1>\n"))
@@ -226,7 +226,7 @@ import Testing
         Refusal(name: "a style that does not end at </stylex>", files: ["landing.mustache": "<style>/*</stylex>*/ {{title}}</style>"],
                 message: "{{title}} stands in a <style> element, where HTML escaping does not keep a value from running as style; write it in the page's text or in a quoted attribute", line: 1),
         Refusal(name: "no page template at all", files: ["landng.mustache": "{{title}}"],
-                message: "holds no landing.mustache or message.mustache, so it would change no page", line: nil),
+                message: "holds none of landing.mustache, message.mustache and password.mustache, so it would change no page", line: nil),
     ]
 
     /// Values where HTML keeps them inert load: text, quoted attributes that are no URL, the

@@ -104,7 +104,7 @@ import Testing
         RefusedCase(yaml: "rateLimit: {perToken: {perMinute: lots}}", message: #"rateLimit.perToken.perMinute: expected an integer, got "lots""#),
         RefusedCase(yaml: "resolve: {offline: yes please}", message: #"resolve.offline: expected true or false, got "yes please""#),
         RefusedCase(yaml: "routes: [{name: a, pattern: /a, qeury: {x: y}}]", message: "routes[0].qeury: unknown key — did you mean query?"),
-        RefusedCase(yaml: "databse: x", message: "databse: unknown key (known: android, apple, appleCDN, deferred, domains, fdlPrefixes, hosts, invites, landing, links, rateLimit, resolve, routeTable, routes, service, visits, webcredentials, webhooks)"),
+        RefusedCase(yaml: "databse: x", message: "databse: unknown key (known: android, apple, appleCDN, deferred, domains, fdlPrefixes, hosts, invites, landing, links, qr, rateLimit, resolve, routeTable, routes, service, visits, webcredentials, webhooks)"),
         RefusedCase(yaml: #"service: {publicURL: "https://evil.com\\@e.com"}"#, message: #"service.publicURL: "https://evil.com\\@e.com": the URL contains a backslash, which browsers read as a slash"#),
         RefusedCase(yaml: "service: {publicURL: https://e.com/links}", message: #"service.publicURL: "https://e.com/links" must be an origin such as https://links.example.com, without path, query or fragment"#),
         RefusedCase(yaml: "service: {redirectHosts: [example.com.]}", message: #"service.redirectHosts[0]: "example.com." has an empty label in its host (a leading, trailing or double dot)"#),

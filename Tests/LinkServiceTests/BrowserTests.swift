@@ -358,6 +358,50 @@ import Testing
         return 0
     }
 
+    /// A protected link in a real browser: the form (nothing of the link), a wrong password
+    /// (the form again, saying so, no cookie), the right one (the link's page, and an HttpOnly
+    /// cookie for it that scripts cannot read), the page again with the cookie, and the form once
+    /// the cookie is gone. Screenshots: .build/test-artifacts/protected-*.png.
+    @Test(.enabled(if: chromium != nil || Backend.toolsRequired, "chromium is not installed (bash .ci/run --setup installs it)"))
+    func headlessChromiumWalksAProtectedLink() async throws {
+        let chromium = try #require(Self.chromium, "chromium is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let h = try await Harness.make()
+        let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/test-artifacts").standardized
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        try await h.app().test(.live) { client in
+            let created = try await client.call(.post, "/api/links", token: h.writer,
+                body: #"{"code": "Board2026", "deepLink": "plur://group/board", "title": "Board minutes", "description": "For the board only", "password": "correct horse battery"}"#)
+            #expect(created.status == .created, "\(created.text)")
+            let page = "http://127.0.0.1:\(try #require(client.port))/i/Board2026?utm_source=mail"
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/protected.py").path
+            let output = try await blocking(limited: false) { try Self.python([script, chromium, page, "Correct Horse", "correct horse battery", artifacts.path]) }
+            let report = try #require(try? JSONParser.parse(output), "protected.py printed: \(output.prefix(800))")
+            #expect(report["failure"] == nil, "protected.py stopped: \(output)")
+
+            #expect(report.at("form.form") == .bool(true) && report.at("form.heading")?.stringValue == "Protected link", "\(output)")
+            for secret in ["Board minutes", "For the board only", "plur://"] {
+                #expect(report.at("form.text")?.stringValue?.contains(secret) == false, "the form shows \(secret)")
+            }
+            #expect(report.at("wrong.problem")?.stringValue == "That password is not right.", "\(output)")
+            #expect(report.at("wrong.form") == .bool(true) && report.at("wrongCookies")?.arrayValue?.isEmpty == true)
+            #expect(report.at("open.url")?.stringValue == page, "back on the link's page with its query: \(output)")
+            #expect(report.at("open.heading")?.stringValue == "Board minutes" && report.at("open.form") == .bool(false), "\(output)")
+            let cookie = try #require(report.at("cookies")?.arrayValue?.first, "\(output)")
+            #expect(report.at("cookies")?.arrayValue?.count == 1)
+            #expect(cookie["httpOnly"] == .bool(true) && cookie["sameSite"]?.stringValue == "Lax" && cookie["path"]?.stringValue == "/")
+            #expect(cookie["session"] == .bool(false), "it lasts a day, past the browser's session")
+            #expect(report.at("open.cookieVisibleToScript") == .bool(false), "HttpOnly")
+            #expect(report.at("again.heading")?.stringValue == "Board minutes")
+            #expect(report.at("cleared.form") == .bool(true) && report.at("cleared.text")?.stringValue?.contains("Board minutes") == false)
+            // Two clicks: the page opened twice (the form counts nothing).
+            try await h.service.flushClicks()
+            #expect(try await h.store.link(code: "Board2026")?.clicks == 2)
+            for name in ["form", "wrong", "open"] {
+                #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("protected-\(name).png").path))
+            }
+        }
+    }
+
     static func python(_ arguments: [String]) throws -> String {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

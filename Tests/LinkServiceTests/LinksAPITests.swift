@@ -184,7 +184,7 @@ import Testing
         try await h.app().test(.router) { client in
             for (body, message) in [
                 (#"{"deepLink": "plur://x", "titel": "Ravers"}"#,
-                 #"unknown field "titel"; did you mean "title"? (known: code, domain, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses, utm, tags, expiredURL)"#),
+                 #"unknown field "titel"; did you mean "title"? (known: code, domain, deepLink, route, parameters, webURL, appStoreURL, playStoreURL, title, description, image, expiresAt, expiresIn, maxUses, utm, tags, expiredURL, password)"#),
                 (#"{"route": "appGroup", "parameters": {"groupId": ["g"]}}"#, "parameters.groupId must be a string or a number, not array"),
                 (#"{"deepLink": "plur://x", "maxUses": 2.5}"#, "maxUses must be a whole number from 1 to 999999999999999"),
                 (#"{"deepLink": "plur://x", "maxUses": 1e400}"#, "maxUses must be a whole number from 1 to 999999999999999"),

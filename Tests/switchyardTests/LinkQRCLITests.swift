@@ -99,4 +99,54 @@ import Testing
         #expect(try await CLITests.run(["link", "qr", "Ab12", "-o", png.path, "--database", database]).status == 0)
         #expect(try Self.read(png) == "https://rabble.community/Ab12")
     }
+
+    /// `link qr` draws the configuration's `qr` style, and its options change it for one code;
+    /// options that are not values, or that would give a code phones read badly, stop it with
+    /// exit 2 before anything is written.
+    @Test(.enabled(if: zbarimg != nil || ServiceProcessTests.toolsRequired, "zbarimg is not installed (bash .ci/run --setup installs zbar-tools)"))
+    func linkQRDrawsTheConfiguredStyleAndItsOptions() async throws {
+        _ = try #require(Self.zbarimg, "zbarimg is required here (SWITCHYARD_REQUIRE_TOOLS is set)")
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        try ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#e53935"/></svg>"##
+            .write(to: directory.appendingPathComponent("logo.svg"), atomically: true, encoding: .utf8)
+        let example = try String(contentsOf: CLITests.root.appendingPathComponent("Sources/LinkService/Resources/example-config.yaml"), encoding: .utf8)
+        let config = directory.appendingPathComponent("switchyard.yaml")
+        try (example + "\nqr: {foreground: \"#1a237e\", background: \"#fff8e1\", logo: logo.svg}\n").write(to: config, atomically: true, encoding: .utf8)
+        let export = directory.appendingPathComponent("links.csv")
+        try "code,deepLink\nspring26,plur://group/spring\n".write(to: export, atomically: true, encoding: .utf8)
+        let imported = try await CLITests.run(["import", "csv", export.path, "--database", database, "--config", config.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let url = "https://rabble.community/i/spring26"
+
+        let branded = directory.appendingPathComponent("branded.png")
+        let r = try await CLITests.run(["link", "qr", "spring26", "-o", branded.path, "--config", config.path, "--database", database])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.read(branded) == url)
+        let svg = directory.appendingPathComponent("branded.svg")
+        #expect(try await CLITests.run(["link", "qr", "spring26", "-o", svg.path, "--config", config.path, "--database", database]).status == 0)
+        let text = try String(contentsOf: svg, encoding: .utf8)
+        #expect(text.contains(##"fill="#1a237e""##) && text.contains("data:image/svg+xml;base64,"))
+
+        let plain = directory.appendingPathComponent("plain.png")
+        let p = try await CLITests.run(["link", "qr", "spring26", "-o", plain.path, "--logo", "none", "--error-correction", "L", "--background", "#ffffff",
+                                        "--margin", "2", "--config", config.path, "--database", database])
+        #expect(p.status == 0, "\(p.stderr)")
+        #expect(try Self.read(plain) == url)
+        #expect(try Data(contentsOf: plain) != Data(contentsOf: branded))
+
+        let refused = directory.appendingPathComponent("refused.png")
+        for (arguments, words) in [
+            (["--background", "3949ab"], "--background: foreground #1a237e on background #3949ab has a contrast of"),
+            (["--error-correction", "M"], "--error-correction: a code with a logo is drawn at level H"),
+            (["--margin", "40"], "--margin: margin must be a whole number of modules from 1 to 16"),
+            (["--logo", directory.appendingPathComponent("nosuch.png").path], "--logo: cannot read"),
+            (["--logo", config.path], "the file is neither a PNG nor an SVG"),
+        ] {
+            let run = try await CLITests.run(["link", "qr", "spring26", "-o", refused.path] + arguments + ["--config", config.path, "--database", database])
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains(words), "\(arguments): \(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: refused.path))
+        }
+    }
 }

@@ -121,7 +121,8 @@ struct LinksController: Sendable {
         // every use so far, and the answer's `clicks` is the real count.
         try await hot.flush()
         guard let current = try await store.link(code: key) else { throw APIError.noLink(code) }
-        let edited = try domains.inputs[index].edit(current, with: members, now: now())
+        var edited = try domains.inputs[index].edit(current, with: members, now: now())
+        try await newLinks.passwords.apply(LinkPatch.passwordChange(members), to: &edited)
         let stored = try await store.update(edited)
         hot.forget(key)
         // Clicks the lane counted while the edit ran are written too, so a use limit set

@@ -16,6 +16,8 @@ struct NewLinks: Sendable {
     let logger: Logger
     /// The domains links are made on: each one's input checks, and the keys of their codes.
     let domains: LinkDomains
+    /// Where a protected link's password is hashed.
+    let passwords: LinkPasswords
 
     /// A new link from a `POST /api/links` body, made as every way of making one makes it (the
     /// API, its bulk endpoint, the dashboard's forms): on the body's `domain`, else `domain`
@@ -25,6 +27,7 @@ struct NewLinks: Sendable {
         let index = try domains.index(named: asked.domain ?? domain, field: "domain", token: token, .linksWrite)
         var link = try domains.inputs[index].read(asked, now: now)
         link.createdBy = token.id
+        if let password = asked.password { try await passwords.apply(.value(password), to: &link) }
         try await insert(&link, chosenCode: !link.code.isEmpty, domain: domains.keyName(index))
         return link
     }

@@ -172,17 +172,8 @@ struct DashboardController: Sendable {
     /// The host and port the request was sent to (HTTP/1's Host header becomes the authority).
     static func authority(of request: Request) -> String? { request.headers[HTTPField.Name("Host")!] ?? request.head.authority }
 
-    /// Whether the request came over https: the TLS proxy in front says so, or it names the
-    /// public https origin.
-    func cameOverHTTPS(_ request: Request) -> Bool {
-        if request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" { return true }
-        guard configuration.publicURL.hasPrefix("https://"), var authority = Self.authority(of: request)?.lowercased() else { return false }
-        // `host:443` is the same origin as `host` over https.
-        if authority.hasSuffix(":443") { authority.removeLast(4) }
-        var publicAuthority = String(configuration.publicURL.lowercased().dropFirst("https://".count).prefix { $0 != "/" })
-        if publicAuthority.hasSuffix(":443") { publicAuthority.removeLast(4) }
-        return authority == publicAuthority
-    }
+    /// Whether the request came over https (``Request/cameOverHTTPS(publicURL:)``).
+    func cameOverHTTPS(_ request: Request) -> Bool { request.cameOverHTTPS(publicURL: configuration.publicURL) }
 
     func adminSignInPage(_ request: Request, _ context: ServiceContext) async throws -> Response {
         if try await adminUser(request) != nil { return Self.seeOther("/admin") }
@@ -326,6 +317,7 @@ struct DashboardController: Sendable {
             ("Expires", link.expiresAt.map(Self.isoDate)),
             ("Uses", link.maxUses.map { "\(link.clicks) of \($0)" }),
             ("Once ended", link.expiredURL),
+            ("Password", link.passwordHash == nil ? nil : "asked for before the page shows anything"),
             ("Created", Self.isoDate(link.createdAt)),
             ("Changed", link.updatedAt.map(Self.isoDate)),
         ]
@@ -364,7 +356,8 @@ struct DashboardController: Sendable {
         // What the form showed goes back with it, so only the fields the user changed become the edit.
         let view = LinkFormView(csrf: user.session.csrf, code: Self.shown(link.code),
                                 fields: Self.adminFields.map { field($0.name, $0.label, hint($0, domain), shown[$0.name], routes: routes) },
-                                shown: Self.adminFields.map { LinkFormView.Shown(name: $0.name, value: stored[$0.name] ?? "") })
+                                shown: Self.adminFields.map { LinkFormView.Shown(name: $0.name, value: stored[$0.name] ?? "") },
+                                protected: link.passwordHash != nil)
         return Self.adminHTML(status, DashboardPages.render(view, title: "Edit \(Self.shown(link.code))", user: user.header, errors: errors))
     }
 
@@ -393,11 +386,14 @@ struct DashboardController: Sendable {
             guard !text.isEmpty else { continue }
             do { body.append((name, try Self.formJSON(name, text))) } catch { errors.add(error) }
         }
+        // The password is never shown again (not even after a refused form).
+        if let password = form["password"], !password.isEmpty { body.append(("password", .string(password))) }
         let read = errors.collect(from: body, standIn: formStandIn(domain)) { (fields) throws(APIError) in try input.read(.object(fields), now: now()) }
         guard errors.isEmpty, var link = read else {
             return try adminNewForm(user, values: values, errors: errors.messages, status: .badRequest, domain: domain)
         }
         do {
+            try await newLinks.passwords.apply(LinkPatch.passwordChange(body), to: &link)
             link.createdBy = user.token.id
             try await newLinks.insert(&link, chosenCode: !link.code.isEmpty, domain: domains.keyName(domain))
         } catch let error as APIError where error.status == .badRequest || error.status == .conflict {
@@ -454,11 +450,18 @@ struct DashboardController: Sendable {
             if submitted.isEmpty { patch.append((f.name, .null)); continue }
             do { patch.append((f.name, try Self.formJSON(f.name, submitted))) } catch { errors.add(error) }
         }
+        // A new password replaces the link's; the box removes it; an empty field keeps it.
+        if form["removePassword"] == "yes" {
+            patch.append(("password", .null))
+        } else if let password = form["password"], !password.isEmpty {
+            patch.append(("password", .string(password)))
+        }
         guard !patch.isEmpty || !errors.isEmpty else { return Self.seeOther("/admin/links/\(Self.shown(current.code))") }
         let edited = errors.collect(from: patch, standIn: formStandIn(domain)) { (fields) throws(APIError) in try input.edit(current, with: fields, now: now()) }
-        guard errors.isEmpty, let edited else {
+        guard errors.isEmpty, var edited else {
             return try await adminEditForm(context, user, values: values, errors: errors.messages, status: .badRequest)
         }
+        try await newLinks.passwords.apply(LinkPatch.passwordChange(patch), to: &edited)
         let stored = try await store.update(edited)
         hot.forget(current.code)
         guard stored != nil else { throw APIError(.notFound, .notFound, "no link with code \(Self.shown(current.code)) (it was deleted meanwhile)") }

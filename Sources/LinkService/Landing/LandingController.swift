@@ -39,6 +39,8 @@ struct LandingController: Sendable {
     let domains: LinkDomains
     /// Each domain's pages, by domain index; the first's are `pages` and `claims`.
     let routeDomains: [DomainPages]
+    /// Where protected links' passwords are checked, and how often they may be tried.
+    let passwords: LinkPasswords
 
     var configuration: ServiceConfiguration { pages.configuration }
 
@@ -64,6 +66,8 @@ struct LandingController: Sendable {
     func addRoutes(to router: Router<ServiceContext>) {
         router.get("/i/{code}") { request, context in await page(request, context) }
         router.head("/i/{code}") { request, context in await page(request, context) }
+        // A protected link's form posts its password here.
+        router.post("/i/{code}") { request, context in await unlock(request, context) }
         // The router does not fall back from /i/{code} to "**", so a path with more segments
         // under /i/ (the form that embeds the app link: /i/plur://join-community?…) needs its own.
         router.get("/i/{code}/**") { request, context in try await routePage(request, context) }
@@ -165,6 +169,12 @@ struct LandingController: Sendable {
             return pages.storeFailurePage(error, logger: claims.logger)
         }
         guard let link else { return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
+        // A protected link shows nothing of itself — not even that it has ended — until its
+        // password is given: no click, no visit, no claim. Previews and crawlers see the form too.
+        if let stored = link.passwordHash,
+           !(landing.cookie(named: LinkPassword.cookieName(forKey: code)).map { LinkPassword.unlocks($0, key: code, stored: stored, now: now()) } ?? false) {
+            return pages.passwordPage(code: code, query: landing.query, problem: nil, status: .ok)
+        }
         if let end = LinkEnd(link, at: now()), case .expired = end {
             return await pages.endedPage(link, end, audience, fullPage: !preview && landing.isGet)
         }
@@ -332,5 +342,66 @@ struct LandingController: Sendable {
         let landing = LandingRequest(code: key, method: request.method, fields: request.headers, query: request.uri.query.map { Substring($0) },
                                      countryHeader: countryHeader)
         return await page(landing, laneDeclined: false, address: { addresses.address(request, context) })
+    }
+
+    /// The most a password form's body may have: a password (128 characters, up to 4 bytes each,
+    /// percent-encoded) and the visited query.
+    static let largestPasswordForm = 8 << 10
+
+    /// POST `/i/{code}`: a protected link's password, from its form. Tries are limited per client
+    /// network and per link before anything is hashed (429 with Retry-After); the check runs on
+    /// the password thread (``LinkPasswords``). A wrong password is the form again (403) saying
+    /// so; the right one is a 303 to the link's page (with the query it was visited with) and a
+    /// cookie, signed and good for a day, that opens this link alone. The password is never
+    /// logged or answered.
+    func unlock(_ request: Request, _ context: ServiceContext) async -> Response {
+        // ``DomainGuard`` has answered a host no domain names.
+        guard let key = key(context.parameters.get("code") ?? "", authority: request.head.authority), let serving = serving(key),
+              serving.pages.input.isStoredCode(LinkKey.code(of: key)) else {
+            return pages.messagePage(.notFound, "Link not found", "This link does not exist.")
+        }
+        let pages = serving.pages
+        let text: String
+        do {
+            let body = try await request.body.collect(upTo: Self.largestPasswordForm)
+            text = String(buffer: body)
+        } catch {
+            return pages.messagePage(.contentTooLarge, "Too much sent", "A password form has at most \(Self.largestPasswordForm) bytes.")
+        }
+        guard let form = AdminForm(text) else {
+            return pages.messagePage(.badRequest, "Not a form", "The password did not arrive as a form sends it.")
+        }
+        let link: StoredLink?
+        do { link = try await hot.link(key) } catch { return pages.storeFailurePage(error, logger: serving.claims.logger) }
+        guard let link else { return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
+        // The visited query goes back with the form; only a query (never a path or host) is kept.
+        let query = form["query"].flatMap { q in q.count <= 2048 && !q.contains("#") && !q.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) ? q : nil }
+        let location = LandingPages.path(of: pages.answers.pageURL(of: link)) + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
+        guard let stored = link.passwordHash else {
+            // Not (or no longer) protected: its page opens without a password.
+            return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+        }
+        let network = VisitBudget.network(addresses.address(request, context))
+        if let wait = passwords.perAddress.take(network) ?? passwords.perLink.take(key) {
+            var response = pages.messagePage(.tooManyRequests, "Too many tries", "Wait \(Int(wait.rounded(.up))) seconds before trying another password.")
+            response.headers[.retryAfter] = String(max(1, Int(wait.rounded(.up))))
+            return response
+        }
+        let right: Bool
+        do { right = try await passwords.verify(form["password"] ?? "", against: stored) } catch let error as APIError {
+            var response = pages.messagePage(error.status, "Try again shortly", error.message)
+            if let after = error.retryAfter { response.headers[.retryAfter] = String(after) }
+            return response
+        } catch {
+            return pages.messagePage(.serviceUnavailable, "Try again shortly", "The password could not be checked.")
+        }
+        guard right else {
+            return pages.passwordPage(code: key, query: query.map { Substring($0) }, problem: "That password is not right.", status: .forbidden)
+        }
+        let expires = now().addingTimeInterval(LinkPassword.unlockLifetime)
+        let cookie = "\(LinkPassword.cookieName(forKey: key))=\(LinkPassword.unlockValue(key: key, stored: stored, expires: expires)); Path=/; "
+            + "Max-Age=\(Int(LinkPassword.unlockLifetime)); HttpOnly; SameSite=Lax"
+            + (request.cameOverHTTPS(publicURL: pages.configuration.publicURL) ? "; Secure" : "")
+        return Response(status: .seeOther, headers: [.location: location, .setCookie: cookie, .cacheControl: "no-store"])
     }
 }

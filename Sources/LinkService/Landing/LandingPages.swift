@@ -256,6 +256,23 @@ struct LandingPages: Sendable {
         return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
     }
 
+    /// A protected link's form (``PasswordView``): nothing of the link, not cached, not indexed.
+    /// `key` is the link's stored key; `query`, the visited URL's, posted back with the password.
+    func passwordPage(code key: String, query: Substring?, problem: String?, status: HTTPResponse.Status) -> Response {
+        let view = PasswordView(action: PageURL(checked: "/i/" + LinkKey.code(of: key)),
+                                query: query.flatMap { $0.isEmpty || $0.count > 2048 ? nil : String($0) }, problem: problem, status: Int(status.code))
+        var response = htmlResponse(status, ByteBuffer(string: configuration.pageTemplates.render(view)), cache: "no-store")
+        response.headers[HTTPField.Name("X-Robots-Tag")!] = "noindex, nofollow"
+        return response
+    }
+
+    /// The path of a page URL of this service (`https://host/i/abc` → `/i/abc`): where a redirect
+    /// that stays on the host asked goes.
+    static func path(of url: String) -> String {
+        guard let path = URLComponents(string: url)?.percentEncodedPath, path.hasPrefix("/") else { return "/" }
+        return path
+    }
+
     func messagePage(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {
         let html = configuration.pageTemplates.render(MessageView(title: title, message: message, status: Int(status.code)))
         var response = htmlResponse(status, ByteBuffer(string: html), cache: "no-store")

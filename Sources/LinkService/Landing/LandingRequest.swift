@@ -26,6 +26,9 @@ struct LandingRequest {
     let proxyCountry: String?
     /// The text after the path's `?`, as sent; nil without one.
     let query: Substring?
+    /// The `Cookie` header (several joined by `; `); nil without one. Read only for a protected
+    /// link (its unlock cookie).
+    let cookie: String?
 
     /// `code` as the path carries it: percent escapes are decoded (`/i/%6cane1` is `/i/lane1`).
     /// `query` is the text after the path's `?`; `countryHeader`, the header the configuration trusts.
@@ -40,5 +43,17 @@ struct LandingRequest {
         campaign = query.map { Visit.Campaign(query: $0) } ?? .init()
         proxyCountry = countryHeader.flatMap { fields[$0] }
         self.query = query
+        cookie = fields[.cookie]
+    }
+
+    /// The value of the cookie `name`, if the request carries it.
+    func cookie(named name: String) -> Substring? {
+        guard let cookie else { return nil }
+        for pair in cookie.split(separator: ";") {
+            let trimmed = pair.drop { $0 == " " }
+            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+            return trimmed[trimmed.index(after: equals)...]
+        }
+        return nil
     }
 }

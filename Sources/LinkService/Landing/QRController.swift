@@ -37,9 +37,11 @@ struct QRController: Sendable {
     }
 
     /// GET `/i/{code}/qr.svg` and `/i/{code}/qr.png?size=`: the QR code of the link's page URL
-    /// (`publicURL/i/{code}`). Never counts a click or uses a use; a missing link is 404, an
-    /// expired one 410. Drawn on ``QRImages``' own thread, kept once drawn, and limited per
-    /// client address (429) and in how many may wait (503 `qr-busy`).
+    /// (`publicURL/i/{code}`), in its domain's `qr` style with the query's `foreground`,
+    /// `background`, `margin`, `errorCorrection` and `logo=none` over it. Never counts a click or
+    /// uses a use; a missing link is 404, an expired one 410. Drawn on ``QRImages``' own thread,
+    /// kept once drawn, and limited per client address (429) and in how many may wait (503
+    /// `qr-busy`).
     func image(_ request: Request, _ context: ServiceContext, png: Bool) async throws -> Response {
         // Like the page: a code that cannot exist is simply not found.
         let raw = context.parameters.get("code") ?? ""
@@ -56,6 +58,14 @@ struct QRController: Sendable {
             }
             size = n
         }
+        var options: [String: String] = [:]
+        for name in QRStyle.optionNames {
+            if let value = request.uri.queryParameters[Substring(name)], !value.isEmpty { options[name] = String(value) }
+        }
+        let style: QRStyle
+        do { style = try domains.configurations[domain].qrStyle.overriding(options) } catch {
+            throw APIError.badRequest(.invalidQRStyle, error.message, field: error.option)
+        }
         guard let link = try await hot.link(code) else {
             throw APIError(.notFound, .notFound, "no link with code \(shown)", field: "code")
         }
@@ -67,7 +77,7 @@ struct QRController: Sendable {
         case .usedUp(let max)?: throw APIError(.gone, .usedUp, "the link with code \(shown) has been used \(max) times, its limit")
         case nil: break
         }
-        let key = QRImages.key(code: code, size: png ? size : 0, png: png)
+        let key = QRImages.key(code: code, size: png ? size : 0, png: png, style: style)
         if let bytes = qr.cached(key) { return Self.qrResponse(bytes, png: png) }
         // Only drawing costs: a client that has had its share waits; a full queue is busy.
         // By network (IPv4 /24, IPv6 /48), so rotating addresses inside one buys nothing.
@@ -81,7 +91,7 @@ struct QRController: Sendable {
             busy.retryAfter = 1
             return busy
         }) { () async throws -> Result<[UInt8], QRCode.EncodingError> in
-            do { return try await images.draw(url, png: png, pixels: pixels) } catch {
+            do { return try await images.draw(url, png: png, pixels: pixels, style: style) } catch {
                 throw APIError(.serviceUnavailable, .shuttingDown, "the service is stopping")
             }
         }

@@ -10,8 +10,8 @@ import SwitchyardQR
 /// Where QR images are drawn and kept. Drawing a large PNG takes tens of milliseconds of CPU, so
 /// it runs on one thread of its own (never the storage threads or an event loop), at most
 /// `waiting` requests queue for it (more are turned away at once), each client network (IPv4 /24,
-/// IPv6 /48) may have `perAddress` images drawn for it, and drawn images are kept by link, size and format, so a
-/// repeated request costs a lookup.
+/// IPv6 /48) may have `perAddress` images drawn for it, and drawn images are kept by link, size,
+/// format and style, so a repeated request costs a lookup.
 final class QRImages: Sendable {
     /// The drawing thread.
     private let pool: NIOThreadPool
@@ -35,7 +35,7 @@ final class QRImages: Sendable {
 
     deinit { pool.shutdownGracefully { _ in } }
 
-    static func key(code: String, size: Int, png: Bool) -> String { "\(code) \(png ? "png" : "svg") \(size)" }
+    static func key(code: String, size: Int, png: Bool, style: QRStyle) -> String { "\(code) \(png ? "png" : "svg") \(size) \(style.key)" }
 
     /// The image kept for `key`, if any.
     func cached(_ key: String) -> [UInt8]? { cache.withLock { $0.images[key] } }
@@ -55,46 +55,49 @@ final class QRImages: Sendable {
         }
     }
 
-    /// Draws the QR code of `url` on the drawing thread: a PNG `pixels` wide, or SVG.
-    func draw(_ url: String, png: Bool, pixels: Int) async throws -> Result<[UInt8], QRCode.EncodingError> {
+    /// Draws the QR code of `url` in `style` on the drawing thread: a PNG `pixels` wide, or SVG.
+    func draw(_ url: String, png: Bool, pixels: Int, style: QRStyle) async throws -> Result<[UInt8], QRCode.EncodingError> {
         try await pool.runIfActive { () -> Result<[UInt8], QRCode.EncodingError> in
-            Result { () throws(QRCode.EncodingError) -> [UInt8] in try Self.image(of: url, png: png, pixels: pixels).bytes }
+            Result { () throws(QRCode.EncodingError) -> [UInt8] in try Self.image(of: url, png: png, pixels: pixels, style: style).bytes }
         }
     }
 
-    /// The QR code of `url` (error correction M, a quiet zone of four modules): a PNG of the
-    /// largest whole number of pixels per module that fits `pixels`, or SVG; with the PNG's width.
-    static func image(of url: String, png: Bool, pixels: Int) throws(QRCode.EncodingError) -> (bytes: [UInt8], width: Int?) {
-        let qr = try QRCode(encoding: url)
-        guard png else { return (Array(qr.svg().utf8), nil) }
-        let scale = qr.scale(fitting: pixels)
-        return (try qr.png(scale: scale), qr.pixels(scale: scale))
+    /// The QR code of `url` in `style` (by default error correction M, a quiet zone of four
+    /// modules, black on white): a PNG of the largest whole number of pixels per module that fits
+    /// `pixels`, or SVG; with the PNG's width.
+    static func image(of url: String, png: Bool, pixels: Int, style: QRStyle) throws(QRCode.EncodingError) -> (bytes: [UInt8], width: Int?) {
+        let qr = try QRCode(encoding: url, level: style.encodingLevel)
+        guard png else { return (Array(qr.svg(style: style).utf8), nil) }
+        let scale = qr.scale(fitting: pixels, margin: style.margin)
+        return (try qr.png(scale: scale, style: style), qr.pixels(scale: scale, margin: style.margin))
     }
 }
 
 extension LinkService {
 
-    /// The QR code of a stored link's page as the service draws it: SVG, or a PNG fitting
-    /// `pixels`; with the page URL it encodes and the PNG's width.
-    package static func qrImage(of link: StoredLink, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize)
+    /// The QR code of a stored link's page as the service draws it, in `style` (nil: its
+    /// domain's `qr` style): SVG, or a PNG fitting `pixels`; with the page URL it encodes and the
+    /// PNG's width.
+    package static func qrImage(of link: StoredLink, configuration: ServiceConfiguration, png: Bool, pixels: Int = defaultQRSize, style: QRStyle? = nil)
         throws(QRCode.EncodingError) -> (bytes: [UInt8], url: String, width: Int?) {
         // The page URL the API gives the link: on its own domain, an imported one at its old path.
         let domains = LinkDomains(configuration)
         let url = LinkAnswers(configuration: configuration, input: domains.inputs[0], domains: domains).pageURL(of: link)
-        let image = try QRImages.image(of: url, png: png, pixels: pixels)
+        let drawn = style ?? domains.configurations[domains.index(ofKey: link.code) ?? 0].qrStyle
+        let image = try QRImages.image(of: url, png: png, pixels: pixels, style: drawn)
         return (image.bytes, url, image.width)
     }
 
-    /// The QR code of the stored link `code` in `store`, as ``qrImage(of:configuration:png:pixels:)``
+    /// The QR code of the stored link `code` in `store`, as ``qrImage(of:configuration:png:pixels:style:)``
     /// draws it; refused, with the reason, for a link that is not there or whose page answers
     /// 410 (expired, used up), as `GET /i/{code}/qr.png` refuses it.
-    /// `domain`: the name of the link's domain (nil: the first).
+    /// `domain`: the name of the link's domain (nil: the first); `style`: how to draw it (nil: the
+    /// domain's `qr` style).
     package static func qrImage(code: String, domain: String? = nil, in store: LinkStore, configuration: ServiceConfiguration, png: Bool,
-                                pixels: Int = defaultQRSize, now: Date = Date()) async throws(QRRefusal) -> (bytes: [UInt8], url: String, width: Int?) {
+                                pixels: Int = defaultQRSize, style: QRStyle? = nil,
+                                now: Date = Date()) async throws(QRRefusal) -> (bytes: [UInt8], url: String, width: Int?) {
         let domains = LinkDomains(configuration)
-        guard let index = domain.map({ domains.indexes[$0] }) ?? 0 else {
-            throw QRRefusal(.invalidDomain, "no domain is named '\(domain ?? "")' (domains: \(domains.configurations.map(\.domainName).joined(separator: ", ")); give --config the configuration that lists it)")
-        }
+        let index = try domainIndex(domain, in: domains)
         guard !code.contains("/") else { throw QRRefusal(.notFound, "no link with code '\(code)'") }
         let found: StoredLink?
         do { found = try await store.link(code: domains.key(code: code, domain: index)) } catch { throw QRRefusal(error.code, error.message) }
@@ -109,7 +112,27 @@ extension LinkService {
             throw QRRefusal(.usedUp, "the link '\(code)' has been used \(max) time\(max == 1 ? "" : "s"), its limit; an ended link gets no QR code")
         case nil: break
         }
-        do { return try qrImage(of: link, configuration: configuration, png: png, pixels: pixels) } catch { throw QRRefusal(.qrFailed, "\(error)") }
+        do { return try qrImage(of: link, configuration: configuration, png: png, pixels: pixels, style: style) } catch { throw QRRefusal(error.code, "\(error)") }
+    }
+
+    /// The style `link qr` draws a code of `domain` (nil: the first) in: the domain's `qr` style,
+    /// with `logo` in place of its own (when given) and `options` over it, as
+    /// ``QRStyle/overriding(_:)`` reads them; refused naming the command's option at fault.
+    package static func qrStyle(domain: String?, configuration: ServiceConfiguration, logo: QRLogo?, options: [String: String]) throws(QRRefusal) -> QRStyle {
+        let domains = LinkDomains(configuration)
+        var base = domains.configurations[try domainIndex(domain, in: domains)].qrStyle
+        if let logo { base.logo = logo }
+        do { return try base.overriding(options) } catch {
+            let flag = "--" + error.option.replacingOccurrences(of: "errorCorrection", with: "error-correction")
+            throw QRRefusal(.invalidQRStyle, "\(flag): " + error.message.replacingOccurrences(of: "logo=none", with: "--logo none"))
+        }
+    }
+
+    private static func domainIndex(_ domain: String?, in domains: LinkDomains) throws(QRRefusal) -> Int {
+        guard let index = domain.map({ domains.indexes[$0] }) ?? 0 else {
+            throw QRRefusal(.invalidDomain, "no domain is named '\(domain ?? "")' (domains: \(domains.configurations.map(\.domainName).joined(separator: ", ")); give --config the configuration that lists it)")
+        }
+        return index
     }
 }
 

@@ -1,0 +1,17 @@
+import HTTPTypes
+import Hummingbird
+
+extension Request {
+    /// Whether the request came over https: the TLS proxy in front says so
+    /// (`X-Forwarded-Proto: https`), or it names the https origin of `publicURL`. Cookies set in
+    /// answer are then `Secure`.
+    func cameOverHTTPS(publicURL: String) -> Bool {
+        if headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" { return true }
+        guard publicURL.hasPrefix("https://"), var authority = (headers[HTTPField.Name("Host")!] ?? head.authority)?.lowercased() else { return false }
+        // `host:443` is the same origin as `host` over https.
+        if authority.hasSuffix(":443") { authority.removeLast(4) }
+        var publicAuthority = String(publicURL.lowercased().dropFirst("https://".count).prefix { $0 != "/" })
+        if publicAuthority.hasSuffix(":443") { publicAuthority.removeLast(4) }
+        return authority == publicAuthority
+    }
+}
