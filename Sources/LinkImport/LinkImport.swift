@@ -222,15 +222,16 @@ package struct LinkImport: Sendable {
     /// Every link in `store` as CSV with its header, oldest first, read `pageSize` links at a
     /// time; with how many links it holds.
     /// With `domains`, only the links of those domains (nil in it: the first; see ``LinkKey``).
-    package static func export(from store: LinkStore, domains: [String?]? = nil, pageSize: Int = 1000) async throws(StoreError) -> (csv: String, count: Int) {
+    package static func export(from store: LinkStore, domains: [String?]? = nil, pageSize: Int = 1000) async throws(StoreError) -> (csv: String, count: Int, protected: Int) {
         var csv = CSVFields.record(columns)
         var cursor: (Int64, String)?
-        var count = 0
+        var count = 0, protected = 0
         while true {
             let page = try await store.links(after: cursor, limit: pageSize, domains: domains)
             csv += export(page, header: false)
             count += page.count
-            guard page.count == pageSize, let last = page.last else { return (csv, count) }
+            protected += page.filter { $0.passwordHash != nil }.count
+            guard page.count == pageSize, let last = page.last else { return (csv, count, protected) }
             cursor = (LinkStore.millis(last.createdAt), last.code)
         }
     }
@@ -274,6 +275,10 @@ package struct LinkImport: Sendable {
         var plan = Plan()
         for (i, name) in header.fields.enumerated() {
             if index[name] != nil { throw Failure("line \(header.line): the column \(name) appears twice in the header") }
+            // Ignored, its links would be made open to everyone: refused before anything is stored.
+            if name == "password" {
+                throw Failure("line \(header.line): the column password: import csv does not set passwords; set each with PATCH /api/links/{code} (\"password\") or make the links with POST /api/links/bulk")
+            }
             if Self.columns.contains(name) { index[name] = i } else if !name.isEmpty { plan.ignoredColumns.append(name) }
         }
         guard index["code"] != nil else { throw Failure("line \(header.line): no code column; the header is \(Self.columns.joined(separator: ","))") }

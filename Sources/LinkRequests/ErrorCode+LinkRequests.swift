@@ -99,6 +99,8 @@ extension ErrorCode {
     public static let rateLimited = ErrorCode("rate-limited")
     /// Too many QR images are already being drawn or waiting to be (HTTP 503).
     public static let qrBusy = ErrorCode("qr-busy")
+    /// Too many password checks of protected links are running or waiting; try again shortly.
+    public static let passwordBusy = ErrorCode("password-busy")
     /// Too many `/api/resolve` requests are already running or waiting (HTTP 503).
     public static let resolveBusy = ErrorCode("resolve-busy")
     /// Work refused because the service is stopping.

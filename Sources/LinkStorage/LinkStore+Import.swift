@@ -31,8 +31,8 @@ extension LinkStore {
     /// Stores imported links in one transaction: new codes are created (with their creation
     /// time and clicks), a link of the same kind under the same code is updated to the imported
     /// fields (its clicks kept) or left as it is when nothing differs, and a link of another kind
-    /// is never touched (`conflict`); what `keeping` names stays as the existing link has it.
-    /// Running the same import again changes nothing. With
+    /// is never touched (`conflict`); what `keeping` names stays as the existing link has it, and
+    /// so does its password (no import carries one). Running the same import again changes nothing. With
     /// webhooks, `link.created` and `link.updated` are written in the same transaction.
     package func importLinks(_ links: [StoredLink], keeping: ImportKeeping = [], existing mode: ImportExisting = .update) async throws(StoreError) -> [ImportOutcome] {
         let outbox = self.outbox
@@ -52,6 +52,8 @@ extension LinkStore {
                     var link = link
                     if keeping.contains(.campaign) { link.campaign = existing.campaign }
                     if keeping.contains(.tags) { link.tags = existing.tags }
+                    // No import carries a password: an updated link keeps the one it has.
+                    link.passwordHash = existing.passwordHash
                     if Self.sameTarget(existing, link) { outcomes.append(.unchanged); continue }
                     let updated = try await tx.run(Self.updateSQL, Self.updateBinds(link, updatedAt: now)).first.map(Self.link)
                     if let outbox, outbox.wants("link.updated"), let updated { try await outbox.enqueue("link.updated", data: outbox.render(updated), at: now, in: tx) }

@@ -46,12 +46,12 @@ public struct QRLogo: Sendable, Hashable {
             (width, height, rgba) = try Raster.decodePNG(data, maximumSide: Self.maximumSide)
         } else {
             format = .svg
-            let pixels = try Raster.drawSVG(data, side: Self.svgPixels)
-            // Alpha is every fourth byte: an SVG that covers no pixel would hide modules for nothing.
-            guard stride(from: 3, to: pixels.count, by: 4).contains(where: { pixels[$0] != 0 }) else {
-                throw Self.refusal("the SVG draws nothing (give it a width and height or a viewBox, and something to see)")
-            }
-            (width, height, rgba) = (Self.svgPixels, Self.svgPixels, pixels)
+            (width, height, rgba) = (Self.svgPixels, Self.svgPixels, try Raster.drawSVG(data, side: Self.svgPixels))
+        }
+        // Alpha is every fourth byte: a logo that covers no pixel would hide modules for nothing.
+        guard stride(from: 3, to: rgba.count, by: 4).contains(where: { rgba[$0] != 0 }) else {
+            throw Self.refusal(format == .svg ? "the SVG draws nothing (give it a width and height or a viewBox, and something to see)"
+                                              : "the PNG is wholly transparent: it would hide the modules under it and show nothing")
         }
     }
 

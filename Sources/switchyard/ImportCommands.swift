@@ -211,8 +211,11 @@ struct ExportCSV: AsyncParsableCommand {
             let configuration = try Output.orExit { try ServiceConfiguration.located(config) }.configuration
             only = [try Self.domainIndex(named: domain, in: configuration) == 0 ? nil : domain]
         }
-        let (text, count) = try await databaseOption.withStore(existing: true) { try await LinkImport.export(from: $0, domains: only) }
-        try Output.writeFile(output, Array(text.utf8), note: "wrote \(output): \(count) link\(count == 1 ? "" : "s")")
+        let (text, count, protected) = try await databaseOption.withStore(existing: true) { try await LinkImport.export(from: $0, domains: only) }
+        // A password is kept only as a hash, which no export carries: said, so a copy made with
+        // `import csv` is not thought protected.
+        let passwords = protected == 0 ? "" : "; \(protected) of them protected: their passwords are not exported, so links imported from this file are open to everyone until each is given one again (PATCH \"password\")"
+        try Output.writeFile(output, Array(text.utf8), note: "wrote \(output): \(count) link\(count == 1 ? "" : "s")\(passwords)")
     }
 
     /// The index of the domain `--domain` names in `configuration`; exit 2 naming the domains

@@ -149,7 +149,7 @@ import Testing
         shop.code = "shop/same1"
         try await service.store.insert(plur)
         try await service.store.insert(shop)
-        let (csv, count) = try await LinkImport.export(from: service.store)
+        let (csv, count, _) = try await LinkImport.export(from: service.store)
         #expect(count == 2)
         let rows = csv.split(separator: "\r\n").map(String.init)
         #expect(rows[0].hasSuffix(",tags,expiredURL,domain"))

@@ -117,7 +117,7 @@ import Testing
         var link = try LinkInput(configuration: h.service.configuration).read(try JSONParser.parse(#"{"deepLink": "plur://group/e", "expiredURL": "https://rabble.community/after"}"#), now: Date())
         link.code = "ends01"
         try await h.store.insert(link)
-        let (csv, _) = try await LinkImport.export(from: h.store)
+        let (csv, _, _) = try await LinkImport.export(from: h.store)
         #expect(csv.hasPrefix(LinkImport.columns.joined(separator: ",") + "\r\n") && csv.contains(",https://rabble.community/after,"), "\(csv)")
         let plan = try LinkImport(configuration: h.service.configuration).ownLinks(csv, now: Date())
         #expect(plan.links.map(\.expiredURL) == ["https://rabble.community/after"] && plan.problems.isEmpty, "\(plan.problems)")

@@ -224,7 +224,7 @@ import Testing
         var tagged = try #require(try await h.store.link(code: "blog1"))
         tagged.tags = ["blog", "old"]
         _ = try await h.store.update(tagged)
-        let (exported, _) = try await LinkImport.export(from: h.store)
+        let (exported, _, _) = try await LinkImport.export(from: h.store)
         let again = try importer.ownLinks(exported, now: Date())
         #expect(again.problems.isEmpty && again.links.count == 4, "\(again.problems)")
         #expect(again.links.first { $0.code == "blog1" }?.tags == ["blog", "old"] && again.links.allSatisfy { $0.kind == .imported })

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LinkImport
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -237,6 +238,63 @@ import Testing
             let code = try #require(invite.json?["code"]?.stringValue, "\(invite.text)")
             let refused = try await client.call(.patch, "/api/links/\(code)", token: h.writer, body: #"{"password": "pw"}"#)
             #expect(refused.status == .badRequest && refused.json?.at("error.code")?.stringValue == "immutable-field", "\(refused.text)")
+        }
+    }
+
+    /// An import that updates a protected link keeps its password (no import carries one); an
+    /// export says how many protected links it wrote without theirs; a `password` column is
+    /// refused rather than ignored (its links would be made open).
+    @Test func importsKeepPasswordsAndRefuseAPasswordColumn() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "kept01", "deepLink": "plur://group/k", "title": "Kept", "password": "pw"}"#)
+        }
+        let stored = try #require(try await h.store.link(code: "kept01")?.passwordHash)
+        let (csv, count, protected) = try await LinkImport.export(from: h.store)
+        #expect(count == 1 && protected == 1 && !csv.contains("scrypt"))
+        let importer = LinkImport(configuration: h.service.configuration)
+        let plan = try importer.ownLinks(csv.replacingOccurrences(of: ",Kept,", with: ",Kept again,"), now: Date())
+        #expect(plan.problems.isEmpty, "\(plan.problems)")
+        let outcomes = try await h.store.importLinks(plan.links, keeping: plan.keeping)
+        #expect(outcomes == [.updated])
+        let after = try #require(try await h.store.link(code: "kept01"))
+        #expect(after.title == "Kept again" && after.passwordHash == stored)
+        // The same file again changes nothing.
+        #expect(try await h.store.importLinks(plan.links, keeping: plan.keeping) == [.unchanged])
+        #expect(throws: LinkImport.Failure.self) {
+            _ = try importer.ownLinks("code,deepLink,password\r\nopen01,plur://group/o,secret\r\n", now: Date())
+        }
+        do { _ = try importer.ownLinks("code,deepLink,password\r\nopen01,plur://group/o,secret\r\n", now: Date()) } catch {
+            #expect(error.message.contains("the column password: import csv does not set passwords"), "\(error.message)")
+        }
+    }
+
+    /// A protected link's QR code tells nothing its form does not: drawn whatever its state.
+    @Test func aProtectedLinksQRCodeDoesNotTellThatItEnded() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer,
+                body: #"{"deepLink": "plur://group/q", "password": "pw", "expiresIn": 60}"#).json?["code"]?.stringValue)
+            let open = try #require(try await client.call(.post, "/api/links", token: h.writer,
+                body: #"{"deepLink": "plur://group/q", "expiresIn": 60}"#).json?["code"]?.stringValue)
+            h.clock.advance(120)
+            #expect(try await client.call(.get, "/i/\(code)/qr.svg").status == .ok)
+            #expect(try await client.call(.get, "/i/\(code)/qr.png").status == .ok)
+            #expect(try await client.call(.get, "/i/\(open)/qr.svg").status == .gone)
+        }
+    }
+
+    /// A tried password with a control character is wrong (no password can hold one), even one
+    /// that a normalisation would drop; the visited query goes back percent-encoded.
+    @Test func controlCharactersNeverMatchAndTheQueryIsEncoded() async throws {
+        let h = try await Harness.make()
+        try await h.app().test(.router) { client in
+            let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: Self.secretLink).json?["code"]?.stringValue)
+            for tried in ["correct+horse%00", "correct+horse%00%00", "%00correct+horse", "correct+horse%0A"] {
+                #expect(try await Self.post(client, code, "password=" + tried).0 == .forbidden, "\(tried)")
+            }
+            let right = try await Self.post(client, code, "password=correct+horse&query=" + "a=<b> c\"#d".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            #expect(right.0 == .seeOther && right.1[.location] == "/i/\(code)?a=%3Cb%3E%20c%22%23d", "\(right.1)")
         }
     }
 }

@@ -344,6 +344,10 @@ struct LandingController: Sendable {
         return await page(landing, laneDeclined: false, address: { addresses.address(request, context) })
     }
 
+    /// What a query the form hands back may hold as it is: a query's characters and the `%` of
+    /// escapes already made.
+    static let queryCharacters = CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "%"))
+
     /// The most a password form's body may have: a password (128 characters, up to 4 bytes each,
     /// percent-encoded) and the visited query.
     static let largestPasswordForm = 8 << 10
@@ -374,8 +378,10 @@ struct LandingController: Sendable {
         let link: StoredLink?
         do { link = try await hot.link(key) } catch { return pages.storeFailurePage(error, logger: serving.claims.logger) }
         guard let link else { return pages.messagePage(.notFound, "Link not found", "This link does not exist or was deleted.") }
-        // The visited query goes back with the form; only a query (never a path or host) is kept.
-        let query = form["query"].flatMap { q in q.count <= 2048 && !q.contains("#") && !q.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) ? q : nil }
+        // The visited query goes back with the form: only a query (never a path or host), with
+        // anything a query may not hold percent-encoded (a `#`, a space, a quote); up to 2,048
+        // characters, as the form carries it.
+        let query = form["query"].flatMap { q in q.count <= 2048 ? q.addingPercentEncoding(withAllowedCharacters: Self.queryCharacters) : nil }
         let location = LandingPages.path(of: pages.answers.pageURL(of: link)) + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
         guard let stored = link.passwordHash else {
             // Not (or no longer) protected: its page opens without a password.
@@ -387,8 +393,11 @@ struct LandingController: Sendable {
             response.headers[.retryAfter] = String(max(1, Int(wait.rounded(.up))))
             return response
         }
+        let given = form["password"] ?? ""
         let right: Bool
-        do { right = try await passwords.verify(form["password"] ?? "", against: stored) } catch let error as APIError {
+        // No password can hold a control character (``LinkPassword/problem(_:)``): such a try is
+        // wrong without being hashed.
+        do { right = LinkPassword.problem(given) == nil ? try await passwords.verify(given, against: stored) : false } catch let error as APIError {
             var response = pages.messagePage(error.status, "Try again shortly", error.message)
             if let after = error.retryAfter { response.headers[.retryAfter] = String(after) }
             return response

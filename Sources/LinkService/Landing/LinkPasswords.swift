@@ -65,8 +65,3 @@ final class LinkPasswords: Sendable {
         }
     }
 }
-
-extension ErrorCode {
-    /// Too many password checks are running or waiting; try again shortly.
-    static let passwordBusy = ErrorCode("password-busy")
-}

@@ -51,6 +51,12 @@ struct QRController: Sendable {
             throw APIError(.notFound, .notFound, "no link with code \(JSONWriter.quote(shown))", field: "code")
         }
         let code = domains.key(code: shown, domain: domain)
+        for name in ["size"] + QRStyle.optionNames where request.uri.queryParameters.getAll(name).count > 1 {
+            throw APIError.badRequest(name == "size" ? .invalidSize : .invalidQRStyle, "\(name) is given more than once", field: name)
+        }
+        if !png, request.uri.queryParameters["size"] != nil {
+            throw APIError.badRequest(.invalidSize, "size applies to PNG only; an SVG scales to any size", field: "size")
+        }
         var size = LinkService.defaultQRSize
         if png, let s = request.uri.queryParameters["size"], !s.isEmpty {
             guard let n = Int(s), LinkService.qrSizes.contains(n) else {
@@ -70,9 +76,11 @@ struct QRController: Sendable {
             throw APIError(.notFound, .notFound, "no link with code \(shown)", field: "code")
         }
         // A use-limited link's count is the database's (the cache may be seconds behind it).
+        // A protected link's code is drawn whatever its state: its page tells nothing, not even
+        // that it has ended, before the password, and neither does this.
         var current = link
-        if link.maxUses != nil { current.clicks = try await store.link(code: code)?.clicks ?? .max }
-        switch LinkEnd(current, at: now()) {
+        if link.maxUses != nil, link.passwordHash == nil { current.clicks = try await store.link(code: code)?.clicks ?? .max }
+        switch link.passwordHash == nil ? LinkEnd(current, at: now()) : nil {
         case .expired?: throw APIError(.gone, .expired, "the link with code \(shown) has expired")
         case .usedUp(let max)?: throw APIError(.gone, .usedUp, "the link with code \(shown) has been used \(max) times, its limit")
         case nil: break
@@ -105,11 +113,14 @@ struct QRController: Sendable {
     }
 
     static func qrResponse(_ bytes: [UInt8], png: Bool) -> Response {
-        let headers: HTTPFields = [
+        var headers: HTTPFields = [
             .contentType: png ? "image/png" : "image/svg+xml",
             .cacheControl: "public, max-age=300",
             .contentLength: String(bytes.count),
+            LandingPages.contentTypeOptions: "nosniff",
         ]
+        // An SVG opened on its own is a document: it may show its embedded logo, nothing else.
+        if !png { headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; img-src data:; style-src 'unsafe-inline'" }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
