@@ -63,6 +63,12 @@ extension ServiceConfiguration {
                 }
                 codeAlphabet = chars
             }
+            if let n = try int(links, "passwordCost", "links") {
+                guard (10...20).contains(n) else {
+                    throw ConfigurationError("links.passwordCost: \(n) is outside 10–20 (scrypt's N is 2 to this power; 14, the default, is 16 MB and tens of milliseconds a hash)")
+                }
+                passwordCost = n
+            }
             if let n = try int(links, "length", "links") {
                 guard (4...32).contains(n) else { throw ConfigurationError("links.length: between 4 and 32") }
                 codeLength = n

@@ -138,6 +138,10 @@ public struct ServiceConfiguration: Sendable {
     package var perTokenLimit: RateLimit
     /// The rate limit per client address (`rateLimit.perAddress`; default 300 a minute, burst 30).
     package var perAddressLimit: RateLimit
+    /// How slow a protected link's password hash is (`links.passwordCost`): scrypt's N is 2 to
+    /// this power (14: 16 MB and tens of milliseconds a hash). A stored hash keeps the N it was
+    /// made with, so a change applies to passwords set from then on.
+    package var passwordCost = 14
     /// Password attempts at protected links per client network (`rateLimit.passwordPerAddress`).
     package var passwordPerAddressLimit = RateLimit(perMinute: 10, burst: 5)
     /// Password attempts per protected link, from all networks (`rateLimit.passwordPerLink`).
@@ -211,7 +215,7 @@ public struct ServiceConfiguration: Sendable {
                 "publicURL": .string, "redirectHosts": .array(.string), "deepLinkSchemes": .array(.string), "trustForwardedFor": .oneOf([.bool, .int]),
                 "maximumBodyBytes": .int, "maximumBulkBodyBytes": .int, "connectionsPerAddress": .int,
             ]),
-            "links": .object(["alphabet": .string, "length": .int]),
+            "links": .object(["alphabet": .string, "length": .int, "passwordCost": .int]),
             "rateLimit": .object(["perToken": rateLimit, "perAddress": rateLimit, "passwordPerAddress": rateLimit, "passwordPerLink": rateLimit]),
             "resolve": .object(["manifest": .string, "offline": .bool, "allowPrivateAddresses": .bool,
                                  "scriptTimeLimit": .number, "scriptMemoryMB": .int, "regexTimeLimit": .number, "threads": .int,

@@ -52,6 +52,10 @@ package enum ForeignFormat: String, CaseIterable, Sendable {
     case yourlsCSV = "yourls-csv"
     /// YOURLS: a mysqldump of the `yourls_url` table.
     case yourlsSQL = "yourls-sql"
+    /// Bitly's API answer, `GET /v4/groups/{group_guid}/bitlinks`.
+    case bitlyJSON = "bitly-json"
+    /// Short.io's API answer, `GET /api/links?domain_id=…`.
+    case shortioJSON = "shortio-json"
 
     /// The product's name.
     package var product: String {
@@ -59,6 +63,22 @@ package enum ForeignFormat: String, CaseIterable, Sendable {
         case .shlinkCSV, .shlinkJSON: "Shlink"
         case .kuttJSON: "Kutt"
         case .yourlsCSV, .yourlsSQL: "YOURLS"
+        case .bitlyJSON: "Bitly"
+        case .shortioJSON: "Short.io"
+        }
+    }
+
+    /// Whether the format's places are items of a JSON list (else lines of a file).
+    package var isJSON: Bool { [.shlinkJSON, .kuttJSON, .bitlyJSON, .shortioJSON].contains(self) }
+
+    /// The name the format gives a link's target, for problems that name it.
+    package var targetField: String {
+        switch self {
+        case .shlinkCSV, .shlinkJSON: "longUrl"
+        case .kuttJSON: "target"
+        case .yourlsCSV, .yourlsSQL: "url"
+        case .bitlyJSON: "long_url"
+        case .shortioJSON: "originalURL"
         }
     }
 
@@ -75,6 +95,8 @@ package enum ForeignFormat: String, CaseIterable, Sendable {
         case "shlink": return json ? .shlinkJSON : .shlinkCSV
         case "kutt": return json ? .kuttJSON : nil
         case "yourls": return sql ? .yourlsSQL : .yourlsCSV
+        case "bitly": return json ? .bitlyJSON : nil
+        case "shortio": return json ? .shortioJSON : nil
         default: return nil
         }
     }
@@ -87,6 +109,8 @@ package enum ForeignFormat: String, CaseIterable, Sendable {
         case .kuttJSON: try ForeignExports.kuttJSON(ForeignExports.json(text))
         case .yourlsCSV: try ForeignExports.yourlsCSV(text)
         case .yourlsSQL: try ForeignExports.yourlsSQL(text)
+        case .bitlyJSON: try ForeignExports.bitlyJSON(ForeignExports.json(text))
+        case .shortioJSON: try ForeignExports.shortioJSON(ForeignExports.json(text))
         }
     }
 }
@@ -197,6 +221,113 @@ enum ForeignExports {
             export.links.append(link)
         }
         export.noteUnreadable()
+        return export
+    }
+
+    // MARK: Bitly
+
+    /// `GET /v4/groups/{group_guid}/bitlinks`: `{"links": [Bitlink, …], "pagination": …}` (or the
+    /// list alone). Each: `id` (`domain/back-half`: the code, and the host it had), `long_url`,
+    /// `title`, `tags`, `created_at` (`2024-03-05T14:02:11+0000`), `expiration_at`, and
+    /// `custom_bitlinks` — full URLs of the back-halves it was also given, each kept as a link of
+    /// its own to the same target. Deleted Bitlinks are left out; the list carries no clicks.
+    static func bitlyJSON(_ document: JSONValue) throws(Failure) -> ForeignExport {
+        let items: [JSONValue]
+        if let list = document.arrayValue { items = list }
+        else if let links = document["links"]?.arrayValue { items = links }
+        else { throw Failure("not a Bitly API answer: no links list (GET /v4/groups/{group_guid}/bitlinks answers {\"links\": […], \"pagination\": …})") }
+        var export = ForeignExport(rows: items.count)
+        if let next = document["pagination"]?["next"]?.stringValue, !next.isEmpty {
+            export.notes.append("this file is one page of the group's Bitlinks (pagination.next is set): import every page's file (size=100, following next)")
+        }
+        var archived = 0, aliases = 0
+        for (i, item) in items.enumerated() {
+            let line = i + 1
+            guard item.objectMembers != nil else { export.problem(line, "not an object"); continue }
+            guard let id = item["id"]?.stringValue, let slash = id.firstIndex(of: "/"), id.index(after: slash) < id.endIndex else {
+                export.problem(line, "no id of the form domain/back-half"); continue
+            }
+            let code = String(id[id.index(after: slash)...])
+            guard let target = item["long_url"]?.stringValue else { export.problem(line, "\(code): no long_url"); continue }
+            if item["is_deleted"] == .bool(true) { export.problem(line, "\(code): deleted in Bitly; not imported"); continue }
+            var link = ForeignLink(line: line, code: code, target: target)
+            link.host = String(id[..<slash])
+            link.title = item["title"]?.stringValue
+            link.tags = item["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            link.createdAt = export.time(item["created_at"]?.stringValue)
+            do throws(Failure) {
+                link.expiresAt = try item["expiration_at"]?.stringValue.map { t throws(Failure) in try date(t, "expiration_at") }
+            } catch { export.problem(line, "\(code): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)"); continue }
+            if item["archived"] == .bool(true) { archived += 1 }
+            export.links.append(link)
+            // Its other back-halves lead to the same place: each is a link of its own.
+            for custom in item["custom_bitlinks"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
+                guard let url = URLComponents(string: custom.contains("://") ? custom : "https://" + custom), let host = url.host else {
+                    export.problem(line, "\(code): custom back-half \(JSONWriter.quote(custom)) is not a URL"); continue
+                }
+                let path = String(url.path.drop { $0 == "/" })
+                guard !path.isEmpty, path != code || host != link.host else { continue }
+                var alias = link
+                alias.code = path
+                alias.host = host
+                export.links.append(alias)
+                aliases += 1
+            }
+        }
+        export.noteUnreadable()
+        if aliases > 0 { export.notes.append(aliases == 1 ? "1 custom back-half is imported as a link of its own, to the same target" : "\(aliases) custom back-halves are imported as links of their own, to the same target") }
+        if archived > 0 { export.notes.append("\(archived) Bitlink\(archived == 1 ? " was" : "s were") archived in Bitly (hidden from its lists): imported, and served as the others") }
+        if !export.links.isEmpty { export.notes.append("Bitly's list carries no click counts (its clicks/summary endpoint does): the links start at 0") }
+        return export
+    }
+
+    // MARK: Short.io
+
+    /// `GET /api/links?domain_id=…`: `{"count", "links": [Link, …], "nextPageToken"}` (or the
+    /// list alone). Each: `path` (the code; the root link, with none, is left out), `originalURL`,
+    /// `title`, `tags`, `createdAt` and `expiresAt` (ISO 8601 or milliseconds since 1970),
+    /// `clicksLimit` (the use limit), and the host from `shortURL`. Links with a password are
+    /// left out (the export does not carry it); the list carries no clicks.
+    static func shortioJSON(_ document: JSONValue) throws(Failure) -> ForeignExport {
+        let items: [JSONValue]
+        if let list = document.arrayValue { items = list }
+        else if let links = document["links"]?.arrayValue { items = links }
+        else { throw Failure("not a Short.io API answer: no links list (GET /api/links?domain_id=… answers {\"count\", \"links\": […], \"nextPageToken\"})") }
+        var export = ForeignExport(rows: items.count)
+        if let next = document["nextPageToken"]?.stringValue, !next.isEmpty {
+            export.notes.append("this file is one page of the domain's links (nextPageToken is set): import every page's file (pageToken=…)")
+        }
+        func time(_ value: JSONValue?, _ field: String) throws(Failure) -> Date? {
+            switch value {
+            case nil, .null?: return nil
+            case .string(let text)?: return try date(text, field)
+            case .number(let millis, _)? where millis >= 0 && millis < 1e14: return Date(timeIntervalSince1970: millis / 1000)
+            case let other?: throw Failure("\(field) \(JSONWriter.compact(other)) is not a time (ISO 8601, or milliseconds since 1970)")
+            }
+        }
+        for (i, item) in items.enumerated() {
+            let line = i + 1
+            guard item.objectMembers != nil else { export.problem(line, "not an object"); continue }
+            guard let path = item["path"]?.stringValue else { export.problem(line, "no path"); continue }
+            guard !path.isEmpty else { export.problem(line, "the domain's root link (no path): Switchyard serves its own root; not imported"); continue }
+            guard let target = item["originalURL"]?.stringValue else { export.problem(line, "\(path): no originalURL"); continue }
+            if item["hasPassword"] == .bool(true) || (item["password"]?.stringValue).map({ !$0.isEmpty }) == true {
+                export.problem(line, "\(path): protected by a password in Short.io, which its export does not carry; not imported, so that it is not opened to everyone"); continue
+            }
+            var link = ForeignLink(line: line, code: path, target: target)
+            link.title = item["title"]?.stringValue
+            link.tags = item["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            link.host = (item["shortURL"]?.stringValue ?? item["secureShortURL"]?.stringValue).flatMap { URLComponents(string: $0)?.host }
+            link.maxUses = item["clicksLimit"]?.wholeNumber.flatMap { $0 > 0 ? $0 : nil }
+            link.createdAt = (try? time(item["createdAt"], "createdAt")) ?? nil
+            if item["createdAt"] != nil, item["createdAt"] != .null, link.createdAt == nil { export.unreadableTimes += 1 }
+            do throws(Failure) { link.expiresAt = try time(item["expiresAt"], "expiresAt") } catch {
+                export.problem(line, "\(path): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)"); continue
+            }
+            export.links.append(link)
+        }
+        export.noteUnreadable()
+        if !export.links.isEmpty { export.notes.append("Short.io's list carries no click counts (its statistics API does): the links start at 0") }
         return export
     }
 

@@ -19,13 +19,9 @@ extension LinkImport {
         plan.ignoredColumns = export.ignoredColumns
         plan.notes = export.notes
         plan.existing = .keep
-        plan.linesAreItems = format == .shlinkJSON || format == .kuttJSON
+        plan.linesAreItems = format.isJSON
         let domains = LinkDomains(input.configuration)
-        let targetField = switch format {
-        case .shlinkCSV, .shlinkJSON: "longUrl"
-        case .kuttJSON: "target"
-        case .yourlsCSV, .yourlsSQL: "url"
-        }
+        let targetField = format.targetField
         var seen: [String: Int] = [:]
         var elsewhere: [String: Int] = [:]
         var retagged = 0, tagsLeftOut = 0, titlesCleaned = 0, titlesLeftOut = 0, futureDates = 0, expiredBefore = 0

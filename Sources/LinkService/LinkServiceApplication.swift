@@ -98,7 +98,8 @@ public struct LinkService: Sendable {
 
         let limits = RequestLimits(configuration: configuration, store: store, metrics: metrics, clock: clock)
         let tokens = TokenVerifier(store: store, limits: limits)
-        let passwords = LinkPasswords(perAddress: configuration.passwordPerAddressLimit, perLink: configuration.passwordPerLinkLimit, clock: clock)
+        let passwords = LinkPasswords(cost: 1 << configuration.passwordCost, perAddress: configuration.passwordPerAddressLimit,
+                                      perLink: configuration.passwordPerLinkLimit, clock: clock)
         let newLinks = NewLinks(store: store, hot: hot, configuration: configuration, logger: logger, domains: domains, passwords: passwords)
         let bodies = RequestBodies(maximumBytes: configuration.maximumBodyBytes)
         let bulkBodies = RequestBodies(maximumBytes: max(configuration.maximumBulkBodyBytes, configuration.maximumBodyBytes), setting: "service.maximumBulkBodyBytes")

@@ -8,7 +8,8 @@ import SwitchyardCore
 /// alone. Hashing costs tens of milliseconds of CPU and 16 MB: callers run it on threads of its
 /// own, never an event loop.
 package enum LinkPassword {
-    /// scrypt's cost (N), block size (r) and parallelism (p) for new hashes: 16 MB of memory.
+    /// scrypt's cost (N) for new hashes unless told otherwise, block size (r) and parallelism
+    /// (p): 16 MB of memory.
     package static let cost = 1 << 14, blockSize = 8, parallelism = 1
     /// The characters a password may have.
     package static let lengths = 1...128
@@ -25,9 +26,9 @@ package enum LinkPassword {
         return nil
     }
 
-    /// The stored form of `password` with a fresh random salt:
-    /// `scrypt$N$r$p$` then the salt and the 32-byte key in base64.
-    package static func hash(_ password: String) -> String {
+    /// The stored form of `password` with a fresh random salt, at scrypt cost `cost` (N, a power
+    /// of two): `scrypt$N$r$p$` then the salt and the 32-byte key in base64.
+    package static func hash(_ password: String, cost: Int = cost) -> String {
         var salt = [UInt8](repeating: 0, count: 16)
         var generator = SystemRandomNumberGenerator()
         for i in salt.indices { salt[i] = UInt8.random(in: 0...255, using: &generator) }

@@ -10,7 +10,7 @@ struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import links into the service's database: Switchyard's own CSV, or an export of Firebase Dynamic Links, Shlink, Kutt or YOURLS.",
-        subcommands: [ImportFirebase.self, ImportCSV.self, ImportShlink.self, ImportKutt.self, ImportYOURLS.self]
+        subcommands: [ImportFirebase.self, ImportCSV.self, ImportShlink.self, ImportKutt.self, ImportYOURLS.self, ImportBitly.self, ImportShortio.self]
     )
 }
 
@@ -119,7 +119,12 @@ struct ForeignImportOptions: ParsableArguments {
         let configuration = try options.configuration()
         let index = try domain.map { try ExportCSV.domainIndex(named: $0, in: configuration) }
         try await options.run(configuration: configuration) { importer, text throws(LinkImport.Failure) in
-            guard let format = ForeignFormat.detect(product: product, text: text) else { throw LinkImport.Failure("not an export this command reads") }
+            guard let format = ForeignFormat.detect(product: product, text: text) else {
+                let wanted = ["kutt": "Kutt's API answer (GET /api/v2/links) saved as JSON",
+                              "bitly": "Bitly's API answer (GET /v4/groups/{group_guid}/bitlinks) saved as JSON; its CSV export is not read, its columns being documented nowhere we could check",
+                              "shortio": "Short.io's API answer (GET /api/links?domain_id=…) saved as JSON; its CSV export is not read, its columns being documented nowhere we could check"][product]
+                throw LinkImport.Failure("not an export this command reads" + (wanted.map { ": it reads " + $0 } ?? ""))
+            }
             return importer.foreign(try format.read(text), format: format, domain: index, now: Date())
         }
     }
@@ -228,4 +233,47 @@ struct ExportCSV: AsyncParsableCommand {
         }
         return index
     }
+}
+
+struct ImportBitly: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bitly",
+        abstract: "Import Bitly's links: the answer of its API's GET /v4/groups/{group_guid}/bitlinks.",
+        discussion: """
+            Reads {"links": [...], "pagination": {...}} (or the links list alone), as Bitly's API answers \
+            GET https://api-ssl.bitly.com/v4/groups/GROUP/bitlinks?size=100&archived=both: id (domain/back-half: the code, \
+            and the host it had), long_url, title, tags, created_at, expiration_at, and custom_bitlinks (the other \
+            back-halves of a Bitlink, each imported as a link of its own to the same target). Deleted Bitlinks are \
+            reported and left out. The list carries no click counts, so the links start at 0. Bitly answers 100 at a \
+            time: import each page's file (following pagination.next), or join their links lists. Bitly's CSV export is \
+            not read: its columns are documented nowhere we could check.
+
+            \(foreignDiscussion)
+            """
+    )
+    @OptionGroup var options: ImportOptions
+    @OptionGroup var foreign: ForeignImportOptions
+
+    func run() async throws { try await foreign.run(options, product: "bitly") }
+}
+
+struct ImportShortio: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shortio",
+        abstract: "Import Short.io's links: the answer of its API's GET /api/links?domain_id=….",
+        discussion: """
+            Reads {"count", "links": [...], "nextPageToken"} (or the links list alone), as Short.io's API answers \
+            GET https://api.short.io/api/links?domain_id=ID&limit=150: path (the code; the domain's root link is left \
+            out), originalURL, title, tags, createdAt and expiresAt (ISO 8601 or milliseconds), clicksLimit (kept as \
+            the use limit), and the host of shortURL. Links with a password are reported and left out (the export does \
+            not carry it). The list carries no click counts, so the links start at 0. Import each page's file \
+            (following nextPageToken). Short.io's CSV export is not read: its columns are documented nowhere we could check.
+
+            \(foreignDiscussion)
+            """
+    )
+    @OptionGroup var options: ImportOptions
+    @OptionGroup var foreign: ForeignImportOptions
+
+    func run() async throws { try await foreign.run(options, product: "shortio") }
 }

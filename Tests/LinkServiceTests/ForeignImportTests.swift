@@ -103,6 +103,65 @@ import Testing
         #expect(page.links.count == 1 && page.notes == ["this file holds links 1–3 of 120 (Kutt answers at most 50 at a time): import every page's file (skip=0, 50, 100, …)"], "\(page.notes)")
     }
 
+    /// Bitly's `GET /v4/groups/{guid}/bitlinks`: the code after the domain in `id`, `+0000`
+    /// offsets, custom back-halves as links of their own, deleted Bitlinks left out, no clicks.
+    @Test func bitlysAPIAnswerKeepsEveryBackHalf() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/migrating/bitly-bitlinks.json")
+        let example = try ForeignFormat.bitlyJSON.read(String(contentsOf: file, encoding: .utf8))
+        #expect(example.problems.isEmpty, "\(example.problems)")
+        #expect(example.links.map(\.code) == ["3xYz9Ab", "rabble-rave", "4aBcDeF"] && example.links.map(\.host) == ["bit.ly", "bit.ly", "bit.ly"])
+        #expect(example.links[1].target == "https://blog.rabble.community/spring-rave" && example.links[1].tags == ["events", "spring"])
+        #expect(example.links[0].createdAt == Self.date("2025-03-05T14:02:11Z") && example.links[2].expiresAt == Self.date("2027-01-28T14:30:00Z"))
+        #expect(example.links.allSatisfy { $0.clicks == nil })
+        #expect(example.notes.contains("1 Bitlink was archived in Bitly (hidden from its lists): imported, and served as the others"), "\(example.notes)")
+        let odd = """
+        {"links": [
+          {"id": "go.example.com/x1", "long_url": "https://blog.example.org/x1", "is_deleted": true},
+          {"id": "nodomain", "long_url": "https://blog.example.org/n"},
+          {"id": "bit.ly/e1", "long_url": "https://blog.example.org/e1", "expiration_at": "someday"},
+          {"id": "go.example.com/ok1", "long_url": "https://blog.example.org/ok", "custom_bitlinks": ["go.example.com/ok1", "https://go.example.com/other"]}
+        ], "pagination": {"next": "https://api-ssl.bitly.com/v4/groups/G/bitlinks?search_after=A", "search_after": "A", "size": 4}}
+        """
+        let read = try ForeignFormat.bitlyJSON.read(odd)
+        #expect(read.problems.map(\.message) == [
+            "x1: deleted in Bitly; not imported", "no id of the form domain/back-half",
+            #"e1: expiration_at "someday" is not a time (ISO 8601, or YYYY-MM-DD HH:MM:SS) (a link whose expiry cannot be read is not imported: it might be live where it ended)"#,
+        ], "\(read.problems)")
+        // The back-half the Bitlink already is is not made twice.
+        #expect(read.links.map(\.code) == ["ok1", "other"] && read.links.map(\.host) == ["go.example.com", "go.example.com"])
+        #expect(read.notes.first == "this file is one page of the group's Bitlinks (pagination.next is set): import every page's file (size=100, following next)")
+        #expect(throws: LinkImport.Failure.self) { try ForeignFormat.bitlyJSON.read(#"{"data": []}"#) }
+        #expect(ForeignFormat.detect(product: "bitly", text: "Bitlink,Long URL\n") == nil && ForeignFormat.detect(product: "bitly", text: "{") == .bitlyJSON)
+    }
+
+    /// Short.io's `GET /api/links`: times as ISO 8601 or milliseconds, `clicksLimit` as the use
+    /// limit, the root link and links with a password left out, no clicks.
+    @Test func shortiosAPIAnswerReadsBothKindsOfTime() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/migrating/shortio-links.json")
+        let example = try ForeignFormat.shortioJSON.read(String(contentsOf: file, encoding: .utf8))
+        #expect(example.links.map(\.code) == ["summer-sale", "guide"] && example.links.map(\.host) == ["go.rabble.community", "go.rabble.community"])
+        #expect(example.links[0].maxUses == 1000 && example.links[0].tags == ["shop"] && example.links[0].expiresAt == Self.date("2026-12-31T23:59:59Z"))
+        #expect(example.links[1].createdAt == Date(timeIntervalSince1970: 1_741_183_331) && example.links[1].maxUses == nil)
+        #expect(example.problems.map(\.message) == ["board: protected by a password in Short.io, which its export does not carry; not imported, so that it is not opened to everyone"])
+        let odd = """
+        {"count": 3, "links": [
+          {"path": "", "originalURL": "https://blog.example.org/"},
+          {"path": "t1", "originalURL": "https://blog.example.org/t1", "expiresAt": true},
+          {"path": "t2", "originalURL": "https://blog.example.org/t2", "createdAt": "yesterday", "password": "hunter2"},
+          {"path": "t3", "originalURL": "https://blog.example.org/t3", "createdAt": "never"}
+        ], "nextPageToken": "abc"}
+        """
+        let read = try ForeignFormat.shortioJSON.read(odd)
+        #expect(read.problems.map(\.message) == [
+            "the domain's root link (no path): Switchyard serves its own root; not imported",
+            "t1: expiresAt true is not a time (ISO 8601, or milliseconds since 1970) (a link whose expiry cannot be read is not imported: it might be live where it ended)",
+            "t2: protected by a password in Short.io, which its export does not carry; not imported, so that it is not opened to everyone",
+        ], "\(read.problems)")
+        #expect(read.links.map(\.code) == ["t3"] && read.links[0].createdAt == nil)
+        #expect(read.notes.contains("1 creation time could not be read (such as 0000-00-00 00:00:00): its link is dated when imported"), "\(read.notes)")
+        #expect(read.notes.first == "this file is one page of the domain's links (nextPageToken is set): import every page's file (pageToken=…)")
+    }
+
     @Test func yourlsCSVAndADumpWithEveryEscape() throws {
         let plugin = "source,target,hits\r\n/cafe/,https://blog.example.org/cafe,42\r\n/q1/,\"https://blog.example.org/s?q=a,b\",0\r\n"
         let csv = try ForeignFormat.yourlsCSV.read(plugin)

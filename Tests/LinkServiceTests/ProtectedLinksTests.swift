@@ -7,6 +7,8 @@ import NIOCore
 @testable import LinkStorage
 @testable import LinkService
 import SwitchyardCore
+import SwitchyardDocuments
+import LinkConfiguration
 import SwitchyardTestSupport
 import Testing
 
@@ -14,6 +16,10 @@ import Testing
 /// a scrypt hash, tries limited per network and per link, and a signed cookie that opens that
 /// link alone for a day.
 @Suite struct ProtectedLinksTests {
+    /// scrypt at N = 2^10 instead of 2^14: the same code, a sixteenth of the CPU (the suite's
+    /// timing tests run beside these). `hashesAreSalted…` checks the default.
+    static let cheap = "links: {length: 8, passwordCost: 10}\n"
+
     static let secretLink = #"{"deepLink": "plur://group/board-only", "title": "Board minutes", "description": "For the board", "webURL": "https://rabble.community/board", "password": "correct horse"}"#
 
     /// POSTs a password form to `/i/{code}` as a browser does.
@@ -32,7 +38,7 @@ import Testing
 
     @Test(arguments: Backend.available)
     func aProtectedLinkShowsNothingUntilItsPasswordIsGiven(_ backend: Backend) async throws {
-        let h = try await Harness.make(backend: backend)
+        let h = try await Harness.make(extra: Self.cheap, backend: backend)
         try await h.app().test(.router) { client in
             let created = try await client.call(.post, "/api/links", token: h.writer, body: Self.secretLink)
             #expect(created.status == .created, "\(created.text)")
@@ -40,7 +46,7 @@ import Testing
             #expect(created.json?["password"] == nil && !created.text.contains("scrypt") && !created.text.contains("correct horse"))
             let code = try #require(created.json?["code"]?.stringValue)
             let stored = try #require(try await h.store.link(code: code)?.passwordHash)
-            #expect(stored.hasPrefix("scrypt$16384$8$1$") && !stored.contains("correct horse"))
+            #expect(stored.hasPrefix("scrypt$1024$8$1$") && !stored.contains("correct horse"), "links.passwordCost 10: \(stored)")
 
             // People, phones, previews and HEAD: the form, nothing of the link.
             for (method, agent) in [(HTTPRequest.Method.get, LandingPageTests.desktop), (.get, LandingPageTests.iPhone),
@@ -102,7 +108,7 @@ import Testing
     }
 
     @Test func aNewPasswordVoidsEarlierCookiesAndNullOpensTheLink() async throws {
-        let h = try await Harness.make()
+        let h = try await Harness.make(extra: Self.cheap)
         try await h.app().test(.router) { client in
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: Self.secretLink).json?["code"]?.stringValue)
             let cookie = try Self.cookie(try await Self.post(client, code, "password=correct+horse").1[.setCookie])
@@ -126,7 +132,7 @@ import Testing
     }
 
     @Test func triesAreLimitedPerNetworkBeforeAnythingIsHashed() async throws {
-        let h = try await Harness.make(extra: "rateLimit: {passwordPerAddress: {perMinute: 6, burst: 3}, passwordPerLink: {perMinute: 60, burst: 50}}\n")
+        let h = try await Harness.make(extra: Self.cheap + "rateLimit: {passwordPerAddress: {perMinute: 6, burst: 3}, passwordPerLink: {perMinute: 60, burst: 50}}\n")
         try await h.app().test(.router) { client in
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: Self.secretLink).json?["code"]?.stringValue)
             for _ in 0..<3 { #expect(try await Self.post(client, code, "password=guess").0 == .forbidden) }
@@ -138,7 +144,7 @@ import Testing
     }
 
     @Test func triesAreLimitedPerLinkFromEveryNetwork() async throws {
-        let h = try await Harness.make(extra: "rateLimit: {passwordPerAddress: {perMinute: 60, burst: 50}, passwordPerLink: {perMinute: 6, burst: 2}}\n")
+        let h = try await Harness.make(extra: Self.cheap + "rateLimit: {passwordPerAddress: {perMinute: 60, burst: 50}, passwordPerLink: {perMinute: 6, burst: 2}}\n")
         try await h.app().test(.router) { client in
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: Self.secretLink).json?["code"]?.stringValue)
             let other = try #require(try await client.call(.post, "/api/links", token: h.writer, body: Self.secretLink).json?["code"]?.stringValue)
@@ -156,7 +162,7 @@ import Testing
         (#"{"deepLink": "plur://group/x", "password": 1234}"#, "password"),
     ] as [(String, String)])
     func passwordsThatCannotBeUsedAreRefused(body: String, words: String) async throws {
-        let h = try await Harness.make()
+        let h = try await Harness.make(extra: Self.cheap)
         try await h.app().test(.router) { client in
             let refused = try await client.call(.post, "/api/links", token: h.writer, body: body)
             #expect(refused.status == .badRequest, "\(refused.text)")
@@ -168,7 +174,7 @@ import Testing
 
     /// An ended protected link tells nothing, not even that it ended, before its password.
     @Test func anEndedProtectedLinkShowsTheFormFirst() async throws {
-        let h = try await Harness.make()
+        let h = try await Harness.make(extra: Self.cheap)
         try await h.app().test(.router) { client in
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer,
                 body: #"{"deepLink": "plur://group/x", "password": "pw", "expiresIn": 60, "expiredURL": "https://rabble.community/over"}"#).json?["code"]?.stringValue)
@@ -183,11 +189,12 @@ import Testing
 
     @Test func hashesAreSaltedCheckedInFullAndUnreadableOnesRefuse() throws {
         let a = LinkPassword.hash("pw"), b = LinkPassword.hash("pw")
-        #expect(a != b)
+        #expect(a != b && a.hasPrefix("scrypt$16384$8$1$"), "the default cost: \(a)")
         #expect(LinkPassword.verify("pw", against: a) && LinkPassword.verify("pw", against: b))
-        #expect(!LinkPassword.verify("pw ", against: a) && !LinkPassword.verify("PW", against: a) && !LinkPassword.verify("", against: a))
+        let cheap = LinkPassword.hash("pw", cost: 1 << 10)
+        #expect(!LinkPassword.verify("pw ", against: cheap) && !LinkPassword.verify("PW", against: cheap) && !LinkPassword.verify("", against: cheap))
         // The same text in two Unicode forms is one password.
-        let composed = LinkPassword.hash("caf\u{E9}")
+        let composed = LinkPassword.hash("caf\u{E9}", cost: 1 << 10)
         #expect(LinkPassword.verify("cafe\u{301}", against: composed))
         // A stored text that is not a hash, or one that would cost too much, opens nothing.
         for stored in ["", "pw", "scrypt$16384$8$1$AAAA$AAAA", "scrypt$1073741824$8$1$" + Data(count: 16).base64EncodedString() + "$" + Data(count: 32).base64EncodedString(),
@@ -199,7 +206,7 @@ import Testing
     /// The dashboard sets a password on a new link, replaces it, and removes it; the form never
     /// shows it back.
     @Test func theDashboardSetsReplacesAndRemovesAPassword() async throws {
-        let h = try await Harness.make()
+        let h = try await Harness.make(extra: Self.cheap)
         try await h.app().test(.router) { client in
             var browser = DashboardTests.Browser(client: client)
             try await browser.signIn(h.writer)
@@ -232,7 +239,7 @@ import Testing
     /// An invite is read by its app through /api/invite/{code}, which asks for no password: it
     /// cannot be given one.
     @Test func anInviteCannotBeProtected() async throws {
-        let h = try await Harness.make()
+        let h = try await Harness.make(extra: Self.cheap)
         try await h.app().test(.router) { client in
             let invite = try await client.call(.post, "/api/invite", token: h.writer, body: #"{"groupId": "g", "relay": "wss://relay.example"}"#)
             let code = try #require(invite.json?["code"]?.stringValue, "\(invite.text)")
@@ -245,7 +252,7 @@ import Testing
     /// export says how many protected links it wrote without theirs; a `password` column is
     /// refused rather than ignored (its links would be made open).
     @Test func importsKeepPasswordsAndRefuseAPasswordColumn() async throws {
-        let h = try await Harness.make()
+        let h = try await Harness.make(extra: Self.cheap)
         try await h.app().test(.router) { client in
             _ = try await client.call(.post, "/api/links", token: h.writer, body: #"{"code": "kept01", "deepLink": "plur://group/k", "title": "Kept", "password": "pw"}"#)
         }
@@ -271,7 +278,7 @@ import Testing
 
     /// A protected link's QR code tells nothing its form does not: drawn whatever its state.
     @Test func aProtectedLinksQRCodeDoesNotTellThatItEnded() async throws {
-        let h = try await Harness.make()
+        let h = try await Harness.make(extra: Self.cheap)
         try await h.app().test(.router) { client in
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer,
                 body: #"{"deepLink": "plur://group/q", "password": "pw", "expiresIn": 60}"#).json?["code"]?.stringValue)
@@ -287,7 +294,7 @@ import Testing
     /// A tried password with a control character is wrong (no password can hold one), even one
     /// that a normalisation would drop; the visited query goes back percent-encoded.
     @Test func controlCharactersNeverMatchAndTheQueryIsEncoded() async throws {
-        let h = try await Harness.make()
+        let h = try await Harness.make(extra: Self.cheap)
         try await h.app().test(.router) { client in
             let code = try #require(try await client.call(.post, "/api/links", token: h.writer, body: Self.secretLink).json?["code"]?.stringValue)
             for tried in ["correct+horse%00", "correct+horse%00%00", "%00correct+horse", "correct+horse%0A"] {
@@ -295,6 +302,17 @@ import Testing
             }
             let right = try await Self.post(client, code, "password=correct+horse&query=" + "a=<b> c\"#d".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
             #expect(right.0 == .seeOther && right.1[.location] == "/i/\(code)?a=%3Cb%3E%20c%22%23d", "\(right.1)")
+        }
+    }
+
+    /// `links.passwordCost` outside 10–20 stops the configuration, with its key and why.
+    @Test func aPasswordCostOutsideItsRangeIsRefused() throws {
+        for cost in [9, 21] {
+            #expect {
+                _ = try ServiceConfiguration(document: try StructuredDocument.parse(yaml: "hosts: [a.example]\napple: [{teamId: ABCDE12345, bundleId: a.b}]\nroutes: []\nlinks: {passwordCost: \(cost)}\n"))
+            } throws: { error in
+                (error as? ConfigurationError)?.message.hasPrefix("links.passwordCost: \(cost) is outside 10–20") == true
+            }
         }
     }
 }

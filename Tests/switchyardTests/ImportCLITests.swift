@@ -222,7 +222,7 @@ import Testing
         let again = try await CLITests.run(["import", "shlink", "-", "--config", config, "--database", database], stdin: shlink)
         #expect(again.stdout.contains("0 created, 0 updated, 1 unchanged, 1 left out"), "\(again.stdout)")
         let wrong = try await CLITests.run(["import", "kutt", "-", "--config", config, "--database", database], stdin: "a,b\n1,2\n")
-        #expect(wrong.status == 2 && wrong.stderr == "error: -: not an export this command reads\n", "\(wrong.stderr)")
+        #expect(wrong.status == 2 && wrong.stderr == "error: -: not an export this command reads: it reads Kutt's API answer (GET /api/v2/links) saved as JSON\n", "\(wrong.stderr)")
         let domain = try await CLITests.run(["import", "yourls", "-", "--config", config, "--database", database, "--domain", "nope"], stdin: "source,target,hits\n")
         #expect(domain.status == 2 && domain.stderr.contains("no domain of the configuration is named so (domains: rabble.community)"), "\(domain.stderr)")
     }
@@ -241,4 +241,35 @@ import Testing
         #expect(run.stdout.hasSuffix("100001 rows: 100000 created, 0 updated, 0 unchanged, 1 left out (sqlite, one transaction); a new database: \(database)\n"), "\(run.stdout.suffix(400))")
         #expect(run.stdout.contains(#":2: code "k/1" is not 1–64 ASCII letters"#), "\(run.stdout.prefix(400))")
     }
+
+    /// Bitly's and Short.io's API answers through the binary, with the repository's example
+    /// files: stored, served at their old paths (a Bitlink's custom back-half too), and a second
+    /// run changes nothing; a CSV is refused saying what is read instead.
+    @Test func bitlyAndShortioAnswersThroughTheBinary() async throws {
+        let directory = try ServiceProcessTests.temporaryDirectory()
+        let database = "sqlite:" + directory.appendingPathComponent("db.sqlite").path
+        let config = CLITests.root.appendingPathComponent("Examples/migrating-config.yaml").path
+        let bitly = CLITests.root.appendingPathComponent("Examples/migrating/bitly-bitlinks.json").path
+        let shortio = CLITests.root.appendingPathComponent("Examples/migrating/shortio-links.json").path
+        let first = try await CLITests.run(["import", "bitly", bitly, "--config", config, "--database", database, "--json"])
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let report = try JSONParser.parse(first.stdout)
+        #expect(report["created"] == .int(3) && report["rows"] == .int(2), "\(first.stdout)")
+        let second = try await CLITests.run(["import", "shortio", shortio, "--config", config, "--database", database])
+        #expect(second.status == 1, "the protected link is left out: \(second.stdout)")
+        #expect(second.stdout.contains("item 3: board: protected by a password in Short.io"), "\(second.stdout)")
+        #expect(second.stdout.contains("3 rows: 2 created, 0 updated, 0 unchanged, 1 left out"), "\(second.stdout)")
+        let again = try await CLITests.run(["import", "bitly", bitly, "--config", config, "--database", database])
+        #expect(again.status == 0 && again.stdout.contains("3 unchanged"), "\(again.stdout)")
+        let served = try await blocking { () throws -> [Int] in
+            let run = try CLITests.withService(CLITests.binary, ["serve", "--port", "0", "--config", config, "--database", database]) { service in
+                ["/rabble-rave", "/3xYz9Ab", "/summer-sale", "/board"].map { HTTP.send("GET", service + $0, following: false).status }
+            }
+            return run.result ?? []
+        }
+        #expect(served == [302, 302, 302, 404], "\(served)")
+        let csv = try await CLITests.run(["import", "bitly", "-", "--config", config, "--database", database], stdin: "Bitlink,Long URL\nbit.ly/a,https://blog.rabble.community/a\n")
+        #expect(csv.status == 2 && csv.stderr.contains("its CSV export is not read"), "\(csv.stderr)")
+    }
 }
+

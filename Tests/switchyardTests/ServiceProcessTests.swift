@@ -231,7 +231,15 @@ enum HTTP {
         var answer = Answer(status: 0, body: "")
     }
 
-    static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil, headers: [String: String] = [:]) -> Answer {
+    /// A session that answers a redirect with the redirect itself.
+    private final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) { completionHandler(nil) }
+    }
+    private static let unredirected = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+
+    /// `following`: false answers a redirect with the redirect (its status), not where it leads.
+    static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil, headers: [String: String] = [:], following: Bool = true) -> Answer {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -244,7 +252,7 @@ enum HTTP {
         }
         let slot = Slot()
         let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
+        (following ? URLSession.shared : unredirected).dataTask(with: request) { data, response, error in
             let http = response as? HTTPURLResponse
             slot.answer = Answer(status: http?.statusCode ?? -1, retryAfter: http?.value(forHTTPHeaderField: "Retry-After"),
                                  body: data.map { String(decoding: $0, as: UTF8.self) } ?? "\(error.map { "\($0)" } ?? "no answer")")

@@ -22,7 +22,12 @@ final class LinkPasswords: Sendable {
     /// is slowed too (at the cost of the link's own visitors waiting as long).
     let perLink: RateLimiter
 
-    init(waiting: Int = 16, perAddress: ServiceConfiguration.RateLimit, perLink: ServiceConfiguration.RateLimit, clock: @escaping @Sendable () -> Double) {
+    /// scrypt's N for new hashes (`links.passwordCost`, as a power of two).
+    let cost: Int
+
+    init(waiting: Int = 16, cost: Int = LinkPassword.cost, perAddress: ServiceConfiguration.RateLimit, perLink: ServiceConfiguration.RateLimit,
+         clock: @escaping @Sendable () -> Double) {
+        self.cost = cost
         pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
         admission = AdmissionGate(limit: waiting)
@@ -34,7 +39,8 @@ final class LinkPasswords: Sendable {
 
     /// The stored form of `password`, made on the password thread.
     func hash(_ password: String) async throws -> String {
-        try await run { LinkPassword.hash(password) }
+        let cost = cost
+        return try await run { LinkPassword.hash(password, cost: cost) }
     }
 
     /// Whether `password` is the one `stored` was made from, checked on the password thread.
