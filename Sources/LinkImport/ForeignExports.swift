@@ -153,10 +153,8 @@ enum ForeignExports {
     /// `meta.validUntil` (the expiry), `meta.maxVisits`, `domain`, `title`, and the visits as
     /// `visitsSummary.total` (Shlink 3.4 and later) or `visitsCount` (earlier).
     static func shlinkJSON(_ document: JSONValue) throws(Failure) -> ForeignExport {
-        let items: [JSONValue]
-        if let list = document.arrayValue { items = list }
-        else if let data = document["shortUrls"]?["data"]?.arrayValue { items = data }
-        else { throw Failure("not a Shlink API answer: no shortUrls.data list (GET /rest/v3/short-urls answers {\"shortUrls\": {\"data\": […]}})") }
+        let items = try list(document["shortUrls"]?["data"], in: document,
+                             or: "not a Shlink API answer: no shortUrls.data list (GET /rest/v3/short-urls answers {\"shortUrls\": {\"data\": […]}})")
         var export = ForeignExport(rows: items.count)
         if let pages = document["shortUrls"]?["pagination"], let count = pages["pagesCount"]?.wholeNumber, count > 1 {
             export.notes.append("this file is page \(pages["currentPage"]?.wholeNumber ?? 1) of \(count): import every page's file (or ask the API for every link on one page, itemsPerPage=-1)")
@@ -192,10 +190,8 @@ enum ForeignExports {
     /// `expire_in`, `visit_count`, `domain` (nil: the instance's own). Banned and
     /// password-protected links are left out, each said.
     static func kuttJSON(_ document: JSONValue) throws(Failure) -> ForeignExport {
-        let items: [JSONValue]
-        if let list = document.arrayValue { items = list }
-        else if let data = document["data"]?.arrayValue { items = data }
-        else { throw Failure("not a Kutt API answer: no data list (GET /api/v2/links answers {\"total\", \"limit\", \"skip\", \"data\": […]})") }
+        let items = try list(document["data"], in: document,
+                             or: "not a Kutt API answer: no data list (GET /api/v2/links answers {\"total\", \"limit\", \"skip\", \"data\": […]})")
         var export = ForeignExport(rows: items.count)
         if let total = document["total"]?.wholeNumber, total > Int64(items.count) {
             let skip = document["skip"]?.wholeNumber ?? 0
@@ -232,10 +228,8 @@ enum ForeignExports {
     /// `custom_bitlinks` — full URLs of the back-halves it was also given, each kept as a link of
     /// its own to the same target. Deleted Bitlinks are left out; the list carries no clicks.
     static func bitlyJSON(_ document: JSONValue) throws(Failure) -> ForeignExport {
-        let items: [JSONValue]
-        if let list = document.arrayValue { items = list }
-        else if let links = document["links"]?.arrayValue { items = links }
-        else { throw Failure("not a Bitly API answer: no links list (GET /v4/groups/{group_guid}/bitlinks answers {\"links\": […], \"pagination\": …})") }
+        let items = try list(document["links"], in: document,
+                             or: "not a Bitly API answer: no links list (GET /v4/groups/{group_guid}/bitlinks answers {\"links\": […], \"pagination\": …})")
         var export = ForeignExport(rows: items.count)
         if let next = document["pagination"]?["next"]?.stringValue, !next.isEmpty {
             export.notes.append("this file is one page of the group's Bitlinks (pagination.next is set): import every page's file (size=100, following next)")
@@ -289,10 +283,8 @@ enum ForeignExports {
     /// `clicksLimit` (the use limit), and the host from `shortURL`. Links with a password are
     /// left out (the export does not carry it); the list carries no clicks.
     static func shortioJSON(_ document: JSONValue) throws(Failure) -> ForeignExport {
-        let items: [JSONValue]
-        if let list = document.arrayValue { items = list }
-        else if let links = document["links"]?.arrayValue { items = links }
-        else { throw Failure("not a Short.io API answer: no links list (GET /api/links?domain_id=… answers {\"count\", \"links\": […], \"nextPageToken\"})") }
+        let items = try list(document["links"], in: document,
+                             or: "not a Short.io API answer: no links list (GET /api/links?domain_id=… answers {\"count\", \"links\": […], \"nextPageToken\"})")
         var export = ForeignExport(rows: items.count)
         if let next = document["nextPageToken"]?.stringValue, !next.isEmpty {
             export.notes.append("this file is one page of the domain's links (nextPageToken is set): import every page's file (pageToken=…)")
@@ -435,6 +427,13 @@ enum ForeignExports {
         }
         for candidate in candidates { if case .success(let date) = Timestamp.parse(candidate) { return date } }
         throw Failure("\(field) \(JSONWriter.quote(text)) is not a time (ISO 8601, or YYYY-MM-DD HH:MM:SS)")
+    }
+
+    /// The items of an API answer: the list at `member`, or the document itself when it is the
+    /// list alone (a saved answer's items, joined); else refused with `failure`.
+    static func list(_ member: JSONValue?, in document: JSONValue, or failure: String) throws(Failure) -> [JSONValue] {
+        if let items = document.arrayValue ?? member?.arrayValue { return items }
+        throw Failure(failure)
     }
 
     /// A count as exports write it (`1234`, `1,234`, `1 234`), 0 to ``LinkInput/mostUses``; nil otherwise.
