@@ -85,7 +85,6 @@ let package = Package(
         // SVG logos drawn into PNG QR codes (librsvg and cairo).
         .systemLibrary(
             name: "CSVG",
-            pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev"]), .brew(["librsvg"])]
         ),
         // App-facing: ICU regexes with time budgets, and the required-literal index that tries an

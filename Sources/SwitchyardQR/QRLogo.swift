@@ -114,11 +114,11 @@ package enum Raster {
             }
             return refusal("the SVG \(what) (librsvg: \(detail))")
         }
-        guard let handle = data.withUnsafeBufferPointer({ rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) }) else {
+        guard let handle = data.withUnsafeBufferPointer({ rsvg_handle_new_from_data($0.baseAddress, $0.count, &error) }) else {
             throw failure("does not parse")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(side), Int32(side)) else { throw refusal("cairo could not make a surface") }
+        guard let surface = cairo_image_surface_create(SWITCHYARD_CAIRO_FORMAT_ARGB32, Int32(side), Int32(side)) else { throw refusal("cairo could not make a surface") }
         defer { cairo_surface_destroy(surface) }
         guard let cr = cairo_create(surface) else { throw refusal("cairo could not draw") }
         defer { cairo_destroy(cr) }

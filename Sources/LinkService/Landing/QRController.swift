@@ -39,7 +39,8 @@ struct QRController: Sendable {
     /// GET `/i/{code}/qr.svg` and `/i/{code}/qr.png?size=`: the QR code of the link's page URL
     /// (`publicURL/i/{code}`), in its domain's `qr` style with the query's `foreground`,
     /// `background`, `margin`, `errorCorrection` and `logo=none` over it. Never counts a click or
-    /// uses a use; a missing link is 404, an expired one 410. Drawn on ``QRImages``' own thread,
+    /// uses a use; a missing link is 404, an ended one 410 (a protected one is drawn whatever its
+    /// state, as its form tells nothing of it). Drawn on ``QRImages``' own thread,
     /// kept once drawn, and limited per client address (429) and in how many may wait (503
     /// `qr-busy`).
     func image(_ request: Request, _ context: ServiceContext, png: Bool) async throws -> Response {
