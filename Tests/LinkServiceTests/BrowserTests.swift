@@ -11,8 +11,9 @@ import SwitchyardCore
 import Testing
 
 /// A real browser: headless Chromium loads a landing page from the running service. The
-/// screenshot it takes is kept under .build/test-artifacts/ (not committed).
-@Suite struct BrowserTests {
+/// screenshot it takes is kept under .build/test-artifacts/ (not committed). One Chromium at a
+/// time: several at once take both cores and the disk from the suite's timing tests beside them.
+@Suite(.serialized) struct BrowserTests {
     static var chromium: String? {
         ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
