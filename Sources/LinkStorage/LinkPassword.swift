@@ -82,7 +82,7 @@ package enum LinkPassword {
     /// Whether `value` (a cookie's) unlocks the link stored under `key` with the hash `stored`
     /// at `now`: made by ``unlockValue(key:stored:expires:)`` for this link and hash, and not
     /// expired. Compared in constant time.
-    package static func unlocks(_ value: Substring, key: String, stored: String, now: Date) -> Bool {
+    package static func unlocks(_ value: String, key: String, stored: String, now: Date) -> Bool {
         guard let dot = value.firstIndex(of: "."), let seconds = Int64(value[..<dot]),
               Double(seconds) > now.timeIntervalSince1970, Double(seconds) <= now.timeIntervalSince1970 + unlockLifetime + 60 else { return false }
         let given = Array(value[value.index(after: dot)...].utf8)

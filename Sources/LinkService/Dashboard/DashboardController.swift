@@ -132,23 +132,13 @@ struct DashboardController: Sendable {
 
     /// The signed-in user of a request, or nil.
     func adminUser(_ request: Request) async throws -> AdminUser? {
-        guard let value = Self.cookie(Self.adminCookie, in: request), value.utf8.count == 43 else { return nil }
+        guard let value = request.headers.cookie(named: Self.adminCookie), value.utf8.count == 43 else { return nil }
         let idHash = APIToken.hash(value)
         guard let session = try await store.session(idHash: idHash),
               session.expiresAt > now(),
               let token = try await store.token(id: session.tokenID),
               token.revokedAt == nil, APIToken.grants(token, .linksRead) else { return nil }
         return AdminUser(token: token, session: session, idHash: idHash, canWrite: APIToken.grants(token, .linksWrite))
-    }
-
-    static func cookie(_ name: String, in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for part in header.split(separator: ";") {
-                let pair = part.split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces) == name { return pair[1].trimmingCharacters(in: .whitespaces) }
-            }
-        }
-        return nil
     }
 
     /// Refuses a state-changing request another site started: `Sec-Fetch-Site` other than

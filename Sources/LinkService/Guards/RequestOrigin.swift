@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -13,5 +14,19 @@ extension Request {
         var publicAuthority = String(publicURL.lowercased().dropFirst("https://".count).prefix { $0 != "/" })
         if publicAuthority.hasSuffix(":443") { publicAuthority.removeLast(4) }
         return authority == publicAuthority
+    }
+}
+
+extension HTTPFields {
+    /// The value of the cookie `name` in the request's `Cookie` fields (one or several), spaces
+    /// around it trimmed; nil when none names it.
+    func cookie(named name: String) -> String? {
+        for field in self[values: .cookie] {
+            for part in field.split(separator: ";") {
+                let pair = part.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces) == name { return pair[1].trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return nil
     }
 }

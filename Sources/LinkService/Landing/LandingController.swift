@@ -172,7 +172,7 @@ struct LandingController: Sendable {
         // A protected link shows nothing of itself — not even that it has ended — until its
         // password is given: no click, no visit, no claim. Previews and crawlers see the form too.
         if let stored = link.passwordHash,
-           !(landing.cookie(named: LinkPassword.cookieName(forKey: code)).map { LinkPassword.unlocks($0, key: code, stored: stored, now: now()) } ?? false) {
+           !(landing.fields.cookie(named: LinkPassword.cookieName(forKey: code)).map { LinkPassword.unlocks($0, key: code, stored: stored, now: now()) } ?? false) {
             return pages.passwordPage(code: code, query: landing.query, problem: nil, status: .ok)
         }
         if let end = LinkEnd(link, at: now()), case .expired = end {
@@ -381,7 +381,7 @@ struct LandingController: Sendable {
         // The visited query goes back with the form: only a query (never a path or host), with
         // anything a query may not hold percent-encoded (a `#`, a space, a quote); up to 2,048
         // characters, as the form carries it.
-        let query = form["query"].flatMap { q in q.count <= 2048 ? q.addingPercentEncoding(withAllowedCharacters: Self.queryCharacters) : nil }
+        let query = form["query"].flatMap { q in q.count <= LandingPages.longestCarriedQuery ? q.addingPercentEncoding(withAllowedCharacters: Self.queryCharacters) : nil }
         let location = LandingPages.path(of: pages.answers.pageURL(of: link)) + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
         guard let stored = link.passwordHash else {
             // Not (or no longer) protected: its page opens without a password.

@@ -256,11 +256,14 @@ struct LandingPages: Sendable {
         return messagePage(.serviceUnavailable, "Try again shortly", "The link service cannot reach its database.")
     }
 
+    /// The longest visited query a protected link's form carries back to its page, in characters.
+    static let longestCarriedQuery = 2048
+
     /// A protected link's form (``PasswordView``): nothing of the link, not cached, not indexed.
     /// `key` is the link's stored key; `query`, the visited URL's, posted back with the password.
     func passwordPage(code key: String, query: Substring?, problem: String?, status: HTTPResponse.Status) -> Response {
         let view = PasswordView(action: PageURL(checked: "/i/" + LinkKey.code(of: key)),
-                                query: query.flatMap { $0.isEmpty || $0.count > 2048 ? nil : String($0) }, problem: problem, status: Int(status.code))
+                                query: query.flatMap { $0.isEmpty || $0.count > Self.longestCarriedQuery ? nil : String($0) }, problem: problem, status: Int(status.code))
         var response = htmlResponse(status, ByteBuffer(string: configuration.pageTemplates.render(view)), cache: "no-store")
         response.headers[HTTPField.Name("X-Robots-Tag")!] = "noindex, nofollow"
         return response

@@ -26,9 +26,9 @@ struct LandingRequest {
     let proxyCountry: String?
     /// The text after the path's `?`, as sent; nil without one.
     let query: Substring?
-    /// The `Cookie` header (several joined by `; `); nil without one. Read only for a protected
-    /// link (its unlock cookie).
-    let cookie: String?
+    /// The request's header fields, for what only some pages read (a protected link's cookie):
+    /// kept whole, as shared storage, so a page that reads none of it costs nothing more.
+    let fields: HTTPFields
 
     /// `code` as the path carries it: percent escapes are decoded (`/i/%6cane1` is `/i/lane1`).
     /// `query` is the text after the path's `?`; `countryHeader`, the header the configuration trusts.
@@ -43,17 +43,6 @@ struct LandingRequest {
         campaign = query.map { Visit.Campaign(query: $0) } ?? .init()
         proxyCountry = countryHeader.flatMap { fields[$0] }
         self.query = query
-        cookie = fields[.cookie]
-    }
-
-    /// The value of the cookie `name`, if the request carries it.
-    func cookie(named name: String) -> Substring? {
-        guard let cookie else { return nil }
-        for pair in cookie.split(separator: ";") {
-            let trimmed = pair.drop { $0 == " " }
-            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
-            return trimmed[trimmed.index(after: equals)...]
-        }
-        return nil
+        self.fields = fields
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
-import HTTPTypes
 import LinkConfiguration
 import LinkRequests
 import LinkStorage
-import NIOPosix
 import SwitchyardCore
 
 /// Where protected links' passwords are hashed and checked (``LinkPassword``: scrypt, tens of
@@ -13,9 +11,8 @@ import SwitchyardCore
 /// network (IPv4 /24, IPv6 /48) and per link, before any hashing, so guessing costs the guesser
 /// time and the service little.
 final class LinkPasswords: Sendable {
-    private let pool: NIOThreadPool
-    /// Requests hashing or waiting to hash.
-    let admission: AdmissionGate
+    /// The password thread.
+    let thread: WorkThread
     /// Attempts per client network.
     let perAddress: RateLimiter
     /// Attempts per link, from every network together: a guesser spread over many networks
@@ -28,24 +25,20 @@ final class LinkPasswords: Sendable {
     init(waiting: Int = 16, cost: Int = LinkPassword.cost, perAddress: ServiceConfiguration.RateLimit, perLink: ServiceConfiguration.RateLimit,
          clock: @escaping @Sendable () -> Double) {
         self.cost = cost
-        pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        admission = AdmissionGate(limit: waiting)
+        thread = WorkThread(waiting: waiting, busy: .passwordBusy, running: "password checks are already running")
         self.perAddress = RateLimiter(perAddress, now: clock)
         self.perLink = RateLimiter(perLink, now: clock)
     }
 
-    deinit { pool.shutdownGracefully { _ in } }
-
     /// The stored form of `password`, made on the password thread.
     func hash(_ password: String) async throws -> String {
         let cost = cost
-        return try await run { LinkPassword.hash(password, cost: cost) }
+        return try await thread.run { LinkPassword.hash(password, cost: cost) }
     }
 
     /// Whether `password` is the one `stored` was made from, checked on the password thread.
     func verify(_ password: String, against stored: String) async throws -> Bool {
-        try await run { LinkPassword.verify(password, against: stored) }
+        try await thread.run { LinkPassword.verify(password, against: stored) }
     }
 
     /// `link` with the password a create or edit asks for: a new one hashed, `null` removed,
@@ -55,19 +48,6 @@ final class LinkPasswords: Sendable {
         case .absent: break
         case .null: link.passwordHash = nil
         case .value(let password): link.passwordHash = try await hash(password)
-        }
-    }
-
-    private func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
-        let gate = admission
-        return try await admission.enter(busy: { others in
-            var busy = APIError(.serviceUnavailable, .passwordBusy, "\(others) password checks are already running or waiting (the limit is \(gate.limit)); try again shortly")
-            busy.retryAfter = 1
-            return busy
-        }) {
-            do { return try await pool.runIfActive(work) } catch {
-                throw APIError(.serviceUnavailable, .shuttingDown, "the service is stopping")
-            }
         }
     }
 }

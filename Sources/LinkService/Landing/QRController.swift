@@ -93,18 +93,7 @@ struct QRController: Sendable {
         let network = VisitBudget.network(addresses.address(request, context))
         if let wait = qr.perAddress.take(network) { throw RequestLimits.tooMany(wait, "network \(network) (QR images)") }
         let url = answers.pageURL(of: link)
-        let pixels = size
-        let images = qr
-        let drawn = try await qr.admission.enter(busy: { others in
-            var busy = APIError(.serviceUnavailable, .qrBusy, "\(others) QR images are already being drawn or waiting (the limit is \(images.admission.limit)); try again shortly")
-            busy.retryAfter = 1
-            return busy
-        }) { () async throws -> Result<[UInt8], QRCode.EncodingError> in
-            do { return try await images.draw(url, png: png, pixels: pixels, style: style) } catch {
-                throw APIError(.serviceUnavailable, .shuttingDown, "the service is stopping")
-            }
-        }
-        switch drawn {
+        switch try await qr.draw(url, png: png, pixels: size, style: style) {
         case .success(let bytes):
             qr.keep(key, bytes)
             return Self.qrResponse(bytes, png: png)

@@ -3,8 +3,6 @@ import LinkConfiguration
 import LinkStorage
 import SwitchyardCore
 import Foundation
-import NIOCore
-import NIOPosix
 import SwitchyardQR
 
 /// Where QR images are drawn and kept. Drawing a large PNG takes tens of milliseconds of CPU, so
@@ -13,10 +11,8 @@ import SwitchyardQR
 /// IPv6 /48) may have `perAddress` images drawn for it, and drawn images are kept by link, size,
 /// format and style, so a repeated request costs a lookup.
 final class QRImages: Sendable {
-    /// The drawing thread.
-    private let pool: NIOThreadPool
-    /// Requests drawing or waiting to draw; past the limit a request gets 503 `qr-busy`.
-    let admission: AdmissionGate
+    /// The drawing thread; past `waiting` requests drawing or waiting, 503 `qr-busy`.
+    let thread: WorkThread
     /// Images drawn per client network (cached images are free).
     let perAddress: RateLimiter
     private let cache = Locked<(images: [String: [UInt8]], bytes: Int)>((images: [:], bytes: 0))
@@ -26,14 +22,10 @@ final class QRImages: Sendable {
 
     init(waiting: Int = 8, perAddress: ServiceConfiguration.RateLimit = .init(perMinute: 30, burst: 10), maximumBytes: Int = 32 << 20,
          clock: @escaping @Sendable () -> Double) {
-        pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        admission = AdmissionGate(limit: waiting)
+        thread = WorkThread(waiting: waiting, busy: .qrBusy, running: "QR images are already being drawn")
         self.perAddress = RateLimiter(perAddress, now: clock)
         self.maximumBytes = maximumBytes
     }
-
-    deinit { pool.shutdownGracefully { _ in } }
 
     static func key(code: String, size: Int, png: Bool, style: QRStyle) -> String { "\(code) \(png ? "png" : "svg") \(size) \(style.key)" }
 
@@ -55,9 +47,10 @@ final class QRImages: Sendable {
         }
     }
 
-    /// Draws the QR code of `url` in `style` on the drawing thread: a PNG `pixels` wide, or SVG.
+    /// Draws the QR code of `url` in `style` on the drawing thread: a PNG `pixels` wide, or SVG;
+    /// 503 (``WorkThread/run(_:)``) when too many are drawing or waiting, or the service stops.
     func draw(_ url: String, png: Bool, pixels: Int, style: QRStyle) async throws -> Result<[UInt8], QRCode.EncodingError> {
-        try await pool.runIfActive { () -> Result<[UInt8], QRCode.EncodingError> in
+        try await thread.run { () -> Result<[UInt8], QRCode.EncodingError> in
             Result { () throws(QRCode.EncodingError) -> [UInt8] in try Self.image(of: url, png: png, pixels: pixels, style: style).bytes }
         }
     }
