@@ -101,6 +101,16 @@ package enum ForeignFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// What the import command of `product` reads, for a file that is none of it.
+    package static func reads(product: String) -> String? {
+        switch product {
+        case "kutt": "Kutt's API answer (GET /api/v2/links) saved as JSON"
+        case "bitly": "Bitly's API answer (GET /v4/groups/{group_guid}/bitlinks) saved as JSON; its CSV export is not read, its columns being documented nowhere we could check"
+        case "shortio": "Short.io's API answer (GET /api/links?domain_id=…) saved as JSON; its CSV export is not read, its columns being documented nowhere we could check"
+        default: nil
+        }
+    }
+
     /// Reads `text` in this format.
     package func read(_ text: String) throws(LinkImport.Failure) -> ForeignExport {
         switch self {
@@ -175,7 +185,7 @@ enum ForeignExports {
             link.createdAt = export.time(item["dateCreated"]?.stringValue)
             do throws(Failure) {
                 link.expiresAt = try item["meta"]?["validUntil"]?.stringValue.map { t throws(Failure) in try date(t, "meta.validUntil") }
-            } catch { export.problem(line, "\(code): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)"); continue }
+            } catch { export.unreadableExpiry(line, code, error); continue }
             export.links.append(link)
         }
         export.noteUnreadable()
@@ -203,9 +213,7 @@ enum ForeignExports {
             guard let code = item["address"]?.stringValue, !code.isEmpty else { export.problem(line, "no address"); continue }
             guard let target = item["target"]?.stringValue else { export.problem(line, "\(code): no target"); continue }
             if item["banned"] == .bool(true) { export.problem(line, "\(code): banned in Kutt; not imported"); continue }
-            if item["password"] == .bool(true) {
-                export.problem(line, "\(code): protected by a password in Kutt, which its export does not carry; not imported, so that it is not opened to everyone"); continue
-            }
+            if item["password"] == .bool(true) { export.protectedLeftOut(line, code, product: "Kutt"); continue }
             var link = ForeignLink(line: line, code: code, target: target)
             link.title = item["description"]?.stringValue
             link.host = item["domain"]?.stringValue
@@ -213,7 +221,7 @@ enum ForeignExports {
             link.createdAt = export.time(item["created_at"]?.stringValue)
             do throws(Failure) {
                 link.expiresAt = try item["expire_in"]?.stringValue.map { t throws(Failure) in try date(t, "expire_in") }
-            } catch { export.problem(line, "\(code): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)"); continue }
+            } catch { export.unreadableExpiry(line, code, error); continue }
             export.links.append(link)
         }
         export.noteUnreadable()
@@ -251,7 +259,7 @@ enum ForeignExports {
             link.createdAt = export.time(item["created_at"]?.stringValue)
             do throws(Failure) {
                 link.expiresAt = try item["expiration_at"]?.stringValue.map { t throws(Failure) in try date(t, "expiration_at") }
-            } catch { export.problem(line, "\(code): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)"); continue }
+            } catch { export.unreadableExpiry(line, code, error); continue }
             if item["archived"] == .bool(true) { archived += 1 }
             export.links.append(link)
             // Its other back-halves lead to the same place: each is a link of its own.
@@ -289,14 +297,6 @@ enum ForeignExports {
         if let next = document["nextPageToken"]?.stringValue, !next.isEmpty {
             export.notes.append("this file is one page of the domain's links (nextPageToken is set): import every page's file (pageToken=…)")
         }
-        func time(_ value: JSONValue?, _ field: String) throws(Failure) -> Date? {
-            switch value {
-            case nil, .null?: return nil
-            case .string(let text)?: return try date(text, field)
-            case .number(let millis, _)? where millis >= 0 && millis < 1e14: return Date(timeIntervalSince1970: millis / 1000)
-            case let other?: throw Failure("\(field) \(JSONWriter.compact(other)) is not a time (ISO 8601, or milliseconds since 1970)")
-            }
-        }
         for (i, item) in items.enumerated() {
             let line = i + 1
             guard item.objectMembers != nil else { export.problem(line, "not an object"); continue }
@@ -304,18 +304,15 @@ enum ForeignExports {
             guard !path.isEmpty else { export.problem(line, "the domain's root link (no path): Switchyard serves its own root; not imported"); continue }
             guard let target = item["originalURL"]?.stringValue else { export.problem(line, "\(path): no originalURL"); continue }
             if item["hasPassword"] == .bool(true) || (item["password"]?.stringValue).map({ !$0.isEmpty }) == true {
-                export.problem(line, "\(path): protected by a password in Short.io, which its export does not carry; not imported, so that it is not opened to everyone"); continue
+                export.protectedLeftOut(line, path, product: "Short.io"); continue
             }
             var link = ForeignLink(line: line, code: path, target: target)
             link.title = item["title"]?.stringValue
             link.tags = item["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []
             link.host = (item["shortURL"]?.stringValue ?? item["secureShortURL"]?.stringValue).flatMap { URLComponents(string: $0)?.host }
             link.maxUses = item["clicksLimit"]?.wholeNumber.flatMap { $0 > 0 ? $0 : nil }
-            link.createdAt = (try? time(item["createdAt"], "createdAt")) ?? nil
-            if item["createdAt"] != nil, item["createdAt"] != .null, link.createdAt == nil { export.unreadableTimes += 1 }
-            do throws(Failure) { link.expiresAt = try time(item["expiresAt"], "expiresAt") } catch {
-                export.problem(line, "\(path): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)"); continue
-            }
+            link.createdAt = export.time(item["createdAt"])
+            do throws(Failure) { link.expiresAt = try date(item["expiresAt"], "expiresAt") } catch { export.unreadableExpiry(line, path, error); continue }
             export.links.append(link)
         }
         export.noteUnreadable()
@@ -429,6 +426,17 @@ enum ForeignExports {
         throw Failure("\(field) \(JSONWriter.quote(text)) is not a time (ISO 8601, or YYYY-MM-DD HH:MM:SS)")
     }
 
+    /// A time as Short.io's API writes one: ISO 8601 text (``date(_:_:)``) or
+    /// milliseconds since 1970; nil for none or `null`.
+    static func date(_ value: JSONValue?, _ field: String) throws(Failure) -> Date? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?: return try date(text, field)
+        case .number(let millis, _)? where millis >= 0 && millis < 1e14: return Date(timeIntervalSince1970: millis / 1000)
+        case let other?: throw Failure("\(field) \(JSONWriter.compact(other)) is not a time (ISO 8601, or milliseconds since 1970)")
+        }
+    }
+
     /// The items of an API answer: the list at `member`, or the document itself when it is the
     /// list alone (a saved answer's items, joined); else refused with `failure`.
     static func list(_ member: JSONValue?, in document: JSONValue, or failure: String) throws(Failure) -> [JSONValue] {
@@ -469,6 +477,26 @@ extension ForeignExport {
         if let date = try? ForeignExports.date(text, "") { return date }
         unreadableTimes += 1
         return nil
+    }
+
+    /// A creation time written as text or milliseconds (``ForeignExports/date(_:_:)``);
+    /// one that cannot be read is counted and nil, as the text form counts one.
+    mutating func time(_ value: JSONValue?) -> Date? {
+        guard let value, value != .null else { return nil }
+        if let date = try? ForeignExports.date(value, "") { return date }
+        unreadableTimes += 1
+        return nil
+    }
+
+    /// Says that the link `code` at `line` is left out because its expiry cannot be read.
+    mutating func unreadableExpiry(_ line: Int, _ code: String, _ error: LinkImport.Failure) {
+        problem(line, "\(code): \(error.message) (a link whose expiry cannot be read is not imported: it might be live where it ended)")
+    }
+
+    /// Says that the link `code` at `line` is left out because `product` protects it with a
+    /// password its export does not carry.
+    mutating func protectedLeftOut(_ line: Int, _ code: String, product: String) {
+        problem(line, "\(code): protected by a password in \(product), which its export does not carry; not imported, so that it is not opened to everyone")
     }
 
     /// Says how many counts and times were not read.

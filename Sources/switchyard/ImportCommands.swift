@@ -120,10 +120,7 @@ struct ForeignImportOptions: ParsableArguments {
         let index = try domain.map { try ExportCSV.domainIndex(named: $0, in: configuration) }
         try await options.run(configuration: configuration) { importer, text throws(LinkImport.Failure) in
             guard let format = ForeignFormat.detect(product: product, text: text) else {
-                let wanted = ["kutt": "Kutt's API answer (GET /api/v2/links) saved as JSON",
-                              "bitly": "Bitly's API answer (GET /v4/groups/{group_guid}/bitlinks) saved as JSON; its CSV export is not read, its columns being documented nowhere we could check",
-                              "shortio": "Short.io's API answer (GET /api/links?domain_id=…) saved as JSON; its CSV export is not read, its columns being documented nowhere we could check"][product]
-                throw LinkImport.Failure("not an export this command reads" + (wanted.map { ": it reads " + $0 } ?? ""))
+                throw LinkImport.Failure("not an export this command reads" + (ForeignFormat.reads(product: product).map { ": it reads " + $0 } ?? ""))
             }
             return importer.foreign(try format.read(text), format: format, domain: index, now: Date())
         }
