@@ -98,14 +98,32 @@ class Tab:
         })()""")
 
 
+def walk(browser, steps, state):
+    """Runs steps(report) in the browser and prints the report as JSON: after an error, what it
+    was and what the page showed then (state()); the browser is closed either way."""
+    report = {}
+    try:
+        steps(report)
+    except Exception as error:  # what went wrong, with what the page showed then
+        report["failure"] = repr(error)
+        try:
+            report["failedOn"] = state()
+        except Exception:
+            pass
+    finally:
+        browser.close()
+    print(json.dumps(report))
+
+
 def main():
     chromium, origin, token, visited, shots = sys.argv[1:6]
     others = sys.argv[6:]
-    report = {}
     browser = Browser(chromium, "Mozilla/5.0 (X11; Linux x86_64) dashboard-test")
-    tab = None
-    try:
+    tabs = []
+
+    def steps(report):
         tab = Tab(browser)
+        tabs.append(tab)
         tab.go(origin + "/admin")
         report["start"] = tab.state()
         tab.run("document.querySelector('#token').value = %s" % json.dumps(token))
@@ -151,15 +169,8 @@ def main():
         report["signedOut"] = tab.state()
         tab.go(origin + "/admin")
         report["afterSignOut"] = tab.state()
-    except Exception as error:  # what went wrong, with what the page showed then
-        report["failure"] = repr(error)
-        try:
-            report["failedOn"] = tab.state()
-        except Exception:
-            pass
-    finally:
-        browser.close()
-    print(json.dumps(report))
+
+    walk(browser, steps, lambda: tabs[0].state())
 
 
 if __name__ == "__main__":

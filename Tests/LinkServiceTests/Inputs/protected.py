@@ -13,7 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard import Tab  # noqa: E402
+from dashboard import Tab, walk  # noqa: E402
 from navigate import Browser  # noqa: E402
 
 DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
@@ -44,10 +44,11 @@ def type_and_submit(tab, password):
 def main():
     chromium, page, wrong, right, shots = sys.argv[1:6]
     browser = Browser(chromium, DESKTOP)
-    report = {}
-    tab = None
-    try:
+    tabs = []
+
+    def steps(report):
         tab = Tab(browser)
+        tabs.append(tab)
         tab.send("Network.enable")
         tab.send("Emulation.setDeviceMetricsOverride", {"width": 800, "height": 600, "deviceScaleFactor": 1, "mobile": False})
         tab.go(page)
@@ -70,15 +71,8 @@ def main():
         tab.send("Network.clearBrowserCookies")
         tab.go(page)
         report["cleared"] = state(tab)
-    except Exception as error:  # what went wrong, with what the page showed then
-        report["failure"] = repr(error)
-        try:
-            report["failedOn"] = state(tab) if tab else None
-        except Exception:
-            pass
-    finally:
-        browser.close()
-    print(json.dumps(report))
+
+    walk(browser, steps, lambda: state(tabs[0]))
 
 
 if __name__ == "__main__":
