@@ -9,7 +9,7 @@ import SwitchyardCore
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import links into the service's database: Switchyard's own CSV, or an export of Firebase Dynamic Links, Shlink, Kutt or YOURLS.",
+        abstract: "Import links into the service's database: Switchyard's own CSV, or an export of Firebase Dynamic Links, Shlink, Kutt, YOURLS, Bitly or Short.io.",
         subcommands: [ImportFirebase.self, ImportCSV.self, ImportShlink.self, ImportKutt.self, ImportYOURLS.self, ImportBitly.self, ImportShortio.self]
     )
 }
